@@ -1,0 +1,3 @@
+module github.com/wireperf/wireperf
+
+go 1.26.8

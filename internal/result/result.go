@@ -1,0 +1,152 @@
+// Package result holds what a test measured, as plain structs. Both ends
+// fill an End with their own view; a Result joins the two. Emitters (text,
+// JSON, CSV, plots) only read it.
+package result
+
+import (
+	"time"
+
+	"github.com/wireperf/wireperf/internal/spec"
+	"github.com/wireperf/wireperf/internal/tcpinfo"
+)
+
+// Roles of an end.
+const (
+	RoleClient = "client"
+	RoleServer = "server"
+)
+
+// Result is one test as seen from the end that holds it. Local is that end,
+// Remote is what the peer reported.
+type Result struct {
+	Spec        spec.Spec `json:"spec"`
+	Token       string    `json:"token"`
+	StartedAt   time.Time `json:"started_at"`
+	ServerAddr  string    `json:"server_addr"` // host:port the client dialled
+	ConnectHost string    `json:"connect_host"`
+	ConnectPort int       `json:"connect_port"`
+	Local       End       `json:"local"`
+	Remote      End       `json:"remote"`
+	// Error is set when the test failed or was cut short; the figures
+	// then cover what was measured until that point.
+	Error string `json:"error,omitempty"`
+}
+
+// End is one host's view of a test.
+type End struct {
+	Role      string     `json:"role"`
+	Host      Host       `json:"host"`
+	Streams   []Stream   `json:"streams"`
+	Intervals []Interval `json:"intervals"`
+	CPU       CPU        `json:"cpu"`
+	Limits    *Limits    `json:"limits,omitempty"`
+	// ConcurrentTests is how many other tests the server ran at the same
+	// time; its CPU figure is process-wide and so includes theirs.
+	ConcurrentTests int    `json:"concurrent_tests,omitempty"`
+	Error           string `json:"error,omitempty"`
+}
+
+// Host names the machine and software of an end.
+type Host struct {
+	Hostname string `json:"hostname,omitempty"`
+	System   string `json:"system,omitempty"` // uname-style: OS, release, machine
+	Version  string `json:"version,omitempty"`
+}
+
+// Limits are the kernel's socket-buffer limits and TCP defaults of an end.
+type Limits struct {
+	RmemMax      int64    `json:"rmem_max"`
+	WmemMax      int64    `json:"wmem_max"`
+	TCPRmem      [3]int64 `json:"tcp_rmem"`
+	TCPWmem      [3]int64 `json:"tcp_wmem"`
+	Congestion   string   `json:"congestion_control,omitempty"`
+	DefaultQdisc string   `json:"default_qdisc,omitempty"`
+}
+
+// CPU is the process CPU use of an end over the test, as percent of one
+// core (so it can exceed 100 with several threads), as iperf3 reports it.
+type CPU struct {
+	UserPercent   float64 `json:"user_percent"`
+	SystemPercent float64 `json:"system_percent"`
+	TotalPercent  float64 `json:"total_percent"`
+}
+
+// Socket is what an end asked of a data socket and what the kernel granted.
+type Socket struct {
+	SndBufRequested int64  `json:"sndbuf_requested"` // 0: not set, autotuning
+	SndBufGranted   int64  `json:"sndbuf_granted"`
+	RcvBufRequested int64  `json:"rcvbuf_requested"`
+	RcvBufGranted   int64  `json:"rcvbuf_granted"`
+	MSS             int    `json:"mss"`
+	MTU             int    `json:"mtu"` // path MTU of the connection, 0 if unknown
+	Congestion      string `json:"congestion,omitempty"`
+}
+
+// ReadLength is one entry of the receiver's read-length histogram.
+type ReadLength struct {
+	Length int   `json:"length"`
+	Count  int64 `json:"count"`
+}
+
+// Stream is one data connection's totals from one end's view. Start and
+// End are seconds since that end's test start; the counted span excludes
+// the omitted start.
+type Stream struct {
+	ID         int     `json:"id"`
+	Sender     bool    `json:"sender"` // this end sent on this stream
+	LocalAddr  string  `json:"local_addr"`
+	RemoteAddr string  `json:"remote_addr"`
+	Socket     Socket  `json:"socket"`
+	Start      float64 `json:"start"`
+	End        float64 `json:"end"`
+	Bytes      int64   `json:"bytes"`
+	// Calls is the number of write (sender) or read (receiver) calls.
+	Calls       int64        `json:"calls"`
+	ReadLengths []ReadLength `json:"read_lengths,omitempty"`
+	// Sender-side TCP figures over the counted span.
+	Retransmits int64         `json:"retransmits"`
+	MaxCwnd     uint64        `json:"max_snd_cwnd,omitempty"`
+	MaxSndWnd   uint64        `json:"max_snd_wnd,omitempty"`
+	MinRTTus    uint32        `json:"min_rtt_us,omitempty"`
+	MaxRTTus    uint32        `json:"max_rtt_us,omitempty"`
+	MeanRTTus   uint32        `json:"mean_rtt_us,omitempty"`
+	TCPInfo     *tcpinfo.Info `json:"tcp_info,omitempty"` // last sample
+}
+
+// Seconds is the length of the stream's counted span.
+func (s Stream) Seconds() float64 { return s.End - s.Start }
+
+// Interval is one reporting interval from one end's view.
+type Interval struct {
+	Index   int              `json:"index"`
+	Start   float64          `json:"start"`
+	End     float64          `json:"end"`
+	Omitted bool             `json:"omitted,omitempty"`
+	Streams []StreamInterval `json:"streams"`
+}
+
+// StreamInterval is one stream during one interval. The TCP figures are
+// sampled at the interval's end and are present on the sending end only.
+type StreamInterval struct {
+	ID          int    `json:"id"`
+	Sender      bool   `json:"sender"`
+	Bytes       int64  `json:"bytes"`
+	Retransmits int64  `json:"retransmits"` // during the interval
+	CwndBytes   uint64 `json:"snd_cwnd,omitempty"`
+	SndWnd      uint64 `json:"snd_wnd,omitempty"`
+	RTTus       uint32 `json:"rtt_us,omitempty"`
+	RTTVarus    uint32 `json:"rttvar_us,omitempty"`
+	PMTU        uint32 `json:"pmtu,omitempty"`
+	HasTCPInfo  bool   `json:"has_tcp_info,omitempty"`
+}
+
+// Seconds is the length of the interval.
+func (iv Interval) Seconds() float64 { return iv.End - iv.Start }
+
+// Rate returns bits per second for bytes over seconds, 0 for an empty span.
+func Rate(bytes int64, seconds float64) float64 {
+	if seconds <= 0 {
+		return 0
+	}
+	return float64(bytes) * 8 / seconds
+}

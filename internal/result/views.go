@@ -1,0 +1,226 @@
+package result
+
+import "sort"
+
+// Flow pairs the sender's and the receiver's view of one stream. Either
+// side may be nil when that end's report is missing (a failed test).
+type Flow struct {
+	ID         int
+	SenderRole string // RoleClient or RoleServer
+	Sent       *Stream
+	Received   *Stream
+}
+
+// Sum adds up streams of one direction.
+type Sum struct {
+	Start       float64 `json:"start"`
+	End         float64 `json:"end"`
+	Seconds     float64 `json:"seconds"`
+	Bytes       int64   `json:"bytes"`
+	Retransmits int64   `json:"retransmits"`
+	Streams     int     `json:"streams"`
+}
+
+// BitsPerSecond is the sum's rate over its span.
+func (s Sum) BitsPerSecond() float64 { return Rate(s.Bytes, s.Seconds) }
+
+// Direction is every flow whose sender has the same role.
+type Direction struct {
+	SenderRole string
+	Flows      []Flow
+	Sent       Sum
+	Received   Sum
+}
+
+// Label names the direction as the user sees it.
+func (d Direction) Label() string {
+	if d.SenderRole == RoleServer {
+		return "server→client"
+	}
+	return "client→server"
+}
+
+// Flows pairs the two ends' streams by ID, in ID order.
+func (r *Result) Flows() []Flow {
+	byID := map[int]*Flow{}
+	add := func(e *End) {
+		for i := range e.Streams {
+			s := &e.Streams[i]
+			f := byID[s.ID]
+			if f == nil {
+				f = &Flow{ID: s.ID}
+				byID[s.ID] = f
+			}
+			if s.Sender {
+				f.Sent = s
+				f.SenderRole = e.Role
+			} else {
+				f.Received = s
+				if f.SenderRole == "" {
+					f.SenderRole = otherRole(e.Role)
+				}
+			}
+		}
+	}
+	add(&r.Local)
+	add(&r.Remote)
+	flows := make([]Flow, 0, len(byID))
+	for _, f := range byID {
+		flows = append(flows, *f)
+	}
+	sort.Slice(flows, func(i, j int) bool { return flows[i].ID < flows[j].ID })
+	return flows
+}
+
+// Directions groups flows by sender: one direction normally, two with
+// --bidir (client→server first).
+func (r *Result) Directions() []Direction {
+	var out []Direction
+	for _, role := range []string{RoleClient, RoleServer} {
+		d := Direction{SenderRole: role}
+		var sent, recv []*Stream
+		for _, f := range r.Flows() {
+			if f.SenderRole != role {
+				continue
+			}
+			d.Flows = append(d.Flows, f)
+			if f.Sent != nil {
+				sent = append(sent, f.Sent)
+			}
+			if f.Received != nil {
+				recv = append(recv, f.Received)
+			}
+		}
+		if len(d.Flows) == 0 {
+			continue
+		}
+		d.Sent = SumStreams(sent)
+		d.Received = SumStreams(recv)
+		out = append(out, d)
+	}
+	return out
+}
+
+// SumStreams adds streams: bytes and retransmits add up, the span runs
+// from the earliest start to the latest end.
+func SumStreams(streams []*Stream) Sum {
+	var s Sum
+	for i, st := range streams {
+		if i == 0 || st.Start < s.Start {
+			s.Start = st.Start
+		}
+		if st.End > s.End {
+			s.End = st.End
+		}
+		s.Bytes += st.Bytes
+		s.Retransmits += st.Retransmits
+		s.Streams++
+	}
+	s.Seconds = s.End - s.Start
+	return s
+}
+
+// FlowInterval is one stream in one interval, from both ends.
+type FlowInterval struct {
+	ID         int
+	SenderRole string
+	Sent       *StreamInterval
+	Received   *StreamInterval
+}
+
+// IntervalRow is one reporting interval with both ends' figures. Its
+// times are the local end's; the remote end's interval of the same index
+// covers the same span of its own clock.
+type IntervalRow struct {
+	Index   int
+	Start   float64
+	End     float64
+	Omitted bool
+	Flows   []FlowInterval
+}
+
+// IntervalRows joins the two ends' intervals by index. An interval that
+// only one end reported still gets a row, with the other side nil.
+func (r *Result) IntervalRows() []IntervalRow {
+	roles := map[int]string{}
+	for _, f := range r.Flows() {
+		roles[f.ID] = f.SenderRole
+	}
+	rows := map[int]*IntervalRow{}
+	add := func(e *End, timesFromThisEnd bool) {
+		for i := range e.Intervals {
+			iv := &e.Intervals[i]
+			row := rows[iv.Index]
+			if row == nil {
+				row = &IntervalRow{Index: iv.Index, Start: iv.Start, End: iv.End, Omitted: iv.Omitted}
+				rows[iv.Index] = row
+			} else if timesFromThisEnd {
+				row.Start, row.End, row.Omitted = iv.Start, iv.End, iv.Omitted
+			}
+			for j := range iv.Streams {
+				si := &iv.Streams[j]
+				fi := row.flow(si.ID, roles[si.ID])
+				if si.Sender {
+					fi.Sent = si
+				} else {
+					fi.Received = si
+				}
+			}
+		}
+	}
+	add(&r.Remote, false)
+	add(&r.Local, true)
+	out := make([]IntervalRow, 0, len(rows))
+	for _, row := range rows {
+		sort.Slice(row.Flows, func(i, j int) bool { return row.Flows[i].ID < row.Flows[j].ID })
+		out = append(out, *row)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Index < out[j].Index })
+	return out
+}
+
+func (row *IntervalRow) flow(id int, senderRole string) *FlowInterval {
+	for i := range row.Flows {
+		if row.Flows[i].ID == id {
+			return &row.Flows[i]
+		}
+	}
+	row.Flows = append(row.Flows, FlowInterval{ID: id, SenderRole: senderRole})
+	return &row.Flows[len(row.Flows)-1]
+}
+
+// IntervalSum adds the flows of one direction in one interval row.
+type IntervalSum struct {
+	SentBytes     int64
+	ReceivedBytes int64
+	Retransmits   int64
+	HasSent       bool
+	HasReceived   bool
+}
+
+// SumDirection adds the flows of row whose sender has the given role.
+func (row IntervalRow) SumDirection(senderRole string) IntervalSum {
+	var s IntervalSum
+	for _, f := range row.Flows {
+		if f.SenderRole != senderRole {
+			continue
+		}
+		if f.Sent != nil {
+			s.SentBytes += f.Sent.Bytes
+			s.Retransmits += f.Sent.Retransmits
+			s.HasSent = true
+		}
+		if f.Received != nil {
+			s.ReceivedBytes += f.Received.Bytes
+			s.HasReceived = true
+		}
+	}
+	return s
+}
+
+func otherRole(role string) string {
+	if role == RoleClient {
+		return RoleServer
+	}
+	return RoleClient
+}

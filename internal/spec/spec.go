@@ -1,0 +1,134 @@
+// Package spec defines the Spec: one value that fully describes a test.
+// The client builds it from flags, sends it to the server, and archives it
+// beside the Result so that any run can be repeated exactly.
+package spec
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Protocols.
+const (
+	TCP = "tcp"
+	UDP = "udp"
+)
+
+// Defaults follow iperf3 where our users expect them to.
+const (
+	DefaultPort       = 5201
+	DefaultDuration   = 10 * time.Second
+	DefaultInterval   = time.Second
+	DefaultTCPLength  = 128 * 1024
+	MaxStreams        = 128
+	MaxLength         = 16 << 20
+	MinInterval       = 10 * time.Millisecond
+	DefaultConnectTO  = 10 * time.Second
+	MaxTitleLength    = 256
+	MaxCongestionName = 16 // TCP_CA_NAME_MAX
+)
+
+// Spec describes one test. Durations travel as nanoseconds.
+type Spec struct {
+	Protocol   string        `json:"protocol"`
+	Streams    int           `json:"streams"`
+	Duration   time.Duration `json:"duration_ns"`     // 0 with Bytes > 0: stop on bytes only
+	Bytes      int64         `json:"bytes,omitempty"` // per direction, across all streams
+	Interval   time.Duration `json:"interval_ns"`     // 0: no interval reports
+	Omit       time.Duration `json:"omit_ns,omitempty"`
+	Reverse    bool          `json:"reverse,omitempty"`
+	Bidir      bool          `json:"bidir,omitempty"`
+	Window     int64         `json:"window,omitempty"` // SO_SNDBUF and SO_RCVBUF on both ends; 0 = autotuning
+	Length     int           `json:"length"`           // bytes per write and per read
+	MSS        int           `json:"mss,omitempty"`
+	NoDelay    bool          `json:"nodelay,omitempty"`
+	Congestion string        `json:"congestion,omitempty"`
+	TOS        int           `json:"tos,omitempty"`
+	Title      string        `json:"title,omitempty"`
+}
+
+// Default returns the spec of a plain `wireperf -c HOST`.
+func Default() Spec {
+	return Spec{
+		Protocol: TCP,
+		Streams:  1,
+		Duration: DefaultDuration,
+		Interval: DefaultInterval,
+		Length:   DefaultTCPLength,
+	}
+}
+
+// ClientSends reports whether the client sends data (forward or bidir).
+func (s Spec) ClientSends() bool { return !s.Reverse || s.Bidir }
+
+// ServerSends reports whether the server sends data (reverse or bidir).
+func (s Spec) ServerSends() bool { return s.Reverse || s.Bidir }
+
+// DataConns is the number of data connections the test opens.
+func (s Spec) DataConns() int {
+	if s.Bidir {
+		return 2 * s.Streams
+	}
+	return s.Streams
+}
+
+// Validate checks a spec from the command line or from the network. The
+// error names the field in flag terms, so it can be shown to a user as is.
+func (s Spec) Validate() error {
+	switch s.Protocol {
+	case TCP:
+	case UDP:
+		return errors.New("-u: UDP tests are not supported by this version")
+	default:
+		return fmt.Errorf("protocol %q: want tcp or udp", s.Protocol)
+	}
+	if s.Streams < 1 || s.Streams > MaxStreams {
+		return fmt.Errorf("-P %d: want 1 to %d streams", s.Streams, MaxStreams)
+	}
+	if s.Duration < 0 {
+		return fmt.Errorf("-t %v: must not be negative", s.Duration)
+	}
+	if s.Bytes < 0 {
+		return fmt.Errorf("-n %d: must not be negative", s.Bytes)
+	}
+	if s.Duration == 0 && s.Bytes == 0 {
+		return errors.New("-t 0 needs -n BYTES: the test would never end")
+	}
+	if s.Interval != 0 && s.Interval < MinInterval {
+		return fmt.Errorf("-i %v: want 0 (off) or at least %v", s.Interval, MinInterval)
+	}
+	if s.Omit < 0 {
+		return fmt.Errorf("-O %v: must not be negative", s.Omit)
+	}
+	if s.Duration > 0 && s.Omit >= s.Duration {
+		return fmt.Errorf("-O %v: must be shorter than the test (-t %v)", s.Omit, s.Duration)
+	}
+	if s.Reverse && s.Bidir {
+		return errors.New("-R and --bidir: choose one")
+	}
+	if s.Window < 0 || s.Window > 1<<31-1 {
+		return fmt.Errorf("-w %d: want 0 to 2 GiB", s.Window)
+	}
+	if s.Length < 1 || s.Length > MaxLength {
+		return fmt.Errorf("-l %d: want 1 byte to %d bytes", s.Length, MaxLength)
+	}
+	if s.MSS != 0 && (s.MSS < 88 || s.MSS > 65535) {
+		return fmt.Errorf("-M %d: want 88 to 65535 bytes", s.MSS)
+	}
+	if len(s.Congestion) > MaxCongestionName {
+		return fmt.Errorf("-C %q: name too long", s.Congestion)
+	}
+	for _, r := range s.Congestion {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return fmt.Errorf("-C %q: not a congestion control name", s.Congestion)
+		}
+	}
+	if s.TOS < 0 || s.TOS > 255 {
+		return fmt.Errorf("--tos %d: want 0 to 255", s.TOS)
+	}
+	if len(s.Title) > MaxTitleLength {
+		return fmt.Errorf("-T: title longer than %d bytes", MaxTitleLength)
+	}
+	return nil
+}

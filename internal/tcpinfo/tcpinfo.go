@@ -1,0 +1,50 @@
+// Package tcpinfo samples the kernel's TCP_INFO for a connection: the
+// Web100 view of TCP (cwnd, RTT, retransmits, delivery rate and the time
+// the sender spent limited by the receiver's window or its own buffer).
+package tcpinfo
+
+import "errors"
+
+// ErrUnsupported is returned where the operating system gives no TCP_INFO.
+var ErrUnsupported = errors.New("TCP_INFO is not available on this operating system")
+
+// Info is one TCP_INFO sample. Times are microseconds, rates bytes per
+// second, windows and counters bytes unless the name says segments.
+type Info struct {
+	State           uint8  `json:"state"`
+	CAState         uint8  `json:"ca_state"`
+	RTTus           uint32 `json:"rtt_us"`
+	RTTVarus        uint32 `json:"rttvar_us"`
+	MinRTTus        uint32 `json:"min_rtt_us"`
+	SndMSS          uint32 `json:"snd_mss"`
+	RcvMSS          uint32 `json:"rcv_mss"`
+	AdvMSS          uint32 `json:"advmss"`
+	PMTU            uint32 `json:"pmtu"`
+	SndCwnd         uint32 `json:"snd_cwnd_segs"`
+	SndSsthresh     uint32 `json:"snd_ssthresh_segs"`
+	Unacked         uint32 `json:"unacked_segs"`
+	Lost            uint32 `json:"lost_segs"`
+	TotalRetrans    uint32 `json:"total_retrans"`
+	Reordering      uint32 `json:"reordering"`
+	RcvSpace        uint32 `json:"rcv_space"`
+	RcvSsthresh     uint32 `json:"rcv_ssthresh"`
+	RcvRTTus        uint32 `json:"rcv_rtt_us"`
+	SndWnd          uint32 `json:"snd_wnd"`
+	RcvWnd          uint32 `json:"rcv_wnd"`
+	NotsentBytes    uint32 `json:"notsent_bytes"`
+	PacingRate      uint64 `json:"pacing_rate"`
+	DeliveryRate    uint64 `json:"delivery_rate"`
+	AppLimited      bool   `json:"delivery_rate_app_limited"`
+	BytesSent       uint64 `json:"bytes_sent"`
+	BytesAcked      uint64 `json:"bytes_acked"`
+	BytesReceived   uint64 `json:"bytes_received"`
+	BytesRetrans    uint64 `json:"bytes_retrans"`
+	SegsOut         uint32 `json:"segs_out"`
+	SegsIn          uint32 `json:"segs_in"`
+	BusyTimeus      uint64 `json:"busy_time_us"`
+	RwndLimitedus   uint64 `json:"rwnd_limited_us"`
+	SndbufLimitedus uint64 `json:"sndbuf_limited_us"`
+}
+
+// CwndBytes is the congestion window in bytes.
+func (i *Info) CwndBytes() uint64 { return uint64(i.SndCwnd) * uint64(i.SndMSS) }
