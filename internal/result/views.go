@@ -139,44 +139,63 @@ type IntervalRow struct {
 	Flows   []FlowInterval
 }
 
-// IntervalRows joins the two ends' intervals by index. An interval that
-// only one end reported still gets a row, with the other side nil.
-func (r *Result) IntervalRows() []IntervalRow {
+// SenderRoles maps each stream ID to the role of its sender.
+func (r *Result) SenderRoles() map[int]string {
 	roles := map[int]string{}
 	for _, f := range r.Flows() {
 		roles[f.ID] = f.SenderRole
 	}
-	rows := map[int]*IntervalRow{}
-	add := func(e *End, timesFromThisEnd bool) {
-		for i := range e.Intervals {
-			iv := &e.Intervals[i]
-			row := rows[iv.Index]
-			if row == nil {
-				row = &IntervalRow{Index: iv.Index, Start: iv.Start, End: iv.End, Omitted: iv.Omitted}
-				rows[iv.Index] = row
-			} else if timesFromThisEnd {
-				row.Start, row.End, row.Omitted = iv.Start, iv.End, iv.Omitted
-			}
-			for j := range iv.Streams {
-				si := &iv.Streams[j]
-				fi := row.flow(si.ID, roles[si.ID])
-				if si.Sender {
-					fi.Sent = si
-				} else {
-					fi.Received = si
-				}
-			}
+	return roles
+}
+
+// IntervalRows joins the two ends' intervals by index. An interval that
+// only one end reported still gets a row, with the other side nil.
+func (r *Result) IntervalRows() []IntervalRow {
+	type pair struct{ local, remote *Interval }
+	byIndex := map[int]*pair{}
+	get := func(i int) *pair {
+		if byIndex[i] == nil {
+			byIndex[i] = &pair{}
 		}
+		return byIndex[i]
 	}
-	add(&r.Remote, false)
-	add(&r.Local, true)
-	out := make([]IntervalRow, 0, len(rows))
-	for _, row := range rows {
-		sort.Slice(row.Flows, func(i, j int) bool { return row.Flows[i].ID < row.Flows[j].ID })
-		out = append(out, *row)
+	for i := range r.Local.Intervals {
+		get(r.Local.Intervals[i].Index).local = &r.Local.Intervals[i]
+	}
+	for i := range r.Remote.Intervals {
+		get(r.Remote.Intervals[i].Index).remote = &r.Remote.Intervals[i]
+	}
+	roles := r.SenderRoles()
+	out := make([]IntervalRow, 0, len(byIndex))
+	for _, p := range byIndex {
+		out = append(out, JoinInterval(p.local, p.remote, roles))
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Index < out[j].Index })
 	return out
+}
+
+// JoinInterval makes one row from the local and remote views of the same
+// interval; either may be nil. The row's times are the local end's when it
+// has them. roles maps stream IDs to their sender's role.
+func JoinInterval(local, remote *Interval, roles map[int]string) IntervalRow {
+	var row IntervalRow
+	for _, iv := range []*Interval{remote, local} { // local last: its times win
+		if iv == nil {
+			continue
+		}
+		row.Index, row.Start, row.End, row.Omitted = iv.Index, iv.Start, iv.End, iv.Omitted
+		for j := range iv.Streams {
+			si := &iv.Streams[j]
+			fi := row.flow(si.ID, roles[si.ID])
+			if si.Sender {
+				fi.Sent = si
+			} else {
+				fi.Received = si
+			}
+		}
+	}
+	sort.Slice(row.Flows, func(i, j int) bool { return row.Flows[i].ID < row.Flows[j].ID })
+	return row
 }
 
 func (row *IntervalRow) flow(id int, senderRole string) *FlowInterval {

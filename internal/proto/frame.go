@@ -1,0 +1,141 @@
+// Package proto is wireperf's native control protocol: a greeting with a
+// magic and a version, then length-prefixed frames whose bodies are JSON.
+// Every decoder here reads bytes from the network, so every length is
+// checked before it is trusted.
+package proto
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Version is the protocol version this build speaks.
+const Version = 1
+
+// MaxFrame caps one frame. The largest legitimate frame is a server's final
+// report for MaxStreams streams; anything larger is refused unread.
+const MaxFrame = 1 << 20
+
+// Magics open a connection and say what it is. They are upper-case ASCII,
+// which an iperf3 cookie ([a-z2-7]) never starts with.
+var (
+	MagicControl = [4]byte{'W', 'P', 'R', 'C'} // client → server: control connection
+	MagicServer  = [4]byte{'W', 'P', 'R', 'S'} // server → client: greeting reply
+	MagicData    = [4]byte{'W', 'P', 'R', 'D'} // client → server: data connection
+)
+
+// GreetingLen is the size of a control greeting: magic, version, reserved.
+const GreetingLen = 8
+
+// Errors a peer can cause.
+var (
+	ErrBadMagic     = errors.New("not a wireperf peer (bad magic)")
+	ErrFrameTooBig  = fmt.Errorf("frame larger than %d bytes", MaxFrame)
+	ErrEmptyFrame   = errors.New("empty frame")
+	ErrUnknownType  = errors.New("unknown message type")
+	ErrWrongVersion = errors.New("unsupported protocol version")
+)
+
+// WriteGreeting sends a magic and our version.
+func WriteGreeting(w io.Writer, magic [4]byte) error {
+	var b [GreetingLen]byte
+	copy(b[:4], magic[:])
+	binary.BigEndian.PutUint16(b[4:6], Version)
+	_, err := w.Write(b[:])
+	return err
+}
+
+// ReadGreeting reads a greeting and checks its magic. It returns the
+// peer's version; versions we do not speak are an error.
+func ReadGreeting(r io.Reader, magic [4]byte) (uint16, error) {
+	var b [GreetingLen]byte
+	if _, err := io.ReadFull(r, b[:]); err != nil {
+		return 0, err
+	}
+	return ParseGreeting(b[:], magic)
+}
+
+// ParseGreeting checks a greeting already read.
+func ParseGreeting(b []byte, magic [4]byte) (uint16, error) {
+	if len(b) < GreetingLen {
+		return 0, io.ErrUnexpectedEOF
+	}
+	if [4]byte(b[:4]) != magic {
+		return 0, ErrBadMagic
+	}
+	v := binary.BigEndian.Uint16(b[4:6])
+	if v != Version {
+		return v, fmt.Errorf("%w: peer speaks %d, we speak %d", ErrWrongVersion, v, Version)
+	}
+	return v, nil
+}
+
+// WriteFrame sends one message: a 4-byte big-endian length, a type byte
+// and the JSON body.
+func WriteFrame(w io.Writer, t Type, body any) error {
+	js, err := json.Marshal(body)
+	if err != nil {
+		return fmt.Errorf("encoding %v: %w", t, err)
+	}
+	if len(js)+1 > MaxFrame {
+		return fmt.Errorf("encoding %v: %w", t, ErrFrameTooBig)
+	}
+	buf := make([]byte, 5+len(js))
+	binary.BigEndian.PutUint32(buf[:4], uint32(len(js)+1))
+	buf[4] = byte(t)
+	copy(buf[5:], js)
+	_, err = w.Write(buf)
+	return err
+}
+
+// Frame is one undecoded message.
+type Frame struct {
+	Type Type
+	Body []byte
+}
+
+// ReadFrame reads one frame, refusing any length over MaxFrame before
+// allocating for it.
+func ReadFrame(r io.Reader) (Frame, error) {
+	var hdr [5]byte
+	if _, err := io.ReadFull(r, hdr[:4]); err != nil {
+		return Frame{}, err
+	}
+	n := binary.BigEndian.Uint32(hdr[:4])
+	if n == 0 {
+		return Frame{}, ErrEmptyFrame
+	}
+	if n > MaxFrame {
+		return Frame{}, fmt.Errorf("%w (peer announced %d)", ErrFrameTooBig, n)
+	}
+	if _, err := io.ReadFull(r, hdr[4:5]); err != nil {
+		return Frame{}, unexpected(err)
+	}
+	body := make([]byte, n-1)
+	if _, err := io.ReadFull(r, body); err != nil {
+		return Frame{}, unexpected(err)
+	}
+	t := Type(hdr[4])
+	if !t.known() {
+		return Frame{}, fmt.Errorf("%w %d", ErrUnknownType, hdr[4])
+	}
+	return Frame{Type: t, Body: body}, nil
+}
+
+// Decode unmarshals a frame's body into v, which must match its type.
+func (f Frame) Decode(v any) error {
+	if err := json.Unmarshal(f.Body, v); err != nil {
+		return fmt.Errorf("decoding %v: %w", f.Type, err)
+	}
+	return nil
+}
+
+func unexpected(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}

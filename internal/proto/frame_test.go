@@ -1,0 +1,121 @@
+package proto
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
+	"testing"
+
+	"github.com/wireperf/wireperf/internal/spec"
+)
+
+func TestFrameRoundTrip(t *testing.T) {
+	var buf bytes.Buffer
+	want := TestRequest{Spec: spec.Default()}
+	want.Spec.Streams = 4
+	want.Spec.Title = "seacom"
+	if err := WriteFrame(&buf, TypeTestRequest, want); err != nil {
+		t.Fatal(err)
+	}
+	f, err := ReadFrame(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Type != TypeTestRequest {
+		t.Fatalf("type = %v, want %v", f.Type, TypeTestRequest)
+	}
+	var got TestRequest
+	if err := f.Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Spec != want.Spec {
+		t.Fatalf("spec = %+v, want %+v", got.Spec, want.Spec)
+	}
+}
+
+func frameBytes(length uint32, typ byte, body []byte) []byte {
+	b := binary.BigEndian.AppendUint32(nil, length)
+	b = append(b, typ)
+	return append(b, body...)
+}
+
+func TestReadFrameRejects(t *testing.T) {
+	tests := []struct {
+		name string
+		in   []byte
+		want error
+	}{
+		{"empty input", nil, io.EOF},
+		{"short length", []byte{0, 0}, io.ErrUnexpectedEOF},
+		{"zero length", frameBytes(0, 1, nil), ErrEmptyFrame},
+		{"huge length", frameBytes(0xffffffff, 1, nil), ErrFrameTooBig},
+		{"just over the cap", frameBytes(MaxFrame+1, 1, nil), ErrFrameTooBig},
+		{"truncated body", frameBytes(10, 1, []byte("{}")), io.ErrUnexpectedEOF},
+		{"missing type", binary.BigEndian.AppendUint32(nil, 3), io.ErrUnexpectedEOF},
+		{"unknown type", frameBytes(3, 200, []byte("{}")), ErrUnknownType},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ReadFrame(bytes.NewReader(tc.in))
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("err = %v, want %v", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestWriteFrameRefusesOversize(t *testing.T) {
+	big := make([]byte, MaxFrame)
+	err := WriteFrame(io.Discard, TypeError, Error{Message: string(big)})
+	if !errors.Is(err, ErrFrameTooBig) {
+		t.Fatalf("err = %v, want ErrFrameTooBig", err)
+	}
+}
+
+func TestGreeting(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteGreeting(&buf, MagicControl); err != nil {
+		t.Fatal(err)
+	}
+	raw := append([]byte(nil), buf.Bytes()...)
+	if v, err := ReadGreeting(&buf, MagicControl); err != nil || v != Version {
+		t.Fatalf("ReadGreeting = %d, %v", v, err)
+	}
+	if _, err := ParseGreeting(raw, MagicServer); !errors.Is(err, ErrBadMagic) {
+		t.Fatalf("wrong magic: err = %v", err)
+	}
+	raw[5] = 99
+	if _, err := ParseGreeting(raw, MagicControl); !errors.Is(err, ErrWrongVersion) {
+		t.Fatalf("wrong version: err = %v", err)
+	}
+	if _, err := ParseGreeting(raw[:3], MagicControl); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("short: err = %v", err)
+	}
+}
+
+func TestDataHello(t *testing.T) {
+	h := DataHello{StreamID: 7}
+	h.Token[0], h.Token[15] = 0xab, 0xcd
+	got, err := ParseDataHello(h.Marshal())
+	if err != nil || got != h {
+		t.Fatalf("round trip = %+v, %v", got, err)
+	}
+	tok, err := ParseToken(h.Token.String())
+	if err != nil || tok != h.Token {
+		t.Fatalf("token round trip = %v, %v", tok, err)
+	}
+	for _, bad := range []string{"", "zz", "abcd", h.Token.String() + "00"} {
+		if _, err := ParseToken(bad); err == nil {
+			t.Errorf("ParseToken(%q) accepted", bad)
+		}
+	}
+	raw := h.Marshal()
+	raw[0] = 'x'
+	if _, err := ParseDataHello(raw); !errors.Is(err, ErrBadMagic) {
+		t.Fatalf("bad magic: err = %v", err)
+	}
+	if _, err := ParseDataHello(raw[:DataHelloLen-1]); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("short: err = %v", err)
+	}
+}

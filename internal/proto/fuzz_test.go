@@ -1,0 +1,65 @@
+package proto
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/spec"
+)
+
+// FuzzReadFrame feeds arbitrary bytes to the control decoder, as a hostile
+// client would: it must never panic, never return a frame over the cap,
+// and every message it accepts must decode or fail cleanly.
+func FuzzReadFrame(f *testing.F) {
+	var seed bytes.Buffer
+	_ = WriteFrame(&seed, TypeTestRequest, TestRequest{Spec: spec.Default()})
+	_ = WriteFrame(&seed, TypeEndReport, result.End{Role: result.RoleServer})
+	f.Add(seed.Bytes())
+	f.Add(frameBytes(0xffffffff, 1, nil))
+	f.Add(frameBytes(3, 3, []byte(`{"message":"busy"}`)))
+	f.Add([]byte("WPRC\x00\x01\x00\x00"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := bytes.NewReader(data)
+		for i := 0; i < 16; i++ {
+			fr, err := ReadFrame(r)
+			if err != nil {
+				return
+			}
+			if len(fr.Body)+1 > MaxFrame {
+				t.Fatalf("accepted a %d-byte frame", len(fr.Body))
+			}
+			switch fr.Type {
+			case TypeTestRequest:
+				var m TestRequest
+				if fr.Decode(&m) == nil {
+					_ = m.Spec.Validate()
+				}
+			case TypeEndReport:
+				var m result.End
+				_ = fr.Decode(&m)
+			case TypeInterval:
+				var m result.Interval
+				_ = fr.Decode(&m)
+			default:
+				var m map[string]any
+				_ = fr.Decode(&m)
+			}
+		}
+	})
+}
+
+// FuzzParseDataHello checks the data-connection hello decoder.
+func FuzzParseDataHello(f *testing.F) {
+	f.Add(DataHello{StreamID: 3}.Marshal())
+	f.Add([]byte("WPRD"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		h, err := ParseDataHello(data)
+		if err != nil {
+			return
+		}
+		if !bytes.Equal(h.Marshal(), data[:DataHelloLen]) {
+			t.Fatalf("re-encoding differs")
+		}
+	})
+}

@@ -1,0 +1,86 @@
+package proto
+
+import (
+	"fmt"
+
+	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/spec"
+)
+
+// Type says what a frame carries.
+type Type uint8
+
+// The message types, in the order a test uses them.
+const (
+	TypeTestRequest  Type = 1 // client → server: TestRequest
+	TypeTestAccept   Type = 2 // server → client: TestAccept
+	TypeError        Type = 3 // either way: Error; refusal or abort
+	TypeStreamsReady Type = 4 // server → client: StreamsReady
+	TypeStart        Type = 5 // client → server: Start
+	TypeInterval     Type = 6 // server → client: result.Interval
+	TypeStop         Type = 7 // client → server: Stop
+	TypeEndReport    Type = 8 // either way: result.End, the sender's final view
+)
+
+var typeNames = map[Type]string{
+	TypeTestRequest:  "test-request",
+	TypeTestAccept:   "test-accept",
+	TypeError:        "error",
+	TypeStreamsReady: "streams-ready",
+	TypeStart:        "start",
+	TypeInterval:     "interval",
+	TypeStop:         "stop",
+	TypeEndReport:    "end-report",
+}
+
+func (t Type) known() bool { _, ok := typeNames[t]; return ok }
+
+func (t Type) String() string {
+	if n, ok := typeNames[t]; ok {
+		return n
+	}
+	return fmt.Sprintf("type-%d", uint8(t))
+}
+
+// TestRequest asks the server to run a test.
+type TestRequest struct {
+	Spec   spec.Spec   `json:"spec"`
+	Client result.Host `json:"client"`
+}
+
+// TestAccept admits a test and names its token, which every data
+// connection must present.
+type TestAccept struct {
+	Token  string         `json:"token"` // hex of TokenLen random bytes
+	Server result.Host    `json:"server"`
+	Limits *result.Limits `json:"limits,omitempty"`
+}
+
+// Error is a refusal or an abort, with a reason for the user.
+type Error struct {
+	Message string `json:"message"`
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// StreamsReady tells the client that every data connection arrived, with
+// the server's socket options as the kernel granted them.
+type StreamsReady struct {
+	Streams []ServerStream `json:"streams"`
+}
+
+// ServerStream is the server's side of one data connection.
+type ServerStream struct {
+	ID         int           `json:"id"`
+	LocalAddr  string        `json:"local_addr"`
+	RemoteAddr string        `json:"remote_addr"`
+	Socket     result.Socket `json:"socket"`
+}
+
+// Start begins the measured part of the test.
+type Start struct{}
+
+// Stop ends it early or on time; the reason is for the server's log.
+type Stop struct {
+	Reason string `json:"reason"`
+}

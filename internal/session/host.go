@@ -1,0 +1,74 @@
+package session
+
+import (
+	"net"
+	"os"
+	"strconv"
+
+	"github.com/wireperf/wireperf/internal/hostmon"
+	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/sockopt"
+	"github.com/wireperf/wireperf/internal/spec"
+	"github.com/wireperf/wireperf/internal/version"
+)
+
+func localHost() result.Host {
+	name, _ := os.Hostname()
+	return result.Host{Hostname: name, System: hostmon.System().String(), Version: "wireperf " + version.String()}
+}
+
+func localLimits() *result.Limits {
+	l, err := hostmon.ReadLimits()
+	if err != nil {
+		return nil
+	}
+	return &result.Limits{
+		RmemMax: l.RmemMax, WmemMax: l.WmemMax,
+		TCPRmem: l.TCPRmem, TCPWmem: l.TCPWmem,
+		Congestion: l.Congestion, DefaultQdisc: l.DefaultQdisc,
+	}
+}
+
+// socketOptions are the data-socket options a spec asks for on one end.
+// The MSS goes on the client's socket before connect, where it is
+// announced in the SYN and so binds both directions.
+func socketOptions(s spec.Spec, client bool) sockopt.Options {
+	o := sockopt.Options{
+		SndBuf:     int(s.Window),
+		RcvBuf:     int(s.Window),
+		NoDelay:    s.NoDelay,
+		Congestion: s.Congestion,
+		TOS:        s.TOS,
+	}
+	if client {
+		o.MSS = s.MSS
+	}
+	return o
+}
+
+// grantedSocket reads back what the kernel granted on a data socket.
+func grantedSocket(c *net.TCPConn, s spec.Spec) result.Socket {
+	sock := result.Socket{SndBufRequested: s.Window, RcvBufRequested: s.Window}
+	raw, err := c.SyscallConn()
+	if err != nil {
+		return sock
+	}
+	if info, err := sockopt.Read(raw); err == nil {
+		sock.SndBufGranted = int64(info.SndBuf)
+		sock.RcvBufGranted = int64(info.RcvBuf)
+		sock.MSS = info.MSS
+		sock.MTU = info.MTU
+		sock.Congestion = info.Congestion
+	}
+	return sock
+}
+
+// hostPort renders an address as "host port N", iperf style.
+func hostPort(a net.Addr) (string, int) {
+	host, port, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return a.String(), 0
+	}
+	p, _ := strconv.Atoi(port)
+	return host, p
+}

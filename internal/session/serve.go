@@ -1,0 +1,270 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/wireperf/wireperf/internal/proto"
+	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/spec"
+	"github.com/wireperf/wireperf/internal/tcpflow"
+)
+
+// drainTimeout bounds the wait for data still in flight after a stop.
+const drainTimeout = 10 * time.Second
+
+// endReportTimeout bounds the wait for the peer's final report.
+const endReportTimeout = 15 * time.Second
+
+// DataConn is a data connection that presented a test's token.
+type DataConn struct {
+	StreamID uint32
+	Conn     *net.TCPConn
+}
+
+// Admission is a server's slot for one test.
+type Admission struct {
+	Token proto.Token
+	// Data delivers the test's data connections. Connections that arrive
+	// after Release are closed by the registrar.
+	Data <-chan DataConn
+	// Release frees the slot and forgets the token.
+	Release func()
+	// Concurrent reports how many other tests run now.
+	Concurrent func() int
+}
+
+// Registrar admits tests under the server's limits and routes data
+// connections to them by token.
+type Registrar interface {
+	Admit(peer net.Addr, s spec.Spec) (*Admission, error)
+}
+
+// ServeConfig is what a server's test session needs.
+type ServeConfig struct {
+	Registrar        Registrar
+	Logger           *slog.Logger
+	HandshakeTimeout time.Duration
+	// MaxDuration bounds tests that stop on bytes (-n), whose length the
+	// spec cannot tell; 0 means no bound.
+	MaxDuration time.Duration
+}
+
+// Serve runs one test on the server side of a control connection whose
+// first four bytes (the magic) were already read. It returns the server's
+// record of the test; a test refused before it started returns nil and
+// the refusal. Cancelling ctx aborts a running test and tells the client.
+func Serve(ctx context.Context, conn *net.TCPConn, cfg ServeConfig) (*result.Result, error) {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	hs := cfg.HandshakeTimeout
+	if hs == 0 {
+		hs = 10 * time.Second
+	}
+	_ = conn.SetDeadline(time.Now().Add(hs))
+	var rest [proto.GreetingLen - 4]byte
+	if _, err := io.ReadFull(conn, rest[:]); err != nil {
+		return nil, fmt.Errorf("reading greeting: %w", err)
+	}
+	if _, err := proto.ParseGreeting(append(proto.MagicControl[:], rest[:]...), proto.MagicControl); err != nil {
+		_ = proto.WriteFrame(conn, proto.TypeError, proto.Error{Message: err.Error()})
+		return nil, err
+	}
+	if err := proto.WriteGreeting(conn, proto.MagicServer); err != nil {
+		return nil, err
+	}
+	fr, err := proto.ReadFrame(conn)
+	if err != nil {
+		return nil, fmt.Errorf("reading test request: %w", err)
+	}
+	var req proto.TestRequest
+	if fr.Type != proto.TypeTestRequest {
+		err = fmt.Errorf("expected %v, got %v", proto.TypeTestRequest, fr.Type)
+	} else if err = fr.Decode(&req); err == nil {
+		err = req.Spec.Validate()
+	}
+	if err != nil {
+		_ = proto.WriteFrame(conn, proto.TypeError, proto.Error{Message: "bad test request: " + err.Error()})
+		return nil, err
+	}
+	adm, err := cfg.Registrar.Admit(conn.RemoteAddr(), req.Spec)
+	if err != nil {
+		_ = proto.WriteFrame(conn, proto.TypeError, proto.Error{Message: err.Error()})
+		return nil, err
+	}
+	defer adm.Release()
+	t := &serverTest{
+		ctx: ctx, cfg: cfg, log: log.With("test", adm.Token.String()[:8], "client", conn.RemoteAddr().String()),
+		conn: conn, fw: &frameWriter{w: conn}, spec: req.Spec, adm: adm, hs: hs,
+	}
+	res, err := t.run(req.Client)
+	for _, st := range t.streams {
+		_ = st.Conn.Close()
+	}
+	return res, err
+}
+
+type serverTest struct {
+	ctx     context.Context
+	cfg     ServeConfig
+	log     *slog.Logger
+	conn    *net.TCPConn
+	fw      *frameWriter
+	spec    spec.Spec
+	adm     *Admission
+	hs      time.Duration
+	streams []*tcpflow.Stream
+}
+
+func (t *serverTest) run(client result.Host) (*result.Result, error) {
+	res := &result.Result{Spec: t.spec, Token: t.adm.Token.String(), StartedAt: time.Now()}
+	res.Remote = result.End{Role: result.RoleClient, Host: client}
+	if err := t.fw.send(proto.TypeTestAccept, proto.TestAccept{
+		Token: t.adm.Token.String(), Server: localHost(), Limits: localLimits(),
+	}); err != nil {
+		return nil, err
+	}
+	sockets, err := t.collectStreams()
+	if err != nil {
+		_ = t.fw.send(proto.TypeError, proto.Error{Message: err.Error()})
+		return nil, err
+	}
+	fr, err := proto.ReadFrame(t.conn)
+	if err == nil && fr.Type != proto.TypeStart {
+		err = fmt.Errorf("expected %v, got %v", proto.TypeStart, fr.Type)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("waiting for start: %w", err)
+	}
+	_ = t.conn.SetDeadline(time.Time{})
+	_ = t.conn.SetKeepAlive(true)
+	_ = t.conn.SetKeepAlivePeriod(5 * time.Second)
+	t.log.Info("test started", "streams", t.spec.Streams, "reverse", t.spec.Reverse, "bidir", t.spec.Bidir, "duration", t.spec.Duration)
+
+	run := newRunner(t.spec, t.streams, sockets, func(iv result.Interval) {
+		_ = t.fw.send(proto.TypeInterval, iv)
+	})
+	control := readControl(t.conn)
+	run.start()
+	testErr := t.wait(run, control)
+	end := run.finish(result.RoleServer)
+	end.Limits = localLimits()
+	end.ConcurrentTests = t.adm.Concurrent()
+	if testErr == nil {
+		testErr = run.firstError()
+	}
+	if testErr != nil {
+		end.Error = testErr.Error()
+		res.Error = testErr.Error()
+	}
+	res.Local = end
+	if err := t.fw.send(proto.TypeEndReport, withoutIntervals(end)); err == nil && testErr == nil {
+		select {
+		case ce := <-control.end:
+			res.Remote = ce
+		case <-control.lost:
+		case <-time.After(endReportTimeout):
+		}
+	}
+	t.log.Info("test finished", "error", res.Error, "flows", summaryAttrs(res))
+	return res, testErr
+}
+
+// collectStreams waits for every data connection of the test and applies
+// the spec's socket options to each.
+func (t *serverTest) collectStreams() (map[int]result.Socket, error) {
+	want := t.spec.DataConns()
+	sockets := map[int]result.Socket{}
+	timer := time.NewTimer(t.hs)
+	defer timer.Stop()
+	var ready proto.StreamsReady
+	for len(t.streams) < want {
+		select {
+		case dc := <-t.adm.Data:
+			id := int(dc.StreamID)
+			if id < 1 || id > want || sockets[id] != (result.Socket{}) {
+				_ = dc.Conn.Close()
+				return nil, fmt.Errorf("data connection with bad stream ID %d", id)
+			}
+			if raw, err := dc.Conn.SyscallConn(); err == nil {
+				if err := applyOptions(raw, socketOptions(t.spec, false)); err != nil {
+					_ = dc.Conn.Close()
+					return nil, fmt.Errorf("server: %w", err)
+				}
+			}
+			sock := grantedSocket(dc.Conn, t.spec)
+			sockets[id] = sock
+			t.streams = append(t.streams, tcpflow.NewStream(id, !clientSendsOn(t.spec, id), dc.Conn))
+			ready.Streams = append(ready.Streams, proto.ServerStream{
+				ID: id, LocalAddr: dc.Conn.LocalAddr().String(), RemoteAddr: dc.Conn.RemoteAddr().String(), Socket: sock,
+			})
+		case <-timer.C:
+			return nil, fmt.Errorf("only %d of %d data connections arrived within %v", len(t.streams), want, t.hs)
+		case <-t.ctx.Done():
+			return nil, errors.New("server shutting down")
+		}
+	}
+	return sockets, t.fw.send(proto.TypeStreamsReady, ready)
+}
+
+// wait runs the test until every stream has finished, stopping it when
+// the client says so and aborting it when the client goes away or the
+// server shuts down.
+func (t *serverTest) wait(run *runner, control *controlReader) error {
+	var limit <-chan time.Time
+	if d := t.limit(); d > 0 {
+		timer := time.NewTimer(d)
+		defer timer.Stop()
+		limit = timer.C
+	}
+	done := run.done()
+	for {
+		select {
+		case <-done:
+			return nil
+		case <-control.stop:
+			run.stop(drainTimeout)
+			control.stop = nil
+		case <-limit:
+			t.log.Warn("test exceeded its time; stopping it")
+			run.stop(2 * time.Second)
+			limit = nil
+		case err := <-control.lost:
+			run.abort()
+			<-done
+			return fmt.Errorf("client went away: %w", err)
+		case <-t.ctx.Done():
+			_ = t.fw.send(proto.TypeError, proto.Error{Message: "server shutting down: test aborted"})
+			run.abort()
+			<-done
+			return errors.New("aborted: server shutting down")
+		}
+	}
+}
+
+// limit is how long the server lets a test run before stopping it: the
+// client's own time plus a margin, or the server's maximum for tests that
+// stop on bytes.
+func (t *serverTest) limit() time.Duration {
+	if t.spec.Duration > 0 {
+		return t.spec.Duration + 30*time.Second
+	}
+	return t.cfg.MaxDuration
+}
+
+func summaryAttrs(r *result.Result) []any {
+	var out []any
+	for _, d := range r.Directions() {
+		out = append(out, slog.Group(d.Label(),
+			"sent_bytes", d.Sent.Bytes, "received_bytes", d.Received.Bytes,
+			"received_bps", d.Received.BitsPerSecond()))
+	}
+	return out
+}

@@ -1,0 +1,51 @@
+package session
+
+import (
+	"sync"
+
+	"github.com/wireperf/wireperf/internal/proto"
+	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/spec"
+)
+
+// clientSendsOn reports whether the client is the sender on stream id.
+// Streams 1..P carry the test's main direction; with --bidir, streams
+// P+1..2P carry the server's.
+func clientSendsOn(s spec.Spec, id int) bool {
+	if s.Bidir {
+		return id <= s.Streams
+	}
+	return !s.Reverse
+}
+
+// senderRoles maps every stream of a spec to its sender's role.
+func senderRoles(s spec.Spec) map[int]string {
+	roles := map[int]string{}
+	for id := 1; id <= s.DataConns(); id++ {
+		if clientSendsOn(s, id) {
+			roles[id] = result.RoleClient
+		} else {
+			roles[id] = result.RoleServer
+		}
+	}
+	return roles
+}
+
+// lockedConn serialises frames written from several goroutines.
+type frameWriter struct {
+	mu sync.Mutex
+	w  interface{ Write([]byte) (int, error) }
+}
+
+func (fw *frameWriter) send(t proto.Type, body any) error {
+	fw.mu.Lock()
+	defer fw.mu.Unlock()
+	return proto.WriteFrame(fw.w, t, body)
+}
+
+// withoutIntervals is an end's final report as it travels: the intervals
+// went live already, and a long test has too many to resend.
+func withoutIntervals(e result.End) result.End {
+	e.Intervals = nil
+	return e
+}

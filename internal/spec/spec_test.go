@@ -1,0 +1,65 @@
+package spec
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name string
+		mod  func(*Spec)
+		want string // substring of the error; "" for valid
+	}{
+		{"default", func(*Spec) {}, ""},
+		{"bytes only", func(s *Spec) { s.Duration = 0; s.Bytes = 1 << 20 }, ""},
+		{"neither time nor bytes", func(s *Spec) { s.Duration = 0 }, "-t 0 needs -n"},
+		{"zero streams", func(s *Spec) { s.Streams = 0 }, "-P 0"},
+		{"too many streams", func(s *Spec) { s.Streams = MaxStreams + 1 }, "-P"},
+		{"negative time", func(s *Spec) { s.Duration = -time.Second }, "-t"},
+		{"interval too short", func(s *Spec) { s.Interval = time.Millisecond }, "-i"},
+		{"interval off", func(s *Spec) { s.Interval = 0 }, ""},
+		{"omit longer than test", func(s *Spec) { s.Omit = 20 * time.Second }, "-O"},
+		{"reverse and bidir", func(s *Spec) { s.Reverse, s.Bidir = true, true }, "choose one"},
+		{"window too big", func(s *Spec) { s.Window = 1 << 32 }, "-w"},
+		{"zero length", func(s *Spec) { s.Length = 0 }, "-l 0"},
+		{"tiny mss", func(s *Spec) { s.MSS = 10 }, "-M 10"},
+		{"congestion with a slash", func(s *Spec) { s.Congestion = "../x" }, "-C"},
+		{"tos too big", func(s *Spec) { s.TOS = 256 }, "--tos"},
+		{"unknown protocol", func(s *Spec) { s.Protocol = "sctp" }, "protocol"},
+		{"long title", func(s *Spec) { s.Title = strings.Repeat("x", MaxTitleLength+1) }, "-T"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := Default()
+			tc.mod(&s)
+			err := s.Validate()
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want it to mention %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestDirections(t *testing.T) {
+	s := Default()
+	s.Streams = 3
+	if !s.ClientSends() || s.ServerSends() || s.DataConns() != 3 {
+		t.Errorf("forward: %v %v %d", s.ClientSends(), s.ServerSends(), s.DataConns())
+	}
+	s.Reverse = true
+	if s.ClientSends() || !s.ServerSends() || s.DataConns() != 3 {
+		t.Errorf("reverse: %v %v %d", s.ClientSends(), s.ServerSends(), s.DataConns())
+	}
+	s.Reverse, s.Bidir = false, true
+	if !s.ClientSends() || !s.ServerSends() || s.DataConns() != 6 {
+		t.Errorf("bidir: %v %v %d", s.ClientSends(), s.ServerSends(), s.DataConns())
+	}
+}

@@ -1,0 +1,47 @@
+// Package tcpflow is the TCP data plane: senders and receivers that move
+// bytes as fast as the path allows and count what they moved.
+package tcpflow
+
+import "sync/atomic"
+
+// Budget shares a byte limit (-n) among the streams of one direction, so
+// that together they send exactly that many bytes.
+type Budget struct {
+	limited   bool
+	remaining atomic.Int64
+}
+
+// NewBudget returns a budget of n bytes; n <= 0 means no limit.
+func NewBudget(n int64) *Budget {
+	b := &Budget{limited: n > 0}
+	b.remaining.Store(n)
+	return b
+}
+
+// Take reserves up to want bytes and returns how many may be sent; 0 means
+// the budget is spent.
+func (b *Budget) Take(want int) int {
+	if b == nil || !b.limited {
+		return want
+	}
+	for {
+		left := b.remaining.Load()
+		if left <= 0 {
+			return 0
+		}
+		n := int64(want)
+		if n > left {
+			n = left
+		}
+		if b.remaining.CompareAndSwap(left, left-n) {
+			return int(n)
+		}
+	}
+}
+
+// Return gives back bytes reserved but not sent (a write cut short).
+func (b *Budget) Return(n int) {
+	if b != nil && b.limited && n > 0 {
+		b.remaining.Add(int64(n))
+	}
+}

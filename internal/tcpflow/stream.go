@@ -1,0 +1,162 @@
+package tcpflow
+
+import (
+	"errors"
+	"io"
+	"net"
+	"os"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/wireperf/wireperf/internal/result"
+)
+
+// Stream is one data connection in one direction, with its counters. The
+// counters are atomics so that interval reports can read them while the
+// data goroutine runs; everything else belongs to that goroutine until
+// Done is closed.
+type Stream struct {
+	ID     int
+	Sender bool
+	Conn   *net.TCPConn
+
+	epoch    time.Time
+	bytes    atomic.Int64
+	calls    atomic.Int64
+	lastNano atomic.Int64 // since epoch: last byte moved
+	stopping atomic.Bool
+
+	readLens map[int]int64
+	done     chan struct{}
+	errMu    sync.Mutex
+	err      error
+}
+
+// NewStream wraps a connected socket.
+func NewStream(id int, sender bool, conn *net.TCPConn) *Stream {
+	return &Stream{ID: id, Sender: sender, Conn: conn, done: make(chan struct{})}
+}
+
+// Start runs the stream's data loop in a goroutine. buf is the block it
+// writes or reads into; it must not be shared with another stream.
+func (s *Stream) Start(epoch time.Time, buf []byte, budget *Budget) {
+	s.epoch = epoch
+	if s.Sender {
+		go s.send(buf, budget)
+	} else {
+		s.readLens = make(map[int]int64)
+		go s.receive(buf)
+	}
+}
+
+func (s *Stream) send(buf []byte, budget *Budget) {
+	defer close(s.done)
+	for !s.stopping.Load() {
+		n := budget.Take(len(buf))
+		if n == 0 {
+			break
+		}
+		w, err := s.Conn.Write(buf[:n])
+		if w > 0 {
+			s.bytes.Add(int64(w))
+			s.calls.Add(1)
+			s.lastNano.Store(int64(time.Since(s.epoch)))
+		}
+		budget.Return(n - w)
+		if err != nil {
+			if !s.stopping.Load() {
+				s.setErr(err)
+			}
+			break
+		}
+	}
+	// Half-close so the receiver sees EOF once it has read everything.
+	_ = s.Conn.CloseWrite()
+}
+
+func (s *Stream) receive(buf []byte) {
+	defer close(s.done)
+	for {
+		n, err := s.Conn.Read(buf)
+		if n > 0 {
+			s.bytes.Add(int64(n))
+			s.calls.Add(1)
+			s.lastNano.Store(int64(time.Since(s.epoch)))
+			s.readLens[n]++
+		}
+		if err != nil {
+			if err != io.EOF && !(s.stopping.Load() && errors.Is(err, os.ErrDeadlineExceeded)) {
+				s.setErr(err)
+			}
+			return
+		}
+	}
+}
+
+// Stop ends a sender at once (a blocked write is cut short) and bounds a
+// receiver's wait for the rest of the data by deadline.
+func (s *Stream) Stop(deadline time.Time) {
+	s.stopping.Store(true)
+	if s.Sender {
+		_ = s.Conn.SetWriteDeadline(time.Now())
+	} else {
+		_ = s.Conn.SetReadDeadline(deadline)
+	}
+}
+
+// Abort ends the stream now, either way.
+func (s *Stream) Abort() {
+	s.stopping.Store(true)
+	_ = s.Conn.SetDeadline(time.Now())
+}
+
+// Done is closed when the data loop has ended.
+func (s *Stream) Done() <-chan struct{} { return s.done }
+
+// Bytes is the number of bytes moved so far.
+func (s *Stream) Bytes() int64 { return s.bytes.Load() }
+
+// Calls is the number of writes or reads that moved data.
+func (s *Stream) Calls() int64 { return s.calls.Load() }
+
+// LastByte is when the last byte moved, since the epoch.
+func (s *Stream) LastByte() time.Duration { return time.Duration(s.lastNano.Load()) }
+
+// Err is the first error the data loop met, other than the end of data.
+func (s *Stream) Err() error {
+	s.errMu.Lock()
+	defer s.errMu.Unlock()
+	return s.err
+}
+
+func (s *Stream) setErr(err error) {
+	s.errMu.Lock()
+	if s.err == nil {
+		s.err = err
+	}
+	s.errMu.Unlock()
+}
+
+// MaxReadLengths bounds the histogram a report carries.
+const MaxReadLengths = 16
+
+// ReadLengths is the receiver's read-length histogram, most frequent
+// first, at most MaxReadLengths entries. Call it only after Done.
+func (s *Stream) ReadLengths() []result.ReadLength {
+	out := make([]result.ReadLength, 0, len(s.readLens))
+	for l, c := range s.readLens {
+		out = append(out, result.ReadLength{Length: l, Count: c})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Count != out[j].Count {
+			return out[i].Count > out[j].Count
+		}
+		return out[i].Length < out[j].Length
+	})
+	if len(out) > MaxReadLengths {
+		out = out[:MaxReadLengths]
+	}
+	return out
+}
