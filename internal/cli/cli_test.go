@@ -1,0 +1,144 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/wireperf/wireperf/internal/server"
+)
+
+func runCLI(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = run(args, env{stdout: &out, stderr: &errb})
+	return code, out.String(), errb.String()
+}
+
+func TestIperfStyleArgs(t *testing.T) {
+	tests := []struct {
+		in, want []string
+	}{
+		{[]string{"-s"}, []string{"server"}},
+		{[]string{"-s", "-p", "5004"}, []string{"server", "-p", "5004"}},
+		{[]string{"-p", "5004", "-s"}, []string{"server", "-p", "5004"}},
+		{[]string{"-c", "host", "-t", "30"}, []string{"client", "host", "-t", "30"}},
+		{[]string{"-t", "30", "-c", "host"}, []string{"client", "host", "-t", "30"}},
+		{[]string{"-chost"}, []string{"client", "host"}},
+		{[]string{"--client=host", "-R"}, []string{"client", "host", "-R"}},
+		{[]string{"client", "host"}, []string{"client", "host"}},
+		{[]string{"--help"}, []string{"--help"}},
+	}
+	for _, tc := range tests {
+		if got := iperfStyle(tc.in); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("iperfStyle(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestBadUsageExitsTwoWithOneLine(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-c", "h", "--no-such-flag"}, "--no-such-flag"},
+		{[]string{"-c", "h", "-w", "12x"}, "12x"},
+		{[]string{"-c", "h", "-t", "-5"}, "-5"},
+		{[]string{"-c", "h", "-P", "0"}, "-P 0"},
+		{[]string{"-c", "h", "-P", "many"}, "many"},
+		{[]string{"-c", "h", "-f", "q"}, "q"},
+		{[]string{"-c", "h", "-R", "--bidir"}, "choose one"},
+		{[]string{"-c", "h", "--dscp", "XX"}, "DSCP"},
+		{[]string{"-c", "h", "-p", "70000"}, "-p 70000"},
+		{[]string{"client"}, "HOST"},
+		{[]string{"client", "a", "b"}, "HOST"},
+		{[]string{"server", "-p", "-1"}, "-p -1"},
+		{[]string{"server", "--log-level", "loud"}, "--log-level"},
+		{nil, "-s, -c HOST"},
+	}
+	for _, tc := range tests {
+		code, _, stderr := runCLI(tc.args...)
+		if code != ExitUsage {
+			t.Errorf("%q: exit %d, want %d (stderr %q)", tc.args, code, ExitUsage, stderr)
+		}
+		if strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%q: stderr %q, want one line mentioning %q", tc.args, stderr, tc.want)
+		}
+		if strings.Contains(stderr, "goroutine") || strings.Contains(stderr, "panic") {
+			t.Errorf("%q: stack trace in %q", tc.args, stderr)
+		}
+	}
+}
+
+func TestUnreachableServerExitsOne(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	ln.Close()
+	code, _, stderr := runCLI("-c", "127.0.0.1", "-p", port, "--connect-timeout", "2")
+	if code != ExitFailed || !strings.Contains(stderr, "connection refused") {
+		t.Fatalf("exit %d, stderr %q; want 1 and connection refused", code, stderr)
+	}
+}
+
+func startServer(t *testing.T) int {
+	t.Helper()
+	srv := server.New(server.Config{Bind: "127.0.0.1", Limits: server.DefaultLimits(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err := srv.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = srv.Serve(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return srv.Addr().Port
+}
+
+func TestClientTextReport(t *testing.T) {
+	port := strconv.Itoa(startServer(t))
+	code, out, stderr := runCLI("-c", "127.0.0.1", "-p", port, "-t", "1", "-i", "0.5", "-w", "256K", "-T", "lan")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"lan:", "sender", "receiver", "WARNING: requested", "MSS", "CPU"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestClientJSONReport(t *testing.T) {
+	port := strconv.Itoa(startServer(t))
+	code, out, stderr := runCLI("-c", "127.0.0.1", "-p", port, "-n", "4M", "-P", "2", "-J")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var doc struct {
+		End struct {
+			SumSent     struct{ Bytes int64 } `json:"sum_sent"`
+			SumReceived struct{ Bytes int64 } `json:"sum_received"`
+		} `json:"end"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("output is not one JSON document: %v\n%s", err, out)
+	}
+	if doc.End.SumSent.Bytes != 4<<20 || doc.End.SumReceived.Bytes != 4<<20 {
+		t.Fatalf("sum_sent %d, sum_received %d, want both %d", doc.End.SumSent.Bytes, doc.End.SumReceived.Bytes, 4<<20)
+	}
+}
+
+func TestSelftest(t *testing.T) {
+	code, out, stderr := runCLI("selftest", "-t", "0.5", "-R")
+	if code != ExitOK || !strings.Contains(out, "selftest passed") {
+		t.Fatalf("exit %d, stderr %q, out:\n%s", code, stderr, out)
+	}
+}
+

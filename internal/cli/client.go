@@ -1,0 +1,211 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wireperf/wireperf/internal/emit"
+	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/session"
+	"github.com/wireperf/wireperf/internal/spec"
+	"github.com/wireperf/wireperf/internal/units"
+)
+
+// clientFlags are the client command's flags, iperf's names where iperf
+// has one.
+type clientFlags struct {
+	spec           spec.Spec
+	port           int
+	bind           string
+	cport          int
+	connectTimeout time.Duration
+	length         int64
+	format         units.Format
+	json           bool
+	jsonStream     bool
+	logfile        string
+	log            logOptions
+}
+
+func newClientFlags() *clientFlags {
+	return &clientFlags{
+		spec:           spec.Default(),
+		port:           spec.DefaultPort,
+		connectTimeout: spec.DefaultConnectTO,
+		length:         spec.DefaultTCPLength,
+		format:         'a',
+		log:            logOptions{level: "warn", format: "text"},
+	}
+}
+
+func (f *clientFlags) register(cmd *cobra.Command) {
+	fs := cmd.Flags()
+	s := &f.spec
+	fs.IntVarP(&f.port, "port", "p", f.port, "server port")
+	fs.VarP(durationValue{&s.Duration}, "time", "t", "test length: seconds, or a duration such as 90s or 30m (0 with -n: until the bytes are sent)")
+	fs.VarP(sizeValue{&s.Bytes}, "bytes", "n", "stop after this many bytes per direction, across streams (e.g. 1G)")
+	fs.VarP(durationValue{&s.Interval}, "interval", "i", "seconds between interval reports, fractions allowed; 0 turns them off")
+	fs.VarP(durationValue{&s.Omit}, "omit", "O", "leave the first seconds out of the totals (slow start)")
+	fs.IntVarP(&s.Streams, "parallel", "P", s.Streams, "parallel streams")
+	fs.BoolVarP(&s.Reverse, "reverse", "R", false, "the server sends, the client receives")
+	fs.BoolVar(&s.Bidir, "bidir", false, "both ends send at once")
+	fs.VarP(sizeValue{&s.Window}, "window", "w", "socket buffer (SO_SNDBUF and SO_RCVBUF) on both ends, e.g. 16M; turns off autotuning")
+	fs.VarP(sizeValue{&f.length}, "length", "l", "bytes per write and per read")
+	fs.IntVarP(&s.MSS, "set-mss", "M", 0, "TCP maximum segment size (TCP_MAXSEG)")
+	fs.BoolVarP(&s.NoDelay, "no-delay", "N", false, "turn off Nagle's algorithm (TCP_NODELAY)")
+	fs.StringVarP(&s.Congestion, "congestion", "C", "", "congestion control algorithm on both ends (e.g. cubic, bbr, reno)")
+	fs.Var(tosValue{&s.TOS}, "tos", "IP type-of-service byte (decimal, 0x hex or 0 octal)")
+	fs.Var(dscpValue{&s.TOS}, "dscp", "DSCP code point, a number or a name such as EF or AF41")
+	fs.StringVarP(&f.bind, "bind", "B", "", "local address for the client's connections")
+	fs.IntVar(&f.cport, "cport", 0, "local port of the first data connection (the next streams take the next ports)")
+	fs.StringVarP(&s.Title, "title", "T", "", "prefix every output line with this title")
+	fs.VarP(formatValue{&f.format}, "format", "f", "units: a adaptive, b k m g t bits, B K M G T bytes")
+	fs.BoolVarP(&f.json, "json", "J", false, "one JSON document in iperf3's layout")
+	fs.BoolVar(&f.jsonStream, "json-stream", false, "one JSON object per line as the test runs")
+	fs.StringVar(&f.logfile, "logfile", "", "write the report to this file instead of stdout (appends)")
+	fs.Var(durationValue{&f.connectTimeout}, "connect-timeout", "give up connecting after this long (seconds, or e.g. 500ms)")
+	fs.StringVar(&f.log.level, "log-level", f.log.level, "diagnostic log level on stderr: debug, info, warn, error")
+	fs.StringVar(&f.log.format, "log-format", f.log.format, "diagnostic log format: text or json")
+}
+
+// finish turns the flags into a validated spec.
+func (f *clientFlags) finish(cmd *cobra.Command) error {
+	if f.length > int64(spec.MaxLength) || f.length < 1 {
+		return usagef("-l %d: want 1 byte to %d bytes", f.length, spec.MaxLength)
+	}
+	f.spec.Length = int(f.length)
+	if cmd.Flags().Changed("bytes") && !cmd.Flags().Changed("time") {
+		f.spec.Duration = 0 // -n alone: run until the bytes are sent, as iperf does
+	}
+	if f.port < 1 || f.port > 65535 {
+		return usagef("-p %d: want 1 to 65535", f.port)
+	}
+	if f.cport < 0 || f.cport+f.spec.DataConns()-1 > 65535 {
+		return usagef("--cport %d: the data connections need ports up to 65535", f.cport)
+	}
+	if f.json && f.jsonStream {
+		return usagef("--json and --json-stream: choose one")
+	}
+	if f.connectTimeout <= 0 {
+		return usagef("--connect-timeout: must be positive")
+	}
+	if err := f.spec.Validate(); err != nil {
+		return usageError{err}
+	}
+	return nil
+}
+
+func (f *clientFlags) emitter(w io.Writer) emit.Emitter {
+	opt := emit.Options{Format: f.format, Title: f.spec.Title}
+	switch {
+	case f.json:
+		return &emit.JSON{W: w, Opt: opt}
+	case f.jsonStream:
+		return &emit.JSONStream{W: w, Opt: opt}
+	default:
+		return &emit.Text{W: w, Opt: opt}
+	}
+}
+
+func newClientCmd(e env) *cobra.Command {
+	f := newClientFlags()
+	cmd := &cobra.Command{
+		Use:   "client HOST",
+		Short: "Run a test against a wireperf server (also: wireperf -c HOST)",
+		Example: `  wireperf -c host                       10 s of TCP, client to server
+  wireperf -c host -w 16M -t 1800 -i 15  the seed's long test with a 16 MiB window
+  wireperf -c host -P 4 -R               four streams, server to client
+  wireperf -c host --bidir -J            both ways at once, iperf3 JSON`,
+		Args: exactlyOneHost,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := f.finish(cmd); err != nil {
+				return err
+			}
+			return runClient(cmd.Context(), e, f, args[0])
+		},
+	}
+	f.register(cmd)
+	return cmd
+}
+
+func exactlyOneHost(_ *cobra.Command, args []string) error {
+	if len(args) != 1 {
+		return usagef("client needs exactly one HOST (got %d arguments)", len(args))
+	}
+	return nil
+}
+
+func runClient(ctx context.Context, e env, f *clientFlags, host string) error {
+	log, err := f.log.logger(e.stderr)
+	if err != nil {
+		return err
+	}
+	out, closeOut, err := openOutput(f.logfile, e.stdout)
+	if err != nil {
+		return err
+	}
+	defer closeOut()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	// The first interrupt ends the test cleanly, with its report; the
+	// second one ends the process.
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
+	em := f.emitter(out)
+	obs := &observer{em: em, host: host, port: f.port}
+	res, runErr := session.RunClient(ctx, session.ClientConfig{
+		Host: host, Port: f.port, Bind: f.bind, CPort: f.cport,
+		ConnectTimeout: f.connectTimeout, Spec: f.spec, Observer: obs, Logger: log,
+	})
+	if res != nil {
+		if err := em.Summary(res); err != nil && runErr == nil {
+			runErr = err
+		}
+	}
+	if runErr == nil {
+		runErr = obs.err
+	}
+	return runErr
+}
+
+// observer shows a running test through an emitter.
+type observer struct {
+	em   emit.Emitter
+	host string
+	port int
+	err  error
+}
+
+func (o *observer) Started(r *result.Result) {
+	o.keep(o.em.Header(headerOf(r, o.host, o.port)))
+}
+
+func (o *observer) Interval(r *result.Result, row result.IntervalRow) {
+	o.keep(o.em.Interval(r, row))
+}
+
+func (o *observer) keep(err error) {
+	if err != nil && o.err == nil {
+		o.err = fmt.Errorf("writing the report: %w", err)
+	}
+}
+
+// headerOf describes a test that is about to start.
+func headerOf(r *result.Result, host string, port int) emit.Header {
+	h := emit.HeaderFromResult(r)
+	h.ServerAddr = fmt.Sprintf("%s port %d", strings.Trim(host, "[]"), port)
+	return h
+}

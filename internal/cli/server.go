@@ -1,0 +1,70 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wireperf/wireperf/internal/server"
+	"github.com/wireperf/wireperf/internal/spec"
+)
+
+func newServerCmd(e env) *cobra.Command {
+	cfg := server.Config{Port: spec.DefaultPort, Limits: server.DefaultLimits(), ShutdownGrace: 5 * time.Second}
+	var logfile string
+	log := logOptions{level: "info", format: "text"}
+	cmd := &cobra.Command{
+		Use:   "server",
+		Short: "Serve tests, many at once (also: wireperf -s)",
+		Example: `  wireperf -s                          serve on port 5201, IPv4 and IPv6
+  wireperf -s -B 192.0.2.10 -p 5004    one address, another port
+  wireperf -s --once                   serve one test, then exit`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cfg.Port < 0 || cfg.Port > 65535 {
+				return usagef("-p %d: want 0 to 65535", cfg.Port)
+			}
+			if cfg.Limits.MaxTests < 0 || cfg.Limits.MaxStreams < 0 || cfg.Limits.MaxTestsPerClient < 0 || cfg.Limits.MaxDuration < 0 {
+				return usagef("limits must not be negative")
+			}
+			out, closeOut, err := openOutput(logfile, e.stderr)
+			if err != nil {
+				return err
+			}
+			defer closeOut()
+			logger, err := log.logger(out)
+			if err != nil {
+				return err
+			}
+			cfg.Logger = logger
+			srv := server.New(cfg)
+			if err := srv.Listen(); err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return srv.Serve(ctx)
+		},
+	}
+	fs := cmd.Flags()
+	fs.IntVarP(&cfg.Port, "port", "p", cfg.Port, "port to listen on")
+	fs.StringVarP(&cfg.Bind, "bind", "B", "", "address to listen on (default: every address, IPv4 and IPv6)")
+	fs.BoolVarP(&cfg.Once, "once", "1", false, "serve one test, then exit")
+	fs.IntVar(&cfg.Limits.MaxTests, "max-tests", cfg.Limits.MaxTests, "tests running at once, over all clients (0: no limit)")
+	fs.IntVar(&cfg.Limits.MaxTestsPerClient, "max-tests-per-client", cfg.Limits.MaxTestsPerClient, "tests running at once from one client address (0: no limit)")
+	fs.IntVar(&cfg.Limits.MaxStreams, "max-streams", cfg.Limits.MaxStreams, "data connections of one test (0: no limit)")
+	fs.Var(durationValue{&cfg.Limits.MaxDuration}, "max-duration", "longest test admitted, e.g. 1h (0: no limit)")
+	fs.Var(durationValue{&cfg.ShutdownGrace}, "shutdown-grace", "on SIGINT/SIGTERM, how long running tests may finish before they are aborted")
+	fs.StringVar(&logfile, "logfile", "", "write the log to this file instead of stderr (appends)")
+	fs.StringVar(&log.level, "log-level", log.level, "log level: debug, info, warn, error")
+	fs.StringVar(&log.format, "log-format", log.format, "log format: text or json")
+	return cmd
+}

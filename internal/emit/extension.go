@@ -1,0 +1,124 @@
+package emit
+
+import (
+	"github.com/wireperf/wireperf/internal/result"
+)
+
+// extension is the top-level "wireperf" object of the JSON document:
+// the whole Result as wireperf keeps it, and per flow what iperf3's
+// layout has no room for.
+type extension struct {
+	Result *result.Result `json:"result"`
+	Flows  []extFlow      `json:"flows"`
+}
+
+// extFlow is one data connection seen from both ends.
+type extFlow struct {
+	ID         int    `json:"id"`
+	Direction  string `json:"direction"` // "client→server" or "server→client"
+	SenderRole string `json:"sender_role"`
+	// The sockets hold the requested and granted buffers, MSS and MTU.
+	SenderSocket   *result.Socket `json:"sender_socket"`
+	ReceiverSocket *result.Socket `json:"receiver_socket"`
+	// Goodput is the receiver's bytes over the receiver's time; null when
+	// the receiver's report is missing.
+	GoodputBitsPerSecond *float64        `json:"goodput_bits_per_second"`
+	ReadLengths          []extReadLength `json:"read_lengths,omitempty"`
+}
+
+// extReadLength is a histogram entry with its share of all reads.
+type extReadLength struct {
+	Length  int     `json:"length"`
+	Count   int64   `json:"count"`
+	Percent float64 `json:"percent"`
+}
+
+func extensionOf(r *result.Result) *extension {
+	x := &extension{Result: jsonSafe(r), Flows: []extFlow{}}
+	for _, d := range r.Directions() {
+		for _, f := range d.Flows {
+			xf := extFlow{ID: f.ID, Direction: d.Label(), SenderRole: d.SenderRole}
+			if f.Sent != nil {
+				sock := f.Sent.Socket
+				xf.SenderSocket = &sock
+			}
+			if s := f.Received; s != nil {
+				sock := s.Socket
+				xf.ReceiverSocket = &sock
+				goodput := finite(result.Rate(s.Bytes, s.Seconds()))
+				xf.GoodputBitsPerSecond = &goodput
+				xf.ReadLengths = readShares(s)
+			}
+			x.Flows = append(x.Flows, xf)
+		}
+	}
+	return x
+}
+
+// readShares gives every read length its share of the stream's reads.
+func readShares(s *result.Stream) []extReadLength {
+	total := s.Calls
+	if total <= 0 {
+		for _, rl := range s.ReadLengths {
+			total += rl.Count
+		}
+	}
+	var out []extReadLength
+	for _, rl := range s.ReadLengths {
+		e := extReadLength{Length: rl.Length, Count: rl.Count}
+		if total > 0 {
+			e.Percent = 100 * float64(rl.Count) / float64(total)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// jsonSafe returns r, or a copy with its non-finite floats zeroed: one
+// NaN would make encoding/json refuse the whole document.
+func jsonSafe(r *result.Result) *result.Result {
+	if resultFinite(r) {
+		return r
+	}
+	c := *r
+	for _, e := range []*result.End{&c.Local, &c.Remote} {
+		e.CPU = result.CPU{UserPercent: finite(e.CPU.UserPercent), SystemPercent: finite(e.CPU.SystemPercent), TotalPercent: finite(e.CPU.TotalPercent)}
+		e.Streams = append([]result.Stream(nil), e.Streams...)
+		for i := range e.Streams {
+			e.Streams[i].Start, e.Streams[i].End = finite(e.Streams[i].Start), finite(e.Streams[i].End)
+		}
+		e.Intervals = append([]result.Interval(nil), e.Intervals...)
+		for i := range e.Intervals {
+			e.Intervals[i].Start, e.Intervals[i].End = finite(e.Intervals[i].Start), finite(e.Intervals[i].End)
+		}
+	}
+	return &c
+}
+
+// resultFinite reports whether every float in r is finite.
+func resultFinite(r *result.Result) bool {
+	ok := func(fs ...float64) bool {
+		for _, f := range fs {
+			if finite(f) != f {
+				return false
+			}
+		}
+		return true
+	}
+	for _, e := range []*result.End{&r.Local, &r.Remote} {
+		if !ok(e.CPU.UserPercent, e.CPU.SystemPercent, e.CPU.TotalPercent) {
+			return false
+		}
+		for _, s := range e.Streams {
+			if !ok(s.Start, s.End) {
+				return false
+			}
+		}
+		for _, iv := range e.Intervals {
+			if !ok(iv.Start, iv.End) {
+				return false
+			}
+		}
+	}
+	return true
+}

@@ -1,0 +1,122 @@
+package emit
+
+import (
+	"github.com/wireperf/wireperf/internal/result"
+)
+
+// view fixes how a Result maps onto iperf3's one-sided layout.
+type view struct {
+	local string // role of the end whose view the document gives
+	// primary is the sender role of iperf3's "sum" and "sum_sent": the
+	// client unless the test is reversed. With --bidir, the server's
+	// direction goes in the *_bidir_reverse objects.
+	primary string
+}
+
+func viewOf(r *result.Result) view {
+	v := view{local: r.Local.Role, primary: result.RoleClient}
+	if v.local == "" {
+		v.local = result.RoleClient
+	}
+	if r.Spec.Reverse && !r.Spec.Bidir {
+		v.primary = result.RoleServer
+	}
+	return v
+}
+
+// intervalObject is one iperf3 intervals[] entry.
+func intervalObject(r *result.Result, row result.IntervalRow) iperfInterval {
+	v := viewOf(r)
+	iv := iperfInterval{Streams: []iperfIntervalStream{}}
+	for _, f := range row.Flows {
+		iv.Streams = append(iv.Streams, v.intervalStream(row, f))
+	}
+	iv.Sum = v.intervalSum(row, v.primary)
+	other := otherRole(v.primary)
+	for _, f := range row.Flows {
+		if senderRoleOf(f.SenderRole) == other {
+			sum := v.intervalSum(row, other)
+			iv.SumBidirReverse = &sum
+			break
+		}
+	}
+	return iv
+}
+
+func (v view) intervalStream(row result.IntervalRow, f result.FlowInterval) iperfIntervalStream {
+	secs := row.End - row.Start
+	localSends := senderRoleOf(f.SenderRole) == v.local
+	local := f.Received
+	if localSends {
+		local = f.Sent
+	}
+	s := iperfIntervalStream{
+		Socket:  f.ID,
+		Start:   finite(row.Start),
+		End:     finite(row.End),
+		Seconds: finite(secs),
+		Omitted: row.Omitted,
+		Sender:  localSends,
+	}
+	if local != nil {
+		s.Bytes = local.Bytes
+		s.BitsPerSecond = finite(result.Rate(local.Bytes, secs))
+		if localSends && local.HasTCPInfo {
+			s.iperfTCPSample = &iperfTCPSample{
+				Retransmits: local.Retransmits,
+				SndCwnd:     local.CwndBytes,
+				SndWnd:      local.SndWnd,
+				RTT:         local.RTTus,
+				RTTVar:      local.RTTVarus,
+				PMTU:        local.PMTU,
+			}
+		}
+	}
+	if f.Sent != nil {
+		s.peerFigures.setSender(f.Sent.Bytes, secs)
+	}
+	if f.Received != nil {
+		s.peerFigures.setReceiver(f.Received.Bytes, secs)
+	}
+	return s
+}
+
+// intervalSum adds the flows sent by role, each from the local end's view.
+func (v view) intervalSum(row result.IntervalRow, role string) iperfIntervalSum {
+	secs := row.End - row.Start
+	localSends := role == v.local
+	sum := iperfIntervalSum{
+		Start:   finite(row.Start),
+		End:     finite(row.End),
+		Seconds: finite(secs),
+		Omitted: row.Omitted,
+		Sender:  localSends,
+	}
+	t := sumRow(row, role)
+	if localSends {
+		sum.Bytes = t.sent
+		if t.hasTCPInfo {
+			sum.Retransmits = &t.retransmits
+		}
+	} else {
+		sum.Bytes = t.received
+	}
+	sum.BitsPerSecond = finite(result.Rate(sum.Bytes, secs))
+	if t.hasSent {
+		sum.peerFigures.setSender(t.sent, secs)
+	}
+	if t.hasReceived {
+		sum.peerFigures.setReceiver(t.received, secs)
+	}
+	return sum
+}
+
+func (p *peerFigures) setSender(bytes int64, secs float64) {
+	rate := finite(result.Rate(bytes, secs))
+	p.SenderBytes, p.SenderBitsPerSecond = &bytes, &rate
+}
+
+func (p *peerFigures) setReceiver(bytes int64, secs float64) {
+	rate := finite(result.Rate(bytes, secs))
+	p.ReceiverBytes, p.ReceiverBitsPerSecond = &bytes, &rate
+}

@@ -1,0 +1,129 @@
+package emit
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/wireperf/wireperf/internal/spec"
+)
+
+// Text writes classic iperf-style text from the client's point of view.
+// Each call writes its lines with a single Write, so output from other
+// goroutines cannot land inside a report.
+type Text struct {
+	W   io.Writer
+	Opt Options
+
+	columnsDone bool // the interval column header has been written
+	groups      int  // interval groups written, for iperf's separators
+}
+
+// separator sets off the summary, and interval groups of several lines.
+const separator = "- - - - - - - - - - - - - - - - - - - - - - - - -"
+
+// textLines collects one call's lines, each prefixed with the title.
+type textLines struct {
+	prefix string
+	b      strings.Builder
+}
+
+// newLines starts a batch of lines titled by Opt.Title, or else by the
+// spec's title, the way iperf3 -T prefixes every line.
+func (t *Text) newLines(s spec.Spec) *textLines {
+	title := t.Opt.Title
+	if title == "" {
+		title = s.Title
+	}
+	l := &textLines{}
+	if title != "" {
+		l.prefix = title + ":  "
+	}
+	return l
+}
+
+func (l *textLines) add(format string, args ...any) {
+	l.b.WriteString(l.prefix)
+	// Column padding leaves trailing blanks that only get in the way.
+	l.b.WriteString(strings.TrimRight(fmt.Sprintf(format, args...), " "))
+	l.b.WriteByte('\n')
+}
+
+func (l *textLines) writeTo(w io.Writer) error {
+	if l.b.Len() == 0 {
+		return nil
+	}
+	_, err := io.WriteString(w, l.b.String())
+	return err
+}
+
+// Header writes the connection lines and the socket buffers.
+func (t *Text) Header(h Header) error {
+	l := t.newLines(h.Spec)
+	host, port := splitAddr(h.ServerAddr)
+	if port != "" {
+		l.add("Connecting to host %s, port %s", host, port)
+	} else {
+		l.add("Connecting to %s", host)
+	}
+	switch {
+	case h.Spec.Bidir:
+		l.add("Bidirectional mode: client and server both send; [TX-C] marks the client sending, [RX-C] the client receiving")
+	case h.Spec.Reverse:
+		l.add("Reverse mode, remote host %s is sending", host)
+	}
+	if t.Opt.Verbose {
+		l.add("Test: %s", describeSpec(h.Spec))
+	}
+	for _, s := range h.Streams {
+		l.add("%s local %s connected to %s", flowTag(s.ID, clientOrServer(s.Sender), h.Spec.Bidir),
+			describeAddr(s.LocalAddr), describeAddr(s.RemoteAddr))
+	}
+	writeBufferLines(l, h)
+	return l.writeTo(t.W)
+}
+
+// clientOrServer names the sending role from a client-sends flag.
+func clientOrServer(clientSends bool) string {
+	if clientSends {
+		return "client"
+	}
+	return "server"
+}
+
+// describeSpec states the test's parameters in one line.
+func describeSpec(s spec.Spec) string {
+	var parts []string
+	parts = append(parts, strings.ToUpper(s.Protocol), plural(s.Streams, "stream"), fmt.Sprintf("%d-byte writes", s.Length))
+	if s.Duration > 0 {
+		parts = append(parts, fmt.Sprintf("%v", s.Duration))
+	}
+	if s.Bytes > 0 {
+		parts = append(parts, fmt.Sprintf("until %d bytes per direction", s.Bytes))
+	}
+	if s.Omit > 0 {
+		parts = append(parts, fmt.Sprintf("first %v omitted", s.Omit))
+	}
+	if s.Window > 0 {
+		parts = append(parts, fmt.Sprintf("socket buffers %d bytes requested", s.Window))
+	}
+	if s.MSS > 0 {
+		parts = append(parts, fmt.Sprintf("MSS %d requested", s.MSS))
+	}
+	if s.Congestion != "" {
+		parts = append(parts, "congestion control "+s.Congestion)
+	}
+	if s.NoDelay {
+		parts = append(parts, "no delay")
+	}
+	parts = append(parts, fmt.Sprintf("tos %d", s.TOS))
+	return strings.Join(parts, ", ")
+}
+
+// plural writes "1 stream", "2 streams".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

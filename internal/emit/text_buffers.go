@@ -1,0 +1,113 @@
+package emit
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/units"
+)
+
+// bufferNote explains why a granted buffer differs from the request
+// (docs/metrics.md, "Linux socket buffers").
+const bufferNote = "Linux doubles a requested socket buffer for its own bookkeeping and caps it at net.core.rmem_max/wmem_max; setting -w turns off autotuning."
+
+// streamSocket is one data socket of one end.
+type streamSocket struct {
+	id   int
+	sock result.Socket
+}
+
+// writeBufferLines writes what each end asked of its socket buffers and
+// what it got: one line per end, or per stream where streams differ.
+func writeBufferLines(l *textLines, h Header) {
+	client, server := headerSockets(h)
+	requested := false
+	for _, end := range []struct {
+		name  string
+		socks []streamSocket
+	}{{"Client", client}, {"Server", server}} {
+		if len(end.socks) == 0 {
+			continue
+		}
+		if sameBuffers(end.socks) {
+			l.add("%s TCP window size: %s", end.name, describeBuffers(end.socks[0].sock))
+		} else {
+			for _, s := range end.socks {
+				l.add("%s %s TCP window size: %s", flowTag(s.id, "", false), end.name, describeBuffers(s.sock))
+			}
+		}
+		for _, s := range end.socks {
+			requested = requested || s.sock.SndBufRequested > 0 || s.sock.RcvBufRequested > 0
+		}
+	}
+	if requested {
+		l.add("%s", bufferNote)
+	}
+}
+
+// headerSockets gathers each end's data sockets: from the streams, or else
+// from the Ends. A socket with nothing filled in is left out.
+func headerSockets(h Header) (client, server []streamSocket) {
+	add := func(dst []streamSocket, id int, s result.Socket) []streamSocket {
+		if s == (result.Socket{}) {
+			return dst
+		}
+		return append(dst, streamSocket{id, s})
+	}
+	for _, s := range h.Streams {
+		client = add(client, s.ID, s.Socket)
+		if s.RemoteSocket != nil {
+			server = add(server, s.ID, *s.RemoteSocket)
+		}
+	}
+	for _, e := range []result.End{h.Local, h.Remote} {
+		dst := &client
+		if e.Role == result.RoleServer {
+			dst = &server
+		}
+		if len(*dst) > 0 {
+			continue
+		}
+		for _, s := range e.Streams {
+			*dst = add(*dst, s.ID, s.Socket)
+		}
+	}
+	return client, server
+}
+
+// sameBuffers reports whether all sockets asked for and got the same buffers.
+func sameBuffers(socks []streamSocket) bool {
+	first := socks[0].sock
+	for _, s := range socks[1:] {
+		if s.sock.SndBufRequested != first.SndBufRequested || s.sock.SndBufGranted != first.SndBufGranted ||
+			s.sock.RcvBufRequested != first.RcvBufRequested || s.sock.RcvBufGranted != first.RcvBufGranted {
+			return false
+		}
+	}
+	return true
+}
+
+// describeBuffers renders both buffers of a socket, e.g.
+// "send 4194304 Byte (WARNING: requested 2097152 Byte), receive ...".
+func describeBuffers(s result.Socket) string {
+	return "send " + describeBuffer(s.SndBufRequested, s.SndBufGranted) +
+		", receive " + describeBuffer(s.RcvBufRequested, s.RcvBufGranted)
+}
+
+// describeBuffer shows a requested buffer in exact bytes, so the kernel's
+// doubling is plain to see, and an autotuned one in a readable unit.
+func describeBuffer(requested, granted int64) string {
+	switch {
+	case requested == 0 && granted == 0:
+		return "unknown (autotuned)"
+	case requested == 0:
+		return strings.TrimSpace(units.FormatTransfer(float64(granted), units.AdaptiveBytes)) + " (autotuned)"
+	case granted == 0:
+		return fmt.Sprintf("unknown (requested %d Byte)", requested)
+	case granted != requested:
+		return fmt.Sprintf("%d Byte (WARNING: requested %d Byte)", granted, requested)
+	default:
+		return fmt.Sprintf("%d Byte", granted)
+	}
+}

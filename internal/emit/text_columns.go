@@ -1,0 +1,81 @@
+package emit
+
+import (
+	"fmt"
+
+	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/units"
+)
+
+// The column layouts, shared by the column headers and the rows so the
+// two cannot drift apart. The first columns follow iperf3's widths.
+const (
+	// tag, interval, then the sender's transfer, bitrate, Retr, Cwnd and
+	// RTT, then the receiver's transfer and bitrate.
+	intervalLayout = "%s %-17s  %-11s  %-14s  %4s  %-11s  %7s | %-11s  %s"
+	// tag, interval, transfer, bitrate, Retr, "sender" or "receiver".
+	totalLayout = "%s %-17s  %-11s  %-14s  %4s  %s"
+	// placeholder for a figure the report of that end lacks.
+	missing = "-"
+)
+
+func intervalColumns(bidir bool) string {
+	return fmt.Sprintf(intervalLayout, idColumn(bidir), "Interval", "Transfer", "Bitrate", "Retr", "Cwnd", "RTT", "Received", "Goodput")
+}
+
+func totalColumns(bidir bool) string {
+	return fmt.Sprintf(totalLayout, idColumn(bidir), "Interval", "Transfer", "Bitrate", "Retr", "")
+}
+
+func idColumn(bidir bool) string {
+	if bidir {
+		return "[ ID][Role]"
+	}
+	return "[ ID]"
+}
+
+// flowTag names a flow: "[  1]", or with --bidir "[  1][TX-C]" when the
+// client sends on it and "[  1][RX-C]" when it receives, as iperf3 does.
+func flowTag(id int, senderRole string, bidir bool) string {
+	return fmt.Sprintf("[%3d]", id) + roleTag(senderRole, bidir)
+}
+
+func sumTag(senderRole string, bidir bool) string {
+	return "[SUM]" + roleTag(senderRole, bidir)
+}
+
+func roleTag(senderRole string, bidir bool) string {
+	switch {
+	case !bidir:
+		return ""
+	case senderRole == result.RoleServer:
+		return "[RX-C]"
+	default:
+		return "[TX-C]"
+	}
+}
+
+// timeSpan renders "  0.00-1.00   sec".
+func timeSpan(start, end float64) string {
+	return fmt.Sprintf("%6.2f-%-6.2f sec", start, end)
+}
+
+// amounts renders bytes over seconds as the Transfer and Bitrate cells,
+// numbers padded to four columns so that they line up.
+func amounts(bytes int64, seconds float64, f units.Format) (transfer, rate string) {
+	return units.FormatTransfer(float64(bytes), f), units.FormatRate(result.Rate(bytes, seconds), f)
+}
+
+// window renders a congestion window; like iperf3, always in an adaptive
+// byte unit whatever -f says, since it is a size, not a transfer.
+func window(bytes uint64) string {
+	return units.FormatTransfer(float64(bytes), units.AdaptiveBytes)
+}
+
+// rtt renders microseconds as "45us" below a millisecond, else "12.35ms".
+func rtt(us uint32) string {
+	if us < 1000 {
+		return fmt.Sprintf("%dus", us)
+	}
+	return fmt.Sprintf("%.2fms", float64(us)/1000)
+}
