@@ -350,3 +350,42 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+func TestSocketOptionsReachBothEnds(t *testing.T) {
+	ts := startServer(t, nil)
+	s := quickSpec()
+	s.Duration = 300 * time.Millisecond
+	s.Window = 200_000
+	s.MSS = 1000
+	s.Congestion = "reno"
+	s.NoDelay = true
+	res := mustRun(t, ts, s)
+	for _, end := range []result.End{res.Local, res.Remote} {
+		for _, st := range end.Streams {
+			sock := st.Socket
+			if sock.SndBufRequested != 200_000 || sock.RcvBufRequested != 200_000 {
+				t.Errorf("%s: requested %d/%d, want 200000", end.Role, sock.SndBufRequested, sock.RcvBufRequested)
+			}
+			// Linux doubles the request (unless rmem_max/wmem_max is lower).
+			if sock.SndBufGranted < 200_000 || sock.RcvBufGranted < 200_000 {
+				t.Errorf("%s: granted %d/%d, want at least the request", end.Role, sock.SndBufGranted, sock.RcvBufGranted)
+			}
+			if sock.MSS == 0 || sock.MSS > 1000 {
+				t.Errorf("%s: MSS %d, want 1..1000", end.Role, sock.MSS)
+			}
+			if sock.Congestion != "reno" {
+				t.Errorf("%s: congestion %q, want reno", end.Role, sock.Congestion)
+			}
+		}
+	}
+}
+
+func TestUnknownCongestionIsRefused(t *testing.T) {
+	ts := startServer(t, nil)
+	s := quickSpec()
+	s.Congestion = "nosuchalgo"
+	_, err := ts.run(t, s)
+	if err == nil || !strings.Contains(err.Error(), "nosuchalgo") {
+		t.Fatalf("err = %v, want it to name the algorithm", err)
+	}
+}

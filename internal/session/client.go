@@ -160,6 +160,7 @@ func (c *clientTest) connectStreams(ctx context.Context) error {
 			return fmt.Errorf("data connection %d to %s: %w", id, c.addr, unwrapDialError(err))
 		}
 		tc := conn.(*net.TCPConn)
+		setNagle(tc, c.spec)
 		if _, err := tc.Write(proto.DataHello{Token: token, StreamID: uint32(id)}.Marshal()); err != nil {
 			_ = tc.Close()
 			return fmt.Errorf("data connection %d: %w", id, err)

@@ -46,6 +46,10 @@ func socketOptions(s spec.Spec, client bool) sockopt.Options {
 	return o
 }
 
+// setNagle matches iperf's meaning of -N: Go turns Nagle's algorithm off
+// on every TCP connection, so without -N we turn it back on.
+func setNagle(c *net.TCPConn, s spec.Spec) { _ = c.SetNoDelay(s.NoDelay) }
+
 // grantedSocket reads back what the kernel granted on a data socket.
 func grantedSocket(c *net.TCPConn, s spec.Spec) result.Socket {
 	sock := result.Socket{SndBufRequested: s.Window, RcvBufRequested: s.Window}

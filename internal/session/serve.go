@@ -199,6 +199,7 @@ func (t *serverTest) collectStreams() (map[int]result.Socket, error) {
 					return nil, fmt.Errorf("server: %w", err)
 				}
 			}
+			setNagle(dc.Conn, t.spec)
 			sock := grantedSocket(dc.Conn, t.spec)
 			sockets[id] = sock
 			t.streams = append(t.streams, tcpflow.NewStream(id, !clientSendsOn(t.spec, id), dc.Conn))

@@ -1,0 +1,41 @@
+package tcpinfo
+
+import (
+	"fmt"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// sample is what one Get produces; one allocation holds both, since the
+// closure passed to Control makes whatever it captures escape.
+type sample struct {
+	info Info
+	err  error
+}
+
+// Get reads TCP_INFO from a TCP connection's raw conn and fills Info.
+// Fields a kernel too old to report stay zero.
+func Get(c syscall.RawConn) (*Info, error) {
+	s := new(sample)
+	if err := c.Control(s.read); err != nil {
+		return nil, err
+	}
+	if s.err != nil {
+		return nil, s.err
+	}
+	return &s.info, nil
+}
+
+func (s *sample) read(fd uintptr) {
+	var buf [infoLen]byte
+	n, err := getsockopt(int(fd), unix.IPPROTO_TCP, unix.TCP_INFO, buf[:])
+	switch {
+	case err != nil:
+		s.err = fmt.Errorf("getsockopt TCP_INFO: %w", err)
+	case n < minInfoLen:
+		s.err = fmt.Errorf("getsockopt TCP_INFO: kernel returned %d bytes, want at least %d", n, minInfoLen)
+	default:
+		decodeInfo(buf[:n], &s.info)
+	}
+}
