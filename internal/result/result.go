@@ -42,8 +42,10 @@ type End struct {
 	Limits    *Limits    `json:"limits,omitempty"`
 	// ConcurrentTests is how many other tests the server ran at the same
 	// time; its CPU figure is process-wide and so includes theirs.
-	ConcurrentTests int    `json:"concurrent_tests,omitempty"`
-	Error           string `json:"error,omitempty"`
+	ConcurrentTests int `json:"concurrent_tests,omitempty"`
+	// UDPCounters are the host's UDP SNMP deltas over a UDP test.
+	UDPCounters *SNMP  `json:"udp_counters,omitempty"`
+	Error       string `json:"error,omitempty"`
 }
 
 // Host names the machine and software of an end.
@@ -111,6 +113,8 @@ type Stream struct {
 	MaxRTTus    uint32        `json:"max_rtt_us,omitempty"`
 	MeanRTTus   uint32        `json:"mean_rtt_us,omitempty"`
 	TCPInfo     *tcpinfo.Info `json:"tcp_info,omitempty"` // last sample
+	// UDP holds a UDP stream's figures over the counted span.
+	UDP *UDP `json:"udp,omitempty"`
 }
 
 // Seconds is the length of the stream's counted span.
@@ -138,6 +142,7 @@ type StreamInterval struct {
 	RTTVarus    uint32 `json:"rttvar_us,omitempty"`
 	PMTU        uint32 `json:"pmtu,omitempty"`
 	HasTCPInfo  bool   `json:"has_tcp_info,omitempty"`
+	UDP         *UDP   `json:"udp,omitempty"`
 }
 
 // Seconds is the length of the interval.

@@ -21,6 +21,9 @@ const (
 	DefaultDuration   = 10 * time.Second
 	DefaultInterval   = time.Second
 	DefaultTCPLength  = 128 * 1024
+	DefaultUDPLength  = 1448 // fits a 1500-byte MTU over IPv4 with room for options
+	MaxUDPLength      = 65507
+	DefaultLateThresh = 2 * time.Second
 	MaxStreams        = 128
 	MaxLength         = 16 << 20
 	MinInterval       = 10 * time.Millisecond
@@ -46,6 +49,15 @@ type Spec struct {
 	Congestion string        `json:"congestion,omitempty"`
 	TOS        int           `json:"tos,omitempty"`
 	Title      string        `json:"title,omitempty"`
+
+	// UDP pacing: at most one of Rate, PPS and Spacing is set. Rate 0 with
+	// none of the others sends as fast as possible.
+	Rate          float64       `json:"rate_bps,omitempty"` // bits per second of UDP payload
+	Burst         int           `json:"burst,omitempty"`    // datagrams per burst with Rate (-b RATE/BURST)
+	PPS           int64         `json:"pps,omitempty"`
+	Spacing       time.Duration `json:"spacing_ns,omitempty"` // fixed gap between datagrams (UDPmon)
+	NoGSO         bool          `json:"no_gso,omitempty"`
+	LateThreshold time.Duration `json:"late_threshold_ns,omitempty"` // 0: DefaultLateThresh
 }
 
 // Default returns the spec of a plain `wireperf -c HOST`.
@@ -79,7 +91,9 @@ func (s Spec) Validate() error {
 	switch s.Protocol {
 	case TCP:
 	case UDP:
-		return errors.New("-u: UDP tests are not supported by this version")
+		if err := s.validateUDP(); err != nil {
+			return err
+		}
 	default:
 		return fmt.Errorf("protocol %q: want tcp or udp", s.Protocol)
 	}
@@ -131,4 +145,38 @@ func (s Spec) Validate() error {
 		return fmt.Errorf("-T: title longer than %d bytes", MaxTitleLength)
 	}
 	return nil
+}
+
+func (s Spec) validateUDP() error {
+	if s.Length < 16 || s.Length > MaxUDPLength {
+		return fmt.Errorf("-l %d: a UDP payload must be 16 to %d bytes", s.Length, MaxUDPLength)
+	}
+	set := 0
+	for _, on := range []bool{s.Rate > 0, s.PPS > 0, s.Spacing > 0} {
+		if on {
+			set++
+		}
+	}
+	if set > 1 {
+		return errors.New("-b, --pps and --spacing: choose one")
+	}
+	if s.Rate < 0 || s.PPS < 0 || s.Spacing < 0 || s.Burst < 0 {
+		return errors.New("-b, --pps, --spacing and the burst must not be negative")
+	}
+	if s.Burst > 0 && s.Rate == 0 {
+		return errors.New("-b RATE/BURST: a burst needs a rate")
+	}
+	if s.LateThreshold < 0 {
+		return errors.New("--late-threshold must not be negative")
+	}
+	return nil
+}
+
+// EffectiveLateThreshold is the time after which a missing datagram counts
+// as lost (docs/metrics.md, "Loss").
+func (s Spec) EffectiveLateThreshold() time.Duration {
+	if s.LateThreshold > 0 {
+		return s.LateThreshold
+	}
+	return DefaultLateThresh
 }

@@ -28,6 +28,10 @@ func TestValidate(t *testing.T) {
 		{"congestion with a slash", func(s *Spec) { s.Congestion = "../x" }, "-C"},
 		{"tos too big", func(s *Spec) { s.TOS = 256 }, "--tos"},
 		{"unknown protocol", func(s *Spec) { s.Protocol = "sctp" }, "protocol"},
+		{"udp", func(s *Spec) { s.Protocol = UDP; s.Length = DefaultUDPLength; s.Rate = 1e9 }, ""},
+		{"udp rate and spacing", func(s *Spec) { s.Protocol = UDP; s.Length = 1000; s.Rate = 1e6; s.Spacing = 10 }, "choose one"},
+		{"udp length", func(s *Spec) { s.Protocol = UDP; s.Length = 70000 }, "-l 70000"},
+		{"udp burst without rate", func(s *Spec) { s.Protocol = UDP; s.Length = 1000; s.Burst = 4 }, "burst"},
 		{"long title", func(s *Spec) { s.Title = strings.Repeat("x", MaxTitleLength+1) }, "-T"},
 	}
 	for _, tc := range tests {

@@ -1,0 +1,93 @@
+package result
+
+// UDP is one UDP stream's figures over an interval or a whole test, from
+// one end's view. The receiver fills the arrival figures, the sender the
+// send figures. Definitions are in docs/metrics.md ("UDP stream metrics").
+type UDP struct {
+	// Sender.
+	Sent         int64    `json:"sent,omitempty"`          // datagrams handed to the kernel
+	SendErrors   int64    `json:"send_errors,omitempty"`   // ENOBUFS and other failed sends
+	Spacing      *Spacing `json:"spacing,omitempty"`       // achieved send spacing against the schedule
+	SendSegments int64    `json:"send_segments,omitempty"` // datagrams sent as GSO segments
+
+	// Receiver.
+	Received         int64 `json:"received"`           // distinct datagrams, not late, not duplicates
+	Lost             int64 `json:"lost"`               // not arrived within the late threshold
+	Late             int64 `json:"late"`               // arrived after being counted lost
+	Duplicates       int64 `json:"duplicates"`         // a sequence number seen again
+	Reordered        int64 `json:"reordered"`          // RFC 4737: seq below the next expected
+	ReorderMaxExtent int64 `json:"reorder_max_extent"` // RFC 4737 extent, the largest seen
+	// Expected is received + lost: the datagrams the receiver knows were sent.
+	Expected int64 `json:"expected"`
+
+	// JitterMs is RFC 3550's smoothed interarrival jitter, in ms.
+	JitterMs float64 `json:"jitter_ms"`
+	// JitterMethod says how jitter was computed: "kernel timestamps",
+	// "user-space clock", or with GRO "kernel timestamps per GRO batch".
+	JitterMethod string `json:"jitter_method,omitempty"`
+	// JitterSamples is how many datagram pairs the jitter is made of; with
+	// GRO only pairs with distinct receive times count.
+	JitterSamples int64 `json:"jitter_samples"`
+
+	IPDV *Percentiles `json:"ipdv_us,omitempty"` // RFC 5481 IPDV, µs
+	PDV  *Percentiles `json:"pdv_us,omitempty"`  // RFC 5481 PDV: delay − min delay, µs
+	// OWD is one-way delay: relative (= PDV) unless clocks were compared.
+	OWD *OWD `json:"owd,omitempty"`
+
+	// TimestampSource is "kernel" (SO_TIMESTAMPNS) or "user-space".
+	TimestampSource string `json:"timestamp_source,omitempty"`
+	GROBatches      int64  `json:"gro_batches,omitempty"` // receive calls that returned several segments
+}
+
+// LostPercent is lost ÷ expected, in percent.
+func (u UDP) LostPercent() float64 {
+	if u.Expected == 0 {
+		return 0
+	}
+	return 100 * float64(u.Lost) / float64(u.Expected)
+}
+
+// Percentiles summarise a distribution, in µs.
+type Percentiles struct {
+	Count int64   `json:"count"`
+	Min   float64 `json:"min"`
+	Mean  float64 `json:"mean"`
+	P50   float64 `json:"p50"`
+	P90   float64 `json:"p90"`
+	P99   float64 `json:"p99"`
+	P999  float64 `json:"p99_9"`
+	Max   float64 `json:"max"`
+}
+
+// OWD is one-way delay. Without synchronised clocks only the relative
+// figure means anything, and Absolute stays false.
+type OWD struct {
+	Relative Percentiles `json:"relative_us"`
+	// Absolute is set when the control channel estimated the clock offset.
+	Absolute     bool         `json:"absolute"`
+	AbsoluteUs   *Percentiles `json:"absolute_us,omitempty"`
+	OffsetUs     float64      `json:"clock_offset_us,omitempty"`
+	ErrorBoundUs float64      `json:"clock_error_bound_us,omitempty"` // ± RTT/2 of the estimate
+}
+
+// Spacing is how well a paced sender kept its schedule.
+type Spacing struct {
+	TargetNs int64   `json:"target_ns"`
+	MeanNs   float64 `json:"mean_ns"`
+	ErrP50Ns float64 `json:"error_p50_ns"` // |actual − scheduled| send time
+	ErrP99Ns float64 `json:"error_p99_ns"`
+	ErrMaxNs float64 `json:"error_max_ns"`
+	Samples  int64   `json:"samples"`
+}
+
+// SNMP is the host's UDP counters over the test (from /proc/net/snmp).
+type SNMP struct {
+	InDatagrams  uint64 `json:"in_datagrams"`
+	InErrors     uint64 `json:"in_errors"`
+	RcvbufErrors uint64 `json:"rcvbuf_errors"`
+	SndbufErrors uint64 `json:"sndbuf_errors"`
+	NoPorts      uint64 `json:"no_ports"`
+	InCsumErrors uint64 `json:"in_csum_errors"`
+	OutDatagrams uint64 `json:"out_datagrams"`
+	MemErrors    uint64 `json:"mem_errors"`
+}
