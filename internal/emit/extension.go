@@ -10,6 +10,23 @@ import (
 type extension struct {
 	Result *result.Result `json:"result"`
 	Flows  []extFlow      `json:"flows"`
+	// UDPLoss says, per direction of a UDP test, where the lost
+	// datagrams were dropped.
+	UDPLoss []extUDPLoss `json:"udp_loss,omitempty"`
+}
+
+// extUDPLoss is advise.UDPLoss for one direction.
+type extUDPLoss struct {
+	Direction        string `json:"direction"`
+	SenderRole       string `json:"sender_role"`
+	Lost             int64  `json:"lost"`
+	ReceiverRcvbuf   uint64 `json:"receiver_rcvbuf_errors"`
+	ReceiverInErrors uint64 `json:"receiver_in_errors"`
+	SenderSndbuf     uint64 `json:"sender_sndbuf_errors"`
+	SendErrors       int64  `json:"send_errors"`
+	Network          int64  `json:"network"`
+	Approximate      bool   `json:"approximate"`
+	Verdict          string `json:"verdict"`
 }
 
 // extFlow is one data connection seen from both ends.
@@ -51,6 +68,17 @@ func extensionOf(r *result.Result) *extension {
 			}
 			x.Flows = append(x.Flows, xf)
 		}
+		if isUDP(r.Spec) {
+			if _, received := directionUDP(d); received != nil {
+				a := lossOf(r, d)
+				x.UDPLoss = append(x.UDPLoss, extUDPLoss{
+					Direction: d.Label(), SenderRole: d.SenderRole, Lost: a.Lost,
+					ReceiverRcvbuf: a.ReceiverRcvbuf, ReceiverInErrors: a.ReceiverInErrors,
+					SenderSndbuf: a.SenderSndbuf, SendErrors: a.SendErrors, Network: a.Network,
+					Approximate: a.Approximate, Verdict: a.Verdict,
+				})
+			}
+		}
 	}
 	return x
 }
@@ -86,10 +114,16 @@ func jsonSafe(r *result.Result) *result.Result {
 		e.Streams = append([]result.Stream(nil), e.Streams...)
 		for i := range e.Streams {
 			e.Streams[i].Start, e.Streams[i].End = finite(e.Streams[i].Start), finite(e.Streams[i].End)
+			e.Streams[i].UDP = safeUDP(e.Streams[i].UDP)
 		}
 		e.Intervals = append([]result.Interval(nil), e.Intervals...)
 		for i := range e.Intervals {
-			e.Intervals[i].Start, e.Intervals[i].End = finite(e.Intervals[i].Start), finite(e.Intervals[i].End)
+			iv := &e.Intervals[i]
+			iv.Start, iv.End = finite(iv.Start), finite(iv.End)
+			iv.Streams = append([]result.StreamInterval(nil), iv.Streams...)
+			for j := range iv.Streams {
+				iv.Streams[j].UDP = safeUDP(iv.Streams[j].UDP)
+			}
 		}
 	}
 	return &c
@@ -110,13 +144,18 @@ func resultFinite(r *result.Result) bool {
 			return false
 		}
 		for _, s := range e.Streams {
-			if !ok(s.Start, s.End) {
+			if !ok(s.Start, s.End) || !udpFinite(s.UDP) {
 				return false
 			}
 		}
 		for _, iv := range e.Intervals {
 			if !ok(iv.Start, iv.End) {
 				return false
+			}
+			for _, si := range iv.Streams {
+				if !udpFinite(si.UDP) {
+					return false
+				}
 			}
 		}
 	}

@@ -1,5 +1,7 @@
 package emit
 
+import "github.com/wireperf/wireperf/internal/result"
+
 // The iperf3 -J layout, field for field as iperf3 3.12 writes it, so that
 // tools that parse iperf3 read wireperf unchanged. wireperf's additions
 // sit beside iperf3's keys, never in place of them, and are marked below.
@@ -20,8 +22,8 @@ type iperfStart struct {
 	Timestamp     iperfTimestamp   `json:"timestamp"`
 	ConnectingTo  iperfHostPort    `json:"connecting_to"`
 	Cookie        string           `json:"cookie"`
-	TCPMSS        int              `json:"tcp_mss,omitempty"` // with -M, as iperf3 writes it
-	TCPMSSDefault int              `json:"tcp_mss_default"`
+	TCPMSS        int              `json:"tcp_mss,omitempty"`         // with -M, as iperf3 writes it
+	TCPMSSDefault *int             `json:"tcp_mss_default,omitempty"` // TCP only, as in iperf3
 	TargetBitrate float64          `json:"target_bitrate"`
 	SockBufsize   int64            `json:"sock_bufsize"`
 	SndbufActual  int64            `json:"sndbuf_actual"`
@@ -79,6 +81,7 @@ type iperfIntervalStream struct {
 	Bytes         int64   `json:"bytes"`
 	BitsPerSecond float64 `json:"bits_per_second"`
 	*iperfTCPSample
+	*iperfUDPFigures
 	Omitted bool `json:"omitted"`
 	Sender  bool `json:"sender"` // the local end sends on this stream
 	peerFigures
@@ -94,14 +97,48 @@ type iperfTCPSample struct {
 	PMTU        uint32 `json:"pmtu"`
 }
 
+// iperfUDPFigures are iperf3's UDP keys of an interval stream or sum, or
+// of an end sum, from one end's view. packets is iperf3's count: on the
+// sending end the datagrams sent, on the receiving end the datagrams it
+// knows were sent (received + lost, iperf3's highest sequence number), so
+// that lost_percent = 100 × lost_packets ÷ packets as in iperf3. In an
+// interval only the receiving end has jitter_ms, lost_packets and
+// lost_percent, as in iperf3; jitter_ms is 0 when unknown, which
+// jitter_samples (wireperf's) tells apart from a measured 0.
+type iperfUDPFigures struct {
+	JitterMs    *float64 `json:"jitter_ms,omitempty"`
+	LostPackets *int64   `json:"lost_packets,omitempty"`
+	Packets     int64    `json:"packets"`
+	LostPercent *float64 `json:"lost_percent,omitempty"`
+}
+
 // peerFigures are wireperf's addition: both ends' counts for the interval,
 // so the receiver's figure (the goodput) sits beside iperf3's local one.
-// A side whose report is missing is left out.
+// A side whose report is missing is left out. In a UDP test each side's
+// UDP figures come whole too (summed over flows in a sum).
 type peerFigures struct {
-	SenderBytes           *int64   `json:"sender_bytes,omitempty"`
-	SenderBitsPerSecond   *float64 `json:"sender_bits_per_second,omitempty"`
-	ReceiverBytes         *int64   `json:"receiver_bytes,omitempty"`
-	ReceiverBitsPerSecond *float64 `json:"receiver_bits_per_second,omitempty"`
+	SenderBytes           *int64      `json:"sender_bytes,omitempty"`
+	SenderBitsPerSecond   *float64    `json:"sender_bits_per_second,omitempty"`
+	ReceiverBytes         *int64      `json:"receiver_bytes,omitempty"`
+	ReceiverBitsPerSecond *float64    `json:"receiver_bits_per_second,omitempty"`
+	SenderUDP             *senderUDP  `json:"sender_udp,omitempty"`
+	ReceiverUDP           *result.UDP `json:"receiver_udp,omitempty"` // its sender fields are empty and left out
+}
+
+// senderUDP is the sending end's part of result.UDP.
+type senderUDP struct {
+	Sent         int64           `json:"sent"`
+	SendErrors   int64           `json:"send_errors"`
+	SendSegments int64           `json:"send_segments,omitempty"`
+	Spacing      *result.Spacing `json:"spacing,omitempty"`
+}
+
+// senderPart picks the sender's figures of u; nil stays nil.
+func senderPart(u *result.UDP) *senderUDP {
+	if u == nil {
+		return nil
+	}
+	return &senderUDP{Sent: u.Sent, SendErrors: u.SendErrors, SendSegments: u.SendSegments, Spacing: u.Spacing}
 }
 
 type iperfIntervalSum struct {
@@ -111,25 +148,74 @@ type iperfIntervalSum struct {
 	Bytes         int64   `json:"bytes"`
 	BitsPerSecond float64 `json:"bits_per_second"`
 	Retransmits   *int64  `json:"retransmits,omitempty"` // sending end only
-	Omitted       bool    `json:"omitted"`
-	Sender        bool    `json:"sender"`
+	*iperfUDPFigures
+	Omitted bool `json:"omitted"`
+	Sender  bool `json:"sender"`
 	peerFigures
 }
 
+// iperfEnd is iperf3's end object. For UDP iperf3 also writes "sum" (and
+// "sum_bidir_reverse"): the local end's view of a direction with the
+// receiver's loss and jitter; and no congestion control.
 type iperfEnd struct {
 	Streams                 []iperfEndStream `json:"streams"`
+	Sum                     *iperfEndSum     `json:"sum,omitempty"` // UDP only
 	SumSent                 iperfEndSum      `json:"sum_sent"`
 	SumReceived             iperfEndSum      `json:"sum_received"`
+	SumBidirReverse         *iperfEndSum     `json:"sum_bidir_reverse,omitempty"` // UDP only
 	SumSentBidirReverse     *iperfEndSum     `json:"sum_sent_bidir_reverse,omitempty"`
 	SumReceivedBidirReverse *iperfEndSum     `json:"sum_received_bidir_reverse,omitempty"`
 	CPU                     iperfCPU         `json:"cpu_utilization_percent"`
-	SenderTCPCongestion     string           `json:"sender_tcp_congestion"`
-	ReceiverTCPCongestion   string           `json:"receiver_tcp_congestion"`
+	SenderTCPCongestion     *string          `json:"sender_tcp_congestion,omitempty"`   // TCP only
+	ReceiverTCPCongestion   *string          `json:"receiver_tcp_congestion,omitempty"` // TCP only
 }
 
+// iperfEndStream is one stream's totals: for TCP a sender and a receiver
+// object, for UDP one "udp" object, as in iperf3.
 type iperfEndStream struct {
-	Sender   iperfEndSender   `json:"sender"`
-	Receiver iperfEndReceiver `json:"receiver"`
+	Sender   *iperfEndSender   `json:"sender,omitempty"`
+	Receiver *iperfEndReceiver `json:"receiver,omitempty"`
+	UDP      *iperfEndUDP      `json:"udp,omitempty"`
+}
+
+// iperfEndUDP is a UDP stream's totals from the local end's view: its
+// own bytes and packets (as iperfUDPFigures counts them), with the
+// receiver's jitter and loss whichever end received.
+type iperfEndUDP struct {
+	Socket        int     `json:"socket"`
+	Start         float64 `json:"start"`
+	End           float64 `json:"end"`
+	Seconds       float64 `json:"seconds"`
+	Bytes         int64   `json:"bytes"`
+	BitsPerSecond float64 `json:"bits_per_second"`
+	JitterMs      float64 `json:"jitter_ms"`
+	LostPackets   int64   `json:"lost_packets"`
+	Packets       int64   `json:"packets"`
+	LostPercent   float64 `json:"lost_percent"`
+	OutOfOrder    int64   `json:"out_of_order"`
+	Sender        bool    `json:"sender"` // the local end sends on this stream
+	// wireperf's additions.
+	*udpReceiveExtras
+	*udpSendExtras
+	peerFigures
+}
+
+// udpReceiveExtras are wireperf's receiver figures beside iperf3's.
+type udpReceiveExtras struct {
+	OutOfOrder       *int64 `json:"out_of_order,omitempty"` // in sums, where iperf3 has none
+	ReceivedPackets  int64  `json:"received_packets"`       // distinct datagrams received
+	Duplicates       int64  `json:"duplicates"`
+	LatePackets      int64  `json:"late_packets"` // arrived after being counted lost
+	ReorderMaxExtent int64  `json:"reorder_max_extent"`
+	// JitterSamples is the datagram pairs jitter_ms is made of; 0 means
+	// the jitter is unknown and jitter_ms is a placeholder 0.
+	JitterSamples int64  `json:"jitter_samples"`
+	JitterMethod  string `json:"jitter_method,omitempty"`
+}
+
+// udpSendExtras are wireperf's sender figures beside iperf3's.
+type udpSendExtras struct {
+	SendErrors int64 `json:"send_errors"`
 }
 
 type iperfEndSender struct {
@@ -164,8 +250,12 @@ type iperfEndSum struct {
 	Seconds       float64 `json:"seconds"`
 	Bytes         int64   `json:"bytes"`
 	BitsPerSecond float64 `json:"bits_per_second"`
-	Retransmits   *int64  `json:"retransmits,omitempty"` // sum_sent only
-	Sender        bool    `json:"sender"`
+	Retransmits   *int64  `json:"retransmits,omitempty"` // sum_sent only, TCP only
+	*iperfUDPFigures
+	Sender bool `json:"sender"`
+	// wireperf's additions for UDP.
+	*udpReceiveExtras
+	*udpSendExtras
 }
 
 type iperfCPU struct {

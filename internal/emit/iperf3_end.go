@@ -22,14 +22,19 @@ func endObject(r *result.Result) iperfEnd {
 			RemoteSystem: finite(r.Remote.CPU.SystemPercent),
 		},
 	}
+	if v.udp {
+		return udpEndObject(r, v, e)
+	}
 	for _, f := range r.Flows() {
 		e.Streams = append(e.Streams, v.endStream(f))
 	}
 	e.SumSent, e.SumReceived = endSums(result.Direction{SenderRole: v.primary}, v)
+	e.SenderTCPCongestion, e.ReceiverTCPCongestion = new(string), new(string)
 	for _, d := range r.Directions() {
 		if d.SenderRole == v.primary {
 			e.SumSent, e.SumReceived = endSums(d, v)
-			e.SenderTCPCongestion, e.ReceiverTCPCongestion = congestion(r, d)
+			sender, receiver := congestion(r, d)
+			e.SenderTCPCongestion, e.ReceiverTCPCongestion = &sender, &receiver
 			continue
 		}
 		sent, received := endSums(d, v)
@@ -38,10 +43,29 @@ func endObject(r *result.Result) iperfEnd {
 	return e
 }
 
+// udpEndObject fills e, which has the CPU figures, for a UDP test: a
+// "udp" object per stream and, per direction, iperf3's UDP sums.
+func udpEndObject(r *result.Result, v view, e iperfEnd) iperfEnd {
+	for _, f := range r.Flows() {
+		e.Streams = append(e.Streams, v.endUDPStream(f))
+	}
+	sum, sent, received := udpEndSums(result.Direction{SenderRole: v.primary}, v)
+	e.Sum, e.SumSent, e.SumReceived = &sum, sent, received
+	for _, d := range r.Directions() {
+		sum, sent, received := udpEndSums(d, v)
+		if d.SenderRole == v.primary {
+			e.Sum, e.SumSent, e.SumReceived = &sum, sent, received
+			continue
+		}
+		e.SumBidirReverse, e.SumSentBidirReverse, e.SumReceivedBidirReverse = &sum, &sent, &received
+	}
+	return e
+}
+
 func (v view) endStream(f result.Flow) iperfEndStream {
 	localSends := senderRoleOf(f.SenderRole) == v.local
 	var es iperfEndStream
-	es.Sender = iperfEndSender{Socket: f.ID, Sender: localSends}
+	es.Sender = &iperfEndSender{Socket: f.ID, Sender: localSends}
 	if s := f.Sent; s != nil {
 		es.Sender.Start, es.Sender.End, es.Sender.Seconds = finite(s.Start), finite(s.End), finite(s.Seconds())
 		es.Sender.Bytes = s.Bytes
@@ -50,13 +74,107 @@ func (v view) endStream(f result.Flow) iperfEndStream {
 		es.Sender.MaxSndCwnd, es.Sender.MaxSndWnd = s.MaxCwnd, s.MaxSndWnd
 		es.Sender.MaxRTT, es.Sender.MinRTT, es.Sender.MeanRTT = s.MaxRTTus, s.MinRTTus, s.MeanRTTus
 	}
-	es.Receiver = iperfEndReceiver{Socket: f.ID, Sender: localSends}
+	es.Receiver = &iperfEndReceiver{Socket: f.ID, Sender: localSends}
 	if s := f.Received; s != nil {
 		es.Receiver.Start, es.Receiver.End, es.Receiver.Seconds = finite(s.Start), finite(s.End), finite(s.Seconds())
 		es.Receiver.Bytes = s.Bytes
 		es.Receiver.BitsPerSecond = finite(result.Rate(s.Bytes, s.Seconds()))
 	}
 	return es
+}
+
+// endUDPStream is one UDP stream's totals from the local end's view, with
+// the receiver's jitter and loss whichever end received, as iperf3 has
+// them (it learns the peer's figures at the end of the test).
+func (v view) endUDPStream(f result.Flow) iperfEndStream {
+	localSends := senderRoleOf(f.SenderRole) == v.local
+	local := f.Received
+	if localSends {
+		local = f.Sent
+	}
+	sent, received := streamUDP(f.Sent), streamUDP(f.Received)
+	u := &iperfEndUDP{Socket: f.ID, Sender: localSends}
+	if local != nil {
+		u.Start, u.End, u.Seconds = finite(local.Start), finite(local.End), finite(local.Seconds())
+		u.Bytes = local.Bytes
+		u.BitsPerSecond = finite(result.Rate(local.Bytes, local.Seconds()))
+	}
+	figures := udpFigures(false, received)
+	u.JitterMs, u.LostPackets, u.LostPercent = *figures.JitterMs, *figures.LostPackets, *figures.LostPercent
+	u.Packets = figures.Packets
+	if localSends {
+		u.Packets = udpFigures(true, sent).Packets
+	}
+	if received != nil {
+		u.OutOfOrder = received.Reordered
+		u.udpReceiveExtras = receiveExtras(received)
+		u.udpReceiveExtras.OutOfOrder = nil // iperf3's own key above
+	}
+	if sent != nil {
+		u.udpSendExtras = &udpSendExtras{SendErrors: sent.SendErrors}
+	}
+	if s := f.Sent; s != nil {
+		u.peerFigures.setSender(s.Bytes, s.Seconds())
+	}
+	if s := f.Received; s != nil {
+		u.peerFigures.setReceiver(s.Bytes, s.Seconds())
+	}
+	return iperfEndStream{UDP: u}
+}
+
+// receiveExtras are wireperf's receiver figures of u.
+func receiveExtras(u *result.UDP) *udpReceiveExtras {
+	reordered := u.Reordered
+	return &udpReceiveExtras{
+		OutOfOrder:       &reordered,
+		ReceivedPackets:  u.Received,
+		Duplicates:       u.Duplicates,
+		LatePackets:      u.Late,
+		ReorderMaxExtent: u.ReorderMaxExtent,
+		JitterSamples:    u.JitterSamples,
+		JitterMethod:     u.JitterMethod,
+	}
+}
+
+// udpEndSums renders a UDP direction's totals as iperf3 3.12 does: "sum"
+// is the local end's view (its own bytes and packets, the receiver's
+// jitter and loss); sum_sent has the sender's bytes and packets and, as
+// the sender measures neither, 0 for jitter and loss; sum_received has
+// the receiver's figures and wireperf's: out_of_order, duplicates and
+// the rest. Unlike TCP's, iperf3's UDP sum_sent is always "sender": true
+// and sum_received "sender": false, whichever end writes them.
+func udpEndSums(d result.Direction, v view) (sum, sent, received iperfEndSum) {
+	localSends := d.SenderRole == v.local
+	sent, received = endSums(d, v)
+	sent.Retransmits = nil
+	sent.Sender, received.Sender = true, false
+	sentUDP, receivedUDP := directionUDP(d)
+	var zero float64
+	var none int64
+	sent.iperfUDPFigures = udpFigures(true, sentUDP)
+	sent.iperfUDPFigures.JitterMs, sent.iperfUDPFigures.LostPackets, sent.iperfUDPFigures.LostPercent = &zero, &none, &zero
+	sent.udpSendExtras = &udpSendExtras{}
+	if sentUDP != nil {
+		sent.udpSendExtras.SendErrors = sentUDP.SendErrors
+	}
+	received.iperfUDPFigures = udpFigures(false, receivedUDP)
+	if receivedUDP == nil {
+		receivedUDP = &result.UDP{}
+	}
+	received.udpReceiveExtras = receiveExtras(receivedUDP)
+
+	if localSends {
+		sum = sent
+		sum.udpSendExtras = nil
+		figures := *received.iperfUDPFigures
+		figures.Packets = sent.iperfUDPFigures.Packets
+		sum.iperfUDPFigures = &figures
+	} else {
+		sum = received
+		sum.udpReceiveExtras = nil
+	}
+	sum.Sender = localSends
+	return sum, sent, received
 }
 
 // endSums renders a direction's totals as sum_sent and sum_received.

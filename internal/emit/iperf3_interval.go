@@ -6,6 +6,7 @@ import (
 
 // view fixes how a Result maps onto iperf3's one-sided layout.
 type view struct {
+	udp   bool
 	local string // role of the end whose view the document gives
 	// primary is the sender role of iperf3's "sum" and "sum_sent": the
 	// client unless the test is reversed. With --bidir, the server's
@@ -14,7 +15,7 @@ type view struct {
 }
 
 func viewOf(r *result.Result) view {
-	v := view{local: r.Local.Role, primary: result.RoleClient}
+	v := view{udp: isUDP(r.Spec), local: r.Local.Role, primary: result.RoleClient}
 	if v.local == "" {
 		v.local = result.RoleClient
 	}
@@ -78,6 +79,10 @@ func (v view) intervalStream(row result.IntervalRow, f result.FlowInterval) iper
 	if f.Received != nil {
 		s.peerFigures.setReceiver(f.Received.Bytes, secs)
 	}
+	if v.udp {
+		s.iperfUDPFigures = udpFigures(localSends, udpOf(local))
+		s.peerFigures.SenderUDP, s.peerFigures.ReceiverUDP = senderPart(safeUDP(udpOf(f.Sent))), safeUDP(udpOf(f.Received))
+	}
 	return s
 }
 
@@ -108,7 +113,34 @@ func (v view) intervalSum(row result.IntervalRow, role string) iperfIntervalSum 
 	if t.hasReceived {
 		sum.peerFigures.setReceiver(t.received, secs)
 	}
+	if v.udp {
+		sent, received := rowUDP(row, role)
+		local := received
+		if localSends {
+			local = sent
+		}
+		sum.iperfUDPFigures = udpFigures(localSends, local)
+		sum.peerFigures.SenderUDP, sum.peerFigures.ReceiverUDP = senderPart(safeUDP(sent)), safeUDP(received)
+	}
 	return sum
+}
+
+// udpFigures are iperf3's UDP keys of an interval stream or sum from one
+// end's view: the datagrams sent on the sending end; on the receiving end
+// the datagrams expected, with jitter and loss. Missing figures count 0,
+// so the keys are there whatever the ends reported.
+func udpFigures(localSends bool, u *result.UDP) *iperfUDPFigures {
+	if u == nil {
+		u = &result.UDP{}
+	}
+	if localSends {
+		return &iperfUDPFigures{Packets: u.Sent}
+	}
+	jitter, lost, percent := finite(u.JitterMs), u.Lost, finite(u.LostPercent())
+	if u.JitterSamples == 0 {
+		jitter = 0 // unknown; jitter_samples says so where it is written
+	}
+	return &iperfUDPFigures{JitterMs: &jitter, LostPackets: &lost, Packets: u.Expected, LostPercent: &percent}
 }
 
 func (p *peerFigures) setSender(bytes int64, secs float64) {

@@ -77,22 +77,27 @@ func (f startFacts) start() iperfStart {
 		ConnectingTo:  iperfHostPort{Host: f.connectHost, Port: f.connectPort},
 		Cookie:        f.token,
 		TCPMSS:        f.spec.MSS,
-		TCPMSSDefault: f.socket.MSS,
+		TargetBitrate: f.spec.Rate,
 		SockBufsize:   f.spec.Window,
 		SndbufActual:  f.socket.SndBufGranted,
 		RcvbufActual:  f.socket.RcvBufGranted,
 		TestStart: iperfTestStart{
-			Protocol:   strings.ToUpper(f.spec.Protocol),
-			NumStreams: f.spec.Streams,
-			Blksize:    f.spec.Length,
-			Omit:       f.spec.Omit.Seconds(),
-			Duration:   f.spec.Duration.Seconds(),
-			Bytes:      f.spec.Bytes,
-			Reverse:    boolInt(f.spec.Reverse),
-			TOS:        f.spec.TOS,
-			Bidir:      boolInt(f.spec.Bidir),
-			Interval:   f.spec.Interval.Seconds(),
+			Protocol:      strings.ToUpper(f.spec.Protocol),
+			NumStreams:    f.spec.Streams,
+			Blksize:       f.spec.Length,
+			Omit:          f.spec.Omit.Seconds(),
+			Duration:      f.spec.Duration.Seconds(),
+			Bytes:         f.spec.Bytes,
+			Reverse:       boolInt(f.spec.Reverse),
+			TOS:           f.spec.TOS,
+			Bidir:         boolInt(f.spec.Bidir),
+			Interval:      f.spec.Interval.Seconds(),
+			TargetBitrate: f.spec.Rate,
 		},
+	}
+	if !isUDP(f.spec) {
+		mss := f.socket.MSS
+		s.TCPMSSDefault = &mss
 	}
 	for _, c := range f.conns {
 		localHost, localPort := splitAddrNum(c.LocalAddr)

@@ -146,6 +146,10 @@ var fixtures = []struct {
 	{"iperf3-3.12-tcp-P2.json", parallelResult},
 	{"iperf3-3.12-tcp-R.json", reverseResult},
 	{"iperf3-3.12-tcp-bidir.json", bidirResult},
+	{"iperf3-3.12-udp.json", udpForwardResult},
+	{"iperf3-3.12-udp-P2.json", udpParallelResult},
+	{"iperf3-3.12-udp-R.json", udpReverseResult},
+	{"iperf3-3.12-udp-bidir.json", udpBidirResult},
 }
 
 // TestJSONHasIperf3Keys checks that tools parsing iperf3 -J find every key

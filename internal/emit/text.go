@@ -94,7 +94,12 @@ func clientOrServer(clientSends bool) string {
 // describeSpec states the test's parameters in one line.
 func describeSpec(s spec.Spec) string {
 	var parts []string
-	parts = append(parts, strings.ToUpper(s.Protocol), plural(s.Streams, "stream"), fmt.Sprintf("%d-byte writes", s.Length))
+	parts = append(parts, strings.ToUpper(s.Protocol), plural(s.Streams, "stream"))
+	if isUDP(s) {
+		parts = append(parts, fmt.Sprintf("%d-byte datagrams", s.Length))
+	} else {
+		parts = append(parts, fmt.Sprintf("%d-byte writes", s.Length))
+	}
 	if s.Duration > 0 {
 		parts = append(parts, fmt.Sprintf("%v", s.Duration))
 	}
@@ -115,6 +120,9 @@ func describeSpec(s spec.Spec) string {
 	}
 	if s.NoDelay {
 		parts = append(parts, "no delay")
+	}
+	if isUDP(s) {
+		parts = append(parts, describeUDP(s)...)
 	}
 	parts = append(parts, fmt.Sprintf("tos %d", s.TOS))
 	return strings.Join(parts, ", ")

@@ -22,6 +22,10 @@ type streamSocket struct {
 // what it got: one line per end, or per stream where streams differ.
 func writeBufferLines(l *textLines, h Header) {
 	client, server := headerSockets(h)
+	what := "TCP window size" // as iperf3 names the socket buffers
+	if isUDP(h.Spec) {
+		what = "UDP buffer size"
+	}
 	requested := false
 	for _, end := range []struct {
 		name  string
@@ -31,10 +35,10 @@ func writeBufferLines(l *textLines, h Header) {
 			continue
 		}
 		if sameBuffers(end.socks) {
-			l.add("%s TCP window size: %s", end.name, describeBuffers(end.socks[0].sock))
+			l.add("%s %s: %s", end.name, what, describeBuffers(end.socks[0].sock))
 		} else {
 			for _, s := range end.socks {
-				l.add("%s %s TCP window size: %s", flowTag(s.id, "", false), end.name, describeBuffers(s.sock))
+				l.add("%s %s %s: %s", flowTag(s.id, "", false), end.name, what, describeBuffers(s.sock))
 			}
 		}
 		for _, s := range end.socks {

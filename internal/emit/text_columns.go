@@ -15,6 +15,14 @@ const (
 	intervalLayout = "%s %-17s  %-11s  %-14s  %4s  %-11s  %7s | %-11s  %s"
 	// tag, interval, transfer, bitrate, Retr, "sender" or "receiver".
 	totalLayout = "%s %-17s  %-11s  %-14s  %4s  %s"
+	// UDP: tag, interval, the sender's transfer, bitrate and datagrams
+	// sent, then the receiver's transfer, goodput, jitter and lost/total.
+	// Each side's rate column is as wide as its longest figure, so the
+	// receiver's half lines up with the sender's.
+	udpIntervalLayout = "%s %-17s  %-11s  %-14s  %-15s | %-11s  %-14s  %-8s  %s"
+	// UDP: tag, interval, transfer, bitrate, jitter, lost/total (or the
+	// datagrams sent), "sender" or "receiver".
+	udpTotalLayout = "%s %-17s  %-11s  %-14s  %-8s  %-20s  %s"
 	// placeholder for a figure the report of that end lacks.
 	missing = "-"
 )
@@ -25,6 +33,15 @@ func intervalColumns(bidir bool) string {
 
 func totalColumns(bidir bool) string {
 	return fmt.Sprintf(totalLayout, idColumn(bidir), "Interval", "Transfer", "Bitrate", "Retr", "")
+}
+
+func udpIntervalColumns(bidir bool) string {
+	return fmt.Sprintf(udpIntervalLayout, idColumn(bidir), "Interval", "Transfer", "Bitrate", "Total Datagrams",
+		"Received", "Goodput", "Jitter", "Lost/Total Datagrams")
+}
+
+func udpTotalColumns(bidir bool) string {
+	return fmt.Sprintf(udpTotalLayout, idColumn(bidir), "Interval", "Transfer", "Bitrate", "Jitter", "Lost/Total Datagrams", "")
 }
 
 func idColumn(bidir bool) string {

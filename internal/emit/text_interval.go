@@ -11,27 +11,47 @@ import (
 // a [SUM] line per direction that has several flows. A side whose report
 // is missing (time ran out) shows "-".
 func (t *Text) Interval(r *result.Result, row result.IntervalRow) error {
+	udp := isUDP(r.Spec)
 	bidir := r.Spec.Bidir || len(rowRoles(row)) > 1
 	var body []string
+	mainLines := 0 // flow and [SUM] lines, without the notes under them
 	for _, role := range rowRoles(row) {
 		flows := 0
 		for _, f := range row.Flows {
-			if senderRoleOf(f.SenderRole) == role {
-				body = append(body, intervalFlowLine(t, row, f, bidir))
-				flows++
+			if senderRoleOf(f.SenderRole) != role {
+				continue
 			}
+			if udp {
+				body = append(body, udpIntervalFlowLine(t, row, f, bidir))
+				if note := udpIntervalNote(row, f, bidir); note != "" {
+					body = append(body, note)
+				}
+			} else {
+				body = append(body, intervalFlowLine(t, row, f, bidir))
+			}
+			flows++
 		}
+		mainLines += flows
 		if flows > 1 {
-			body = append(body, intervalSumLine(t, row, role, bidir))
+			if udp {
+				body = append(body, udpIntervalSumLine(t, row, role, bidir))
+			} else {
+				body = append(body, intervalSumLine(t, row, role, bidir))
+			}
+			mainLines++
 		}
 	}
 	l := t.newLines(r.Spec)
 	if !t.columnsDone {
-		l.add("%s", intervalColumns(bidir))
+		if udp {
+			l.add("%s", udpIntervalColumns(bidir))
+		} else {
+			l.add("%s", intervalColumns(bidir))
+		}
 		t.columnsDone = true
 	}
 	// Like iperf3: groups of several lines are set apart from each other.
-	if len(body) > 1 && t.groups > 0 {
+	if mainLines > 1 && t.groups > 0 {
 		l.add("%s", separator)
 	}
 	suffix := ""

@@ -13,6 +13,9 @@ import (
 // goodput of each direction, each end's MSS and MTU, the receiver's
 // common read lengths, CPU use, and any error.
 func (t *Text) Summary(r *result.Result) error {
+	if isUDP(r.Spec) {
+		return t.udpSummary(r)
+	}
 	l := t.newLines(r.Spec)
 	dirs := r.Directions()
 	bidir := r.Spec.Bidir || len(dirs) > 1
@@ -38,6 +41,12 @@ func (t *Text) Summary(r *result.Result) error {
 			writeFlowDetails(l, t, f, flowTag(f.ID, d.SenderRole, bidir))
 		}
 	}
+	writeTail(l, r)
+	return l.writeTo(t.W)
+}
+
+// writeTail ends the summary with CPU use and any error.
+func writeTail(l *textLines, r *result.Result) {
 	l.add("%s", cpuLine(r))
 	if r.Error != "" {
 		l.add("wireperf: test ended early: %s", r.Error)
@@ -47,7 +56,6 @@ func (t *Text) Summary(r *result.Result) error {
 			l.add("wireperf: the %s reported: %s", roleName(e.Role), e.Error)
 		}
 	}
-	return l.writeTo(t.W)
 }
 
 // streamTotal is one end's total for one flow; "-" when its report is missing.

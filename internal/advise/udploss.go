@@ -1,0 +1,208 @@
+// Package advise turns a test's figures into plain advice: where a
+// problem comes from and what to change.
+package advise
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/wireperf/wireperf/internal/result"
+)
+
+// UDPLoss attributes a direction's lost datagrams to where they were
+// dropped: the receiving host, the sending host, or the network between.
+// AttributeUDPLoss fills it.
+//
+// Lost is the receiver's Lost count as the UDP engine reports it: every
+// datagram that had not arrived within the late threshold. Datagrams that
+// arrived later still (result.UDP.Late) are part of it; no host dropped
+// them, so they land in Network, which is right in effect: the network
+// delayed them past the point where they counted.
+//
+// The host counters are /proc/net/snmp deltas and so host-wide: they also
+// count drops of other sockets on the same host. Each host figure is
+// therefore capped at what is left of Lost, and Approximate says when the
+// split may include other traffic.
+type UDPLoss struct {
+	Lost             int64  // datagrams the receiver counted lost (late ones included)
+	ReceiverRcvbuf   uint64 // receiving host's RcvbufErrors delta
+	ReceiverInErrors uint64 // InErrors delta (includes RcvbufErrors on Linux)
+	SenderSndbuf     uint64 // sending host's SndbufErrors delta
+	SendErrors       int64  // sender's failed sends (ENOBUFS...), sent again, so not lost
+	// Network is the rest: lost − what the hosts dropped (≥ 0). Where a
+	// host's counters are missing it also holds whatever that host
+	// dropped, and Verdict says so.
+	Network int64
+	// Approximate is set when the attribution may count other traffic's
+	// drops: other tests ran at the same time, or the hosts counted more
+	// drops than this direction lost.
+	Approximate bool
+	Verdict     string // one line
+}
+
+// AttributeUDPLoss splits lost datagrams between the receiving host's
+// socket buffer (RcvbufErrors), its other receive errors (InErrors beyond
+// RcvbufErrors: bad checksums, memory), the sending host and the network,
+// in that order, each capped at what is left.
+//
+// The sending host's share is its SndbufErrors less the sender's own
+// failed sends. Linux counts two things in SndbufErrors: sends it refused
+// (ENOBUFS, EAGAIN), which the sender sees, counts in sendErrors and
+// sends again under the same sequence number, so the receiver never
+// misses them; and datagrams it accepted and then dropped because the
+// qdisc or NIC queue was full, which the sender cannot see and the
+// receiver counts lost. Only the second kind explains loss.
+//
+// receiverHost and senderHost may be nil where a host has no such
+// counters (not Linux); the verdict then says what cannot be told apart.
+// concurrentTests is how many other tests ran at the same time.
+func AttributeUDPLoss(lost int64, sendErrors int64, receiverHost, senderHost *result.SNMP, concurrentTests int) UDPLoss {
+	a := UDPLoss{Lost: max(lost, 0), SendErrors: max(sendErrors, 0)}
+	if receiverHost != nil {
+		a.ReceiverRcvbuf, a.ReceiverInErrors = receiverHost.RcvbufErrors, receiverHost.InErrors
+	}
+	if senderHost != nil {
+		a.SenderSndbuf = senderHost.SndbufErrors
+	}
+
+	// What each host dropped, host-wide. Linux counts every RcvbufError in
+	// InErrors too; other systems might not, hence the max.
+	recvDrops := max(a.ReceiverInErrors, a.ReceiverRcvbuf)
+	var sendDrops uint64
+	if a.SenderSndbuf > uint64(a.SendErrors) {
+		sendDrops = a.SenderSndbuf - uint64(a.SendErrors)
+	}
+
+	left := uint64(a.Lost)
+	take := func(n uint64) int64 {
+		n = min(n, left)
+		left -= n
+		return int64(n)
+	}
+	drops := drops{
+		rcvbuf:    take(a.ReceiverRcvbuf),
+		otherRecv: take(recvDrops - a.ReceiverRcvbuf),
+		sender:    take(sendDrops),
+	}
+	a.Network = int64(left)
+
+	a.Approximate = concurrentTests > 0 || recvDrops+sendDrops > uint64(a.Lost)
+	a.Verdict = a.verdict(drops, receiverHost != nil, senderHost != nil, recvDrops+sendDrops, concurrentTests)
+	return a
+}
+
+// drops are the lost datagrams put down to each host cause.
+type drops struct {
+	rcvbuf, otherRecv, sender int64
+}
+
+// The causes, and the advice for each.
+const (
+	rcvbufCause = "dropped by the receiving host's socket buffer (RcvbufErrors)"
+	rcvbufHint  = "raise -w or the receiver's net.core.rmem_max"
+	otherCause  = "dropped by the receiving host for other reasons (InErrors beyond RcvbufErrors: bad checksums, memory)"
+	senderCause = "(SndbufErrors/ENOBUFS)"
+	senderHint  = "the sender outran its own socket buffer or NIC queue"
+)
+
+func (a UDPLoss) verdict(d drops, receiverKnown, senderKnown bool, hostDrops uint64, concurrentTests int) string {
+	if a.Lost == 0 {
+		return "no datagrams were lost"
+	}
+	lead := "of " + Thousands(a.Lost) + " lost datagrams, "
+	// Hosts without counters may hide drops in what looks like the network's.
+	var unknown []string
+	if !receiverKnown {
+		unknown = append(unknown, "the receiving host")
+	}
+	if !senderKnown {
+		unknown = append(unknown, "the sending host")
+	}
+	var v string
+	switch {
+	case !receiverKnown && d.sender == 0:
+		v = lead + "where they were dropped is unknown: the receiving host has no UDP counters to tell its drops from the network's"
+	case d.rcvbuf+d.otherRecv+d.sender == 0 && senderKnown:
+		v = lead + "0 were dropped by either host: the network lost them"
+	case d.rcvbuf+d.otherRecv+d.sender == 0:
+		v = lead + "0 were dropped by the receiving host: the network or the sending host (which has no UDP counters) lost them"
+	default:
+		var parts, hints []string
+		if d.rcvbuf > 0 {
+			parts = append(parts, Thousands(d.rcvbuf)+" were "+rcvbufCause)
+			hints = append(hints, rcvbufHint)
+		}
+		if d.otherRecv > 0 {
+			parts = append(parts, Thousands(d.otherRecv)+" were "+otherCause)
+		}
+		if a.Network > 0 {
+			where := " in the network"
+			if len(unknown) > 0 {
+				where += " or by " + strings.Join(unknown, " or ") + " (no UDP counters there)"
+			}
+			if len(parts) == 0 {
+				where = " were lost" + where
+			}
+			parts = append(parts, Thousands(a.Network)+where)
+		}
+		if d.sender > 0 {
+			parts = append(parts, "the sending host dropped "+Thousands(d.sender)+" "+senderCause)
+			hints = append(hints, senderHint)
+		}
+		v = lead + joinAnd(parts)
+		switch {
+		case len(parts) == 1:
+			v += ": " + hints[0]
+		case len(hints) > 0:
+			v += "; " + strings.Join(hints, "; ")
+		}
+	}
+	switch {
+	case concurrentTests > 0:
+		v += fmt.Sprintf(" (approximate: the hosts' UDP counters are host-wide and %d other %s at the same time)",
+			concurrentTests, pluralVerb(concurrentTests, "test ran", "tests ran"))
+	case hostDrops > uint64(a.Lost):
+		v += " (approximate: the hosts' UDP counters are host-wide and counted " + Thousands(int64(hostDrops)) +
+			" drops, more than this test lost, so other traffic was dropped too)"
+	}
+	return v
+}
+
+// joinAnd joins "a", "a and b", "a, b, and c".
+func joinAnd(parts []string) string {
+	switch len(parts) {
+	case 0:
+		return ""
+	case 1:
+		return parts[0]
+	case 2:
+		return parts[0] + " and " + parts[1]
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + ", and " + parts[len(parts)-1]
+}
+
+func pluralVerb(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// Thousands writes n with commas between groups of three digits:
+// 8120 as "8,120".
+func Thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	sign := ""
+	if n < 0 {
+		sign, s = "-", s[1:]
+	}
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return sign + b.String()
+}
