@@ -3,7 +3,9 @@ module github.com/wireperf/wireperf
 go 1.26.8
 
 require (
+	github.com/HdrHistogram/hdrhistogram-go v1.4.0
 	github.com/spf13/cobra v1.10.2
+	golang.org/x/net v0.62.0
 	golang.org/x/sys v0.50.0
 )
 

@@ -141,4 +141,3 @@ func TestSelftest(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q, out:\n%s", code, stderr, out)
 	}
 }
-

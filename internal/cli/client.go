@@ -33,6 +33,8 @@ type clientFlags struct {
 	jsonStream     bool
 	logfile        string
 	log            logOptions
+	udp            bool
+	bitrate        string
 }
 
 func newClientFlags() *clientFlags {
@@ -55,6 +57,12 @@ func (f *clientFlags) register(cmd *cobra.Command) {
 	fs.VarP(durationValue{&s.Interval}, "interval", "i", "seconds between interval reports, fractions allowed; 0 turns them off")
 	fs.VarP(durationValue{&s.Omit}, "omit", "O", "leave the first seconds out of the totals (slow start)")
 	fs.IntVarP(&s.Streams, "parallel", "P", s.Streams, "parallel streams")
+	fs.BoolVarP(&f.udp, "udp", "u", false, "UDP instead of TCP")
+	fs.StringVarP(&f.bitrate, "bitrate", "b", "", "rate per stream: UDP RATE or RATE/BURST (e.g. 750m, 10G/32; 0 = as fast as possible; default 1m); TCP paces with the kernel")
+	fs.Int64Var(&s.PPS, "pps", 0, "UDP: datagrams per second per stream, instead of -b")
+	fs.Var(durationValue{&s.Spacing}, "spacing", "UDP: a fixed gap between datagrams, e.g. 12us (UDPmon's method), instead of -b")
+	fs.BoolVar(&s.NoGSO, "no-gso", false, "UDP: no segmentation offload (GSO) on send nor GRO on receive")
+	fs.Var(durationValue{&s.LateThreshold}, "late-threshold", "UDP: a missing datagram counts as lost after this long (2s)")
 	fs.BoolVarP(&s.Reverse, "reverse", "R", false, "the server sends, the client receives")
 	fs.BoolVar(&s.Bidir, "bidir", false, "both ends send at once")
 	fs.VarP(sizeValue{&s.Window}, "window", "w", "socket buffer (SO_SNDBUF and SO_RCVBUF) on both ends, e.g. 16M; turns off autotuning")
@@ -82,6 +90,9 @@ func (f *clientFlags) finish(cmd *cobra.Command) error {
 		return usagef("-l %d: want 1 byte to %d bytes", f.length, spec.MaxLength)
 	}
 	f.spec.Length = int(f.length)
+	if err := f.finishUDP(cmd); err != nil {
+		return err
+	}
 	if cmd.Flags().Changed("bytes") && !cmd.Flags().Changed("time") {
 		f.spec.Duration = 0 // -n alone: run until the bytes are sent, as iperf does
 	}
@@ -99,6 +110,43 @@ func (f *clientFlags) finish(cmd *cobra.Command) error {
 	}
 	if err := f.spec.Validate(); err != nil {
 		return usageError{err}
+	}
+	return nil
+}
+
+// finishUDP applies -u and its pacing flags.
+func (f *clientFlags) finishUDP(cmd *cobra.Command) error {
+	changed := cmd.Flags().Changed
+	if !f.udp {
+		for _, name := range []string{"pps", "spacing", "no-gso", "late-threshold"} {
+			if changed(name) {
+				return usagef("--%s applies to UDP tests (-u)", name)
+			}
+		}
+		if f.bitrate != "" { // TCP: the kernel paces each stream (SO_MAX_PACING_RATE)
+			rate, burst, err := units.ParseRateBurst(f.bitrate)
+			if err != nil {
+				return usagef("-b %s: %v", f.bitrate, err)
+			}
+			if burst != 0 {
+				return usagef("-b %s: a burst applies to UDP only", f.bitrate)
+			}
+			f.spec.Rate = rate
+		}
+		return nil
+	}
+	f.spec.Protocol = spec.UDP
+	if !changed("length") {
+		f.spec.Length = spec.DefaultUDPLength
+	}
+	if f.bitrate != "" {
+		rate, burst, err := units.ParseRateBurst(f.bitrate)
+		if err != nil {
+			return usagef("-b %s: %v", f.bitrate, err)
+		}
+		f.spec.Rate, f.spec.Burst = rate, burst
+	} else if !changed("pps") && !changed("spacing") {
+		f.spec.Rate = 1e6 // iperf3's default: a UDP test must never flood by accident
 	}
 	return nil
 }

@@ -181,6 +181,3 @@ func TestClientErrorsAreClear(t *testing.T) {
 		t.Fatalf("err = %v, want connection refused", err)
 	}
 }
-
-
-

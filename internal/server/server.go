@@ -18,6 +18,7 @@ import (
 	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/session"
+	"github.com/wireperf/wireperf/internal/udpmux"
 )
 
 // Config is a server's configuration.
@@ -45,6 +46,7 @@ type Stats struct {
 	BadControl    int64 // control connections that broke the protocol
 	ForeignData   int64 // data connections with an unknown token
 	UnknownProto  int64 // connections that spoke neither wireperf nor anything we know
+	UnmatchedUDP  int64 // datagrams on the UDP port that no test expected
 	Running       int
 }
 
@@ -54,6 +56,7 @@ type Server struct {
 	log *slog.Logger
 	reg *registry
 	ln  net.Listener
+	udp *udpmux.Mux
 
 	stats struct {
 		accepted, refused, finished, aborted, badControl, foreign, unknown atomic.Int64
@@ -82,7 +85,14 @@ func (s *Server) Listen() error {
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w", addr, err)
 	}
-	s.ln = ln
+	// UDP tests use the same port number, as iperf3's do.
+	port := ln.Addr().(*net.TCPAddr).Port
+	mux, err := udpmux.Listen(net.JoinHostPort(s.cfg.Bind, strconv.Itoa(port)))
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
+	s.ln, s.udp = ln, mux
 	return nil
 }
 
@@ -99,6 +109,7 @@ func (s *Server) Stats() Stats {
 		BadControl:    s.stats.badControl.Load(),
 		ForeignData:   s.stats.foreign.Load(),
 		UnknownProto:  s.stats.unknown.Load(),
+		UnmatchedUDP:  s.udp.Unmatched(),
 		Running:       s.reg.running(),
 	}
 }
@@ -122,6 +133,7 @@ func (s *Server) Serve(ctx context.Context) error {
 		<-acceptCtx.Done()
 		_ = s.ln.Close()
 	}()
+	defer s.udp.Close()
 	onceDone := make(chan struct{})
 	var once sync.Once
 	for {
@@ -204,6 +216,7 @@ func (s *Server) serveTest(ctx context.Context, conn *net.TCPConn) bool {
 	defer conn.Close()
 	res, err := session.Serve(ctx, conn, session.ServeConfig{
 		Registrar: s.reg, Logger: s.log, HandshakeTimeout: s.cfg.HandshakeTimeout, MaxDuration: s.cfg.Limits.MaxDuration,
+		UDP: s.udp,
 	})
 	if res == nil {
 		var ref refusal

@@ -14,6 +14,7 @@ import (
 	"github.com/wireperf/wireperf/internal/sockopt"
 	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/tcpflow"
+	"github.com/wireperf/wireperf/internal/udpflow"
 )
 
 // Observer sees a client's test as it runs. Both calls come from one
@@ -72,7 +73,7 @@ type clientTest struct {
 	fw      *frameWriter
 	rtt     time.Duration // of the greeting exchange
 	accept  proto.TestAccept
-	streams []*tcpflow.Stream
+	flows   []flow
 	sockets map[int]result.Socket
 	res     *result.Result
 }
@@ -120,7 +121,7 @@ func (c *clientTest) handshake(ctx context.Context) error {
 		return fmt.Errorf("greeting %s: %w", c.addr, err)
 	}
 	c.rtt = time.Since(sent)
-	if err := c.fw.send(proto.TypeTestRequest, proto.TestRequest{Spec: c.spec, Client: localHost()}); err != nil {
+	if err := c.fw.send(proto.TypeTestRequest, proto.TestRequest{Spec: c.spec, Client: localHost(), ControlRTTNs: int64(c.rtt)}); err != nil {
 		return err
 	}
 	fr, err := proto.ReadFrame(c.conn)
@@ -145,45 +146,14 @@ func (c *clientTest) connectStreams(ctx context.Context) error {
 		return err
 	}
 	c.sockets = map[int]result.Socket{}
-	opts := socketOptions(c.spec, true)
-	for id := 1; id <= c.spec.DataConns(); id++ {
-		port := 0
-		if c.cfg.CPort > 0 {
-			port = c.cfg.CPort + id - 1
-		}
-		d, err := c.dialer(opts, port)
-		if err != nil {
-			return err
-		}
-		conn, err := d.DialContext(ctx, "tcp", c.addr)
-		if err != nil {
-			return fmt.Errorf("data connection %d to %s: %w", id, c.addr, unwrapDialError(err))
-		}
-		tc := conn.(*net.TCPConn)
-		setNagle(tc, c.spec)
-		if _, err := tc.Write(proto.DataHello{Token: token, StreamID: uint32(id)}.Marshal()); err != nil {
-			_ = tc.Close()
-			return fmt.Errorf("data connection %d: %w", id, err)
-		}
-		c.sockets[id] = grantedSocket(tc, c.spec)
-		c.streams = append(c.streams, tcpflow.NewStream(id, clientSendsOn(c.spec, id), tc))
-	}
-	fr, err := proto.ReadFrame(c.conn)
-	if err != nil {
-		return fmt.Errorf("waiting for the server to accept the data connections: %w", err)
-	}
 	var ready proto.StreamsReady
-	switch fr.Type {
-	case proto.TypeStreamsReady:
-		if err := fr.Decode(&ready); err != nil {
-			return err
-		}
-	case proto.TypeError:
-		var e proto.Error
-		_ = fr.Decode(&e)
-		return fmt.Errorf("server: %s", e.Message)
-	default:
-		return fmt.Errorf("server sent %v instead of streams-ready", fr.Type)
+	if c.spec.Protocol == spec.UDP {
+		err = c.connectUDP(ctx, token, &ready)
+	} else {
+		err = c.connectTCP(ctx, token, &ready)
+	}
+	if err != nil {
+		return err
 	}
 	c.res = &result.Result{
 		Spec: c.spec, Token: c.accept.Token, StartedAt: time.Now(),
@@ -191,10 +161,10 @@ func (c *clientTest) connectStreams(ctx context.Context) error {
 		Local:  result.End{Role: result.RoleClient, Host: localHost(), Limits: localLimits()},
 		Remote: result.End{Role: result.RoleServer, Host: c.accept.Server, Limits: c.accept.Limits},
 	}
-	for _, st := range c.streams {
+	for _, f := range c.flows {
+		local, remote := f.addrs()
 		c.res.Local.Streams = append(c.res.Local.Streams, result.Stream{
-			ID: st.ID, Sender: st.Sender, Socket: c.sockets[st.ID],
-			LocalAddr: st.Conn.LocalAddr().String(), RemoteAddr: st.Conn.RemoteAddr().String(),
+			ID: f.id(), Sender: f.sender(), Socket: c.sockets[f.id()], LocalAddr: local, RemoteAddr: remote,
 		})
 	}
 	for _, ss := range ready.Streams {
@@ -204,6 +174,95 @@ func (c *clientTest) connectStreams(ctx context.Context) error {
 		})
 	}
 	return nil
+}
+
+func (c *clientTest) connectTCP(ctx context.Context, token proto.Token, ready *proto.StreamsReady) error {
+	opts := socketOptions(c.spec, true)
+	for id := 1; id <= c.spec.DataConns(); id++ {
+		d, err := c.dialer(opts, c.localPort(id))
+		if err != nil {
+			return err
+		}
+		conn, err := d.DialContext(ctx, "tcp", c.addr)
+		if err != nil {
+			return fmt.Errorf("data connection %d to %s: %w", id, c.addr, unwrapDialError(err))
+		}
+		tc := conn.(*net.TCPConn)
+		setNagle(tc, c.spec)
+		c.flows = append(c.flows, newTCPFlow(tcpflow.NewStream(id, clientSendsOn(c.spec, id), tc), c.spec.Length))
+		if _, err := tc.Write(proto.DataHello{Token: token, StreamID: uint32(id)}.Marshal()); err != nil {
+			return fmt.Errorf("data connection %d: %w", id, err)
+		}
+		c.sockets[id] = grantedSocket(tc, c.spec)
+	}
+	return c.readReady(ready)
+}
+
+// connectUDP opens each stream's socket and says hello from it until the
+// server reports every stream ready: a hello is one datagram and may be
+// lost, the control connection's answer cannot.
+func (c *clientTest) connectUDP(ctx context.Context, token proto.Token, ready *proto.StreamsReady) error {
+	var hellos [][]byte
+	for id := 1; id <= c.spec.DataConns(); id++ {
+		d, err := c.dialer(sockopt.Options{}, c.localPort(id))
+		if err != nil {
+			return err
+		}
+		conn, err := d.DialContext(ctx, "udp", c.addr)
+		if err != nil {
+			return fmt.Errorf("UDP stream %d to %s: %w", id, c.addr, unwrapDialError(err))
+		}
+		uc := conn.(*net.UDPConn)
+		f, err := newUDPFlow(uc, c.spec, [16]byte(token), id, clientSendsOn(c.spec, id))
+		if err != nil {
+			_ = uc.Close()
+			return fmt.Errorf("UDP stream %d: %w", id, err)
+		}
+		c.flows = append(c.flows, f)
+		c.sockets[id] = udpSocket(uc, c.spec, f.sender())
+		hellos = append(hellos, udpflow.Hello{Token: [16]byte(token), StreamID: uint32(id)}.MarshalHello())
+	}
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			for i, f := range c.flows {
+				_, _ = f.(*udpFlow).conn.Write(hellos[i])
+			}
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return c.readReady(ready)
+}
+
+func (c *clientTest) localPort(id int) int {
+	if c.cfg.CPort > 0 {
+		return c.cfg.CPort + id - 1
+	}
+	return 0
+}
+
+func (c *clientTest) readReady(ready *proto.StreamsReady) error {
+	fr, err := proto.ReadFrame(c.conn)
+	if err != nil {
+		return fmt.Errorf("waiting for the server to accept the data connections: %w", err)
+	}
+	switch fr.Type {
+	case proto.TypeStreamsReady:
+		return fr.Decode(ready)
+	case proto.TypeError:
+		var e proto.Error
+		_ = fr.Decode(&e)
+		return fmt.Errorf("server: %s", e.Message)
+	default:
+		return fmt.Errorf("server sent %v instead of streams-ready", fr.Type)
+	}
 }
 
 func (c *clientTest) run(ctx context.Context) (*result.Result, error) {
@@ -217,7 +276,7 @@ func (c *clientTest) run(ctx context.Context) (*result.Result, error) {
 	mergerDone := make(chan struct{})
 	go func() { m.loop(localIv, control.intervals); close(mergerDone) }()
 
-	run := newRunner(c.spec, c.streams, c.sockets, func(iv result.Interval) { localIv <- iv })
+	run := newRunner(c.spec, c.flows, c.sockets, func(iv result.Interval) { localIv <- iv })
 	_ = c.conn.SetDeadline(time.Time{})
 	_ = c.conn.SetKeepAlive(true)
 	_ = c.conn.SetKeepAlivePeriod(5 * time.Second)
@@ -263,7 +322,7 @@ func (c *clientTest) run(ctx context.Context) (*result.Result, error) {
 	return res, testErr
 }
 
-// wait runs the test until every local stream has finished: on time, on
+// wait runs the test until every local flow has finished: on time, on
 // the byte count, on cancellation, or on the server's word.
 func (c *clientTest) wait(ctx context.Context, run *runner, control *controlReader) error {
 	var timeUp <-chan time.Time
@@ -274,19 +333,29 @@ func (c *clientTest) wait(ctx context.Context, run *runner, control *controlRead
 	}
 	cancelled := ctx.Done()
 	done := run.done()
+	sendersDone := run.sendersDone()
 	stop := func(reason string) {
-		run.stop(drainTimeout)
+		run.stopSenders()
 		_ = c.fw.send(proto.TypeStop, proto.Stop{Reason: reason})
 		timeUp, cancelled = nil, nil
 	}
 	for {
 		select {
 		case <-done:
+			if sendersDone != nil { // done and sendersDone were ready at once
+				_ = c.fw.send(proto.TypeSenderDone, proto.SenderDone{Sent: run.sentCounts()})
+			}
 			return nil
 		case <-timeUp:
 			stop("time")
 		case <-cancelled:
 			stop("interrupted")
+		case <-sendersDone:
+			_ = c.fw.send(proto.TypeSenderDone, proto.SenderDone{Sent: run.sentCounts()})
+			sendersDone = nil
+		case sent := <-control.senderDone:
+			run.setPeerSent(sent)
+			run.drainReceivers(drainFor(c.spec, c.rtt))
 		case msg := <-control.peerErr:
 			run.abort()
 			<-done
@@ -300,8 +369,8 @@ func (c *clientTest) wait(ctx context.Context, run *runner, control *controlRead
 }
 
 func (c *clientTest) close() {
-	for _, st := range c.streams {
-		_ = st.Conn.Close()
+	for _, f := range c.flows {
+		_ = f.close()
 	}
 	if c.conn != nil {
 		_ = c.conn.Close()

@@ -5,30 +5,30 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"syscall"
 
 	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/result"
-	"github.com/wireperf/wireperf/internal/sockopt"
 )
 
 // controlReader reads the peer's control messages during a test and
 // hands each kind to its own channel.
 type controlReader struct {
-	stop      chan struct{}        // client asked to stop (server side)
-	intervals chan result.Interval // server's interval reports (client side)
-	end       chan result.End      // the peer's final report
-	peerErr   chan string          // the peer's error message
-	lost      chan error           // the connection failed or broke protocol
+	stop       chan struct{}        // client asked to stop (server side)
+	intervals  chan result.Interval // server's interval reports (client side)
+	end        chan result.End      // the peer's final report
+	peerErr    chan string          // the peer's error message
+	senderDone chan map[int]int64   // the peer's senders have stopped
+	lost       chan error           // the connection failed or broke protocol
 }
 
 func readControl(conn net.Conn) *controlReader {
 	c := &controlReader{
-		stop:      make(chan struct{}, 1),
-		intervals: make(chan result.Interval, 1024),
-		end:       make(chan result.End, 1),
-		peerErr:   make(chan string, 1),
-		lost:      make(chan error, 1),
+		stop:       make(chan struct{}, 1),
+		intervals:  make(chan result.Interval, 1024),
+		end:        make(chan result.End, 1),
+		peerErr:    make(chan string, 1),
+		senderDone: make(chan map[int]int64, 1),
+		lost:       make(chan error, 1),
 	}
 	go c.loop(conn)
 	return c
@@ -60,6 +60,16 @@ func (c *controlReader) loop(conn net.Conn) {
 			case c.intervals <- iv:
 			default: // a consumer that fell this far behind loses the live row, not the test
 			}
+		case proto.TypeSenderDone:
+			var m proto.SenderDone
+			if err := fr.Decode(&m); err != nil {
+				c.lost <- err
+				return
+			}
+			select {
+			case c.senderDone <- m.Sent:
+			default: // only the first counts
+			}
 		case proto.TypeEndReport:
 			var e result.End
 			if err := fr.Decode(&e); err != nil {
@@ -78,8 +88,4 @@ func (c *controlReader) loop(conn net.Conn) {
 			return
 		}
 	}
-}
-
-func applyOptions(raw syscall.RawConn, o sockopt.Options) error {
-	return sockopt.Apply(raw, o)
 }

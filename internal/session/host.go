@@ -2,6 +2,7 @@ package session
 
 import (
 	"net"
+	"syscall"
 	"os"
 	"strconv"
 
@@ -43,6 +44,9 @@ func socketOptions(s spec.Spec, client bool) sockopt.Options {
 	if client {
 		o.MSS = s.MSS
 	}
+	if s.Protocol == spec.TCP && s.Rate > 0 {
+		o.MaxPacingRate = uint64(s.Rate / 8) // -b for TCP: the kernel paces each stream
+	}
 	return o
 }
 
@@ -51,7 +55,7 @@ func socketOptions(s spec.Spec, client bool) sockopt.Options {
 func setNagle(c *net.TCPConn, s spec.Spec) { _ = c.SetNoDelay(s.NoDelay) }
 
 // grantedSocket reads back what the kernel granted on a data socket.
-func grantedSocket(c *net.TCPConn, s spec.Spec) result.Socket {
+func grantedSocket(c syscall.Conn, s spec.Spec) result.Socket {
 	sock := result.Socket{SndBufRequested: s.Window, RcvBufRequested: s.Window}
 	raw, err := c.SyscallConn()
 	if err != nil {

@@ -11,57 +11,41 @@ import (
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/tcpflow"
-	"github.com/wireperf/wireperf/internal/tcpinfo"
 )
 
 // runner drives one end's streams: it starts them, cuts intervals, keeps
 // the omitted start out of the totals and builds the end's final view.
 type runner struct {
 	spec       spec.Spec
-	streams    []*tcpflow.Stream
+	flows      []flow
 	sockets    map[int]result.Socket
 	onInterval func(result.Interval) // called from the interval goroutine
 
 	epoch    time.Time
 	cpuStart hostmon.CPUTimes
 	cpuErr   error
+	// The host's UDP counters when a UDP test began: their change says
+	// where lost datagrams were dropped.
+	udpStart *hostmon.UDPCounters
 
 	mu        sync.Mutex
 	intervals []result.Interval
-	prev      map[int]snapshot // at the last interval boundary
-	omitSnap  map[int]snapshot // at the end of the omitted start
-	tcp       map[int]*tcpAccum
-	lastCut   time.Duration
+	prev      map[int]int64 // bytes at the last interval boundary
+	omitSnap  map[int]int64 // bytes at the end of the omitted start
+	lastCut   time.Duration // the schedule's last boundary
+	lastEnd   time.Duration // when the last interval really closed
 	index     int
 	stopTick  chan struct{}
 	tickDone  chan struct{}
 }
 
-// snapshot is a stream's counters at one moment.
-type snapshot struct {
-	bytes   int64
-	retrans uint32
-}
-
-// tcpAccum keeps a sending stream's TCP figures over the counted span.
-type tcpAccum struct {
-	last       *tcpinfo.Info
-	maxCwnd    uint64
-	maxSndWnd  uint64
-	minRTT     uint32
-	maxRTT     uint32
-	sumRTT     uint64
-	rttSamples uint64
-}
-
-func newRunner(s spec.Spec, streams []*tcpflow.Stream, sockets map[int]result.Socket, onInterval func(result.Interval)) *runner {
+func newRunner(s spec.Spec, flows []flow, sockets map[int]result.Socket, onInterval func(result.Interval)) *runner {
 	return &runner{
 		spec:       s,
-		streams:    streams,
+		flows:      flows,
 		sockets:    sockets,
 		onInterval: onInterval,
-		prev:       map[int]snapshot{},
-		tcp:        map[int]*tcpAccum{},
+		prev:       map[int]int64{},
 		stopTick:   make(chan struct{}),
 		tickDone:   make(chan struct{}),
 	}
@@ -72,16 +56,17 @@ func newRunner(s spec.Spec, streams []*tcpflow.Stream, sockets map[int]result.So
 func (r *runner) start() {
 	r.epoch = time.Now()
 	r.cpuStart, r.cpuErr = hostmon.ProcessCPU()
+	if r.spec.Protocol == spec.UDP {
+		if c, err := hostmon.ReadUDP(); err == nil {
+			r.udpStart = &c
+		}
+	}
 	budget := tcpflow.NewBudget(r.spec.Bytes)
-	for _, st := range r.streams {
-		st.Start(r.epoch, make([]byte, r.spec.Length), budget)
-		r.prev[st.ID] = snapshot{}
+	for _, f := range r.flows {
+		f.start(r.epoch, budget)
 	}
 	if r.spec.Omit == 0 {
-		r.omitSnap = map[int]snapshot{}
-		for _, st := range r.streams {
-			r.omitSnap[st.ID] = snapshot{}
-		}
+		r.omitSnap = map[int]int64{}
 	}
 	go r.tick()
 }
@@ -120,49 +105,41 @@ func (r *runner) tick() {
 			timer.Stop()
 			return
 		case <-timer.C:
-			r.cut(next, true)
+			r.cut(next, time.Since(r.epoch), true)
 		}
 	}
 }
 
-// cut closes the interval that ends at `at`. emit is false for the tail
-// cut of a test without interval reports.
-func (r *runner) cut(at time.Duration, emit bool) {
+// cut closes the interval whose scheduled end is `at`; it really closes
+// at `actual` (a loaded machine wakes the timer late), and the report
+// shows the real span so that bytes and time agree. emit is false for the
+// tail cut of a test without interval reports.
+func (r *runner) cut(at, actual time.Duration, emit bool) {
 	r.mu.Lock()
 	omitted := at <= r.spec.Omit && r.spec.Omit > 0
 	iv := result.Interval{
 		Index:   r.index,
-		Start:   r.lastCut.Seconds(),
-		End:     at.Seconds(),
+		Start:   r.lastEnd.Seconds(),
+		End:     max(actual, r.lastEnd).Seconds(),
 		Omitted: omitted,
 	}
-	now := map[int]snapshot{}
-	for _, st := range r.streams {
-		cur := snapshot{bytes: st.Bytes()}
-		si := result.StreamInterval{ID: st.ID, Sender: st.Sender, Bytes: cur.bytes - r.prev[st.ID].bytes}
-		if st.Sender {
-			if info, err := tcpinfo.FromConn(st.Conn); err == nil {
-				cur.retrans = info.TotalRetrans
-				si.HasTCPInfo = true
-				si.Retransmits = int64(info.TotalRetrans) - int64(r.prev[st.ID].retrans)
-				si.CwndBytes = info.CwndBytes()
-				si.SndWnd = uint64(info.SndWnd)
-				si.RTTus = info.RTTus
-				si.RTTVarus = info.RTTVarus
-				si.PMTU = info.PMTU
-				if !omitted {
-					r.accumulate(st.ID, info)
-				}
-			}
-		}
-		now[st.ID] = cur
+	now := map[int]int64{}
+	for _, f := range r.flows {
+		b := f.bytes()
+		si := result.StreamInterval{ID: f.id(), Sender: f.sender(), Bytes: b - r.prev[f.id()]}
+		f.sample(&si, !omitted)
+		now[f.id()] = b
 		iv.Streams = append(iv.Streams, si)
 	}
 	r.prev = now
 	if r.spec.Omit > 0 && at == r.spec.Omit {
 		r.omitSnap = now
+		for _, f := range r.flows {
+			f.markOmitEnd()
+		}
 	}
 	r.lastCut = at
+	r.lastEnd = max(actual, r.lastEnd)
 	if r.spec.Interval > 0 || at <= r.spec.Omit {
 		r.index++
 	}
@@ -176,60 +153,67 @@ func (r *runner) cut(at time.Duration, emit bool) {
 	}
 }
 
-func (r *runner) accumulate(id int, info *tcpinfo.Info) {
-	a := r.tcp[id]
-	if a == nil {
-		a = &tcpAccum{minRTT: ^uint32(0)}
-		r.tcp[id] = a
-	}
-	a.last = info
-	a.maxCwnd = max(a.maxCwnd, info.CwndBytes())
-	a.maxSndWnd = max(a.maxSndWnd, uint64(info.SndWnd))
-	if info.RTTus > 0 {
-		a.minRTT = min(a.minRTT, info.RTTus)
-		a.maxRTT = max(a.maxRTT, info.RTTus)
-		a.sumRTT += uint64(info.RTTus)
-		a.rttSamples++
+// stopSenders ends the local senders now.
+func (r *runner) stopSenders() {
+	for _, f := range r.flows {
+		if f.sender() {
+			f.stop(time.Now())
+		}
 	}
 }
 
-// stop ends the senders now and gives receivers until drain to read what
-// is still in flight.
-func (r *runner) stop(drain time.Duration) {
+// drainReceivers gives the local receivers until drain from now to read
+// what is still in flight: the peer's senders have stopped.
+func (r *runner) drainReceivers(drain time.Duration) {
 	deadline := time.Now().Add(drain)
-	for _, st := range r.streams {
-		st.Stop(deadline)
+	for _, f := range r.flows {
+		if !f.sender() {
+			f.stop(deadline)
+		}
 	}
 }
 
-// abort ends every stream at once.
+// abort ends every flow at once.
 func (r *runner) abort() {
-	for _, st := range r.streams {
-		st.Abort()
+	for _, f := range r.flows {
+		f.abort()
 	}
 }
 
-// sendersDone is closed when every sending stream has finished.
+// sendersDone is closed when every sending flow has finished.
 func (r *runner) sendersDone() <-chan struct{} {
-	return r.allDone(func(st *tcpflow.Stream) bool { return st.Sender })
+	return flowsDone(r.flows, func(f flow) bool { return f.sender() })
 }
 
-// done is closed when every stream has finished.
+// done is closed when every flow has finished.
 func (r *runner) done() <-chan struct{} {
-	return r.allDone(func(*tcpflow.Stream) bool { return true })
+	return flowsDone(r.flows, func(flow) bool { return true })
 }
 
-func (r *runner) allDone(match func(*tcpflow.Stream) bool) <-chan struct{} {
-	ch := make(chan struct{})
-	go func() {
-		for _, st := range r.streams {
-			if match(st) {
-				<-st.Done()
+// sentCounts is what the local senders sent, by stream: datagrams for UDP,
+// bytes for TCP.
+func (r *runner) sentCounts() map[int]int64 {
+	out := map[int]int64{}
+	for _, f := range r.flows {
+		if uf, ok := f.(*udpFlow); ok && f.sender() {
+			out[f.id()] = uf.snd.Sent()
+		} else if f.sender() {
+			out[f.id()] = f.bytes()
+		}
+	}
+	return out
+}
+
+// setPeerSent tells UDP receivers how many datagrams their peer sent, so
+// that loss at the tail is counted.
+func (r *runner) setPeerSent(sent map[int]int64) {
+	for _, f := range r.flows {
+		if uf, ok := f.(*udpFlow); ok && !f.sender() {
+			if n, ok := sent[f.id()]; ok {
+				uf.peerSent = n
 			}
 		}
-		close(ch)
-	}()
-	return ch
+	}
 }
 
 // finish stops the interval clock, reports the last partial interval and
@@ -238,8 +222,8 @@ func (r *runner) finish(role string) result.End {
 	close(r.stopTick)
 	<-r.tickDone
 	var tail time.Duration
-	for _, st := range r.streams {
-		tail = max(tail, st.LastByte())
+	for _, f := range r.flows {
+		tail = max(tail, f.lastByte())
 	}
 	if tail < r.lastCut {
 		tail = r.lastCut
@@ -247,45 +231,39 @@ func (r *runner) finish(role string) result.End {
 	// The tail interval carries the bytes after the last boundary, so that
 	// interval bytes always add up to the total.
 	if tail > r.lastCut {
-		r.cut(tail, r.tailWorthReporting(tail))
+		r.cut(tail, tail, r.tailWorthReporting(tail))
 	}
 	end := result.End{Role: role, Host: localHost()}
 	if cpu, err := hostmon.ProcessCPU(); err == nil && r.cpuErr == nil {
 		u, s, t := hostmon.Usage(r.cpuStart, cpu)
 		end.CPU = result.CPU{UserPercent: u, SystemPercent: s, TotalPercent: t}
 	}
+	if r.udpStart != nil {
+		if c, err := hostmon.ReadUDP(); err == nil {
+			d := c.Sub(*r.udpStart)
+			end.UDPCounters = &result.SNMP{
+				InDatagrams: d.InDatagrams, InErrors: d.InErrors, RcvbufErrors: d.RcvbufErrors,
+				SndbufErrors: d.SndbufErrors, NoPorts: d.NoPorts, InCsumErrors: d.InCsumErrors,
+				OutDatagrams: d.OutDatagrams, MemErrors: d.MemErrors,
+			}
+		}
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	end.Intervals = r.intervals
-	for _, st := range r.streams {
-		base := r.omitSnap[st.ID]
+	for _, f := range r.flows {
+		local, remote := f.addrs()
 		rs := result.Stream{
-			ID:         st.ID,
-			Sender:     st.Sender,
-			LocalAddr:  st.Conn.LocalAddr().String(),
-			RemoteAddr: st.Conn.RemoteAddr().String(),
-			Socket:     r.sockets[st.ID],
+			ID:         f.id(),
+			Sender:     f.sender(),
+			LocalAddr:  local,
+			RemoteAddr: remote,
+			Socket:     r.sockets[f.id()],
 			Start:      r.spec.Omit.Seconds(),
-			End:        max(st.LastByte(), r.spec.Omit).Seconds(),
-			Bytes:      st.Bytes() - base.bytes,
-			Calls:      st.Calls(),
+			End:        max(f.lastByte(), r.spec.Omit).Seconds(),
+			Bytes:      f.bytes() - r.omitSnap[f.id()],
 		}
-		if st.Sender {
-			if info, err := tcpinfo.FromConn(st.Conn); err == nil {
-				r.accumulate(st.ID, info)
-				rs.Retransmits = int64(info.TotalRetrans) - int64(base.retrans)
-			}
-			if a := r.tcp[st.ID]; a != nil {
-				rs.TCPInfo = a.last
-				rs.MaxCwnd, rs.MaxSndWnd = a.maxCwnd, a.maxSndWnd
-				if a.rttSamples > 0 {
-					rs.MinRTTus, rs.MaxRTTus = a.minRTT, a.maxRTT
-					rs.MeanRTTus = uint32(a.sumRTT / a.rttSamples)
-				}
-			}
-		} else {
-			rs.ReadLengths = st.ReadLengths()
-		}
+		f.total(&rs)
 		end.Streams = append(end.Streams, rs)
 	}
 	return end
@@ -297,8 +275,8 @@ func (r *runner) tailWorthReporting(tail time.Duration) bool {
 	if r.spec.Interval == 0 {
 		return false
 	}
-	for _, st := range r.streams {
-		if st.Bytes() != r.prev[st.ID].bytes {
+	for _, f := range r.flows {
+		if f.bytes() != r.prev[f.id()] {
 			return true
 		}
 	}
@@ -307,8 +285,8 @@ func (r *runner) tailWorthReporting(tail time.Duration) bool {
 
 // firstError is the first data-plane error of any stream.
 func (r *runner) firstError() error {
-	for _, st := range r.streams {
-		if err := st.Err(); err != nil {
+	for _, f := range r.flows {
+		if err := f.err(); err != nil {
 			return err
 		}
 	}

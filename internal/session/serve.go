@@ -1,6 +1,7 @@
 package session
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,8 +12,10 @@ import (
 
 	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/sockopt"
 	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/tcpflow"
+	"github.com/wireperf/wireperf/internal/udpflow"
 )
 
 // drainTimeout bounds the wait for data still in flight after a stop.
@@ -53,6 +56,14 @@ type ServeConfig struct {
 	// MaxDuration bounds tests that stop on bytes (-n), whose length the
 	// spec cannot tell; 0 means no bound.
 	MaxDuration time.Duration
+	// UDP hands out the server's UDP port to UDP streams; nil refuses UDP.
+	UDP UDPExpecter
+}
+
+// UDPExpecter gives a stream a socket of its own on the server's UDP port
+// once its first datagram arrives (internal/udpmux).
+type UDPExpecter interface {
+	Expect(ctx context.Context, match func(payload []byte, from *net.UDPAddr) bool) (*net.UDPConn, []byte, *net.UDPAddr, error)
 }
 
 // Serve runs one test on the server side of a control connection whose
@@ -103,24 +114,27 @@ func Serve(ctx context.Context, conn *net.TCPConn, cfg ServeConfig) (*result.Res
 	t := &serverTest{
 		ctx: ctx, cfg: cfg, log: log.With("test", adm.Token.String()[:8], "client", conn.RemoteAddr().String()),
 		conn: conn, fw: &frameWriter{w: conn}, spec: req.Spec, adm: adm, hs: hs,
+		controlRTT: time.Duration(req.ControlRTTNs),
 	}
 	res, err := t.run(req.Client)
-	for _, st := range t.streams {
-		_ = st.Conn.Close()
+	for _, f := range t.flows {
+		_ = f.close()
 	}
 	return res, err
 }
 
 type serverTest struct {
-	ctx     context.Context
-	cfg     ServeConfig
-	log     *slog.Logger
-	conn    *net.TCPConn
-	fw      *frameWriter
-	spec    spec.Spec
-	adm     *Admission
-	hs      time.Duration
-	streams []*tcpflow.Stream
+	ctx   context.Context
+	cfg   ServeConfig
+	log   *slog.Logger
+	conn  *net.TCPConn
+	fw    *frameWriter
+	spec  spec.Spec
+	adm   *Admission
+	hs    time.Duration
+	flows []flow
+	// controlRTT is the client's measure of the control round trip.
+	controlRTT time.Duration
 }
 
 func (t *serverTest) run(client result.Host) (*result.Result, error) {
@@ -148,7 +162,7 @@ func (t *serverTest) run(client result.Host) (*result.Result, error) {
 	_ = t.conn.SetKeepAlivePeriod(5 * time.Second)
 	t.log.Info("test started", "streams", t.spec.Streams, "reverse", t.spec.Reverse, "bidir", t.spec.Bidir, "duration", t.spec.Duration)
 
-	run := newRunner(t.spec, t.streams, sockets, func(iv result.Interval) {
+	run := newRunner(t.spec, t.flows, sockets, func(iv result.Interval) {
 		_ = t.fw.send(proto.TypeInterval, iv)
 	})
 	control := readControl(t.conn)
@@ -177,47 +191,114 @@ func (t *serverTest) run(client result.Host) (*result.Result, error) {
 	return res, testErr
 }
 
-// collectStreams waits for every data connection of the test and applies
-// the spec's socket options to each.
+// collectStreams waits for every data connection of the test, applies
+// the spec's socket options to each and tells the client they are ready.
 func (t *serverTest) collectStreams() (map[int]result.Socket, error) {
-	want := t.spec.DataConns()
-	sockets := map[int]result.Socket{}
-	timer := time.NewTimer(t.hs)
-	defer timer.Stop()
 	var ready proto.StreamsReady
-	for len(t.streams) < want {
-		select {
-		case dc := <-t.adm.Data:
-			id := int(dc.StreamID)
-			if id < 1 || id > want || sockets[id] != (result.Socket{}) {
-				_ = dc.Conn.Close()
-				return nil, fmt.Errorf("data connection with bad stream ID %d", id)
-			}
-			if raw, err := dc.Conn.SyscallConn(); err == nil {
-				if err := applyOptions(raw, socketOptions(t.spec, false)); err != nil {
-					_ = dc.Conn.Close()
-					return nil, fmt.Errorf("server: %w", err)
-				}
-			}
-			setNagle(dc.Conn, t.spec)
-			sock := grantedSocket(dc.Conn, t.spec)
-			sockets[id] = sock
-			t.streams = append(t.streams, tcpflow.NewStream(id, !clientSendsOn(t.spec, id), dc.Conn))
-			ready.Streams = append(ready.Streams, proto.ServerStream{
-				ID: id, LocalAddr: dc.Conn.LocalAddr().String(), RemoteAddr: dc.Conn.RemoteAddr().String(), Socket: sock,
-			})
-		case <-timer.C:
-			return nil, fmt.Errorf("only %d of %d data connections arrived within %v", len(t.streams), want, t.hs)
-		case <-t.ctx.Done():
-			return nil, errors.New("server shutting down")
-		}
+	var err error
+	if t.spec.Protocol == spec.UDP {
+		err = t.collectUDP(&ready)
+	} else {
+		err = t.collectTCP(&ready)
+	}
+	if err != nil {
+		return nil, err
+	}
+	sockets := map[int]result.Socket{}
+	for _, ss := range ready.Streams {
+		sockets[ss.ID] = ss.Socket
 	}
 	return sockets, t.fw.send(proto.TypeStreamsReady, ready)
 }
 
-// wait runs the test until every stream has finished, stopping it when
-// the client says so and aborting it when the client goes away or the
-// server shuts down.
+func (t *serverTest) collectTCP(ready *proto.StreamsReady) error {
+	want := t.spec.DataConns()
+	seen := map[int]bool{}
+	timer := time.NewTimer(t.hs)
+	defer timer.Stop()
+	for len(t.flows) < want {
+		select {
+		case dc := <-t.adm.Data:
+			id := int(dc.StreamID)
+			if id < 1 || id > want || seen[id] {
+				_ = dc.Conn.Close()
+				return fmt.Errorf("data connection with bad stream ID %d", id)
+			}
+			seen[id] = true
+			if raw, err := dc.Conn.SyscallConn(); err == nil {
+				if err := sockopt.Apply(raw, socketOptions(t.spec, false)); err != nil {
+					_ = dc.Conn.Close()
+					return fmt.Errorf("server: %w", err)
+				}
+			}
+			setNagle(dc.Conn, t.spec)
+			t.flows = append(t.flows, newTCPFlow(tcpflow.NewStream(id, !clientSendsOn(t.spec, id), dc.Conn), t.spec.Length))
+			ready.Streams = append(ready.Streams, proto.ServerStream{
+				ID: id, LocalAddr: dc.Conn.LocalAddr().String(), RemoteAddr: dc.Conn.RemoteAddr().String(),
+				Socket: grantedSocket(dc.Conn, t.spec),
+			})
+		case <-timer.C:
+			return fmt.Errorf("only %d of %d data connections arrived within %v", len(t.flows), want, t.hs)
+		case <-t.ctx.Done():
+			return errors.New("server shutting down")
+		}
+	}
+	return nil
+}
+
+// collectUDP waits for each stream's hello on the server's UDP port and
+// gives the stream its own socket. Only the control connection's host may
+// open streams of the test.
+func (t *serverTest) collectUDP(ready *proto.StreamsReady) error {
+	if t.cfg.UDP == nil {
+		return errors.New("this server does not serve UDP")
+	}
+	peer := t.conn.RemoteAddr().(*net.TCPAddr).IP
+	ctx, cancel := context.WithTimeout(t.ctx, t.hs)
+	defer cancel()
+	type got struct {
+		id   int
+		conn *net.UDPConn
+		err  error
+	}
+	want := t.spec.DataConns()
+	ch := make(chan got, want)
+	for id := 1; id <= want; id++ {
+		go func() {
+			conn, _, _, err := t.cfg.UDP.Expect(ctx, func(p []byte, from *net.UDPAddr) bool {
+				h, ok := udpflow.ParseHello(p)
+				return ok && h.Token == [16]byte(t.adm.Token) && int(h.StreamID) == id && from.IP.Equal(peer)
+			})
+			ch <- got{id, conn, err}
+		}()
+	}
+	var firstErr error
+	for range want {
+		g := <-ch
+		if g.err != nil {
+			if firstErr == nil {
+				firstErr = fmt.Errorf("UDP stream %d never said hello: %w", g.id, g.err)
+			}
+			continue
+		}
+		f, err := newUDPFlow(g.conn, t.spec, [16]byte(t.adm.Token), g.id, !clientSendsOn(t.spec, g.id))
+		if err != nil {
+			_ = g.conn.Close()
+			firstErr = cmp.Or(firstErr, err)
+			continue
+		}
+		t.flows = append(t.flows, f)
+		ready.Streams = append(ready.Streams, proto.ServerStream{
+			ID: g.id, LocalAddr: g.conn.LocalAddr().String(), RemoteAddr: g.conn.RemoteAddr().String(),
+			Socket: udpSocket(g.conn, t.spec, f.sender()),
+		})
+	}
+	return firstErr
+}
+
+// wait runs the test until every flow has finished: the client's Stop
+// ends the server's senders, the client's SenderDone lets the server's
+// receivers drain, and a lost client or a shutdown aborts the test.
 func (t *serverTest) wait(run *runner, control *controlReader) error {
 	var limit <-chan time.Time
 	if d := t.limit(); d > 0 {
@@ -226,16 +307,27 @@ func (t *serverTest) wait(run *runner, control *controlReader) error {
 		limit = timer.C
 	}
 	done := run.done()
+	sendersDone := run.sendersDone()
 	for {
 		select {
 		case <-done:
+			if sendersDone != nil { // done and sendersDone were ready at once
+				_ = t.fw.send(proto.TypeSenderDone, proto.SenderDone{Sent: run.sentCounts()})
+			}
 			return nil
 		case <-control.stop:
-			run.stop(drainTimeout)
+			run.stopSenders()
 			control.stop = nil
+		case <-sendersDone:
+			_ = t.fw.send(proto.TypeSenderDone, proto.SenderDone{Sent: run.sentCounts()})
+			sendersDone = nil
+		case sent := <-control.senderDone:
+			run.setPeerSent(sent)
+			run.drainReceivers(drainFor(t.spec, t.controlRTT))
 		case <-limit:
 			t.log.Warn("test exceeded its time; stopping it")
-			run.stop(2 * time.Second)
+			run.stopSenders()
+			run.drainReceivers(2 * time.Second)
 			limit = nil
 		case err := <-control.lost:
 			run.abort()

@@ -50,6 +50,11 @@ func applyFD(fd int, o Options) error {
 			return err
 		}
 	}
+	if o.MaxPacingRate != 0 {
+		if err := unix.SetsockoptUint64(fd, unix.SOL_SOCKET, unix.SO_MAX_PACING_RATE, o.MaxPacingRate); err != nil {
+			return setErr("SO_MAX_PACING_RATE", o.MaxPacingRate, err)
+		}
+	}
 	return nil
 }
 

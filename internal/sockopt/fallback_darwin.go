@@ -14,6 +14,9 @@ func Apply(c syscall.RawConn, o Options) error {
 	if o.Congestion != "" {
 		return unsupported("TCP_CONGESTION", o.Congestion)
 	}
+	if o.MaxPacingRate != 0 {
+		return unsupported("SO_MAX_PACING_RATE", o.MaxPacingRate)
+	}
 	return control(c, func(fd uintptr) error { return applyFD(int(fd), o) })
 }
 

@@ -20,6 +20,8 @@ func Apply(c syscall.RawConn, o Options) error {
 		return unsupported("TCP_CONGESTION", o.Congestion)
 	case o.TOS != 0:
 		return unsupported("IP_TOS", o.TOS)
+	case o.MaxPacingRate != 0:
+		return unsupported("SO_MAX_PACING_RATE", o.MaxPacingRate)
 	}
 	return control(c, func(fd uintptr) error {
 		h := syscall.Handle(fd)

@@ -16,6 +16,9 @@ type Options struct {
 	NoDelay    bool   // TCP_NODELAY
 	Congestion string // TCP_CONGESTION, e.g. "cubic", "bbr", "reno"
 	TOS        int    // IP_TOS, or IPV6_TCLASS on an IPv6 socket
+	// MaxPacingRate caps the socket's send rate in bytes per second
+	// (SO_MAX_PACING_RATE; TCP paces itself once it is set).
+	MaxPacingRate uint64
 }
 
 // Info is what the kernel granted on a connected socket.

@@ -7,7 +7,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Read returns the granted values of a connected TCP socket. Fields the OS cannot give stay zero.
+// Read returns the granted values of a connected TCP socket (of a UDP
+// socket: the buffers and the MTU). Fields the OS cannot give stay zero.
 // It fails only when a buffer size or TCP_MAXSEG cannot be read; the MTU
 // and congestion algorithm are best effort (they need a route or TCP).
 func Read(c syscall.RawConn) (Info, error) {
@@ -28,6 +29,10 @@ func readFD(fd int) (Info, error) {
 	}
 	if info.RcvBuf, err = unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVBUF); err != nil {
 		return Info{}, fmt.Errorf("reading SO_RCVBUF: %w", err)
+	}
+	if typ, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TYPE); err == nil && typ != unix.SOCK_STREAM {
+		info.MTU = readMTU(fd) // a UDP socket: buffers and MTU only
+		return info, nil
 	}
 	if info.MSS, err = unix.GetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_MAXSEG); err != nil {
 		return Info{}, fmt.Errorf("reading TCP_MAXSEG: %w", err)

@@ -1,0 +1,60 @@
+package pace
+
+import (
+	"testing"
+	"time"
+)
+
+// TestWaiterLearns checks the overshoot estimate: up at once, down slowly,
+// within bounds.
+func TestWaiterLearns(t *testing.T) {
+	w := waiter{overshoot: 1000}
+	steps := []struct{ late, want int64 }{
+		{5000, 5000},                            // up at once
+		{1000, 5000 - 4000/16},                  // down by 1/16 of the difference
+		{-50, 4750 - 4750/16},                   // early counts as 0
+		{int64(time.Hour), int64(maxOvershoot)}, // capped
+	}
+	for i, s := range steps {
+		w.learn(s.late)
+		if w.overshoot != s.want {
+			t.Fatalf("step %d: overshoot %d, want %d", i, w.overshoot, s.want)
+		}
+	}
+}
+
+// TestWaiterUntil checks that a wait ends at or after its deadline, at once
+// for a past one, and early (false) when stopped.
+func TestWaiterUntil(t *testing.T) {
+	closed := make(chan struct{})
+	close(closed)
+	tests := []struct {
+		name     string
+		deadline time.Duration // after now
+		spin     time.Duration
+		stop     <-chan struct{}
+		want     bool
+		sleeps   bool
+	}{
+		{"past", -time.Millisecond, DefaultSpinThreshold, nil, true, false},
+		{"spin only", 200 * time.Microsecond, DefaultSpinThreshold, nil, true, false},
+		{"sleep then spin", 3 * time.Millisecond, DefaultSpinThreshold, nil, true, true},
+		{"stopped", time.Hour, DefaultSpinThreshold, closed, false, true},
+		{"stopped while spinning", time.Hour, 2 * time.Hour, closed, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := waiter{base: time.Now(), spin: int64(tt.spin), overshoot: int64(initialOvershoot)}
+			slept := false
+			w.entered = func(sleeping bool) { slept = slept || sleeping }
+			deadline := w.now() + int64(tt.deadline)
+			got := w.until(deadline, tt.stop)
+			if got != tt.want || slept != tt.sleeps {
+				t.Fatalf("until = %v (slept %v), want %v (slept %v)", got, slept, tt.want, tt.sleeps)
+			}
+			if got && w.now() < deadline {
+				t.Fatalf("returned %d ns before the deadline", deadline-w.now())
+			}
+		})
+	}
+}

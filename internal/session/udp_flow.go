@@ -1,0 +1,189 @@
+package session
+
+import (
+	"net"
+	"time"
+
+	"github.com/wireperf/wireperf/internal/pace"
+	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/sockopt"
+	"github.com/wireperf/wireperf/internal/spec"
+	"github.com/wireperf/wireperf/internal/tcpflow"
+	"github.com/wireperf/wireperf/internal/udpflow"
+)
+
+// udpFlow is a UDP stream: a sender or a receiver on its own socket.
+type udpFlow struct {
+	idv  int
+	conn *net.UDPConn
+	snd  *udpflow.Sender
+	rcv  *udpflow.Receiver
+
+	prevSent, omitSent     int64
+	prevErrors, omitErrors int64
+	// peerSent is the sender's datagram count, learned at the end; -1
+	// until then.
+	peerSent int64
+}
+
+func (f *udpFlow) id() int      { return f.idv }
+func (f *udpFlow) sender() bool { return f.snd != nil }
+func (f *udpFlow) close() error { return f.conn.Close() }
+
+func (f *udpFlow) start(epoch time.Time, budget *tcpflow.Budget) {
+	if f.snd != nil {
+		f.snd.Start(epoch, budget)
+	} else {
+		f.rcv.Start(epoch)
+	}
+}
+
+func (f *udpFlow) stop(deadline time.Time) {
+	if f.snd != nil {
+		f.snd.Stop()
+	} else {
+		f.rcv.Stop(deadline)
+	}
+}
+
+func (f *udpFlow) abort() {
+	if f.snd != nil {
+		f.snd.Stop()
+	} else {
+		f.rcv.Abort()
+	}
+}
+
+func (f *udpFlow) done() <-chan struct{} {
+	if f.snd != nil {
+		return f.snd.Done()
+	}
+	return f.rcv.Done()
+}
+
+func (f *udpFlow) bytes() int64 {
+	if f.snd != nil {
+		return f.snd.Bytes()
+	}
+	return f.rcv.Bytes()
+}
+
+func (f *udpFlow) lastByte() time.Duration {
+	if f.snd != nil {
+		return f.snd.LastByte()
+	}
+	return f.rcv.LastByte()
+}
+
+func (f *udpFlow) err() error {
+	if f.snd != nil {
+		return f.snd.Err()
+	}
+	return f.rcv.Err()
+}
+
+func (f *udpFlow) addrs() (string, string) {
+	return f.conn.LocalAddr().String(), f.conn.RemoteAddr().String()
+}
+
+func (f *udpFlow) sample(si *result.StreamInterval, _ bool) {
+	if f.snd != nil {
+		sent, errs := f.snd.Sent(), f.snd.SendErrors()
+		si.UDP = &result.UDP{Sent: sent - f.prevSent, SendErrors: errs - f.prevErrors}
+		f.prevSent, f.prevErrors = sent, errs
+		return
+	}
+	u := f.rcv.Cut()
+	si.UDP = &u
+}
+
+func (f *udpFlow) markOmitEnd() { f.omitSent, f.omitErrors = f.prevSent, f.prevErrors }
+
+// total: a sender's counts exclude the omitted start. A receiver's cover
+// the whole stream, since loss and order are judged by sequence numbers
+// across the omit boundary.
+func (f *udpFlow) total(rs *result.Stream) {
+	if f.snd != nil {
+		rs.UDP = &result.UDP{
+			Sent:       f.snd.Sent() - f.omitSent,
+			SendErrors: f.snd.SendErrors() - f.omitErrors,
+			Spacing:    f.snd.Spacing(),
+		}
+		return
+	}
+	u := f.rcv.Final(f.peerSent)
+	rs.UDP = &u
+}
+
+// newUDPFlow sets up one UDP stream on a connected socket: the spec's
+// buffers and TOS, then a sender or a receiver.
+func newUDPFlow(conn *net.UDPConn, s spec.Spec, token [16]byte, id int, send bool) (*udpFlow, error) {
+	if raw, err := conn.SyscallConn(); err == nil {
+		o := sockopt.Options{SndBuf: int(s.Window), RcvBuf: int(s.Window), TOS: s.TOS}
+		if s.Window == 0 && !send {
+			// A receiver that overflows its buffer measures itself, not the
+			// path: ask for a large one (the kernel caps it at rmem_max).
+			o.RcvBuf = udpReceiveBuffer
+		}
+		if err := sockopt.Apply(raw, o); err != nil {
+			return nil, err
+		}
+	}
+	f := &udpFlow{idv: id, conn: conn, peerSent: -1}
+	var err error
+	if send {
+		f.snd, err = udpflow.NewSender(conn, udpflow.SenderConfig{
+			Token: token, StreamID: uint32(id), Size: s.Length, Pace: paceFor(s), GSO: !s.NoGSO,
+		})
+	} else {
+		f.rcv, err = udpflow.NewReceiver(conn, udpflow.ReceiverConfig{
+			Token: token, StreamID: uint32(id), Size: s.Length, GRO: !s.NoGSO, LateThreshold: s.EffectiveLateThreshold(),
+		})
+	}
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// udpSocket is what a UDP stream's socket asked for and was granted.
+func udpSocket(conn *net.UDPConn, s spec.Spec, send bool) result.Socket {
+	sock := grantedSocket(conn, s)
+	if s.Window == 0 && !send {
+		sock.RcvBufRequested = udpReceiveBuffer
+	}
+	return sock
+}
+
+// udpReceiveBuffer is what a UDP receiver asks for when -w is not given.
+const udpReceiveBuffer = 8 << 20
+
+// paceFor turns a spec's -b, --pps or --spacing into a schedule; nil sends
+// as fast as the socket takes datagrams. A rate whose datagrams would be
+// closer than udpflow.MinSlot goes out in bursts that fill one slot each,
+// unless the user chose the burst.
+func paceFor(s spec.Spec) *pace.Config {
+	var cfg pace.Config
+	switch {
+	case s.Spacing > 0:
+		cfg = pace.ForSpacing(s.Spacing)
+	case s.PPS > 0:
+		cfg = pace.ForPPS(s.PPS, autoBurst(s.Burst, time.Duration(float64(time.Second)/float64(s.PPS))))
+	case s.Rate > 0:
+		gap := time.Duration(float64(s.Length*8) / s.Rate * float64(time.Second))
+		cfg = pace.ForRate(s.Rate, s.Length, autoBurst(s.Burst, gap))
+	default:
+		return nil
+	}
+	return &cfg
+}
+
+func autoBurst(asked int, gap time.Duration) int {
+	if asked > 0 {
+		return asked
+	}
+	if gap <= 0 || gap >= udpflow.MinSlot {
+		return 1
+	}
+	return min(64, int((udpflow.MinSlot+gap-1)/gap))
+}

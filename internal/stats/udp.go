@@ -1,0 +1,324 @@
+package stats
+
+import (
+	"math"
+	"math/bits"
+	"time"
+
+	"github.com/wireperf/wireperf/internal/result"
+)
+
+// MaxSeq is the highest sequence number the receiver accounts for. A
+// sender counts from 0 and never gets near it; a larger number is a
+// corrupt or hostile header, and is only counted by Ignored. The bound also
+// keeps every count within int64.
+const MaxSeq = 1<<62 - 1
+
+const defaultLateThreshold = 2 * time.Second
+
+// Memory bounds. Each structure starts small (or, for the window, at
+// minWindow) and doubles only when a stream needs it.
+type limits struct {
+	minWindow uint64 // duplicate-detection window, numbers (power of two)
+	maxWindow uint64
+	maxGaps   int // pending missing ranges
+	maxRuns   int // record runs for the re-ordering extent
+}
+
+var defaultLimits = limits{
+	minWindow: 1 << 20, // 128 KiB
+	maxWindow: 1 << 27, // 16 MiB: 67 M datagrams, 2 s of 33 Mpps
+	maxGaps:   1 << 20, // 32 MiB
+	maxRuns:   1 << 20, // 24 MiB
+}
+
+// UDPConfig configures a UDPReceiver.
+type UDPConfig struct {
+	// LateThreshold: a missing datagram counts as lost once this long has
+	// passed since it was detected missing (a higher number arrived);
+	// docs/metrics.md: "not arrived late_threshold after the last one was
+	// sent". 0 means 2 s.
+	LateThreshold time.Duration
+	// TimestampSource is "kernel" or "user-space", copied into results.
+	TimestampSource string
+}
+
+// Arrival is one datagram as received.
+type Arrival struct {
+	Seq    uint64
+	SentNs int64 // sender's wall clock at send, ns since the Unix epoch (from the datagram header)
+	RecvNs int64 // receiver's clock at arrival, ns since the Unix epoch (kernel SO_TIMESTAMPNS or time.Now)
+	// SharedRecvTime is true when RecvNs is not this datagram's own arrival
+	// time but shared with the previous datagram (segments of one GRO batch
+	// carry one timestamp).
+	SharedRecvTime bool
+}
+
+// counts are the arrival figures of an interval or of the stream.
+type counts struct {
+	received, lost, late, dups, reordered, maxExtent int64
+}
+
+// UDPReceiver does a receiver's per-datagram accounting for one UDP stream
+// (docs/metrics.md, "UDP stream metrics"). Every Add is exactly one of
+// received, late, duplicate or ignored.
+//
+// How an arrival with number s is classified:
+//   - s above every number so far: received. Numbers skipped in between
+//     form a gap, detected now; if they haven't arrived LateThreshold later
+//     (judged at each arrival's RecvNs and at Cut), they are lost.
+//   - s in a pending gap: re-ordered (RFC 4737) and received.
+//   - s already arrived: duplicate; each further copy counts once.
+//   - s missing but its gap's deadline passed: late (it was counted lost,
+//     and stays lost).
+//
+// Duplicates are told apart by a bitmap of the most recent numbers, at
+// least 2^20 of them and always every pending gap (it grows to 2^27). An
+// arrival below the window is counted as a duplicate: it is either one, or
+// a datagram already counted lost 2^20 numbers ago; received and lost are
+// exact either way. Under extreme loss patterns memory is bounded by
+// counting the oldest pending gap lost before its deadline (more than 2^20
+// pending gaps, or pending gaps spanning more than 2^27 numbers), and by
+// forgetting the oldest re-ordering records (more than 2^20 runs; an
+// extent reaching behind them is then a lower bound).
+//
+// Arrival indices for the extent count received datagrams only: RFC 4737
+// considers the first copy of a duplicate, and a late datagram is lost.
+type UDPReceiver struct {
+	cfg    UDPConfig
+	lateNs int64
+	lim    limits
+
+	clock     int64 // latest receiver time seen (arrivals and cuts), so deadlines never go backwards
+	haveClock bool
+	started   bool
+	top       uint64 // highest number received
+	arrivals  int64  // received datagrams: the next one's arrival index
+
+	seen seenWindow
+	gaps gapList
+	ext  extentTracker
+	tm   timing
+	off  clockOffset
+
+	iv, tot counts
+	ignored int64
+
+	done  bool
+	final result.UDP
+}
+
+// NewUDPReceiver returns a receiver for one stream.
+func NewUDPReceiver(cfg UDPConfig) *UDPReceiver { return newUDPReceiver(cfg, defaultLimits) }
+
+func newUDPReceiver(cfg UDPConfig, lim limits) *UDPReceiver {
+	late := cfg.LateThreshold
+	if late <= 0 {
+		late = defaultLateThreshold
+	}
+	return &UDPReceiver{
+		cfg:    cfg,
+		lateNs: int64(late),
+		lim:    lim,
+		seen:   newSeenWindow(lim.minWindow),
+		ext:    extentTracker{maxRuns: lim.maxRuns},
+		tm:     newTiming(),
+	}
+}
+
+// SetClockOffset gives the receiver's clock minus the sender's, with its
+// error bound (from EstimateOffset), so results carry absolute one-way
+// delay. It applies to every datagram of the spans reported afterwards.
+func (r *UDPReceiver) SetClockOffset(offsetNs, errorBoundNs int64) {
+	r.off = clockOffset{set: true, offset: offsetNs, errorNs: errorBoundNs}
+}
+
+// Ignored is how many arrivals had a number above MaxSeq.
+func (r *UDPReceiver) Ignored() int64 { return r.ignored }
+
+// Add accounts for one arrival. It is O(1) amortised (O(log n) in the
+// pending gaps for a re-ordered one) and does not allocate once the
+// stream's structures have reached their working size.
+func (r *UDPReceiver) Add(a Arrival) {
+	if r.done {
+		return
+	}
+	if a.Seq > MaxSeq {
+		r.ignored++
+		return
+	}
+	r.advanceClock(a.RecvNs)
+	// Deadlines that passed by this arrival's time make it late.
+	r.expire()
+	s := a.Seq
+	switch {
+	case !r.started || s > r.top:
+		r.newTop(s)
+		r.ext.record(r.arrivals, s)
+		r.receive(a)
+	case !r.seen.covers(s) || r.seen.get(s):
+		r.iv.dups++
+		r.tot.dups++
+	default:
+		r.seen.set(s)
+		g := r.gaps.find(s)
+		if g == nil {
+			r.iv.late++
+			r.tot.late++
+			return
+		}
+		g.filled++
+		e := r.ext.extent(r.arrivals, s)
+		r.iv.reordered++
+		r.tot.reordered++
+		r.iv.maxExtent = max(r.iv.maxExtent, e)
+		r.tot.maxExtent = max(r.tot.maxExtent, e)
+		r.receive(a)
+		r.gaps.dropFilled()
+		r.trim()
+	}
+}
+
+func (r *UDPReceiver) receive(a Arrival) {
+	r.arrivals++
+	r.iv.received++
+	r.tot.received++
+	r.tm.add(a.SentNs, a.RecvNs, a.SharedRecvTime)
+}
+
+// newTop takes s above every number so far: the numbers skipped become a
+// pending gap, and the window moves up to s.
+func (r *UDPReceiver) newTop(s uint64) {
+	var next uint64 // the number expected next
+	if r.started {
+		next = r.top + 1
+	}
+	if s > next {
+		if r.gaps.len() >= r.lim.maxGaps {
+			r.loss(r.gaps.expireFront())
+		}
+		r.gaps.add(next, s, satAdd(r.clock, r.lateNs))
+	}
+	// The window must cover every pending gap before it moves, or it would
+	// overwrite what it knows of them. Twice that lets a datagram
+	// that arrives after its gap expired still be told late, not duplicate.
+	if lo, ok := r.gaps.lowest(); ok {
+		for s-lo >= r.lim.maxWindow {
+			r.loss(r.gaps.expireFront())
+			if lo, ok = r.gaps.lowest(); !ok {
+				break
+			}
+		}
+		if ok && s-lo >= r.seen.size {
+			r.seen.grow(min(ceilPow2(2*(s-lo+1)), r.lim.maxWindow))
+		}
+	}
+	r.seen.advance(s)
+	r.seen.set(s)
+	r.top, r.started = s, true
+	r.trim()
+}
+
+func (r *UDPReceiver) advanceClock(t int64) {
+	if !r.haveClock || t > r.clock {
+		r.clock, r.haveClock = t, true
+	}
+}
+
+func (r *UDPReceiver) expire() {
+	if lost := r.gaps.expire(r.clock); lost > 0 {
+		r.loss(lost)
+		r.trim()
+	}
+}
+
+func (r *UDPReceiver) loss(n uint64) {
+	r.iv.lost += int64(n)
+	r.tot.lost += int64(n)
+}
+
+// trim drops re-ordering records no pending gap can need.
+func (r *UDPReceiver) trim() {
+	lowest, ok := r.gaps.lowest()
+	if !ok {
+		lowest = r.top + 1
+	}
+	r.ext.trim(lowest)
+}
+
+// Cut closes an interval at receiver time nowNs and returns its figures:
+// datagrams received, late and duplicated in it, losses whose deadline
+// passed in it, and the delay variation of its datagrams (jitter is the
+// running RFC 3550 estimate at the cut; n/a if no pair fell in the
+// interval).
+func (r *UDPReceiver) Cut(nowNs int64) result.UDP {
+	if r.done {
+		return result.UDP{TimestampSource: r.cfg.TimestampSource}
+	}
+	r.advanceClock(nowNs)
+	r.expire()
+	u := r.report(r.iv, &r.tm.iv)
+	r.iv = counts{}
+	r.tm.cut()
+	return u
+}
+
+// Final closes the stream at receiver time nowNs and returns its totals.
+// sentTotal is the sender's count of datagrams (numbers 0..sentTotal-1), or
+// -1 if unknown. The test is over, so every number below sentTotal that
+// has not arrived is lost now, whether its deadline has passed or not, and
+// including the tail above the highest number received. Without sentTotal,
+// the tail can't be known and is not counted.
+//
+// Call Cut for the last interval first: the losses Final adds are in the
+// totals only. After Final, Add is ignored and Final returns the same.
+func (r *UDPReceiver) Final(nowNs int64, sentTotal int64) result.UDP {
+	if r.done {
+		return r.final
+	}
+	r.advanceClock(nowNs)
+	limit := uint64(math.MaxUint64)
+	if sentTotal >= 0 {
+		limit = uint64(sentTotal)
+	}
+	lost := r.gaps.drain(limit, &r.seen)
+	var next uint64
+	if r.started {
+		next = r.top + 1
+	}
+	if sentTotal >= 0 && limit > next {
+		lost += limit - next
+	}
+	r.tot.lost += int64(lost)
+	r.tm.cut()
+	r.final = r.report(r.tot, &r.tm.tot)
+	r.done = true
+	return r.final
+}
+
+func (r *UDPReceiver) report(c counts, ts *timingSpan) result.UDP {
+	u := result.UDP{
+		Received:         c.received,
+		Lost:             c.lost,
+		Late:             c.late,
+		Duplicates:       c.dups,
+		Reordered:        c.reordered,
+		ReorderMaxExtent: c.maxExtent,
+		Expected:         c.received + c.lost,
+		TimestampSource:  r.cfg.TimestampSource,
+	}
+	r.tm.fill(&u, ts, r.cfg.TimestampSource, r.off)
+	return u
+}
+
+// satAdd is a + b for b >= 0, stopping at MaxInt64: a deadline must not
+// wrap into the past.
+func satAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
+// ceilPow2 is the smallest power of two >= v (v >= 1, v <= 2^63).
+func ceilPow2(v uint64) uint64 { return 1 << bits.Len64(v-1) }

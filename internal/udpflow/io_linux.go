@@ -1,0 +1,150 @@
+package udpflow
+
+import (
+	"errors"
+	"net"
+	"time"
+
+	"golang.org/x/net/ipv4"
+	"golang.org/x/net/ipv6"
+	"golang.org/x/sys/unix"
+)
+
+// gsoMaxSegments is the kernel's UDP_MAX_SEGMENTS on older kernels; newer
+// ones allow more, and 64 already makes a send of most of 64 KiB.
+const gsoMaxSegments = 64
+
+// gsoMaxBytes keeps a GSO send under the 64 KiB an IP datagram can hold.
+const gsoMaxBytes = 65000
+
+// recvBatch is how many messages one recvmmsg asks for.
+const recvBatch = 32
+
+type batcher interface {
+	ReadBatch([]ipv4.Message, int) (int, error)
+	WriteBatch([]ipv4.Message, int) (int, error)
+}
+
+type linuxIO struct {
+	conn    *net.UDPConn
+	batch   batcher
+	feat    Features
+	segCmsg []byte
+	segSize int
+
+	sendMsgs []ipv4.Message
+	recvMsgs []ipv4.Message
+	segs     []Segment
+}
+
+func newBatchIO(conn *net.UDPConn, size int, wantGSO bool) (batchIO, error) {
+	io := &linuxIO{conn: conn, feat: Features{Batch: true}}
+	if a, ok := conn.LocalAddr().(*net.UDPAddr); ok && a.IP.To4() == nil {
+		io.batch = ipv6.NewPacketConn(conn)
+	} else {
+		io.batch = ipv4.NewPacketConn(conn)
+	}
+	raw, err := conn.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	_ = raw.Control(func(fd uintptr) {
+		if unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1) == nil {
+			io.feat.KernelTimestamps = true
+		}
+		if wantGSO && unix.SetsockoptInt(int(fd), unix.SOL_UDP, unix.UDP_GRO, 1) == nil {
+			io.feat.GRO = true
+		}
+	})
+	io.feat.GSO = wantGSO // confirmed or withdrawn by the first send
+	bufLen := size
+	if io.feat.GRO {
+		bufLen = 65535
+	}
+	io.recvMsgs = make([]ipv4.Message, recvBatch)
+	for i := range io.recvMsgs {
+		io.recvMsgs[i].Buffers = [][]byte{make([]byte, bufLen+1)} // +1 tells a longer datagram apart
+		io.recvMsgs[i].OOB = make([]byte, 128)
+	}
+	io.segs = make([]Segment, 0, recvBatch*gsoMaxSegments)
+	return io, nil
+}
+
+func (io *linuxIO) features() Features { return io.feat }
+
+func (io *linuxIO) maxSendBatch(size int) int {
+	if io.feat.GSO {
+		return max(1, min(gsoMaxSegments, gsoMaxBytes/size))
+	}
+	return 64
+}
+
+func (io *linuxIO) send(buf []byte, size, n int) (int, error) {
+	if io.feat.GSO && n > 1 {
+		if io.segSize != size {
+			io.segCmsg, io.segSize = segmentCmsg(size), size
+		}
+		_, _, err := io.conn.WriteMsgUDP(buf[:n*size], io.segCmsg, nil)
+		if err == nil {
+			return n, nil
+		}
+		if !gsoUnsupported(err) {
+			return 0, err
+		}
+		io.feat.GSO = false // the kernel or the route cannot segment: batch instead
+	}
+	if cap(io.sendMsgs) < n {
+		io.sendMsgs = make([]ipv4.Message, n)
+		for i := range io.sendMsgs {
+			io.sendMsgs[i].Buffers = make([][]byte, 1)
+		}
+	}
+	msgs := io.sendMsgs[:n]
+	for i := range msgs {
+		msgs[i].Buffers[0] = buf[i*size : (i+1)*size]
+	}
+	sent := 0
+	for sent < n {
+		k, err := io.batch.WriteBatch(msgs[sent:], 0)
+		sent += k
+		if err != nil {
+			return sent, err
+		}
+	}
+	return sent, nil
+}
+
+func gsoUnsupported(err error) bool {
+	return errors.Is(err, unix.EIO) || errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOPROTOOPT) || errors.Is(err, unix.EOPNOTSUPP)
+}
+
+func (io *linuxIO) recv() ([]Segment, error) {
+	for i := range io.recvMsgs {
+		io.recvMsgs[i].OOB = io.recvMsgs[i].OOB[:cap(io.recvMsgs[i].OOB)]
+	}
+	n, err := io.batch.ReadBatch(io.recvMsgs, 0)
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now().UnixNano()
+	segs := io.segs[:0]
+	for i := 0; i < n; i++ {
+		m := &io.recvMsgs[i]
+		a := parseAncillary(m.OOB[:m.NN])
+		t := a.recvNs
+		if t == 0 {
+			t = now
+		}
+		data := m.Buffers[0][:m.N]
+		step := len(data)
+		if a.segSize > 0 && a.segSize < len(data) {
+			step = a.segSize
+		}
+		for off, k := 0, 0; off < len(data); off, k = off+step, k+1 {
+			end := min(off+step, len(data))
+			segs = append(segs, Segment{Payload: data[off:end], RecvNs: t, Shared: k > 0})
+		}
+	}
+	io.segs = segs
+	return segs, nil
+}

@@ -1,0 +1,162 @@
+package udpflow
+
+import (
+	"errors"
+	"net"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/stats"
+)
+
+// ReceiverConfig describes one receiving stream.
+type ReceiverConfig struct {
+	Token         [16]byte
+	StreamID      uint32
+	Size          int // the largest datagram expected
+	GRO           bool
+	LateThreshold time.Duration
+}
+
+// Receiver accounts one stream's datagrams.
+type Receiver struct {
+	cfg  ReceiverConfig
+	conn *net.UDPConn
+	io   batchIO
+
+	mu    sync.Mutex // guards stats between the read loop and interval cuts
+	stats *stats.UDPReceiver
+
+	bytes    atomic.Int64
+	foreign  atomic.Int64 // datagrams of another test, or not ours at all
+	lastNano atomic.Int64
+	stopping atomic.Bool
+	done     chan struct{}
+	epoch    time.Time
+	errMu    sync.Mutex
+	err      error
+}
+
+// NewReceiver prepares a receiver on a connected socket.
+func NewReceiver(conn *net.UDPConn, cfg ReceiverConfig) (*Receiver, error) {
+	io, err := newBatchIO(conn, cfg.Size, cfg.GRO)
+	if err != nil {
+		return nil, err
+	}
+	src := "user-space"
+	if io.features().KernelTimestamps {
+		src = "kernel"
+	}
+	return &Receiver{
+		cfg: cfg, conn: conn, io: io, done: make(chan struct{}),
+		stats: stats.NewUDPReceiver(stats.UDPConfig{LateThreshold: cfg.LateThreshold, TimestampSource: src}),
+	}, nil
+}
+
+// Start reads until Stop's deadline or an error.
+func (r *Receiver) Start(epoch time.Time) {
+	r.epoch = epoch
+	go r.run()
+}
+
+func (r *Receiver) run() {
+	defer close(r.done)
+	for {
+		segs, err := r.io.recv()
+		if err != nil {
+			if !(r.stopping.Load() && errors.Is(err, os.ErrDeadlineExceeded)) && !isTransientRecv(err) {
+				r.setErr(err)
+				return
+			}
+			if r.stopping.Load() {
+				return
+			}
+			continue
+		}
+		r.account(segs)
+	}
+}
+
+func (r *Receiver) account(segs []Segment) {
+	var bytes int64
+	r.mu.Lock()
+	for i := range segs {
+		sg := &segs[i]
+		h, err := Parse(sg.Payload)
+		if err != nil || h.Token != r.cfg.Token || h.StreamID != r.cfg.StreamID {
+			r.foreign.Add(1)
+			continue
+		}
+		r.stats.Add(stats.Arrival{Seq: h.Seq, SentNs: h.SentNs, RecvNs: sg.RecvNs, SharedRecvTime: sg.Shared})
+		bytes += int64(len(sg.Payload))
+	}
+	r.mu.Unlock()
+	if bytes > 0 {
+		r.bytes.Add(bytes)
+		r.lastNano.Store(int64(time.Since(r.epoch)))
+	}
+}
+
+// Stop lets the receiver read what is still in flight until deadline.
+func (r *Receiver) Stop(deadline time.Time) {
+	r.stopping.Store(true)
+	_ = r.conn.SetReadDeadline(deadline)
+}
+
+// Abort ends the receiver now.
+func (r *Receiver) Abort() { r.Stop(time.Now()) }
+
+// Done is closed when the read loop has ended.
+func (r *Receiver) Done() <-chan struct{} { return r.done }
+
+// Bytes is the payload of our datagrams received so far, duplicates and
+// late ones included (they crossed the network).
+func (r *Receiver) Bytes() int64 { return r.bytes.Load() }
+
+// Foreign counts datagrams dropped for an unknown token or stream.
+func (r *Receiver) Foreign() int64 { return r.foreign.Load() }
+
+// LastByte is when the last datagram arrived, since the epoch.
+func (r *Receiver) LastByte() time.Duration { return time.Duration(r.lastNano.Load()) }
+
+// Cut closes an interval and returns its figures.
+func (r *Receiver) Cut() result.UDP {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stats.Cut(time.Now().UnixNano())
+}
+
+// Final closes the stream; sentTotal is the sender's count, or -1.
+func (r *Receiver) Final(sentTotal int64) result.UDP {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stats.Final(time.Now().UnixNano(), sentTotal)
+}
+
+// SetClockOffset lets the statistics report absolute one-way delay.
+func (r *Receiver) SetClockOffset(offsetNs, errorBoundNs int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.stats.SetClockOffset(offsetNs, errorBoundNs)
+}
+
+// Features says what the socket's I/O used.
+func (r *Receiver) Features() Features { return r.io.features() }
+
+// Err is the error that ended the receiver, if any.
+func (r *Receiver) Err() error {
+	r.errMu.Lock()
+	defer r.errMu.Unlock()
+	return r.err
+}
+
+func (r *Receiver) setErr(err error) {
+	r.errMu.Lock()
+	if r.err == nil {
+		r.err = err
+	}
+	r.errMu.Unlock()
+}

@@ -1,0 +1,198 @@
+package udpflow
+
+import (
+	"errors"
+	"net"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/wireperf/wireperf/internal/pace"
+	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/tcpflow"
+)
+
+// MinSlot is the shortest gap the pacer holds between sends. A rate whose
+// datagrams are closer than this is sent in bursts that each fill one
+// slot: no timer, and no send call, is finer than a few microseconds.
+const MinSlot = 10 * time.Microsecond
+
+// SenderConfig describes one sending stream.
+type SenderConfig struct {
+	Token    [16]byte
+	StreamID uint32
+	Size     int // datagram payload bytes, header included
+	// Pace is the schedule; nil sends as fast as the socket takes them.
+	Pace *pace.Config
+	GSO  bool
+}
+
+// Sender sends one stream's datagrams, numbered from 0.
+type Sender struct {
+	cfg   SenderConfig
+	conn  *net.UDPConn
+	io    batchIO
+	pacer *pace.Pacer
+
+	sent       atomic.Int64 // datagrams the kernel took
+	sendErrors atomic.Int64
+	lastNano   atomic.Int64
+	stopping   atomic.Bool
+	stop       chan struct{}
+	stopOnce   sync.Once
+	done       chan struct{}
+	epoch      time.Time
+	errMu      sync.Mutex
+	err        error
+}
+
+// NewSender prepares a sender on a connected socket.
+func NewSender(conn *net.UDPConn, cfg SenderConfig) (*Sender, error) {
+	if cfg.Size < HeaderLen {
+		return nil, errors.New("udpflow: datagrams must hold the header")
+	}
+	io, err := newBatchIO(conn, cfg.Size, cfg.GSO)
+	if err != nil {
+		return nil, err
+	}
+	s := &Sender{cfg: cfg, conn: conn, io: io, stop: make(chan struct{}), done: make(chan struct{})}
+	if cfg.Pace != nil {
+		s.pacer = pace.New(*cfg.Pace)
+	}
+	return s, nil
+}
+
+// Start sends until Stop, an error, or the budget (bytes, shared by the
+// direction's streams) is spent.
+func (s *Sender) Start(epoch time.Time, budget *tcpflow.Budget) {
+	s.epoch = epoch
+	go s.run(budget)
+}
+
+func (s *Sender) batchSize() int {
+	n := s.io.maxSendBatch(s.cfg.Size)
+	if s.cfg.Pace != nil {
+		n = max(1, s.cfg.Pace.Burst)
+	}
+	return n
+}
+
+func (s *Sender) run(budget *tcpflow.Budget) {
+	defer close(s.done)
+	size := s.cfg.Size
+	batch := s.batchSize()
+	buf := make([]byte, batch*size)
+	tmpl := Header{Token: s.cfg.Token, StreamID: s.cfg.StreamID}
+	for i := 0; i < batch; i++ {
+		tmpl.Put(buf[i*size:])
+	}
+	if s.pacer != nil {
+		s.pacer.Start(time.Now())
+	}
+	var seq uint64
+	for !s.stopping.Load() {
+		n := batch
+		if budget != nil {
+			got := budget.Take(n * size)
+			if got == 0 {
+				break
+			}
+			// Whole datagrams only; a remainder smaller than one datagram
+			// still goes out as one, as iperf sends whole blocks.
+			n = max(1, got/size)
+			budget.Return(max(0, got-n*size))
+		}
+		if s.pacer != nil {
+			if _, ok := s.pacer.Wait(s.stop); !ok {
+				if budget != nil {
+					budget.Return(n * size)
+				}
+				break
+			}
+		}
+		now := time.Now()
+		ns := now.UnixNano()
+		for i := 0; i < n; i++ {
+			PutSeqTime(buf[i*size:], seq+uint64(i), ns)
+		}
+		k, err := s.io.send(buf, size, n)
+		if s.pacer != nil {
+			s.pacer.Sent(now)
+		}
+		if k > 0 {
+			seq += uint64(k)
+			s.sent.Add(int64(k))
+			s.lastNano.Store(int64(time.Since(s.epoch)))
+		}
+		if k < n && budget != nil {
+			budget.Return((n - k) * size)
+		}
+		if err != nil {
+			if transientSendError(err) {
+				s.sendErrors.Add(1)
+				continue
+			}
+			if !s.stopping.Load() {
+				s.setErr(err)
+			}
+			break
+		}
+	}
+}
+
+// transientSendError is a send the kernel refused for now: a full queue
+// (ENOBUFS), or an ICMP error from an earlier datagram (the receiver's
+// port was not yet open). The stream goes on; the count is reported.
+func transientSendError(err error) bool {
+	return errors.Is(err, syscall.ENOBUFS) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EAGAIN)
+}
+
+// Stop ends the sender.
+func (s *Sender) Stop() {
+	s.stopping.Store(true)
+	s.stopOnce.Do(func() { close(s.stop) })
+}
+
+// Done is closed when the sender has stopped.
+func (s *Sender) Done() <-chan struct{} { return s.done }
+
+// Sent is the number of datagrams sent so far.
+func (s *Sender) Sent() int64 { return s.sent.Load() }
+
+// SendErrors counts sends the kernel refused.
+func (s *Sender) SendErrors() int64 { return s.sendErrors.Load() }
+
+// Bytes is the payload sent so far.
+func (s *Sender) Bytes() int64 { return s.sent.Load() * int64(s.cfg.Size) }
+
+// LastByte is when the last datagram left, since the epoch.
+func (s *Sender) LastByte() time.Duration { return time.Duration(s.lastNano.Load()) }
+
+// Spacing is how well the pacer kept its schedule; nil when unpaced. Call
+// it after Done.
+func (s *Sender) Spacing() *result.Spacing {
+	if s.pacer == nil {
+		return nil
+	}
+	sp := s.pacer.Spacing()
+	return &sp
+}
+
+// Features says what the socket's I/O used.
+func (s *Sender) Features() Features { return s.io.features() }
+
+// Err is the error that ended the sender, if any.
+func (s *Sender) Err() error {
+	s.errMu.Lock()
+	defer s.errMu.Unlock()
+	return s.err
+}
+
+func (s *Sender) setErr(err error) {
+	s.errMu.Lock()
+	if s.err == nil {
+		s.err = err
+	}
+	s.errMu.Unlock()
+}
