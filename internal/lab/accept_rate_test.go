@@ -1,0 +1,104 @@
+//go:build linux
+
+package lab
+
+import (
+	"math"
+	"testing"
+	"time"
+)
+
+// shapedChain is a ─ r ─ b with qdisc on r's egress toward b.
+func shapedChain(mtu int, s Shape) Topology {
+	topo := Chain(mtu, BigTCPBuffers())
+	s.On = "r"
+	topo.Links[1].Shape = &s
+	return topo
+}
+
+// Acceptance test 3: on a 1 Gbit/s shaped link, a 5-second TCP test's
+// goodput is within 2% of what framing arithmetic predicts (tbf counts
+// 1514 bytes per 1500-byte packet, so 1448/1514 of the rate), and with a
+// 9000-byte MTU it is higher by the predicted ratio (±2%).
+func TestAcceptShapedRate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two 5-second throughput tests; skipped with -short")
+	}
+	if raceEnabled {
+		// The shaper is the kernel's, but the race detector slows the
+		// receiving goroutine enough to cost about 1% of goodput, half the
+		// tolerance.
+		t.Skip("2% goodput accuracy test; skipped under the race detector")
+	}
+	const rate = 1e9
+	got := map[int]float64{}
+	for _, mtu := range []int{1500, 9000} {
+		want := TCPGoodput(rate, mtu, FramingTC)
+		got[mtu], _ = bestOf(t, 2, func(attempt int) (float64, bool) {
+			l := New(t, shapedChain(mtu, Shape{Qdisc: "tbf", Rate: rate}))
+			defer l.Close()
+			res := tcpBulk(t, l.Host("a"), l.Host("b"), tcpOpts{Duration: 5 * time.Second})
+			qs, err := l.QdiscStats("r", "to-b")
+			if err != nil {
+				t.Fatal(err)
+			}
+			root, ok := Root(qs)
+			if !ok || root.Kind != "tbf" {
+				t.Fatalf("no root tbf on r/to-b: %+v", qs)
+			}
+			t.Logf("MTU %d: goodput %s, predicted %s (%+.2f%%); tbf sent %d pkts %d B, dropped %d; sender retransmits %d",
+				mtu, mbit(res.Goodput), mbit(want), 100*(res.Goodput/want-1), root.SentPackets, root.SentBytes, root.Dropped,
+				res.Sender.Total_retrans)
+			if root.SentBytes < uint64(res.Bytes) {
+				t.Errorf("tbf sent %d bytes, fewer than the %d the receiver got", root.SentBytes, res.Bytes)
+			}
+			return res.Goodput, math.Abs(res.Goodput-want) <= 0.02*want
+		})
+		if math.Abs(got[mtu]-want) > 0.02*want {
+			t.Errorf("MTU %d: goodput %s is not within 2%% of %s", mtu, mbit(got[mtu]), mbit(want))
+		}
+	}
+	ratio := got[9000] / got[1500]
+	want := TCPGoodput(rate, 9000, FramingTC) / TCPGoodput(rate, 1500, FramingTC)
+	t.Logf("9000/1500 goodput ratio %.4f, predicted %.4f", ratio, want)
+	if math.Abs(ratio-want) > 0.02*want {
+		t.Errorf("9000/1500 ratio %.4f is not within 2%% of %.4f", ratio, want)
+	}
+}
+
+// An htb class with a u32 filter limits only the test traffic: TCP to port
+// 5201 is shaped to 100 Mbit/s, TCP to another port is not.
+func TestShapeHTBMatch(t *testing.T) {
+	const rate = 100e6
+	want := TCPGoodput(rate, 1500, FramingTC)
+	var limited, free tcpResult
+	var qs []QdiscStats
+	_, _ = bestOf(t, 2, func(int) (struct{}, bool) {
+		l := New(t, shapedChain(1500, Shape{Qdisc: "htb", Rate: rate, Match: &Match{Proto: 6, DstPort: 5201}}))
+		defer l.Close()
+		a, b := l.Host("a"), l.Host("b")
+		limited = tcpBulk(t, a, b, tcpOpts{Duration: 2 * time.Second, Port: 5201})
+		free = tcpBulk(t, a, b, tcpOpts{Duration: 1 * time.Second, Port: 5301})
+		var err error
+		if qs, err = l.QdiscStats("r", "to-b"); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("port 5201: %s (predicted %s); port 5301: %s; qdiscs %+v", mbit(limited.Goodput), mbit(want), mbit(free.Goodput), qs)
+		return struct{}{}, math.Abs(limited.Goodput-want) <= 0.03*want && free.Goodput >= 3*rate
+	})
+	if math.Abs(limited.Goodput-want) > 0.03*want {
+		t.Errorf("limited flow %s, want %s ± 3%%", mbit(limited.Goodput), mbit(want))
+	}
+	if free.Goodput < 3*rate {
+		t.Errorf("unmatched flow %s should not be limited to %s", mbit(free.Goodput), mbit(rate))
+	}
+	var leaf *QdiscStats
+	for i := range qs {
+		if qs[i].Parent == "1:10" {
+			leaf = &qs[i]
+		}
+	}
+	if leaf == nil || leaf.SentBytes < uint64(limited.Bytes) || leaf.SentBytes > uint64(limited.Bytes)*11/10 {
+		t.Errorf("limited class's qdisc %+v should have sent about the limited flow's %d bytes", leaf, limited.Bytes)
+	}
+}

@@ -1,0 +1,90 @@
+package impair
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseConfig(t *testing.T) {
+	c, err := ParseConfig("delay=107.5ms, jitter=1ms dist=normal keeporder loss=0.1% ge=1%/25% reorder=0.5% gap=3 hold=20ms dup=0.01 rate=1g overhead=38 queue=1M")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Config{Delay: 107500 * time.Microsecond, Jitter: time.Millisecond, Distribution: Normal, KeepOrder: true,
+		Loss: 0.001, GE: &GilbertElliott{P: 0.01, R: 0.25, LossBad: 1}, Reorder: 0.005, ReorderGap: 3,
+		ReorderHold: 20 * time.Millisecond, Duplicate: 0.01, Rate: 1e9, Overhead: 38, QueueLimit: 1 << 20}
+	if !reflect.DeepEqual(c, want) {
+		t.Fatalf("got %+v\nwant %+v", c, want)
+	}
+	back, err := ParseConfig(c.String())
+	if err != nil || !reflect.DeepEqual(back, c) {
+		t.Fatalf("round trip via %q: %+v, %v", c.String(), back, err)
+	}
+	if z, err := ParseConfig("none"); err != nil || !reflect.DeepEqual(z, Config{}) || z.String() != "none" {
+		t.Fatalf("none: %+v %v", z, err)
+	}
+	ge, err := ParseConfig("ge=2%/20%/90%/0.1%")
+	if err != nil || *ge.GE != (GilbertElliott{P: 0.02, R: 0.2, LossBad: 0.9, LossGood: 0.001}) {
+		t.Fatalf("ge: %+v %v", ge.GE, err)
+	}
+	for _, bad := range []string{"delay=-1ms", "loss=101%", "loss=-1%", "ge=1%", "ge=1/2/3/4/5", "rate=1x",
+		"frobnicate=1", "delay", "gap=-2", "dist=poisson", "queue=1.5", "loss=NaN", "rate=inf", "rate=4"} {
+		if _, err := ParseConfig(bad); err == nil {
+			t.Errorf("ParseConfig(%q) accepted", bad)
+		}
+	}
+}
+
+func TestParseUnits(t *testing.T) {
+	rates := map[string]float64{"1g": 1e9, "1G": 1 << 30, "750m": 750e6, "100mbit": 100e6, "10k": 1e4, "2.5gbit/s": 2.5e9, "9600": 9600}
+	for s, want := range rates {
+		if got, err := ParseRate(s); err != nil || got != want {
+			t.Errorf("ParseRate(%q) = %v, %v; want %v", s, got, err, want)
+		}
+	}
+	sizes := map[string]int64{"1M": 1 << 20, "1m": 1e6, "64K": 65536, "64KB": 65536, "1500": 1500, "2kb": 2000}
+	for s, want := range sizes {
+		if got, err := ParseSize(s); err != nil || got != want {
+			t.Errorf("ParseSize(%q) = %v, %v; want %v", s, got, err, want)
+		}
+	}
+	probs := map[string]float64{"0.1%": 0.001, "0.001": 0.001, "100%": 1, "0": 0}
+	for s, want := range probs {
+		if got, err := ParsePercent(s); err != nil || got != want {
+			t.Errorf("ParsePercent(%q) = %v, %v; want %v", s, got, err, want)
+		}
+	}
+}
+
+func FuzzParseConfig(f *testing.F) {
+	for _, s := range []string{"", "none", "delay=107.5ms,loss=0.1%", "ge=1%/25%/90%/0.1% rate=1g queue=64K",
+		"jitter=2ms dist=normal keeporder reorder=1% gap=2 hold=1s dup=0.5% overhead=14", "rate=1e+09", "loss=1e-3"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		c, err := ParseConfig(s)
+		if err != nil {
+			return
+		}
+		if err := c.Validate(); err != nil {
+			t.Fatalf("ParseConfig(%q) returned an invalid config: %v", s, err)
+		}
+		text := c.String()
+		if strings.ContainsAny(text, " \t\n") {
+			t.Fatalf("String() = %q contains a separator", text)
+		}
+		back, err := ParseConfig(text)
+		if err != nil {
+			t.Fatalf("ParseConfig(String()) = %v for %q (from %q)", err, text, s)
+		}
+		if !reflect.DeepEqual(back, c) {
+			t.Fatalf("round trip changed %+v into %+v via %q", c, back, text)
+		}
+		// A valid config always yields a working Direction.
+		if _, err := NewDirection[int](c, 1, 2); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

@@ -1,0 +1,369 @@
+//go:build linux
+
+package lab
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+	"os"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/wireperf/wireperf/internal/lab/impair"
+)
+
+// The TUN devices carry a virtio-net header before each packet
+// (IFF_VNET_HDR), which lets the kernel hand over and take back TCP
+// super-packets: one read or write moves up to 64 KiB instead of one
+// 1500-byte packet. On a 2-core VM, where every system call is expensive,
+// that is what lets the router carry 1 Gbit/s and more. The emulator still
+// decides per wire packet: a super-packet of n segments enters the
+// impair.Direction as n packets of their real sizes, and the writer joins
+// the segments that leave together, in order and unharmed, back into one
+// super-packet (or writes single segments, with rebuilt headers, where
+// loss, duplication or re-ordering split them).
+
+const (
+	vnetHdrLen       = 10 // struct virtio_net_hdr
+	vnetNeedsCsum    = 1  // VIRTIO_NET_HDR_F_NEEDS_CSUM
+	vnetGSONone      = 0
+	vnetGSOTCPv4     = 1
+	vnetGSOECN       = 0x80
+	tunFCsum         = 0x01 // TUN_F_CSUM
+	tunFTSO4         = 0x02 // TUN_F_TSO4
+	maxRead          = vnetHdrLen + 65535
+	tcpFlagFIN       = 0x01
+	tcpFlagPSH       = 0x08
+	tcpFlagCWR       = 0x80
+	tcpChecksumField = 16
+)
+
+// bufClasses are the pooled buffer sizes. A read lands in a full-size
+// buffer; a packet that fits a smaller class is copied into one, so that
+// memory follows the bytes held rather than 64 KiB per ACK.
+var bufClasses = [...]int{256, 2048, 4096 + vnetHdrLen, 9216 + vnetHdrLen, 16384 + vnetHdrLen, 32768 + vnetHdrLen, maxRead}
+
+type vnetHdr struct {
+	flags      uint8
+	gsoType    uint8
+	hdrLen     uint16
+	gsoSize    uint16
+	csumStart  uint16
+	csumOffset uint16
+}
+
+func (h *vnetHdr) decode(b []byte) {
+	h.flags, h.gsoType = b[0], b[1]
+	h.hdrLen = binary.NativeEndian.Uint16(b[2:])
+	h.gsoSize = binary.NativeEndian.Uint16(b[4:])
+	h.csumStart = binary.NativeEndian.Uint16(b[6:])
+	h.csumOffset = binary.NativeEndian.Uint16(b[8:])
+}
+
+func (h *vnetHdr) encode(b []byte) {
+	b[0], b[1] = h.flags, h.gsoType
+	binary.NativeEndian.PutUint16(b[2:], h.hdrLen)
+	binary.NativeEndian.PutUint16(b[4:], h.gsoSize)
+	binary.NativeEndian.PutUint16(b[6:], h.csumStart)
+	binary.NativeEndian.PutUint16(b[8:], h.csumOffset)
+}
+
+func (dr *routerDir) initPools() {
+	for i := range bufClasses {
+		size, class := bufClasses[i], int8(i)
+		dr.bufs[i].New = func() any { return &pbuf{b: make([]byte, size), class: class} }
+	}
+	dr.sps.New = func() any { return new(superPkt) }
+}
+
+func (dr *routerDir) getBuf(n int) *pbuf {
+	for i, size := range bufClasses {
+		if n <= size {
+			return dr.bufs[i].Get().(*pbuf)
+		}
+	}
+	panic("lab: packet larger than the largest buffer")
+}
+
+func (dr *routerDir) putBuf(p *pbuf) { dr.bufs[p.class].Put(p) }
+
+// release drops n references to sp and recycles it at zero.
+func (dr *routerDir) release(sp *superPkt, n int32) {
+	if sp.refs.Add(-n) == 0 {
+		dr.putBuf(sp.buf)
+		*sp = superPkt{}
+		dr.sps.Put(sp)
+	}
+}
+
+// parse fills the packet fields of sp from its buffer and decides whether
+// it is a TCP/IPv4 super-packet to segment. Anything it does not
+// understand travels as one packet, untouched.
+func (sp *superPkt) parse() {
+	b := sp.buf.b[:sp.n]
+	sp.vh.decode(b)
+	pkt := b[vnetHdrLen:]
+	sp.nseg, sp.gso = 1, false
+	if sp.vh.gsoType&^vnetGSOECN != vnetGSOTCPv4 || sp.vh.gsoSize == 0 {
+		return
+	}
+	if len(pkt) < 20 || pkt[0]>>4 != 4 || pkt[9] != unix.IPPROTO_TCP {
+		return
+	}
+	iphl := int(pkt[0]&0x0f) * 4
+	if iphl < 20 || len(pkt) < iphl+20 {
+		return
+	}
+	hl := iphl + int(pkt[iphl+12]>>4)*4
+	if hl < iphl+20 || hl > len(pkt) || int(binary.BigEndian.Uint16(pkt[2:])) != len(pkt) {
+		return
+	}
+	sp.iphl, sp.hl, sp.mss, sp.plen = iphl, hl, int(sp.vh.gsoSize), len(pkt)-hl
+	if sp.plen == 0 {
+		return
+	}
+	sp.nseg = (sp.plen + sp.mss - 1) / sp.mss
+	sp.gso = true
+}
+
+// segSize is the IP length of segment i on the wire.
+func (sp *superPkt) segSize(i int) int {
+	if !sp.gso {
+		return sp.n - vnetHdrLen
+	}
+	return sp.hl + min(sp.mss, sp.plen-i*sp.mss)
+}
+
+func (dr *routerDir) readLoop() {
+	defer dr.r.wg.Done()
+	scratch := dr.getBuf(maxRead)
+	mtu := dr.r.cfg.MTU
+	for {
+		n, err := dr.in.Read(scratch.b)
+		if err != nil {
+			if dr.r.stopped() || errors.Is(err, os.ErrClosed) {
+				return
+			}
+			dr.readErrs.Add(1)
+			time.Sleep(time.Millisecond)
+			continue
+		}
+		if n <= vnetHdrLen {
+			dr.readErrs.Add(1)
+			continue
+		}
+		p := scratch
+		if n <= bufClasses[len(bufClasses)-2] {
+			p = dr.getBuf(n)
+			copy(p.b, scratch.b[:n])
+		} else {
+			scratch = dr.getBuf(maxRead)
+		}
+		sp := dr.sps.Get().(*superPkt)
+		sp.buf, sp.n = p, n
+		sp.parse()
+		if !sp.gso && n-vnetHdrLen > mtu {
+			dr.oversize.Add(1)
+			dr.putBuf(p)
+			dr.sps.Put(sp)
+			continue
+		}
+		sp.refs.Store(int32(sp.nseg))
+		var dropped int32
+		dr.mu.Lock()
+		now := dr.r.now()
+		for i := 0; i < sp.nseg; i++ {
+			if v := dr.d.Arrive(now, seg{sp, int32(i)}, sp.segSize(i)); v != impair.Queued {
+				dropped++
+			}
+		}
+		if dropped < int32(sp.nseg) && dr.waiting {
+			if due, ok := dr.d.NextDue(); ok && due < dr.armed {
+				dr.arm(due, now)
+			}
+		}
+		dr.mu.Unlock()
+		if dropped > 0 {
+			dr.release(sp, dropped)
+		}
+	}
+}
+
+// arm sets the timer for router-clock time at (now is the current time).
+// Call with mu held.
+func (dr *routerDir) arm(at, now int64) {
+	if dr.r.stopped() {
+		return
+	}
+	d := at - now
+	if d < 1 {
+		d = 1
+	}
+	its := unix.ItimerSpec{Value: unix.NsecToTimespec(d)}
+	if err := unix.TimerfdSettime(dr.timerFd, 0, &its, nil); err != nil {
+		return // the timer is closed: the router is stopping
+	}
+	dr.armed = at
+}
+
+func (dr *routerDir) writeLoop() {
+	defer dr.r.wg.Done()
+	var tick [8]byte
+	for {
+		dr.mu.Lock()
+		dr.waiting = false
+		now := dr.r.now()
+		dr.batch = dr.batch[:0]
+		dr.d.Release(now, dr.emit)
+		batch := dr.batch
+		if len(batch) == 0 {
+			if due, ok := dr.d.NextDue(); ok {
+				dr.arm(due, now)
+			} else if !dr.r.stopped() {
+				its := unix.ItimerSpec{}
+				_ = unix.TimerfdSettime(dr.timerFd, 0, &its, nil)
+				dr.armed = math.MaxInt64
+			}
+			dr.waiting = true
+		}
+		dr.mu.Unlock()
+		if len(batch) > 0 {
+			if !dr.writeBatch(batch) {
+				return
+			}
+			continue
+		}
+		if _, err := dr.timer.Read(tick[:]); err != nil {
+			if dr.r.stopped() || errors.Is(err, os.ErrClosed) {
+				return
+			}
+		}
+		dr.mu.Lock()
+		dr.armed = math.MaxInt64
+		dr.mu.Unlock()
+	}
+}
+
+// writeBatch writes the released packets in order, joining runs of
+// consecutive segments of one super-packet. It returns false when the
+// router is stopping.
+func (dr *routerDir) writeBatch(batch []outItem) bool {
+	for i := 0; i < len(batch); {
+		it := batch[i]
+		sp := it.s.sp
+		j := i
+		if it.copies == 1 && sp.gso {
+			for j+1 < len(batch) && batch[j+1].s.sp == sp && batch[j+1].s.idx == batch[j].s.idx+1 && batch[j+1].copies == 1 {
+				j++
+			}
+		}
+		first, last := int(it.s.idx), int(batch[j].s.idx)
+		for c := 0; c < it.copies; c++ {
+			if err := dr.writeSegs(sp, first, last); err != nil {
+				if dr.r.stopped() {
+					for _, rest := range batch[i:] {
+						dr.release(rest.s.sp, 1)
+					}
+					return false
+				}
+				dr.writeErrs.Add(uint64(last - first + 1))
+			}
+		}
+		dr.release(sp, int32(last-first+1))
+		for k := i; k <= j; k++ {
+			batch[k].s.sp = nil
+		}
+		i = j + 1
+	}
+	return true
+}
+
+// writeSegs writes segments first..last of sp as one packet: the original
+// bytes when that is the whole super-packet, otherwise a rebuilt header
+// (lengths, sequence number, IP ID, flags, checksums) and the payload slice.
+func (dr *routerDir) writeSegs(sp *superPkt, first, last int) error {
+	dr.writes.Add(1)
+	if !sp.gso || (first == 0 && last == sp.nseg-1) {
+		_, err := dr.out.Write(sp.buf.b[:sp.n])
+		return err
+	}
+	h, payload := sp.segment(dr.hdr[:], first, last)
+	var werr error
+	err := dr.outRaw.Write(func(fd uintptr) bool {
+		_, werr = unix.Writev(int(fd), [][]byte{h, payload})
+		return !errors.Is(werr, unix.EAGAIN)
+	})
+	if err != nil {
+		return err
+	}
+	return werr
+}
+
+// segment builds in h (at least vnetHdrLen+sp.hl bytes) the virtio-net
+// header and the IPv4/TCP header of segments first..last of the
+// super-packet sp, and returns that header and the payload slice that
+// follows it. The result is one packet, or a smaller super-packet when
+// last > first; either way the TCP checksum is left to the kernel
+// (NEEDS_CSUM with the pseudo-header sum in place), as in what it read.
+func (sp *superPkt) segment(h []byte, first, last int) (hdr, payload []byte) {
+	pkt := sp.buf.b[vnetHdrLen:sp.n]
+	off := first * sp.mss
+	end := min(sp.plen, (last+1)*sp.mss)
+	plen := end - off
+	h = h[:vnetHdrLen+sp.hl]
+	ip := h[vnetHdrLen:]
+	copy(ip, pkt[:sp.hl])
+	// IPv4: total length, ID (the kernel numbers a super-packet's
+	// segments consecutively), header checksum.
+	binary.BigEndian.PutUint16(ip[2:], uint16(sp.hl+plen))
+	binary.BigEndian.PutUint16(ip[4:], binary.BigEndian.Uint16(pkt[4:])+uint16(first))
+	ip[10], ip[11] = 0, 0
+	binary.BigEndian.PutUint16(ip[10:], ^checksum(ip[:sp.iphl], 0))
+	// TCP: sequence number; CWR only on the first segment, FIN and PSH
+	// only on the last; the pseudo-header sum for checksum offload.
+	tcp := ip[sp.iphl:]
+	binary.BigEndian.PutUint32(tcp[4:], binary.BigEndian.Uint32(pkt[sp.iphl+4:])+uint32(off))
+	if first > 0 {
+		tcp[13] &^= tcpFlagCWR
+	}
+	if last < sp.nseg-1 {
+		tcp[13] &^= tcpFlagFIN | tcpFlagPSH
+	}
+	tcpLen := sp.hl - sp.iphl + plen
+	var ph [12]byte
+	copy(ph[0:8], ip[12:20])
+	ph[9] = unix.IPPROTO_TCP
+	binary.BigEndian.PutUint16(ph[10:], uint16(tcpLen))
+	binary.BigEndian.PutUint16(tcp[tcpChecksumField:], checksum(ph[:], 0))
+	vh := vnetHdr{flags: vnetNeedsCsum, csumStart: uint16(sp.iphl), csumOffset: tcpChecksumField, hdrLen: uint16(sp.hl)}
+	if last > first {
+		vh.gsoType = vnetGSOTCPv4
+		if first == 0 {
+			vh.gsoType |= sp.vh.gsoType & vnetGSOECN
+		}
+		vh.gsoSize = uint16(sp.mss)
+	} else {
+		vh.gsoType = vnetGSONone
+	}
+	vh.encode(h)
+	return h, pkt[sp.hl+off : sp.hl+end]
+}
+
+// checksum is the ones'-complement sum of b folded to 16 bits (not
+// complemented), added to initial.
+func checksum(b []byte, initial uint32) uint16 {
+	s := initial
+	for len(b) >= 2 {
+		s += uint32(binary.BigEndian.Uint16(b))
+		b = b[2:]
+	}
+	if len(b) == 1 {
+		s += uint32(b[0]) << 8
+	}
+	for s > 0xffff {
+		s = s>>16 + s&0xffff
+	}
+	return uint16(s)
+}
