@@ -1,0 +1,664 @@
+package iperf3
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/sockopt"
+	"github.com/wireperf/wireperf/internal/spec"
+)
+
+// ClientConfig is what a client needs to run a test against an iperf3
+// server.
+type ClientConfig struct {
+	Host           string
+	Port           int
+	Bind           string // local address for every connection; "" for any
+	ConnectTimeout time.Duration
+	Spec           spec.Spec
+	Observer       Observer
+	Logger         *slog.Logger
+	// RetryBusy keeps retrying a busy server (it answers ACCESS_DENIED
+	// while it runs another client's test) with exponential backoff,
+	// for up to this long; 0 gives up at once.
+	RetryBusy time.Duration
+	// UDPCounters64 asks for 64-bit UDP sequence numbers
+	// (--udp-counters-64bit).
+	UDPCounters64 bool
+}
+
+// ErrBusy is a server that runs another test (ACCESS_DENIED).
+var ErrBusy = errors.New("iperf3 server is busy running another test")
+
+// BusyError names the busy server; errors.Is(err, ErrBusy) holds.
+type BusyError struct{ Addr string }
+
+func (e *BusyError) Error() string {
+	return fmt.Sprintf("iperf3 server %s is busy running another test", e.Addr)
+}
+
+// Is makes errors.Is(err, ErrBusy) true.
+func (e *BusyError) Is(target error) bool { return target == ErrBusy }
+
+// ErrNotIperf3 is a peer that did not answer as an iperf3 server does.
+var ErrNotIperf3 = errors.New("the server did not answer as an iperf3 server does")
+
+// RemoteError is iperf3's SERVER_ERROR: the server's error code (its
+// i_errno) and the system errno behind it.
+type RemoteError struct{ Code, Errno int32 }
+
+func (e *RemoteError) Error() string {
+	msg := fmt.Sprintf("the iperf3 server failed the test (its error code %d", e.Code)
+	if e.Errno != 0 {
+		msg += fmt.Sprintf(", errno %d", e.Errno)
+	}
+	return msg + ")"
+}
+
+// Retry backoff for a busy server.
+const (
+	busyFirstWait = 500 * time.Millisecond
+	busyMaxWait   = 5 * time.Second
+)
+
+// drainTimeout bounds the wait for data in flight after a stop, and for
+// the server's answers at the end.
+const (
+	drainTimeout   = 3 * time.Second
+	resultsTimeout = 15 * time.Second
+)
+
+// RunClient runs one test against an iperf3 server. The server's results
+// become the Remote end of the Result. Cancelling ctx ends the test early
+// but cleanly. The result is non-nil whenever the test started, even if it
+// failed part-way; its Error then says why.
+func RunClient(ctx context.Context, cfg ClientConfig) (*result.Result, error) {
+	cfg = withDefaults(cfg)
+	if err := cfg.Spec.Validate(); err != nil {
+		return nil, err
+	}
+	deadline := time.Now().Add(cfg.RetryBusy)
+	wait := busyFirstWait
+	for {
+		res, err := runClient(ctx, cfg, nil, nil, 0)
+		if !errors.Is(err, ErrBusy) || cfg.RetryBusy <= 0 || time.Now().Add(wait).After(deadline) {
+			return res, err
+		}
+		cfg.Logger.Info("iperf3 server is busy; retrying", "server", net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)), "in", wait)
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, busyMaxWait)
+	}
+}
+
+// RunClientOn runs a test on a control connection that is already open
+// and on which sent (fewer than 37 bytes, e.g. wireperf's native greeting)
+// went out without an answer: it completes iperf3's 37-byte cookie with
+// sent as its first bytes. If the peer then does not answer as iperf3
+// does, the error wraps ErrNotIperf3. It closes conn.
+func RunClientOn(ctx context.Context, conn *net.TCPConn, sent []byte, cfg ClientConfig) (*result.Result, error) {
+	if len(sent) >= CookieLen {
+		_ = conn.Close()
+		return nil, fmt.Errorf("RunClientOn: %d bytes already sent, a cookie has %d", len(sent), CookieLen)
+	}
+	cookie := cookieAfter(sent)
+	cfg = withDefaults(cfg)
+	if err := cfg.Spec.Validate(); err != nil {
+		_ = conn.Close()
+		return nil, err
+	}
+	return runClient(ctx, cfg, conn, &cookie, len(sent))
+}
+
+func withDefaults(cfg ClientConfig) ClientConfig {
+	if cfg.ConnectTimeout <= 0 {
+		cfg.ConnectTimeout = spec.DefaultConnectTO
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Spec.Protocol == "" {
+		cfg.Spec.Protocol = spec.TCP
+	}
+	// iperf3 counts whole seconds.
+	cfg.Spec.Duration = time.Duration(wholeSeconds(cfg.Spec.Duration)) * time.Second
+	cfg.Spec.Omit = time.Duration(wholeSeconds(cfg.Spec.Omit)) * time.Second
+	if cfg.Spec.Protocol == spec.UDP {
+		cfg.Spec.Rate = udpRate(cfg.Spec) // what the server is told, and what we pace at
+		cfg.Spec.PPS, cfg.Spec.Spacing = 0, 0
+	}
+	return cfg
+}
+
+type clientTest struct {
+	cfg     ClientConfig
+	spec    spec.Spec
+	log     *slog.Logger
+	addr    string
+	conn    *net.TCPConn
+	cookie  Cookie
+	resumed bool // the cookie's first bytes went out before us
+	sent    int  // how many
+	streams []*dataStream
+	res     *result.Result
+	states  *stateReader
+}
+
+func runClient(ctx context.Context, cfg ClientConfig, conn *net.TCPConn, cookie *Cookie, sent int) (*result.Result, error) {
+	c := &clientTest{cfg: cfg, spec: cfg.Spec, log: cfg.Logger, conn: conn, sent: sent}
+	c.addr = net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port))
+	if conn != nil {
+		c.addr = conn.RemoteAddr().String()
+	}
+	if cookie != nil {
+		c.cookie, c.resumed = *cookie, true
+	} else {
+		c.cookie = NewCookie()
+	}
+	defer c.close()
+	if err := c.handshake(ctx); err != nil {
+		return nil, err
+	}
+	return c.run(ctx)
+}
+
+func (c *clientTest) dialer(localPort int) (*net.Dialer, error) {
+	d := &net.Dialer{Timeout: c.cfg.ConnectTimeout}
+	if c.cfg.Bind != "" {
+		ip := net.ParseIP(c.cfg.Bind)
+		if ip == nil {
+			addrs, err := net.DefaultResolver.LookupIP(context.Background(), "ip", c.cfg.Bind)
+			if err != nil || len(addrs) == 0 {
+				return nil, fmt.Errorf("-B %s: cannot resolve the local address", c.cfg.Bind)
+			}
+			ip = addrs[0]
+		}
+		d.LocalAddr = &net.TCPAddr{IP: ip, Port: localPort}
+	}
+	return d, nil
+}
+
+func (c *clientTest) stepDeadline() { _ = c.conn.SetDeadline(time.Now().Add(c.cfg.ConnectTimeout)) }
+
+// handshake runs the test's set-up until the server says TEST_RUNNING.
+func (c *clientTest) handshake(ctx context.Context) error {
+	if c.conn == nil {
+		d, err := c.dialer(0)
+		if err != nil {
+			return err
+		}
+		conn, err := d.DialContext(ctx, "tcp", c.addr)
+		if err != nil {
+			return fmt.Errorf("connecting to %s: %w", c.addr, unwrapDialError(err))
+		}
+		c.conn = conn.(*net.TCPConn)
+	}
+	stop := context.AfterFunc(ctx, func() { _ = c.conn.SetDeadline(time.Now()) })
+	defer stop()
+	c.stepDeadline()
+	if _, err := c.conn.Write(c.cookie[c.sent:]); err != nil {
+		return fmt.Errorf("sending the cookie to %s: %w", c.addr, err)
+	}
+	first := true
+	for {
+		c.stepDeadline()
+		st, err := ReadState(c.conn)
+		if err != nil {
+			if first && c.resumed {
+				return fmt.Errorf("%w (%v)", ErrNotIperf3, err)
+			}
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("iperf3 server %s: %w", c.addr, err)
+		}
+		if first && c.resumed && st != ParamExchange && st != AccessDenied {
+			return fmt.Errorf("%w (it sent %v)", ErrNotIperf3, st)
+		}
+		first = false
+		c.log.Debug("iperf3 state", "state", st)
+		switch st {
+		case ParamExchange:
+			if err := WriteJSON(c.conn, ParamsFromSpec(c.spec, c.cfg.UDPCounters64)); err != nil {
+				return fmt.Errorf("sending parameters: %w", err)
+			}
+		case CreateStreams:
+			if err := c.connectStreams(ctx); err != nil {
+				return err
+			}
+		case TestStart:
+		case TestRunning:
+			return nil
+		case AccessDenied:
+			return &BusyError{Addr: c.addr}
+		case ServerError:
+			return readServerError(c.conn)
+		case ServerTerminate:
+			return fmt.Errorf("iperf3 server %s ended the test before it started", c.addr)
+		default:
+			return fmt.Errorf("iperf3 server %s sent %v during set-up", c.addr, st)
+		}
+	}
+}
+
+func readServerError(r io.Reader) error {
+	var b [8]byte
+	if _, err := io.ReadFull(r, b[:]); err != nil {
+		return &RemoteError{Code: -1}
+	}
+	return &RemoteError{Code: int32(binary.BigEndian.Uint32(b[:4])), Errno: int32(binary.BigEndian.Uint32(b[4:]))}
+}
+
+func (c *clientTest) connectStreams(ctx context.Context) error {
+	for id := 1; id <= c.spec.DataConns(); id++ {
+		sender := clientSendsOn(c.spec, id)
+		var st *dataStream
+		var err error
+		if c.spec.Protocol == spec.UDP {
+			st, err = c.connectUDP(ctx, id, sender)
+		} else {
+			st, err = c.connectTCP(ctx, id, sender)
+		}
+		if err != nil {
+			return err
+		}
+		c.streams = append(c.streams, st)
+	}
+	return nil
+}
+
+func (c *clientTest) connectTCP(ctx context.Context, id int, sender bool) (*dataStream, error) {
+	d, err := c.dialer(0)
+	if err != nil {
+		return nil, err
+	}
+	if o := socketOptions(c.spec, true); o != (sockopt.Options{}) {
+		d.Control = sockopt.Control(o)
+	}
+	conn, err := d.DialContext(ctx, "tcp", c.addr)
+	if err != nil {
+		return nil, fmt.Errorf("data connection %d to %s: %w", id, c.addr, unwrapDialError(err))
+	}
+	tc := conn.(*net.TCPConn)
+	if err := applyTCPOptions(tc, c.spec, true, sender); err != nil {
+		_ = tc.Close()
+		return nil, err
+	}
+	_ = tc.SetWriteDeadline(time.Now().Add(c.cfg.ConnectTimeout))
+	if _, err := tc.Write(c.cookie[:]); err != nil {
+		_ = tc.Close()
+		return nil, fmt.Errorf("data connection %d: %w", id, err)
+	}
+	_ = tc.SetWriteDeadline(time.Time{})
+	return newTCPStream(id, sender, tc, grantedSocket(tc, c.spec)), nil
+}
+
+func (c *clientTest) connectUDP(ctx context.Context, id int, sender bool) (*dataStream, error) {
+	d, err := c.dialer(0)
+	if err != nil {
+		return nil, err
+	}
+	if d.LocalAddr != nil {
+		d.LocalAddr = &net.UDPAddr{IP: d.LocalAddr.(*net.TCPAddr).IP}
+	}
+	d.Control = udpControl(c.spec, !sender)
+	conn, err := d.DialContext(ctx, "udp", c.addr)
+	if err != nil {
+		return nil, fmt.Errorf("UDP stream %d to %s: %w", id, c.addr, unwrapDialError(err))
+	}
+	uc := conn.(*net.UDPConn)
+	fail := func(err error) (*dataStream, error) {
+		_ = uc.Close()
+		return nil, fmt.Errorf("UDP stream %d to %s: %w", id, c.addr, err)
+	}
+	if _, err := uc.Write(UDPConnectMsg[:]); err != nil {
+		return fail(err)
+	}
+	_ = uc.SetReadDeadline(time.Now().Add(c.cfg.ConnectTimeout))
+	var b [64]byte
+	n, err := uc.Read(b[:])
+	if err != nil {
+		return fail(fmt.Errorf("no answer to the UDP connect message: %w", err))
+	}
+	if !IsUDPConnectReply(b[:n]) {
+		return fail(fmt.Errorf("unexpected answer %q to the UDP connect message", b[:n]))
+	}
+	_ = uc.SetReadDeadline(time.Time{})
+	u := newUDPStream(uc, sender, c.cfg.UDPCounters64, c.spec.Length, c.spec.Rate, c.spec.Burst)
+	sock := result.Socket{SndBufRequested: c.spec.Window, RcvBufRequested: c.spec.Window}
+	return newUDPDataStream(id, u, sock), nil
+}
+
+// run moves data from TEST_RUNNING to the end of the test.
+func (c *clientTest) run(ctx context.Context) (*result.Result, error) {
+	host, port := c.cfg.Host, c.cfg.Port
+	if c.resumed {
+		host, port = splitHostPort(c.addr)
+	}
+	res := &result.Result{
+		Spec: c.spec, Token: c.cookie.String(), StartedAt: time.Now(),
+		ServerAddr: c.addr, ConnectHost: host, ConnectPort: port,
+		Local:  result.End{Role: result.RoleClient, Host: localHost(), Limits: localLimits()},
+		Remote: result.End{Role: result.RoleServer, Host: peerHost("")},
+	}
+	for _, st := range c.streams {
+		res.Local.Streams = append(res.Local.Streams, result.Stream{
+			ID: st.id, Sender: st.sender, Socket: st.socket, LocalAddr: st.local, RemoteAddr: st.remote,
+		})
+		res.Remote.Streams = append(res.Remote.Streams, result.Stream{
+			ID: st.id, Sender: !st.sender, LocalAddr: st.remote, RemoteAddr: st.local,
+		})
+	}
+	c.res = res
+	if c.cfg.Observer != nil {
+		c.cfg.Observer.Started(res)
+	}
+	roles := senderRoles(c.spec)
+	run := newRunner(c.spec, c.streams, func(iv result.Interval) {
+		if c.cfg.Observer != nil {
+			c.cfg.Observer.Interval(res, result.JoinInterval(&iv, nil, roles))
+		}
+	})
+	_ = c.conn.SetDeadline(time.Time{})
+	_ = c.conn.SetKeepAlive(true)
+	_ = c.conn.SetKeepAlivePeriod(5 * time.Second)
+	c.states = newStateReader(c.conn)
+	run.start()
+	testErr := c.wait(ctx, run)
+
+	// The end: results both ways, then DISPLAY_RESULTS and IPERF_DONE.
+	if testErr == nil {
+		c.settle()
+		testErr = c.sendState(TestEnd)
+	}
+	waitDone(run, drainTimeout)
+	end, mine := run.finish(result.RoleClient)
+	end.Limits = localLimits()
+	var theirs *Results
+	if testErr == nil {
+		theirs, testErr = c.exchangeResults(mine)
+	}
+	res.Local = end
+	if theirs != nil {
+		res.Remote = remoteEnd(result.RoleServer, peerHost(""), *theirs, c.spec, end.Streams)
+	} else {
+		res.Remote.Streams = nil
+	}
+	if testErr == nil {
+		testErr = run.firstError()
+	}
+	if testErr != nil {
+		res.Error = testErr.Error()
+	}
+	return res, testErr
+}
+
+// wait runs the test until it ends on time, on bytes, on cancellation,
+// when the streams end by themselves, or on the server's word. A clean
+// end returns nil with the senders stopped; a failure aborts the streams.
+func (c *clientTest) wait(ctx context.Context, run *runner) error {
+	var timeUp <-chan time.Time
+	if c.spec.Duration > 0 {
+		t := time.NewTimer(c.spec.Duration)
+		defer t.Stop()
+		timeUp = t.C
+	}
+	var bytesTick <-chan time.Time
+	var sendersDone, receiversDone <-chan struct{}
+	nSend := 0
+	for _, st := range c.streams {
+		if st.sender {
+			nSend++
+		}
+	}
+	if nSend > 0 {
+		sendersDone = run.allDone(func(s *dataStream) bool { return s.sender })
+	}
+	if nSend < len(c.streams) {
+		receiversDone = run.allDone(func(s *dataStream) bool { return !s.sender })
+		if c.spec.Bytes > 0 {
+			t := time.NewTicker(5 * time.Millisecond)
+			defer t.Stop()
+			bytesTick = t.C
+		}
+	}
+	c.states.ask()
+	for {
+		select {
+		case <-timeUp:
+		case <-sendersDone:
+		case <-receiversDone:
+		case <-ctx.Done():
+			c.log.Info("test interrupted")
+		case <-bytesTick:
+			if run.received() < c.spec.Bytes {
+				continue
+			}
+		case r := <-c.states.resp:
+			c.states.pending = false
+			run.abort()
+			switch {
+			case r.err != nil:
+				return fmt.Errorf("lost the control connection: %w", r.err)
+			case r.state == ServerTerminate:
+				return errors.New("the iperf3 server ended the test (SERVER_TERMINATE)")
+			case r.state == ServerError:
+				return readServerError(c.conn)
+			default:
+				return fmt.Errorf("iperf3 server sent %v during the test", r.state)
+			}
+		}
+		run.stop(c.drain())
+		return nil
+	}
+}
+
+// settle gives our last UDP datagrams time to arrive before TEST_END:
+// an iperf3 server stops counting the moment it reads TEST_END.
+func (c *clientTest) settle() {
+	if c.spec.Protocol != spec.UDP || !c.spec.ClientSends() {
+		return
+	}
+	rtt, _ := tcpinfoOf(c.conn)
+	time.Sleep(min(max(2*rtt, 10*time.Millisecond), 250*time.Millisecond))
+}
+
+// drain is how long receivers read on after the end: a TCP receiver
+// reads until the server closes its side, a UDP one a few round trips.
+func (c *clientTest) drain() time.Duration {
+	if c.spec.Protocol == spec.UDP {
+		return drainFor(c.conn)
+	}
+	return drainTimeout
+}
+
+// waitDone waits for every stream to finish, aborting them after limit.
+func waitDone(run *runner, limit time.Duration) {
+	done := run.done()
+	select {
+	case <-done:
+	case <-time.After(limit):
+		run.abort()
+		<-done
+	}
+}
+
+func (c *clientTest) sendState(s State) error {
+	_ = c.conn.SetWriteDeadline(time.Now().Add(resultsTimeout))
+	if err := WriteState(c.conn, s); err != nil {
+		return fmt.Errorf("sending %v: %w", s, err)
+	}
+	return nil
+}
+
+// nextState waits for the server's next state byte.
+func (c *clientTest) nextState(timeout time.Duration) (State, error) {
+	c.states.ask()
+	select {
+	case r := <-c.states.resp:
+		c.states.pending = false
+		return r.state, r.err
+	case <-time.After(timeout):
+		_ = c.conn.SetDeadline(time.Now())
+		r := <-c.states.resp
+		c.states.pending = false
+		if r.err == nil {
+			return r.state, nil
+		}
+		return 0, fmt.Errorf("no answer from the server within %v", timeout)
+	}
+}
+
+func (c *clientTest) exchangeResults(mine Results) (*Results, error) {
+	st, err := c.nextState(resultsTimeout)
+	if err != nil {
+		return nil, fmt.Errorf("waiting for the server's results: %w", err)
+	}
+	switch st {
+	case ExchangeResults:
+	case ServerError:
+		return nil, readServerError(c.conn)
+	default:
+		return nil, fmt.Errorf("iperf3 server sent %v instead of EXCHANGE_RESULTS", st)
+	}
+	_ = c.conn.SetDeadline(time.Now().Add(resultsTimeout))
+	if err := WriteJSON(c.conn, mine); err != nil {
+		return nil, fmt.Errorf("sending our results: %w", err)
+	}
+	var theirs Results
+	if err := ReadJSON(c.conn, MaxResultsWithOutput, &theirs); err != nil {
+		return nil, fmt.Errorf("reading the server's results: %w", err)
+	}
+	_ = c.conn.SetDeadline(time.Time{})
+	if st, err := c.nextState(resultsTimeout); err == nil && st == DisplayResults {
+		_ = c.sendState(IperfDone)
+	}
+	return &theirs, nil
+}
+
+func (c *clientTest) close() {
+	for _, st := range c.streams {
+		st.close()
+	}
+	if c.conn != nil {
+		_ = c.conn.Close()
+	}
+	if c.states != nil {
+		c.states.close()
+	}
+}
+
+// remoteEnd is the peer's End as its results describe it. local are our
+// streams; the peer's stream of the same ID has the opposite role.
+func remoteEnd(role string, host result.Host, r Results, s spec.Spec, local []result.Stream) result.End {
+	e := result.End{
+		Role: role, Host: host,
+		CPU: result.CPU{UserPercent: float64(r.CPUUser), SystemPercent: float64(r.CPUSystem), TotalPercent: float64(r.CPUTotal)},
+	}
+	byID := map[int]result.Stream{}
+	for _, st := range local {
+		byID[st.ID] = st
+	}
+	for _, sr := range r.Streams {
+		id := localStreamID(int(sr.ID))
+		mine, ok := byID[id]
+		if !ok {
+			continue
+		}
+		st := result.Stream{
+			ID: id, Sender: !mine.Sender, LocalAddr: mine.RemoteAddr, RemoteAddr: mine.LocalAddr,
+			Start: s.Omit.Seconds(), End: s.Omit.Seconds() + float64(sr.EndTime),
+			Bytes: int64(sr.Bytes),
+		}
+		st.Socket.Congestion = r.CongestionUsed
+		if st.Sender && sr.Retransmits > 0 {
+			st.Retransmits = int64(sr.Retransmits)
+		}
+		if s.Protocol == spec.UDP {
+			var u result.UDP
+			if st.Sender {
+				u.Sent = int64(sr.Packets - sr.OmittedPackets)
+			} else {
+				u.Expected = int64(max(sr.Packets-sr.OmittedPackets, 0))
+				u.Lost = int64(max(sr.Errors-sr.OmittedErrors, 0))
+				u.Received = max(u.Expected-u.Lost, 0)
+				u.JitterMs = float64(sr.Jitter) * 1000
+			}
+			st.UDP = &u
+		}
+		e.Streams = append(e.Streams, st)
+	}
+	return e
+}
+
+func splitHostPort(addr string) (string, int) {
+	h, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		return addr, 0
+	}
+	n, _ := strconv.Atoi(p)
+	return h, n
+}
+
+func unwrapDialError(err error) error {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Err != nil {
+		return op.Err
+	}
+	return err
+}
+
+// stateReader reads state bytes in its own goroutine, one per request, so
+// a test can wait for the peer's word and for other events at once, and
+// JSON can still be read in between.
+type stateReader struct {
+	req     chan struct{}
+	resp    chan stateResp
+	pending bool
+	quit    chan struct{}
+}
+
+type stateResp struct {
+	state State
+	err   error
+}
+
+func newStateReader(conn net.Conn) *stateReader {
+	s := &stateReader{req: make(chan struct{}, 1), resp: make(chan stateResp, 1), quit: make(chan struct{})}
+	go func() {
+		for {
+			select {
+			case <-s.quit:
+				return
+			case <-s.req:
+			}
+			st, err := ReadState(conn)
+			s.resp <- stateResp{st, err}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return s
+}
+
+// ask requests the next state byte unless a request is outstanding.
+func (s *stateReader) ask() {
+	if !s.pending {
+		s.pending = true
+		s.req <- struct{}{}
+	}
+}
+
+func (s *stateReader) close() { close(s.quit) }

@@ -1,0 +1,182 @@
+package iperf3
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+const iperf3Path = "/usr/bin/iperf3"
+
+func needIperf3(t *testing.T) {
+	t.Helper()
+	if _, err := os.Stat(iperf3Path); err != nil {
+		t.Skip("iperf3 is not installed at " + iperf3Path)
+	}
+}
+
+// freePort finds a port free for both TCP and UDP on loopback.
+func freePort(t *testing.T) int {
+	t.Helper()
+	for range 50 {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port := ln.Addr().(*net.TCPAddr).Port
+		_ = ln.Close()
+		uc, err := net.ListenPacket("udp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			continue
+		}
+		_ = uc.Close()
+		return port
+	}
+	t.Fatal("no free port")
+	return 0
+}
+
+// iperfProc is a running iperf3 process whose output is kept.
+type iperfProc struct {
+	cmd    *exec.Cmd
+	stdout bytes.Buffer
+	stderr bytes.Buffer
+	done   chan struct{}
+	err    error
+}
+
+// startIperf3 runs iperf3 with args for at most limit; t.Cleanup kills it.
+func startIperf3(t *testing.T, limit time.Duration, args ...string) *iperfProc {
+	t.Helper()
+	needIperf3(t)
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	p := &iperfProc{cmd: exec.CommandContext(ctx, iperf3Path, args...), done: make(chan struct{})}
+	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
+	if err := p.cmd.Start(); err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	go func() { p.err = p.cmd.Wait(); cancel(); close(p.done) }()
+	t.Cleanup(func() {
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	})
+	return p
+}
+
+// wait waits for the process to exit and returns its JSON output.
+func (p *iperfProc) json(t *testing.T) map[string]any {
+	t.Helper()
+	<-p.done
+	var doc map[string]any
+	if err := json.Unmarshal(p.stdout.Bytes(), &doc); err != nil {
+		t.Fatalf("iperf3 %v: output is not JSON (%v; exit %v)\nstdout: %s\nstderr: %s", p.cmd.Args[1:], err, p.err, p.stdout.String(), p.stderr.String())
+	}
+	return doc
+}
+
+// startIperf3Server starts `iperf3 -s -1 -J` on a free port and waits until
+// it listens (a probe connection would use up the one-shot server).
+func startIperf3Server(t *testing.T, extra ...string) (*iperfProc, int) {
+	t.Helper()
+	for try := 0; ; try++ {
+		port := freePort(t)
+		args := append([]string{"-s", "-1", "-J", "-p", strconv.Itoa(port)}, extra...)
+		p := startIperf3(t, 30*time.Second, args...)
+		deadline := time.Now().Add(5 * time.Second)
+		for !listening(port) {
+			select {
+			case <-p.done: // lost the port to someone else: try another
+				if try == 5 {
+					t.Fatalf("iperf3 server did not start: %s", p.stdout.String())
+				}
+			default:
+				if time.Now().After(deadline) {
+					t.Fatalf("iperf3 server did not listen on %d", port)
+				}
+				time.Sleep(10 * time.Millisecond)
+				continue
+			}
+			break
+		}
+		if listening(port) {
+			return p, port
+		}
+	}
+}
+
+// listening scans /proc/net/tcp{,6} for a listening socket on port.
+func listening(port int) bool {
+	want := fmt.Sprintf(":%04X", port)
+	for _, f := range []string{"/proc/net/tcp", "/proc/net/tcp6"} {
+		fh, err := os.Open(f)
+		if err != nil {
+			continue
+		}
+		sc := bufio.NewScanner(fh)
+		for sc.Scan() {
+			fields := strings.Fields(sc.Text())
+			if len(fields) > 3 && strings.HasSuffix(fields[1], want) && fields[3] == "0A" {
+				fh.Close()
+				return true
+			}
+		}
+		fh.Close()
+	}
+	return false
+}
+
+// jpath walks a decoded JSON document.
+func jpath(t *testing.T, v any, path ...any) any {
+	t.Helper()
+	for _, p := range path {
+		switch k := p.(type) {
+		case string:
+			m, ok := v.(map[string]any)
+			if !ok {
+				t.Fatalf("%v: not an object at %q", path, k)
+			}
+			if v, ok = m[k]; !ok {
+				t.Fatalf("%v: no key %q", path, k)
+			}
+		case int:
+			a, ok := v.([]any)
+			if !ok || k >= len(a) {
+				t.Fatalf("%v: no element %d", path, k)
+			}
+			v = a[k]
+		}
+	}
+	return v
+}
+
+func jint(t *testing.T, v any, path ...any) int64 {
+	t.Helper()
+	f, ok := jpath(t, v, path...).(float64)
+	if !ok {
+		t.Fatalf("%v is not a number", path)
+	}
+	return int64(f)
+}
+
+// testLogger collects log lines for a failing test.
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
