@@ -7,10 +7,12 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"os/exec"
 	"reflect"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wireperf/wireperf/internal/server"
 )
@@ -139,5 +141,52 @@ func TestSelftest(t *testing.T) {
 	code, out, stderr := runCLI("selftest", "-t", "0.5", "-R")
 	if code != ExitOK || !strings.Contains(out, "selftest passed") {
 		t.Fatalf("exit %d, stderr %q, out:\n%s", code, stderr, out)
+	}
+}
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+}
+
+// A plain `wireperf -c` finds out that the server is iperf3 and goes on in
+// iperf3's protocol, on the same connection.
+func TestClientSwitchesToIperf3(t *testing.T) {
+	bin, err := exec.LookPath("iperf3")
+	if err != nil {
+		t.Skip("iperf3 is not installed (apt-get install iperf3)")
+	}
+	port := freePort(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	srv := exec.CommandContext(ctx, bin, "-s", "-1", "-p", port)
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cancel(); _ = srv.Wait() }()
+	var code int
+	var out, stderr string
+	for try := 0; try < 50; try++ { // until iperf3 listens
+		code, out, stderr = runCLI("-c", "127.0.0.1", "-p", port, "-t", "1", "-J", "--connect-timeout", "5")
+		if !strings.Contains(stderr, "connection refused") {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if code != ExitOK || !strings.Contains(stderr, "switching to iperf3 mode") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	var doc struct {
+		End struct {
+			SumReceived struct{ Bytes int64 } `json:"sum_received"`
+		} `json:"end"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.End.SumReceived.Bytes == 0 {
+		t.Fatalf("JSON %v, received %d", err, doc.End.SumReceived.Bytes)
 	}
 }

@@ -2,8 +2,10 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"strings"
@@ -13,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wireperf/wireperf/internal/emit"
+	"github.com/wireperf/wireperf/internal/iperf3"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/session"
 	"github.com/wireperf/wireperf/internal/spec"
@@ -35,6 +38,9 @@ type clientFlags struct {
 	log            logOptions
 	udp            bool
 	bitrate        string
+	iperf3         bool
+	retryBusy      time.Duration
+	counters64     bool
 }
 
 func newClientFlags() *clientFlags {
@@ -78,6 +84,9 @@ func (f *clientFlags) register(cmd *cobra.Command) {
 	fs.VarP(formatValue{&f.format}, "format", "f", "units: a adaptive, b k m g t bits, B K M G T bytes")
 	fs.BoolVarP(&f.json, "json", "J", false, "one JSON document in iperf3's layout")
 	fs.BoolVar(&f.jsonStream, "json-stream", false, "one JSON object per line as the test runs")
+	fs.BoolVar(&f.iperf3, "iperf3", false, "speak iperf3's protocol (found on its own when the server is iperf3)")
+	fs.Var(durationValue{&f.retryBusy}, "retry-busy", "iperf3 servers: retry a busy server with backoff for up to this long")
+	fs.BoolVar(&f.counters64, "udp-counters-64bit", false, "iperf3 servers: 64-bit UDP sequence numbers")
 	fs.StringVar(&f.logfile, "logfile", "", "write the report to this file instead of stdout (appends)")
 	fs.Var(durationValue{&f.connectTimeout}, "connect-timeout", "give up connecting after this long (seconds, or e.g. 500ms)")
 	fs.StringVar(&f.log.level, "log-level", f.log.level, "diagnostic log level on stderr: debug, info, warn, error")
@@ -214,10 +223,7 @@ func runClient(ctx context.Context, e env, f *clientFlags, host string) error {
 	}()
 	em := f.emitter(out)
 	obs := &observer{em: em, host: host, port: f.port}
-	res, runErr := session.RunClient(ctx, session.ClientConfig{
-		Host: host, Port: f.port, Bind: f.bind, CPort: f.cport,
-		ConnectTimeout: f.connectTimeout, Spec: f.spec, Observer: obs, Logger: log,
-	})
+	res, runErr := runTest(ctx, e, f, host, obs, log)
 	if res != nil {
 		if err := em.Summary(res); err != nil && runErr == nil {
 			runErr = err
@@ -227,6 +233,31 @@ func runClient(ctx context.Context, e env, f *clientFlags, host string) error {
 		runErr = obs.err
 	}
 	return runErr
+}
+
+// runTest runs the test in wireperf's protocol, or in iperf3's when asked
+// or when the server turns out to be iperf3.
+func runTest(ctx context.Context, e env, f *clientFlags, host string, obs *observer, log *slog.Logger) (*result.Result, error) {
+	ip3 := iperf3.ClientConfig{
+		Host: host, Port: f.port, Bind: f.bind, ConnectTimeout: f.connectTimeout, Spec: f.spec,
+		Observer: obs, Logger: log, RetryBusy: f.retryBusy, UDPCounters64: f.counters64,
+	}
+	if f.iperf3 {
+		return iperf3.RunClient(ctx, ip3)
+	}
+	res, err := session.RunClient(ctx, session.ClientConfig{
+		Host: host, Port: f.port, Bind: f.bind, CPort: f.cport,
+		ConnectTimeout: f.connectTimeout, Spec: f.spec, Observer: obs, Logger: log,
+	})
+	var other *session.Iperf3ServerError
+	if !errors.As(err, &other) {
+		return res, err
+	}
+	fmt.Fprintf(e.stderr, "%s is an iperf3 server; switching to iperf3 mode\n", other.Addr)
+	if other.Conn != nil {
+		return iperf3.RunClientOn(ctx, other.Conn, other.Sent, ip3)
+	}
+	return iperf3.RunClient(ctx, ip3)
 }
 
 // observer shows a running test through an emitter.

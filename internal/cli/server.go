@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wireperf/wireperf/internal/emit"
 	"github.com/wireperf/wireperf/internal/server"
 	"github.com/wireperf/wireperf/internal/spec"
 )
@@ -16,6 +17,7 @@ import (
 func newServerCmd(e env) *cobra.Command {
 	cfg := server.Config{Port: spec.DefaultPort, Limits: server.DefaultLimits(), ShutdownGrace: 5 * time.Second}
 	var logfile string
+	var jsonOutput bool
 	log := logOptions{level: "info", format: "text"}
 	cmd := &cobra.Command{
 		Use:   "server",
@@ -41,6 +43,7 @@ func newServerCmd(e env) *cobra.Command {
 				return err
 			}
 			cfg.Logger = logger
+			cfg.ServerOutput = emit.ServerOutput(!jsonOutput)
 			srv := server.New(cfg)
 			if err := srv.Listen(); err != nil {
 				return err
@@ -63,6 +66,7 @@ func newServerCmd(e env) *cobra.Command {
 	fs.IntVar(&cfg.Limits.MaxStreams, "max-streams", cfg.Limits.MaxStreams, "data connections of one test (0: no limit)")
 	fs.Var(durationValue{&cfg.Limits.MaxDuration}, "max-duration", "longest test admitted, e.g. 1h (0: no limit)")
 	fs.Var(durationValue{&cfg.ShutdownGrace}, "shutdown-grace", "on SIGINT/SIGTERM, how long running tests may finish before they are aborted")
+	fs.BoolVarP(&jsonOutput, "json", "J", false, "iperf3 clients' --get-server-output in JSON rather than text")
 	fs.StringVar(&logfile, "logfile", "", "write the log to this file instead of stderr (appends)")
 	fs.StringVar(&log.level, "log-level", log.level, "log level: debug, info, warn, error")
 	fs.StringVar(&log.format, "log-format", log.format, "log format: text or json")

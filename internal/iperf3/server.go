@@ -14,7 +14,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/wireperf/wireperf/internal/emit"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/sockopt"
 	"github.com/wireperf/wireperf/internal/spec"
@@ -46,9 +45,11 @@ type ServeConfig struct {
 	// MaxDuration bounds tests that stop on bytes (-n), whose length the
 	// parameters cannot tell; 0 means no bound.
 	MaxDuration time.Duration
-	// ServerOutputText sends --get-server-output as text (what an iperf3
-	// server without -J sends) instead of JSON.
-	ServerOutputText bool
+	// ServerOutput renders the server's record of a test for a client
+	// that asks for --get-server-output: JSON, or text when the server
+	// runs without -J, as iperf3 does. The caller supplies it so that the
+	// protocol never depends on the output formats; nil sends nothing.
+	ServerOutput func(res *result.Result) (out []byte, isJSON bool)
 }
 
 // SERVER_ERROR codes, iperf3's i_errno values, as iperf3 3.12 prints them.
@@ -542,15 +543,15 @@ func (t *serverTest) exchange(res *result.Result, mine Results) error {
 // addOutput renders the server's record of the test for
 // --get-server-output, in the layout our emitters give any test.
 func (t *serverTest) addOutput(mine *Results, res *result.Result) {
-	var b bytes.Buffer
-	if t.cfg.ServerOutputText {
-		if err := emit.Replay(&emit.Text{W: &b}, res); err == nil {
-			mine.ServerOutputText = b.String()
-		}
+	if t.cfg.ServerOutput == nil {
 		return
 	}
-	if err := (&emit.JSON{W: &b}).Write(res); err == nil && json.Valid(b.Bytes()) {
-		mine.ServerOutputJSON = json.RawMessage(bytes.TrimSpace(b.Bytes()))
+	out, isJSON := t.cfg.ServerOutput(res)
+	switch {
+	case !isJSON:
+		mine.ServerOutputText = string(out)
+	case json.Valid(out):
+		mine.ServerOutputJSON = json.RawMessage(bytes.TrimSpace(out))
 	}
 }
 

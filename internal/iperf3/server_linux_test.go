@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/emit"
 	"github.com/wireperf/wireperf/internal/result"
 )
 
@@ -134,7 +135,7 @@ func TestServeGetServerOutput(t *testing.T) {
 	for _, text := range []bool{false, true} {
 		t.Run(map[bool]string{false: "json", true: "text"}[text], func(t *testing.T) {
 			t.Parallel()
-			s := newTestServer(t, func(c *ServeConfig) { c.ServerOutputText = text })
+			s := newTestServer(t, func(c *ServeConfig) { c.ServerOutput = emit.ServerOutput(text) })
 			doc := runIperf3Client(t, s, "-t", "1", "--get-server-output")
 			checkIperf3Client(t, s.next(t), doc)
 			if text {

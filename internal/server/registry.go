@@ -18,6 +18,7 @@ type registry struct {
 
 	mu       sync.Mutex
 	tests    map[proto.Token]*entry
+	slots    int // tests running, native and iperf3
 	perPeer  map[string]int
 	draining bool
 }
@@ -46,8 +47,9 @@ func peerHost(a net.Addr) string {
 	return host
 }
 
-// Admit implements session.Registrar.
-func (r *registry) Admit(peer net.Addr, s spec.Spec) (*session.Admission, error) {
+// reserve takes a slot for a test from peer under the limits; release
+// gives it back. iperf3 tests take slots this way, without a token.
+func (r *registry) reserve(peer net.Addr, s spec.Spec) (release func(), err error) {
 	if err := r.limits.check(s); err != nil {
 		return nil, refusal{err.Error()}
 	}
@@ -57,23 +59,46 @@ func (r *registry) Admit(peer net.Addr, s spec.Spec) (*session.Admission, error)
 	if r.draining {
 		return nil, refusef("server is shutting down")
 	}
-	if r.limits.MaxTests > 0 && len(r.tests) >= r.limits.MaxTests {
-		return nil, refusef("server is busy: %d tests running, its limit is %d (--max-tests); try again later", len(r.tests), r.limits.MaxTests)
+	if r.limits.MaxTests > 0 && r.slots >= r.limits.MaxTests {
+		return nil, refusef("server is busy: %d tests running, its limit is %d (--max-tests); try again later", r.slots, r.limits.MaxTests)
 	}
 	if r.limits.MaxTestsPerClient > 0 && r.perPeer[host] >= r.limits.MaxTestsPerClient {
 		return nil, refusef("server is busy: %d tests already running from %s, its limit is %d (--max-tests-per-client)", r.perPeer[host], host, r.limits.MaxTestsPerClient)
 	}
+	r.slots++
+	r.perPeer[host]++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			r.mu.Lock()
+			r.slots--
+			if r.perPeer[host]--; r.perPeer[host] <= 0 {
+				delete(r.perPeer, host)
+			}
+			r.mu.Unlock()
+		})
+	}, nil
+}
+
+// Admit implements session.Registrar: a slot and a token.
+func (r *registry) Admit(peer net.Addr, s spec.Spec) (*session.Admission, error) {
+	free, err := r.reserve(peer, s)
+	if err != nil {
+		return nil, err
+	}
 	var tok proto.Token
 	if _, err := rand.Read(tok[:]); err != nil {
+		free()
 		return nil, fmt.Errorf("server cannot make a test token: %w", err)
 	}
-	e := &entry{data: make(chan session.DataConn, s.DataConns()), peer: host}
+	e := &entry{data: make(chan session.DataConn, s.DataConns()), peer: peerHost(peer)}
+	r.mu.Lock()
 	r.tests[tok] = e
-	r.perPeer[host]++
+	r.mu.Unlock()
 	return &session.Admission{
 		Token:      tok,
 		Data:       e.data,
-		Release:    func() { r.release(tok) },
+		Release:    func() { r.release(tok); free() },
 		Concurrent: func() int { return r.running() - 1 },
 	}, nil
 }
@@ -81,12 +106,7 @@ func (r *registry) Admit(peer net.Addr, s spec.Spec) (*session.Admission, error)
 func (r *registry) release(tok proto.Token) {
 	r.mu.Lock()
 	e, ok := r.tests[tok]
-	if ok {
-		delete(r.tests, tok)
-		if r.perPeer[e.peer]--; r.perPeer[e.peer] <= 0 {
-			delete(r.perPeer, e.peer)
-		}
-	}
+	delete(r.tests, tok)
 	r.mu.Unlock()
 	if !ok {
 		return
@@ -124,7 +144,7 @@ func (r *registry) deliver(h proto.DataHello, conn *net.TCPConn) bool {
 func (r *registry) running() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return len(r.tests)
+	return r.slots
 }
 
 // drain refuses new tests from now on.

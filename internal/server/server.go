@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/iperf3"
 	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/session"
@@ -35,6 +36,9 @@ type Config struct {
 	Logger           *slog.Logger
 	// OnResult receives the server's record of every test that ran.
 	OnResult func(*result.Result)
+	// ServerOutput renders a test for an iperf3 client that asks for
+	// --get-server-output; nil sends none.
+	ServerOutput func(*result.Result) ([]byte, bool)
 }
 
 // Stats count what the server saw; tests read them.
@@ -57,6 +61,7 @@ type Server struct {
 	reg *registry
 	ln  net.Listener
 	udp *udpmux.Mux
+	ip3 *iperf3.Registry
 
 	stats struct {
 		accepted, refused, finished, aborted, badControl, foreign, unknown atomic.Int64
@@ -75,7 +80,7 @@ func New(cfg Config) *Server {
 	if cfg.ShutdownGrace == 0 {
 		cfg.ShutdownGrace = 5 * time.Second
 	}
-	return &Server{cfg: cfg, log: cfg.Logger, reg: newRegistry(cfg.Limits)}
+	return &Server{cfg: cfg, log: cfg.Logger, reg: newRegistry(cfg.Limits), ip3: iperf3.NewRegistry()}
 }
 
 // Listen binds the port. Port 0 picks a free one; Addr tells which.
@@ -138,6 +143,7 @@ func (s *Server) Serve(ctx context.Context) error {
 	var once sync.Once
 	for {
 		conn, err := s.ln.Accept()
+		accepted := time.Now() // iperf3 orders a test's streams by when they connected
 		if err != nil {
 			if acceptCtx.Err() != nil {
 				break
@@ -153,7 +159,7 @@ func (s *Server) Serve(ctx context.Context) error {
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
-			if s.handle(abortCtx, conn.(*net.TCPConn)) && s.cfg.Once {
+			if s.handle(abortCtx, conn.(*net.TCPConn), accepted) && s.cfg.Once {
 				once.Do(func() { close(onceDone); stopAccepting() })
 			}
 		}()
@@ -189,7 +195,7 @@ func (s *Server) shutdown(abortTests context.CancelFunc) error {
 
 // handle reads a connection's first bytes and routes it. It reports
 // whether a test ran on it.
-func (s *Server) handle(ctx context.Context, conn *net.TCPConn) bool {
+func (s *Server) handle(ctx context.Context, conn *net.TCPConn, accepted time.Time) bool {
 	_ = conn.SetReadDeadline(time.Now().Add(s.cfg.HandshakeTimeout))
 	var magic [4]byte
 	if _, err := io.ReadFull(conn, magic[:]); err != nil {
@@ -204,12 +210,14 @@ func (s *Server) handle(ctx context.Context, conn *net.TCPConn) bool {
 	case proto.MagicData:
 		s.acceptData(conn, magic)
 		return false
-	default:
-		s.stats.unknown.Add(1)
-		s.log.Warn("connection speaks an unknown protocol", "peer", conn.RemoteAddr().String(), "first_bytes", fmt.Sprintf("%q", magic[:]))
-		_ = conn.Close()
-		return false
 	}
+	if iperf3.CookiePrefix(magic[:]) {
+		return s.serveIperf3(ctx, conn, magic, accepted)
+	}
+	s.stats.unknown.Add(1)
+	s.log.Warn("connection speaks an unknown protocol", "peer", conn.RemoteAddr().String(), "first_bytes", fmt.Sprintf("%q", magic[:]))
+	_ = conn.Close()
+	return false
 }
 
 func (s *Server) serveTest(ctx context.Context, conn *net.TCPConn) bool {
@@ -218,6 +226,36 @@ func (s *Server) serveTest(ctx context.Context, conn *net.TCPConn) bool {
 		Registrar: s.reg, Logger: s.log, HandshakeTimeout: s.cfg.HandshakeTimeout, MaxDuration: s.cfg.Limits.MaxDuration,
 		UDP: s.udp,
 	})
+	return s.record(conn, res, err)
+}
+
+// serveIperf3 handles a connection that opened with the start of an
+// iperf3 cookie: a data connection of a running iperf3 test, or a new
+// iperf3 client.
+func (s *Server) serveIperf3(ctx context.Context, conn *net.TCPConn, first [4]byte, accepted time.Time) bool {
+	var cookie iperf3.Cookie
+	copy(cookie[:], first[:])
+	if _, err := io.ReadFull(conn, cookie[4:]); err != nil {
+		s.stats.unknown.Add(1)
+		_ = conn.Close()
+		return false
+	}
+	_ = conn.SetReadDeadline(time.Time{})
+	if s.ip3.Deliver(cookie, conn, accepted) {
+		return false // the test owns the connection now
+	}
+	defer conn.Close()
+	res, err := iperf3.Serve(ctx, conn, cookie[:], iperf3.ServeConfig{
+		Registry: s.ip3, UDP: s.udp, Admit: s.reg.reserve, Logger: s.log.With("protocol", "iperf3"),
+		HandshakeTimeout: s.cfg.HandshakeTimeout, MaxDuration: s.cfg.Limits.MaxDuration,
+		ServerOutput: s.cfg.ServerOutput,
+	})
+	return s.record(conn, res, err)
+}
+
+// record counts a test's outcome and hands its result on. It reports
+// whether a test ran.
+func (s *Server) record(conn *net.TCPConn, res *result.Result, err error) bool {
 	if res == nil {
 		var ref refusal
 		if errors.As(err, &ref) {

@@ -1,14 +1,18 @@
 package session
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
+	"os"
 	"strconv"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/iperf3"
 	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/sockopt"
@@ -103,23 +107,25 @@ func (c *clientTest) handshake(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	dialStart := time.Now()
 	conn, err := d.DialContext(ctx, "tcp", c.addr)
 	if err != nil {
 		return fmt.Errorf("connecting to %s: %w", c.addr, unwrapDialError(err))
 	}
+	dialRTT := time.Since(dialStart)
 	c.conn = conn.(*net.TCPConn)
 	c.fw = &frameWriter{w: c.conn}
-	_ = c.conn.SetDeadline(time.Now().Add(c.cfg.ConnectTimeout))
 	sent := time.Now()
-	if err := proto.WriteGreeting(c.conn, proto.MagicControl); err != nil {
+	var greeting bytes.Buffer
+	_ = proto.WriteGreeting(&greeting, proto.MagicControl)
+	_ = c.conn.SetDeadline(time.Now().Add(c.cfg.ConnectTimeout))
+	if _, err := c.conn.Write(greeting.Bytes()); err != nil {
 		return fmt.Errorf("greeting %s: %w", c.addr, err)
 	}
-	if _, err := proto.ReadGreeting(c.conn, proto.MagicServer); err != nil {
-		if errors.Is(err, proto.ErrBadMagic) {
-			return fmt.Errorf("%s is not a wireperf server (it answered with something else)", c.addr)
-		}
-		return fmt.Errorf("greeting %s: %w", c.addr, err)
+	if err := c.readServerGreeting(dialRTT, greeting.Bytes()); err != nil {
+		return err
 	}
+	_ = c.conn.SetDeadline(time.Now().Add(c.cfg.ConnectTimeout))
 	c.rtt = time.Since(sent)
 	if err := c.fw.send(proto.TypeTestRequest, proto.TestRequest{Spec: c.spec, Client: localHost(), ControlRTTNs: int64(c.rtt)}); err != nil {
 		return err
@@ -138,6 +144,52 @@ func (c *clientTest) handshake(ctx context.Context) error {
 	default:
 		return fmt.Errorf("server sent %v instead of accepting the test", fr.Type)
 	}
+}
+
+// Iperf3ServerError says the server speaks iperf3, not wireperf. Conn is
+// the control connection when the server is an idle iperf3 server: it is
+// still waiting for the rest of its cookie after Sent, and the test can go
+// on there (iperf3.RunClientOn). Conn is nil when the server answered as
+// a busy iperf3 server does.
+type Iperf3ServerError struct {
+	Addr string
+	Conn *net.TCPConn
+	Sent []byte
+}
+
+func (e *Iperf3ServerError) Error() string {
+	return fmt.Sprintf("%s is an iperf3 server", e.Addr)
+}
+
+// readServerGreeting reads a wireperf server's answer to our greeting and
+// tells an iperf3 server apart: an idle one says nothing, a busy one
+// answers with a state byte.
+func (c *clientTest) readServerGreeting(dialRTT time.Duration, greeting []byte) error {
+	wait := min(c.cfg.ConnectTimeout, iperf3.ProbeWait(dialRTT))
+	_ = c.conn.SetReadDeadline(time.Now().Add(wait))
+	buf := make([]byte, proto.GreetingLen)
+	n, err := c.conn.Read(buf)
+	switch {
+	case n == 0 && errors.Is(err, os.ErrDeadlineExceeded):
+		e := &Iperf3ServerError{Addr: c.addr, Conn: c.conn, Sent: greeting}
+		c.conn = nil // it now belongs to the caller
+		return e
+	case n == 0:
+		return fmt.Errorf("greeting %s: %w", c.addr, err)
+	case buf[0] != proto.MagicServer[0] && iperf3.LooksLikeIperf3Reply(buf[:n]):
+		return &Iperf3ServerError{Addr: c.addr}
+	}
+	_ = c.conn.SetReadDeadline(time.Now().Add(c.cfg.ConnectTimeout))
+	if _, err := io.ReadFull(c.conn, buf[n:]); err != nil {
+		return fmt.Errorf("greeting %s: %w", c.addr, err)
+	}
+	if _, err := proto.ParseGreeting(buf, proto.MagicServer); err != nil {
+		if errors.Is(err, proto.ErrBadMagic) {
+			return fmt.Errorf("%s is not a wireperf server (it answered with something else)", c.addr)
+		}
+		return fmt.Errorf("greeting %s: %w", c.addr, err)
+	}
+	return nil
 }
 
 func (c *clientTest) connectStreams(ctx context.Context) error {
