@@ -57,8 +57,13 @@ type UDPLoss struct {
 // receiverHost and senderHost may be nil where a host has no such
 // counters (not Linux); the verdict then says what cannot be told apart.
 // concurrentTests is how many other tests ran at the same time.
-func AttributeUDPLoss(lost int64, sendErrors int64, receiverHost, senderHost *result.SNMP, concurrentTests int) UDPLoss {
+//
+// gsoSegments is the most datagrams the sender put in one GSO send: a
+// receiving host that drops such a batch counts one RcvbufError for all of
+// them, so each counted drop stands for up to that many datagrams.
+func AttributeUDPLoss(lost int64, sendErrors int64, receiverHost, senderHost *result.SNMP, concurrentTests int, gsoSegments int) UDPLoss {
 	a := UDPLoss{Lost: max(lost, 0), SendErrors: max(sendErrors, 0)}
+	per := uint64(max(1, gsoSegments))
 	if receiverHost != nil {
 		a.ReceiverRcvbuf, a.ReceiverInErrors = receiverHost.RcvbufErrors, receiverHost.InErrors
 	}
@@ -81,13 +86,13 @@ func AttributeUDPLoss(lost int64, sendErrors int64, receiverHost, senderHost *re
 		return int64(n)
 	}
 	drops := drops{
-		rcvbuf:    take(a.ReceiverRcvbuf),
-		otherRecv: take(recvDrops - a.ReceiverRcvbuf),
+		rcvbuf:    take(a.ReceiverRcvbuf * per),
+		otherRecv: take((recvDrops - a.ReceiverRcvbuf) * per),
 		sender:    take(sendDrops),
 	}
 	a.Network = int64(left)
 
-	a.Approximate = concurrentTests > 0 || recvDrops+sendDrops > uint64(a.Lost)
+	a.Approximate = concurrentTests > 0 || (recvDrops*per)+sendDrops > uint64(a.Lost)
 	a.Verdict = a.verdict(drops, receiverHost != nil, senderHost != nil, recvDrops+sendDrops, concurrentTests)
 	return a
 }

@@ -160,7 +160,7 @@ func TestAttributeUDPLoss(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := AttributeUDPLoss(tt.lost, tt.sendErrors, tt.recv, tt.send, tt.concurrent)
+			got := AttributeUDPLoss(tt.lost, tt.sendErrors, tt.recv, tt.send, tt.concurrent, 0)
 			verdict := got.Verdict
 			got.Verdict = ""
 			if got != tt.want {
@@ -206,5 +206,16 @@ func TestThousands(t *testing.T) {
 		if got := Thousands(tt.n); got != tt.want {
 			t.Errorf("Thousands(%d) = %q; want %q", tt.n, got, tt.want)
 		}
+	}
+}
+
+// Under GSO a receiving host counts one drop per batch of datagrams.
+func TestAttributeUDPLossGSOBatches(t *testing.T) {
+	got := AttributeUDPLoss(676, 0, &result.SNMP{RcvbufErrors: 52, InErrors: 52}, &result.SNMP{}, 0, 13)
+	if got.Network != 0 {
+		t.Errorf("network %d, want 0: 52 batches of 13 datagrams explain all 676", got.Network)
+	}
+	if !strings.Contains(got.Verdict, "676 were dropped by the receiving host's socket buffer") {
+		t.Errorf("verdict %q", got.Verdict)
 	}
 }

@@ -127,10 +127,10 @@ type peerFigures struct {
 
 // senderUDP is the sending end's part of result.UDP.
 type senderUDP struct {
-	Sent         int64           `json:"sent"`
-	SendErrors   int64           `json:"send_errors"`
-	SendSegments int64           `json:"send_segments,omitempty"`
-	Spacing      *result.Spacing `json:"spacing,omitempty"`
+	Sent        int64           `json:"sent"`
+	SendErrors  int64           `json:"send_errors"`
+	GSOSegments int             `json:"gso_segments,omitempty"`
+	Spacing     *result.Spacing `json:"spacing,omitempty"`
 }
 
 // senderPart picks the sender's figures of u; nil stays nil.
@@ -138,7 +138,7 @@ func senderPart(u *result.UDP) *senderUDP {
 	if u == nil {
 		return nil
 	}
-	return &senderUDP{Sent: u.Sent, SendErrors: u.SendErrors, SendSegments: u.SendSegments, Spacing: u.Spacing}
+	return &senderUDP{Sent: u.Sent, SendErrors: u.SendErrors, GSOSegments: u.GSOSegments, Spacing: u.Spacing}
 }
 
 type iperfIntervalSum struct {

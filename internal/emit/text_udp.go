@@ -222,8 +222,8 @@ func udpSenderDetail(u *result.UDP) string {
 	if u.SendErrors > 0 {
 		s += ", " + advise.Thousands(u.SendErrors) + " send errors"
 	}
-	if u.SendSegments > 0 {
-		s += ", " + advise.Thousands(u.SendSegments) + " as GSO segments"
+	if u.GSOSegments > 1 {
+		s += fmt.Sprintf(", up to %d per send as GSO segments", u.GSOSegments)
 	}
 	if p := pacing(u.Spacing); p != "" {
 		s += "; " + p

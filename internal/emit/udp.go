@@ -31,7 +31,7 @@ func sumUDP(us []*result.UDP) *result.UDP {
 		}
 		sum.Sent += u.Sent
 		sum.SendErrors += u.SendErrors
-		sum.SendSegments += u.SendSegments
+		sum.GSOSegments = max(sum.GSOSegments, u.GSOSegments)
 		sum.Received += u.Received
 		sum.Lost += u.Lost
 		sum.Late += u.Late
@@ -112,11 +112,17 @@ func endOf(r *result.Result, role string) *result.End {
 func lossOf(r *result.Result, d result.Direction) advise.UDPLoss {
 	sent, received := directionUDP(d)
 	var lost, sendErrors int64
+	var gso int
 	if received != nil {
 		lost = received.Lost
 	}
 	if sent != nil {
 		sendErrors = sent.SendErrors
+	}
+	for _, f := range d.Flows {
+		if f.Sent != nil && f.Sent.UDP != nil {
+			gso = max(gso, f.Sent.UDP.GSOSegments)
+		}
 	}
 	var recvHost, sendHost *result.SNMP
 	if e := endOf(r, otherRole(d.SenderRole)); e != nil {
@@ -126,7 +132,7 @@ func lossOf(r *result.Result, d result.Direction) advise.UDPLoss {
 		sendHost = e.UDPCounters
 	}
 	concurrent := max(r.Local.ConcurrentTests, r.Remote.ConcurrentTests)
-	return advise.AttributeUDPLoss(lost, sendErrors, recvHost, sendHost, concurrent)
+	return advise.AttributeUDPLoss(lost, sendErrors, recvHost, sendHost, concurrent, gso)
 }
 
 // safeUDP returns u, or a copy with its non-finite floats zeroed so that

@@ -8,7 +8,10 @@ type UDP struct {
 	Sent         int64    `json:"sent,omitempty"`          // datagrams handed to the kernel
 	SendErrors   int64    `json:"send_errors,omitempty"`   // ENOBUFS and other failed sends
 	Spacing      *Spacing `json:"spacing,omitempty"`       // achieved send spacing against the schedule
-	SendSegments int64    `json:"send_segments,omitempty"` // datagrams sent as GSO segments
+	// GSOSegments is the most datagrams one send carried as GSO segments
+	// (0 or 1: no GSO). A receiving host that drops such a batch counts
+	// one RcvbufError for all of them.
+	GSOSegments int `json:"gso_segments,omitempty"`
 
 	// Receiver.
 	Received         int64 `json:"received"`           // distinct datagrams, not late, not duplicates

@@ -108,6 +108,7 @@ func (f *udpFlow) total(rs *result.Stream) {
 			Sent:       f.snd.Sent() - f.omitSent,
 			SendErrors: f.snd.SendErrors() - f.omitErrors,
 			Spacing:    f.snd.Spacing(),
+			GSOSegments: f.snd.GSOSegments(),
 		}
 		return
 	}
@@ -185,5 +186,5 @@ func autoBurst(asked int, gap time.Duration) int {
 	if gap <= 0 || gap >= udpflow.MinSlot {
 		return 1
 	}
-	return min(64, int((udpflow.MinSlot+gap-1)/gap))
+	return min(256, int((udpflow.MinSlot+gap-1)/gap))
 }

@@ -84,14 +84,24 @@ func (io *linuxIO) send(buf []byte, size, n int) (int, error) {
 		if io.segSize != size {
 			io.segCmsg, io.segSize = segmentCmsg(size), size
 		}
-		_, _, err := io.conn.WriteMsgUDP(buf[:n*size], io.segCmsg, nil)
-		if err == nil {
-			return n, nil
+		// One send carries at most what fits an IP datagram.
+		per := io.maxSendBatch(size)
+		sent := 0
+		for sent < n {
+			k := min(per, n-sent)
+			_, _, err := io.conn.WriteMsgUDP(buf[sent*size:(sent+k)*size], io.segCmsg, nil)
+			if err != nil {
+				if sent == 0 && gsoUnsupported(err) {
+					io.feat.GSO = false // the kernel or the route cannot segment: batch instead
+					break
+				}
+				return sent, err
+			}
+			sent += k
 		}
-		if !gsoUnsupported(err) {
-			return 0, err
+		if io.feat.GSO {
+			return sent, nil
 		}
-		io.feat.GSO = false // the kernel or the route cannot segment: batch instead
 	}
 	if cap(io.sendMsgs) < n {
 		io.sendMsgs = make([]ipv4.Message, n)

@@ -182,6 +182,15 @@ func (s *Sender) Spacing() *result.Spacing {
 // Features says what the socket's I/O used.
 func (s *Sender) Features() Features { return s.io.features() }
 
+// GSOSegments is the most datagrams one send carried as GSO segments; 0
+// when GSO was not used.
+func (s *Sender) GSOSegments() int {
+	if !s.io.features().GSO {
+		return 0
+	}
+	return min(s.batchSize(), s.io.maxSendBatch(s.cfg.Size))
+}
+
 // Err is the error that ended the sender, if any.
 func (s *Sender) Err() error {
 	s.errMu.Lock()
