@@ -20,6 +20,7 @@ const (
 	TypeInterval     Type = 6 // server → client: result.Interval
 	TypeStop         Type = 7 // client → server: Stop
 	TypeEndReport    Type = 8 // either way: result.End, the sender's final view
+	TypeSenderDone   Type = 9 // either way: SenderDone, once an end's senders have all stopped
 )
 
 var typeNames = map[Type]string{
@@ -31,6 +32,7 @@ var typeNames = map[Type]string{
 	TypeInterval:     "interval",
 	TypeStop:         "stop",
 	TypeEndReport:    "end-report",
+	TypeSenderDone:   "sender-done",
 }
 
 func (t Type) known() bool { _, ok := typeNames[t]; return ok }
@@ -46,6 +48,9 @@ func (t Type) String() string {
 type TestRequest struct {
 	Spec   spec.Spec   `json:"spec"`
 	Client result.Host `json:"client"`
+	// ControlRTTNs is the client's measure of the control connection's
+	// round trip; both ends size their drain time from it.
+	ControlRTTNs int64 `json:"control_rtt_ns,omitempty"`
 }
 
 // TestAccept admits a test and names its token, which every data
@@ -83,4 +88,11 @@ type Start struct{}
 // Stop ends it early or on time; the reason is for the server's log.
 type Stop struct {
 	Reason string `json:"reason"`
+}
+
+// SenderDone says an end's senders have all stopped, and how much each
+// sent: datagrams for UDP, bytes for TCP. A UDP receiver needs the count
+// to know what was lost at the tail.
+type SenderDone struct {
+	Sent map[int]int64 `json:"sent"`
 }
