@@ -17,7 +17,6 @@ import (
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/sockopt"
 	"github.com/wireperf/wireperf/internal/spec"
-	"github.com/wireperf/wireperf/internal/tcpflow"
 	"github.com/wireperf/wireperf/internal/udpflow"
 )
 
@@ -241,7 +240,12 @@ func (c *clientTest) connectTCP(ctx context.Context, token proto.Token, ready *p
 		}
 		tc := conn.(*net.TCPConn)
 		setNagle(tc, c.spec)
-		c.flows = append(c.flows, newTCPFlow(tcpflow.NewStream(id, clientSendsOn(c.spec, id), tc), c.spec.Length))
+		st, err := newTCPStream(id, clientSendsOn(c.spec, id), tc, c.spec)
+		if err != nil {
+			_ = tc.Close()
+			return err
+		}
+		c.flows = append(c.flows, newTCPFlow(st, c.spec.Length))
 		if _, err := tc.Write(proto.DataHello{Token: token, StreamID: uint32(id)}.Marshal()); err != nil {
 			return fmt.Errorf("data connection %d: %w", id, err)
 		}

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"fmt"
 	"net"
 	"syscall"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/sockopt"
 	"github.com/wireperf/wireperf/internal/spec"
+	"github.com/wireperf/wireperf/internal/tcpflow"
 	"github.com/wireperf/wireperf/internal/version"
 )
 
@@ -79,4 +81,16 @@ func hostPort(a net.Addr) (string, int) {
 	}
 	p, _ := strconv.Atoi(port)
 	return host, p
+}
+
+// newTCPStream wraps a data connection, with sendfile for a sender when
+// the spec asks for -Z.
+func newTCPStream(id int, sender bool, c *net.TCPConn, s spec.Spec) (*tcpflow.Stream, error) {
+	st := tcpflow.NewStream(id, sender, c)
+	if sender && s.ZeroCopy {
+		if err := st.UseZeroCopy(s.Length); err != nil {
+			return nil, fmt.Errorf("-Z: %w", err)
+		}
+	}
+	return st, nil
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/sockopt"
 	"github.com/wireperf/wireperf/internal/spec"
-	"github.com/wireperf/wireperf/internal/tcpflow"
 	"github.com/wireperf/wireperf/internal/udpflow"
 )
 
@@ -232,7 +231,12 @@ func (t *serverTest) collectTCP(ready *proto.StreamsReady) error {
 				}
 			}
 			setNagle(dc.Conn, t.spec)
-			t.flows = append(t.flows, newTCPFlow(tcpflow.NewStream(id, !clientSendsOn(t.spec, id), dc.Conn), t.spec.Length))
+			st, err := newTCPStream(id, !clientSendsOn(t.spec, id), dc.Conn, t.spec)
+			if err != nil {
+				_ = dc.Conn.Close()
+				return fmt.Errorf("server: %w", err)
+			}
+			t.flows = append(t.flows, newTCPFlow(st, t.spec.Length))
 			ready.Streams = append(ready.Streams, proto.ServerStream{
 				ID: id, LocalAddr: dc.Conn.LocalAddr().String(), RemoteAddr: dc.Conn.RemoteAddr().String(),
 				Socket: grantedSocket(dc.Conn, t.spec),

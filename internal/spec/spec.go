@@ -49,6 +49,7 @@ type Spec struct {
 	Congestion string        `json:"congestion,omitempty"`
 	TOS        int           `json:"tos,omitempty"`
 	Title      string        `json:"title,omitempty"`
+	ZeroCopy   bool          `json:"zerocopy,omitempty"` // TCP senders use sendfile (-Z)
 
 	// UDP pacing: at most one of Rate, PPS and Spacing is set. Rate 0 with
 	// none of the others sends as fast as possible.

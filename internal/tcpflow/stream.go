@@ -29,6 +29,7 @@ type Stream struct {
 	stopping atomic.Bool
 
 	readLens map[int]int64
+	zero     *zeroSource // -Z: send with sendfile from this file
 	done     chan struct{}
 	errMu    sync.Mutex
 	err      error
@@ -37,6 +38,17 @@ type Stream struct {
 // NewStream wraps a connected socket.
 func NewStream(id int, sender bool, conn *net.TCPConn) *Stream {
 	return &Stream{ID: id, Sender: sender, Conn: conn, done: make(chan struct{})}
+}
+
+// UseZeroCopy makes a sender hand its blocks to the kernel with sendfile
+// instead of copying them from user space (iperf3's -Z).
+func (s *Stream) UseZeroCopy(blockLen int) error {
+	z, err := newZeroSource(blockLen)
+	if err != nil {
+		return err
+	}
+	s.zero = z
+	return nil
 }
 
 // Start runs the stream's data loop in a goroutine. buf is the block it
@@ -58,7 +70,7 @@ func (s *Stream) send(buf []byte, budget *Budget) {
 		if n == 0 {
 			break
 		}
-		w, err := s.Conn.Write(buf[:n])
+		w, err := s.write(buf[:n])
 		if w > 0 {
 			s.bytes.Add(int64(w))
 			s.calls.Add(1)
@@ -74,6 +86,22 @@ func (s *Stream) send(buf []byte, budget *Budget) {
 	}
 	// Half-close so the receiver sees EOF once it has read everything.
 	_ = s.Conn.CloseWrite()
+	if s.zero != nil {
+		s.zero.close()
+	}
+}
+
+// write sends one block, from buf or (with -Z) from the zero file.
+func (s *Stream) write(buf []byte) (int, error) {
+	if s.zero == nil {
+		return s.Conn.Write(buf)
+	}
+	r, err := s.zero.reader(len(buf))
+	if err != nil {
+		return 0, err
+	}
+	n, err := s.Conn.ReadFrom(r)
+	return int(n), err
 }
 
 func (s *Stream) receive(buf []byte) {

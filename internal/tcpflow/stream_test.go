@@ -81,3 +81,21 @@ func TestStopEndsASenderAndTheReceiverDrains(t *testing.T) {
 		t.Fatalf("receiver error: %v", rx.Err())
 	}
 }
+
+func TestZeroCopySendArrivesWhole(t *testing.T) {
+	a, b := tcpPair(t)
+	tx := NewStream(1, true, a)
+	if err := tx.UseZeroCopy(64 << 10); err != nil {
+		t.Fatal(err)
+	}
+	rx := NewStream(1, false, b)
+	epoch := time.Now()
+	const total = 5<<20 + 123
+	rx.Start(epoch, make([]byte, 64<<10), nil)
+	tx.Start(epoch, make([]byte, 64<<10), NewBudget(total))
+	<-tx.Done()
+	<-rx.Done()
+	if tx.Bytes() != total || rx.Bytes() != total || tx.Err() != nil {
+		t.Fatalf("sent %d, received %d, want %d (err %v)", tx.Bytes(), rx.Bytes(), total, tx.Err())
+	}
+}
