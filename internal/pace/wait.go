@@ -2,14 +2,23 @@ package pace
 
 import "time"
 
-// Go's timers wake late: the runtime's poller sleeps in whole
-// milliseconds, so a sleep of 50 µs typically takes ~1.1 ms on an idle
-// Linux process (measured: p50 1.1 ms, p99 1.3 ms for 20 µs sleeps), and
-// Windows and virtual machines can be worse. A waiter therefore sleeps only
-// for the part of a wait that its measured overshoot leaves room for, and
-// spins on the monotonic clock for the rest.
+// Go's timers wake late: a sleep of 50 µs typically takes ~1.1 ms here
+// (measured: p50 1.1 ms, p99 1.3 ms for 20 µs sleeps). A waiter therefore
+// uses a Go timer only for the bulk of a long wait, a precise sleep for the
+// part its measured overshoot leaves room for, and spins on the monotonic
+// clock for the rest: sub-millisecond gaps without a core spent spinning.
 const (
-	initialOvershoot = time.Millisecond
+	// initialOvershoot is the first guess of how late a short sleep wakes;
+	// each sleep then teaches the waiter its real lateness.
+	initialOvershoot = 200 * time.Microsecond
+	// timerAbove: longer waits sleep on a Go timer (which stop can cut
+	// short) until timerMargin is left; the rest uses a precise sleep
+	// (nanosleep on Linux, which wakes tens of microseconds late instead
+	// of a millisecond), then spins.
+	timerAbove = 3 * time.Millisecond
+	// minSleep: a shorter sleep costs about as much as it saves.
+	minSleep    = 100 * time.Microsecond
+	timerMargin = 2 * time.Millisecond
 	// maxOvershoot caps what one very late wake-up (a stalled VM) teaches:
 	// above it, waits would spin forever and never measure again.
 	maxOvershoot = 4 * time.Millisecond
@@ -36,13 +45,30 @@ func (w *waiter) until(deadline int64, stop <-chan struct{}) bool {
 		if left <= 0 {
 			return true
 		}
-		d := left - w.spin - w.overshoot
-		if d <= 0 {
+		rest := left - w.spin // what may be slept at all
+		if rest > int64(timerAbove) {
+			if !w.sleep(rest-int64(timerMargin), stop) {
+				return false
+			}
+			continue
+		}
+		d := rest - w.overshoot
+		if d < int64(minSleep) {
+			// No sleep worth its wake-up fits. Where one would with a lower
+			// estimate, forget a little of the lateness, so that one bad
+			// wake-up on a loaded machine does not mean spinning for the
+			// rest of the test.
+			if rest > 2*int64(minSleep) {
+				w.overshoot -= w.overshoot / 64
+			}
 			break
 		}
-		if !w.sleep(d, stop) {
-			return false
+		if w.entered != nil {
+			w.entered(true)
 		}
+		start := w.now()
+		preciseSleep(time.Duration(d))
+		w.learn(w.now() - start - d)
 	}
 	if w.entered != nil {
 		w.entered(false)
@@ -57,12 +83,11 @@ func (w *waiter) until(deadline int64, stop <-chan struct{}) bool {
 	return true
 }
 
-// sleep sleeps d ns, or until stop is closed, and learns how late it woke.
+// sleep sleeps d ns on a Go timer, or until stop is closed.
 func (w *waiter) sleep(d int64, stop <-chan struct{}) bool {
 	if w.entered != nil {
 		w.entered(true)
 	}
-	start := w.now()
 	if w.timer == nil {
 		w.timer = time.NewTimer(time.Duration(d))
 	} else {
@@ -75,17 +100,16 @@ func (w *waiter) sleep(d int64, stop <-chan struct{}) bool {
 		return false
 	case <-w.timer.C:
 	}
-	w.learn(w.now() - start - d)
 	return true
 }
 
-// learn takes one wake-up's lateness: a later one raises the estimate at
-// once (a late slot costs more than a little spinning), an earlier one
-// lowers it by 1/16 of the difference.
+// learn takes one wake-up's lateness: a later one raises the estimate by
+// half the difference (a late slot costs more than a little spinning, but
+// one outlier should not decide), an earlier one lowers it by 1/16 of it.
 func (w *waiter) learn(late int64) {
 	late = min(max(late, 0), int64(maxOvershoot))
 	if late >= w.overshoot {
-		w.overshoot = late
+		w.overshoot += (late - w.overshoot + 1) / 2
 	} else {
 		w.overshoot -= (w.overshoot - late) / 16
 	}

@@ -10,10 +10,10 @@ import (
 func TestWaiterLearns(t *testing.T) {
 	w := waiter{overshoot: 1000}
 	steps := []struct{ late, want int64 }{
-		{5000, 5000},                            // up at once
-		{1000, 5000 - 4000/16},                  // down by 1/16 of the difference
-		{-50, 4750 - 4750/16},                   // early counts as 0
-		{int64(time.Hour), int64(maxOvershoot)}, // capped
+		{9001, 5001},           // up by half the difference
+		{1001, 5001 - 4000/16}, // down by 1/16 of the difference
+		{-50, 4751 - 4751/16},  // early counts as 0
+		{int64(time.Hour), 4455 + (int64(maxOvershoot)-4455+1)/2}, // capped before halving
 	}
 	for i, s := range steps {
 		w.learn(s.late)
