@@ -1,0 +1,423 @@
+//go:build linux
+
+package lab
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/server"
+	"github.com/wireperf/wireperf/internal/session"
+	"github.com/wireperf/wireperf/internal/spec"
+)
+
+// The acceptance tests in accept_wireperf_*_test.go measure with wireperf
+// itself: its server in host b, its client in host a, and the figures
+// wireperf reports compared with the lab's ground truth.
+//
+// Where each end runs, and why:
+//
+//   - The server runs as a separate process inside b (this test binary
+//     again, through `ip netns exec`, in TestWireperfServerHelper), as
+//     `wireperf lab exec NAME b -- wireperf -s` would. It cannot run in
+//     this process: Host.Do puts only the calling OS thread in b, and the
+//     server's UDP port mux opens each stream's connected socket later,
+//     from its own goroutine, on whatever thread the runtime picks; that
+//     socket lands in the root namespace, where binding b's address fails
+//     ("cannot assign requested address"). Reading the host's UDP SNMP
+//     counters has the same problem: /proc/net/snmp follows the process's
+//     main thread, not the calling thread. A whole process inside b has
+//     neither problem, and its End.UDPCounters are b's.
+//   - The client runs in this process, inside a.Do: session.RunClient dials
+//     the control connection and every data socket from the goroutine that
+//     calls it, which Do keeps on a thread inside a for the whole call; the
+//     goroutines it starts only use sockets it already has. wpRun checks
+//     the streams' addresses to prove it. (The client's own End.UDPCounters
+//     are read through /proc/net/snmp and so describe the root namespace;
+//     no test here uses them.)
+
+const wpServerEnv = "WIREPERF_LAB_WPSERVER"
+
+// TestWireperfServerHelper is not a test: startWireperfServer runs the test
+// binary with it, inside a lab host, to get a wireperf server there. It
+// serves one test and exits.
+func TestWireperfServerHelper(t *testing.T) {
+	bind := os.Getenv(wpServerEnv)
+	if bind == "" {
+		t.Skip("helper process: wireperf's server inside a lab host")
+	}
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	srv := server.New(server.Config{Bind: bind, Once: true, Limits: server.DefaultLimits(),
+		ShutdownGrace: time.Second, Logger: logger})
+	if err := srv.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("WPSERVER %d\n", srv.Addr().Port)
+	// Bounded: the parent kills this process when its test ends, and the
+	// lab's teardown kills whatever is left in the namespace; this is the
+	// last resort.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	if err := srv.Serve(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// wpLineWatcher is an io.Writer that collects a process's output and hands
+// the port from its "WPSERVER PORT" line to a channel.
+type wpLineWatcher struct {
+	mu   sync.Mutex
+	all  bytes.Buffer
+	line []byte
+	port chan int
+}
+
+func (w *wpLineWatcher) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.all.Write(p)
+	for _, c := range p {
+		if c != '\n' {
+			w.line = append(w.line, c)
+			continue
+		}
+		if s, ok := strings.CutPrefix(string(w.line), "WPSERVER "); ok {
+			if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil {
+				select {
+				case w.port <- n:
+				default:
+				}
+			}
+		}
+		w.line = w.line[:0]
+	}
+	return len(p), nil
+}
+
+func (w *wpLineWatcher) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.all.String()
+}
+
+// startWireperfServer starts wireperf's server in host h, bound to h's
+// address, and returns its port. The process is killed when the test ends
+// (and the lab's teardown kills anything left in the namespace).
+func startWireperfServer(t *testing.T, h *Host) int {
+	t.Helper()
+	bin, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := h.Command(ctx, bin, "-test.run=^TestWireperfServerHelper$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), wpServerEnv+"="+h.Addr.String())
+	out := &wpLineWatcher{port: make(chan int, 1)}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		cancel()
+		<-exited
+		if t.Failed() {
+			t.Logf("wireperf server in %s said:\n%s", h.Name, out)
+		}
+	})
+	select {
+	case port := <-out.port:
+		return port
+	case err := <-exited:
+		exited <- err
+		t.Fatalf("wireperf server in %s exited before listening (%v):\n%s", h.Name, err, out)
+	case <-time.After(20 * time.Second):
+		t.Fatalf("wireperf server in %s did not start listening within 20 s:\n%s", h.Name, out)
+	}
+	return 0
+}
+
+// wpObserver calls started once every connection is up, before any data
+// moves (session.Observer's Started); the test is held until it returns.
+type wpObserver struct{ started func() }
+
+func (o *wpObserver) Started(*result.Result) {
+	if o.started != nil {
+		o.started()
+	}
+}
+func (o *wpObserver) Interval(*result.Result, result.IntervalRow) {}
+
+// wpRun runs wireperf's client in host from against the server at to:port
+// and returns the result. started, if not nil, runs after every connection
+// is up and before the data starts. It fails the test if the test failed
+// or if a stream's addresses show a socket outside the lab hosts.
+func wpRun(t *testing.T, from, to *Host, port int, sp spec.Spec, started func()) *result.Result {
+	t.Helper()
+	if err := sp.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	var res *result.Result
+	var runErr error
+	err := from.Do(func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), sp.Duration+60*time.Second)
+		defer cancel()
+		res, runErr = session.RunClient(ctx, session.ClientConfig{
+			Host: to.Addr.String(), Port: port, ConnectTimeout: 10 * time.Second, Spec: sp,
+			Observer: &wpObserver{started: started},
+			Logger:   slog.New(slog.NewTextHandler(io.Discard, nil)),
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runErr != nil {
+		t.Fatalf("wireperf test from %s to %s failed: %v", from.Name, to.Name, runErr)
+	}
+	wpCheckAddrs(t, res, from, to)
+	return res
+}
+
+// wpCheckAddrs verifies that every stream ran between the two hosts'
+// addresses: the client's sockets were opened inside from, the server's
+// inside to.
+func wpCheckAddrs(t *testing.T, res *result.Result, from, to *Host) {
+	t.Helper()
+	hostOf := func(hp string) string {
+		h, _, err := net.SplitHostPort(hp)
+		if err != nil {
+			return hp
+		}
+		return h
+	}
+	if len(res.Local.Streams) == 0 || len(res.Remote.Streams) != len(res.Local.Streams) {
+		t.Fatalf("streams: %d local, %d remote", len(res.Local.Streams), len(res.Remote.Streams))
+	}
+	for _, s := range res.Local.Streams {
+		if hostOf(s.LocalAddr) != from.Addr.String() || hostOf(s.RemoteAddr) != to.Addr.String() {
+			t.Fatalf("client stream %d ran %s → %s, not %s → %s", s.ID, s.LocalAddr, s.RemoteAddr, from.Addr, to.Addr)
+		}
+	}
+	for _, s := range res.Remote.Streams {
+		if hostOf(s.LocalAddr) != to.Addr.String() || hostOf(s.RemoteAddr) != from.Addr.String() {
+			t.Fatalf("server stream %d ran %s ← %s, not %s ← %s", s.ID, s.LocalAddr, s.RemoteAddr, to.Addr, from.Addr)
+		}
+	}
+}
+
+// wpFlow returns the single flow of a one-stream test with both ends'
+// views, failing the test if either is missing.
+func wpFlow(t *testing.T, res *result.Result) result.Flow {
+	t.Helper()
+	fl := res.Flows()
+	if len(fl) != 1 || fl[0].Sent == nil || fl[0].Received == nil {
+		t.Fatalf("want one flow with both views, have %+v", fl)
+	}
+	return fl[0]
+}
+
+// wpUDPFlow is wpFlow for a UDP test: the sender's and receiver's UDP
+// figures.
+func wpUDPFlow(t *testing.T, res *result.Result) (sent, got *result.UDP) {
+	t.Helper()
+	f := wpFlow(t, res)
+	if f.Sent.UDP == nil || f.Received.UDP == nil {
+		t.Fatalf("flow lacks UDP figures: sent %+v received %+v", f.Sent.UDP, f.Received.UDP)
+	}
+	return f.Sent.UDP, f.Received.UDP
+}
+
+// wpUDPSpec is a one-stream UDP test from client to server.
+func wpUDPSpec(d time.Duration) spec.Spec {
+	s := spec.Default()
+	s.Protocol = spec.UDP
+	s.Length = spec.DefaultUDPLength
+	s.Duration = d
+	s.Interval = time.Second
+	return s
+}
+
+// wpBypassRouterForTCP makes the router host forward TCP by its main table,
+// around the impairment router, so that the router's counters see only
+// the UDP test: without it wireperf's control connection crosses the
+// router too, and its segments are lost, duplicated and re-ordered with
+// the rest. The rule's preference is below the router's (1000, 1001).
+func wpBypassRouterForTCP(t *testing.T, l *Lab) {
+	t.Helper()
+	r := l.Host("r")
+	if err := ip("-n", r.NS, "-4", "rule", "add", "pref", "100", "ipproto", "tcp", "lookup", "main"); err != nil {
+		t.Fatalf("TCP bypass rule: %v", err)
+	}
+}
+
+// wpQuiescentAtoB waits until the router's a→b direction holds no packet
+// and its input count has not moved for settle, then returns the
+// counters. It gives up after 10 s and returns what it has. It only
+// reports errors, so that a session.Observer may call it from the
+// client's goroutine (t.Fatal must not be called there).
+func wpQuiescentAtoB(l *Lab, settle time.Duration) (DirStats, error) {
+	deadline := time.Now().Add(10 * time.Second)
+	var last DirStats
+	stableSince := time.Now()
+	for i := 0; ; i++ {
+		st, err := l.RouterStats()
+		if err != nil {
+			return DirStats{}, err
+		}
+		ab := st.AtoB
+		if i == 0 || ab.Counters.In != last.Counters.In || ab.QueuedPackets != 0 {
+			stableSince = time.Now()
+		}
+		last = ab
+		if ab.QueuedPackets == 0 && time.Since(stableSince) >= settle || time.Now().After(deadline) {
+			return ab, nil
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// wpMinus is b − a for the router's cumulative counters (the gauges are b's).
+func wpMinus(b, a DirStats) DirStats {
+	d := b
+	d.In -= a.In
+	d.InBytes -= a.InBytes
+	d.Out -= a.Out
+	d.OutBytes -= a.OutBytes
+	d.DroppedLoss -= a.DroppedLoss
+	d.DroppedQueue -= a.DroppedQueue
+	d.DroppedLimit -= a.DroppedLimit
+	d.Duplicated -= a.Duplicated
+	d.Reordered -= a.Reordered
+	d.Delayed -= a.Delayed
+	d.Held -= a.Held
+	d.Discarded -= a.Discarded
+	d.ReadErrors -= a.ReadErrors
+	d.WriteErrors -= a.WriteErrors
+	d.Oversize -= a.Oversize
+	d.Writes -= a.Writes
+	if a.TunIn != nil && b.TunIn != nil {
+		in := *b.TunIn
+		in.TxDropped -= a.TunIn.TxDropped
+		d.TunIn = &in
+	}
+	return d
+}
+
+// wpNoiseProbe measures the lab's own delay noise while a test runs: a
+// plain UDP stream of small datagrams, one every spacing (time.Sleep, so
+// it costs next to no CPU, unlike a spinning pacer), from host from to host
+// to, each stamped with its send time and received with the kernel's
+// receive timestamp. It keeps RFC 3550's J over the transit times and
+// records it every 50 datagrams, after the first 50. Stop it with the returned function,
+// which returns the readings. It sends at most until stop is called or
+// a minute has passed.
+func wpNoiseProbe(t *testing.T, from, to *Host, spacing time.Duration) (stop func() []float64) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	addr := net.JoinHostPort(to.Addr.String(), "5399")
+	lc := &net.ListenConfig{Control: func(_, _ string, c syscall.RawConn) error {
+		var serr error
+		err := c.Control(func(fd uintptr) {
+			serr = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1)
+		})
+		return errors.Join(err, serr)
+	}}
+	pc, err := to.ListenPacket(ctx, lc, "udp4", addr)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	conn, err := from.Dial(ctx, nil, "udp4", addr)
+	if err != nil {
+		cancel()
+		pc.Close()
+		t.Fatal(err)
+	}
+	sent := make(chan struct{})
+	go func() {
+		defer close(sent)
+		var b [16]byte
+		for seq := uint64(0); ctx.Err() == nil; seq++ {
+			binary.BigEndian.PutUint64(b[:], seq)
+			binary.BigEndian.PutUint64(b[8:], uint64(time.Now().UnixNano()))
+			_, _ = conn.Write(b[:])
+			time.Sleep(spacing)
+		}
+	}()
+	readings := make(chan []float64, 1)
+	go func() {
+		var out []float64
+		defer func() { readings <- out }()
+		uc := pc.(*net.UDPConn)
+		buf, oob := make([]byte, 64), make([]byte, 128)
+		var j float64
+		var prev int64
+		n := 0
+		for {
+			_ = uc.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+			k, oobn, _, _, err := uc.ReadMsgUDP(buf, oob)
+			if err != nil {
+				if ctx.Err() != nil {
+					return
+				}
+				continue
+			}
+			if k < 16 {
+				continue
+			}
+			msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
+			if err != nil {
+				continue
+			}
+			var recv int64
+			for _, m := range msgs {
+				if m.Header.Level == unix.SOL_SOCKET && m.Header.Type == unix.SCM_TIMESTAMPNS && len(m.Data) >= 16 {
+					recv = int64(binary.NativeEndian.Uint64(m.Data))*1e9 + int64(binary.NativeEndian.Uint64(m.Data[8:]))
+				}
+			}
+			if recv == 0 {
+				continue
+			}
+			d := recv - int64(binary.BigEndian.Uint64(buf[8:]))
+			if n > 0 {
+				j += (math.Abs(float64(d-prev)) - j) / 16
+			}
+			prev = d
+			n++
+			if n%50 == 0 && n > 50 {
+				out = append(out, j/1e6)
+			}
+		}
+	}()
+	return func() []float64 {
+		cancel()
+		<-sent
+		conn.Close()
+		r := <-readings
+		pc.Close()
+		return r
+	}
+}
