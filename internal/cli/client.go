@@ -41,6 +41,7 @@ type clientFlags struct {
 	iperf3         bool
 	retryBusy      time.Duration
 	counters64     bool
+	tcpinfo        tcpInfoFlags // --tcpinfo-interval, --tcpinfo-csv, --bottleneck (advise.go)
 }
 
 func newClientFlags() *clientFlags {
@@ -51,6 +52,7 @@ func newClientFlags() *clientFlags {
 		length:         spec.DefaultTCPLength,
 		format:         'a',
 		log:            logOptions{level: "warn", format: "text"},
+		tcpinfo:        newTCPInfoFlags(),
 	}
 }
 
@@ -74,6 +76,7 @@ func (f *clientFlags) register(cmd *cobra.Command) {
 	fs.VarP(sizeValue{&s.Window}, "window", "w", "socket buffer (SO_SNDBUF and SO_RCVBUF) on both ends, e.g. 16M; turns off autotuning")
 	fs.VarP(sizeValue{&f.length}, "length", "l", "bytes per write and per read")
 	fs.IntVarP(&s.MSS, "set-mss", "M", 0, "TCP maximum segment size (TCP_MAXSEG)")
+	fs.BoolVarP(&s.ZeroCopy, "zerocopy", "Z", false, "TCP senders hand data to the kernel with sendfile, without a user-space copy")
 	fs.BoolVarP(&s.NoDelay, "no-delay", "N", false, "turn off Nagle's algorithm (TCP_NODELAY)")
 	fs.StringVarP(&s.Congestion, "congestion", "C", "", "congestion control algorithm on both ends (e.g. cubic, bbr, reno)")
 	fs.Var(tosValue{&s.TOS}, "tos", "IP type-of-service byte (decimal, 0x hex or 0 octal)")
@@ -88,6 +91,9 @@ func (f *clientFlags) register(cmd *cobra.Command) {
 	fs.Var(durationValue{&f.retryBusy}, "retry-busy", "iperf3 servers: retry a busy server with backoff for up to this long")
 	fs.BoolVar(&f.counters64, "udp-counters-64bit", false, "iperf3 servers: 64-bit UDP sequence numbers")
 	fs.StringVar(&f.logfile, "logfile", "", "write the report to this file instead of stdout (appends)")
+	fs.Var(durationValue{&f.tcpinfo.interval}, "tcpinfo-interval", "TCP_INFO timeline period per sending stream (100ms); 0 turns the timeline off")
+	fs.StringVar(&f.tcpinfo.csv, "tcpinfo-csv", "", "write the TCP_INFO timelines to this CSV file")
+	fs.StringVar(&f.tcpinfo.bottleneck, "bottleneck", "", "the path's bottleneck rate (e.g. 1g), for the RFC 6349 Transfer Time Ratio")
 	fs.Var(durationValue{&f.connectTimeout}, "connect-timeout", "give up connecting after this long (seconds, or e.g. 500ms)")
 	fs.StringVar(&f.log.level, "log-level", f.log.level, "diagnostic log level on stderr: debug, info, warn, error")
 	fs.StringVar(&f.log.format, "log-format", f.log.format, "diagnostic log format: text or json")
@@ -223,7 +229,13 @@ func runClient(ctx context.Context, e env, f *clientFlags, host string) error {
 	}()
 	em := f.emitter(out)
 	obs := &observer{em: em, host: host, port: f.port}
+	if err := f.tcpinfo.prepare(); err != nil {
+		return err
+	}
 	res, runErr := runTest(ctx, e, f, host, obs, log)
+	if err := f.tcpinfo.apply(res); err != nil && runErr == nil {
+		runErr = err
+	}
 	if res != nil {
 		if err := em.Summary(res); err != nil && runErr == nil {
 			runErr = err

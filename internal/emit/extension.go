@@ -1,6 +1,7 @@
 package emit
 
 import (
+	"github.com/wireperf/wireperf/internal/advise"
 	"github.com/wireperf/wireperf/internal/result"
 )
 
@@ -13,6 +14,11 @@ type extension struct {
 	// UDPLoss says, per direction of a UDP test, where the lost
 	// datagrams were dropped.
 	UDPLoss []extUDPLoss `json:"udp_loss,omitempty"`
+	// TCP is, per direction of a TCP test, the senders' TCP internals:
+	// the limited-time breakdown, the RFC 6349 figures and slow start.
+	// Each stream's TCP_INFO timeline is in the result, under
+	// streams[].tcp_timeline of the sending end.
+	TCP []*advise.DirectionFigures `json:"tcp,omitempty"`
 }
 
 // extUDPLoss is advise.UDPLoss for one direction.
@@ -41,6 +47,8 @@ type extFlow struct {
 	// the receiver's report is missing.
 	GoodputBitsPerSecond *float64        `json:"goodput_bits_per_second"`
 	ReadLengths          []extReadLength `json:"read_lengths,omitempty"`
+	// TCP is the sender's TCP internals (advise.StreamFigures).
+	TCP *advise.StreamFigures `json:"tcp,omitempty"`
 }
 
 // extReadLength is a histogram entry with its share of all reads.
@@ -58,6 +66,7 @@ func extensionOf(r *result.Result) *extension {
 			if f.Sent != nil {
 				sock := f.Sent.Socket
 				xf.SenderSocket = &sock
+				xf.TCP = advise.FiguresOf(f.Sent)
 			}
 			if s := f.Received; s != nil {
 				sock := s.Socket
@@ -78,6 +87,8 @@ func extensionOf(r *result.Result) *extension {
 					Approximate: a.Approximate, Verdict: a.Verdict,
 				})
 			}
+		} else if df := advise.DirectionOf(d, bottleneckOf(r)); df != nil {
+			x.TCP = append(x.TCP, df)
 		}
 	}
 	return x

@@ -11,7 +11,8 @@ import (
 // Summary writes the end block: per flow a sender and a receiver line
 // over the whole test, [SUM] lines per direction with several flows, the
 // goodput of each direction, each end's MSS and MTU, the receiver's
-// common read lengths, CPU use, and any error.
+// common read lengths, the senders' TCP internals (text_tcpinfo.go), CPU
+// use, and any error.
 func (t *Text) Summary(r *result.Result) error {
 	if isUDP(r.Spec) {
 		return t.udpSummary(r)
@@ -40,6 +41,9 @@ func (t *Text) Summary(r *result.Result) error {
 		for _, f := range d.Flows {
 			writeFlowDetails(l, t, f, flowTag(f.ID, d.SenderRole, bidir))
 		}
+	}
+	for _, d := range dirs {
+		writeTCPInternals(l, t, r, d, bidir)
 	}
 	writeTail(l, r)
 	return l.writeTo(t.W)

@@ -46,6 +46,10 @@ type End struct {
 	// UDPCounters are the host's UDP SNMP deltas over a UDP test.
 	UDPCounters *SNMP  `json:"udp_counters,omitempty"`
 	Error       string `json:"error,omitempty"`
+	// BottleneckBps is the path's bottleneck rate, in bit/s, as this end
+	// was told it (--bottleneck); 0 when unknown. The RFC 6349 Transfer
+	// Time Ratio needs it.
+	BottleneckBps float64 `json:"bottleneck_bps,omitempty"`
 }
 
 // Host names the machine and software of an end.
@@ -113,6 +117,9 @@ type Stream struct {
 	MaxRTTus    uint32        `json:"max_rtt_us,omitempty"`
 	MeanRTTus   uint32        `json:"mean_rtt_us,omitempty"`
 	TCPInfo     *tcpinfo.Info `json:"tcp_info,omitempty"` // last sample
+	// TCPStats and TCPTimeline are the sender's TCP internals (result/tcpinfo.go).
+	TCPStats    *TCPStats    `json:"tcp_stats,omitempty"`
+	TCPTimeline *TCPTimeline `json:"tcp_timeline,omitempty"`
 	// UDP holds a UDP stream's figures over the counted span.
 	UDP *UDP `json:"udp,omitempty"`
 }

@@ -1,6 +1,11 @@
 package session
 
 import (
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/wireperf/wireperf/internal/result"
@@ -8,7 +13,9 @@ import (
 	"github.com/wireperf/wireperf/internal/tcpinfo"
 )
 
-// tcpFlow is a TCP stream with its sender-side TCP_INFO record.
+// tcpFlow is a TCP stream with its sender-side TCP_INFO record: the
+// figures sampled at each interval cut, and a timeline sampled at the
+// TCP_INFO period (SetTCPInfoPeriod) by a tcpinfo.Sampler.
 type tcpFlow struct {
 	s           *tcpflow.Stream
 	length      int
@@ -21,6 +28,16 @@ type tcpFlow struct {
 	maxRTT      uint32
 	sumRTT      uint64
 	rttSamples  uint64
+
+	// lastCut is the TCP_INFO read at the latest interval cut, and
+	// omitInfo the one at the end of the omitted start: the counted
+	// span's counters are the final ones less these.
+	lastCut  *tcpinfo.Info
+	omitInfo *tcpinfo.Info
+
+	sampler *tcpinfo.Sampler
+	group   *timelineGroup
+	tl      timelineFigures
 }
 
 func newTCPFlow(s *tcpflow.Stream, length int) *tcpFlow {
@@ -35,9 +52,25 @@ func (f *tcpFlow) done() <-chan struct{}   { return f.s.Done() }
 func (f *tcpFlow) bytes() int64            { return f.s.Bytes() }
 func (f *tcpFlow) lastByte() time.Duration { return f.s.LastByte() }
 func (f *tcpFlow) err() error              { return f.s.Err() }
-func (f *tcpFlow) close() error            { return f.s.Conn.Close() }
+func (f *tcpFlow) close() error {
+	if f.sampler != nil { // a flow closed without its total
+		f.sampler.Stop()
+		f.group.leave()
+		f.sampler, f.group = nil, nil
+	}
+	return f.s.Conn.Close()
+}
 
 func (f *tcpFlow) start(epoch time.Time, budget *tcpflow.Budget) {
+	if period := TCPInfoPeriod(); f.s.Sender && period > 0 {
+		if rc, err := f.s.Conn.SyscallConn(); err == nil {
+			f.sampler = tcpinfo.NewSampler(rc, tcpinfo.SamplerConfig{
+				Period: period, Epoch: epoch, Until: f.s.Done(), OnSample: f.tl.add,
+			})
+			f.group = joinTimelineGroup(budget)
+			f.sampler.Start()
+		}
+	}
 	f.s.Start(epoch, make([]byte, f.length), budget)
 }
 
@@ -61,12 +94,17 @@ func (f *tcpFlow) sample(si *result.StreamInterval, counted bool) {
 	si.RTTVarus = info.RTTVarus
 	si.PMTU = info.PMTU
 	f.prevRetrans = info.TotalRetrans
+	f.lastCut = info
 	if counted {
 		f.accumulate(info)
 	}
 }
 
-func (f *tcpFlow) markOmitEnd() { f.omitRetrans = f.prevRetrans }
+func (f *tcpFlow) markOmitEnd() {
+	f.omitRetrans = f.prevRetrans
+	f.omitInfo = f.lastCut
+	f.tl.markOmitEnd()
+}
 
 func (f *tcpFlow) accumulate(info *tcpinfo.Info) {
 	f.last = info
@@ -86,14 +124,294 @@ func (f *tcpFlow) total(rs *result.Stream) {
 		rs.ReadLengths = f.s.ReadLengths()
 		return
 	}
-	if info, err := tcpinfo.FromConn(f.s.Conn); err == nil {
+	var tl tcpinfo.Timeline
+	if f.sampler != nil {
+		tl = f.sampler.Stop()
+	}
+	info, err := f.drainedInfo()
+	if err == nil {
 		f.accumulate(info)
 		rs.Retransmits = int64(info.TotalRetrans) - int64(f.omitRetrans)
+		rs.TCPStats = f.stats(info)
 	}
 	rs.TCPInfo = f.last
 	rs.MaxCwnd, rs.MaxSndWnd = f.maxCwnd, f.maxSndWnd
 	if f.rttSamples > 0 {
 		rs.MinRTTus, rs.MaxRTTus = f.minRTT, f.maxRTT
 		rs.MeanRTTus = uint32(f.sumRTT / f.rttSamples)
+	}
+	switch {
+	case errors.Is(err, tcpinfo.ErrUnsupported):
+		rs.TCPTimeline = &result.TCPTimeline{Samples: []result.TCPSample{}, Unavailable: tcpinfo.Unavailable()}
+	case f.sampler != nil:
+		rs.TCPTimeline = timelineOf(tl, f.group.share())
+	}
+	f.group.leave()
+	f.sampler, f.group = nil, nil
+}
+
+// drainedInfo reads TCP_INFO once everything the sender wrote has left
+// the socket and been acknowledged, so that the counters (bytes sent and
+// retransmitted) cover the whole transfer: when the sender stops, its
+// socket buffer may still hold a good part of what it wrote. It waits at
+// most about the time the backlog needs, and not at all for a stream
+// that failed.
+func (f *tcpFlow) drainedInfo() (*tcpinfo.Info, error) {
+	info, err := tcpinfo.FromConn(f.s.Conn)
+	if err != nil || f.s.Err() != nil {
+		return info, err
+	}
+	bound := time.Second + 4*time.Duration(info.RTTus)*time.Microsecond
+	if info.DeliveryRate > 0 {
+		backlog := float64(info.NotsentBytes) + float64(info.Unacked)*float64(info.SndMSS)
+		bound += time.Duration(2 * backlog / float64(info.DeliveryRate) * float64(time.Second))
+	}
+	deadline := time.Now().Add(min(bound, maxDrainWait))
+	for (info.Unacked > 0 || info.NotsentBytes > 0) && sending(info.State) && time.Now().Before(deadline) {
+		time.Sleep(2 * time.Millisecond)
+		next, err := tcpinfo.FromConn(f.s.Conn)
+		if err != nil {
+			break
+		}
+		info = next
+	}
+	return info, nil
+}
+
+// maxDrainWait bounds drainedInfo's wait.
+const maxDrainWait = 10 * time.Second
+
+// sending reports whether a TCP state can still deliver what the sender
+// wrote: ESTABLISHED, FIN_WAIT1 (our FIN not yet acknowledged),
+// CLOSE_WAIT and LAST_ACK. A reset connection (CLOSE) cannot.
+func sending(state uint8) bool {
+	switch state {
+	case 1, 4, 8, 9:
+		return true
+	}
+	return false
+}
+
+// stats are the counted span's TCP counters: the final TCP_INFO less its
+// values at the end of the omitted start.
+func (f *tcpFlow) stats(final *tcpinfo.Info) *result.TCPStats {
+	var base tcpinfo.Info
+	if f.omitInfo != nil {
+		base = *f.omitInfo
+	}
+	sub := func(a, b uint64) uint64 { return a - min(a, b) }
+	st := &result.TCPStats{
+		BytesSent:       sub(final.BytesSent, base.BytesSent),
+		BytesRetrans:    sub(final.BytesRetrans, base.BytesRetrans),
+		BytesAcked:      sub(final.BytesAcked, base.BytesAcked),
+		BusyUs:          sub(final.BusyTimeus, base.BusyTimeus),
+		RwndLimitedUs:   sub(final.RwndLimitedus, base.RwndLimitedus),
+		SndbufLimitedUs: sub(final.SndbufLimitedus, base.SndbufLimitedus),
+		BaselineRTTus:   final.MinRTTus,
+		MaxSndWnd:       f.maxSndWnd,
+	}
+	f.tl.fill(st)
+	if st.RTTSamples == 0 && f.rttSamples > 0 { // no timeline: the interval samples
+		st.MeanRTTus, st.RTTSamples = uint32(f.sumRTT/f.rttSamples), int(f.rttSamples)
+	}
+	return st
+}
+
+// timelineFigures are what the timeline shows at full resolution, kept
+// as the samples come (the timeline itself may be thinned).
+type timelineFigures struct {
+	mu          sync.Mutex
+	sumRTT      uint64
+	rttSamples  int
+	omitSumRTT  uint64
+	omitSamples int
+	maxSndWnd   uint64
+	prevRetrans uint32
+	prevSsth    uint32
+	reductions  int
+	slowStart   *result.SlowStart
+	samples     int
+	lastAt      time.Duration
+}
+
+// infiniteSsthresh is TCP_INFINITE_SSTHRESH: no slow start has ended yet.
+const infiniteSsthresh = 0x7fffffff
+
+func (tf *timelineFigures) add(s *tcpinfo.Sample) {
+	tf.mu.Lock()
+	defer tf.mu.Unlock()
+	i := &s.Info
+	if i.RTTus > 0 {
+		tf.sumRTT += uint64(i.RTTus)
+		tf.rttSamples++
+	}
+	tf.maxSndWnd = max(tf.maxSndWnd, uint64(i.SndWnd))
+	lost := i.TotalRetrans > tf.prevRetrans
+	if tf.slowStart == nil && (lost || i.SndSsthresh > 0 && i.SndSsthresh < infiniteSsthresh) {
+		cause := result.SlowStartSsthresh
+		if lost {
+			cause = result.SlowStartLoss
+		}
+		tf.slowStart = &result.SlowStart{End: s.At.Seconds(), Cause: cause, CwndBytes: i.CwndBytes(), BytesAcked: i.BytesAcked}
+		if lost {
+			tf.reductions++
+		}
+	} else if tf.prevSsth > 0 && tf.prevSsth < infiniteSsthresh && i.SndSsthresh != tf.prevSsth {
+		// ssthresh moves only on a congestion event (a loss, or ECN),
+		// and CUBIC's may rise from one event to the next.
+		tf.reductions++
+	}
+	tf.prevRetrans, tf.prevSsth = i.TotalRetrans, i.SndSsthresh
+	tf.samples++
+	tf.lastAt = s.At
+}
+
+func (tf *timelineFigures) markOmitEnd() {
+	tf.mu.Lock()
+	tf.omitSumRTT, tf.omitSamples = tf.sumRTT, tf.rttSamples
+	tf.mu.Unlock()
+}
+
+func (tf *timelineFigures) fill(st *result.TCPStats) {
+	tf.mu.Lock()
+	defer tf.mu.Unlock()
+	if tf.samples == 0 {
+		return
+	}
+	if n := tf.rttSamples - tf.omitSamples; n > 0 {
+		st.MeanRTTus, st.RTTSamples = uint32((tf.sumRTT-tf.omitSumRTT)/uint64(n)), n
+	}
+	st.MaxSndWnd = max(st.MaxSndWnd, tf.maxSndWnd)
+	st.CwndReductions = tf.reductions
+	st.SlowStart = tf.slowStart
+	st.SlowStartOngoing = tf.slowStart == nil
+	st.Duration = tf.lastAt.Seconds()
+}
+
+// timelineOf turns a sampler's timeline into the result's, thinned to at
+// most limit samples.
+func timelineOf(tl tcpinfo.Timeline, limit int) *result.TCPTimeline {
+	samples, period := tl.Samples, tl.Period
+	for len(samples) > max(limit, 2) {
+		last := samples[len(samples)-1]
+		kept := make([]tcpinfo.Sample, 0, len(samples)/2+1)
+		for i := 1; i < len(samples); i += 2 {
+			kept = append(kept, samples[i])
+		}
+		if len(samples)%2 == 1 { // the final sample fell out: it replaces the last kept
+			kept[len(kept)-1] = last
+		}
+		samples, period = kept, 2*period
+	}
+	out := &result.TCPTimeline{Period: period.Seconds(), Samples: make([]result.TCPSample, 0, len(samples))}
+	for _, s := range samples {
+		out.Samples = append(out.Samples, sampleOf(s))
+	}
+	if tl.Err != nil {
+		if errors.Is(tl.Err, tcpinfo.ErrUnsupported) {
+			out.Unavailable = tcpinfo.Unavailable()
+		} else if !errors.Is(tl.Err, syscall.EBADF) {
+			out.Unavailable = fmt.Sprintf("sampling stopped early: %v", tl.Err)
+		}
+	}
+	return out
+}
+
+func sampleOf(s tcpinfo.Sample) result.TCPSample {
+	i := &s.Info
+	out := result.TCPSample{
+		T:     s.At.Seconds(),
+		RTTus: i.RTTus, RTTVarus: i.RTTVarus, MinRTTus: i.MinRTTus,
+		SndMSS: i.SndMSS, SndCwnd: i.SndCwnd, SndSsthresh: i.SndSsthresh, TotalRetrans: i.TotalRetrans,
+		PacingRate: i.PacingRate, DeliveryRate: i.DeliveryRate,
+		BytesAcked: i.BytesAcked, BytesRetrans: i.BytesRetrans, NotsentBytes: i.NotsentBytes,
+		SndWnd: i.SndWnd, RcvWnd: i.RcvWnd,
+		BusyUs: i.BusyTimeus, RwndLimitedUs: i.RwndLimitedus, SndbufLimitedUs: i.SndbufLimitedus,
+	}
+	if s.BBR != nil {
+		out.BBRBandwidth, out.BBRMinRTTus = s.BBR.BandwidthBps, s.BBR.MinRTTus
+	}
+	return out
+}
+
+// The TCP_INFO period is process-wide: the client sets it from
+// --tcpinfo-interval; a server samples at the default. 0 turns the
+// timeline off.
+var tcpInfoPeriod atomic.Int64
+
+func init() { tcpInfoPeriod.Store(int64(tcpinfo.DefaultPeriod)) }
+
+// SetTCPInfoPeriod sets how often every sending TCP stream of this
+// process samples TCP_INFO for its timeline; 0 (or less) turns the
+// timeline off. Tests already running keep their period.
+func SetTCPInfoPeriod(d time.Duration) { tcpInfoPeriod.Store(int64(max(d, 0))) }
+
+// TCPInfoPeriod is the period SetTCPInfoPeriod set (tcpinfo.DefaultPeriod
+// unless changed).
+func TCPInfoPeriod() time.Duration { return time.Duration(tcpInfoPeriod.Load()) }
+
+// maxTimelineSamples bounds the timeline samples an end reports over all
+// of a test's streams. An end's final report carries them to the other
+// end in one control frame (proto.MaxFrame, 1 MiB), and a sample is
+// about 400 bytes of JSON, so they take at most about half of it.
+const maxTimelineSamples = 1200
+
+// timelineGroup is the sampling streams of one end of one test, which
+// share maxTimelineSamples. The runner hands every flow of a test the
+// same byte budget, which therefore names the test.
+type timelineGroup struct {
+	mu          sync.Mutex
+	key         *tcpflow.Budget
+	flows, left int
+}
+
+var timelineGroups = struct {
+	sync.Mutex
+	m map[*tcpflow.Budget]*timelineGroup
+}{m: map[*tcpflow.Budget]*timelineGroup{}}
+
+func joinTimelineGroup(key *tcpflow.Budget) *timelineGroup {
+	if key == nil {
+		return &timelineGroup{flows: 1, left: 1}
+	}
+	timelineGroups.Lock()
+	defer timelineGroups.Unlock()
+	g := timelineGroups.m[key]
+	if g == nil {
+		g = &timelineGroup{key: key}
+		timelineGroups.m[key] = g
+	}
+	g.mu.Lock()
+	g.flows++
+	g.left++
+	g.mu.Unlock()
+	return g
+}
+
+// share is each stream's part of maxTimelineSamples.
+func (g *timelineGroup) share() int {
+	if g == nil {
+		return maxTimelineSamples
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return maxTimelineSamples / max(g.flows, 1)
+}
+
+// leave forgets the group once its last stream has reported.
+func (g *timelineGroup) leave() {
+	if g == nil {
+		return
+	}
+	g.mu.Lock()
+	g.left--
+	last := g.left == 0
+	g.mu.Unlock()
+	if last && g.key != nil {
+		timelineGroups.Lock()
+		if timelineGroups.m[g.key] == g {
+			delete(timelineGroups.m, g.key)
+		}
+		timelineGroups.Unlock()
 	}
 }

@@ -1,0 +1,206 @@
+package advise
+
+import (
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/wireperf/wireperf/internal/result"
+)
+
+// Probe is one RTT probe: a TCP connection to the server's port.
+type Probe struct {
+	RTTus  uint32 `json:"rtt_us"`
+	Kernel bool   `json:"kernel"` // timed by the kernel (TCP_INFO), not by the clock around connect
+}
+
+// Report is everything a guided run (internal/advise/guide) found, and
+// its verdict.
+type Report struct {
+	Target    string    `json:"target"` // host:port
+	Direction string    `json:"direction"`
+	StartedAt time.Time `json:"started_at"`
+	// BaselineRTTus is the least RTT of the probes on the idle path.
+	BaselineRTTus uint32  `json:"baseline_rtt_us"`
+	Probes        []Probe `json:"probes"`
+	ProbeMethod   string  `json:"probe_method"`
+	PathMTU       int     `json:"path_mtu"`
+	MSS           int     `json:"mss"`
+	Sender        Host    `json:"sender"`
+	Receiver      Host    `json:"receiver"`
+	// Bottleneck in bit/s, and where it came from: "given" (--bottleneck)
+	// or "measured" (the best goodput of the tests).
+	BottleneckBps    float64      `json:"bottleneck_bps"`
+	BottleneckSource string       `json:"bottleneck_source"`
+	IdealBps         float64      `json:"ideal_bps"`
+	BDPBytes         float64      `json:"bdp_bytes"`
+	Single           Measurement  `json:"single"`
+	Multi            *Measurement `json:"multi,omitempty"`
+	Verdict          Verdict      `json:"verdict"`
+	Advice           Advice       `json:"advice"`
+	// Results are the tests' full results, for the record.
+	Results []*result.Result `json:"results,omitempty"`
+}
+
+// Inputs are what a guided run measured, for Analyze.
+type Inputs struct {
+	Target      string
+	Reverse     bool    // the server sent
+	Bottleneck  float64 // bit/s as given; 0 unknown
+	Probes      []Probe
+	ProbeMethod string
+	// ProbeMSS and ProbeMTU are the probes' negotiated MSS and path MTU.
+	ProbeMSS, ProbeMTU int
+	Single, Multi      *result.Result
+	// LocalLimits are this host's limits, for when its test results lack
+	// them.
+	LocalLimits *result.Limits
+	StartedAt   time.Time
+}
+
+// Analyze turns a guided run's measurements into the report: the hosts,
+// the bottleneck and BDP, the verdict and the advice.
+func Analyze(in Inputs) *Report {
+	rep := &Report{Target: in.Target, StartedAt: in.StartedAt, Direction: "client→server", Probes: in.Probes,
+		ProbeMethod: in.ProbeMethod, BaselineRTTus: minProbe(in.Probes), MSS: in.ProbeMSS, PathMTU: in.ProbeMTU}
+	senderRole := result.RoleClient
+	if in.Reverse {
+		rep.Direction, senderRole = "server→client", result.RoleServer
+	}
+	for _, r := range []*result.Result{in.Single, in.Multi} {
+		if r != nil {
+			rep.Results = append(rep.Results, r)
+		}
+	}
+	if in.Single == nil {
+		return rep
+	}
+	rep.Sender, rep.Receiver = hostsOf(in.Single, senderRole)
+	local := &rep.Sender // this host: the sender unless reversed
+	if in.Reverse {
+		local = &rep.Receiver
+	}
+	if local.Limits == nil {
+		local.Limits = in.LocalLimits
+	}
+	rep.PathMTU, rep.MSS = pathOf(in.Single, senderRole, rep.PathMTU, rep.MSS)
+	rep.Single = MeasurementOf(in.Single, senderRole, in.Bottleneck)
+	if in.Multi != nil {
+		m := MeasurementOf(in.Multi, senderRole, in.Bottleneck)
+		rep.Multi = &m
+	}
+	e := Evidence{
+		Sender: rep.Sender, Receiver: rep.Receiver,
+		BaselineRTT: us(rep.BaselineRTTus), MTU: rep.PathMTU,
+		Bottleneck: in.Bottleneck, BottleneckGiven: in.Bottleneck > 0,
+		Single: rep.Single, Multi: rep.Multi,
+	}
+	rep.BottleneckSource = "given"
+	if !e.BottleneckGiven {
+		rep.BottleneckSource = "measured"
+		e.Bottleneck = max(rep.Single.GoodputBps, rep.Multi.goodput())
+		// The measured rate is a TCP goodput already: it is the ideal.
+		rep.Single.TCP = withIdeal(rep.Single, e.Bottleneck)
+		if rep.Multi != nil {
+			rep.Multi.TCP = withIdeal(*rep.Multi, e.Bottleneck)
+		}
+		e.Single, e.Multi = rep.Single, rep.Multi
+	}
+	rep.BottleneckBps = e.Bottleneck
+	rep.IdealBps = e.Ideal()
+	rep.BDPBytes = e.BDP()
+	rep.Verdict = Classify(e)
+	rep.Advice = Recommend(e, rep.Verdict)
+	return rep
+}
+
+// withIdeal fills a run's Transfer Time Ratio against a measured ideal.
+func withIdeal(r Measurement, ideal float64) *DirectionFigures {
+	if r.TCP == nil {
+		return nil
+	}
+	t := *r.TCP
+	t.IdealBps = ideal
+	if ratio, ok := TransferTimeRatio(int64(r.GoodputBps*r.Seconds/8), r.Seconds, ideal); ok {
+		t.TransferTimeRatio = &ratio
+	}
+	return &t
+}
+
+func minProbe(ps []Probe) uint32 {
+	var m uint32
+	for i, p := range ps {
+		if i == 0 || p.RTTus < m {
+			m = p.RTTus
+		}
+	}
+	return m
+}
+
+// hostsOf names the sending and receiving hosts of a result's test.
+func hostsOf(r *result.Result, senderRole string) (sender, receiver Host) {
+	for _, e := range []*result.End{&r.Local, &r.Remote} {
+		h := Host{Role: e.Role, System: e.Host.System, Limits: e.Limits}
+		if len(e.Streams) > 0 {
+			s := e.Streams[0]
+			sock := s.Socket
+			h.Socket = &sock
+			h.Address = hostOnly(s.LocalAddr)
+		}
+		if e.Role == senderRole {
+			sender = h
+		} else {
+			receiver = h
+		}
+	}
+	if sender.Role == "" {
+		sender.Role = senderRole
+	}
+	if receiver.Role == "" {
+		receiver.Role = otherRole(senderRole)
+	}
+	return sender, receiver
+}
+
+// pathOf takes the path MTU and MSS from the sender's last TCP_INFO,
+// which has seen path MTU discovery, else keeps the probes'.
+func pathOf(r *result.Result, senderRole string, mtu, mss int) (int, int) {
+	for _, f := range r.Flows() {
+		if f.SenderRole != senderRole || f.Sent == nil {
+			continue
+		}
+		if i := f.Sent.TCPInfo; i != nil {
+			if i.PMTU > 0 {
+				mtu = int(i.PMTU)
+			}
+			if i.SndMSS > 0 {
+				mss = int(i.SndMSS)
+			}
+		} else if f.Sent.Socket.MTU > 0 {
+			mtu, mss = f.Sent.Socket.MTU, f.Sent.Socket.MSS
+		}
+		break
+	}
+	return mtu, mss
+}
+
+func hostOnly(addr string) string {
+	if h, _, err := net.SplitHostPort(addr); err == nil {
+		return h
+	}
+	return addr
+}
+
+func otherRole(role string) string {
+	if role == result.RoleClient {
+		return result.RoleServer
+	}
+	return result.RoleClient
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}

@@ -1,0 +1,158 @@
+package advise
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// WriteText writes the report for people: what was measured, the
+// verdict, and what to do.
+func (r *Report) WriteText(w io.Writer) error {
+	var b strings.Builder
+	line := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
+	line("wireperf advise %s, %s", r.Target, r.Direction)
+	line("")
+	line("Baseline RTT  %s (least of %d: %s)", ms(us(r.BaselineRTTus)), len(r.Probes), probeList(r.Probes))
+	line("              %s", r.ProbeMethod)
+	line("Path          MTU %s, MSS %s", intOr(r.PathMTU), intOr(r.MSS))
+	for _, h := range []Host{r.Sender, r.Receiver} {
+		what := "sends"
+		if h.Role == r.Receiver.Role {
+			what = "receives"
+		}
+		line("%-13s %s", capital(h.Role), h.describe(what))
+	}
+	line("")
+	for _, run := range []*Measurement{&r.Single, r.Multi} {
+		if run != nil {
+			line("%-13s %s", plural(run.Streams, "stream"), run.describe())
+		}
+	}
+	bn := fmt.Sprintf("%s (%s)", rate(r.BottleneckBps), r.BottleneckSource)
+	if r.BottleneckSource == "given" {
+		bn += fmt.Sprintf(", %s of TCP goodput by line-rate arithmetic", rate(r.IdealBps))
+	}
+	line("Bottleneck    %s", bn)
+	line("BDP           %s × %s = %s", rate(r.BottleneckBps), ms(us(r.BaselineRTTus)), size(r.BDPBytes))
+	line("")
+	line("Verdict: %s", r.Verdict.Summary)
+	for _, d := range r.Verdict.Details {
+		line("  - %s", d)
+	}
+	line("")
+	line("What to do:")
+	for _, s := range r.Advice.Steps {
+		line("  - %s", s)
+	}
+	if r.Advice.ExpectedBps > 0 {
+		line("Expected afterwards: about %s for one stream", rate(r.Advice.ExpectedBps))
+	}
+	if len(r.Advice.Notes) > 0 {
+		line("")
+		line("Why:")
+		for _, n := range r.Advice.Notes {
+			line("  - %s", n)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func (h Host) describe(what string) string {
+	var parts []string
+	if h.Address != "" {
+		parts = append(parts, h.Address)
+	}
+	parts = append(parts, what)
+	if l := h.Limits; l != nil {
+		parts = append(parts, fmt.Sprintf("tcp_rmem %s, tcp_wmem %s, rmem_max %s, wmem_max %s",
+			triple(l.TCPRmem), triple(l.TCPWmem), intOr64(l.RmemMax), intOr64(l.WmemMax)))
+		if l.Congestion != "" {
+			parts = append(parts, l.Congestion)
+		}
+		if l.DefaultQdisc != "" {
+			parts = append(parts, "qdisc "+l.DefaultQdisc)
+		}
+	} else {
+		parts = append(parts, "kernel limits unknown (not reported)")
+	}
+	if h.Socket != nil && h.Socket.MTU > 0 {
+		parts = append(parts, fmt.Sprintf("route MTU %d", h.Socket.MTU))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (r *Measurement) describe() string {
+	parts := []string{rate(r.GoodputBps)}
+	if t := r.TCP; t != nil {
+		parts = append(parts, fmt.Sprintf("%d retransmits", t.Retransmits))
+		if l := t.Limited; l != nil {
+			parts = append(parts, fmt.Sprintf("limited by: receiver window %s, sender buffer %s, network %s",
+				pct(l.Rwnd), pct(l.Sndbuf), pct(l.Network)))
+		}
+		if t.EfficiencyPercent != nil {
+			parts = append(parts, "TCP Efficiency "+pctp(t.EfficiencyPercent))
+		}
+		if t.BufferDelayPercent != nil {
+			parts = append(parts, fmt.Sprintf("Buffer Delay %.1f%%", *t.BufferDelayPercent))
+		}
+		if t.TransferTimeRatio != nil {
+			parts = append(parts, fmt.Sprintf("Transfer Time Ratio %.2f", *t.TransferTimeRatio))
+		}
+		if ss := t.SlowStart; ss != nil {
+			parts = append(parts, ss.describe())
+		} else if t.SlowStartLast > 0 {
+			parts = append(parts, fmt.Sprintf("slow start ended at %.2f-%.2f s", t.SlowStartFirst, t.SlowStartLast))
+		}
+	}
+	s := strings.Join(parts, ", ")
+	if r.Error != "" {
+		s += " (test error: " + r.Error + ")"
+	}
+	return s
+}
+
+func (ss *SlowStartFigures) describe() string {
+	if !ss.Ended {
+		return fmt.Sprintf("still in slow start at %.2f s", ss.Duration)
+	}
+	return fmt.Sprintf("slow start ended at %.2f s (%s)", ss.End, ss.Cause)
+}
+
+func probeList(ps []Probe) string {
+	var s []string
+	for _, p := range ps {
+		s = append(s, strconv.FormatFloat(float64(p.RTTus)/1e3, 'f', 1, 64))
+	}
+	return strings.Join(s, " ") + " ms"
+}
+
+func triple(t [3]int64) string {
+	if t == [3]int64{} {
+		return "unknown"
+	}
+	return fmt.Sprintf("%d %d %d", t[0], t[1], t[2])
+}
+
+func intOr64(n int64) string {
+	if n <= 0 {
+		return "unknown"
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+func intOr(n int) string {
+	if n <= 0 {
+		return "unknown"
+	}
+	return strconv.Itoa(n)
+}
+
+func capital(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}

@@ -1,0 +1,194 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wireperf/wireperf/internal/advise/guide"
+	"github.com/wireperf/wireperf/internal/emit"
+	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/session"
+	"github.com/wireperf/wireperf/internal/spec"
+	"github.com/wireperf/wireperf/internal/tcpinfo"
+	"github.com/wireperf/wireperf/internal/units"
+)
+
+// adviseFlags are `wireperf advise`'s flags.
+type adviseFlags struct {
+	port           int
+	bind           string
+	duration       time.Duration
+	streams        int
+	reverse        bool
+	congestion     string
+	bottleneck     string
+	probes         int
+	connectTimeout time.Duration
+	json           bool
+	log            logOptions
+}
+
+func newAdviseCmd(e env) *cobra.Command {
+	f := &adviseFlags{
+		port: spec.DefaultPort, duration: guide.DefaultDuration, streams: guide.DefaultStreams,
+		probes: guide.DefaultProbes, connectTimeout: spec.DefaultConnectTO,
+		log: logOptions{level: "warn", format: "text"},
+	}
+	cmd := &cobra.Command{
+		Use:   "advise HOST",
+		Short: "Find what limits TCP to a wireperf server, and say what to change",
+		Long: `advise runs a short guided measurement against a wireperf server: the idle RTT, the path
+MTU and MSS, both hosts' buffer limits, a single-stream and a multi-stream test with TCP_INFO.
+It then names the limit (receiver window, sender buffer, congestion or loss, the network itself,
+CPU, or the application) and prints the change to make, with numbers.`,
+		Example: `  wireperf advise host                       client → server
+  wireperf advise host --bottleneck 1g       the path's narrowest link is 1 Gbit/s
+  wireperf advise host -R -J                 server → client, as JSON`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef("advise needs exactly one HOST (got %d arguments)", len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := f.config(args[0])
+			if err != nil {
+				return err
+			}
+			return runAdvise(cmd.Context(), e, f, cfg)
+		},
+	}
+	fs := cmd.Flags()
+	fs.IntVarP(&f.port, "port", "p", f.port, "server port")
+	fs.StringVarP(&f.bind, "bind", "B", "", "local address for the connections")
+	fs.VarP(durationValue{&f.duration}, "time", "t", "length of each of the two tests")
+	fs.IntVarP(&f.streams, "parallel", "P", f.streams, "streams of the multi-stream test")
+	fs.BoolVarP(&f.reverse, "reverse", "R", false, "measure server → client instead")
+	fs.StringVarP(&f.congestion, "congestion", "C", "", "congestion control on both ends (default: each host's)")
+	fs.StringVar(&f.bottleneck, "bottleneck", "", "the path's bottleneck rate, e.g. 1g or 622m (default: the best multi-stream goodput)")
+	fs.IntVar(&f.probes, "probes", f.probes, "connections that time the idle RTT")
+	fs.Var(durationValue{&f.connectTimeout}, "connect-timeout", "give up connecting after this long")
+	fs.BoolVarP(&f.json, "json", "J", false, "the report as JSON")
+	fs.StringVar(&f.log.level, "log-level", f.log.level, "diagnostic log level on stderr: debug, info, warn, error")
+	fs.StringVar(&f.log.format, "log-format", f.log.format, "diagnostic log format: text or json")
+	return cmd
+}
+
+func (f *adviseFlags) config(host string) (guide.Config, error) {
+	cfg := guide.Config{
+		Host: host, Port: f.port, Bind: f.bind, Duration: f.duration, Streams: f.streams,
+		Reverse: f.reverse, Congestion: f.congestion, Probes: f.probes, ConnectTimeout: f.connectTimeout,
+	}
+	if f.port < 1 || f.port > 65535 {
+		return cfg, usagef("-p %d: want 1 to 65535", f.port)
+	}
+	if f.duration < 500*time.Millisecond || f.duration > time.Hour {
+		return cfg, usagef("-t %v: want 0.5 s to 1 hour", f.duration)
+	}
+	if f.streams < 2 || f.streams > spec.MaxStreams {
+		return cfg, usagef("-P %d: want 2 to %d streams", f.streams, spec.MaxStreams)
+	}
+	if f.probes < 1 || f.probes > 100 {
+		return cfg, usagef("--probes %d: want 1 to 100", f.probes)
+	}
+	if f.connectTimeout <= 0 {
+		return cfg, usagef("--connect-timeout: must be positive")
+	}
+	if f.bottleneck != "" {
+		r, err := parseBottleneck(f.bottleneck)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Bottleneck = r
+	}
+	return cfg, nil
+}
+
+func parseBottleneck(s string) (float64, error) {
+	r, err := units.ParseRate(s)
+	if err != nil || r <= 0 {
+		return 0, usagef("--bottleneck %s: want a rate such as 1g or 622m", s)
+	}
+	return r, nil
+}
+
+func runAdvise(ctx context.Context, e env, f *adviseFlags, cfg guide.Config) error {
+	log, err := f.log.logger(e.stderr)
+	if err != nil {
+		return err
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	cfg.Logger = log
+	if !f.json {
+		cfg.Progress = func(step string) { fmt.Fprintf(e.stderr, "advise: %s\n", step) }
+	}
+	rep, err := guide.Run(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	if f.json {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(rep)
+	}
+	return rep.WriteText(e.stdout)
+}
+
+// The client's TCP-internals flags: --tcpinfo-interval, --tcpinfo-csv
+// and --bottleneck (registered in clientFlags.register).
+
+// tcpInfoFlags are their values.
+type tcpInfoFlags struct {
+	interval   time.Duration
+	csv        string
+	bottleneck string
+}
+
+func newTCPInfoFlags() tcpInfoFlags { return tcpInfoFlags{interval: tcpinfo.DefaultPeriod} }
+
+// prepare checks the flags and sets the sampling period before a test.
+func (t *tcpInfoFlags) prepare() error {
+	if t.interval < 0 || t.interval > 0 && t.interval < time.Millisecond {
+		return usagef("--tcpinfo-interval %v: want 0 (off) or at least 1ms", t.interval)
+	}
+	if t.bottleneck != "" {
+		if _, err := parseBottleneck(t.bottleneck); err != nil {
+			return err
+		}
+	}
+	session.SetTCPInfoPeriod(t.interval)
+	return nil
+}
+
+// apply adds what the flags say to a finished result (the bottleneck,
+// for the Transfer Time Ratio) and writes the timeline CSV.
+func (t *tcpInfoFlags) apply(res *result.Result) error {
+	if res == nil {
+		return nil
+	}
+	if t.bottleneck != "" {
+		if r, err := parseBottleneck(t.bottleneck); err == nil {
+			res.Local.BottleneckBps = r
+		}
+	}
+	if t.csv == "" {
+		return nil
+	}
+	out, err := os.Create(t.csv)
+	if err != nil {
+		return fmt.Errorf("--tcpinfo-csv: %w", err)
+	}
+	if err := emit.WriteTCPTimelineCSV(out, res); err != nil {
+		_ = out.Close()
+		return fmt.Errorf("--tcpinfo-csv %s: %w", t.csv, err)
+	}
+	return out.Close()
+}
