@@ -23,6 +23,12 @@ const (
 	TypeSenderDone   Type = 9 // either way: SenderDone, once an end's senders have all stopped
 )
 
+// Message types of request-response tests, after the ones above.
+const (
+	TypeClockRequest Type = 10 // client → server: ClockRequest, an NTP-style probe of the clocks
+	TypeClockReply   Type = 11 // server → client: ClockReply
+)
+
 var typeNames = map[Type]string{
 	TypeTestRequest:  "test-request",
 	TypeTestAccept:   "test-accept",
@@ -33,6 +39,8 @@ var typeNames = map[Type]string{
 	TypeStop:         "stop",
 	TypeEndReport:    "end-report",
 	TypeSenderDone:   "sender-done",
+	TypeClockRequest: "clock-request",
+	TypeClockReply:   "clock-reply",
 }
 
 func (t Type) known() bool { _, ok := typeNames[t]; return ok }
@@ -95,4 +103,22 @@ type Stop struct {
 // to know what was lost at the tail.
 type SenderDone struct {
 	Sent map[int]int64 `json:"sent"`
+}
+
+// ClockRequest asks the server for its clock, NTP style: T1 is the
+// client's wall clock when it sent the request, in ns since the Unix
+// epoch. Request-response tests send a few before they start, so that
+// one-way delays can be labelled with the clock offset and its error
+// bound.
+type ClockRequest struct {
+	T1 int64 `json:"t1"`
+}
+
+// ClockReply echoes T1 with the server's wall clock when the request
+// arrived (T2) and when the reply left (T3). The client notes T4 on
+// arrival; stats.EstimateOffset turns the four into an offset.
+type ClockReply struct {
+	T1 int64 `json:"t1"`
+	T2 int64 `json:"t2"`
+	T3 int64 `json:"t3"`
 }

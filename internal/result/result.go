@@ -50,6 +50,14 @@ type End struct {
 	// was told it (--bottleneck); 0 when unknown. The RFC 6349 Transfer
 	// Time Ratio needs it.
 	BottleneckBps float64 `json:"bottleneck_bps,omitempty"`
+	// RR is the end's view of a request-response test (result/latency.go).
+	RR *RR `json:"rr,omitempty"`
+	// HostCounters are the host's CPU split and interrupts over the test,
+	// when the spec asks for them (result/hostcounters.go).
+	HostCounters *HostCounters `json:"host_counters,omitempty"`
+	// UDPArrivals are the UDP receivers' arrival histograms, when the spec
+	// asks for them.
+	UDPArrivals []UDPArrivals `json:"udp_arrivals,omitempty"`
 }
 
 // Host names the machine and software of an end.

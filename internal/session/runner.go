@@ -27,6 +27,9 @@ type runner struct {
 	// The host's UDP counters when a UDP test began: their change says
 	// where lost datagrams were dropped.
 	udpStart *hostmon.UDPCounters
+	// host is the CPU and interrupt counters at the start, when the spec
+	// asks for them (hostcounters.go).
+	host *hostCounterStart
 
 	mu        sync.Mutex
 	intervals []result.Interval
@@ -61,6 +64,8 @@ func (r *runner) start() {
 			r.udpStart = &c
 		}
 	}
+	r.host = startHostCounters(r.spec) // hostcounters.go
+	r.enableArrivals()
 	budget := tcpflow.NewBudget(r.spec.Bytes)
 	for _, f := range r.flows {
 		f.start(r.epoch, budget)
@@ -266,6 +271,8 @@ func (r *runner) finish(role string) result.End {
 		f.total(&rs)
 		end.Streams = append(end.Streams, rs)
 	}
+	end.HostCounters = r.host.finish() // hostcounters.go
+	end.UDPArrivals = r.udpArrivals()
 	return end
 }
 

@@ -110,6 +110,9 @@ func Serve(ctx context.Context, conn *net.TCPConn, cfg ServeConfig) (*result.Res
 		return nil, err
 	}
 	defer adm.Release()
+	if req.Spec.Protocol == spec.RR { // request-response: rr_serve.go
+		return serveRR(ctx, conn, cfg, log, hs, req, adm)
+	}
 	t := &serverTest{
 		ctx: ctx, cfg: cfg, log: log.With("test", adm.Token.String()[:8], "client", conn.RemoteAddr().String()),
 		conn: conn, fw: &frameWriter{w: conn}, spec: req.Spec, adm: adm, hs: hs,
@@ -183,6 +186,12 @@ func (t *serverTest) run(client result.Host) (*result.Result, error) {
 		case ce := <-control.end:
 			res.Remote = ce
 		case <-control.lost:
+			// The client hangs up right after its report: both may be ready.
+			select {
+			case ce := <-control.end:
+				res.Remote = ce
+			default:
+			}
 		case <-time.After(endReportTimeout):
 		}
 	}

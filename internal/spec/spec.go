@@ -59,6 +59,22 @@ type Spec struct {
 	Spacing       time.Duration `json:"spacing_ns,omitempty"` // fixed gap between datagrams (UDPmon)
 	NoGSO         bool          `json:"no_gso,omitempty"`
 	LateThreshold time.Duration `json:"late_threshold_ns,omitempty"` // 0: DefaultLateThresh
+
+	// Request-response tests (Protocol RR, spec/rr.go). Duration and
+	// RRCount are per size point.
+	RRMode     string        `json:"rr_mode,omitempty"`        // RRUDP, RRTCP or RRCRR
+	RRSizes    string        `json:"rr_sizes,omitempty"`       // request sizes in bytes, in order: "64,512" (RRSizeList)
+	RRResponse int           `json:"rr_response,omitempty"`    // response size; 0: as the request
+	RRCount    int64         `json:"rr_count,omitempty"`       // transactions per size; 0: by Duration
+	RRInterval time.Duration `json:"rr_interval_ns,omitempty"` // 0: back to back; else isochronous
+	RRBusyPoll bool          `json:"rr_busy_poll,omitempty"`   // both ends spin instead of blocking
+
+	// HostCounters asks each end for its per-CPU time split and busiest
+	// interrupt lines over the test (result.End.HostCounters).
+	HostCounters bool `json:"host_counters,omitempty"`
+	// UDPHistograms asks UDP receivers for histograms of inter-arrival
+	// time and relative one-way delay (result.End.UDPArrivals).
+	UDPHistograms bool `json:"udp_histograms,omitempty"`
 }
 
 // Default returns the spec of a plain `wireperf -c HOST`.
@@ -91,6 +107,8 @@ func (s Spec) DataConns() int {
 func (s Spec) Validate() error {
 	switch s.Protocol {
 	case TCP:
+	case RR:
+		return s.validateRR()
 	case UDP:
 		if err := s.validateUDP(); err != nil {
 			return err

@@ -29,6 +29,7 @@ type Receiver struct {
 
 	mu    sync.Mutex // guards stats between the read loop and interval cuts
 	stats *stats.UDPReceiver
+	arr   *arrivals // arrival histograms, when enabled (arrivals.go)
 
 	bytes    atomic.Int64
 	foreign  atomic.Int64 // datagrams of another test, or not ours at all
@@ -91,6 +92,9 @@ func (r *Receiver) account(segs []Segment) {
 			continue
 		}
 		r.stats.Add(stats.Arrival{Seq: h.Seq, SentNs: h.SentNs, RecvNs: sg.RecvNs, SharedRecvTime: sg.Shared})
+		if r.arr != nil {
+			r.arr.add(sg.RecvNs, sg.Shared)
+		}
 		bytes += int64(len(sg.Payload))
 	}
 	r.mu.Unlock()

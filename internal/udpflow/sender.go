@@ -16,7 +16,7 @@ import (
 // MinSlot is the shortest gap the pacer holds between sends. A rate whose
 // datagrams are closer than this is sent in bursts that each fill one
 // slot: no timer, and no send call, is finer than a few microseconds.
-const MinSlot = 10 * time.Microsecond
+const MinSlot = 25 * time.Microsecond
 
 // SenderConfig describes one sending stream.
 type SenderConfig struct {

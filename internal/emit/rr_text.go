@@ -1,0 +1,210 @@
+package emit
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/spec"
+	"github.com/wireperf/wireperf/internal/units"
+)
+
+// RRText writes a request-response test's report as text: for each size
+// (or each phase under load) the transactions, loss and rate, then the
+// RTT, network RTT, server time and one-way delay percentiles.
+type RRText struct {
+	W   io.Writer
+	Opt Options
+}
+
+// Write renders a finished rr test.
+func (t *RRText) Write(r *result.Result) error {
+	l := (&Text{Opt: t.Opt}).newLines(r.Spec)
+	lr := r.Local.RR
+	l.add("Request-response to %s: %s", r.ServerAddr, describeRR(r.Spec))
+	if lr == nil {
+		if r.Error != "" {
+			l.add("error: %s", r.Error)
+		}
+		return l.writeTo(t.W)
+	}
+	if lr.Load != nil {
+		writeLoadHeader(l, lr.Load)
+	}
+	if c := lr.Clock; c != nil {
+		l.add("Clock offset (server − client): %+.1f µs ± %.1f µs, from the %s; one-way delays are corrected by it and only as good as its bound",
+			c.OffsetUs, c.ErrorBoundUs, c.Source)
+	} else {
+		l.add("Clock offset: no estimate; one-way delays are not shown")
+	}
+	if lr.Timestamps != "" {
+		l.add("Timestamps: %s", lr.Timestamps)
+	}
+	for _, p := range lr.Points {
+		writeRRPoint(l, p)
+	}
+	if lr.Load != nil {
+		writeLoadSummary(l, lr.Points, lr.Load)
+	}
+	writeRRCPU(l, r)
+	if r.Error != "" {
+		l.add("error: %s", r.Error)
+	}
+	return l.writeTo(t.W)
+}
+
+func describeRR(s spec.Spec) string {
+	var b strings.Builder
+	switch s.RRMode {
+	case spec.RRUDP:
+		b.WriteString("UDP")
+	case spec.RRTCP:
+		b.WriteString("TCP")
+	case spec.RRCRR:
+		b.WriteString("TCP, a new connection per transaction (crr)")
+	}
+	if s.RRInterval > 0 {
+		fmt.Fprintf(&b, ", a request every %v", s.RRInterval)
+	} else {
+		b.WriteString(", back to back")
+	}
+	switch {
+	case s.RRCount > 0 && s.Duration > 0:
+		fmt.Fprintf(&b, ", %d transactions or %v per size", s.RRCount, s.Duration)
+	case s.RRCount > 0:
+		fmt.Fprintf(&b, ", %d transactions per size", s.RRCount)
+	}
+	if s.RRBusyPoll {
+		b.WriteString(", busy polling")
+	}
+	return b.String()
+}
+
+// rrUnit picks µs or ms for a point's figures, from its median RTT.
+func rrUnit(p result.RRPoint) (name string, div float64) {
+	if p.RTT.P50 >= 10000 {
+		return "ms", 1000
+	}
+	return "µs", 1
+}
+
+func writeRRPoint(l *textLines, p result.RRPoint) {
+	head := fmt.Sprintf("[%d → %d bytes]", p.RequestSize, p.ResponseSize)
+	if p.Label != "" {
+		head = fmt.Sprintf("[%s, %d → %d bytes]", p.Label, p.RequestSize, p.ResponseSize)
+	}
+	loss := ""
+	if p.Lost > 0 || p.Late > 0 || p.Sent > p.Completed {
+		loss = fmt.Sprintf(", %d lost (%.3g%%)", p.Lost, p.LossPercent())
+		if p.Late > 0 {
+			loss += fmt.Sprintf(" of which %d came late", p.Late)
+		}
+	} else {
+		loss = ", 0 lost"
+	}
+	if p.Errors > 0 {
+		loss += fmt.Sprintf(", %d errors", p.Errors)
+	}
+	l.add("%s %d transactions in %.2f s: %s/s%s", head, p.Completed, p.Seconds, thousands(p.TransactionsPerSecond), loss)
+	if p.Completed == 0 {
+		return
+	}
+	unit, div := rrUnit(p)
+	l.add("  %-14s %9s %9s %9s %9s %9s %9s %9s  (%s)", "", "min", "mean", "p50", "p90", "p99", "p99.9", "max", unit)
+	row := func(name string, q *result.Percentiles, note string) {
+		if q == nil || q.Count == 0 {
+			return
+		}
+		f := func(v float64) string { return fmt.Sprintf("%.*f", decimals(div), v/div) }
+		l.add("  %-14s %9s %9s %9s %9s %9s %9s %9s%s", name, f(q.Min), f(q.Mean), f(q.P50), f(q.P90), f(q.P99), f(q.P999), f(q.Max), note)
+	}
+	row("RTT", &p.RTT, "")
+	row("network RTT", &p.NetworkRTT, "  RTT − server time")
+	row("server time", &p.ServerTime, "  T3 − T2")
+	row("forward OWD", p.ForwardOWD, "  T2 − T1, clock-corrected")
+	row("backward OWD", p.BackwardOWD, "  T4 − T3, clock-corrected")
+	if sp := p.Spacing; sp != nil && sp.Samples > 1 {
+		l.add("  schedule: target %v, achieved mean %v, error p99 %v", time.Duration(sp.TargetNs), time.Duration(sp.MeanNs).Round(time.Microsecond/10),
+			time.Duration(sp.ErrP99Ns).Round(time.Microsecond/10))
+	}
+}
+
+func decimals(div float64) int {
+	if div > 1 {
+		return 3
+	}
+	return 1
+}
+
+func thousands(v float64) string {
+	n := int64(v + 0.5)
+	s := fmt.Sprint(n)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+func writeLoadHeader(l *textLines, ld *result.RRLoad) {
+	dir := map[string]string{"up": "client → server", "down": "server → client", "both": "both ways"}[ld.Direction]
+	l.add("Latency under load: probes idle, then during a %s load of %d streams (%s), then after", strings.ToUpper(ld.Protocol), ld.Streams, dir)
+}
+
+func writeLoadSummary(l *textLines, points []result.RRPoint, ld *result.RRLoad) {
+	var idle, loaded *result.RRPoint
+	for i := range points {
+		switch points[i].Label {
+		case "idle":
+			idle = &points[i]
+		case "loaded":
+			loaded = &points[i]
+		}
+	}
+	if ld.UpBitsPerSecond > 0 || ld.DownBitsPerSecond > 0 {
+		var parts []string
+		if ld.UpBitsPerSecond > 0 {
+			parts = append(parts, units.FormatRate(ld.UpBitsPerSecond, 'a')+" client → server")
+		}
+		if ld.DownBitsPerSecond > 0 {
+			parts = append(parts, units.FormatRate(ld.DownBitsPerSecond, 'a')+" server → client")
+		}
+		l.add("Load carried: %s", strings.Join(parts, ", "))
+	}
+	if ld.LoadError != "" {
+		l.add("Load failed: %s", ld.LoadError)
+	}
+	if idle == nil || loaded == nil || idle.Completed == 0 || loaded.Completed == 0 {
+		l.add("RTT under load: not enough probes in both phases to compare")
+		return
+	}
+	in := ld.Increase
+	l.add("RTT increase under load (loaded − idle): p50 %+.3f ms, p90 %+.3f ms, p99 %+.3f ms; idle p50 %.3f ms, loaded p50 %.3f ms",
+		in.P50/1e3, in.P90/1e3, in.P99/1e3, idle.RTT.P50/1e3, loaded.RTT.P50/1e3)
+	l.add("Probe loss: idle %.3g%%, loaded %.3g%%", idle.LossPercent(), loaded.LossPercent())
+	if in.P50 > 1000 && in.P50 > idle.RTT.P50 {
+		l.add("The load more than doubles the RTT: the bottleneck's queue holds about %.1f ms of data (bufferbloat)", in.P50/1e3)
+	}
+}
+
+func writeRRCPU(l *textLines, r *result.Result) {
+	cpu := func(e result.End) string {
+		return fmt.Sprintf("%.1f%% (user %.1f%%, system %.1f%%)", e.CPU.TotalPercent, e.CPU.UserPercent, e.CPU.SystemPercent)
+	}
+	line := "CPU: client " + cpu(r.Local)
+	if r.Remote.RR != nil {
+		line += ", server " + cpu(r.Remote)
+	}
+	if lr := r.Local.RR; lr != nil && lr.BusyPoll {
+		line += "; busy polling costs a core on each end"
+		if lr.BusyPollSocket != "" {
+			line += " (client: " + lr.BusyPollSocket + ")"
+		}
+	}
+	l.add("%s", line)
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package rr_test
+
+const raceEnabled = false

@@ -1,0 +1,83 @@
+package rr
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// errClosed is a TCP peer's close between messages.
+var errClosed = errors.New("rr: connection closed")
+
+// reader turns an endpoint's reads into whole messages: a datagram each
+// on UDP, the header's length on TCP.
+type reader struct {
+	e          *endpoint
+	max        int // the largest message accepted
+	buf        []byte
+	start, end int   // unread bytes (TCP)
+	ts         int64 // kernel receive time of the current message's first read
+}
+
+func newReader(e *endpoint, max int) *reader {
+	n := max + 1 // a UDP datagram one byte too long is told apart
+	if e.stream {
+		n = max + 64<<10
+	}
+	return &reader{e: e, max: max, buf: make([]byte, n)}
+}
+
+// next returns the next whole message, valid until the next call, with
+// the kernel's receive time of its first bytes (0 if unknown). It waits
+// at most timeout for each read. A UDP datagram that is not a message is
+// returned with its parse error, and the next call goes on; on TCP a bad
+// header is fatal, since the stream cannot be resynchronised.
+func (r *reader) next(timeout time.Duration) ([]byte, Header, int64, error) {
+	if !r.e.stream {
+		n, ts, err := r.e.recv(r.buf, timeout)
+		if err != nil {
+			return nil, Header{}, 0, err
+		}
+		msg := r.buf[:n]
+		h, err := Parse(msg)
+		if err == nil && (int(h.Length) != n || n > r.max) {
+			err = fmt.Errorf("%w: %d bytes announced, %d received (limit %d)", ErrBadLength, h.Length, n, r.max)
+		}
+		return msg, h, ts, err
+	}
+	for {
+		if have := r.end - r.start; have >= HeaderLen {
+			h, err := Parse(r.buf[r.start:r.end])
+			if err != nil {
+				return nil, h, 0, err
+			}
+			if int(h.Length) > r.max {
+				return nil, h, 0, fmt.Errorf("%w: %d bytes announced, limit %d", ErrBadLength, h.Length, r.max)
+			}
+			if have >= int(h.Length) {
+				msg := r.buf[r.start : r.start+int(h.Length)]
+				r.start += int(h.Length)
+				ts := r.ts
+				if r.start == r.end {
+					r.start, r.end = 0, 0
+				}
+				return msg, h, ts, nil
+			}
+		}
+		if r.start > 0 && len(r.buf)-r.end < r.max {
+			r.end = copy(r.buf, r.buf[r.start:r.end])
+			r.start = 0
+		}
+		n, ts, err := r.e.recv(r.buf[r.end:], timeout)
+		if err != nil {
+			return nil, Header{}, 0, err
+		}
+		if n == 0 {
+			return nil, Header{}, 0, errClosed
+		}
+		if r.end == r.start {
+			r.ts = ts
+		}
+		r.end += n
+	}
+}

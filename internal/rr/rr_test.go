@@ -1,0 +1,277 @@
+package rr
+
+import (
+	"bytes"
+	"errors"
+	"net"
+	"testing"
+	"time"
+)
+
+func TestHeaderRoundTrip(t *testing.T) {
+	h := Header{Kind: KindResponse, Length: 1472, Response: 0, Seq: 1<<40 + 7, T1: -5, T2: 1e18, T3: 1e18 + 123}
+	b := make([]byte, HeaderLen)
+	h.Put(b)
+	got, err := Parse(b)
+	if err != nil || got != h {
+		t.Fatalf("Parse(Put(%+v)) = %+v, %v", h, got, err)
+	}
+	for _, tc := range []struct {
+		name string
+		mut  func([]byte) []byte
+		want error
+	}{
+		{"short", func(b []byte) []byte { return b[:HeaderLen-1] }, ErrShort},
+		{"magic", func(b []byte) []byte { b[0] = 'X'; return b }, ErrNotOurs},
+		{"version", func(b []byte) []byte { b[2] = 9; return b }, ErrBadVersion},
+		{"kind", func(b []byte) []byte { b[3] = 7; return b }, ErrNotOurs},
+		{"length", func(b []byte) []byte { b[4], b[5], b[6], b[7] = 0, 0, 0, 3; return b }, ErrBadLength},
+	} {
+		c := bytes.Clone(b)
+		if _, err := Parse(tc.mut(c)); !errors.Is(err, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, err, tc.want)
+		}
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	b := make([]byte, HeaderLen)
+	(&Header{Kind: KindRequest, Length: 64, Response: 64}).Put(b)
+	f.Add(b)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		h, err := Parse(b)
+		if err != nil {
+			return
+		}
+		if h.Length < HeaderLen || h.Kind != KindRequest && h.Kind != KindResponse {
+			t.Fatalf("accepted %+v", h)
+		}
+		c := make([]byte, HeaderLen)
+		h.Put(c)
+		if !bytes.Equal(c[:12], b[:12]) || !bytes.Equal(c[16:], b[16:HeaderLen]) {
+			t.Fatalf("round trip changed the header")
+		}
+	})
+}
+
+// udpPair returns two UDP sockets on loopback connected to each other.
+func udpPair(t *testing.T) (client, server *net.UDPConn) {
+	t.Helper()
+	s, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	saddr := s.LocalAddr().(*net.UDPAddr)
+	c, err := net.DialUDP("udp4", nil, saddr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = s.Close()
+	server, err = net.DialUDP("udp4", saddr, c.LocalAddr().(*net.UDPAddr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close(); _ = server.Close() })
+	return c, server
+}
+
+func tcpPair(t *testing.T) (client, server *net.TCPConn) {
+	t.Helper()
+	ln, err := net.ListenTCP("tcp4", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	c, err := net.DialTCP("tcp4", nil, ln.Addr().(*net.TCPAddr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ln.AcceptTCP()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close(); _ = s.Close() })
+	return c, s
+}
+
+func checkPoint(t *testing.T, pts []pointView, want int64) {
+	t.Helper()
+	for _, p := range pts {
+		if p.completed < want || p.rttP50 <= 0 || p.rttP50 > 50e3 || p.netP50 > p.rttP50 || p.srvP50 <= 0 {
+			t.Errorf("point %+v: want at least %d transactions with a sane RTT", p, want)
+		}
+	}
+}
+
+type pointView struct {
+	req, resp              int
+	completed, lost        int64
+	rttP50, netP50, srvP50 float64
+}
+
+func run(t *testing.T, p *Prober, plans []Plan) []pointView {
+	t.Helper()
+	out, err := p.Run(plans)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v []pointView
+	for _, pt := range out.Points(0, true) {
+		v = append(v, pointView{pt.RequestSize, pt.ResponseSize, pt.Completed, pt.Lost, pt.RTT.P50, pt.NetworkRTT.P50, pt.ServerTime.P50})
+		if pt.ForwardOWD == nil || pt.BackwardOWD == nil || pt.RTTHistogram == nil {
+			t.Errorf("point lacks OWD or histogram: %+v", pt)
+		}
+	}
+	return v
+}
+
+func TestUDPLoopback(t *testing.T) {
+	for _, busy := range []bool{false, true} {
+		c, s := udpPair(t)
+		r := NewReflector(ReflectorConfig{MaxRequest: 1472, MaxResponse: 1472, BusyPoll: busy})
+		r.Go(func() error { return r.ServeUDP(s) })
+		p, err := NewProber(c, ProberConfig{Mode: ModeUDP, MaxRequest: 1472, MaxResponse: 1472, BusyPoll: busy})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := run(t, p, []Plan{{Request: 64, Response: 64, Count: 500}, {Request: 1472, Response: 100, Count: 500}})
+		p.Close()
+		r.Stop()
+		r.Wait()
+		checkPoint(t, v, 500)
+		rep := r.Report(ModeUDP)
+		if rep.Served < 1000 || rep.ServerTime == nil {
+			t.Errorf("server report %+v", rep)
+		}
+		t.Logf("busy %v: %+v; server %+v", busy, v, rep)
+	}
+}
+
+func TestTCPLoopback(t *testing.T) {
+	c, s := tcpPair(t)
+	r := NewReflector(ReflectorConfig{MaxRequest: 100000, MaxResponse: 100000})
+	r.Go(func() error { return r.ServeTCP(s) })
+	p, err := NewProber(c, ProberConfig{Mode: ModeTCP, MaxRequest: 100000, MaxResponse: 100000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := run(t, p, []Plan{{Request: 64, Response: 64, Count: 300}, {Request: 100000, Response: 48, Count: 50}, {Request: 48, Response: 100000, Count: 50}})
+	p.Close()
+	r.Stop()
+	r.Wait()
+	checkPoint(t, v, 50)
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCRRLoopback(t *testing.T) {
+	ln, err := net.ListenTCP("tcp4", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	hello := []byte("HELLO!")
+	r := NewReflector(ReflectorConfig{MaxRequest: 512, MaxResponse: 512})
+	go func() {
+		for {
+			c, err := ln.AcceptTCP()
+			if err != nil {
+				return
+			}
+			b := make([]byte, len(hello))
+			if _, err := c.Read(b); err != nil || !bytes.Equal(b, hello) {
+				t.Errorf("hello %q, %v", b, err)
+			}
+			r.Go(func() error { return r.ServeCRR(c) })
+		}
+	}()
+	p, err := NewProber(nil, ProberConfig{Mode: ModeCRR, MaxRequest: 512, MaxResponse: 512,
+		Addr: ln.Addr().(*net.TCPAddr), Hello: hello})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := run(t, p, []Plan{{Request: 64, Response: 512, Count: 200}})
+	checkPoint(t, v, 200)
+	r.Stop()
+	r.Wait()
+	if rep := r.Report(ModeCRR); rep.Connections < 200 {
+		t.Errorf("server saw %d connections", rep.Connections)
+	}
+}
+
+func TestIsochronousUDPAndLoss(t *testing.T) {
+	c, s := udpPair(t)
+	// A reflector that drops every fifth request.
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		b := make([]byte, 2048)
+		_ = s.SetReadDeadline(time.Now().Add(5 * time.Second))
+		for i := 0; ; i++ {
+			n, err := s.Read(b)
+			if err != nil {
+				return
+			}
+			h, err := Parse(b[:n])
+			if err != nil {
+				continue
+			}
+			if h.Seq == 1<<62 {
+				return
+			}
+			if i%5 == 4 {
+				continue
+			}
+			h.Kind, h.Length = KindResponse, h.Response
+			h.T2 = time.Now().UnixNano()
+			h.T3 = h.T2
+			h.Put(b)
+			_, _ = s.Write(b[:h.Length])
+		}
+	}()
+	p, err := NewProber(c, ProberConfig{Mode: ModeUDP, Interval: 2 * time.Millisecond, Timeout: 50 * time.Millisecond,
+		MaxRequest: 128, MaxResponse: 128, NoWarmup: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := p.Run([]Plan{{Request: 64, Response: 128, Count: 200}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pt := out.Points(0, false)[0]
+	if pt.Sent != 200 || pt.Lost != 40 || pt.Completed != 160 {
+		t.Errorf("sent %d lost %d completed %d, want 200, 40, 160", pt.Sent, pt.Lost, pt.Completed)
+	}
+	// The pacer skips a slot it would send more than an interval late
+	// (a VM's timers can wake milliseconds late), so the mean may exceed
+	// the target; it never falls below it.
+	if pt.Spacing == nil || pt.Spacing.Samples != 200 || pt.Spacing.MeanNs < 1.95e6 {
+		t.Errorf("spacing %+v, want 200 requests 2 ms or more apart", pt.Spacing)
+	}
+	if pt.ForwardOWD != nil {
+		t.Errorf("one-way delays without a clock offset")
+	}
+	p.Close()
+	_ = s.SetReadDeadline(time.Now())
+	<-done
+}
+
+func TestParseLists(t *testing.T) {
+	sizes, err := ParseSizes("64:256:64, 1472,1K")
+	if err != nil || len(sizes) != 6 || sizes[3] != 256 || sizes[4] != 1472 || sizes[5] != 1024 {
+		t.Errorf("ParseSizes: %v, %v", sizes, err)
+	}
+	ds, err := ParseDurations("0:4us:2us,12,1ms")
+	if err != nil || len(ds) != 5 || ds[1] != 2*time.Microsecond || ds[3] != 12*time.Microsecond || ds[4] != time.Millisecond {
+		t.Errorf("ParseDurations: %v, %v", ds, err)
+	}
+	for _, bad := range []string{"", "64:32:8", "1:2", "64:128:0", "x", "1:1000000000:1"} {
+		if _, err := ParseSizes(bad); err == nil {
+			t.Errorf("ParseSizes(%q) accepted", bad)
+		}
+	}
+	if _, err := ParseDurations("-5"); err == nil {
+		t.Error("a negative spacing was accepted")
+	}
+}

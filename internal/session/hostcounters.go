@@ -1,0 +1,109 @@
+package session
+
+import (
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/wireperf/wireperf/internal/hostmon"
+	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/spec"
+)
+
+// busiestIRQLines is how many interrupt lines an end reports.
+const busiestIRQLines = 8
+
+// hostCounterStart is a host's CPU and interrupt counters when a test
+// began, taken when the spec asks for them (spec.HostCounters).
+type hostCounterStart struct {
+	at   time.Time
+	cpus []hostmon.CPUStat
+	irqs []hostmon.IRQLine
+	errs []string
+}
+
+// startHostCounters samples the counters now; nil unless s asks for
+// them.
+func startHostCounters(s spec.Spec) *hostCounterStart {
+	if !s.HostCounters {
+		return nil
+	}
+	h := &hostCounterStart{at: time.Now()}
+	var err error
+	if h.cpus, err = hostmon.ReadCPUStat(); err != nil {
+		h.errs = append(h.errs, unavailable(err))
+	}
+	if h.irqs, err = hostmon.ReadInterrupts(); err != nil {
+		h.errs = append(h.errs, unavailable(err))
+	}
+	return h
+}
+
+// finish reports the change since the start; nil for a nil start.
+func (h *hostCounterStart) finish() *result.HostCounters {
+	if h == nil {
+		return nil
+	}
+	out := &result.HostCounters{Seconds: time.Since(h.at).Seconds()}
+	errs := append([]string(nil), h.errs...)
+	if h.cpus != nil {
+		if now, err := hostmon.ReadCPUStat(); err != nil {
+			errs = append(errs, unavailable(err))
+		} else {
+			for _, s := range hostmon.Split(h.cpus, now) {
+				out.CPUs = append(out.CPUs, result.CPUSplit{
+					Name: s.Name, User: s.User, System: s.System, SoftIRQ: s.SoftIRQ, IRQ: s.IRQ, Idle: s.Idle, Other: s.Other,
+				})
+			}
+		}
+	}
+	if h.irqs != nil {
+		if now, err := hostmon.ReadInterrupts(); err != nil {
+			errs = append(errs, unavailable(err))
+		} else {
+			for _, d := range hostmon.InterruptDeltas(h.irqs, now, busiestIRQLines) {
+				out.Interrupts = append(out.Interrupts, result.IRQDelta{IRQ: d.IRQ, Desc: d.Desc, Total: d.Total, PerCPU: d.PerCPU})
+			}
+		}
+	}
+	out.Unavailable = strings.Join(errs, "; ")
+	return out
+}
+
+func unavailable(err error) string {
+	if errors.Is(err, hostmon.ErrUnsupported) {
+		return err.Error()
+	}
+	return "host counters: " + err.Error()
+}
+
+// enableArrivals has the UDP receivers keep arrival histograms when the
+// spec asks for them (spec.UDPHistograms). Call before the flows start.
+func (r *runner) enableArrivals() {
+	if !r.spec.UDPHistograms {
+		return
+	}
+	for _, f := range r.flows {
+		if uf, ok := f.(*udpFlow); ok && uf.rcv != nil {
+			uf.rcv.EnableArrivals()
+		}
+	}
+}
+
+// udpArrivals are the receivers' arrival histograms, once their totals
+// are in.
+func (r *runner) udpArrivals() []result.UDPArrivals {
+	if !r.spec.UDPHistograms {
+		return nil
+	}
+	var out []result.UDPArrivals
+	for _, f := range r.flows {
+		if uf, ok := f.(*udpFlow); ok && uf.rcv != nil {
+			if a, ok := uf.rcv.Arrivals(); ok {
+				a.StreamID = f.id()
+				out = append(out, a)
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package udpmon_test
+
+const raceEnabled = false

@@ -1,0 +1,254 @@
+package udpmon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/wireperf/wireperf/internal/advise"
+	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/spec"
+)
+
+// A point the server refuses as busy is asked again busyRetries times,
+// busyWait apart, before it counts as failed.
+const (
+	busyRetries = 3
+	busyWait    = 500 * time.Millisecond
+)
+
+// DefaultCount is the datagrams of a point when none is given (the seed
+// used a million; ten thousand keeps a sweep of hundreds of points to
+// minutes).
+const DefaultCount = 10000
+
+// Config is a sweep.
+type Config struct {
+	// Server names the server in the report ("host port 5201").
+	Server string
+	Logger *slog.Logger
+
+	Sizes    []int           // UDP payload sizes, bytes
+	Spacings []time.Duration // inter-datagram gaps; 0 sends as fast as possible
+	Count    int64           // datagrams per point; 0 means DefaultCount
+	Reverse  bool            // the server sends
+	Window   int64           // -w on both ends; 0 lets the receiver ask for a large buffer
+	NoGSO    bool
+	TOS      int
+	// LateThreshold is a datagram's grace before it counts lost; 0 is the
+	// spec's default.
+	LateThreshold time.Duration
+	// PointTimeout bounds each point; 0 derives it from the count and the
+	// spacing.
+	PointTimeout time.Duration
+	// OnPoint, if set, is called after each point with the progress so
+	// far and an estimate of the time left.
+	OnPoint func(p *Point, done, total int, eta time.Duration)
+	// Run runs one point's native test against the server: for wireperf's
+	// own client, session.RunClient with the spec. This package does not
+	// call the session itself, so that emitters can use its types.
+	Run func(ctx context.Context, s spec.Spec) (*result.Result, error)
+}
+
+// Spec is the native UDP test of one point: Count datagrams of size
+// bytes, size × Count bytes in all, held at spacing by the sender, with
+// both hosts' counters and the receiver's histograms.
+func (c Config) Spec(size int, spacing time.Duration) spec.Spec {
+	s := spec.Default()
+	s.Protocol = spec.UDP
+	s.Length = size
+	s.Spacing = spacing
+	s.Bytes = c.count() * int64(size)
+	s.Duration = 0
+	s.Interval = 0
+	s.Reverse = c.Reverse
+	s.Window = c.Window
+	s.NoGSO = c.NoGSO
+	s.TOS = c.TOS
+	s.LateThreshold = c.LateThreshold
+	s.HostCounters = true
+	s.UDPHistograms = true
+	return s
+}
+
+func (c Config) count() int64 {
+	if c.Count > 0 {
+		return c.Count
+	}
+	return DefaultCount
+}
+
+// pointTimeout bounds a point: twice its sending time at the target
+// spacing (at least 2 µs a datagram), plus the setup and drain.
+func (c Config) pointTimeout(spacing time.Duration) time.Duration {
+	if c.PointTimeout > 0 {
+		return c.PointTimeout
+	}
+	return 2*time.Duration(c.count())*max(spacing, 2*time.Microsecond) + 20*time.Second
+}
+
+// Validate checks the sweep before it starts, each point's spec
+// included.
+func (c Config) Validate() error {
+	if len(c.Sizes) == 0 || len(c.Spacings) == 0 {
+		return errors.New("a sweep needs at least one size and one spacing")
+	}
+	if n := len(c.Sizes) * len(c.Spacings); n > 100000 {
+		return fmt.Errorf("%d points: at most 100000", n)
+	}
+	for _, sz := range c.Sizes {
+		for _, sp := range c.Spacings {
+			if err := c.Spec(sz, sp).Validate(); err != nil {
+				return fmt.Errorf("size %d, spacing %v: %w", sz, sp, err)
+			}
+		}
+	}
+	return nil
+}
+
+// Run runs the sweep: every spacing for each size, in the order given. A
+// point that fails (a timeout, a busy server) is recorded with its error
+// and the sweep goes on; cancelling ctx ends it after the running point,
+// which then counts as failed. The error is ctx's, or nil.
+func Run(ctx context.Context, cfg Config) (*Sweep, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	run := cfg.Run
+	if run == nil {
+		return nil, errors.New("udpmon: no way to run a point (Config.Run)")
+	}
+	logger := cfg.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	sw := &Sweep{Server: cfg.Server, StartedAt: time.Now(), Reverse: cfg.Reverse, Count: cfg.count()}
+	total := len(cfg.Sizes) * len(cfg.Spacings)
+	for _, size := range cfg.Sizes {
+		for _, spacing := range cfg.Spacings {
+			if ctx.Err() != nil {
+				sw.Seconds = time.Since(sw.StartedAt).Seconds()
+				return sw, ctx.Err()
+			}
+			start := time.Now()
+			var res *result.Result
+			var err error
+			for try := 0; ; try++ {
+				pctx, cancel := context.WithTimeout(ctx, cfg.pointTimeout(spacing))
+				res, err = run(pctx, cfg.Spec(size, spacing))
+				if err == nil && pctx.Err() != nil {
+					err = fmt.Errorf("timed out after %v", cfg.pointTimeout(spacing))
+				}
+				cancel()
+				// A server still finishing the previous point (or busy with
+				// others) refuses before anything ran: wait and ask again.
+				if res != nil || err == nil || !strings.Contains(err.Error(), "busy") || try == busyRetries || ctx.Err() != nil {
+					break
+				}
+				logger.Info("udpmon: server busy, retrying the point", "size", size, "spacing", spacing)
+				select {
+				case <-time.After(busyWait):
+				case <-ctx.Done():
+				}
+			}
+			p := PointOf(res, cfg.Reverse)
+			p.Size, p.Spacing, p.Count = size, spacing, cfg.count()
+			p.Seconds = time.Since(start).Seconds()
+			if err != nil {
+				p.Error = err.Error()
+				sw.Failed++
+				logger.Warn("udpmon point failed", "size", size, "spacing", spacing, "err", err)
+			}
+			sw.Points = append(sw.Points, p)
+			if cfg.OnPoint != nil {
+				done := len(sw.Points)
+				eta := time.Duration(float64(time.Since(sw.StartedAt)) / float64(done) * float64(total-done))
+				cfg.OnPoint(&sw.Points[done-1], done, total, eta)
+			}
+		}
+	}
+	sw.Seconds = time.Since(sw.StartedAt).Seconds()
+	return sw, nil
+}
+
+// PointOf turns one point's test result into its figures; res may be nil
+// (the point failed before it started). Size, spacing, count and the
+// error are the caller's.
+func PointOf(res *result.Result, reverse bool) Point {
+	p := Point{SenderRole: result.RoleClient}
+	if reverse {
+		p.SenderRole = result.RoleServer
+	}
+	if res == nil {
+		return p
+	}
+	senderEnd, receiverEnd := &res.Local, &res.Remote
+	if reverse {
+		senderEnd, receiverEnd = &res.Remote, &res.Local
+	}
+	p.SenderHost, p.ReceiverHost = senderEnd.HostCounters, receiverEnd.HostCounters
+	p.SenderSNMP, p.ReceiverSNMP = senderEnd.UDPCounters, receiverEnd.UDPCounters
+	flows := res.Flows()
+	if len(flows) == 0 {
+		return p
+	}
+	f := flows[0]
+	size := res.Spec.Length
+	wire := float64(WireBytes(size) * 8)
+	user := float64(size * 8)
+	var sent *result.UDP
+	if f.Sent != nil && f.Sent.UDP != nil {
+		sent = f.Sent.UDP
+		p.Sent, p.SendErrors = sent.Sent, sent.SendErrors
+		if sp := sent.Spacing; sp != nil && sp.Samples > 1 {
+			p.AchievedSpacingNs = sp.MeanNs
+			p.SpacingErrP50Ns, p.SpacingErrP99Ns, p.SpacingErrMaxNs = sp.ErrP50Ns, sp.ErrP99Ns, sp.ErrMaxNs
+		} else if sent.Sent > 1 && f.Sent.Seconds() > 0 {
+			p.AchievedSpacingNs = f.Sent.Seconds() * 1e9 / float64(sent.Sent-1)
+		}
+		if p.AchievedSpacingNs > 0 {
+			p.SentWireBps = wire / (p.AchievedSpacingNs / 1e9)
+			p.SentUserBps = user / (p.AchievedSpacingNs / 1e9)
+		}
+	}
+	if f.Received != nil && f.Received.UDP != nil {
+		u := f.Received.UDP
+		p.Received, p.Lost, p.Late, p.Duplicates = u.Received, u.Lost, u.Late, u.Duplicates
+		p.Reordered, p.ReorderMaxExtent = u.Reordered, u.ReorderMaxExtent
+		p.LossPercent = u.LostPercent()
+		p.JitterMs = u.JitterMs
+		p.TimestampSource = u.TimestampSource
+		if u.OWD != nil {
+			rel := u.OWD.Relative
+			p.RelativeOWD = &rel
+		} else if u.PDV != nil {
+			p.RelativeOWD = u.PDV
+		}
+		arrivals, span := int64(0), 0.0
+		for _, a := range receiverEnd.UDPArrivals {
+			if a.StreamID == f.ID {
+				arrivals, span = a.Received, a.Seconds()
+				p.InterArrival, p.RelativeOWDHistogram = a.InterArrival, a.RelativeOWD
+			}
+		}
+		if arrivals == 0 { // no arrival figures: the receiver's span
+			arrivals, span = u.Received, f.Received.Seconds()
+		}
+		p.ReceiveSeconds = span
+		if arrivals > 1 && span > 0 {
+			p.RecvWireBps = float64(arrivals-1) * wire / span
+			p.RecvUserBps = float64(arrivals-1) * user / span
+		}
+		var sendErrs int64
+		gso := 0
+		if sent != nil {
+			sendErrs, gso = sent.SendErrors, sent.GSOSegments
+		}
+		a := advise.AttributeUDPLoss(u.Lost, sendErrs, receiverEnd.UDPCounters, senderEnd.UDPCounters, res.Remote.ConcurrentTests, gso)
+		p.LossAttribution = &a
+	}
+	return p
+}

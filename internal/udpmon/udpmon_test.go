@@ -1,0 +1,104 @@
+package udpmon_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/spec"
+	"github.com/wireperf/wireperf/internal/udpmon"
+)
+
+// fakeResult is a point's test as the two ends would report it: n
+// datagrams sent spacing apart, received over span with lost of them
+// missing, the receiving host counting rcvbuf drops.
+func fakeResult(s spec.Spec, n int64, spacing time.Duration, lost int64, rcvbuf uint64) *result.Result {
+	span := time.Duration(n-1) * spacing
+	recv := n - lost
+	return &result.Result{
+		Spec: s,
+		Local: result.End{Role: result.RoleClient, Streams: []result.Stream{{ID: 1, Sender: true, End: span.Seconds(),
+			UDP: &result.UDP{Sent: n, Spacing: &result.Spacing{TargetNs: int64(spacing), MeanNs: float64(spacing), Samples: n}}}},
+			UDPCounters: &result.SNMP{}},
+		Remote: result.End{Role: result.RoleServer, Streams: []result.Stream{{ID: 1, End: span.Seconds(),
+			UDP: &result.UDP{Received: recv, Lost: lost, Expected: n}}},
+			UDPCounters: &result.SNMP{RcvbufErrors: rcvbuf, InErrors: rcvbuf},
+			UDPArrivals: []result.UDPArrivals{{StreamID: 1, Received: recv, FirstNs: 1e9, LastNs: 1e9 + int64(time.Duration(recv-1)*spacing)}},
+		},
+	}
+}
+
+func TestPointWireArithmetic(t *testing.T) {
+	cfg := udpmon.Config{Count: 1000}
+	s := cfg.Spec(1472, 12*time.Microsecond)
+	if s.Bytes != 1472*1000 || s.Duration != 0 || !s.HostCounters || !s.UDPHistograms || s.Spacing != 12*time.Microsecond {
+		t.Fatalf("spec %+v", s)
+	}
+	p := udpmon.PointOf(fakeResult(s, 1000, 12*time.Microsecond, 0, 0), false)
+	// (1472 + 66) × 8 bits every 12 µs.
+	want := float64(1538*8) / 12e-6
+	if math.Abs(p.SentWireBps/want-1) > 1e-9 || math.Abs(p.RecvWireBps/want-1) > 1e-9 || math.Abs(p.RecvUserBps/(1472*8/12e-6)-1) > 1e-9 {
+		t.Errorf("rates: sent %v received %v user %v, want %v", p.SentWireBps, p.RecvWireBps, p.RecvUserBps, want)
+	}
+	if p.LossAttribution == nil || p.LossAttribution.Lost != 0 {
+		t.Errorf("attribution %+v", p.LossAttribution)
+	}
+	p = udpmon.PointOf(fakeResult(s, 1000, 12*time.Microsecond, 100, 100), false)
+	if a := p.LossAttribution; a == nil || a.Network != 0 || !strings.Contains(a.Verdict, "receiving host's socket buffer") {
+		t.Errorf("attribution %+v", a)
+	}
+	if p := udpmon.PointOf(nil, true); p.SenderRole != result.RoleServer {
+		t.Errorf("reverse: %+v", p)
+	}
+}
+
+func TestSweepSurvivesFailedPoints(t *testing.T) {
+	calls := 0
+	cfg := udpmon.Config{
+		Server: "h port 1", Sizes: []int{512, 1472}, Spacings: []time.Duration{0, 10 * time.Microsecond}, Count: 100,
+		Run: func(ctx context.Context, s spec.Spec) (*result.Result, error) {
+			calls++
+			switch calls {
+			case 2: // a point that fails
+				return nil, errors.New("connecting to h:1: i/o timeout")
+			case 3: // a busy server, asked again
+				return nil, errors.New("server refused the test: server is busy: 4 tests running")
+			}
+			return fakeResult(s, 100, max(s.Spacing, time.Microsecond), 0, 0), nil
+		},
+	}
+	var progress []int
+	cfg.OnPoint = func(p *udpmon.Point, done, total int, eta time.Duration) { progress = append(progress, done*10+total) }
+	sw, err := udpmon.Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sw.Points) != 4 || sw.Failed != 1 || sw.Points[1].Error == "" || sw.Points[2].Error != "" || sw.Points[3].Size != 1472 || calls != 5 {
+		t.Errorf("sweep %+v", sw)
+	}
+	if len(progress) != 4 || progress[3] != 44 {
+		t.Errorf("progress %v", progress)
+	}
+}
+
+func TestBar(t *testing.T) {
+	if got := udpmon.Bar(3, 12, 90*time.Second, 12); got != "[###.........] 3/12 points  ETA 1m30s" {
+		t.Errorf("%q", got)
+	}
+	if got := udpmon.Bar(5, 5, 0, 4); got != "[####] 5/5 points  done" {
+		t.Errorf("%q", got)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	if err := (udpmon.Config{Sizes: []int{8}, Spacings: []time.Duration{0}}).Validate(); err == nil {
+		t.Error("an 8-byte datagram was accepted")
+	}
+	if err := (udpmon.Config{Sizes: []int{512}}).Validate(); err == nil {
+		t.Error("no spacings accepted")
+	}
+}
