@@ -34,6 +34,8 @@ selftest:
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./internal/...
 	./bench/tcp.sh ./$(BIN)
+	./bench/udp.sh ./$(BIN)
+	./bench/rr.sh ./$(BIN)
 
 # Every fuzz target, one after another, for FUZZTIME each.
 fuzz:
