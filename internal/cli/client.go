@@ -6,10 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -207,26 +204,12 @@ func exactlyOneHost(_ *cobra.Command, args []string) error {
 }
 
 func runClient(ctx context.Context, e env, f *clientFlags, host string) error {
-	log, err := f.log.logger(e.stderr)
+	rio, err := startRun(ctx, e, f.log, f.logfile)
 	if err != nil {
 		return err
 	}
-	out, closeOut, err := openOutput(f.logfile, e.stdout)
-	if err != nil {
-		return err
-	}
-	defer closeOut()
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	// The first interrupt ends the test cleanly, with its report; the
-	// second one ends the process.
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	go func() {
-		<-ctx.Done()
-		stop()
-	}()
+	defer rio.done()
+	log, out, ctx := rio.log, rio.out, rio.ctx
 	em := f.emitter(out)
 	obs := &observer{em: em, host: host, port: f.port}
 	if err := f.tcpinfo.prepare(); err != nil {

@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 )
 
 // logOptions are the logging flags every command shares.
@@ -40,4 +43,35 @@ func openOutput(path string, stdout io.Writer) (io.Writer, func() error, error) 
 		return nil, nil, fmt.Errorf("--logfile: %w", err)
 	}
 	return f, f.Close, nil
+}
+
+// runIO is what a measuring command needs before it starts: its logger,
+// where its report goes, and a context that the first interrupt cancels
+// (ending the run cleanly, with its report) while a second one ends the
+// process.
+type runIO struct {
+	log  *slog.Logger
+	out  io.Writer
+	ctx  context.Context
+	done func()
+}
+
+func startRun(ctx context.Context, e env, lo logOptions, logfile string) (*runIO, error) {
+	log, err := lo.logger(e.stderr)
+	if err != nil {
+		return nil, err
+	}
+	out, closeOut, err := openOutput(logfile, e.stdout)
+	if err != nil {
+		return nil, err
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
+	return &runIO{log: log, out: out, ctx: ctx, done: func() { stop(); _ = closeOut() }}, nil
 }

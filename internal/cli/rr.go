@@ -3,12 +3,9 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/signal"
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -226,24 +223,12 @@ func newRRCmd(e env) *cobra.Command {
 }
 
 func runRR(ctx context.Context, e env, f *rrFlags, host string) error {
-	log, err := f.log.logger(e.stderr)
+	rio, err := startRun(ctx, e, f.log, f.logfile)
 	if err != nil {
 		return err
 	}
-	out, closeOut, err := openOutput(f.logfile, e.stdout)
-	if err != nil {
-		return err
-	}
-	defer closeOut()
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	go func() {
-		<-ctx.Done()
-		stop()
-	}()
+	defer rio.done()
+	log, out, ctx := rio.log, rio.out, rio.ctx
 	cfg := session.RRConfig{
 		Host: host, Port: f.port, Bind: f.bind, ConnectTimeout: f.connectTimeout,
 		Spec: f.spec, Logger: log, Timeout: f.timeout,

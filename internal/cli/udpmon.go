@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -139,24 +137,12 @@ func isTerminal(w io.Writer) bool {
 }
 
 func runUDPMon(ctx context.Context, e env, f *udpmonFlags, host string) error {
-	log, err := f.log.logger(e.stderr)
+	rio, err := startRun(ctx, e, f.log, f.logfile)
 	if err != nil {
 		return err
 	}
-	out, closeOut, err := openOutput(f.logfile, e.stdout)
-	if err != nil {
-		return err
-	}
-	defer closeOut()
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	go func() {
-		<-ctx.Done()
-		stop()
-	}()
+	defer rio.done()
+	log, out, ctx := rio.log, rio.out, rio.ctx
 	cfg := f.cfg
 	cfg.Server, cfg.Logger = fmt.Sprintf("%s port %d", host, f.port), log
 	cfg.Run = func(ctx context.Context, s spec.Spec) (*result.Result, error) {
