@@ -5,9 +5,9 @@ package result
 // send figures. Definitions are in docs/metrics.md ("UDP stream metrics").
 type UDP struct {
 	// Sender.
-	Sent         int64    `json:"sent,omitempty"`          // datagrams handed to the kernel
-	SendErrors   int64    `json:"send_errors,omitempty"`   // ENOBUFS and other failed sends
-	Spacing      *Spacing `json:"spacing,omitempty"`       // achieved send spacing against the schedule
+	Sent       int64    `json:"sent,omitempty"`        // datagrams handed to the kernel
+	SendErrors int64    `json:"send_errors,omitempty"` // ENOBUFS and other failed sends
+	Spacing    *Spacing `json:"spacing,omitempty"`     // achieved send spacing against the schedule
 	// GSOSegments is the most datagrams one send carried as GSO segments
 	// (0 or 1: no GSO). A receiving host that drops such a batch counts
 	// one RcvbufError for all of them.

@@ -3,9 +3,9 @@ package session
 import (
 	"fmt"
 	"net"
-	"syscall"
 	"os"
 	"strconv"
+	"syscall"
 
 	"github.com/wireperf/wireperf/internal/hostmon"
 	"github.com/wireperf/wireperf/internal/result"

@@ -105,9 +105,9 @@ func (f *udpFlow) markOmitEnd() { f.omitSent, f.omitErrors = f.prevSent, f.prevE
 func (f *udpFlow) total(rs *result.Stream) {
 	if f.snd != nil {
 		rs.UDP = &result.UDP{
-			Sent:       f.snd.Sent() - f.omitSent,
-			SendErrors: f.snd.SendErrors() - f.omitErrors,
-			Spacing:    f.snd.Spacing(),
+			Sent:        f.snd.Sent() - f.omitSent,
+			SendErrors:  f.snd.SendErrors() - f.omitErrors,
+			Spacing:     f.snd.Spacing(),
 			GSOSegments: f.snd.GSOSegments(),
 		}
 		return
