@@ -277,6 +277,9 @@ func TestLimitsRefuseWithReason(t *testing.T) {
 			}
 		})
 	}
+	// The server counts a refusal once its side has closed, which can be
+	// just after the client has read the reason.
+	waitFor(t, func() bool { return ts.Stats().TestsRefused >= int64(len(tests)) })
 	if st := ts.Stats(); st.TestsRefused != int64(len(tests)) {
 		t.Errorf("refused %d, want %d", st.TestsRefused, len(tests))
 	}
