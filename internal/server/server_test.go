@@ -308,8 +308,19 @@ func TestShutdownAbortsRunningTests(t *testing.T) {
 	s := quickSpec()
 	s.Duration = 30 * time.Second
 	errc := make(chan error, 1)
-	go func() { _, err := ts.run(t, s); errc <- err }()
-	waitFor(t, func() bool { return ts.Stats().Running == 1 })
+	started := make(chan struct{})
+	go func() {
+		_, err := session.RunClient(context.Background(), session.ClientConfig{
+			Host: ts.Addr().IP.String(), Port: ts.Addr().Port, ConnectTimeout: 5 * time.Second, Spec: s,
+			Observer: startedObserver(started),
+		})
+		errc <- err
+	}()
+	select { // shut down once data flows, not while streams still connect
+	case <-started:
+	case err := <-errc:
+		t.Fatalf("test ended before it started: %v", err)
+	}
 	ts.cancel()
 	select {
 	case err := <-errc:
@@ -392,3 +403,9 @@ func TestUnknownCongestionIsRefused(t *testing.T) {
 		t.Fatalf("err = %v, want it to name the algorithm", err)
 	}
 }
+
+// startedObserver closes ch when the test's streams are all up.
+type startedObserver chan struct{}
+
+func (o startedObserver) Started(*result.Result)                      { close(o) }
+func (o startedObserver) Interval(*result.Result, result.IntervalRow) {}
