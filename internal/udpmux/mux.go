@@ -13,6 +13,7 @@ import (
 	"net"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // ErrClosed is returned by Expect once the mux is closed.
@@ -29,6 +30,10 @@ type Mux struct {
 	mu      sync.Mutex
 	waiters []*waiter
 	closed  bool
+	// early holds datagrams that arrived before anyone expected them, for
+	// a moment: a peer may send its one hello just before the test that
+	// wants it registers (iperf3 sends its connect message once).
+	early []earlyDatagram
 
 	unmatched atomic.Int64
 	done      chan struct{}
@@ -38,6 +43,18 @@ type waiter struct {
 	match func(payload []byte, from *net.UDPAddr) bool
 	ch    chan accepted
 }
+
+type earlyDatagram struct {
+	payload []byte
+	from    *net.UDPAddr
+	at      time.Time
+}
+
+// Limits of the early-datagram memory.
+const (
+	earlyKeep = 64
+	earlyTTL  = 3 * time.Second
+)
 
 type accepted struct {
 	conn  *net.UDPConn
@@ -76,6 +93,11 @@ func (m *Mux) Expect(ctx context.Context, match func(payload []byte, from *net.U
 		m.mu.Unlock()
 		return nil, nil, nil, ErrClosed
 	}
+	if d, ok := m.takeEarly(match); ok {
+		m.mu.Unlock()
+		conn, err := m.connect(d.from)
+		return conn, d.payload, d.from, err
+	}
 	m.waiters = append(m.waiters, w)
 	m.mu.Unlock()
 	select {
@@ -106,7 +128,9 @@ func (m *Mux) remove(w *waiter) bool {
 	return false
 }
 
-// take removes and returns the first waiter that accepts the datagram.
+// take removes and returns the first waiter that accepts the datagram; a
+// datagram nobody expects is kept for a moment in case its test is about
+// to ask for it.
 func (m *Mux) take(payload []byte, from *net.UDPAddr) *waiter {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -116,7 +140,32 @@ func (m *Mux) take(payload []byte, from *net.UDPAddr) *waiter {
 			return w
 		}
 	}
+	now := time.Now()
+	keep := m.early[:0]
+	for _, d := range m.early {
+		if now.Sub(d.at) < earlyTTL {
+			keep = append(keep, d)
+		}
+	}
+	m.early = keep
+	if len(m.early) >= earlyKeep {
+		m.early = m.early[1:]
+	}
+	m.early = append(m.early, earlyDatagram{payload: append([]byte(nil), payload...), from: from, at: now})
 	return nil
+}
+
+// takeEarly removes and returns the oldest recent early datagram that
+// match accepts. The caller holds m.mu.
+func (m *Mux) takeEarly(match func([]byte, *net.UDPAddr) bool) (earlyDatagram, bool) {
+	now := time.Now()
+	for i, d := range m.early {
+		if now.Sub(d.at) < earlyTTL && match(d.payload, d.from) {
+			m.early = append(m.early[:i], m.early[i+1:]...)
+			return d, true
+		}
+	}
+	return earlyDatagram{}, false
 }
 
 func (m *Mux) loop() {

@@ -114,3 +114,43 @@ func TestUnmatchedAndCancel(t *testing.T) {
 		t.Fatalf("Expect after Close: %v", err)
 	}
 }
+
+// A hello that arrives just before its test asks for it is not lost:
+// iperf3 sends its UDP connect message once.
+func TestEarlyHelloIsKept(t *testing.T) {
+	m, err := Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	c, err := net.DialUDP("udp", nil, m.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Write([]byte("early")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor := time.Now().Add(5 * time.Second)
+	for m.Unmatched() == 0 && time.Now().Before(waitFor) {
+		time.Sleep(time.Millisecond) // until the mux has read it with no one waiting
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	conn, first, _, err := m.Expect(ctx, func(p []byte, _ *net.UDPAddr) bool { return string(p) == "early" })
+	if err != nil {
+		t.Fatalf("the early hello was lost: %v", err)
+	}
+	defer conn.Close()
+	if string(first) != "early" {
+		t.Fatalf("first = %q", first)
+	}
+	// The stream's own socket now carries the peer's datagrams.
+	_, _ = c.Write([]byte("data"))
+	buf := make([]byte, 16)
+	_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	n, err := conn.Read(buf)
+	if err != nil || string(buf[:n]) != "data" {
+		t.Fatalf("read %q, %v", buf[:n], err)
+	}
+}
