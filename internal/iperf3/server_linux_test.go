@@ -114,6 +114,15 @@ func TestServeIperf3ClientUDP(t *testing.T) {
 					t.Errorf("flow %d: sent %d (%d bytes), received %d (%d bytes), lost %d: do not add up",
 						f.ID, sent.Sent, f.Sent.Bytes, recv.Received, f.Received.Bytes, recv.Lost)
 				}
+				if f.SenderRole == result.RoleServer {
+					// The receiver is the iperf3 client, which stops counting at
+					// TEST_END: a datagram or two still in flight then is in
+					// neither its received nor its lost count (iperf3's blind tail).
+					if recv.Lost != 0 || sent.Sent-recv.Received > 2 || recv.Received > sent.Sent {
+						loadErrorf(t, "flow %d: sent %d, iperf3 received %d, lost %d; want all but an in-flight tail", f.ID, sent.Sent, recv.Received, recv.Lost)
+					}
+					continue
+				}
 				expectNoLoss(t, f.ID, sent.Sent, recv.Received, recv.Lost)
 			}
 			// The iperf3 client's loss figure is ours when we receive.
