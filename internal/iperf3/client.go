@@ -262,7 +262,7 @@ func readServerError(r io.Reader) error {
 
 func (c *clientTest) connectStreams(ctx context.Context) error {
 	for id := 1; id <= c.spec.DataConns(); id++ {
-		sender := clientSendsOn(c.spec, id)
+		sender := c.spec.ClientSendsOn(id)
 		var st *dataStream
 		var err error
 		if c.spec.Protocol == spec.UDP {
@@ -364,7 +364,7 @@ func (c *clientTest) run(ctx context.Context) (*result.Result, error) {
 	if c.cfg.Observer != nil {
 		c.cfg.Observer.Started(res)
 	}
-	roles := senderRoles(c.spec)
+	roles := result.SenderRolesOf(c.spec)
 	run := newRunner(c.spec, c.streams, func(iv result.Interval) {
 		if c.cfg.Observer != nil {
 			c.cfg.Observer.Interval(res, result.JoinInterval(&iv, nil, roles))

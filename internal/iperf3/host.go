@@ -76,28 +76,6 @@ func grantedSocket(c *net.TCPConn, s spec.Spec) result.Socket {
 	return sock
 }
 
-// clientSendsOn reports whether the client sends on stream id: streams
-// 1..P carry the main direction; with --bidir the client's P sending
-// streams come first, as iperf3 opens them.
-func clientSendsOn(s spec.Spec, id int) bool {
-	if s.Bidir {
-		return id <= s.Streams
-	}
-	return !s.Reverse
-}
-
-func senderRoles(s spec.Spec) map[int]string {
-	roles := map[int]string{}
-	for id := 1; id <= s.DataConns(); id++ {
-		if clientSendsOn(s, id) {
-			roles[id] = result.RoleClient
-		} else {
-			roles[id] = result.RoleServer
-		}
-	}
-	return roles
-}
-
 // applyTCPOptions sets a spec's options on an accepted TCP socket, and
 // iperf3's -b as the kernel's pacing rate on a sending one.
 func applyTCPOptions(c *net.TCPConn, s spec.Spec, client, sender bool) error {

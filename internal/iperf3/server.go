@@ -400,7 +400,7 @@ func (t *serverTest) createStreams() error {
 	}
 	for i, c := range t.cfg.Registry.taken(t.cookie) {
 		id := i + 1
-		sender := !clientSendsOn(t.spec, id)
+		sender := !t.spec.ClientSendsOn(id)
 		if err := applyTCPOptions(c, t.spec, false, sender); err != nil {
 			_ = c.Close()
 			code := int32(errCodeInitTest)
@@ -435,7 +435,7 @@ func (t *serverTest) createUDP(want int) error {
 		if err != nil {
 			return t.fail(errCodeInitTest, fmt.Errorf("UDP stream %d of %d did not arrive: %w", id, want, err))
 		}
-		sender := !clientSendsOn(t.spec, id)
+		sender := !t.spec.ClientSendsOn(id)
 		o := socketOptions(t.spec, false)
 		if !sender && o.RcvBuf == 0 {
 			o.RcvBuf = udpRcvBuf

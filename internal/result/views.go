@@ -1,6 +1,10 @@
 package result
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/wireperf/wireperf/internal/spec"
+)
 
 // Flow pairs the sender's and the receiver's view of one stream. Either
 // side may be nil when that end's report is missing (a failed test).
@@ -242,4 +246,17 @@ func otherRole(role string) string {
 		return RoleServer
 	}
 	return RoleClient
+}
+
+// SenderRolesOf maps every stream of a spec to its sender's role.
+func SenderRolesOf(s spec.Spec) map[int]string {
+	roles := map[int]string{}
+	for id := 1; id <= s.DataConns(); id++ {
+		if s.ClientSendsOn(id) {
+			roles[id] = RoleClient
+		} else {
+			roles[id] = RoleServer
+		}
+	}
+	return roles
 }

@@ -220,7 +220,7 @@ func (c *clientTest) connectStreams(ctx context.Context) error {
 	}
 	for _, ss := range ready.Streams {
 		c.res.Remote.Streams = append(c.res.Remote.Streams, result.Stream{
-			ID: ss.ID, Sender: !clientSendsOn(c.spec, ss.ID), Socket: ss.Socket,
+			ID: ss.ID, Sender: !c.spec.ClientSendsOn(ss.ID), Socket: ss.Socket,
 			LocalAddr: ss.LocalAddr, RemoteAddr: ss.RemoteAddr,
 		})
 	}
@@ -240,7 +240,7 @@ func (c *clientTest) connectTCP(ctx context.Context, token proto.Token, ready *p
 		}
 		tc := conn.(*net.TCPConn)
 		setNagle(tc, c.spec)
-		st, err := newTCPStream(id, clientSendsOn(c.spec, id), tc, c.spec)
+		st, err := newTCPStream(id, c.spec.ClientSendsOn(id), tc, c.spec)
 		if err != nil {
 			_ = tc.Close()
 			return err
@@ -269,7 +269,7 @@ func (c *clientTest) connectUDP(ctx context.Context, token proto.Token, ready *p
 			return fmt.Errorf("UDP stream %d to %s: %w", id, c.addr, unwrapDialError(err))
 		}
 		uc := conn.(*net.UDPConn)
-		f, err := newUDPFlow(uc, c.spec, [16]byte(token), id, clientSendsOn(c.spec, id))
+		f, err := newUDPFlow(uc, c.spec, [16]byte(token), id, c.spec.ClientSendsOn(id))
 		if err != nil {
 			_ = uc.Close()
 			return fmt.Errorf("UDP stream %d: %w", id, err)
@@ -328,7 +328,7 @@ func (c *clientTest) run(ctx context.Context) (*result.Result, error) {
 	}
 	localIv := make(chan result.Interval, 64)
 	control := readControl(c.conn)
-	m := newMerger(res, senderRoles(c.spec), c.cfg.Observer, max(time.Second, 3*c.rtt))
+	m := newMerger(res, result.SenderRolesOf(c.spec), c.cfg.Observer, max(time.Second, 3*c.rtt))
 	mergerDone := make(chan struct{})
 	go func() { m.loop(localIv, control.intervals); close(mergerDone) }()
 

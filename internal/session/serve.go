@@ -240,7 +240,7 @@ func (t *serverTest) collectTCP(ready *proto.StreamsReady) error {
 				}
 			}
 			setNagle(dc.Conn, t.spec)
-			st, err := newTCPStream(id, !clientSendsOn(t.spec, id), dc.Conn, t.spec)
+			st, err := newTCPStream(id, !t.spec.ClientSendsOn(id), dc.Conn, t.spec)
 			if err != nil {
 				_ = dc.Conn.Close()
 				return fmt.Errorf("server: %w", err)
@@ -294,7 +294,7 @@ func (t *serverTest) collectUDP(ready *proto.StreamsReady) error {
 			}
 			continue
 		}
-		f, err := newUDPFlow(g.conn, t.spec, [16]byte(t.adm.Token), g.id, !clientSendsOn(t.spec, g.id))
+		f, err := newUDPFlow(g.conn, t.spec, [16]byte(t.adm.Token), g.id, !t.spec.ClientSendsOn(g.id))
 		if err != nil {
 			_ = g.conn.Close()
 			firstErr = cmp.Or(firstErr, err)

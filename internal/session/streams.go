@@ -9,29 +9,6 @@ import (
 	"github.com/wireperf/wireperf/internal/spec"
 )
 
-// clientSendsOn reports whether the client is the sender on stream id.
-// Streams 1..P carry the test's main direction; with --bidir, streams
-// P+1..2P carry the server's.
-func clientSendsOn(s spec.Spec, id int) bool {
-	if s.Bidir {
-		return id <= s.Streams
-	}
-	return !s.Reverse
-}
-
-// senderRoles maps every stream of a spec to its sender's role.
-func senderRoles(s spec.Spec) map[int]string {
-	roles := map[int]string{}
-	for id := 1; id <= s.DataConns(); id++ {
-		if clientSendsOn(s, id) {
-			roles[id] = result.RoleClient
-		} else {
-			roles[id] = result.RoleServer
-		}
-	}
-	return roles
-}
-
 // lockedConn serialises frames written from several goroutines.
 type frameWriter struct {
 	mu sync.Mutex

@@ -199,3 +199,13 @@ func (s Spec) EffectiveLateThreshold() time.Duration {
 	}
 	return DefaultLateThresh
 }
+
+// ClientSendsOn reports whether the client is the sender on stream id.
+// Streams 1..P carry the test's main direction; with --bidir, streams
+// P+1..2P carry the server's (iperf3 opens them in the same order).
+func (s Spec) ClientSendsOn(id int) bool {
+	if s.Bidir {
+		return id <= s.Streams
+	}
+	return !s.Reverse
+}

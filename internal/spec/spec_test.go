@@ -67,3 +67,24 @@ func TestDirections(t *testing.T) {
 		t.Errorf("bidir: %v %v %d", s.ClientSends(), s.ServerSends(), s.DataConns())
 	}
 }
+
+func TestClientSendsOn(t *testing.T) {
+	s := Default()
+	s.Streams = 2
+	tests := []struct {
+		reverse, bidir bool
+		want           []bool // streams 1..DataConns
+	}{
+		{false, false, []bool{true, true}},
+		{true, false, []bool{false, false}},
+		{false, true, []bool{true, true, false, false}},
+	}
+	for _, tc := range tests {
+		s.Reverse, s.Bidir = tc.reverse, tc.bidir
+		for i, want := range tc.want {
+			if got := s.ClientSendsOn(i + 1); got != want {
+				t.Errorf("reverse=%v bidir=%v stream %d: %v, want %v", tc.reverse, tc.bidir, i+1, got, want)
+			}
+		}
+	}
+}
