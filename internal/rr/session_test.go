@@ -107,7 +107,8 @@ func TestCRRByTime(t *testing.T) {
 	s.RRCount, s.Duration = 0, time.Second
 	res := runRR(t, srv, s)
 	p := res.Local.RR.Points[0]
-	if p.Completed < 500 || p.Errors != 0 || res.Remote.RR.Connections < p.Completed {
+	// A count, not a speed: how many fit in 1 s depends on the machine (and -race).
+	if p.Completed < 10 || p.Errors != 0 || res.Remote.RR.Connections < p.Completed {
 		t.Errorf("crr: %d completed, %d errors, server saw %d connections", p.Completed, p.Errors, res.Remote.RR.Connections)
 	}
 	t.Logf("crr for 1 s: %d transactions, p50 %.1f µs", p.Completed, p.RTT.P50)
