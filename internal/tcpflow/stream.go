@@ -29,7 +29,8 @@ type Stream struct {
 	stopping atomic.Bool
 
 	readLens map[int]int64
-	zero     *zeroSource // -Z: send with sendfile from this file
+	zero     *zeroSource   // -Z: send with sendfile from this file
+	sock     io.ReadWriter // the socket, through rawIO where it can
 	done     chan struct{}
 	errMu    sync.Mutex
 	err      error
@@ -55,6 +56,10 @@ func (s *Stream) UseZeroCopy(blockLen int) error {
 // writes or reads into; it must not be shared with another stream.
 func (s *Stream) Start(epoch time.Time, buf []byte, budget *Budget) {
 	s.epoch = epoch
+	s.sock = s.Conn
+	if r, err := newRawIO(s.Conn); err == nil {
+		s.sock = r
+	}
 	if s.Sender {
 		go s.send(buf, budget)
 	} else {
@@ -94,7 +99,7 @@ func (s *Stream) send(buf []byte, budget *Budget) {
 // write sends one block, from buf or (with -Z) from the zero file.
 func (s *Stream) write(buf []byte) (int, error) {
 	if s.zero == nil {
-		return s.Conn.Write(buf)
+		return s.sock.Write(buf)
 	}
 	r, err := s.zero.reader(len(buf))
 	if err != nil {
@@ -107,7 +112,7 @@ func (s *Stream) write(buf []byte) (int, error) {
 func (s *Stream) receive(buf []byte) {
 	defer close(s.done)
 	for {
-		n, err := s.Conn.Read(buf)
+		n, err := s.sock.Read(buf)
 		if n > 0 {
 			s.bytes.Add(int64(n))
 			s.calls.Add(1)

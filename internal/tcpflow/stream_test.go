@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-func tcpPair(t *testing.T) (*net.TCPConn, *net.TCPConn) {
+func tcpPair(t testing.TB) (*net.TCPConn, *net.TCPConn) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
