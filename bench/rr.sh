@@ -19,19 +19,13 @@ SOCKPERF=${SOCKPERF:-sockperf}
 SIZE=${SIZE:-64}
 P_SP=15301
 P_WP=15302
+. "$(dirname "$0")/lib.sh"
+need "$SOCKPERF" "apt-get install sockperf"
 
-command -v "$SOCKPERF" >/dev/null || { echo "bench: sockperf not found (apt-get install sockperf)" >&2; exit 1; }
-[ -x "$WP" ] || { echo "bench: $WP is not executable (make build)" >&2; exit 1; }
-command -v python3 >/dev/null || { echo "bench: python3 is needed to read the reports" >&2; exit 1; }
-
-"$SOCKPERF" server -i 127.0.0.1 -p $P_SP >/dev/null 2>&1 &
-SPID=$!
-"$WP" -s -B 127.0.0.1 -p $P_WP --log-level error >/dev/null 2>&1 &
-WPID=$!
-trap 'kill $SPID $WPID 2>/dev/null; wait 2>/dev/null' EXIT
-sleep 0.5
-
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+serve "$SOCKPERF" server -i 127.0.0.1 -p $P_SP
+serve_wireperf $P_WP
+wait_port $P_SP
+wait_port $P_WP
 
 # sockperf's median RTT in µs, from its "percentile 50.000 = X" line.
 sockperf_p50() {

@@ -11,16 +11,13 @@ SECS=${2:-3}
 IPERF3=${IPERF3:-iperf3}
 P_IPERF=15211
 P_WP=15212
+. "$(dirname "$0")/lib.sh"
+need "$IPERF3" "apt-get install iperf3"
 
-command -v "$IPERF3" >/dev/null || { echo "bench: iperf3 not found (apt-get install iperf3)" >&2; exit 1; }
-[ -x "$WP" ] || { echo "bench: $WP is not executable (make build)" >&2; exit 1; }
-
-"$IPERF3" -s -p $P_IPERF >/dev/null 2>&1 &
-IPID=$!
-"$WP" -s -B 127.0.0.1 -p $P_WP --log-level error >/dev/null 2>&1 &
-WPID=$!
-trap 'kill $IPID $WPID 2>/dev/null; wait 2>/dev/null' EXIT
-sleep 0.5
+serve "$IPERF3" -s -p $P_IPERF
+serve_wireperf $P_WP
+wait_port $P_IPERF
+wait_port $P_WP
 
 # "receive-bps lost-percent cpu-sender cpu-receiver" from an iperf3-layout document.
 measure() {

@@ -1,0 +1,38 @@
+# Shared by the bench scripts: checks, the two servers, cleanup, median.
+# Source it after setting WP (the wireperf binary). Traffic stays on
+# 127.0.0.1.
+
+# need CMD HINT: stop with a one-line message when CMD is missing.
+need() {
+	command -v "$1" >/dev/null || { echo "bench: $1 not found ($2)" >&2; exit 1; }
+}
+
+need python3 "apt-get install python3"
+[ -x "$WP" ] || { echo "bench: $WP is not executable (make build)" >&2; exit 1; }
+
+BENCH_PIDS=()
+trap 'kill "${BENCH_PIDS[@]}" 2>/dev/null; wait 2>/dev/null' EXIT
+
+# serve CMD...: run a server in the background until the script exits.
+serve() {
+	"$@" >/dev/null 2>&1 &
+	BENCH_PIDS+=($!)
+}
+
+# serve_wireperf PORT: a wireperf server on 127.0.0.1:PORT.
+serve_wireperf() {
+	serve "$WP" -s -B 127.0.0.1 -p "$1" --log-level error
+}
+
+# wait_port PORT: wait (at most 5 s) until a TCP or UDP socket is bound
+# to PORT, without sending the server anything.
+wait_port() {
+	for _ in $(seq 50); do
+		[ -n "$(ss -Hlntu "sport = :$1")" ] && return 0
+		sleep 0.1
+	done
+	echo "bench: nothing listens on 127.0.0.1:$1" >&2
+	exit 1
+}
+
+median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
