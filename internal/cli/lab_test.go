@@ -16,11 +16,11 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/wireperf/wireperf/internal/lab"
+	"github.com/wireperf/wireperf/internal/lab/labtest"
 )
 
 const labHelperEnv = "WIREPERF_CLI_LAB_HELPER"
@@ -106,33 +106,14 @@ func TestLabNeedsRoot(t *testing.T) {
 		}
 		return
 	}
-	// As root, run this test binary as nobody. The build directory is
-	// private to root, so copy the binary where nobody can run it.
-	dir, err := os.MkdirTemp("", "wireperf-cli-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := os.ReadFile(self)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "cli.test")
-	if err := os.WriteFile(bin, src, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	// As root, run (a copy of) this test binary as nobody.
+	bin, attr := labtest.AsNobody(t)
+	dir := filepath.Dir(bin)
 	for _, a := range args {
 		cmd := exec.Command(bin, append(labHelperArgv(t, bin)[1:], a...)...)
 		cmd.Env = append(os.Environ(), labHelperEnv+"="+dir)
 		cmd.Dir = dir
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		cmd.SysProcAttr = attr
 		out, err := cmd.CombinedOutput()
 		code := cmd.ProcessState.ExitCode()
 		if code != ExitFailed || !strings.Contains(string(out), "needs root") || strings.Count(strings.TrimSpace(string(out)), "\n") != 0 {

@@ -30,7 +30,7 @@ func TestAcceptAdviseLoss(t *testing.T) {
 	btoa := gigabit(20 * time.Millisecond)
 	l := newRouterLab(t, 1500, RouterSpec{AtoB: atob, BtoA: btoa, Seed: 41}, BigTCPBuffers())
 	a, b := l.Host("a"), l.Host("b")
-	port := startAdviseServer(t, b)
+	port := startServer(t, b)
 
 	out0, ret0 := tcpSegments(t, a)
 	rep, text := runAdviseIn(t, a, b, port, 3*time.Second, 1e9, "cubic")

@@ -33,7 +33,7 @@ func TestAcceptAdviseNetwork(t *testing.T) {
 	got, ok := bestOf(t, 3, func(int) (float64, bool) {
 		l := adviseLab(t, gigabit(time.Millisecond), 31, BigTCPBuffers())
 		defer l.Close()
-		port := startAdviseServer(t, l.Host("b"))
+		port := startServer(t, l.Host("b"))
 		rep, _ = runAdviseIn(t, l.Host("a"), l.Host("b"), port, d, 1e9, "cubic")
 		g := rep.Single.GoodputBps
 		t.Logf("one stream %s, %d streams %s; line-rate arithmetic %s (%+.1f%%); verdict %s",

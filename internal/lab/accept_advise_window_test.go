@@ -25,7 +25,7 @@ func TestAcceptAdviseWindow(t *testing.T) {
 	const rtt = 215 * time.Millisecond
 	l := adviseLab(t, gigabit(rtt), 21, map[string]string{"net.ipv4.tcp_rmem": "4096 131072 1048576"})
 	a, b := l.Host("a"), l.Host("b")
-	port := startAdviseServer(t, b)
+	port := startServer(t, b)
 	// The emulated path is the router's, which shares the machine with
 	// the test: on a busy machine its delay jitters by more than HyStart's
 	// 16 ms, which ends CUBIC's slow start early at a small window, and

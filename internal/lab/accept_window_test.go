@@ -25,20 +25,10 @@ func TestAcceptWindowLimited(t *testing.T) {
 	l := newRouterLab(t, 1500, RouterSpec{AtoB: path215(), BtoA: path215(), Seed: 2}, BigTCPBuffers())
 	res := tcpBulk(t, l.Host("a"), l.Host("b"), tcpOpts{Duration: 5 * time.Second, RcvBuf: 32 << 10})
 	const ceiling = 65536 * 8 / 0.215
-	var wnd, rtt float64
-	n := 0
-	for _, s := range res.Samples {
-		if s.Snd_wnd == 0 || s.Rtt == 0 {
-			continue
-		}
-		wnd += float64(s.Snd_wnd)
-		rtt += float64(s.Rtt) / 1e6
-		n++
-	}
+	wnd, rtt, n := meanWindowRTT(res.Samples, func(s tcpInfo) (uint64, uint32) { return uint64(s.Snd_wnd), s.Rtt })
 	if n == 0 {
 		t.Fatal("no TCP_INFO samples with a window")
 	}
-	wnd, rtt = wnd/float64(n), rtt/float64(n)
 	predicted := wnd * 8 / rtt
 	t.Logf("goodput %s; mean advertised window %.0f B, mean RTT %.1f ms → window/RTT %s; ceiling 64 KiB/215 ms %s; rwnd-limited %d of %d µs busy",
 		mbit(res.Goodput), wnd, rtt*1e3, mbit(predicted), mbit(ceiling), res.Sender.Rwnd_limited, res.Sender.Busy_time)

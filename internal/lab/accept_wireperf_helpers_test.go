@@ -3,28 +3,19 @@
 package lab
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
-	"fmt"
-	"io"
-	"log/slog"
 	"math"
 	"net"
-	"os"
-	"os/signal"
-	"strconv"
-	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/wireperf/wireperf/internal/lab/labtest"
 	"github.com/wireperf/wireperf/internal/result"
-	"github.com/wireperf/wireperf/internal/server"
 	"github.com/wireperf/wireperf/internal/session"
 	"github.com/wireperf/wireperf/internal/spec"
 )
@@ -36,16 +27,17 @@ import (
 // Where each end runs, and why:
 //
 //   - The server runs as a separate process inside b (this test binary
-//     again, through `ip netns exec`, in TestWireperfServerHelper), as
-//     `wireperf lab exec NAME b -- wireperf -s` would. It cannot run in
-//     this process: Host.Do puts only the calling OS thread in b, and the
-//     server's UDP port mux opens each stream's connected socket later,
-//     from its own goroutine, on whatever thread the runtime picks; that
-//     socket lands in the root namespace, where binding b's address fails
-//     ("cannot assign requested address"). Reading the host's UDP SNMP
-//     counters has the same problem: /proc/net/snmp follows the process's
-//     main thread, not the calling thread. A whole process inside b has
-//     neither problem, and its End.UDPCounters are b's.
+//     again, through `ip netns exec`: startServer, labtest.StartServer),
+//     as `wireperf lab exec NAME b -- wireperf -s` would. It cannot run
+//     in this process: Host.Do puts only the calling OS thread in b, and
+//     the server's UDP port mux opens each stream's connected socket
+//     later, from its own goroutine, on whatever thread the runtime
+//     picks; that socket lands in the root namespace, where binding b's
+//     address fails ("cannot assign requested address"). Reading the
+//     host's UDP SNMP counters has the same problem: /proc/net/snmp
+//     follows the process's main thread, not the calling thread. A whole
+//     process inside b has neither problem, and its End.UDPCounters are
+//     b's.
 //   - The client runs in this process, inside a.Do: session.RunClient dials
 //     the control connection and every data socket from the goroutine that
 //     calls it, which Do keeps on a thread inside a for the whole call; the
@@ -53,111 +45,6 @@ import (
 //     the streams' addresses to prove it. (The client's own End.UDPCounters
 //     are read through /proc/net/snmp and so describe the root namespace;
 //     no test here uses them.)
-
-const wpServerEnv = "WIREPERF_LAB_WPSERVER"
-
-// TestWireperfServerHelper is not a test: startWireperfServer runs the test
-// binary with it, inside a lab host, to get a wireperf server there. It
-// serves one test and exits.
-func TestWireperfServerHelper(t *testing.T) {
-	bind := os.Getenv(wpServerEnv)
-	if bind == "" {
-		t.Skip("helper process: wireperf's server inside a lab host")
-	}
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	srv := server.New(server.Config{Bind: bind, Once: true, Limits: server.DefaultLimits(),
-		ShutdownGrace: time.Second, Logger: logger})
-	if err := srv.Listen(); err != nil {
-		t.Fatal(err)
-	}
-	fmt.Printf("WPSERVER %d\n", srv.Addr().Port)
-	// Bounded: the parent kills this process when its test ends, and the
-	// lab's teardown kills whatever is left in the namespace; this is the
-	// last resort.
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
-	defer stop()
-	if err := srv.Serve(ctx); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// wpLineWatcher is an io.Writer that collects a process's output and hands
-// the port from its "WPSERVER PORT" line to a channel.
-type wpLineWatcher struct {
-	mu   sync.Mutex
-	all  bytes.Buffer
-	line []byte
-	port chan int
-}
-
-func (w *wpLineWatcher) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.all.Write(p)
-	for _, c := range p {
-		if c != '\n' {
-			w.line = append(w.line, c)
-			continue
-		}
-		if s, ok := strings.CutPrefix(string(w.line), "WPSERVER "); ok {
-			if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil {
-				select {
-				case w.port <- n:
-				default:
-				}
-			}
-		}
-		w.line = w.line[:0]
-	}
-	return len(p), nil
-}
-
-func (w *wpLineWatcher) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.all.String()
-}
-
-// startWireperfServer starts wireperf's server in host h, bound to h's
-// address, and returns its port. The process is killed when the test ends
-// (and the lab's teardown kills anything left in the namespace).
-func startWireperfServer(t *testing.T, h *Host) int {
-	t.Helper()
-	bin, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd := h.Command(ctx, bin, "-test.run=^TestWireperfServerHelper$", "-test.count=1", "-test.v")
-	cmd.Env = append(os.Environ(), wpServerEnv+"="+h.Addr.String())
-	out := &wpLineWatcher{port: make(chan int, 1)}
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		cancel()
-		<-exited
-		if t.Failed() {
-			t.Logf("wireperf server in %s said:\n%s", h.Name, out)
-		}
-	})
-	select {
-	case port := <-out.port:
-		return port
-	case err := <-exited:
-		exited <- err
-		t.Fatalf("wireperf server in %s exited before listening (%v):\n%s", h.Name, err, out)
-	case <-time.After(20 * time.Second):
-		t.Fatalf("wireperf server in %s did not start listening within 20 s:\n%s", h.Name, out)
-	}
-	return 0
-}
 
 // wpObserver calls started once every connection is up, before any data
 // moves (session.Observer's Started); the test is held until it returns.
@@ -187,7 +74,7 @@ func wpRun(t *testing.T, from, to *Host, port int, sp spec.Spec, started func())
 		res, runErr = session.RunClient(ctx, session.ClientConfig{
 			Host: to.Addr.String(), Port: port, ConnectTimeout: 10 * time.Second, Spec: sp,
 			Observer: &wpObserver{started: started},
-			Logger:   slog.New(slog.NewTextHandler(io.Discard, nil)),
+			Logger:   labtest.Quiet(),
 		})
 		return nil
 	})

@@ -48,7 +48,7 @@ func TestAcceptWireperfShapedUDPLoss(t *testing.T) {
 		l := New(t, shapedChain(1500, Shape{Qdisc: "htb", Rate: rate, Match: &Match{Proto: 17}}))
 		defer l.Close()
 		a, b := l.Host("a"), l.Host("b")
-		port := startWireperfServer(t, b)
+		port := startServer(t, b)
 		sp := wpUDPSpec(2 * time.Second)
 		sp.Rate = 1.5 * rate
 		sp.NoGSO = true

@@ -54,7 +54,7 @@ func TestAcceptWireperfDelay(t *testing.T) {
 	const rtt = 215 * time.Millisecond
 	l := newRouterLab(t, 1500, RouterSpec{AtoB: path215(), BtoA: path215(), Seed: 1}, BigTCPBuffers())
 	a, b := l.Host("a"), l.Host("b")
-	res := wpRun(t, a, b, startWireperfServer(t, b), wpTCPSpec(2*time.Second), nil)
+	res := wpRun(t, a, b, startServer(t, b), wpTCPSpec(2*time.Second), nil)
 	s, _ := wpSenderTCP(t, res)
 	minRTT := time.Duration(s.TCPInfo.MinRTTus) * time.Microsecond
 	t.Logf("wireperf: TCP_INFO min_rtt %v; smoothed RTT over the test min %v mean %v max %v; goodput %s",
@@ -90,24 +90,14 @@ func TestAcceptWireperfWindowLimited(t *testing.T) {
 	a, b := l.Host("a"), l.Host("b")
 	sp := wpTCPSpec(5 * time.Second)
 	sp.Window = 32 << 10
-	res := wpRun(t, a, b, startWireperfServer(t, b), sp, nil)
+	res := wpRun(t, a, b, startServer(t, b), sp, nil)
 	s, ivs := wpSenderTCP(t, res)
 	goodput := wpGoodput(t, res)
 	const ceiling = 65536 * 8 / 0.215
-	var wnd, rtt float64
-	n := 0
-	for _, si := range ivs {
-		if si.SndWnd == 0 || si.RTTus == 0 {
-			continue
-		}
-		wnd += float64(si.SndWnd)
-		rtt += float64(si.RTTus) / 1e6
-		n++
-	}
+	wnd, rtt, n := meanWindowRTT(ivs, func(si result.StreamInterval) (uint64, uint32) { return si.SndWnd, si.RTTus })
 	if n == 0 {
 		t.Fatal("no interval with a TCP_INFO window sample")
 	}
-	wnd, rtt = wnd/float64(n), rtt/float64(n)
 	predicted := wnd * 8 / rtt
 	ti := s.TCPInfo
 	t.Logf("wireperf: goodput %s; socket buffers granted snd %d rcv %d (client) / snd %d rcv %d (server)",
@@ -149,7 +139,7 @@ func TestAcceptWireperfWindowBDP(t *testing.T) {
 		l := newRouterLab(t, 1500, RouterSpec{AtoB: path215(), BtoA: path215(), Seed: 3}, BigTCPBuffers())
 		defer l.Close()
 		a, b := l.Host("a"), l.Host("b")
-		res := wpRun(t, a, b, startWireperfServer(t, b), wpTCPSpec(10*time.Second), nil)
+		res := wpRun(t, a, b, startServer(t, b), wpTCPSpec(10*time.Second), nil)
 		s, _ := wpSenderTCP(t, res)
 		g := wpGoodput(t, res)
 		st, err := l.RouterStats()

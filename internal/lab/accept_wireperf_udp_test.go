@@ -29,7 +29,7 @@ func wpUDPThroughRouter(t *testing.T, cfg impair.Config, sp spec.Spec, during fu
 	l := newRouterLab(t, 1500, RouterSpec{AtoB: cfg, Seed: 42}, nil)
 	wpBypassRouterForTCP(t, l)
 	a, b := l.Host("a"), l.Host("b")
-	port := startWireperfServer(t, b)
+	port := startServer(t, b)
 	var done func()
 	if during != nil {
 		done = during(l)

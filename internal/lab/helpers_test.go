@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/wireperf/wireperf/internal/lab/labtest"
 )
 
 // newRouterLab builds a ─ r ─ b with the impairment router in r.
@@ -25,6 +27,19 @@ func newRouterLab(t *testing.T, mtu int, spec RouterSpec, sysctls map[string]str
 	spec.Host, spec.A, spec.B = "r", "a", "b"
 	topo.Router = &spec
 	return New(t, topo)
+}
+
+// helperHost is h as labtest runs helper processes in it.
+func helperHost(h *Host) labtest.Host {
+	return labtest.Host{Name: h.Name, Addr: h.Addr, Command: h.Command}
+}
+
+// startServer starts a wireperf server, a process of its own inside h
+// (see labtest), bound to h's address, and returns its port. It serves
+// tests until the test ends.
+func startServer(t *testing.T, h *Host) int {
+	t.Helper()
+	return labtest.StartServer(t, helperHost(h))
 }
 
 // tcpResult is what a bulk TCP transfer measured.
@@ -328,6 +343,25 @@ func udpStream(t *testing.T, from, to *Host, n, size, pps int, linger time.Durat
 		}
 	}
 	return res
+}
+
+// meanWindowRTT averages the advertised window (bytes) and the RTT
+// (seconds) over the TCP_INFO samples that have both, which wndRTT reads
+// (RTT in µs); n is how many had.
+func meanWindowRTT[S any](samples []S, wndRTT func(S) (wnd uint64, rttus uint32)) (wnd, rtt float64, n int) {
+	for _, s := range samples {
+		w, r := wndRTT(s)
+		if w == 0 || r == 0 {
+			continue
+		}
+		wnd += float64(w)
+		rtt += float64(r) / 1e6
+		n++
+	}
+	if n > 0 {
+		wnd, rtt = wnd/float64(n), rtt/float64(n)
+	}
+	return wnd, rtt, n
 }
 
 func mbit(bps float64) string { return fmt.Sprintf("%.1f Mbit/s", bps/1e6) }

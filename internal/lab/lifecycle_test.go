@@ -17,13 +17,18 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/wireperf/wireperf/internal/lab/labtest"
 )
 
 // TestMain lets the test binary stand in for `wireperf lab router` when
 // TestUpDown starts it as a detached process:
 //
 //	lab.test lab-router-helper STATEDIR --name NAME
+//
+// and for a wireperf server inside a lab host (startServer).
 func TestMain(m *testing.M) {
+	labtest.MaybeServe()
 	if len(os.Args) >= 5 && os.Args[1] == "lab-router-helper" && os.Args[3] == "--name" {
 		StateDir = os.Args[2]
 		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
@@ -127,25 +132,7 @@ func TestReapAfterKill(t *testing.T) {
 // Without privileges New skips and says why.
 func TestSkipWithoutPrivilege(t *testing.T) {
 	New(t, Topology{Hosts: []string{"x"}}) // we need root to drop to another user
-	// t.TempDir's parent is private to root; make a directory the other
-	// user can enter.
-	dir, err := os.MkdirTemp("", "wireperf-lab-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "lab.test")
-	src, err := os.ReadFile(os.Args[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(bin, src, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	attr := &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	bin, attr := labtest.AsNobody(t)
 	prefix, cmd, out := runHelper(t, "unprivileged", attr, bin)
 	_ = cmd.Wait()
 	text := out.String()
