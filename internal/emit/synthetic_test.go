@@ -37,6 +37,7 @@ var testReadLengths = []result.ReadLength{
 func forwardResult() *result.Result {
 	s := spec.Default()
 	s.Window = 2 << 20
+	s.Length = 128 << 10 // the reads in testReadLengths are no longer than this
 	return buildResult(s, []flowDef{{1, result.RoleClient, 1_180_000_000}})
 }
 
