@@ -15,6 +15,7 @@ import (
 	"github.com/wireperf/wireperf/internal/rr"
 	"github.com/wireperf/wireperf/internal/session"
 	"github.com/wireperf/wireperf/internal/spec"
+	"github.com/wireperf/wireperf/internal/units"
 )
 
 // rrFlags are the rr command's flags.
@@ -80,7 +81,7 @@ func (f *rrFlags) register(cmd *cobra.Command) {
 	fs.StringVarP(&f.bind, "bind", "B", "", "local address for the client's sockets")
 	fs.StringVarP(&s.Title, "title", "T", "", "prefix every output line with this title")
 	fs.BoolVarP(&f.json, "json", "J", false, "one JSON document: both ends' figures and the full histograms")
-	fs.StringVar(&f.load, "load", "", "latency under load: PROTO,STREAMS[,up|down|both], e.g. tcp,4 — probes before, during and after a bulk test")
+	fs.StringVar(&f.load, "load", "", "latency under load: PROTO,STREAMS[,up|down|both][,RATE], e.g. tcp,4 or udp,2,down,300m — probes before, during and after a bulk test")
 	fs.Var(durationValue{&f.loadTime}, "load-time", "how long the load runs (10s)")
 	fs.Var(durationValue{&f.loadIdle}, "load-idle", "probes alone before the load (3s)")
 	fs.Var(durationValue{&f.loadAfter}, "load-after", "probes alone after the load (3s)")
@@ -156,36 +157,57 @@ func (f *rrFlags) finish(cmd *cobra.Command) error {
 	return nil
 }
 
-// loadSpec parses --load: tcp,STREAMS[,up|down|both].
+// loadSpec parses --load: PROTO,STREAMS[,up|down|both][,RATE]. A UDP
+// load needs a rate (per stream, as -b); a TCP load may have one (paced).
 func (f *rrFlags) loadSpec() (spec.Spec, error) {
+	const want = "want PROTO,STREAMS[,up|down|both][,RATE], e.g. tcp,4 or udp,2,down,300m"
 	parts := strings.Split(f.load, ",")
 	bad := func(why string) (spec.Spec, error) {
-		return spec.Spec{}, usagef("--load %s: %s (want tcp,STREAMS[,up|down|both], e.g. tcp,4)", f.load, why)
+		return spec.Spec{}, usagef("--load %s: %s (%s)", f.load, why, want)
 	}
-	if len(parts) < 2 || len(parts) > 3 {
+	if len(parts) < 2 || len(parts) > 4 {
 		return bad("wrong number of fields")
 	}
-	if strings.ToLower(parts[0]) != spec.TCP {
-		return bad("only a TCP load is supported")
+	ls := spec.Default()
+	switch strings.ToLower(parts[0]) {
+	case spec.TCP:
+	case spec.UDP:
+		ls.Protocol = spec.UDP
+		ls.Length = spec.DefaultUDPLength
+	default:
+		return bad("the protocol must be tcp or udp")
 	}
 	n, err := strconv.Atoi(parts[1])
 	if err != nil || n < 1 || n > spec.MaxStreams {
 		return bad(fmt.Sprintf("streams: want 1 to %d", spec.MaxStreams))
 	}
-	ls := spec.Default()
 	ls.Streams = n
 	ls.Duration = f.loadTime
 	ls.Interval = 0
-	if len(parts) == 3 {
-		switch strings.ToLower(parts[2]) {
+	// After STREAMS: a direction, a rate, or a direction then a rate.
+	for i, p := range parts[2:] {
+		last := i == len(parts)-3
+		switch strings.ToLower(p) {
 		case "up":
+			continue
 		case "down":
 			ls.Reverse = true
+			continue
 		case "both":
 			ls.Bidir = true
-		default:
+			continue
+		}
+		if !last {
 			return bad("direction: want up, down or both")
 		}
+		rate, err := units.ParseRate(p)
+		if err != nil || rate <= 0 {
+			return bad("want a direction (up, down or both) or a rate such as 300m")
+		}
+		ls.Rate = rate
+	}
+	if ls.Protocol == spec.UDP && ls.Rate == 0 {
+		return bad("a UDP load needs a rate")
 	}
 	if err := ls.Validate(); err != nil {
 		return bad(err.Error())
@@ -204,7 +226,8 @@ func newRRCmd(e env) *cobra.Command {
   wireperf rr host --crr --count 10000      a new connection per transaction
   wireperf rr host --interval 10ms -t 60    isochronous probes for a minute
   wireperf rr host --busy-poll              spin instead of blocking, for the lowest latency
-  wireperf rr host --load tcp,4             RTT idle, under 4 TCP streams, and after`,
+  wireperf rr host --load tcp,4             RTT idle, under 4 TCP streams, and after
+  wireperf rr host --load udp,1,down,500m   the same under a 500 Mbit/s UDP flow`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usagef("rr needs exactly one HOST (got %d arguments)", len(args))

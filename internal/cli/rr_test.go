@@ -17,7 +17,11 @@ func TestRRUsageErrors(t *testing.T) {
 		{[]string{"rr", "h", "--sizes", "10"}, "--sizes"},
 		{[]string{"rr", "h", "--sizes", "64:32:8"}, "--sizes"},
 		{[]string{"rr", "h", "--sizes", "64,512", "--load", "tcp,4"}, "one --sizes"},
-		{[]string{"rr", "h", "--load", "udp,4"}, "TCP"},
+		{[]string{"rr", "h", "--load", "udp,4"}, "needs a rate"},
+		{[]string{"rr", "h", "--load", "sctp,4"}, "tcp or udp"},
+		{[]string{"rr", "h", "--load", "udp,1,down,fast"}, "rate such as"},
+		{[]string{"rr", "h", "--load", "udp,1,300m,down"}, "direction"},
+		{[]string{"rr", "h", "--load", "tcp,1,up,1g,x"}, "fields"},
 		{[]string{"rr", "h", "--load", "tcp,x"}, "streams"},
 		{[]string{"rr", "h", "--load", "tcp,4,sideways"}, "direction"},
 		{[]string{"rr", "h", "--load-time", "5s"}, "--load"},
@@ -80,13 +84,23 @@ func TestRRLoadOnLoopback(t *testing.T) {
 		t.Skip("latency under load for 2 s")
 	}
 	port := strconv.Itoa(startServer(t))
-	code, out, stderr := runCLI("rr", "127.0.0.1", "-p", port, "--load", "tcp,2,down", "--load-idle", "500ms", "--load-time", "1s", "--load-after", "300ms")
-	if code != ExitOK {
-		t.Fatalf("exit %d: %s\n%s", code, stderr, out)
-	}
-	for _, want := range []string{"Latency under load", "[idle, 64 → 64 bytes]", "[loaded, 64 → 64 bytes]", "[after, 64 → 64 bytes]", "RTT increase under load", "server → client"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("report lacks %q:\n%s", want, out)
-		}
+	for _, tc := range []struct {
+		load string
+		want []string
+	}{
+		{"tcp,2,down", []string{"during a TCP load of 2 streams (server → client)", "server → client"}},
+		{"udp,1,up,200m", []string{"during a UDP load of 1 stream (client → server)", "client → server (", "of datagrams lost)"}},
+	} {
+		t.Run(tc.load, func(t *testing.T) {
+			code, out, stderr := runCLI("rr", "127.0.0.1", "-p", port, "--load", tc.load, "--load-idle", "500ms", "--load-time", "1s", "--load-after", "300ms")
+			if code != ExitOK {
+				t.Fatalf("exit %d: %s\n%s", code, stderr, out)
+			}
+			for _, want := range append([]string{"[idle, 64 → 64 bytes]", "[loaded, 64 → 64 bytes]", "[after, 64 → 64 bytes]", "RTT increase under load"}, tc.want...) {
+				if !strings.Contains(out, want) {
+					t.Errorf("report lacks %q:\n%s", want, out)
+				}
+			}
+		})
 	}
 }

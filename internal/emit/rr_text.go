@@ -153,7 +153,11 @@ func thousands(v float64) string {
 
 func writeLoadHeader(l *textLines, ld *result.RRLoad) {
 	dir := map[string]string{"up": "client → server", "down": "server → client", "both": "both ways"}[ld.Direction]
-	l.add("Latency under load: probes idle, then during a %s load of %d streams (%s), then after", strings.ToUpper(ld.Protocol), ld.Streams, dir)
+	streams := "streams"
+	if ld.Streams == 1 {
+		streams = "stream"
+	}
+	l.add("Latency under load: probes idle, then during a %s load of %d %s (%s), then after", strings.ToUpper(ld.Protocol), ld.Streams, streams, dir)
 }
 
 func writeLoadSummary(l *textLines, points []result.RRPoint, ld *result.RRLoad) {
@@ -169,10 +173,10 @@ func writeLoadSummary(l *textLines, points []result.RRPoint, ld *result.RRLoad) 
 	if ld.UpBitsPerSecond > 0 || ld.DownBitsPerSecond > 0 {
 		var parts []string
 		if ld.UpBitsPerSecond > 0 {
-			parts = append(parts, units.FormatRate(ld.UpBitsPerSecond, 'a')+" client → server")
+			parts = append(parts, units.FormatRate(ld.UpBitsPerSecond, 'a')+" client → server"+lossNote(ld.UpLostPercent))
 		}
 		if ld.DownBitsPerSecond > 0 {
-			parts = append(parts, units.FormatRate(ld.DownBitsPerSecond, 'a')+" server → client")
+			parts = append(parts, units.FormatRate(ld.DownBitsPerSecond, 'a')+" server → client"+lossNote(ld.DownLostPercent))
 		}
 		l.add("Load carried: %s", strings.Join(parts, ", "))
 	}
@@ -190,6 +194,14 @@ func writeLoadSummary(l *textLines, points []result.RRPoint, ld *result.RRLoad) 
 	if in.P50 > 1000 && in.P50 > idle.RTT.P50 {
 		l.add("The load more than doubles the RTT: the bottleneck's queue holds about %.1f ms of data (bufferbloat)", in.P50/1e3)
 	}
+}
+
+// lossNote is " (x% of datagrams lost)" for a UDP load, "" otherwise.
+func lossNote(p *float64) string {
+	if p == nil {
+		return ""
+	}
+	return fmt.Sprintf(" (%.3g%% of datagrams lost)", *p)
 }
 
 func writeRRCPU(l *textLines, r *result.Result) {

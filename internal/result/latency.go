@@ -94,15 +94,18 @@ type ClockOffset struct {
 }
 
 // RRLoad is latency under load: RR probes before (idle), during (loaded)
-// and after a bulk TCP test. The phases are RR.Points labelled "idle",
+// and after a bulk TCP or UDP test. The phases are RR.Points labelled "idle",
 // "loaded" and "after".
 type RRLoad struct {
-	Protocol  string `json:"protocol"` // of the load: tcp
+	Protocol  string `json:"protocol"` // of the load: tcp or udp
 	Streams   int    `json:"streams"`
 	Direction string `json:"direction"` // up (client → server), down or both
 	// BitsPerSecond is the load's goodput, per direction, receivers' view.
 	UpBitsPerSecond   float64 `json:"up_bits_per_second,omitempty"`
 	DownBitsPerSecond float64 `json:"down_bits_per_second,omitempty"`
+	// LostPercent is a UDP load's datagram loss, per direction.
+	UpLostPercent   *float64 `json:"up_lost_percent,omitempty"`
+	DownLostPercent *float64 `json:"down_lost_percent,omitempty"`
 	// Increase is the loaded RTT less the idle RTT, percentile by
 	// percentile, in µs: the queueing the load added (bufferbloat).
 	Increase Percentiles `json:"increase_us"`

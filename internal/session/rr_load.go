@@ -171,12 +171,30 @@ func loadSummary(load spec.Spec, points []result.RRPoint, res *result.Result, er
 	}
 	if res != nil {
 		for _, d := range res.Directions() {
+			lost := udpLostPercent(d)
 			if d.SenderRole == result.RoleClient {
-				l.UpBitsPerSecond = d.Received.BitsPerSecond()
+				l.UpBitsPerSecond, l.UpLostPercent = d.Received.BitsPerSecond(), lost
 			} else {
-				l.DownBitsPerSecond = d.Received.BitsPerSecond()
+				l.DownBitsPerSecond, l.DownLostPercent = d.Received.BitsPerSecond(), lost
 			}
 		}
 	}
 	return l
+}
+
+// udpLostPercent is a direction's datagram loss over its receivers' UDP
+// figures, or nil when it carried no UDP.
+func udpLostPercent(d result.Direction) *float64 {
+	var u result.UDP
+	for _, f := range d.Flows {
+		if f.Received != nil && f.Received.UDP != nil {
+			u.Lost += f.Received.UDP.Lost
+			u.Expected += f.Received.UDP.Expected
+		}
+	}
+	if u.Expected == 0 {
+		return nil
+	}
+	p := u.LostPercent()
+	return &p
 }
