@@ -7,7 +7,9 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -138,9 +140,19 @@ func TestClientJSONReport(t *testing.T) {
 }
 
 func TestSelftest(t *testing.T) {
-	code, out, stderr := runCLI("selftest", "-t", "0.5", "-R")
+	csv := filepath.Join(t.TempDir(), "timeline.csv")
+	code, out, stderr := runCLI("selftest", "-t", "0.5", "-R", "--tcpinfo-interval", "20ms", "--tcpinfo-csv", csv)
 	if code != ExitOK || !strings.Contains(out, "selftest passed") {
 		t.Fatalf("exit %d, stderr %q, out:\n%s", code, stderr, out)
+	}
+	// The timeline flags apply to selftest as to client: 0.5 s at 20 ms
+	// is about 25 samples, far more than the default 100 ms gives.
+	b, err := os.ReadFile(csv)
+	if err != nil {
+		t.Fatalf("selftest wrote no --tcpinfo-csv: %v", err)
+	}
+	if rows := strings.Count(strings.TrimSpace(string(b)), "\n"); rows < 12 {
+		t.Errorf("--tcpinfo-csv has %d samples for 0.5 s at 20 ms, want at least 12:\n%s", rows, b)
 	}
 }
 

@@ -36,6 +36,9 @@ func selftest(ctx context.Context, e env, f *clientFlags) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	if err := f.tcpinfo.prepare(); err != nil {
+		return err
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	srv := server.New(server.Config{
@@ -58,6 +61,9 @@ func selftest(ctx context.Context, e env, f *clientFlags) error {
 	res, err := session.RunClient(ctx, session.ClientConfig{
 		Host: "127.0.0.1", Port: f.port, ConnectTimeout: f.connectTimeout, Spec: f.spec, Observer: obs,
 	})
+	if aerr := f.tcpinfo.apply(res); aerr != nil && err == nil {
+		err = aerr
+	}
 	if res != nil {
 		if err := em.Summary(res); err != nil {
 			return err
