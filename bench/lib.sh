@@ -35,4 +35,15 @@ wait_port() {
 	exit 1
 }
 
+# serve_pair ANCHOR_PORT WP_PORT ANCHOR_CMD...: the anchor's server and
+# wireperf's, both listening before it returns.
+serve_pair() {
+	local ap=$1 wp=$2
+	shift 2
+	serve "$@"
+	serve_wireperf "$wp"
+	wait_port "$ap"
+	wait_port "$wp"
+}
+
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }

@@ -22,10 +22,7 @@ P_WP=15302
 . "$(dirname "$0")/lib.sh"
 need "$SOCKPERF" "apt-get install sockperf"
 
-serve "$SOCKPERF" server -i 127.0.0.1 -p $P_SP
-serve_wireperf $P_WP
-wait_port $P_SP
-wait_port $P_WP
+serve_pair $P_SP $P_WP "$SOCKPERF" server -i 127.0.0.1 -p $P_SP
 
 # sockperf's median RTT in µs, from its "percentile 50.000 = X" line.
 sockperf_p50() {

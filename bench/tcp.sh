@@ -16,10 +16,7 @@ P_WP=15202
 . "$(dirname "$0")/lib.sh"
 need "$IPERF3" "apt-get install iperf3"
 
-serve "$IPERF3" -s -p $P_IPERF
-serve_wireperf $P_WP
-wait_port $P_IPERF
-wait_port $P_WP
+serve_pair $P_IPERF $P_WP "$IPERF3" -s -p $P_IPERF
 
 # "goodput-bps cpu-percent" from an iperf3-layout JSON document: both
 # directions added for --bidir, both ends' CPU added.

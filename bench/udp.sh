@@ -14,10 +14,7 @@ P_WP=15212
 . "$(dirname "$0")/lib.sh"
 need "$IPERF3" "apt-get install iperf3"
 
-serve "$IPERF3" -s -p $P_IPERF
-serve_wireperf $P_WP
-wait_port $P_IPERF
-wait_port $P_WP
+serve_pair $P_IPERF $P_WP "$IPERF3" -s -p $P_IPERF
 
 # "receive-bps lost-percent cpu-sender cpu-receiver" from an iperf3-layout document.
 measure() {
