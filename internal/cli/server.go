@@ -64,6 +64,7 @@ func newServerCmd(e env) *cobra.Command {
 	fs.IntVar(&cfg.Limits.MaxTests, "max-tests", cfg.Limits.MaxTests, "tests running at once, over all clients (0: no limit)")
 	fs.IntVar(&cfg.Limits.MaxTestsPerClient, "max-tests-per-client", cfg.Limits.MaxTestsPerClient, "tests running at once from one client address (0: no limit)")
 	fs.IntVar(&cfg.Limits.MaxStreams, "max-streams", cfg.Limits.MaxStreams, "data connections of one test (0: no limit)")
+	fs.Var(sizeValue{&cfg.Limits.MaxTestMemory}, "max-test-memory", "data buffers of one test: data connections × -l (512M; 0: no limit)")
 	fs.Var(durationValue{&cfg.Limits.MaxDuration}, "max-duration", "longest test admitted, e.g. 1h (0: no limit)")
 	fs.Var(durationValue{&cfg.ShutdownGrace}, "shutdown-grace", "on SIGINT/SIGTERM, how long running tests may finish before they are aborted")
 	fs.BoolVarP(&jsonOutput, "json", "J", false, "iperf3 clients' --get-server-output in JSON rather than text")
