@@ -11,8 +11,8 @@ import (
 
 	"github.com/wireperf/wireperf/internal/advise/guide"
 	"github.com/wireperf/wireperf/internal/emit"
+	"github.com/wireperf/wireperf/internal/flowrun"
 	"github.com/wireperf/wireperf/internal/result"
-	"github.com/wireperf/wireperf/internal/session"
 	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/tcpinfo"
 	"github.com/wireperf/wireperf/internal/units"
@@ -164,7 +164,7 @@ func (t *tcpInfoFlags) prepare() error {
 			return err
 		}
 	}
-	session.SetTCPInfoPeriod(t.interval)
+	flowrun.SetTCPInfoPeriod(t.interval)
 	return nil
 }
 

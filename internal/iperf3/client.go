@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/flowrun"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/sockopt"
 	"github.com/wireperf/wireperf/internal/spec"
@@ -301,7 +302,7 @@ func (c *clientTest) connectTCP(ctx context.Context, id int, sender bool) (*data
 		return nil, fmt.Errorf("data connection %d: %w", id, err)
 	}
 	_ = tc.SetWriteDeadline(time.Time{})
-	return newTCPStream(id, sender, tc, grantedSocket(tc, c.spec)), nil
+	return newTCPStream(id, sender, tc, flowrun.GrantedSocket(tc, c.spec), c.spec.Length), nil
 }
 
 func (c *clientTest) connectUDP(ctx context.Context, id int, sender bool) (*dataStream, error) {
@@ -349,7 +350,7 @@ func (c *clientTest) run(ctx context.Context) (*result.Result, error) {
 	res := &result.Result{
 		Spec: c.spec, Token: c.cookie.String(), StartedAt: time.Now(),
 		ServerAddr: c.addr, ConnectHost: host, ConnectPort: port,
-		Local:  result.End{Role: result.RoleClient, Host: localHost(), Limits: localLimits()},
+		Local:  result.End{Role: result.RoleClient, Host: flowrun.LocalHost(), Limits: localLimits()},
 		Remote: result.End{Role: result.RoleServer, Host: peerHost("")},
 	}
 	for _, st := range c.streams {
@@ -374,7 +375,7 @@ func (c *clientTest) run(ctx context.Context) (*result.Result, error) {
 	_ = c.conn.SetKeepAlive(true)
 	_ = c.conn.SetKeepAlivePeriod(5 * time.Second)
 	c.states = newStateReader(c.conn)
-	run.start()
+	run.Start()
 	testErr := c.wait(ctx, run)
 
 	// The end: results both ways, then DISPLAY_RESULTS and IPERF_DONE.
@@ -383,7 +384,7 @@ func (c *clientTest) run(ctx context.Context) (*result.Result, error) {
 		testErr = c.sendState(TestEnd)
 	}
 	waitDone(run, drainTimeout)
-	end, mine := run.finish(result.RoleClient)
+	end, mine := finish(run, c.streams, result.RoleClient)
 	end.Limits = localLimits()
 	var theirs *Results
 	if testErr == nil {
@@ -396,7 +397,7 @@ func (c *clientTest) run(ctx context.Context) (*result.Result, error) {
 		res.Remote.Streams = nil
 	}
 	if testErr == nil {
-		testErr = run.firstError()
+		testErr = run.FirstError()
 	}
 	if testErr != nil {
 		res.Error = testErr.Error()
@@ -407,7 +408,7 @@ func (c *clientTest) run(ctx context.Context) (*result.Result, error) {
 // wait runs the test until it ends on time, on bytes, on cancellation,
 // when the streams end by themselves, or on the server's word. A clean
 // end returns nil with the senders stopped; a failure aborts the streams.
-func (c *clientTest) wait(ctx context.Context, run *runner) error {
+func (c *clientTest) wait(ctx context.Context, run *flowrun.Runner) error {
 	var timeUp <-chan time.Time
 	if c.spec.Duration > 0 {
 		t := time.NewTimer(c.spec.Duration)
@@ -423,10 +424,10 @@ func (c *clientTest) wait(ctx context.Context, run *runner) error {
 		}
 	}
 	if nSend > 0 {
-		sendersDone = run.allDone(func(s *dataStream) bool { return s.sender })
+		sendersDone = run.SendersDone()
 	}
 	if nSend < len(c.streams) {
-		receiversDone = run.allDone(func(s *dataStream) bool { return !s.sender })
+		receiversDone = run.ReceiversDone()
 		if c.spec.Bytes > 0 {
 			t := time.NewTicker(5 * time.Millisecond)
 			defer t.Stop()
@@ -442,12 +443,12 @@ func (c *clientTest) wait(ctx context.Context, run *runner) error {
 		case <-ctx.Done():
 			c.log.Info("test interrupted")
 		case <-bytesTick:
-			if run.received() < c.spec.Bytes {
+			if received(c.streams) < c.spec.Bytes {
 				continue
 			}
 		case r := <-c.states.resp:
 			c.states.pending = false
-			run.abort()
+			run.Abort()
 			switch {
 			case r.err != nil:
 				return fmt.Errorf("lost the control connection: %w", r.err)
@@ -459,7 +460,8 @@ func (c *clientTest) wait(ctx context.Context, run *runner) error {
 				return fmt.Errorf("iperf3 server sent %v during the test", r.state)
 			}
 		}
-		run.stop(c.drain())
+		run.StopSenders()
+		run.DrainReceivers(c.drain())
 		return nil
 	}
 }
@@ -484,12 +486,12 @@ func (c *clientTest) drain() time.Duration {
 }
 
 // waitDone waits for every stream to finish, aborting them after limit.
-func waitDone(run *runner, limit time.Duration) {
-	done := run.done()
+func waitDone(run *flowrun.Runner, limit time.Duration) {
+	done := run.Done()
 	select {
 	case <-done:
 	case <-time.After(limit):
-		run.abort()
+		run.Abort()
 		<-done
 	}
 }

@@ -2,7 +2,6 @@ package iperf3
 
 import (
 	"net"
-	"os"
 	"syscall"
 	"time"
 
@@ -11,7 +10,6 @@ import (
 	"github.com/wireperf/wireperf/internal/sockopt"
 	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/tcpinfo"
-	"github.com/wireperf/wireperf/internal/version"
 )
 
 // Observer sees a client's test as it runs; its shape is
@@ -21,11 +19,6 @@ import (
 type Observer interface {
 	Started(r *result.Result)
 	Interval(r *result.Result, row result.IntervalRow)
-}
-
-func localHost() result.Host {
-	name, _ := os.Hostname()
-	return result.Host{Hostname: name, System: hostmon.System().String(), Version: "wireperf " + version.String()}
 }
 
 // peerHost describes an iperf3 peer; version is its client_version when
@@ -60,20 +53,6 @@ func socketOptions(s spec.Spec, client bool) sockopt.Options {
 		}
 	}
 	return o
-}
-
-// grantedSocket reads back what the kernel granted on a TCP data socket.
-func grantedSocket(c *net.TCPConn, s spec.Spec) result.Socket {
-	sock := result.Socket{SndBufRequested: s.Window, RcvBufRequested: s.Window}
-	raw, err := c.SyscallConn()
-	if err != nil {
-		return sock
-	}
-	if info, err := sockopt.Read(raw); err == nil {
-		sock.SndBufGranted, sock.RcvBufGranted = int64(info.SndBuf), int64(info.RcvBuf)
-		sock.MSS, sock.MTU, sock.Congestion = info.MSS, info.MTU, info.Congestion
-	}
-	return sock
 }
 
 // applyTCPOptions sets a spec's options on an accepted TCP socket, and

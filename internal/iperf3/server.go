@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/flowrun"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/sockopt"
 	"github.com/wireperf/wireperf/internal/spec"
@@ -329,7 +330,7 @@ func (t *serverTest) run() (*result.Result, error) {
 	}
 	res := &result.Result{
 		Spec: s, Token: t.cookie.String(), StartedAt: time.Now(), ServerAddr: t.conn.LocalAddr().String(),
-		Local:  result.End{Role: result.RoleServer, Host: localHost(), Limits: localLimits()},
+		Local:  result.End{Role: result.RoleServer, Host: flowrun.LocalHost(), Limits: localLimits()},
 		Remote: result.End{Role: result.RoleClient, Host: peerHost(t.params.ClientVersion)},
 	}
 	run := newRunner(s, t.streams, nil)
@@ -342,10 +343,10 @@ func (t *serverTest) run() (*result.Result, error) {
 	t.log.Info("iperf3 test started", "protocol", s.Protocol, "streams", s.Streams, "reverse", s.Reverse, "bidir", s.Bidir, "duration", s.Duration, "bytes", s.Bytes)
 	t.states = newStateReader(t.conn)
 	defer t.states.close()
-	run.start()
+	run.Start()
 	testErr := t.wait(run)
 	waitDone(run, drainTimeout)
-	end, mine := run.finish(result.RoleServer)
+	end, mine := finish(run, t.streams, result.RoleServer)
 	end.Limits = localLimits()
 	end.ConcurrentTests = max(t.cfg.Registry.Running()-1, 0)
 	res.Local = end
@@ -353,7 +354,7 @@ func (t *serverTest) run() (*result.Result, error) {
 		testErr = t.exchange(res, mine)
 	}
 	if testErr == nil {
-		testErr = run.firstError()
+		testErr = run.FirstError()
 	}
 	if testErr != nil {
 		res.Error = testErr.Error()
@@ -409,7 +410,7 @@ func (t *serverTest) createStreams() error {
 			}
 			return t.fail(code, fmt.Errorf("data connection %d: %w", id, err))
 		}
-		t.streams = append(t.streams, newTCPStream(id, sender, c, grantedSocket(c, t.spec)))
+		t.streams = append(t.streams, newTCPStream(id, sender, c, flowrun.GrantedSocket(c, t.spec), t.spec.Length))
 	}
 	return nil
 }
@@ -459,7 +460,7 @@ func (t *serverTest) createUDP(want int) error {
 // wait runs the test until the client says TEST_END (nil), or the test
 // fails: the client goes away or ends it, the server shuts down, or the
 // test overruns its time.
-func (t *serverTest) wait(run *runner) error {
+func (t *serverTest) wait(run *flowrun.Runner) error {
 	var limit <-chan time.Time
 	if d := t.limit(); d > 0 {
 		timer := time.NewTimer(d)
@@ -472,24 +473,25 @@ func (t *serverTest) wait(run *runner) error {
 		t.states.pending = false
 		switch {
 		case r.err != nil:
-			run.abort()
+			run.Abort()
 			return fmt.Errorf("iperf3 client went away: %w", r.err)
 		case r.state == TestEnd:
-			run.stop(drainFor(t.conn))
+			run.StopSenders()
+			run.DrainReceivers(drainFor(t.conn))
 			return nil
 		case r.state == ClientTerminate:
-			run.abort()
+			run.Abort()
 			return errors.New("the iperf3 client ended the test (CLIENT_TERMINATE)")
 		default:
-			run.abort()
+			run.Abort()
 			return fmt.Errorf("iperf3 client sent %v during the test", r.state)
 		}
 	case <-limit:
-		run.abort()
+		run.Abort()
 		_ = t.fail(errCodeInitTest, nil)
 		return errors.New("iperf3 test overran its time; stopped")
 	case <-t.ctx.Done():
-		run.abort()
+		run.Abort()
 		_ = WriteState(t.conn, ServerTerminate)
 		return errors.New("aborted: server shutting down")
 	}

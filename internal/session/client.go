@@ -1,3 +1,7 @@
+// Package session runs the test lifecycle on both ends: parameter
+// exchange, synchronised start, interval reports, stop, and the exchange
+// of each end's final report. The data streams themselves are driven by
+// internal/flowrun.
 package session
 
 import (
@@ -12,6 +16,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/flowrun"
 	"github.com/wireperf/wireperf/internal/iperf3"
 	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/result"
@@ -76,7 +81,7 @@ type clientTest struct {
 	fw      *frameWriter
 	rtt     time.Duration // of the greeting exchange
 	accept  proto.TestAccept
-	flows   []flow
+	flows   []flowrun.Flow
 	sockets map[int]result.Socket
 	res     *result.Result
 }
@@ -126,7 +131,7 @@ func (c *clientTest) handshake(ctx context.Context) error {
 	}
 	_ = c.conn.SetDeadline(time.Now().Add(c.cfg.ConnectTimeout))
 	c.rtt = time.Since(sent)
-	if err := c.fw.send(proto.TypeTestRequest, proto.TestRequest{Spec: c.spec, Client: localHost(), ControlRTTNs: int64(c.rtt)}); err != nil {
+	if err := c.fw.send(proto.TypeTestRequest, proto.TestRequest{Spec: c.spec, Client: flowrun.LocalHost(), ControlRTTNs: int64(c.rtt)}); err != nil {
 		return err
 	}
 	fr, err := proto.ReadFrame(c.conn)
@@ -209,13 +214,13 @@ func (c *clientTest) connectStreams(ctx context.Context) error {
 	c.res = &result.Result{
 		Spec: c.spec, Token: c.accept.Token, StartedAt: time.Now(),
 		ServerAddr: c.addr, ConnectHost: c.cfg.Host, ConnectPort: c.cfg.Port,
-		Local:  result.End{Role: result.RoleClient, Host: localHost(), Limits: localLimits()},
+		Local:  result.End{Role: result.RoleClient, Host: flowrun.LocalHost(), Limits: localLimits()},
 		Remote: result.End{Role: result.RoleServer, Host: c.accept.Server, Limits: c.accept.Limits},
 	}
 	for _, f := range c.flows {
-		local, remote := f.addrs()
+		local, remote := f.Addrs()
 		c.res.Local.Streams = append(c.res.Local.Streams, result.Stream{
-			ID: f.id(), Sender: f.sender(), Socket: c.sockets[f.id()], LocalAddr: local, RemoteAddr: remote,
+			ID: f.ID(), Sender: f.Sender(), Socket: c.sockets[f.ID()], LocalAddr: local, RemoteAddr: remote,
 		})
 	}
 	for _, ss := range ready.Streams {
@@ -245,11 +250,11 @@ func (c *clientTest) connectTCP(ctx context.Context, token proto.Token, ready *p
 			_ = tc.Close()
 			return err
 		}
-		c.flows = append(c.flows, newTCPFlow(st, c.spec.Length))
+		c.flows = append(c.flows, flowrun.NewTCPFlow(st, c.spec.Length))
 		if _, err := tc.Write(proto.DataHello{Token: token, StreamID: uint32(id)}.Marshal()); err != nil {
 			return fmt.Errorf("data connection %d: %w", id, err)
 		}
-		c.sockets[id] = grantedSocket(tc, c.spec)
+		c.sockets[id] = flowrun.GrantedSocket(tc, c.spec)
 	}
 	return c.readReady(ready)
 }
@@ -269,13 +274,13 @@ func (c *clientTest) connectUDP(ctx context.Context, token proto.Token, ready *p
 			return fmt.Errorf("UDP stream %d to %s: %w", id, c.addr, unwrapDialError(err))
 		}
 		uc := conn.(*net.UDPConn)
-		f, err := newUDPFlow(uc, c.spec, [16]byte(token), id, c.spec.ClientSendsOn(id))
+		f, err := flowrun.NewUDPFlow(uc, c.spec, [16]byte(token), id, c.spec.ClientSendsOn(id))
 		if err != nil {
 			_ = uc.Close()
 			return fmt.Errorf("UDP stream %d: %w", id, err)
 		}
 		c.flows = append(c.flows, f)
-		c.sockets[id] = udpSocket(uc, c.spec, f.sender())
+		c.sockets[id] = flowrun.UDPSocket(uc, c.spec, f.Sender())
 		hellos = append(hellos, udpflow.Hello{Token: [16]byte(token), StreamID: uint32(id)}.MarshalHello())
 	}
 	stop := make(chan struct{})
@@ -285,7 +290,7 @@ func (c *clientTest) connectUDP(ctx context.Context, token proto.Token, ready *p
 		defer tick.Stop()
 		for {
 			for i, f := range c.flows {
-				_, _ = f.(*udpFlow).conn.Write(hellos[i])
+				_, _ = f.(*flowrun.UDPFlow).Conn().Write(hellos[i])
 			}
 			select {
 			case <-stop:
@@ -332,17 +337,17 @@ func (c *clientTest) run(ctx context.Context) (*result.Result, error) {
 	mergerDone := make(chan struct{})
 	go func() { m.loop(localIv, control.intervals); close(mergerDone) }()
 
-	run := newRunner(c.spec, c.flows, c.sockets, func(iv result.Interval) { localIv <- iv })
+	run := flowrun.New(c.spec, c.flows, c.sockets, func(iv result.Interval) { localIv <- iv })
 	_ = c.conn.SetDeadline(time.Time{})
 	_ = c.conn.SetKeepAlive(true)
 	_ = c.conn.SetKeepAlivePeriod(5 * time.Second)
 	if err := c.fw.send(proto.TypeStart, proto.Start{}); err != nil {
 		return nil, err
 	}
-	run.start()
+	run.Start()
 	testErr := c.wait(ctx, run, control)
 
-	end := run.finish(result.RoleClient)
+	end := run.Finish(result.RoleClient)
 	var remote *result.End
 	if testErr == nil {
 		select {
@@ -369,7 +374,7 @@ func (c *clientTest) run(ctx context.Context) (*result.Result, error) {
 		res.Remote.Intervals = m.remote
 	}
 	if testErr == nil {
-		testErr = run.firstError()
+		testErr = run.FirstError()
 	}
 	if testErr != nil {
 		res.Error = testErr.Error()
@@ -380,7 +385,7 @@ func (c *clientTest) run(ctx context.Context) (*result.Result, error) {
 
 // wait runs the test until every local flow has finished: on time, on
 // the byte count, on cancellation, or on the server's word.
-func (c *clientTest) wait(ctx context.Context, run *runner, control *controlReader) error {
+func (c *clientTest) wait(ctx context.Context, run *flowrun.Runner, control *controlReader) error {
 	var timeUp <-chan time.Time
 	if c.spec.Duration > 0 {
 		timer := time.NewTimer(c.spec.Duration)
@@ -388,10 +393,10 @@ func (c *clientTest) wait(ctx context.Context, run *runner, control *controlRead
 		timeUp = timer.C
 	}
 	cancelled := ctx.Done()
-	done := run.done()
-	sendersDone := run.sendersDone()
+	done := run.Done()
+	sendersDone := run.SendersDone()
 	stop := func(reason string) {
-		run.stopSenders()
+		run.StopSenders()
 		_ = c.fw.send(proto.TypeStop, proto.Stop{Reason: reason})
 		timeUp, cancelled = nil, nil
 	}
@@ -399,7 +404,7 @@ func (c *clientTest) wait(ctx context.Context, run *runner, control *controlRead
 		select {
 		case <-done:
 			if sendersDone != nil { // done and sendersDone were ready at once
-				_ = c.fw.send(proto.TypeSenderDone, proto.SenderDone{Sent: run.sentCounts()})
+				_ = c.fw.send(proto.TypeSenderDone, proto.SenderDone{Sent: run.SentCounts()})
 			}
 			return nil
 		case <-timeUp:
@@ -407,17 +412,17 @@ func (c *clientTest) wait(ctx context.Context, run *runner, control *controlRead
 		case <-cancelled:
 			stop("interrupted")
 		case <-sendersDone:
-			_ = c.fw.send(proto.TypeSenderDone, proto.SenderDone{Sent: run.sentCounts()})
+			_ = c.fw.send(proto.TypeSenderDone, proto.SenderDone{Sent: run.SentCounts()})
 			sendersDone = nil
 		case sent := <-control.senderDone:
-			run.setPeerSent(sent)
-			run.drainReceivers(drainFor(c.spec, c.rtt))
+			run.SetPeerSent(sent)
+			run.DrainReceivers(drainFor(c.spec, c.rtt))
 		case msg := <-control.peerErr:
-			run.abort()
+			run.Abort()
 			<-done
 			return fmt.Errorf("server: %s", msg)
 		case err := <-control.lost:
-			run.abort()
+			run.Abort()
 			<-done
 			return fmt.Errorf("lost the control connection: %w", err)
 		}
@@ -426,7 +431,7 @@ func (c *clientTest) wait(ctx context.Context, run *runner, control *controlRead
 
 func (c *clientTest) close() {
 	for _, f := range c.flows {
-		_ = f.close()
+		_ = f.Close()
 	}
 	if c.conn != nil {
 		_ = c.conn.Close()

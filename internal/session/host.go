@@ -3,22 +3,14 @@ package session
 import (
 	"fmt"
 	"net"
-	"os"
 	"strconv"
-	"syscall"
 
 	"github.com/wireperf/wireperf/internal/hostmon"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/sockopt"
 	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/tcpflow"
-	"github.com/wireperf/wireperf/internal/version"
 )
-
-func localHost() result.Host {
-	name, _ := os.Hostname()
-	return result.Host{Hostname: name, System: hostmon.System().String(), Version: "wireperf " + version.String()}
-}
 
 func localLimits() *result.Limits {
 	// A network namespace hides some of these (net.core.rmem_max); what
@@ -57,23 +49,6 @@ func socketOptions(s spec.Spec, client bool) sockopt.Options {
 // setNagle matches iperf's meaning of -N: Go turns Nagle's algorithm off
 // on every TCP connection, so without -N we turn it back on.
 func setNagle(c *net.TCPConn, s spec.Spec) { _ = c.SetNoDelay(s.NoDelay) }
-
-// grantedSocket reads back what the kernel granted on a data socket.
-func grantedSocket(c syscall.Conn, s spec.Spec) result.Socket {
-	sock := result.Socket{SndBufRequested: s.Window, RcvBufRequested: s.Window}
-	raw, err := c.SyscallConn()
-	if err != nil {
-		return sock
-	}
-	if info, err := sockopt.Read(raw); err == nil {
-		sock.SndBufGranted = int64(info.SndBuf)
-		sock.RcvBufGranted = int64(info.RcvBuf)
-		sock.MSS = info.MSS
-		sock.MTU = info.MTU
-		sock.Congestion = info.Congestion
-	}
-	return sock
-}
 
 // hostPort renders an address as "host port N", iperf style.
 func hostPort(a net.Addr) (string, int) {

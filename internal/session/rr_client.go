@@ -8,6 +8,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/flowrun"
 	"github.com/wireperf/wireperf/internal/hostmon"
 	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/result"
@@ -265,7 +266,7 @@ func (c *rrClient) run(ctx context.Context) (*result.Result, error) {
 	c.res = &result.Result{
 		Spec: c.spec, Token: ct.accept.Token, StartedAt: time.Now(),
 		ServerAddr: ct.addr, ConnectHost: c.cfg.Host, ConnectPort: c.cfg.Port,
-		Local:  result.End{Role: result.RoleClient, Host: localHost(), Limits: localLimits()},
+		Local:  result.End{Role: result.RoleClient, Host: flowrun.LocalHost(), Limits: localLimits()},
 		Remote: result.End{Role: result.RoleServer, Host: ct.accept.Server, Limits: ct.accept.Limits},
 	}
 	if err := ct.fw.send(proto.TypeStart, proto.Start{}); err != nil {
@@ -295,7 +296,7 @@ func (c *rrClient) run(ctx context.Context) (*result.Result, error) {
 		}
 	}()
 	cpuStart, cpuErr := hostmon.ProcessCPU()
-	host := startHostCounters(c.spec)
+	host := flowrun.StartHostCounters(c.spec)
 	if c.cfg.Started != nil {
 		c.cfg.Started()
 	}
@@ -314,7 +315,7 @@ func (c *rrClient) run(ctx context.Context) (*result.Result, error) {
 		u, s, t := hostmon.Usage(cpuStart, cpu)
 		local.CPU = result.CPU{UserPercent: u, SystemPercent: s, TotalPercent: t}
 	}
-	local.HostCounters = host.finish()
+	local.HostCounters = host.Finish()
 	testErr := controlErr
 	if testErr == nil {
 		testErr = runErr

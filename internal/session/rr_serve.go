@@ -8,6 +8,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/flowrun"
 	"github.com/wireperf/wireperf/internal/hostmon"
 	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/result"
@@ -62,7 +63,7 @@ func serveRR(ctx context.Context, conn *net.TCPConn, cfg ServeConfig, log *slog.
 	res := &result.Result{Spec: s.spec, Token: adm.Token.String(), StartedAt: time.Now()}
 	res.Remote = result.End{Role: result.RoleClient, Host: req.Client}
 	if err := s.fw.send(proto.TypeTestAccept, proto.TestAccept{
-		Token: adm.Token.String(), Server: localHost(), Limits: localLimits(),
+		Token: adm.Token.String(), Server: flowrun.LocalHost(), Limits: localLimits(),
 	}); err != nil {
 		return nil, err
 	}
@@ -126,7 +127,7 @@ func (s *rrServer) dataPath(ready *proto.StreamsReady) error {
 		}
 		ready.Streams = append(ready.Streams, proto.ServerStream{
 			ID: 1, LocalAddr: conn.LocalAddr().String(), RemoteAddr: conn.RemoteAddr().String(),
-			Socket: grantedSocket(conn, s.spec),
+			Socket: flowrun.GrantedSocket(conn, s.spec),
 		})
 	case spec.RRTCP:
 		timer := time.NewTimer(s.hs)
@@ -148,7 +149,7 @@ func (s *rrServer) dataPath(ready *proto.StreamsReady) error {
 		}
 		ready.Streams = append(ready.Streams, proto.ServerStream{
 			ID: 1, LocalAddr: s.tcp.LocalAddr().String(), RemoteAddr: s.tcp.RemoteAddr().String(),
-			Socket: grantedSocket(s.tcp, s.spec),
+			Socket: flowrun.GrantedSocket(s.tcp, s.spec),
 		})
 	case spec.RRCRR:
 		// Connections come one per transaction once the test runs.
@@ -222,7 +223,7 @@ func (s *rrServer) run(ctl *rrControl) (result.End, error) {
 	req, resp := s.spec.RRLargest()
 	s.refl = rr.NewReflector(rr.ReflectorConfig{MaxRequest: req, MaxResponse: resp, BusyPoll: s.spec.RRBusyPoll})
 	cpuStart, cpuErr := hostmon.ProcessCPU()
-	host := startHostCounters(s.spec)
+	host := flowrun.StartHostCounters(s.spec)
 	stopCRR := make(chan struct{})
 	crrDone := make(chan struct{})
 	switch s.spec.RRMode {
@@ -278,13 +279,13 @@ wait:
 	if testErr == nil {
 		testErr = s.refl.Err()
 	}
-	end := result.End{Role: result.RoleServer, Host: localHost(), Limits: localLimits(), ConcurrentTests: s.adm.Concurrent()}
+	end := result.End{Role: result.RoleServer, Host: flowrun.LocalHost(), Limits: localLimits(), ConcurrentTests: s.adm.Concurrent()}
 	if cpu, err := hostmon.ProcessCPU(); err == nil && cpuErr == nil {
 		u, sy, t := hostmon.Usage(cpuStart, cpu)
 		end.CPU = result.CPU{UserPercent: u, SystemPercent: sy, TotalPercent: t}
 	}
 	end.RR = s.refl.Report(s.spec.RRMode)
-	end.HostCounters = host.finish()
+	end.HostCounters = host.Finish()
 	var c net.Conn
 	switch {
 	case s.udp != nil:

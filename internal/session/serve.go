@@ -10,6 +10,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/flowrun"
 	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/sockopt"
@@ -120,7 +121,7 @@ func Serve(ctx context.Context, conn *net.TCPConn, cfg ServeConfig) (*result.Res
 	}
 	res, err := t.run(req.Client)
 	for _, f := range t.flows {
-		_ = f.close()
+		_ = f.Close()
 	}
 	return res, err
 }
@@ -134,7 +135,7 @@ type serverTest struct {
 	spec  spec.Spec
 	adm   *Admission
 	hs    time.Duration
-	flows []flow
+	flows []flowrun.Flow
 	// controlRTT is the client's measure of the control round trip.
 	controlRTT time.Duration
 }
@@ -143,7 +144,7 @@ func (t *serverTest) run(client result.Host) (*result.Result, error) {
 	res := &result.Result{Spec: t.spec, Token: t.adm.Token.String(), StartedAt: time.Now()}
 	res.Remote = result.End{Role: result.RoleClient, Host: client}
 	if err := t.fw.send(proto.TypeTestAccept, proto.TestAccept{
-		Token: t.adm.Token.String(), Server: localHost(), Limits: localLimits(),
+		Token: t.adm.Token.String(), Server: flowrun.LocalHost(), Limits: localLimits(),
 	}); err != nil {
 		return nil, err
 	}
@@ -164,17 +165,17 @@ func (t *serverTest) run(client result.Host) (*result.Result, error) {
 	_ = t.conn.SetKeepAlivePeriod(5 * time.Second)
 	t.log.Info("test started", "streams", t.spec.Streams, "reverse", t.spec.Reverse, "bidir", t.spec.Bidir, "duration", t.spec.Duration)
 
-	run := newRunner(t.spec, t.flows, sockets, func(iv result.Interval) {
+	run := flowrun.New(t.spec, t.flows, sockets, func(iv result.Interval) {
 		_ = t.fw.send(proto.TypeInterval, iv)
 	})
 	control := readControl(t.conn)
-	run.start()
+	run.Start()
 	testErr := t.wait(run, control)
-	end := run.finish(result.RoleServer)
+	end := run.Finish(result.RoleServer)
 	end.Limits = localLimits()
 	end.ConcurrentTests = t.adm.Concurrent()
 	if testErr == nil {
-		testErr = run.firstError()
+		testErr = run.FirstError()
 	}
 	if testErr != nil {
 		end.Error = testErr.Error()
@@ -245,10 +246,10 @@ func (t *serverTest) collectTCP(ready *proto.StreamsReady) error {
 				_ = dc.Conn.Close()
 				return fmt.Errorf("server: %w", err)
 			}
-			t.flows = append(t.flows, newTCPFlow(st, t.spec.Length))
+			t.flows = append(t.flows, flowrun.NewTCPFlow(st, t.spec.Length))
 			ready.Streams = append(ready.Streams, proto.ServerStream{
 				ID: id, LocalAddr: dc.Conn.LocalAddr().String(), RemoteAddr: dc.Conn.RemoteAddr().String(),
-				Socket: grantedSocket(dc.Conn, t.spec),
+				Socket: flowrun.GrantedSocket(dc.Conn, t.spec),
 			})
 		case <-timer.C:
 			return fmt.Errorf("only %d of %d data connections arrived within %v", len(t.flows), want, t.hs)
@@ -294,7 +295,7 @@ func (t *serverTest) collectUDP(ready *proto.StreamsReady) error {
 			}
 			continue
 		}
-		f, err := newUDPFlow(g.conn, t.spec, [16]byte(t.adm.Token), g.id, !t.spec.ClientSendsOn(g.id))
+		f, err := flowrun.NewUDPFlow(g.conn, t.spec, [16]byte(t.adm.Token), g.id, !t.spec.ClientSendsOn(g.id))
 		if err != nil {
 			_ = g.conn.Close()
 			firstErr = cmp.Or(firstErr, err)
@@ -303,7 +304,7 @@ func (t *serverTest) collectUDP(ready *proto.StreamsReady) error {
 		t.flows = append(t.flows, f)
 		ready.Streams = append(ready.Streams, proto.ServerStream{
 			ID: g.id, LocalAddr: g.conn.LocalAddr().String(), RemoteAddr: g.conn.RemoteAddr().String(),
-			Socket: udpSocket(g.conn, t.spec, f.sender()),
+			Socket: flowrun.UDPSocket(g.conn, t.spec, f.Sender()),
 		})
 	}
 	return firstErr
@@ -312,43 +313,43 @@ func (t *serverTest) collectUDP(ready *proto.StreamsReady) error {
 // wait runs the test until every flow has finished: the client's Stop
 // ends the server's senders, the client's SenderDone lets the server's
 // receivers drain, and a lost client or a shutdown aborts the test.
-func (t *serverTest) wait(run *runner, control *controlReader) error {
+func (t *serverTest) wait(run *flowrun.Runner, control *controlReader) error {
 	var limit <-chan time.Time
 	if d := t.limit(); d > 0 {
 		timer := time.NewTimer(d)
 		defer timer.Stop()
 		limit = timer.C
 	}
-	done := run.done()
-	sendersDone := run.sendersDone()
+	done := run.Done()
+	sendersDone := run.SendersDone()
 	for {
 		select {
 		case <-done:
 			if sendersDone != nil { // done and sendersDone were ready at once
-				_ = t.fw.send(proto.TypeSenderDone, proto.SenderDone{Sent: run.sentCounts()})
+				_ = t.fw.send(proto.TypeSenderDone, proto.SenderDone{Sent: run.SentCounts()})
 			}
 			return nil
 		case <-control.stop:
-			run.stopSenders()
+			run.StopSenders()
 			control.stop = nil
 		case <-sendersDone:
-			_ = t.fw.send(proto.TypeSenderDone, proto.SenderDone{Sent: run.sentCounts()})
+			_ = t.fw.send(proto.TypeSenderDone, proto.SenderDone{Sent: run.SentCounts()})
 			sendersDone = nil
 		case sent := <-control.senderDone:
-			run.setPeerSent(sent)
-			run.drainReceivers(drainFor(t.spec, t.controlRTT))
+			run.SetPeerSent(sent)
+			run.DrainReceivers(drainFor(t.spec, t.controlRTT))
 		case <-limit:
 			t.log.Warn("test exceeded its time; stopping it")
-			run.stopSenders()
-			run.drainReceivers(2 * time.Second)
+			run.StopSenders()
+			run.DrainReceivers(2 * time.Second)
 			limit = nil
 		case err := <-control.lost:
-			run.abort()
+			run.Abort()
 			<-done
 			return fmt.Errorf("client went away: %w", err)
 		case <-t.ctx.Done():
 			_ = t.fw.send(proto.TypeError, proto.Error{Message: "server shutting down: test aborted"})
-			run.abort()
+			run.Abort()
 			<-done
 			return errors.New("aborted: server shutting down")
 		}

@@ -1,7 +1,8 @@
-// Package session runs the test lifecycle on both ends: parameter
-// exchange, synchronised start, interval reports, stop, and the exchange
-// of each end's final report.
-package session
+// Package flowrun drives one end's data streams of a test, for both
+// wireperf's own protocol (internal/session) and iperf3's
+// (internal/iperf3): it starts them, cuts intervals, keeps the omitted
+// start out of the totals and builds the end's final view.
+package flowrun
 
 import (
 	"sync"
@@ -13,11 +14,18 @@ import (
 	"github.com/wireperf/wireperf/internal/tcpflow"
 )
 
-// runner drives one end's streams: it starts them, cuts intervals, keeps
+// Runner drives one end's streams: it starts them, cuts intervals, keeps
 // the omitted start out of the totals and builds the end's final view.
-type runner struct {
+type Runner struct {
+	// Iperf3Accounting keeps iperf3's accounting (internal/iperf3):
+	// intervals span their scheduled boundaries rather than when they
+	// really closed, a test that ends inside the omitted start counts
+	// nothing, and the host's UDP, CPU and interrupt counters are not
+	// read. Set it before Start.
+	Iperf3Accounting bool
+
 	spec       spec.Spec
-	flows      []flow
+	flows      []Flow
 	sockets    map[int]result.Socket
 	onInterval func(result.Interval) // called from the interval goroutine
 
@@ -29,7 +37,7 @@ type runner struct {
 	udpStart *hostmon.UDPCounters
 	// host is the CPU and interrupt counters at the start, when the spec
 	// asks for them (hostcounters.go).
-	host *hostCounterStart
+	host *HostCounterStart
 
 	mu        sync.Mutex
 	intervals []result.Interval
@@ -42,8 +50,12 @@ type runner struct {
 	tickDone  chan struct{}
 }
 
-func newRunner(s spec.Spec, flows []flow, sockets map[int]result.Socket, onInterval func(result.Interval)) *runner {
-	return &runner{
+// New is a runner for one end's flows; sockets are what each stream's
+// socket asked for and was granted, by stream id, and onInterval sees
+// every interval as it closes (called from the interval goroutine; nil
+// for none).
+func New(s spec.Spec, flows []Flow, sockets map[int]result.Socket, onInterval func(result.Interval)) *Runner {
+	return &Runner{
 		spec:       s,
 		flows:      flows,
 		sockets:    sockets,
@@ -54,21 +66,23 @@ func newRunner(s spec.Spec, flows []flow, sockets map[int]result.Socket, onInter
 	}
 }
 
-// start begins moving data now. Senders of one direction share a budget
+// Start begins moving data now. Senders of one direction share a budget
 // so that -n counts bytes across streams, as iperf does.
-func (r *runner) start() {
+func (r *Runner) Start() {
 	r.epoch = time.Now()
 	r.cpuStart, r.cpuErr = hostmon.ProcessCPU()
-	if r.spec.Protocol == spec.UDP {
-		if c, err := hostmon.ReadUDP(); err == nil {
-			r.udpStart = &c
+	if !r.Iperf3Accounting { // iperf3's runner never read these
+		if r.spec.Protocol == spec.UDP {
+			if c, err := hostmon.ReadUDP(); err == nil {
+				r.udpStart = &c
+			}
 		}
+		r.host = StartHostCounters(r.spec) // hostcounters.go
 	}
-	r.host = startHostCounters(r.spec) // hostcounters.go
 	r.enableArrivals()
 	budget := tcpflow.NewBudget(r.spec.Bytes)
 	for _, f := range r.flows {
-		f.start(r.epoch, budget)
+		f.Start(r.epoch, budget)
 	}
 	if r.spec.Omit == 0 {
 		r.omitSnap = map[int]int64{}
@@ -78,7 +92,7 @@ func (r *runner) start() {
 
 // boundaries: every Interval from the start, with one forced cut at the
 // end of the omitted start so that no interval straddles it.
-func (r *runner) nextCut(after time.Duration) time.Duration {
+func (r *Runner) nextCut(after time.Duration) time.Duration {
 	iv := r.spec.Interval
 	omit := r.spec.Omit
 	if after < omit {
@@ -96,7 +110,7 @@ func (r *runner) nextCut(after time.Duration) time.Duration {
 	return omit + ((after-omit)/iv+1)*iv
 }
 
-func (r *runner) tick() {
+func (r *Runner) tick() {
 	defer close(r.tickDone)
 	for {
 		next := r.nextCut(r.lastCut)
@@ -110,7 +124,11 @@ func (r *runner) tick() {
 			timer.Stop()
 			return
 		case <-timer.C:
-			r.cut(next, time.Since(r.epoch), true)
+			actual := time.Since(r.epoch)
+			if r.Iperf3Accounting {
+				actual = next
+			}
+			r.cut(next, actual, true)
 		}
 	}
 }
@@ -119,7 +137,7 @@ func (r *runner) tick() {
 // at `actual` (a loaded machine wakes the timer late), and the report
 // shows the real span so that bytes and time agree. emit is false for the
 // tail cut of a test without interval reports.
-func (r *runner) cut(at, actual time.Duration, emit bool) {
+func (r *Runner) cut(at, actual time.Duration, emit bool) {
 	r.mu.Lock()
 	omitted := at <= r.spec.Omit && r.spec.Omit > 0
 	iv := result.Interval{
@@ -130,17 +148,17 @@ func (r *runner) cut(at, actual time.Duration, emit bool) {
 	}
 	now := map[int]int64{}
 	for _, f := range r.flows {
-		b := f.bytes()
-		si := result.StreamInterval{ID: f.id(), Sender: f.sender(), Bytes: b - r.prev[f.id()]}
-		f.sample(&si, !omitted)
-		now[f.id()] = b
+		b := f.Bytes()
+		si := result.StreamInterval{ID: f.ID(), Sender: f.Sender(), Bytes: b - r.prev[f.ID()]}
+		f.Sample(&si, !omitted)
+		now[f.ID()] = b
 		iv.Streams = append(iv.Streams, si)
 	}
 	r.prev = now
 	if r.spec.Omit > 0 && at == r.spec.Omit {
 		r.omitSnap = now
 		for _, f := range r.flows {
-			f.markOmitEnd()
+			f.MarkOmitEnd()
 		}
 	}
 	r.lastCut = at
@@ -158,77 +176,82 @@ func (r *runner) cut(at, actual time.Duration, emit bool) {
 	}
 }
 
-// stopSenders ends the local senders now.
-func (r *runner) stopSenders() {
+// StopSenders ends the local senders now.
+func (r *Runner) StopSenders() {
 	for _, f := range r.flows {
-		if f.sender() {
-			f.stop(time.Now())
+		if f.Sender() {
+			f.Stop(time.Now())
 		}
 	}
 }
 
-// drainReceivers gives the local receivers until drain from now to read
+// DrainReceivers gives the local receivers until drain from now to read
 // what is still in flight: the peer's senders have stopped.
-func (r *runner) drainReceivers(drain time.Duration) {
+func (r *Runner) DrainReceivers(drain time.Duration) {
 	deadline := time.Now().Add(drain)
 	for _, f := range r.flows {
-		if !f.sender() {
-			f.stop(deadline)
+		if !f.Sender() {
+			f.Stop(deadline)
 		}
 	}
 }
 
-// abort ends every flow at once.
-func (r *runner) abort() {
+// Abort ends every flow at once.
+func (r *Runner) Abort() {
 	for _, f := range r.flows {
-		f.abort()
+		f.Abort()
 	}
 }
 
-// sendersDone is closed when every sending flow has finished.
-func (r *runner) sendersDone() <-chan struct{} {
-	return flowsDone(r.flows, func(f flow) bool { return f.sender() })
+// SendersDone is closed when every sending flow has finished.
+func (r *Runner) SendersDone() <-chan struct{} {
+	return flowsDone(r.flows, func(f Flow) bool { return f.Sender() })
 }
 
-// done is closed when every flow has finished.
-func (r *runner) done() <-chan struct{} {
-	return flowsDone(r.flows, func(flow) bool { return true })
+// ReceiversDone is closed when every receiving flow has finished.
+func (r *Runner) ReceiversDone() <-chan struct{} {
+	return flowsDone(r.flows, func(f Flow) bool { return !f.Sender() })
 }
 
-// sentCounts is what the local senders sent, by stream: datagrams for UDP,
+// Done is closed when every flow has finished.
+func (r *Runner) Done() <-chan struct{} {
+	return flowsDone(r.flows, func(Flow) bool { return true })
+}
+
+// SentCounts is what the local senders sent, by stream: datagrams for UDP,
 // bytes for TCP.
-func (r *runner) sentCounts() map[int]int64 {
+func (r *Runner) SentCounts() map[int]int64 {
 	out := map[int]int64{}
 	for _, f := range r.flows {
-		if uf, ok := f.(*udpFlow); ok && f.sender() {
-			out[f.id()] = uf.snd.Sent()
-		} else if f.sender() {
-			out[f.id()] = f.bytes()
+		if uf, ok := f.(*UDPFlow); ok && f.Sender() {
+			out[f.ID()] = uf.snd.Sent()
+		} else if f.Sender() {
+			out[f.ID()] = f.Bytes()
 		}
 	}
 	return out
 }
 
-// setPeerSent tells UDP receivers how many datagrams their peer sent, so
+// SetPeerSent tells UDP receivers how many datagrams their peer sent, so
 // that loss at the tail is counted.
-func (r *runner) setPeerSent(sent map[int]int64) {
+func (r *Runner) SetPeerSent(sent map[int]int64) {
 	for _, f := range r.flows {
-		if uf, ok := f.(*udpFlow); ok && !f.sender() {
-			if n, ok := sent[f.id()]; ok {
+		if uf, ok := f.(*UDPFlow); ok && !f.Sender() {
+			if n, ok := sent[f.ID()]; ok {
 				uf.peerSent = n
 			}
 		}
 	}
 }
 
-// finish stops the interval clock, reports the last partial interval and
+// Finish stops the interval clock, reports the last partial interval and
 // returns the end's view. Call it once every stream is done.
-func (r *runner) finish(role string) result.End {
+func (r *Runner) Finish(role string) result.End {
 	close(r.stopTick)
 	<-r.tickDone
 	var tail time.Duration
 	for _, f := range r.flows {
-		tail = max(tail, f.lastByte())
+		tail = max(tail, f.LastByte())
 	}
 	if tail < r.lastCut {
 		tail = r.lastCut
@@ -238,7 +261,7 @@ func (r *runner) finish(role string) result.End {
 	if tail > r.lastCut {
 		r.cut(tail, tail, r.tailWorthReporting(tail))
 	}
-	end := result.End{Role: role, Host: localHost()}
+	end := result.End{Role: role, Host: LocalHost()}
 	if cpu, err := hostmon.ProcessCPU(); err == nil && r.cpuErr == nil {
 		u, s, t := hostmon.Usage(r.cpuStart, cpu)
 		end.CPU = result.CPU{UserPercent: u, SystemPercent: s, TotalPercent: t}
@@ -256,44 +279,50 @@ func (r *runner) finish(role string) result.End {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	end.Intervals = r.intervals
+	if r.omitSnap == nil && r.Iperf3Accounting { // the test ended inside the omitted start
+		r.omitSnap = r.prev
+		for _, f := range r.flows {
+			f.MarkOmitEnd()
+		}
+	}
 	for _, f := range r.flows {
-		local, remote := f.addrs()
+		local, remote := f.Addrs()
 		rs := result.Stream{
-			ID:         f.id(),
-			Sender:     f.sender(),
+			ID:         f.ID(),
+			Sender:     f.Sender(),
 			LocalAddr:  local,
 			RemoteAddr: remote,
-			Socket:     r.sockets[f.id()],
+			Socket:     r.sockets[f.ID()],
 			Start:      r.spec.Omit.Seconds(),
-			End:        max(f.lastByte(), r.spec.Omit).Seconds(),
-			Bytes:      f.bytes() - r.omitSnap[f.id()],
+			End:        max(f.LastByte(), r.spec.Omit).Seconds(),
+			Bytes:      f.Bytes() - r.omitSnap[f.ID()],
 		}
-		f.total(&rs)
+		f.Total(&rs)
 		end.Streams = append(end.Streams, rs)
 	}
-	end.HostCounters = r.host.finish() // hostcounters.go
+	end.HostCounters = r.host.Finish() // hostcounters.go
 	end.UDPArrivals = r.udpArrivals()
 	return end
 }
 
 // tailWorthReporting drops a sliver of an interval at the very end (under
 // 5% of the interval) unless it carried data.
-func (r *runner) tailWorthReporting(tail time.Duration) bool {
+func (r *Runner) tailWorthReporting(tail time.Duration) bool {
 	if r.spec.Interval == 0 {
 		return false
 	}
 	for _, f := range r.flows {
-		if f.bytes() != r.prev[f.id()] {
+		if f.Bytes() != r.prev[f.ID()] {
 			return true
 		}
 	}
 	return tail-r.lastCut >= r.spec.Interval/20
 }
 
-// firstError is the first data-plane error of any stream.
-func (r *runner) firstError() error {
+// FirstError is the first data-plane error of any stream.
+func (r *Runner) FirstError() error {
 	for _, f := range r.flows {
-		if err := f.err(); err != nil {
+		if err := f.Err(); err != nil {
 			return err
 		}
 	}

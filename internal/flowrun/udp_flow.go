@@ -1,4 +1,4 @@
-package session
+package flowrun
 
 import (
 	"net"
@@ -12,8 +12,8 @@ import (
 	"github.com/wireperf/wireperf/internal/udpflow"
 )
 
-// udpFlow is a UDP stream: a sender or a receiver on its own socket.
-type udpFlow struct {
+// UDPFlow is a UDP stream: a sender or a receiver on its own socket.
+type UDPFlow struct {
 	idv  int
 	conn *net.UDPConn
 	snd  *udpflow.Sender
@@ -26,11 +26,14 @@ type udpFlow struct {
 	peerSent int64
 }
 
-func (f *udpFlow) id() int      { return f.idv }
-func (f *udpFlow) sender() bool { return f.snd != nil }
-func (f *udpFlow) close() error { return f.conn.Close() }
+func (f *UDPFlow) ID() int      { return f.idv }
+func (f *UDPFlow) Sender() bool { return f.snd != nil }
+func (f *UDPFlow) Close() error { return f.conn.Close() }
 
-func (f *udpFlow) start(epoch time.Time, budget *tcpflow.Budget) {
+// Conn is the stream's socket.
+func (f *UDPFlow) Conn() *net.UDPConn { return f.conn }
+
+func (f *UDPFlow) Start(epoch time.Time, budget *tcpflow.Budget) {
 	if f.snd != nil {
 		f.snd.Start(epoch, budget)
 	} else {
@@ -38,7 +41,7 @@ func (f *udpFlow) start(epoch time.Time, budget *tcpflow.Budget) {
 	}
 }
 
-func (f *udpFlow) stop(deadline time.Time) {
+func (f *UDPFlow) Stop(deadline time.Time) {
 	if f.snd != nil {
 		f.snd.Stop()
 	} else {
@@ -46,7 +49,7 @@ func (f *udpFlow) stop(deadline time.Time) {
 	}
 }
 
-func (f *udpFlow) abort() {
+func (f *UDPFlow) Abort() {
 	if f.snd != nil {
 		f.snd.Stop()
 	} else {
@@ -54,39 +57,39 @@ func (f *udpFlow) abort() {
 	}
 }
 
-func (f *udpFlow) done() <-chan struct{} {
+func (f *UDPFlow) Done() <-chan struct{} {
 	if f.snd != nil {
 		return f.snd.Done()
 	}
 	return f.rcv.Done()
 }
 
-func (f *udpFlow) bytes() int64 {
+func (f *UDPFlow) Bytes() int64 {
 	if f.snd != nil {
 		return f.snd.Bytes()
 	}
 	return f.rcv.Bytes()
 }
 
-func (f *udpFlow) lastByte() time.Duration {
+func (f *UDPFlow) LastByte() time.Duration {
 	if f.snd != nil {
 		return f.snd.LastByte()
 	}
 	return f.rcv.LastByte()
 }
 
-func (f *udpFlow) err() error {
+func (f *UDPFlow) Err() error {
 	if f.snd != nil {
 		return f.snd.Err()
 	}
 	return f.rcv.Err()
 }
 
-func (f *udpFlow) addrs() (string, string) {
+func (f *UDPFlow) Addrs() (string, string) {
 	return f.conn.LocalAddr().String(), f.conn.RemoteAddr().String()
 }
 
-func (f *udpFlow) sample(si *result.StreamInterval, _ bool) {
+func (f *UDPFlow) Sample(si *result.StreamInterval, _ bool) {
 	if f.snd != nil {
 		sent, errs := f.snd.Sent(), f.snd.SendErrors()
 		si.UDP = &result.UDP{Sent: sent - f.prevSent, SendErrors: errs - f.prevErrors}
@@ -97,12 +100,12 @@ func (f *udpFlow) sample(si *result.StreamInterval, _ bool) {
 	si.UDP = &u
 }
 
-func (f *udpFlow) markOmitEnd() { f.omitSent, f.omitErrors = f.prevSent, f.prevErrors }
+func (f *UDPFlow) MarkOmitEnd() { f.omitSent, f.omitErrors = f.prevSent, f.prevErrors }
 
 // total: a sender's counts exclude the omitted start. A receiver's cover
 // the whole stream, since loss and order are judged by sequence numbers
 // across the omit boundary.
-func (f *udpFlow) total(rs *result.Stream) {
+func (f *UDPFlow) Total(rs *result.Stream) {
 	if f.snd != nil {
 		rs.UDP = &result.UDP{
 			Sent:        f.snd.Sent() - f.omitSent,
@@ -116,9 +119,9 @@ func (f *udpFlow) total(rs *result.Stream) {
 	rs.UDP = &u
 }
 
-// newUDPFlow sets up one UDP stream on a connected socket: the spec's
+// NewUDPFlow sets up one UDP stream on a connected socket: the spec's
 // buffers and TOS, then a sender or a receiver.
-func newUDPFlow(conn *net.UDPConn, s spec.Spec, token [16]byte, id int, send bool) (*udpFlow, error) {
+func NewUDPFlow(conn *net.UDPConn, s spec.Spec, token [16]byte, id int, send bool) (*UDPFlow, error) {
 	if raw, err := conn.SyscallConn(); err == nil {
 		o := sockopt.Options{SndBuf: int(s.Window), RcvBuf: int(s.Window), TOS: s.TOS}
 		if s.Window == 0 && !send {
@@ -130,7 +133,7 @@ func newUDPFlow(conn *net.UDPConn, s spec.Spec, token [16]byte, id int, send boo
 			return nil, err
 		}
 	}
-	f := &udpFlow{idv: id, conn: conn, peerSent: -1}
+	f := &UDPFlow{idv: id, conn: conn, peerSent: -1}
 	var err error
 	if send {
 		f.snd, err = udpflow.NewSender(conn, udpflow.SenderConfig{
@@ -147,9 +150,9 @@ func newUDPFlow(conn *net.UDPConn, s spec.Spec, token [16]byte, id int, send boo
 	return f, nil
 }
 
-// udpSocket is what a UDP stream's socket asked for and was granted.
-func udpSocket(conn *net.UDPConn, s spec.Spec, send bool) result.Socket {
-	sock := grantedSocket(conn, s)
+// UDPSocket is what a UDP stream's socket asked for and was granted.
+func UDPSocket(conn *net.UDPConn, s spec.Spec, send bool) result.Socket {
+	sock := GrantedSocket(conn, s)
 	if s.Window == 0 && !send {
 		sock.RcvBufRequested = udpReceiveBuffer
 	}

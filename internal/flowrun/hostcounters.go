@@ -1,4 +1,4 @@
-package session
+package flowrun
 
 import (
 	"errors"
@@ -13,22 +13,22 @@ import (
 // busiestIRQLines is how many interrupt lines an end reports.
 const busiestIRQLines = 8
 
-// hostCounterStart is a host's CPU and interrupt counters when a test
+// HostCounterStart is a host's CPU and interrupt counters when a test
 // began, taken when the spec asks for them (spec.HostCounters).
-type hostCounterStart struct {
+type HostCounterStart struct {
 	at   time.Time
 	cpus []hostmon.CPUStat
 	irqs []hostmon.IRQLine
 	errs []string
 }
 
-// startHostCounters samples the counters now; nil unless s asks for
+// StartHostCounters samples the counters now; nil unless s asks for
 // them.
-func startHostCounters(s spec.Spec) *hostCounterStart {
+func StartHostCounters(s spec.Spec) *HostCounterStart {
 	if !s.HostCounters {
 		return nil
 	}
-	h := &hostCounterStart{at: time.Now()}
+	h := &HostCounterStart{at: time.Now()}
 	var err error
 	if h.cpus, err = hostmon.ReadCPUStat(); err != nil {
 		h.errs = append(h.errs, unavailable(err))
@@ -39,8 +39,8 @@ func startHostCounters(s spec.Spec) *hostCounterStart {
 	return h
 }
 
-// finish reports the change since the start; nil for a nil start.
-func (h *hostCounterStart) finish() *result.HostCounters {
+// Finish reports the change since the start; nil for a nil start.
+func (h *HostCounterStart) Finish() *result.HostCounters {
 	if h == nil {
 		return nil
 	}
@@ -79,12 +79,12 @@ func unavailable(err error) string {
 
 // enableArrivals has the UDP receivers keep arrival histograms when the
 // spec asks for them (spec.UDPHistograms). Call before the flows start.
-func (r *runner) enableArrivals() {
+func (r *Runner) enableArrivals() {
 	if !r.spec.UDPHistograms {
 		return
 	}
 	for _, f := range r.flows {
-		if uf, ok := f.(*udpFlow); ok && uf.rcv != nil {
+		if uf, ok := f.(*UDPFlow); ok && uf.rcv != nil {
 			uf.rcv.EnableArrivals()
 		}
 	}
@@ -92,15 +92,15 @@ func (r *runner) enableArrivals() {
 
 // udpArrivals are the receivers' arrival histograms, once their totals
 // are in.
-func (r *runner) udpArrivals() []result.UDPArrivals {
+func (r *Runner) udpArrivals() []result.UDPArrivals {
 	if !r.spec.UDPHistograms {
 		return nil
 	}
 	var out []result.UDPArrivals
 	for _, f := range r.flows {
-		if uf, ok := f.(*udpFlow); ok && uf.rcv != nil {
+		if uf, ok := f.(*UDPFlow); ok && uf.rcv != nil {
 			if a, ok := uf.rcv.Arrivals(); ok {
-				a.StreamID = f.id()
+				a.StreamID = f.ID()
 				out = append(out, a)
 			}
 		}

@@ -1,4 +1,4 @@
-package session
+package flowrun
 
 import (
 	"encoding/json"

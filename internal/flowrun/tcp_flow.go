@@ -1,4 +1,4 @@
-package session
+package flowrun
 
 import (
 	"errors"
@@ -13,10 +13,10 @@ import (
 	"github.com/wireperf/wireperf/internal/tcpinfo"
 )
 
-// tcpFlow is a TCP stream with its sender-side TCP_INFO record: the
+// TCPFlow is a TCP stream with its sender-side TCP_INFO record: the
 // figures sampled at each interval cut, and a timeline sampled at the
 // TCP_INFO period (SetTCPInfoPeriod) by a tcpinfo.Sampler.
-type tcpFlow struct {
+type TCPFlow struct {
 	s           *tcpflow.Stream
 	length      int
 	prevRetrans uint32
@@ -38,21 +38,41 @@ type tcpFlow struct {
 	sampler *tcpinfo.Sampler
 	group   *timelineGroup
 	tl      timelineFigures
+
+	// basic keeps to iperf3's figures (NewBasicTCPFlow); finalInfo says
+	// whether the final TCP_INFO read succeeded.
+	basic     bool
+	finalInfo bool
 }
 
-func newTCPFlow(s *tcpflow.Stream, length int) *tcpFlow {
-	return &tcpFlow{s: s, length: length, minRTT: ^uint32(0)}
+// NewTCPFlow is a TCP stream with the full sender record: interval
+// figures, a TCP_INFO timeline, and totals read once the send queue has
+// drained.
+func NewTCPFlow(s *tcpflow.Stream, length int) *TCPFlow {
+	return &TCPFlow{s: s, length: length, minRTT: ^uint32(0)}
 }
 
-func (f *tcpFlow) id() int                 { return f.s.ID }
-func (f *tcpFlow) sender() bool            { return f.s.Sender }
-func (f *tcpFlow) stop(deadline time.Time) { f.s.Stop(deadline) }
-func (f *tcpFlow) abort()                  { f.s.Abort() }
-func (f *tcpFlow) done() <-chan struct{}   { return f.s.Done() }
-func (f *tcpFlow) bytes() int64            { return f.s.Bytes() }
-func (f *tcpFlow) lastByte() time.Duration { return f.s.LastByte() }
-func (f *tcpFlow) err() error              { return f.s.Err() }
-func (f *tcpFlow) close() error {
+// NewBasicTCPFlow is a TCP stream with iperf3's figures only: interval
+// figures and retransmits, the last TCP_INFO read at the end without
+// waiting for the send queue to drain, no timeline and no TCPStats.
+func NewBasicTCPFlow(s *tcpflow.Stream, length int) *TCPFlow {
+	f := NewTCPFlow(s, length)
+	f.basic = true
+	return f
+}
+
+// FinalInfo reports whether Total read the sender's final TCP_INFO.
+func (f *TCPFlow) FinalInfo() bool { return f.finalInfo }
+
+func (f *TCPFlow) ID() int                 { return f.s.ID }
+func (f *TCPFlow) Sender() bool            { return f.s.Sender }
+func (f *TCPFlow) Stop(deadline time.Time) { f.s.Stop(deadline) }
+func (f *TCPFlow) Abort()                  { f.s.Abort() }
+func (f *TCPFlow) Done() <-chan struct{}   { return f.s.Done() }
+func (f *TCPFlow) Bytes() int64            { return f.s.Bytes() }
+func (f *TCPFlow) LastByte() time.Duration { return f.s.LastByte() }
+func (f *TCPFlow) Err() error              { return f.s.Err() }
+func (f *TCPFlow) Close() error {
 	if f.sampler != nil { // a flow closed without its total
 		f.sampler.Stop()
 		f.group.leave()
@@ -61,8 +81,8 @@ func (f *tcpFlow) close() error {
 	return f.s.Conn.Close()
 }
 
-func (f *tcpFlow) start(epoch time.Time, budget *tcpflow.Budget) {
-	if period := TCPInfoPeriod(); f.s.Sender && period > 0 {
+func (f *TCPFlow) Start(epoch time.Time, budget *tcpflow.Budget) {
+	if period := TCPInfoPeriod(); f.s.Sender && period > 0 && !f.basic {
 		if rc, err := f.s.Conn.SyscallConn(); err == nil {
 			f.sampler = tcpinfo.NewSampler(rc, tcpinfo.SamplerConfig{
 				Period: period, Epoch: epoch, Until: f.s.Done(), OnSample: f.tl.add,
@@ -74,11 +94,11 @@ func (f *tcpFlow) start(epoch time.Time, budget *tcpflow.Budget) {
 	f.s.Start(epoch, make([]byte, f.length), budget)
 }
 
-func (f *tcpFlow) addrs() (string, string) {
+func (f *TCPFlow) Addrs() (string, string) {
 	return f.s.Conn.LocalAddr().String(), f.s.Conn.RemoteAddr().String()
 }
 
-func (f *tcpFlow) sample(si *result.StreamInterval, counted bool) {
+func (f *TCPFlow) Sample(si *result.StreamInterval, counted bool) {
 	if !f.s.Sender {
 		return
 	}
@@ -100,13 +120,13 @@ func (f *tcpFlow) sample(si *result.StreamInterval, counted bool) {
 	}
 }
 
-func (f *tcpFlow) markOmitEnd() {
+func (f *TCPFlow) MarkOmitEnd() {
 	f.omitRetrans = f.prevRetrans
 	f.omitInfo = f.lastCut
 	f.tl.markOmitEnd()
 }
 
-func (f *tcpFlow) accumulate(info *tcpinfo.Info) {
+func (f *TCPFlow) accumulate(info *tcpinfo.Info) {
 	f.last = info
 	f.maxCwnd = max(f.maxCwnd, info.CwndBytes())
 	f.maxSndWnd = max(f.maxSndWnd, uint64(info.SndWnd))
@@ -118,10 +138,19 @@ func (f *tcpFlow) accumulate(info *tcpinfo.Info) {
 	}
 }
 
-func (f *tcpFlow) total(rs *result.Stream) {
+func (f *TCPFlow) Total(rs *result.Stream) {
 	rs.Calls = f.s.Calls()
 	if !f.s.Sender {
 		rs.ReadLengths = f.s.ReadLengths()
+		return
+	}
+	if f.basic {
+		if info, err := tcpinfo.FromConn(f.s.Conn); err == nil {
+			f.finalInfo = true
+			f.accumulate(info)
+			rs.Retransmits = int64(info.TotalRetrans) - int64(f.omitRetrans)
+		}
+		f.totalRecord(rs)
 		return
 	}
 	var tl tcpinfo.Timeline
@@ -130,16 +159,12 @@ func (f *tcpFlow) total(rs *result.Stream) {
 	}
 	info, err := f.drainedInfo()
 	if err == nil {
+		f.finalInfo = true
 		f.accumulate(info)
 		rs.Retransmits = int64(info.TotalRetrans) - int64(f.omitRetrans)
 		rs.TCPStats = f.stats(info)
 	}
-	rs.TCPInfo = f.last
-	rs.MaxCwnd, rs.MaxSndWnd = f.maxCwnd, f.maxSndWnd
-	if f.rttSamples > 0 {
-		rs.MinRTTus, rs.MaxRTTus = f.minRTT, f.maxRTT
-		rs.MeanRTTus = uint32(f.sumRTT / f.rttSamples)
-	}
+	f.totalRecord(rs)
 	switch {
 	case errors.Is(err, tcpinfo.ErrUnsupported):
 		rs.TCPTimeline = &result.TCPTimeline{Samples: []result.TCPSample{}, Unavailable: tcpinfo.Unavailable()}
@@ -150,13 +175,23 @@ func (f *tcpFlow) total(rs *result.Stream) {
 	f.sampler, f.group = nil, nil
 }
 
+// totalRecord adds the figures accumulated over the counted span.
+func (f *TCPFlow) totalRecord(rs *result.Stream) {
+	rs.TCPInfo = f.last
+	rs.MaxCwnd, rs.MaxSndWnd = f.maxCwnd, f.maxSndWnd
+	if f.rttSamples > 0 {
+		rs.MinRTTus, rs.MaxRTTus = f.minRTT, f.maxRTT
+		rs.MeanRTTus = uint32(f.sumRTT / f.rttSamples)
+	}
+}
+
 // drainedInfo reads TCP_INFO once everything the sender wrote has left
 // the socket and been acknowledged, so that the counters (bytes sent and
 // retransmitted) cover the whole transfer: when the sender stops, its
 // socket buffer may still hold a good part of what it wrote. It waits at
 // most about the time the backlog needs, and not at all for a stream
 // that failed.
-func (f *tcpFlow) drainedInfo() (*tcpinfo.Info, error) {
+func (f *TCPFlow) drainedInfo() (*tcpinfo.Info, error) {
 	info, err := tcpinfo.FromConn(f.s.Conn)
 	if err != nil || f.s.Err() != nil {
 		return info, err
@@ -194,7 +229,7 @@ func sending(state uint8) bool {
 
 // stats are the counted span's TCP counters: the final TCP_INFO less its
 // values at the end of the omitted start.
-func (f *tcpFlow) stats(final *tcpinfo.Info) *result.TCPStats {
+func (f *TCPFlow) stats(final *tcpinfo.Info) *result.TCPStats {
 	var base tcpinfo.Info
 	if f.omitInfo != nil {
 		base = *f.omitInfo
