@@ -6,6 +6,9 @@
 # as bits). Traffic stays on 127.0.0.1.
 #
 #   bench/tcp.sh [path/to/wireperf] [seconds per run] [rounds]
+#
+# Each tool runs with its own defaults (wireperf writes 1 MiB blocks,
+# iperf3 128 KiB); LEN=1M (or any -l value) gives both the same block.
 set -euo pipefail
 WP=${1:-./wireperf}
 SECS=${2:-5}
@@ -35,6 +38,7 @@ printf '%-10s %14s %15s %7s %11s %13s\n' mode "iperf3 Gbit/s" "wireperf Gbit/s" 
 for mode in single "-P 2" "-R" "--bidir"; do
 	args=""
 	[ "$mode" != single ] && args=$mode
+	[ -n "${LEN:-}" ] && args="$args -l $LEN"
 	ip=() wp=() ipc=() wpc=()
 	for _ in $(seq "$ROUNDS"); do
 		read -r bps cpu < <("$IPERF3" -c 127.0.0.1 -p $P_IPERF -t "$SECS" $args -J | goodput)
