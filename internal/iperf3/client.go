@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/wireperf/wireperf/internal/flowrun"
@@ -88,11 +89,17 @@ func RunClient(ctx context.Context, cfg ClientConfig) (*result.Result, error) {
 	}
 	deadline := time.Now().Add(cfg.RetryBusy)
 	wait := busyFirstWait
+	sawBusy := false
 	for {
 		res, err := runClient(ctx, cfg, nil, nil, 0)
-		if !errors.Is(err, ErrBusy) || cfg.RetryBusy <= 0 || time.Now().Add(wait).After(deadline) {
+		// Between two tests iperf3 closes its listening socket and opens
+		// a new one: a server that was busy a moment ago may refuse the
+		// next connection for a few milliseconds. That is busy too.
+		retry := errors.Is(err, ErrBusy) || sawBusy && errors.Is(err, syscall.ECONNREFUSED)
+		if !retry || cfg.RetryBusy <= 0 || time.Now().Add(wait).After(deadline) {
 			return res, err
 		}
+		sawBusy = true
 		cfg.Logger.Info("iperf3 server is busy; retrying", "server", net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)), "in", wait)
 		select {
 		case <-ctx.Done():

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wireperf/wireperf/internal/proto"
+	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/spec"
 )
 
@@ -328,3 +329,62 @@ func fakeServer(ln net.Listener, end func(net.Conn)) {
 type appendWriter struct{ b *[]byte }
 
 func (w *appendWriter) Write(p []byte) (int, error) { *w.b = append(*w.b, p...); return len(p), nil }
+
+// retryLog counts the client's "busy; retrying" lines.
+type retryLog struct{ retries chan struct{} }
+
+func (h retryLog) Enabled(context.Context, slog.Level) bool { return true }
+func (h retryLog) Handle(_ context.Context, r slog.Record) error {
+	if strings.Contains(r.Message, "busy; retrying") {
+		h.retries <- struct{}{}
+	}
+	return nil
+}
+func (h retryLog) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h retryLog) WithGroup(string) slog.Handler      { return h }
+
+// Between two tests iperf3 closes its listener and opens a new one; a
+// retrying client that meets "connection refused" right after "busy" must
+// keep retrying, not give up.
+func TestClientRetryBusyThroughARefusal(t *testing.T) {
+	t.Parallel()
+	needIperf3(t)
+	port := freePort(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { // one "busy" answer, as iperf3 gives it, then no listener
+		c, err := ln.Accept()
+		ln.Close()
+		if err != nil {
+			return
+		}
+		_, _ = io.ReadFull(c, make([]byte, CookieLen))
+		_, _ = c.Write([]byte{0xff})
+		c.Close()
+	}()
+	h := retryLog{retries: make(chan struct{}, 16)}
+	type out struct {
+		res *result.Result
+		err error
+	}
+	done := make(chan out, 1)
+	go func() {
+		res, err := RunClient(context.Background(), ClientConfig{Host: "127.0.0.1", Port: port, Spec: clientSpec(nil),
+			RetryBusy: 20 * time.Second, Logger: slog.New(h)})
+		done <- out{res, err}
+	}()
+	for i := range 2 { // the busy answer, then the refusal
+		select {
+		case <-h.retries:
+		case o := <-done:
+			t.Fatalf("the client gave up after %d retries: %v", i, o.err)
+		}
+	}
+	startIperf3(t, 30*time.Second, "-s", "-1", "-p", strconv.Itoa(port))
+	o := <-done
+	if o.err != nil || o.res == nil || len(o.res.Flows()) != 1 {
+		t.Fatalf("after the refusal: %v", o.err)
+	}
+}
