@@ -226,7 +226,10 @@ func loadAverage() float64 {
 func plausible(sent, received int64, omit bool) bool {
 	slack := 1.0
 	if omit {
-		slack = 1.05
+		// Each end starts its omit period on its own clock; under -race
+		// on a busy machine they have been seen 140 ms apart (+14% in a
+		// 1 s test).
+		slack = 1.2
 	}
 	return sent > 0 && float64(received) <= slack*float64(sent) && float64(received) >= 0.8*float64(sent)
 }
