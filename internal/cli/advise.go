@@ -11,10 +11,8 @@ import (
 
 	"github.com/wireperf/wireperf/internal/advise/guide"
 	"github.com/wireperf/wireperf/internal/emit"
-	"github.com/wireperf/wireperf/internal/flowrun"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/spec"
-	"github.com/wireperf/wireperf/internal/tcpinfo"
 	"github.com/wireperf/wireperf/internal/units"
 )
 
@@ -152,19 +150,23 @@ type tcpInfoFlags struct {
 	bottleneck string
 }
 
-func newTCPInfoFlags() tcpInfoFlags { return tcpInfoFlags{interval: tcpinfo.DefaultPeriod} }
+func newTCPInfoFlags() tcpInfoFlags { return tcpInfoFlags{interval: spec.DefaultTCPInfoInterval} }
 
-// prepare checks the flags and sets the sampling period before a test.
-func (t *tcpInfoFlags) prepare() error {
-	if t.interval < 0 || t.interval > 0 && t.interval < time.Millisecond {
-		return usagef("--tcpinfo-interval %v: want 0 (off) or at least 1ms", t.interval)
+// prepare checks the flags and puts the sampling period in the test's
+// spec, which both ends follow.
+func (t *tcpInfoFlags) prepare(s *spec.Spec) error {
+	if t.interval < 0 || t.interval > 0 && t.interval < spec.MinTCPInfoInterval {
+		return usagef("--tcpinfo-interval %v: want 0 (off) or at least %v", t.interval, spec.MinTCPInfoInterval)
+	}
+	s.TCPInfoInterval = t.interval
+	if t.interval == 0 {
+		s.TCPInfoInterval = -1 // off; 0 in a spec is the default
 	}
 	if t.bottleneck != "" {
 		if _, err := parseBottleneck(t.bottleneck); err != nil {
 			return err
 		}
 	}
-	flowrun.SetTCPInfoPeriod(t.interval)
 	return nil
 }
 

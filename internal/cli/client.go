@@ -212,7 +212,7 @@ func runClient(ctx context.Context, e env, f *clientFlags, host string) error {
 	log, out, ctx := rio.log, rio.out, rio.ctx
 	em := f.emitter(out)
 	obs := &observer{em: em, host: host, port: f.port}
-	if err := f.tcpinfo.prepare(); err != nil {
+	if err := f.tcpinfo.prepare(&f.spec); err != nil {
 		return err
 	}
 	res, runErr := runTest(ctx, e, f, host, obs, log)

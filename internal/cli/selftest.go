@@ -36,7 +36,7 @@ func selftest(ctx context.Context, e env, f *clientFlags) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if err := f.tcpinfo.prepare(); err != nil {
+	if err := f.tcpinfo.prepare(&f.spec); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithCancel(ctx)

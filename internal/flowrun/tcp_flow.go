@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -15,7 +14,7 @@ import (
 
 // TCPFlow is a TCP stream with its sender-side TCP_INFO record: the
 // figures sampled at each interval cut, and a timeline sampled at the
-// TCP_INFO period (SetTCPInfoPeriod) by a tcpinfo.Sampler.
+// TCP_INFO period (spec.Spec.TimelinePeriod) by a tcpinfo.Sampler.
 type TCPFlow struct {
 	s           *tcpflow.Stream
 	length      int
@@ -43,20 +42,21 @@ type TCPFlow struct {
 	// whether the final TCP_INFO read succeeded.
 	basic     bool
 	finalInfo bool
+	period    time.Duration // of the TCP_INFO timeline; 0: none
 }
 
 // NewTCPFlow is a TCP stream with the full sender record: interval
 // figures, a TCP_INFO timeline, and totals read once the send queue has
 // drained.
-func NewTCPFlow(s *tcpflow.Stream, length int) *TCPFlow {
-	return &TCPFlow{s: s, length: length, minRTT: ^uint32(0)}
+func NewTCPFlow(s *tcpflow.Stream, length int, timelinePeriod time.Duration) *TCPFlow {
+	return &TCPFlow{s: s, length: length, period: timelinePeriod, minRTT: ^uint32(0)}
 }
 
 // NewBasicTCPFlow is a TCP stream with iperf3's figures only: interval
 // figures and retransmits, the last TCP_INFO read at the end without
 // waiting for the send queue to drain, no timeline and no TCPStats.
 func NewBasicTCPFlow(s *tcpflow.Stream, length int) *TCPFlow {
-	f := NewTCPFlow(s, length)
+	f := NewTCPFlow(s, length, 0)
 	f.basic = true
 	return f
 }
@@ -82,7 +82,7 @@ func (f *TCPFlow) Close() error {
 }
 
 func (f *TCPFlow) Start(epoch time.Time, budget *tcpflow.Budget) {
-	if period := TCPInfoPeriod(); f.s.Sender && period > 0 && !f.basic {
+	if period := f.period; f.s.Sender && period > 0 && !f.basic {
 		if rc, err := f.s.Conn.SyscallConn(); err == nil {
 			f.sampler = tcpinfo.NewSampler(rc, tcpinfo.SamplerConfig{
 				Period: period, Epoch: epoch, Until: f.s.Done(), OnSample: f.tl.add,
@@ -368,22 +368,6 @@ func sampleOf(s tcpinfo.Sample) result.TCPSample {
 	}
 	return out
 }
-
-// The TCP_INFO period is process-wide: the client sets it from
-// --tcpinfo-interval; a server samples at the default. 0 turns the
-// timeline off.
-var tcpInfoPeriod atomic.Int64
-
-func init() { tcpInfoPeriod.Store(int64(tcpinfo.DefaultPeriod)) }
-
-// SetTCPInfoPeriod sets how often every sending TCP stream of this
-// process samples TCP_INFO for its timeline; 0 (or less) turns the
-// timeline off. Tests already running keep their period.
-func SetTCPInfoPeriod(d time.Duration) { tcpInfoPeriod.Store(int64(max(d, 0))) }
-
-// TCPInfoPeriod is the period SetTCPInfoPeriod set (tcpinfo.DefaultPeriod
-// unless changed).
-func TCPInfoPeriod() time.Duration { return time.Duration(tcpInfoPeriod.Load()) }
 
 // maxTimelineSamples bounds the timeline samples an end reports over all
 // of a test's streams. An end's final report carries them to the other

@@ -170,15 +170,3 @@ func TestTimelineFigures(t *testing.T) {
 		})
 	}
 }
-
-func TestTCPInfoPeriod(t *testing.T) {
-	old := TCPInfoPeriod()
-	defer SetTCPInfoPeriod(old)
-	if old != tcpinfo.DefaultPeriod {
-		t.Errorf("default period %v", old)
-	}
-	SetTCPInfoPeriod(-time.Second)
-	if TCPInfoPeriod() != 0 {
-		t.Error("a negative period should turn sampling off")
-	}
-}

@@ -250,7 +250,7 @@ func (c *clientTest) connectTCP(ctx context.Context, token proto.Token, ready *p
 			_ = tc.Close()
 			return err
 		}
-		c.flows = append(c.flows, flowrun.NewTCPFlow(st, c.spec.Length))
+		c.flows = append(c.flows, flowrun.NewTCPFlow(st, c.spec.Length, c.spec.TimelinePeriod()))
 		if _, err := tc.Write(proto.DataHello{Token: token, StreamID: uint32(id)}.Marshal()); err != nil {
 			return fmt.Errorf("data connection %d: %w", id, err)
 		}

@@ -32,9 +32,13 @@ const (
 	MaxStreams        = 128
 	MaxLength         = 16 << 20
 	MinInterval       = 10 * time.Millisecond
-	DefaultConnectTO  = 10 * time.Second
-	MaxTitleLength    = 256
-	MaxCongestionName = 16 // TCP_CA_NAME_MAX
+	// TCP_INFO timelines: the default period, and the shortest a server
+	// agrees to (each sample costs ~50 µs of CPU).
+	DefaultTCPInfoInterval = 100 * time.Millisecond
+	MinTCPInfoInterval     = time.Millisecond
+	DefaultConnectTO       = 10 * time.Second
+	MaxTitleLength         = 256
+	MaxCongestionName      = 16 // TCP_CA_NAME_MAX
 )
 
 // Spec describes one test. Durations travel as nanoseconds.
@@ -55,6 +59,10 @@ type Spec struct {
 	TOS        int           `json:"tos,omitempty"`
 	Title      string        `json:"title,omitempty"`
 	ZeroCopy   bool          `json:"zerocopy,omitempty"` // TCP senders use sendfile (-Z)
+	// TCPInfoInterval is how often each sending TCP stream, on either
+	// end, samples TCP_INFO for its timeline: 0 is the default
+	// (DefaultTCPInfoInterval), a negative value turns the timeline off.
+	TCPInfoInterval time.Duration `json:"tcpinfo_interval_ns,omitempty"`
 
 	// UDP pacing: at most one of Rate, PPS and Spacing is set. Rate 0 with
 	// none of the others sends as fast as possible.
@@ -91,6 +99,18 @@ func Default() Spec {
 		Interval: DefaultInterval,
 		Length:   DefaultTCPLength,
 	}
+}
+
+// TimelinePeriod is the TCP_INFO sampling period of a sending stream;
+// 0 means no timeline.
+func (s Spec) TimelinePeriod() time.Duration {
+	switch {
+	case s.TCPInfoInterval < 0:
+		return 0
+	case s.TCPInfoInterval == 0:
+		return DefaultTCPInfoInterval
+	}
+	return s.TCPInfoInterval
 }
 
 // ClientSends reports whether the client sends data (forward or bidir).
@@ -138,6 +158,9 @@ func (s Spec) Validate() error {
 	}
 	if s.Omit < 0 {
 		return fmt.Errorf("-O %v: must not be negative", s.Omit)
+	}
+	if s.TCPInfoInterval > 0 && s.TCPInfoInterval < MinTCPInfoInterval {
+		return fmt.Errorf("--tcpinfo-interval %v: want 0 (off) or at least %v", s.TCPInfoInterval, MinTCPInfoInterval)
 	}
 	if s.Duration > 0 && s.Omit >= s.Duration {
 		return fmt.Errorf("-O %v: must be shorter than the test (-t %v)", s.Omit, s.Duration)

@@ -33,6 +33,8 @@ func TestValidate(t *testing.T) {
 		{"udp length", func(s *Spec) { s.Protocol = UDP; s.Length = 70000 }, "-l 70000"},
 		{"udp burst without rate", func(s *Spec) { s.Protocol = UDP; s.Length = 1000; s.Burst = 4 }, "burst"},
 		{"long title", func(s *Spec) { s.Title = strings.Repeat("x", MaxTitleLength+1) }, "-T"},
+		{"tcpinfo interval too short", func(s *Spec) { s.TCPInfoInterval = time.Microsecond }, "--tcpinfo-interval"},
+		{"tcpinfo off", func(s *Spec) { s.TCPInfoInterval = -1 }, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -85,6 +87,20 @@ func TestClientSendsOn(t *testing.T) {
 			if got := s.ClientSendsOn(i + 1); got != want {
 				t.Errorf("reverse=%v bidir=%v stream %d: %v, want %v", tc.reverse, tc.bidir, i+1, got, want)
 			}
+		}
+	}
+}
+
+func TestTimelinePeriod(t *testing.T) {
+	for _, tc := range []struct {
+		interval, want time.Duration
+	}{
+		{0, DefaultTCPInfoInterval}, // a spec that says nothing, e.g. from an older client
+		{-1, 0},
+		{20 * time.Millisecond, 20 * time.Millisecond},
+	} {
+		if got := (Spec{TCPInfoInterval: tc.interval}).TimelinePeriod(); got != tc.want {
+			t.Errorf("TCPInfoInterval %v: period %v, want %v", tc.interval, got, tc.want)
 		}
 	}
 }
