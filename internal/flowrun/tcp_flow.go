@@ -82,10 +82,10 @@ func (f *TCPFlow) Close() error {
 }
 
 func (f *TCPFlow) Start(epoch time.Time, budget *tcpflow.Budget) {
-	if period := f.period; f.s.Sender && period > 0 && !f.basic {
+	if f.s.Sender && f.period > 0 { // a basic flow has no period
 		if rc, err := f.s.Conn.SyscallConn(); err == nil {
 			f.sampler = tcpinfo.NewSampler(rc, tcpinfo.SamplerConfig{
-				Period: period, Epoch: epoch, Until: f.s.Done(), OnSample: f.tl.add,
+				Period: f.period, Epoch: epoch, Until: f.s.Done(), OnSample: f.tl.add,
 			})
 			f.group = joinTimelineGroup(budget)
 			f.sampler.Start()

@@ -48,6 +48,17 @@ type ClientConfig struct {
 	Logger         *slog.Logger
 }
 
+// withDefaults fills the connect timeout and the logger when unset.
+func (cfg ClientConfig) withDefaults() ClientConfig {
+	if cfg.ConnectTimeout <= 0 {
+		cfg.ConnectTimeout = spec.DefaultConnectTO
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	return cfg
+}
+
 // ErrRefused wraps a server's refusal of a test.
 var ErrRefused = errors.New("server refused the test")
 
@@ -56,12 +67,7 @@ var ErrRefused = errors.New("server refused the test")
 // The returned result is non-nil whenever the test started, even when it
 // failed part-way; its Error then says why.
 func RunClient(ctx context.Context, cfg ClientConfig) (*result.Result, error) {
-	if cfg.ConnectTimeout <= 0 {
-		cfg.ConnectTimeout = spec.DefaultConnectTO
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.Default()
-	}
+	cfg = cfg.withDefaults()
 	c := &clientTest{cfg: cfg, spec: cfg.Spec}
 	defer c.close()
 	if err := c.handshake(ctx); err != nil {

@@ -61,13 +61,7 @@ func RunRR(ctx context.Context, cfg RRConfig) (*result.Result, error) {
 	ct := &clientTest{cfg: ClientConfig{
 		Host: cfg.Host, Port: cfg.Port, Bind: cfg.Bind, ConnectTimeout: cfg.ConnectTimeout,
 		Spec: cfg.Spec, Logger: cfg.Logger,
-	}, spec: cfg.Spec}
-	if ct.cfg.ConnectTimeout <= 0 {
-		ct.cfg.ConnectTimeout = spec.DefaultConnectTO
-	}
-	if ct.cfg.Logger == nil {
-		ct.cfg.Logger = slog.Default()
-	}
+	}.withDefaults(), spec: cfg.Spec}
 	c := &rrClient{ct: ct, cfg: cfg, spec: cfg.Spec}
 	defer c.close()
 	if err := ct.handshake(ctx); err != nil {
