@@ -60,6 +60,7 @@ func TestBadUsageExitsTwoWithOneLine(t *testing.T) {
 		{[]string{"-c", "h", "-R", "--bidir"}, "choose one"},
 		{[]string{"-c", "h", "--dscp", "XX"}, "DSCP"},
 		{[]string{"-c", "h", "-p", "70000"}, "-p 70000"},
+		{[]string{"-c", "h", "-b", "100mbit"}, `invalid rate "100mbit": unknown suffix "mbit"`},
 		{[]string{"client"}, "HOST"},
 		{[]string{"client", "a", "b"}, "HOST"},
 		{[]string{"server", "-p", "-1"}, "-p -1"},
