@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/wireperf/wireperf/internal/server"
 )
 
@@ -38,6 +40,10 @@ func TestIperfStyleArgs(t *testing.T) {
 		{[]string{"--client=host", "-R"}, []string{"client", "host", "-R"}},
 		{[]string{"client", "host"}, []string{"client", "host"}},
 		{[]string{"--help"}, []string{"--help"}},
+		// -c without a host goes to the client, which asks for one.
+		{[]string{"-c"}, []string{"client"}},
+		{[]string{"-c", "-t", "5"}, []string{"client", "-t", "5"}},
+		{[]string{"-R", "--client"}, []string{"client", "-R"}},
 	}
 	for _, tc := range tests {
 		if got := iperfStyle(tc.in); !reflect.DeepEqual(got, tc.want) {
@@ -62,6 +68,9 @@ func TestBadUsageExitsTwoWithOneLine(t *testing.T) {
 		{[]string{"-c", "h", "-p", "70000"}, "-p 70000"},
 		{[]string{"-c", "h", "-b", "100mbit"}, `invalid rate "100mbit": unknown suffix "mbit"`},
 		{[]string{"client"}, "HOST"},
+		{[]string{"-c"}, "say which server to test: wireperf -c HOST"},
+		{[]string{"-c", "-t", "5"}, "wireperf -c HOST"},
+		{[]string{"-c", "h", "-n", "0", "-t", "0"}, "-t 0 needs -n"},
 		{[]string{"client", "a", "b"}, "HOST"},
 		{[]string{"server", "-p", "-1"}, "-p -1"},
 		{[]string{"server", "--log-level", "loud"}, "--log-level"},
@@ -77,6 +86,34 @@ func TestBadUsageExitsTwoWithOneLine(t *testing.T) {
 		}
 		if strings.Contains(stderr, "goroutine") || strings.Contains(stderr, "panic") {
 			t.Errorf("%q: stack trace in %q", tc.args, stderr)
+		}
+	}
+}
+
+// -n 0 sets no byte limit, as in iperf3: the test runs for -t's default
+// rather than being refused as "-t 0 needs -n".
+func TestZeroBytesMeansNoByteLimit(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		time time.Duration
+		n    int64
+	}{
+		{[]string{"-n", "0"}, 10 * time.Second, 0},
+		{[]string{"-n", "1M"}, 0, 1 << 20},
+		{[]string{"-n", "1M", "-t", "3"}, 3 * time.Second, 1 << 20},
+	} {
+		f := newClientFlags()
+		cmd := &cobra.Command{}
+		f.register(cmd)
+		if err := cmd.ParseFlags(tc.args); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.finish(cmd); err != nil {
+			t.Errorf("%q: %v", tc.args, err)
+			continue
+		}
+		if f.spec.Duration != tc.time || f.spec.Bytes != tc.n {
+			t.Errorf("%q: -t %v -n %d; want -t %v -n %d", tc.args, f.spec.Duration, f.spec.Bytes, tc.time, tc.n)
 		}
 	}
 }

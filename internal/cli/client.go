@@ -105,8 +105,10 @@ func (f *clientFlags) finish(cmd *cobra.Command) error {
 	if err := f.finishUDP(cmd); err != nil {
 		return err
 	}
-	if cmd.Flags().Changed("bytes") && !cmd.Flags().Changed("time") {
-		f.spec.Duration = 0 // -n alone: run until the bytes are sent, as iperf does
+	if cmd.Flags().Changed("bytes") && !cmd.Flags().Changed("time") && f.spec.Bytes > 0 {
+		// -n alone: run until the bytes are sent, as iperf does. As in
+		// iperf3, -n 0 sets no byte limit, so -t's default applies.
+		f.spec.Duration = 0
 	}
 	if f.port < 1 || f.port > 65535 {
 		return usagef("-p %d: want 1 to 65535", f.port)
@@ -197,10 +199,13 @@ func newClientCmd(e env) *cobra.Command {
 }
 
 func exactlyOneHost(_ *cobra.Command, args []string) error {
-	if len(args) != 1 {
-		return usagef("client needs exactly one HOST (got %d arguments)", len(args))
+	switch len(args) {
+	case 0:
+		return usagef("say which server to test: wireperf -c HOST")
+	case 1:
+		return nil
 	}
-	return nil
+	return usagef("client needs exactly one HOST (got %d arguments: %s)", len(args), strings.Join(args, " "))
 }
 
 func runClient(ctx context.Context, e env, f *clientFlags, host string) error {

@@ -282,4 +282,7 @@ func TestLabUpExecStatusDown(t *testing.T) {
 	if _, err := os.Stat("/run/netns/wp-" + name + "-a"); err == nil {
 		t.Error("namespaces left after lab down")
 	}
+	if code, out, stderr := runCLI("lab", "down", name); code != ExitFailed || strings.Contains(out, "is down") || !strings.Contains(stderr, "no lab named") {
+		t.Errorf("lab down twice: exit %d, %q %q; want 1 and no lab named", code, out, stderr)
+	}
 }
