@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/wireperf/wireperf/internal/advise"
@@ -19,6 +20,17 @@ const (
 	busyRetries = 3
 	busyWait    = 500 * time.Millisecond
 )
+
+// ErrRecurs marks a point's error that every later point would meet too,
+// such as the server refusing the test for a reason other than being
+// busy. Config.Run wraps such errors in it; the sweep stops at the first,
+// as it does when the connection is refused.
+var ErrRecurs = errors.New("every point would fail the same way")
+
+// recurs reports whether err would fail every later point as well.
+func recurs(err error) bool {
+	return errors.Is(err, ErrRecurs) || errors.Is(err, syscall.ECONNREFUSED)
+}
 
 // DefaultCount is the datagrams of a point when none is given (the seed
 // used a million; ten thousand keeps a sweep of hundreds of points to
@@ -112,7 +124,10 @@ func (c Config) Validate() error {
 // Run runs the sweep: every spacing for each size, in the order given. A
 // point that fails (a timeout, a busy server) is recorded with its error
 // and the sweep goes on; cancelling ctx ends it after the running point,
-// which then counts as failed. The error is ctx's, or nil.
+// which then counts as failed. A failure that would recur at every point
+// (the connection refused, the test refused: see ErrRecurs) ends the
+// sweep at once, without recording that point, and is returned. Otherwise
+// the error is ctx's, or nil.
 func Run(ctx context.Context, cfg Config) (*Sweep, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -153,6 +168,10 @@ func Run(ctx context.Context, cfg Config) (*Sweep, error) {
 				case <-time.After(busyWait):
 				case <-ctx.Done():
 				}
+			}
+			if err != nil && recurs(err) {
+				sw.Seconds = time.Since(sw.StartedAt).Seconds()
+				return sw, err
 			}
 			p := PointOf(res, cfg.Reverse)
 			p.Size, p.Spacing, p.Count = size, spacing, cfg.count()

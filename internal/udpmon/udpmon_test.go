@@ -3,8 +3,12 @@ package udpmon_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"net"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -82,6 +86,35 @@ func TestSweepSurvivesFailedPoints(t *testing.T) {
 	}
 	if len(progress) != 4 || progress[3] != 44 {
 		t.Errorf("progress %v", progress)
+	}
+}
+
+// A failure that every point would meet ends the sweep at the first:
+// a refused connection, or an error the runner marks as recurring.
+func TestSweepStopsAtARecurringFailure(t *testing.T) {
+	for _, recurring := range []error{
+		fmt.Errorf("connecting to h:1: %w", &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}),
+		fmt.Errorf("%w: server refused the test: 200 streams, at most 128", udpmon.ErrRecurs),
+	} {
+		calls, onPoint := 0, 0
+		cfg := udpmon.Config{
+			Server: "h port 1", Sizes: []int{512, 1472}, Spacings: []time.Duration{0, 10 * time.Microsecond}, Count: 100,
+			Run: func(ctx context.Context, s spec.Spec) (*result.Result, error) {
+				calls++
+				if calls == 2 {
+					return nil, recurring
+				}
+				return fakeResult(s, 100, max(s.Spacing, time.Microsecond), 0, 0), nil
+			},
+			OnPoint: func(*udpmon.Point, int, int, time.Duration) { onPoint++ },
+		}
+		sw, err := udpmon.Run(context.Background(), cfg)
+		if !errors.Is(err, recurring) {
+			t.Errorf("Run = %v; want %v", err, recurring)
+		}
+		if calls != 2 || onPoint != 1 || sw == nil || len(sw.Points) != 1 || sw.Failed != 0 {
+			t.Errorf("%v: %d calls, %d points reported, sweep %+v; want the sweep to stop at the second point", recurring, calls, onPoint, sw)
+		}
 	}
 }
 
