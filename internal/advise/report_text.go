@@ -103,8 +103,8 @@ func (r *Measurement) describe() string {
 		}
 		if ss := t.SlowStart; ss != nil {
 			parts = append(parts, ss.describe())
-		} else if t.SlowStartLast > 0 {
-			parts = append(parts, fmt.Sprintf("slow start ended at %.2f-%.2f s", t.SlowStartFirst, t.SlowStartLast))
+		} else if ends := t.SlowStartEnds(); ends != "" {
+			parts = append(parts, "slow start ended "+ends)
 		}
 	}
 	s := strings.Join(parts, ", ")
@@ -121,10 +121,26 @@ func (ss *SlowStartFigures) describe() string {
 	return fmt.Sprintf("slow start ended at %.2f s (%s)", ss.End, ss.Cause)
 }
 
+// probeList prints the probes' RTTs in the unit the baseline is printed
+// in (ms does the same): µs below a millisecond, where a tenth of a
+// millisecond would print every loopback probe as 0.0.
 func probeList(ps []Probe) string {
+	least := uint32(0)
+	for i, p := range ps {
+		if i == 0 || p.RTTus < least {
+			least = p.RTTus
+		}
+	}
 	var s []string
 	for _, p := range ps {
-		s = append(s, strconv.FormatFloat(float64(p.RTTus)/1e3, 'f', 1, 64))
+		if least < 1000 {
+			s = append(s, strconv.FormatUint(uint64(p.RTTus), 10))
+		} else {
+			s = append(s, strconv.FormatFloat(float64(p.RTTus)/1e3, 'f', 1, 64))
+		}
+	}
+	if least < 1000 {
+		return strings.Join(s, " ") + " µs"
 	}
 	return strings.Join(s, " ") + " ms"
 }

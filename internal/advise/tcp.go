@@ -1,6 +1,7 @@
 package advise
 
 import (
+	"fmt"
 	"math"
 	"time"
 
@@ -92,10 +93,19 @@ func Efficiency(sent, retrans uint64) (float64, bool) {
 	return 100 * float64(sent-min(retrans, sent)) / float64(sent), true
 }
 
+// MinBufferDelayBaseline is the shortest baseline RTT Buffer Delay is
+// given for. Below it the "path" is the hosts' own processing (loopback,
+// or a cable between two hosts), which the kernel's RTT clock, ticking
+// in microseconds, reads as 1 µs or a few: a ratio over that measures
+// rounding and scheduling, not a network's buffers (a loopback test
+// would read 27600%).
+const MinBufferDelayBaseline = 20 * time.Microsecond
+
 // BufferDelay is RFC 6349's Buffer Delay in percent: (mean RTT during
-// the transfer − baseline RTT) ÷ baseline RTT. ok is false without both.
+// the transfer − baseline RTT) ÷ baseline RTT. ok is false without both,
+// or with a baseline below MinBufferDelayBaseline.
 func BufferDelay(meanRTT, baselineRTT time.Duration) (float64, bool) {
-	if meanRTT <= 0 || baselineRTT <= 0 {
+	if meanRTT <= 0 || baselineRTT < MinBufferDelayBaseline {
 		return 0, false
 	}
 	return 100 * float64(meanRTT-baselineRTT) / float64(baselineRTT), true
@@ -319,6 +329,20 @@ func DirectionOf(d result.Direction, bottleneck float64) *DirectionFigures {
 		}
 	}
 	return out
+}
+
+// SlowStartEnds says when slow start ended over several streams: "at
+// 0.10 s in every stream" or "at 0.10-0.25 s across the streams" (to the
+// hundredth of a second), or "" when no stream's ended.
+func (df *DirectionFigures) SlowStartEnds() string {
+	if df == nil || df.SlowStartLast <= 0 {
+		return ""
+	}
+	first, last := fmt.Sprintf("%.2f", df.SlowStartFirst), fmt.Sprintf("%.2f", df.SlowStartLast)
+	if first == last {
+		return "at " + last + " s in every stream"
+	}
+	return "at " + first + "-" + last + " s across the streams"
 }
 
 // pathMTU is a sending stream's path MTU: the last TCP_INFO's, else the

@@ -381,7 +381,12 @@ func Recommend(e Evidence, v Verdict) Advice {
 			secs = max(secs, math.Ceil(10*slowStartSeconds(bdp, rtt, e.MTU)))
 		}
 		a.Flags = append(a.Flags, fmt.Sprintf("-t %.0f", secs))
-		a.Steps = append(a.Steps, fmt.Sprintf("measure for longer: -t %.0f (advise -t %.0f), so that slow start is a small part of the test; or leave it out of the totals with -O", secs, secs))
+		a.Steps = append(a.Steps, fmt.Sprintf("measure for longer: -t %.0f (advise -t %.0f), so that slow start is a small part of the test", secs, secs))
+		if omit := omitFor(e.Single.slowStart(), bdp, rtt, e.MTU); omit > 0 {
+			// -O runs that much longer first and leaves it out of the
+			// totals, as iperf3's does, so it goes with any -t.
+			a.Steps = append(a.Steps, fmt.Sprintf("or run slow start before the measured time: -O %d (%d s more, not counted in the totals)", omit, omit))
+		}
 		if ss := e.Single.slowStart(); ss != nil && ss.Ended && ss.Cause == result.SlowStartSsthresh && float64(ss.CwndBytes) < bdp/4 {
 			a.Flags = append(a.Flags, "-C bbr")
 			a.Steps = append(a.Steps, "or -C bbr, which ramps up by measuring the bottleneck rather than by watching the delay")
@@ -417,7 +422,9 @@ func Recommend(e Evidence, v Verdict) Advice {
 			}
 		}
 	case LimitCPU:
-		a.Steps = append(a.Steps, fmt.Sprintf("the %s is CPU-bound: spread the work with -P %d (more cores), write larger blocks (-l 1M), or use a faster host",
+		// Not -l: wireperf already writes 1 MiB blocks by default, and
+		// advise measured with them.
+		a.Steps = append(a.Steps, fmt.Sprintf("the %s is CPU-bound: spread the work with -P %d (more cores), or use a faster host",
 			v.Host, max(2, streamsFor(ideal, single))))
 		a.ExpectedBps = e.Multi.goodput()
 	case LimitApplication:
@@ -496,6 +503,19 @@ func streamsFor(ideal, per float64) int {
 		return 0
 	}
 	return min(128, int(math.Ceil(ideal/per*0.999)))
+}
+
+// omitFor is the -O, in whole seconds, that covers slow start: when it
+// ended, or else how long it takes to open a window of bdp; 0 when
+// neither is known.
+func omitFor(ss *SlowStartFigures, bdp float64, rtt time.Duration, mtu int) int {
+	switch {
+	case ss != nil && ss.Ended && ss.End > 0:
+		return int(math.Ceil(ss.End))
+	case rtt > 0 && bdp > 0:
+		return max(1, int(math.Ceil(slowStartSeconds(bdp, rtt, mtu))))
+	}
+	return 0
 }
 
 // slowStartSeconds is how long slow start takes to open a window of bdp

@@ -61,6 +61,9 @@ func rfc6349Parts(df *advise.DirectionFigures, f units.Format) []string {
 	if b := df.BufferDelayPercent; b != nil {
 		parts = append(parts, fmt.Sprintf("Buffer Delay %.1f%% (mean RTT %s over baseline %s)", *b,
 			strings.TrimSpace(rtt(df.MeanRTTus)), strings.TrimSpace(rtt(df.BaselineRTTus))))
+	} else if df.MeanRTTus > 0 && df.BaselineRTTus > 0 {
+		parts = append(parts, fmt.Sprintf("Buffer Delay not given (baseline RTT %s, under the %s of any network path; mean RTT %s)",
+			strings.TrimSpace(rtt(df.BaselineRTTus)), advise.MinBufferDelayBaseline, strings.TrimSpace(rtt(df.MeanRTTus))))
 	} else {
 		parts = append(parts, "Buffer Delay unknown")
 	}
@@ -78,8 +81,8 @@ func rfc6349Parts(df *advise.DirectionFigures, f units.Format) []string {
 func slowStartLine(df *advise.DirectionFigures) string {
 	ss := df.SlowStart
 	if ss == nil {
-		if df.SlowStartLast > 0 {
-			return fmt.Sprintf("Slow start ended at %.2f-%.2f s across the streams", df.SlowStartFirst, df.SlowStartLast)
+		if ends := df.SlowStartEnds(); ends != "" {
+			return "Slow start ended " + ends
 		}
 		return ""
 	}

@@ -60,6 +60,27 @@ func TestPointWireArithmetic(t *testing.T) {
 	}
 }
 
+// Arrivals timestamped in a burst (read late, in batches) must not make
+// the received wire rate exceed the sent one.
+func TestReceivedRateNotAboveSent(t *testing.T) {
+	cfg := udpmon.Config{Count: 1000}
+	s := cfg.Spec(1472, 0)
+	res := fakeResult(s, 1000, time.Microsecond, 0, 0)
+	// Sent 1 µs apart over 999 µs; all read within 400 µs.
+	res.Remote.UDPArrivals[0].LastNs = res.Remote.UDPArrivals[0].FirstNs + 400e3
+	p := udpmon.PointOf(res, false)
+	if p.RecvWireBps > p.SentWireBps*(1+1e-9) || p.RecvWireBps <= 0 {
+		t.Errorf("received %.0f Mb/s against %.0f Mb/s sent", p.RecvWireBps/1e6, p.SentWireBps/1e6)
+	}
+	// With loss the received rate is lower than the sent one, by the loss.
+	res = fakeResult(s, 1000, time.Microsecond, 100, 0)
+	res.Remote.UDPArrivals[0].LastNs = res.Remote.UDPArrivals[0].FirstNs + 400e3
+	p = udpmon.PointOf(res, false)
+	if want := p.SentWireBps * 899 / 999; math.Abs(p.RecvWireBps/want-1) > 1e-9 {
+		t.Errorf("received %.0f Mb/s with 10%% loss; want %.0f", p.RecvWireBps/1e6, want/1e6)
+	}
+}
+
 func TestSweepSurvivesFailedPoints(t *testing.T) {
 	calls := 0
 	cfg := udpmon.Config{
