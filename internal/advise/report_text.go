@@ -5,6 +5,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/wireperf/wireperf/internal/figures"
 )
 
 // WriteText writes the report for people: what was measured, the
@@ -102,7 +104,7 @@ func (r *Measurement) describe() string {
 			parts = append(parts, fmt.Sprintf("Transfer Time Ratio %.2f", *t.TransferTimeRatio))
 		}
 		if ss := t.SlowStart; ss != nil {
-			parts = append(parts, ss.describe())
+			parts = append(parts, slowStartText(ss))
 		} else if ends := t.SlowStartEnds(); ends != "" {
 			parts = append(parts, "slow start ended "+ends)
 		}
@@ -114,7 +116,7 @@ func (r *Measurement) describe() string {
 	return s
 }
 
-func (ss *SlowStartFigures) describe() string {
+func slowStartText(ss *figures.SlowStartFigures) string {
 	if !ss.Ended {
 		return fmt.Sprintf("still in slow start at %.2f s", ss.Duration)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/figures"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/units"
 )
@@ -20,7 +21,7 @@ const (
 	LimitCPU            = "cpu"
 	LimitApplication    = "application"
 	// LimitSlowStart: the test ended before TCP opened its window to
-	// the path's BDP; a longer test reads higher (seed 001).
+	// the path's BDP; a longer test reads higher.
 	LimitSlowStart = "slow-start"
 	LimitUnknown   = "unknown"
 )
@@ -29,8 +30,6 @@ const (
 const (
 	// FullShare of the ideal rate counts as reaching the bottleneck.
 	FullShare = 0.9
-	// LimitedShare of busy time makes a window or buffer the limit.
-	LimitedShare = 0.3
 	// CPUBusy percent of one core makes a host CPU-bound.
 	CPUBusy = 90.0
 	// IdleShare: a sender busy for less of the test than this had no
@@ -71,13 +70,13 @@ func (h Host) Name() string {
 
 // Measurement is one of advise's tests, summed over its streams.
 type Measurement struct {
-	Streams     int               `json:"streams"`
-	Seconds     float64           `json:"seconds"`
-	GoodputBps  float64           `json:"goodput_bps"`
-	SenderCPU   float64           `json:"sender_cpu_percent"`
-	ReceiverCPU float64           `json:"receiver_cpu_percent"`
-	TCP         *DirectionFigures `json:"tcp,omitempty"`
-	Error       string            `json:"error,omitempty"`
+	Streams     int                       `json:"streams"`
+	Seconds     float64                   `json:"seconds"`
+	GoodputBps  float64                   `json:"goodput_bps"`
+	SenderCPU   float64                   `json:"sender_cpu_percent"`
+	ReceiverCPU float64                   `json:"receiver_cpu_percent"`
+	TCP         *figures.DirectionFigures `json:"tcp,omitempty"`
+	Error       string                    `json:"error,omitempty"`
 }
 
 // MeasurementOf sums a finished test's direction.
@@ -90,7 +89,7 @@ func MeasurementOf(r *result.Result, senderRole string, bottleneck float64) Meas
 		run.Streams = len(d.Flows)
 		run.Seconds = d.Received.Seconds
 		run.GoodputBps = finite(d.Received.BitsPerSecond())
-		run.TCP = DirectionOf(d, bottleneck)
+		run.TCP = figures.DirectionOf(d, bottleneck)
 	}
 	for _, e := range []*result.End{&r.Local, &r.Remote} {
 		if e.Role == senderRole {
@@ -120,13 +119,13 @@ type Evidence struct {
 // arithmetic for a given rate, the measurement itself otherwise.
 func (e Evidence) Ideal() float64 {
 	if e.BottleneckGiven {
-		return LineRateGoodput(e.Bottleneck, e.MTU)
+		return figures.LineRateGoodput(e.Bottleneck, e.MTU)
 	}
 	return e.Bottleneck
 }
 
 // BDP of the path, in bytes, at the bottleneck rate.
-func (e Evidence) BDP() float64 { return BDP(e.Bottleneck, e.BaselineRTT) }
+func (e Evidence) BDP() float64 { return figures.BDP(e.Bottleneck, e.BaselineRTT) }
 
 // Verdict names what limits a single stream, on which host, with the
 // numbers that show it.
@@ -153,8 +152,8 @@ func Classify(e Evidence) Verdict {
 	if ideal > 0 {
 		v.Reached = s.GoodputBps / ideal
 	}
-	var lt *LimitedTime
-	var tcp *DirectionFigures
+	var lt *figures.LimitedTime
+	var tcp *figures.DirectionFigures
 	if tcp = s.TCP; tcp != nil {
 		lt = tcp.Limited
 	}
@@ -176,7 +175,7 @@ func Classify(e Evidence) Verdict {
 	// its pacing timer rather than on the window, and shows little
 	// rwnd-limited time.)
 	capped := tcp == nil || tcp.WindowPlateau == nil || *tcp.WindowPlateau
-	var ss *SlowStartFigures
+	var ss *figures.SlowStartFigures
 	if tcp != nil {
 		ss = tcp.SlowStart
 	}
@@ -186,10 +185,10 @@ func Classify(e Evidence) Verdict {
 	}
 	var windowBound float64
 	if tcp != nil {
-		windowBound = WindowRate(float64(tcp.MaxSndWnd), rtt)
+		windowBound = figures.WindowRate(float64(tcp.MaxSndWnd), rtt)
 	}
 	atWindow := windowBound > 0 && steady >= WindowReached*windowBound && (ideal <= 0 || windowBound < FullShare*ideal)
-	rwndLimited := capped && lt != nil && (lt.Rwnd >= LimitedShare && lt.Rwnd >= lt.Sndbuf || atWindow && lt.Sndbuf < LimitedShare)
+	rwndLimited := capped && lt != nil && (lt.Rwnd >= figures.LimitedShare && lt.Rwnd >= lt.Sndbuf || atWindow && lt.Sndbuf < figures.LimitedShare)
 	slowStartHeavy := ss != nil && (!ss.Ended || ss.Share >= SlowStartShare)
 	// Slow start that ended without loss at a window far below the BDP:
 	// HyStart took a rise in delay for congestion, and CUBIC grows slowly
@@ -209,7 +208,7 @@ func Classify(e Evidence) Verdict {
 		}
 	case rwndLimited:
 		v.Limit, v.Host = LimitReceiverWindow, e.Receiver.Role
-		if lt.Rwnd >= LimitedShare {
+		if lt.Rwnd >= figures.LimitedShare {
 			v.Summary = fmt.Sprintf("receiver-window-limited: %s's receive window held the sender back %s of the time", e.Receiver.Name(), pct(lt.Rwnd))
 		} else {
 			v.Summary = fmt.Sprintf("receiver-window-limited: one stream ran at what %s's receive window allows", e.Receiver.Name())
@@ -224,7 +223,7 @@ func Classify(e Evidence) Verdict {
 				"the stream ran at %s %s; the path needs a window of %s (the BDP)",
 				size(float64(tcp.MaxSndWnd)), ms(rtt), rate(windowBound), rate(steady), when, size(e.BDP())))
 		}
-	case lt != nil && lt.Sndbuf >= LimitedShare && capped:
+	case lt != nil && lt.Sndbuf >= figures.LimitedShare && capped:
 		v.Limit, v.Host = LimitSenderBuffer, e.Sender.Role
 		v.Summary = fmt.Sprintf("sender-buffer-limited: %s's send buffer was full %s of the time", e.Sender.Name(), pct(lt.Sndbuf))
 		v.Details = append(v.Details, reach)
@@ -250,7 +249,7 @@ func Classify(e Evidence) Verdict {
 		if ss.RateAfter > 0 {
 			v.Details = append(v.Details, fmt.Sprintf("%s before slow start ended, %s after", rate(ss.RateBefore), rate(ss.RateAfter)))
 		}
-		if lt != nil && lt.Rwnd >= LimitedShare {
+		if lt != nil && lt.Rwnd >= figures.LimitedShare {
 			v.Details = append(v.Details, fmt.Sprintf("the receive window held the sender back %s of the time, but it was still growing: autotuning opens it about as fast as slow start opens the congestion window", pct(lt.Rwnd)))
 		}
 	case lossy && belowIdeal:
@@ -415,7 +414,7 @@ func Recommend(e Evidence, v Verdict) Advice {
 		if tcp := e.Single.TCP; tcp != nil && tcp.BytesSent > 0 && rtt > 0 && tcp.CwndReductions >= 4 {
 			p := float64(tcp.BytesRetrans) / float64(tcp.BytesSent)
 			if p > 0 {
-				mss := float64(mtuOr(e.MTU) - TCPIPHeaderBytes)
+				mss := float64(mtuOr(e.MTU) - figures.TCPIPHeaderBytes)
 				a.Notes = append(a.Notes, fmt.Sprintf("At %s loss and %s RTT, the Mathis bound for one Reno-like stream is MSS ÷ RTT × 1.22 ÷ √p = %s; "+
 					"a stream under steady random loss gets about that, whatever the path's capacity.",
 					pct(p), ms(rtt), rate(mss*8/rtt.Seconds()*1.22/math.Sqrt(p))))
@@ -440,7 +439,7 @@ func Recommend(e Evidence, v Verdict) Advice {
 	default:
 		a.Steps = append(a.Steps, "not enough TCP_INFO to tell (is the sender Linux?)")
 	}
-	if !e.BottleneckGiven && e.Multi != nil && e.Multi.TCP != nil && e.Multi.TCP.Limited != nil && e.Multi.TCP.Limited.Rwnd+e.Multi.TCP.Limited.Sndbuf >= LimitedShare {
+	if !e.BottleneckGiven && e.Multi != nil && e.Multi.TCP != nil && e.Multi.TCP.Limited != nil && e.Multi.TCP.Limited.Rwnd+e.Multi.TCP.Limited.Sndbuf >= figures.LimitedShare {
 		a.Notes = append(a.Notes, "The bottleneck was estimated from the multi-stream test, whose streams were window-limited too: "+
 			"the path may be faster. Give --bottleneck RATE for a firmer verdict.")
 	}
@@ -508,7 +507,7 @@ func streamsFor(ideal, per float64) int {
 // omitFor is the -O, in whole seconds, that covers slow start: when it
 // ended, or else how long it takes to open a window of bdp; 0 when
 // neither is known.
-func omitFor(ss *SlowStartFigures, bdp float64, rtt time.Duration, mtu int) int {
+func omitFor(ss *figures.SlowStartFigures, bdp float64, rtt time.Duration, mtu int) int {
 	switch {
 	case ss != nil && ss.Ended && ss.End > 0:
 		return int(math.Ceil(ss.End))
@@ -521,7 +520,7 @@ func omitFor(ss *SlowStartFigures, bdp float64, rtt time.Duration, mtu int) int 
 // slowStartSeconds is how long slow start takes to open a window of bdp
 // from the initial ten segments, doubling every RTT.
 func slowStartSeconds(bdp float64, rtt time.Duration, mtu int) float64 {
-	mss := float64(mtuOr(mtu) - TCPIPHeaderBytes)
+	mss := float64(mtuOr(mtu) - figures.TCPIPHeaderBytes)
 	return math.Ceil(math.Log2(max(bdp/(10*mss), 1))) * rtt.Seconds()
 }
 
@@ -532,7 +531,7 @@ func slowStartNote(bdp float64, rtt time.Duration, mtu int) string {
 		"test for much longer than that to see the steady rate.", secs/rtt.Seconds(), secs, ms(rtt), size(bdp))
 }
 
-func (r *Measurement) slowStart() *SlowStartFigures {
+func (r *Measurement) slowStart() *figures.SlowStartFigures {
 	if r == nil || r.TCP == nil {
 		return nil
 	}
@@ -548,7 +547,7 @@ func (r *Measurement) goodput() float64 {
 
 func mtuOr(mtu int) int {
 	if mtu <= 0 {
-		return DefaultMTU
+		return figures.DefaultMTU
 	}
 	return mtu
 }
@@ -595,4 +594,14 @@ func pctp(p *float64) string {
 		return "unknown"
 	}
 	return strconv.FormatFloat(*p, 'f', 2, 64) + "%"
+}
+
+func us(v uint32) time.Duration { return time.Duration(v) * time.Microsecond }
+
+// finite turns NaN and infinities into 0 for JSON.
+func finite(f float64) float64 {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0
+	}
+	return f
 }

@@ -4,14 +4,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wireperf/wireperf/internal/advise"
+	"github.com/wireperf/wireperf/internal/figures"
 	"github.com/wireperf/wireperf/internal/units"
 )
 
 // A loopback stream's RTTs give no Buffer Delay ratio, and slow start
 // that ended at the same time in every stream reads as one time.
 func TestTCPInternalsLinesDoNotMislead(t *testing.T) {
-	df := &advise.DirectionFigures{Streams: 2}
+	df := &figures.DirectionFigures{Streams: 2}
 	df.BaselineRTTus, df.MeanRTTus = 1, 277
 	line := strings.Join(rfc6349Parts(df, units.AdaptiveBits), ", ")
 	if strings.Contains(line, "%") && strings.Contains(line, "Buffer Delay 2") || !strings.Contains(line, "Buffer Delay not given") {

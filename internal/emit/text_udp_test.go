@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wireperf/wireperf/internal/advise"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/units"
 )
@@ -223,8 +222,8 @@ func TestTextUDPSummary(t *testing.T) {
 			fmt.Sprintf("  %d sent", s.Sent), "sender")
 		findLine(t, out, tag+" "+timeSpan(f.Received.Start, f.Received.End), units.FormatTransfer(float64(f.Received.Bytes), 0),
 			fmt.Sprintf("%.3f ms  %d/%d (", u.JitterMs, u.Lost, u.Expected), "receiver")
-		findLine(t, out, tag+" receiver: "+advise.Thousands(u.Received)+" datagrams received, "+fmt.Sprintf("jitter %.3f ms, lost %s/%s (",
-			u.JitterMs, advise.Thousands(u.Lost), advise.Thousands(u.Expected)))
+		findLine(t, out, tag+" receiver: "+units.Thousands(u.Received)+" datagrams received, "+fmt.Sprintf("jitter %.3f ms, lost %s/%s (",
+			u.JitterMs, units.Thousands(u.Lost), units.Thousands(u.Expected)))
 	}
 	for _, want := range []string{
 		"[ ID] Interval           Transfer     Bitrate         Jitter    Lost/Total Datagrams\n",

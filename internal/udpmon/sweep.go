@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/wireperf/wireperf/internal/advise"
+	"github.com/wireperf/wireperf/internal/figures"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/spec"
 )
@@ -32,9 +32,9 @@ func recurs(err error) bool {
 	return errors.Is(err, ErrRecurs) || errors.Is(err, syscall.ECONNREFUSED)
 }
 
-// DefaultCount is the datagrams of a point when none is given (the seed
-// used a million; ten thousand keeps a sweep of hundreds of points to
-// minutes).
+// DefaultCount is the datagrams of a point when none is given: ten
+// thousand keeps a sweep of hundreds of points to minutes (UDPmon's own
+// runs used a million).
 const DefaultCount = 10000
 
 // Config is a sweep.
@@ -274,7 +274,7 @@ func PointOf(res *result.Result, reverse bool) Point {
 		if sent != nil {
 			sendErrs, gso = sent.SendErrors, sent.GSOSegments
 		}
-		a := advise.AttributeUDPLoss(u.Lost, sendErrs, receiverEnd.UDPCounters, senderEnd.UDPCounters, res.Remote.ConcurrentTests, gso)
+		a := figures.AttributeUDPLoss(u.Lost, sendErrs, receiverEnd.UDPCounters, senderEnd.UDPCounters, res.Remote.ConcurrentTests, gso)
 		p.LossAttribution = &a
 	}
 	return p

@@ -1,13 +1,11 @@
-// Package advise turns a test's figures into plain advice: where a
-// problem comes from and what to change.
-package advise
+package figures
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/units"
 )
 
 // UDPLoss attributes a direction's lost datagrams to where they were
@@ -116,7 +114,7 @@ func (a UDPLoss) verdict(d drops, receiverKnown, senderKnown bool, hostDrops uin
 	if a.Lost == 0 {
 		return "no datagrams were lost"
 	}
-	lead := "of " + Thousands(a.Lost) + " lost datagrams, "
+	lead := "of " + units.Thousands(a.Lost) + " lost datagrams, "
 	// Hosts without counters may hide drops in what looks like the network's.
 	var unknown []string
 	if !receiverKnown {
@@ -136,14 +134,14 @@ func (a UDPLoss) verdict(d drops, receiverKnown, senderKnown bool, hostDrops uin
 	default:
 		var parts, hints []string
 		if d.rcvbuf > 0 {
-			parts = append(parts, Thousands(d.rcvbuf)+" were "+rcvbufCause)
+			parts = append(parts, units.Thousands(d.rcvbuf)+" were "+rcvbufCause)
 			hints = append(hints, rcvbufHint)
 		}
 		if d.otherRecv > 0 {
-			parts = append(parts, Thousands(d.otherRecv)+" were "+otherCause)
+			parts = append(parts, units.Thousands(d.otherRecv)+" were "+otherCause)
 		}
 		if d.sender > 0 {
-			parts = append(parts, "the sending host dropped "+Thousands(d.sender)+" "+senderCause)
+			parts = append(parts, "the sending host dropped "+units.Thousands(d.sender)+" "+senderCause)
 			hints = append(hints, senderHint)
 		}
 		if a.Network > 0 {
@@ -154,7 +152,7 @@ func (a UDPLoss) verdict(d drops, receiverKnown, senderKnown bool, hostDrops uin
 			if len(unknown) > 0 {
 				what = " are not explained by the counters there are (" + strings.Join(unknown, " and ") + " has no UDP counters)"
 			}
-			parts = append(parts, Thousands(a.Network)+what)
+			parts = append(parts, units.Thousands(a.Network)+what)
 		}
 		v = lead + joinAnd(parts)
 		switch {
@@ -169,7 +167,7 @@ func (a UDPLoss) verdict(d drops, receiverKnown, senderKnown bool, hostDrops uin
 		v += fmt.Sprintf(" (approximate: the hosts' UDP counters are host-wide and %d other %s at the same time)",
 			concurrentTests, pluralVerb(concurrentTests, "test ran", "tests ran"))
 	case hostDrops > uint64(a.Lost):
-		v += " (approximate: the hosts' UDP counters are host-wide and counted " + Thousands(int64(hostDrops)) +
+		v += " (approximate: the hosts' UDP counters are host-wide and counted " + units.Thousands(int64(hostDrops)) +
 			" drops, more than this test lost, so other traffic was dropped too)"
 	}
 	return v
@@ -193,22 +191,4 @@ func pluralVerb(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-// Thousands writes n with commas between groups of three digits:
-// 8120 as "8,120".
-func Thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	sign := ""
-	if n < 0 {
-		sign, s = "-", s[1:]
-	}
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return sign + b.String()
 }
