@@ -264,3 +264,26 @@ func TestBufferFor(t *testing.T) {
 }
 
 func near(got, want, tol float64) bool { return math.Abs(got-want) <= tol*math.Abs(want) }
+
+// The rules run in the order the verdict depends on: a full path first,
+// then the windows, the CPU, slow start, loss, the application, and the
+// network when nothing on a host shows.
+func TestRulesOrder(t *testing.T) {
+	want := []string{LimitNetwork, LimitReceiverWindow, LimitSenderBuffer, LimitCPU, LimitSlowStart, LimitSlowStart,
+		LimitCongestion, LimitApplication, LimitUnknown, LimitNetwork}
+	var got []string
+	for _, r := range rules {
+		got = append(got, r.limit)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("rules %v; want %v", got, want)
+	}
+	// A stream that fills the path is network-limited even when its
+	// receive window held it back: the first rule wins.
+	e := Evidence{Sender: linuxHost(result.RoleClient, "", 1<<20, 1<<20), Receiver: linuxHost(result.RoleServer, "", 1<<20, 1<<20),
+		BaselineRTT: time.Millisecond, Bottleneck: 1e9, BottleneckGiven: true,
+		Single: measured(940e6, 5, shares(0.9, 0), window(1<<20, true))}
+	if v := Classify(e); v.Limit != LimitNetwork {
+		t.Errorf("a full path with a limiting window: %s; want %s", v.Limit, LimitNetwork)
+	}
+}
