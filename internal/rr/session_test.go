@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/server"
 	"github.com/wireperf/wireperf/internal/session"
@@ -15,9 +17,12 @@ import (
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
-// startServer runs a wireperf server on loopback for the test.
+// startServer runs a wireperf server on loopback for the test. When the
+// test ends it stops the server and checks that nothing the test started
+// is still running.
 func startServer(t *testing.T) *server.Server {
 	t.Helper()
+	before := goleak.IgnoreCurrent()
 	srv := server.New(server.Config{Bind: "127.0.0.1", Limits: server.DefaultLimits(), Logger: quiet(), ShutdownGrace: time.Second})
 	if err := srv.Listen(); err != nil {
 		t.Fatal(err)
@@ -28,6 +33,7 @@ func startServer(t *testing.T) *server.Server {
 	t.Cleanup(func() {
 		cancel()
 		<-done
+		goleak.VerifyNone(t, before)
 	})
 	return srv
 }

@@ -44,6 +44,8 @@ type rrServer struct {
 	spec spec.Spec
 	adm  *Admission
 	hs   time.Duration
+	// controlRTT is the client's measure of the control round trip.
+	controlRTT time.Duration
 
 	udp  *net.UDPConn
 	tcp  *net.TCPConn
@@ -56,8 +58,9 @@ type rrServer struct {
 func serveRR(ctx context.Context, conn *net.TCPConn, cfg ServeConfig, log *slog.Logger, hs time.Duration, req proto.TestRequest, adm *Admission) (*result.Result, error) {
 	s := &rrServer{
 		ctx: ctx, cfg: cfg, conn: conn, fw: &frameWriter{w: conn}, spec: req.Spec, adm: adm, hs: hs,
-		log:  log.With("test", adm.Token.String()[:8], "client", conn.RemoteAddr().String(), "kind", "rr"),
-		done: make(chan struct{}),
+		controlRTT: time.Duration(req.ControlRTTNs),
+		log:        log.With("test", adm.Token.String()[:8], "client", conn.RemoteAddr().String(), "kind", "rr"),
+		done:       make(chan struct{}),
 	}
 	defer s.close()
 	res := &result.Result{Spec: s.spec, Token: adm.Token.String(), StartedAt: time.Now()}
@@ -100,7 +103,7 @@ func serveRR(ctx context.Context, conn *net.TCPConn, cfg ServeConfig, log *slog.
 		case <-time.After(endReportTimeout):
 		}
 	}
-	s.log.Info("rr test finished", "error", res.Error, "served", end.RR.Served)
+	s.log.Info("rr test finished", "error", res.Error, "served", end.RR.Served, "crr_turned_away", s.refl.TurnedAway())
 	return res, testErr
 }
 
@@ -232,6 +235,7 @@ func (s *rrServer) run(ctl *rrControl) (result.End, error) {
 	case spec.RRTCP:
 		s.refl.Go(func() error { return s.refl.ServeTCP(s.tcp) })
 	case spec.RRCRR:
+		s.refl.StartCRR(crrRequestWait(s.controlRTT))
 		go s.acceptCRR(stopCRR, crrDone)
 	}
 	var limit <-chan time.Time
@@ -299,9 +303,10 @@ wait:
 	return end, testErr
 }
 
-// acceptCRR answers each data connection of a crr test, one transaction
-// each, until stop: the registry delivers them one at a time as the
-// client opens them, for as long as the test runs.
+// acceptCRR hands each data connection of a crr test to the reflector's
+// workers, until stop: the registry delivers them one at a time as the
+// client opens them, for as long as the test runs. Those the workers have
+// no room for are closed at once.
 func (s *rrServer) acceptCRR(stop <-chan struct{}, done chan<- struct{}) {
 	defer close(done)
 	for {
@@ -313,9 +318,17 @@ func (s *rrServer) acceptCRR(stop <-chan struct{}, done chan<- struct{}) {
 				_ = dc.Conn.Close()
 				continue
 			}
-			s.refl.Go(func() error { return s.refl.ServeCRR(dc.Conn) })
+			s.refl.OfferCRR(dc.Conn)
 		}
 	}
+}
+
+// crrRequestWait is how long a crr connection's request may take to
+// arrive whole after its hello. The two leave the client together, so
+// this is the few round trips a large request needs to open the
+// congestion window; the cap holds whatever round trip a client claims.
+func crrRequestWait(controlRTT time.Duration) time.Duration {
+	return min(max(time.Second, 8*controlRTT), 10*time.Second)
 }
 
 // limit is how long the server lets an rr test run: its time plus a
