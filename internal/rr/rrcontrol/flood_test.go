@@ -1,7 +1,7 @@
-package rr_test
+package rrcontrol_test
 
 import (
-	"bytes"
+	"context"
 	"net"
 	"runtime/pprof"
 	"testing"
@@ -9,43 +9,33 @@ import (
 
 	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/session"
 	"github.com/wireperf/wireperf/internal/spec"
 )
 
-// startRawRR opens a control connection, has a crr test admitted and
-// started, and returns the connection and the test's token: what a
-// hostile client needs to open data connections that never send a
-// request.
-func startRawRR(t *testing.T, port int, s spec.Spec) (*net.TCPConn, proto.Token) {
+// startRawRR has a crr test admitted and started, and returns its
+// control connection and token: what a hostile client needs to open data
+// connections that never send a request.
+func startRawRR(t *testing.T, port int, s spec.Spec) (*session.Control, proto.Token) {
 	t.Helper()
-	c, err := net.DialTCP("tcp", nil, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: port})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ctl, err := session.Connect(ctx, session.ClientConfig{Host: "127.0.0.1", Port: port, Spec: s, Logger: quiet()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = c.Close() })
-	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
-	var g bytes.Buffer
-	_ = proto.WriteGreeting(&g, proto.MagicControl)
-	if _, err := c.Write(g.Bytes()); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := proto.ReadGreeting(c, proto.MagicServer); err != nil {
-		t.Fatal(err)
-	}
-	if err := proto.WriteFrame(c, proto.TypeTestRequest, proto.TestRequest{Spec: s}); err != nil {
-		t.Fatal(err)
-	}
-	var acc proto.TestAccept
-	expectFrame(t, c, proto.TypeTestAccept, &acc)
-	tok, err := proto.ParseToken(acc.Token)
+	t.Cleanup(ctl.Close)
+	tok, err := proto.ParseToken(ctl.Accept().Token)
 	if err != nil {
 		t.Fatal(err)
 	}
-	expectFrame(t, c, proto.TypeStreamsReady, &proto.StreamsReady{})
-	if err := proto.WriteFrame(c, proto.TypeStart, proto.Start{}); err != nil {
+	if err := ctl.ReadReady(&proto.StreamsReady{}); err != nil {
 		t.Fatal(err)
 	}
-	return c, tok
+	if err := ctl.Send(proto.TypeStart, proto.Start{}); err != nil {
+		t.Fatal(err)
+	}
+	return ctl, tok
 }
 
 func expectFrame(t *testing.T, c net.Conn, typ proto.Type, v any) {
@@ -114,11 +104,12 @@ func TestCRRFloodKeepsTheServerAlive(t *testing.T) {
 	if p := res.Local.RR.Points[0]; p.Completed != 300 || p.Errors != 0 {
 		t.Errorf("a crr test during the flood: %d completed, %d errors", p.Completed, p.Errors)
 	}
-	if err := proto.WriteFrame(ctl, proto.TypeStop, proto.Stop{Reason: "done"}); err != nil {
+	if err := ctl.Send(proto.TypeStop, proto.Stop{Reason: "done"}); err != nil {
 		t.Fatal(err)
 	}
 	var end result.End
-	expectFrame(t, ctl, proto.TypeEndReport, &end)
+	_ = ctl.Conn().SetReadDeadline(time.Now().Add(10 * time.Second))
+	expectFrame(t, ctl.Conn(), proto.TypeEndReport, &end)
 	if end.RR == nil || end.RR.Connections >= flood {
 		t.Fatalf("the flooded test answered every idle connection instead of turning the excess away: %+v", end.RR)
 	}
