@@ -78,11 +78,24 @@ func udpPair(t *testing.T) (client, server *net.UDPConn) {
 
 func tcpPair(t *testing.T) (client, server *net.TCPConn) {
 	t.Helper()
+	ln := listenTCP(t)
+	defer ln.Close()
+	return connectTo(t, ln)
+}
+
+func listenTCP(t *testing.T) *net.TCPListener {
+	t.Helper()
 	ln, err := net.ListenTCP("tcp4", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
+	return ln
+}
+
+// connectTo returns both ends of a new connection to ln; the test closes
+// the client's end.
+func connectTo(t *testing.T, ln *net.TCPListener) (client, server *net.TCPConn) {
+	t.Helper()
 	c, err := net.DialTCP("tcp4", nil, ln.Addr().(*net.TCPAddr))
 	if err != nil {
 		t.Fatal(err)
@@ -282,23 +295,9 @@ func TestParseLists(t *testing.T) {
 // room for is closed at once, and a connection that sends no request, or
 // trickles one in, is closed when its wait is up, whatever it does.
 func TestCRRWorkersAreBounded(t *testing.T) {
-	ln, err := net.ListenTCP("tcp4", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln := listenTCP(t)
 	defer ln.Close()
-	accept := func() (client, server *net.TCPConn) {
-		c, err := net.DialTCP("tcp4", nil, ln.Addr().(*net.TCPAddr))
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := ln.AcceptTCP()
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = c.Close() })
-		return c, s
-	}
+	accept := func() (client, server *net.TCPConn) { return connectTo(t, ln) }
 	const wait = 300 * time.Millisecond
 	r := NewReflector(ReflectorConfig{MaxRequest: 512, MaxResponse: 512})
 	r.StartCRR(wait)
