@@ -131,10 +131,14 @@ func (r *Reflector) StartCRR(wait time.Duration) {
 	}
 }
 
-// OfferCRR hands a crr connection to the workers. When every worker is
-// busy and the queue is full it closes the connection and reports false.
-// Call it after StartCRR and not after Stop.
+// OfferCRR hands a crr connection to the workers, after StartCRR. When
+// every worker is busy and the queue is full, or after Stop, it closes
+// the connection and reports false.
 func (r *Reflector) OfferCRR(c *net.TCPConn) bool {
+	if r.stop.Load() {
+		_ = c.Close()
+		return false
+	}
 	select {
 	case r.crr <- c:
 		return true

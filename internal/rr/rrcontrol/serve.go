@@ -44,13 +44,9 @@ import (
 //	EndReport              →  (the client's End, for the server's record)
 type server struct {
 	ctx  context.Context
-	cfg  session.ServeConfig
-	log  *slog.Logger
-	conn *net.TCPConn
 	t    *session.AdmittedTest
+	log  *slog.Logger
 	spec spec.Spec
-	adm  *session.Admission
-	hs   time.Duration
 	// controlRTT is the client's measure of the control round trip.
 	controlRTT time.Duration
 
@@ -69,7 +65,7 @@ type server struct {
 func Serve(ctx context.Context, t *session.AdmittedTest) (*result.Result, error) {
 	req, adm, conn := t.Request, t.Admission, t.Conn
 	s := &server{
-		ctx: ctx, cfg: t.Config, conn: conn, t: t, spec: req.Spec, adm: adm, hs: t.Handshake,
+		ctx: ctx, t: t, spec: req.Spec,
 		controlRTT: time.Duration(req.ControlRTTNs),
 		log:        t.Log.With("test", adm.Token.String()[:8], "client", conn.RemoteAddr().String(), "kind", "rr"),
 		done:       make(chan struct{}),
@@ -123,15 +119,15 @@ func Serve(ctx context.Context, t *session.AdmittedTest) (*result.Result, error)
 func (s *server) dataPath(ready *proto.StreamsReady) error {
 	switch s.spec.RRMode {
 	case spec.RRUDP:
-		if s.cfg.UDP == nil {
+		if s.t.Config.UDP == nil {
 			return errors.New("this server does not serve UDP")
 		}
-		peer := s.conn.RemoteAddr().(*net.TCPAddr).IP
-		ctx, cancel := context.WithTimeout(s.ctx, s.hs)
+		peer := s.t.Conn.RemoteAddr().(*net.TCPAddr).IP
+		ctx, cancel := context.WithTimeout(s.ctx, s.t.Handshake)
 		defer cancel()
-		conn, _, _, err := s.cfg.UDP.Expect(ctx, func(p []byte, from *net.UDPAddr) bool {
+		conn, _, _, err := s.t.Config.UDP.Expect(ctx, func(p []byte, from *net.UDPAddr) bool {
 			h, ok := udpflow.ParseHello(p)
-			return ok && h.Token == [16]byte(s.adm.Token) && h.StreamID == 1 && from.IP.Equal(peer)
+			return ok && h.Token == [16]byte(s.t.Admission.Token) && h.StreamID == 1 && from.IP.Equal(peer)
 		})
 		if err != nil {
 			return fmt.Errorf("the rr UDP socket never said hello: %w", err)
@@ -145,17 +141,17 @@ func (s *server) dataPath(ready *proto.StreamsReady) error {
 			Socket: flowrun.GrantedSocket(conn, s.spec),
 		})
 	case spec.RRTCP:
-		timer := time.NewTimer(s.hs)
+		timer := time.NewTimer(s.t.Handshake)
 		defer timer.Stop()
 		select {
-		case dc := <-s.adm.Data:
+		case dc := <-s.t.Admission.Data:
 			if dc.StreamID != 1 {
 				_ = dc.Conn.Close()
 				return fmt.Errorf("data connection with bad stream ID %d", dc.StreamID)
 			}
 			s.tcp = dc.Conn
 		case <-timer.C:
-			return fmt.Errorf("the rr data connection did not arrive within %v", s.hs)
+			return fmt.Errorf("the rr data connection did not arrive within %v", s.t.Handshake)
 		case <-s.ctx.Done():
 			return errors.New("server shutting down")
 		}
@@ -170,7 +166,7 @@ func (s *server) dataPath(ready *proto.StreamsReady) error {
 		// Connections come one per transaction once the test runs: try
 		// their options now on a socket of the same kind, so that a test
 		// they fail on is refused before it starts, as in the other modes.
-		if err := tryOptions(s.ctx, s.conn.LocalAddr().(*net.TCPAddr).IP, session.SocketOptions(s.spec, false)); err != nil {
+		if err := tryOptions(s.ctx, s.t.Conn.LocalAddr().(*net.TCPAddr).IP, session.SocketOptions(s.spec, false)); err != nil {
 			return err
 		}
 	}
@@ -214,7 +210,7 @@ func (s *server) readControl() *rrControl {
 	c := &rrControl{frames: make(chan proto.Frame, 4), lost: make(chan error, 1)}
 	go func() {
 		for {
-			fr, err := proto.ReadFrame(s.conn)
+			fr, err := proto.ReadFrame(s.t.Conn)
 			t2 := time.Now().UnixNano()
 			if err != nil {
 				c.lost <- err
@@ -244,7 +240,7 @@ func (s *server) readControl() *rrControl {
 }
 
 func (s *server) waitStart(ctl *rrControl) error {
-	timer := time.NewTimer(s.hs)
+	timer := time.NewTimer(s.t.Handshake)
 	defer timer.Stop()
 	select {
 	case fr := <-ctl.frames:
@@ -328,7 +324,7 @@ wait:
 	if e := s.crrErr.Load(); testErr == nil && e != nil {
 		testErr = *e
 	}
-	end := result.End{Role: result.RoleServer, Host: flowrun.LocalHost(), Limits: session.LocalLimits(), ConcurrentTests: s.adm.Concurrent()}
+	end := result.End{Role: result.RoleServer, Host: flowrun.LocalHost(), Limits: session.LocalLimits(), ConcurrentTests: s.t.Admission.Concurrent()}
 	if cpu, err := hostmon.ProcessCPU(); err == nil && cpuErr == nil {
 		u, sy, t := hostmon.Usage(cpuStart, cpu)
 		end.CPU = result.CPU{UserPercent: u, SystemPercent: sy, TotalPercent: t}
@@ -358,7 +354,7 @@ func (s *server) acceptCRR(stop <-chan struct{}, done chan<- struct{}) {
 		select {
 		case <-stop:
 			return
-		case dc := <-s.adm.Data:
+		case dc := <-s.t.Admission.Data:
 			if dc.StreamID != 1 {
 				_ = dc.Conn.Close()
 				continue
@@ -387,7 +383,7 @@ func (s *server) limit() time.Duration {
 	if d := s.spec.RRTotal(); d > 0 {
 		return d + 30*time.Second
 	}
-	return s.cfg.MaxDuration
+	return s.t.Config.MaxDuration
 }
 
 func (s *server) close() {
