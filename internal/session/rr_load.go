@@ -18,9 +18,9 @@ const (
 	PhaseAfter  = "after"
 )
 
-// RRLoadConfig is latency under load (docs/metrics.md, flent's RRUL
-// idea): request-response probes before (idle), during (loaded) and
-// after a bulk test.
+// RRLoadConfig is latency under load (docs/metrics.md, "Latency under
+// load"; flent's RRUL idea): request-response probes before (idle),
+// during (loaded) and after a bulk test.
 type RRLoadConfig struct {
 	// Probe is the request-response test, with one size; its duration is
 	// set from the phases.
