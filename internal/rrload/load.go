@@ -23,9 +23,9 @@ const (
 	PhaseAfter  = "after"
 )
 
-// Config is latency under load (docs/metrics.md, flent's RRUL
-// idea): request-response probes before (idle), during (loaded) and
-// after a bulk test.
+// Config is latency under load (docs/metrics.md, "Latency under load";
+// flent's RRUL idea): request-response probes before (idle), during
+// (loaded) and after a bulk test.
 type Config struct {
 	// Probe is the request-response test, with one size; its duration is
 	// set from the phases.
