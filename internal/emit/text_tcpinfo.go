@@ -77,7 +77,7 @@ func rfc6349Parts(df *figures.DirectionFigures, f units.Format) []string {
 }
 
 // slowStartLine says when slow start ended and what that did to a short
-// test's figure (short tests read low).
+// test's figure: a test not much longer than its slow start reads low.
 func slowStartLine(df *figures.DirectionFigures) string {
 	ss := df.SlowStart
 	if ss == nil {

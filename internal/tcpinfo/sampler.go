@@ -10,7 +10,7 @@ import (
 )
 
 // DefaultPeriod is how often a Sampler reads TCP_INFO unless told
-// otherwise: the 100 ms that docs/metrics.md asks for.
+// otherwise: 100 ms (docs/metrics.md, "TCP internals").
 const DefaultPeriod = 100 * time.Millisecond
 
 // DefaultMaxSamples bounds the samples a Sampler keeps: 6.8 minutes at
