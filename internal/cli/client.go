@@ -88,7 +88,7 @@ func (f *clientFlags) register(cmd *cobra.Command) {
 	fs.Var(durationValue{&f.retryBusy}, "retry-busy", "iperf3 servers: retry a busy server with backoff for up to this long")
 	fs.BoolVar(&f.counters64, "udp-counters-64bit", false, "iperf3 servers: 64-bit UDP sequence numbers")
 	fs.StringVar(&f.logfile, "logfile", "", "write the report to this file instead of stdout (appends)")
-	fs.Var(durationValue{&f.tcpinfo.interval}, "tcpinfo-interval", "TCP_INFO timeline period per sending stream (100ms); 0 turns the timeline off")
+	fs.Var(durationValue{&f.tcpinfo.interval}, "tcpinfo-interval", "TCP_INFO timeline period per sending stream; 0 turns the timeline off")
 	fs.StringVar(&f.tcpinfo.csv, "tcpinfo-csv", "", "write the TCP_INFO timelines to this CSV file")
 	fs.StringVar(&f.tcpinfo.bottleneck, "bottleneck", "", "the path's bottleneck rate (e.g. 1g), for the RFC 6349 Transfer Time Ratio")
 	fs.Var(durationValue{&f.connectTimeout}, "connect-timeout", "give up connecting after this long (seconds, or e.g. 500ms)")

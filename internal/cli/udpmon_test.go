@@ -101,3 +101,12 @@ func TestUDPMonRefusedOneLine(t *testing.T) {
 		t.Errorf("exit %d, stdout:\n%s\nstderr: %s\nwant exit 1, nothing on stdout and one line on stderr", code, out, stderr)
 	}
 }
+
+// A sweep of one point says so in the singular.
+func TestUDPMonOnePoint(t *testing.T) {
+	port := strconv.Itoa(startServer(t))
+	code, out, stderr := runCLI("udpmon", "127.0.0.1", "-p", port, "--sizes", "512", "--spacing", "10", "--count", "200")
+	if code != ExitOK || !strings.Contains(out, "\n1 point in ") {
+		t.Errorf("exit %d, stdout:\n%s\nstderr: %s\nwant \"1 point in\"", code, out, stderr)
+	}
+}
