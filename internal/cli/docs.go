@@ -15,21 +15,18 @@ import (
 // completions come from cobra's own `completion` command.
 func newManCmd(e env) *cobra.Command {
 	return &cobra.Command{
-		Use:   "man [DIR]",
-		Short: "Write wireperf's man pages (section 1) into DIR (default: the current directory)",
+		Use:   "man DIR",
+		Short: "Write wireperf's man pages (section 1), one per command, into DIR",
 		Example: `  wireperf man build/man            wireperf.1, wireperf-client.1, ...
   man -l build/man/wireperf-client.1`,
 		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) > 1 {
-				return usagef("man takes at most one DIR (got %d arguments)", len(args))
+			if len(args) != 1 {
+				return usagef("say where to write the man pages: wireperf man DIR (got %d arguments)", len(args))
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir := "."
-			if len(args) == 1 {
-				dir = args[0]
-			}
+			dir := args[0]
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return err
 			}

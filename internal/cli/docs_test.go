@@ -60,8 +60,10 @@ func TestManPagesBuild(t *testing.T) {
 	if !strings.Contains(string(b), `\fB--time\fP=10s`) {
 		t.Errorf("wireperf-client.1 lacks -t and its default:\n%s", b)
 	}
-	if code, _, _ := runCLI("man", dir, "extra"); code != ExitUsage {
-		t.Errorf("man with two directories: exit %d, want %d", code, ExitUsage)
+	for _, args := range [][]string{{"man"}, {"man", dir, "extra"}} {
+		if code, _, stderr := runCLI(args...); code != ExitUsage || !strings.Contains(stderr, "wireperf man DIR") {
+			t.Errorf("%q: exit %d, %q; want %d and how to call it", args, code, stderr, ExitUsage)
+		}
 	}
 }
 
