@@ -234,7 +234,7 @@ func runClient(ctx context.Context, e env, f *clientFlags, host string) error {
 // or when the server turns out to be iperf3.
 func runTest(ctx context.Context, e env, f *clientFlags, host string, obs *observer, log *slog.Logger) (*result.Result, error) {
 	ip3 := iperf3.ClientConfig{
-		Host: host, Port: f.port, Bind: f.bind, ConnectTimeout: f.connectTimeout, Spec: f.spec,
+		Host: host, Port: f.port, Bind: f.bind, CPort: f.cport, ConnectTimeout: f.connectTimeout, Spec: f.spec,
 		Observer: obs, Logger: log, RetryBusy: f.retryBusy, UDPCounters64: f.counters64,
 	}
 	if f.iperf3 {

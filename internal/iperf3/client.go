@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wireperf/wireperf/internal/flowrun"
+	"github.com/wireperf/wireperf/internal/netsetup"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/sockopt"
 	"github.com/wireperf/wireperf/internal/spec"
@@ -24,6 +25,7 @@ type ClientConfig struct {
 	Host           string
 	Port           int
 	Bind           string // local address for every connection; "" for any
+	CPort          int    // first data connection's local port (--cport); 0 for any
 	ConnectTimeout time.Duration
 	Spec           spec.Spec
 	Observer       Observer
@@ -181,20 +183,10 @@ func runClient(ctx context.Context, cfg ClientConfig, conn *net.TCPConn, cookie 
 	return c.run(ctx)
 }
 
-func (c *clientTest) dialer(localPort int) (*net.Dialer, error) {
-	d := &net.Dialer{Timeout: c.cfg.ConnectTimeout}
-	if c.cfg.Bind != "" {
-		ip := net.ParseIP(c.cfg.Bind)
-		if ip == nil {
-			addrs, err := net.DefaultResolver.LookupIP(context.Background(), "ip", c.cfg.Bind)
-			if err != nil || len(addrs) == 0 {
-				return nil, fmt.Errorf("-B %s: cannot resolve the local address", c.cfg.Bind)
-			}
-			ip = addrs[0]
-		}
-		d.LocalAddr = &net.TCPAddr{IP: ip, Port: localPort}
-	}
-	return d, nil
+// dialer dials network from -B's address and localPort, with o set
+// before connect.
+func (c *clientTest) dialer(network string, localPort int, o sockopt.Options) (*net.Dialer, error) {
+	return netsetup.Client{Bind: c.cfg.Bind, CPort: c.cfg.CPort, Timeout: c.cfg.ConnectTimeout}.Dialer(network, localPort, o)
 }
 
 func (c *clientTest) stepDeadline() { _ = c.conn.SetDeadline(time.Now().Add(c.cfg.ConnectTimeout)) }
@@ -202,13 +194,13 @@ func (c *clientTest) stepDeadline() { _ = c.conn.SetDeadline(time.Now().Add(c.cf
 // handshake runs the test's set-up until the server says TEST_RUNNING.
 func (c *clientTest) handshake(ctx context.Context) error {
 	if c.conn == nil {
-		d, err := c.dialer(0)
+		d, err := c.dialer("tcp", 0, sockopt.Options{})
 		if err != nil {
 			return err
 		}
 		conn, err := d.DialContext(ctx, "tcp", c.addr)
 		if err != nil {
-			return fmt.Errorf("connecting to %s: %w", c.addr, unwrapDialError(err))
+			return fmt.Errorf("connecting to %s: %w", c.addr, netsetup.DialError(err))
 		}
 		c.conn = conn.(*net.TCPConn)
 	}
@@ -287,22 +279,17 @@ func (c *clientTest) connectStreams(ctx context.Context) error {
 }
 
 func (c *clientTest) connectTCP(ctx context.Context, id int, sender bool) (*dataStream, error) {
-	d, err := c.dialer(0)
+	cl := netsetup.Client{Bind: c.cfg.Bind, CPort: c.cfg.CPort, Timeout: c.cfg.ConnectTimeout}
+	d, err := c.dialer("tcp", cl.DataPort(id), netsetup.TCPOptions(c.spec, true, sender))
 	if err != nil {
 		return nil, err
-	}
-	if o := socketOptions(c.spec, true); o != (sockopt.Options{}) {
-		d.Control = sockopt.Control(o)
 	}
 	conn, err := d.DialContext(ctx, "tcp", c.addr)
 	if err != nil {
-		return nil, fmt.Errorf("data connection %d to %s: %w", id, c.addr, unwrapDialError(err))
+		return nil, fmt.Errorf("data connection %d to %s: %w", id, c.addr, netsetup.DialError(err))
 	}
 	tc := conn.(*net.TCPConn)
-	if err := applyTCPOptions(tc, c.spec, true, sender); err != nil {
-		_ = tc.Close()
-		return nil, err
-	}
+	netsetup.SetNagle(tc, c.spec)
 	_ = tc.SetWriteDeadline(time.Now().Add(c.cfg.ConnectTimeout))
 	if _, err := tc.Write(c.cookie[:]); err != nil {
 		_ = tc.Close()
@@ -313,17 +300,14 @@ func (c *clientTest) connectTCP(ctx context.Context, id int, sender bool) (*data
 }
 
 func (c *clientTest) connectUDP(ctx context.Context, id int, sender bool) (*dataStream, error) {
-	d, err := c.dialer(0)
+	cl := netsetup.Client{Bind: c.cfg.Bind, CPort: c.cfg.CPort, Timeout: c.cfg.ConnectTimeout}
+	d, err := c.dialer("udp", cl.DataPort(id), netsetup.UDPOptions(c.spec, !sender))
 	if err != nil {
 		return nil, err
 	}
-	if d.LocalAddr != nil {
-		d.LocalAddr = &net.UDPAddr{IP: d.LocalAddr.(*net.TCPAddr).IP}
-	}
-	d.Control = udpControl(c.spec, !sender)
 	conn, err := d.DialContext(ctx, "udp", c.addr)
 	if err != nil {
-		return nil, fmt.Errorf("UDP stream %d to %s: %w", id, c.addr, unwrapDialError(err))
+		return nil, fmt.Errorf("UDP stream %d to %s: %w", id, c.addr, netsetup.DialError(err))
 	}
 	uc := conn.(*net.UDPConn)
 	fail := func(err error) (*dataStream, error) {
@@ -344,20 +328,19 @@ func (c *clientTest) connectUDP(ctx context.Context, id int, sender bool) (*data
 	}
 	_ = uc.SetReadDeadline(time.Time{})
 	u := newUDPStream(uc, sender, c.cfg.UDPCounters64, c.spec.Length, c.spec.Rate, c.spec.Burst)
-	sock := result.Socket{SndBufRequested: c.spec.Window, RcvBufRequested: c.spec.Window}
-	return newUDPDataStream(id, u, sock), nil
+	return newUDPDataStream(id, u, flowrun.UDPSocket(uc, c.spec, sender)), nil
 }
 
 // run moves data from TEST_RUNNING to the end of the test.
 func (c *clientTest) run(ctx context.Context) (*result.Result, error) {
 	host, port := c.cfg.Host, c.cfg.Port
 	if c.resumed {
-		host, port = splitHostPort(c.addr)
+		host, port = netsetup.SplitHostPort(c.addr)
 	}
 	res := &result.Result{
 		Spec: c.spec, Token: c.cookie.String(), StartedAt: time.Now(),
 		ServerAddr: c.addr, ConnectHost: host, ConnectPort: port,
-		Local:  result.End{Role: result.RoleClient, Host: flowrun.LocalHost(), Limits: localLimits()},
+		Local:  result.End{Role: result.RoleClient, Host: flowrun.LocalHost(), Limits: netsetup.LocalLimits()},
 		Remote: result.End{Role: result.RoleServer, Host: peerHost("")},
 	}
 	for _, st := range c.streams {
@@ -392,7 +375,7 @@ func (c *clientTest) run(ctx context.Context) (*result.Result, error) {
 	}
 	waitDone(run, drainTimeout)
 	end, mine := finish(run, c.streams, result.RoleClient)
-	end.Limits = localLimits()
+	end.Limits = netsetup.LocalLimits()
 	var theirs *Results
 	if testErr == nil {
 		theirs, testErr = c.exchangeResults(mine)
@@ -479,17 +462,14 @@ func (c *clientTest) settle() {
 	if c.spec.Protocol != spec.UDP || !c.spec.ClientSends() {
 		return
 	}
-	rtt, _ := tcpinfoOf(c.conn)
+	rtt := netsetup.SmoothedRTT(c.conn)
 	time.Sleep(min(max(2*rtt, 10*time.Millisecond), 250*time.Millisecond))
 }
 
 // drain is how long receivers read on after the end: a TCP receiver
 // reads until the server closes its side, a UDP one a few round trips.
 func (c *clientTest) drain() time.Duration {
-	if c.spec.Protocol == spec.UDP {
-		return drainFor(c.conn)
-	}
-	return drainTimeout
+	return netsetup.DrainTime(c.spec, netsetup.SmoothedRTT(c.conn))
 }
 
 // waitDone waits for every stream to finish, aborting them after limit.
@@ -609,23 +589,6 @@ func remoteEnd(role string, host result.Host, r Results, s spec.Spec, local []re
 		e.Streams = append(e.Streams, st)
 	}
 	return e
-}
-
-func splitHostPort(addr string) (string, int) {
-	h, p, err := net.SplitHostPort(addr)
-	if err != nil {
-		return addr, 0
-	}
-	n, _ := strconv.Atoi(p)
-	return h, n
-}
-
-func unwrapDialError(err error) error {
-	var op *net.OpError
-	if errors.As(err, &op) && op.Err != nil {
-		return op.Err
-	}
-	return err
 }
 
 // stateReader reads state bytes in its own goroutine, one per request, so

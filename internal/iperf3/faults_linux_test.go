@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/netsetup"
 	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/spec"
@@ -290,7 +291,7 @@ func TestClientHugeResults(t *testing.T) {
 		_, _ = c.Write([]byte{0xff, 0xff, 0xff, 0xff})
 		time.Sleep(2 * time.Second)
 	})
-	host, port := splitHostPort(ln.Addr().String())
+	host, port := netsetup.SplitHostPort(ln.Addr().String())
 	_, err = RunClient(context.Background(), ClientConfig{Host: host, Port: port, Spec: clientSpec(nil), ConnectTimeout: 3 * time.Second})
 	if !errors.Is(err, ErrMessageTooBig) {
 		t.Fatalf("got %v; want ErrMessageTooBig", err)

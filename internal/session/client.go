@@ -18,6 +18,7 @@ import (
 
 	"github.com/wireperf/wireperf/internal/flowrun"
 	"github.com/wireperf/wireperf/internal/iperf3"
+	"github.com/wireperf/wireperf/internal/netsetup"
 	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/sockopt"
@@ -92,35 +93,22 @@ type clientTest struct {
 	res     *result.Result
 }
 
-func (c *clientTest) dialer(opts sockopt.Options, localPort int) (*net.Dialer, error) {
-	d := &net.Dialer{Timeout: c.cfg.ConnectTimeout}
-	if c.cfg.Bind != "" || localPort != 0 {
-		ip := net.ParseIP(c.cfg.Bind)
-		if c.cfg.Bind != "" && ip == nil {
-			addrs, err := net.DefaultResolver.LookupIP(context.Background(), "ip", c.cfg.Bind)
-			if err != nil || len(addrs) == 0 {
-				return nil, fmt.Errorf("-B %s: cannot resolve the local address", c.cfg.Bind)
-			}
-			ip = addrs[0]
-		}
-		d.LocalAddr = &net.TCPAddr{IP: ip, Port: localPort}
-	}
-	if opts != (sockopt.Options{}) {
-		d.Control = sockopt.Control(opts)
-	}
-	return d, nil
+// dialer dials network from -B's address and localPort, with opts set
+// before connect.
+func (c *clientTest) dialer(network string, opts sockopt.Options, localPort int) (*net.Dialer, error) {
+	return netsetup.Client{Bind: c.cfg.Bind, CPort: c.cfg.CPort, Timeout: c.cfg.ConnectTimeout}.Dialer(network, localPort, opts)
 }
 
 func (c *clientTest) handshake(ctx context.Context) error {
 	c.addr = net.JoinHostPort(c.cfg.Host, strconv.Itoa(c.cfg.Port))
-	d, err := c.dialer(sockopt.Options{}, 0)
+	d, err := c.dialer("tcp", sockopt.Options{}, 0)
 	if err != nil {
 		return err
 	}
 	dialStart := time.Now()
 	conn, err := d.DialContext(ctx, "tcp", c.addr)
 	if err != nil {
-		return fmt.Errorf("connecting to %s: %w", c.addr, unwrapDialError(err))
+		return fmt.Errorf("connecting to %s: %w", c.addr, netsetup.DialError(err))
 	}
 	dialRTT := time.Since(dialStart)
 	c.conn = conn.(*net.TCPConn)
@@ -220,7 +208,7 @@ func (c *clientTest) connectStreams(ctx context.Context) error {
 	c.res = &result.Result{
 		Spec: c.spec, Token: c.accept.Token, StartedAt: time.Now(),
 		ServerAddr: c.addr, ConnectHost: c.cfg.Host, ConnectPort: c.cfg.Port,
-		Local:  result.End{Role: result.RoleClient, Host: flowrun.LocalHost(), Limits: localLimits()},
+		Local:  result.End{Role: result.RoleClient, Host: flowrun.LocalHost(), Limits: netsetup.LocalLimits()},
 		Remote: result.End{Role: result.RoleServer, Host: c.accept.Server, Limits: c.accept.Limits},
 	}
 	for _, f := range c.flows {
@@ -239,18 +227,17 @@ func (c *clientTest) connectStreams(ctx context.Context) error {
 }
 
 func (c *clientTest) connectTCP(ctx context.Context, token proto.Token, ready *proto.StreamsReady) error {
-	opts := socketOptions(c.spec, true)
 	for id := 1; id <= c.spec.DataConns(); id++ {
-		d, err := c.dialer(opts, c.localPort(id))
+		d, err := c.dialer("tcp", netsetup.TCPOptions(c.spec, true, c.spec.ClientSendsOn(id)), c.localPort(id))
 		if err != nil {
 			return err
 		}
 		conn, err := d.DialContext(ctx, "tcp", c.addr)
 		if err != nil {
-			return fmt.Errorf("data connection %d to %s: %w", id, c.addr, unwrapDialError(err))
+			return fmt.Errorf("data connection %d to %s: %w", id, c.addr, netsetup.DialError(err))
 		}
 		tc := conn.(*net.TCPConn)
-		setNagle(tc, c.spec)
+		netsetup.SetNagle(tc, c.spec)
 		st, err := newTCPStream(id, c.spec.ClientSendsOn(id), tc, c.spec)
 		if err != nil {
 			_ = tc.Close()
@@ -271,13 +258,13 @@ func (c *clientTest) connectTCP(ctx context.Context, token proto.Token, ready *p
 func (c *clientTest) connectUDP(ctx context.Context, token proto.Token, ready *proto.StreamsReady) error {
 	var hellos [][]byte
 	for id := 1; id <= c.spec.DataConns(); id++ {
-		d, err := c.dialer(sockopt.Options{}, c.localPort(id))
+		d, err := c.dialer("udp", sockopt.Options{}, c.localPort(id))
 		if err != nil {
 			return err
 		}
 		conn, err := d.DialContext(ctx, "udp", c.addr)
 		if err != nil {
-			return fmt.Errorf("UDP stream %d to %s: %w", id, c.addr, unwrapDialError(err))
+			return fmt.Errorf("UDP stream %d to %s: %w", id, c.addr, netsetup.DialError(err))
 		}
 		uc := conn.(*net.UDPConn)
 		f, err := flowrun.NewUDPFlow(uc, c.spec, [16]byte(token), id, c.spec.ClientSendsOn(id))
@@ -309,10 +296,7 @@ func (c *clientTest) connectUDP(ctx context.Context, token proto.Token, ready *p
 }
 
 func (c *clientTest) localPort(id int) int {
-	if c.cfg.CPort > 0 {
-		return c.cfg.CPort + id - 1
-	}
-	return 0
+	return netsetup.Client{CPort: c.cfg.CPort}.DataPort(id)
 }
 
 func (c *clientTest) readReady(ready *proto.StreamsReady) error {
@@ -371,7 +355,7 @@ func (c *clientTest) run(ctx context.Context) (*result.Result, error) {
 	<-mergerDone // the server's intervals precede its final report
 	res.Local = end
 	res.Local.Intervals = m.local
-	res.Local.Limits = localLimits()
+	res.Local.Limits = netsetup.LocalLimits()
 	if remote != nil {
 		_ = c.fw.send(proto.TypeEndReport, withoutIntervals(end))
 		remote.Intervals = m.remote
@@ -422,7 +406,7 @@ func (c *clientTest) wait(ctx context.Context, run *flowrun.Runner, control *con
 			sendersDone = nil
 		case sent := <-control.senderDone:
 			run.SetPeerSent(sent)
-			run.DrainReceivers(drainFor(c.spec, c.rtt))
+			run.DrainReceivers(netsetup.DrainTime(c.spec, c.rtt))
 		case msg := <-control.peerErr:
 			run.Abort()
 			<-done
@@ -442,14 +426,4 @@ func (c *clientTest) close() {
 	if c.conn != nil {
 		_ = c.conn.Close()
 	}
-}
-
-// unwrapDialError keeps the part of a dial error a user needs: "connection
-// refused", "i/o timeout", "no such host".
-func unwrapDialError(err error) error {
-	var op *net.OpError
-	if errors.As(err, &op) && op.Err != nil {
-		return op.Err
-	}
-	return err
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/wireperf/wireperf/internal/flowrun"
 	"github.com/wireperf/wireperf/internal/hostmon"
+	"github.com/wireperf/wireperf/internal/netsetup"
 	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/rr"
@@ -106,13 +107,13 @@ func (c *rrClient) dataPath(ctx context.Context) error {
 	ct := c.ct
 	switch c.spec.RRMode {
 	case spec.RRUDP:
-		d, err := ct.dialer(sockopt.Options{}, 0)
+		d, err := ct.dialer("udp", sockopt.Options{}, 0)
 		if err != nil {
 			return err
 		}
 		conn, err := d.DialContext(ctx, "udp", ct.addr)
 		if err != nil {
-			return fmt.Errorf("rr UDP socket to %s: %w", ct.addr, unwrapDialError(err))
+			return fmt.Errorf("rr UDP socket to %s: %w", ct.addr, netsetup.DialError(err))
 		}
 		c.udp = conn.(*net.UDPConn)
 		if raw, err := c.udp.SyscallConn(); err == nil {
@@ -136,13 +137,13 @@ func (c *rrClient) dataPath(ctx context.Context) error {
 			}
 		}()
 	case spec.RRTCP:
-		d, err := ct.dialer(socketOptions(c.spec, true), 0)
+		d, err := ct.dialer("tcp", netsetup.TCPOptions(c.spec, true, false), 0)
 		if err != nil {
 			return err
 		}
 		conn, err := d.DialContext(ctx, "tcp", ct.addr)
 		if err != nil {
-			return fmt.Errorf("rr data connection to %s: %w", ct.addr, unwrapDialError(err))
+			return fmt.Errorf("rr data connection to %s: %w", ct.addr, netsetup.DialError(err))
 		}
 		c.tcp = conn.(*net.TCPConn)
 		if _, err := c.tcp.Write(proto.DataHello{Token: token, StreamID: 1}.Marshal()); err != nil {
@@ -260,7 +261,7 @@ func (c *rrClient) run(ctx context.Context) (*result.Result, error) {
 	c.res = &result.Result{
 		Spec: c.spec, Token: ct.accept.Token, StartedAt: time.Now(),
 		ServerAddr: ct.addr, ConnectHost: c.cfg.Host, ConnectPort: c.cfg.Port,
-		Local:  result.End{Role: result.RoleClient, Host: flowrun.LocalHost(), Limits: localLimits()},
+		Local:  result.End{Role: result.RoleClient, Host: flowrun.LocalHost(), Limits: netsetup.LocalLimits()},
 		Remote: result.End{Role: result.RoleServer, Host: ct.accept.Server, Limits: ct.accept.Limits},
 	}
 	if err := ct.fw.send(proto.TypeStart, proto.Start{}); err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/wireperf/wireperf/internal/flowrun"
 	"github.com/wireperf/wireperf/internal/hostmon"
+	"github.com/wireperf/wireperf/internal/netsetup"
 	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/rr"
@@ -63,7 +64,7 @@ func serveRR(ctx context.Context, conn *net.TCPConn, cfg ServeConfig, log *slog.
 	res := &result.Result{Spec: s.spec, Token: adm.Token.String(), StartedAt: time.Now()}
 	res.Remote = result.End{Role: result.RoleClient, Host: req.Client}
 	if err := s.fw.send(proto.TypeTestAccept, proto.TestAccept{
-		Token: adm.Token.String(), Server: flowrun.LocalHost(), Limits: localLimits(),
+		Token: adm.Token.String(), Server: flowrun.LocalHost(), Limits: netsetup.LocalLimits(),
 	}); err != nil {
 		return nil, err
 	}
@@ -145,7 +146,7 @@ func (s *rrServer) dataPath(ready *proto.StreamsReady) error {
 			return errors.New("server shutting down")
 		}
 		if raw, err := s.tcp.SyscallConn(); err == nil {
-			_ = sockopt.Apply(raw, socketOptions(s.spec, false))
+			_ = sockopt.Apply(raw, netsetup.TCPOptions(s.spec, false, false))
 		}
 		ready.Streams = append(ready.Streams, proto.ServerStream{
 			ID: 1, LocalAddr: s.tcp.LocalAddr().String(), RemoteAddr: s.tcp.RemoteAddr().String(),
@@ -279,7 +280,7 @@ wait:
 	if testErr == nil {
 		testErr = s.refl.Err()
 	}
-	end := result.End{Role: result.RoleServer, Host: flowrun.LocalHost(), Limits: localLimits(), ConcurrentTests: s.adm.Concurrent()}
+	end := result.End{Role: result.RoleServer, Host: flowrun.LocalHost(), Limits: netsetup.LocalLimits(), ConcurrentTests: s.adm.Concurrent()}
 	if cpu, err := hostmon.ProcessCPU(); err == nil && cpuErr == nil {
 		u, sy, t := hostmon.Usage(cpuStart, cpu)
 		end.CPU = result.CPU{UserPercent: u, SystemPercent: sy, TotalPercent: t}
