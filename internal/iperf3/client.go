@@ -582,7 +582,12 @@ func remoteEnd(role string, host result.Host, r Results, s spec.Spec, local []re
 				u.Expected = int64(max(sr.Packets-sr.OmittedPackets, 0))
 				u.Lost = int64(max(sr.Errors-sr.OmittedErrors, 0))
 				u.Received = max(u.Expected-u.Lost, 0)
+				// iperf3 smooths its jitter over every pair of datagrams it
+				// received, the omitted start included, on its user-space clock.
 				u.JitterMs = float64(sr.Jitter) * 1000
+				u.JitterSamples = max(int64(sr.Packets-sr.Errors)-1, 0)
+				u.JitterMethod = "iperf3's user-space clock"
+				u.TimestampSource = "user-space"
 			}
 			st.UDP = &u
 		}
