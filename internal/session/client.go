@@ -47,6 +47,21 @@ type ClientConfig struct {
 	Spec           spec.Spec
 	Observer       Observer
 	Logger         *slog.Logger
+	// Iperf3, when set, takes over a test whose server turns out to speak
+	// iperf3, and RunClient returns what it returns. Without it RunClient
+	// closes the connection and returns an *Iperf3ServerError.
+	Iperf3 func(context.Context, Iperf3Server) (*result.Result, error)
+}
+
+// Iperf3Server is a server that answered as iperf3 does, handed to
+// ClientConfig.Iperf3. Conn is the open control connection of an idle
+// iperf3 server, still waiting for the rest of its cookie after Sent: the
+// test can go on there (iperf3.RunClientOn), and whoever receives it must
+// close it. Conn is nil when the server answered as a busy iperf3 server.
+type Iperf3Server struct {
+	Addr string
+	Conn *net.TCPConn
+	Sent []byte
 }
 
 // withDefaults fills the connect timeout and the logger when unset.
@@ -72,6 +87,11 @@ func RunClient(ctx context.Context, cfg ClientConfig) (*result.Result, error) {
 	c := &clientTest{cfg: cfg, spec: cfg.Spec}
 	defer c.close()
 	if err := c.handshake(ctx); err != nil {
+		if c.iperf3 != nil && cfg.Iperf3 != nil {
+			h := *c.iperf3
+			c.conn = nil // h.Conn, when there is one, belongs to the hand-off now
+			return cfg.Iperf3(ctx, h)
+		}
 		return nil, err
 	}
 	if err := c.connectStreams(ctx); err != nil {
@@ -91,6 +111,7 @@ type clientTest struct {
 	flows   []flowrun.Flow
 	sockets map[int]result.Socket
 	res     *result.Result
+	iperf3  *Iperf3Server // the server answered as iperf3 does
 }
 
 // dialer dials network from -B's address and localPort, with opts set
@@ -169,12 +190,14 @@ func (c *clientTest) readServerGreeting(dialRTT time.Duration, greeting []byte) 
 	n, err := c.conn.Read(buf)
 	switch {
 	case n == 0 && errors.Is(err, os.ErrDeadlineExceeded):
-		e := &Iperf3ServerError{Addr: c.addr, Conn: c.conn, Sent: greeting}
-		c.conn = nil // it now belongs to the caller
-		return e
+		c.iperf3 = &Iperf3Server{Addr: c.addr, Conn: c.conn, Sent: greeting}
+		return &Iperf3ServerError{Addr: c.addr}
 	case n == 0:
 		return fmt.Errorf("greeting %s: %w", c.addr, err)
 	case buf[0] != proto.MagicServer[0] && iperf3.LooksLikeIperf3Reply(buf[:n]):
+		_ = c.conn.Close() // a busy server hangs up; a test needs a new connection
+		c.conn = nil
+		c.iperf3 = &Iperf3Server{Addr: c.addr}
 		return &Iperf3ServerError{Addr: c.addr}
 	}
 	_ = c.conn.SetReadDeadline(time.Now().Add(c.cfg.ConnectTimeout))
