@@ -2,10 +2,8 @@ package iperf3
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"strconv"
@@ -18,6 +16,15 @@ import (
 	"github.com/wireperf/wireperf/internal/sockopt"
 	"github.com/wireperf/wireperf/internal/spec"
 )
+
+// Observer sees a client's test as it runs; its shape is
+// session.Observer's, so the CLI's observer serves both. The remote end
+// of an iperf3 test reports only at the end, so interval rows carry the
+// local end's figures only.
+type Observer interface {
+	Started(r *result.Result)
+	Interval(r *result.Result, row result.IntervalRow)
+}
 
 // ClientConfig is what a client needs to run a test against an iperf3
 // server.
@@ -39,44 +46,17 @@ type ClientConfig struct {
 	UDPCounters64 bool
 }
 
-// ErrBusy is a server that runs another test (ACCESS_DENIED).
-var ErrBusy = errors.New("iperf3 server is busy running another test")
-
-// BusyError names the busy server; errors.Is(err, ErrBusy) holds.
-type BusyError struct{ Addr string }
-
-func (e *BusyError) Error() string {
-	return fmt.Sprintf("iperf3 server %s is busy running another test", e.Addr)
-}
-
-// Is makes errors.Is(err, ErrBusy) true.
-func (e *BusyError) Is(target error) bool { return target == ErrBusy }
-
-// ErrNotIperf3 is a peer that did not answer as an iperf3 server does.
-var ErrNotIperf3 = errors.New("the server did not answer as an iperf3 server does")
-
-// RemoteError is iperf3's SERVER_ERROR: the server's error code (its
-// i_errno) and the system errno behind it.
-type RemoteError struct{ Code, Errno int32 }
-
-func (e *RemoteError) Error() string {
-	msg := fmt.Sprintf("the iperf3 server failed the test (its error code %d", e.Code)
-	if e.Errno != 0 {
-		msg += fmt.Sprintf(", errno %d", e.Errno)
-	}
-	return msg + ")"
-}
-
 // Retry backoff for a busy server.
 const (
 	busyFirstWait = 500 * time.Millisecond
 	busyMaxWait   = 5 * time.Second
 )
 
-// drainTimeout bounds the wait for data in flight after a stop, and for
-// the server's answers at the end.
+// finishTimeout bounds the wait for the streams to end once they were
+// told to stop (a receiver that does not hear the end is aborted), and
+// resultsTimeout the wait for the peer's answers at the end.
 const (
-	drainTimeout   = 3 * time.Second
+	finishTimeout  = 3 * time.Second
 	resultsTimeout = 15 * time.Second
 )
 
@@ -252,14 +232,6 @@ func (c *clientTest) handshake(ctx context.Context) error {
 	}
 }
 
-func readServerError(r io.Reader) error {
-	var b [8]byte
-	if _, err := io.ReadFull(r, b[:]); err != nil {
-		return &RemoteError{Code: -1}
-	}
-	return &RemoteError{Code: int32(binary.BigEndian.Uint32(b[:4])), Errno: int32(binary.BigEndian.Uint32(b[4:]))}
-}
-
 func (c *clientTest) connectStreams(ctx context.Context) error {
 	for id := 1; id <= c.spec.DataConns(); id++ {
 		sender := c.spec.ClientSendsOn(id)
@@ -373,7 +345,7 @@ func (c *clientTest) run(ctx context.Context) (*result.Result, error) {
 		c.settle()
 		testErr = c.sendState(TestEnd)
 	}
-	waitDone(run, drainTimeout)
+	waitDone(run, finishTimeout)
 	end, mine := finish(run, c.streams, result.RoleClient)
 	end.Limits = netsetup.LocalLimits()
 	var theirs *Results
@@ -547,95 +519,3 @@ func (c *clientTest) close() {
 		c.states.close()
 	}
 }
-
-// remoteEnd is the peer's End as its results describe it. local are our
-// streams; the peer's stream of the same ID has the opposite role.
-func remoteEnd(role string, host result.Host, r Results, s spec.Spec, local []result.Stream) result.End {
-	e := result.End{
-		Role: role, Host: host,
-		CPU: result.CPU{UserPercent: float64(r.CPUUser), SystemPercent: float64(r.CPUSystem), TotalPercent: float64(r.CPUTotal)},
-	}
-	byID := map[int]result.Stream{}
-	for _, st := range local {
-		byID[st.ID] = st
-	}
-	for _, sr := range r.Streams {
-		id := localStreamID(int(sr.ID))
-		mine, ok := byID[id]
-		if !ok {
-			continue
-		}
-		st := result.Stream{
-			ID: id, Sender: !mine.Sender, LocalAddr: mine.RemoteAddr, RemoteAddr: mine.LocalAddr,
-			Start: s.Omit.Seconds(), End: s.Omit.Seconds() + float64(sr.EndTime),
-			Bytes: int64(sr.Bytes),
-		}
-		st.Socket.Congestion = r.CongestionUsed
-		if st.Sender && sr.Retransmits > 0 {
-			st.Retransmits = int64(sr.Retransmits)
-		}
-		if s.Protocol == spec.UDP {
-			var u result.UDP
-			if st.Sender {
-				u.Sent = int64(sr.Packets - sr.OmittedPackets)
-			} else {
-				u.Expected = int64(max(sr.Packets-sr.OmittedPackets, 0))
-				u.Lost = int64(max(sr.Errors-sr.OmittedErrors, 0))
-				u.Received = max(u.Expected-u.Lost, 0)
-				// iperf3 smooths its jitter over every pair of datagrams it
-				// received, the omitted start included, on its user-space clock.
-				u.JitterMs = float64(sr.Jitter) * 1000
-				u.JitterSamples = max(int64(sr.Packets-sr.Errors)-1, 0)
-				u.JitterMethod = "iperf3's user-space clock"
-				u.TimestampSource = "user-space"
-			}
-			st.UDP = &u
-		}
-		e.Streams = append(e.Streams, st)
-	}
-	return e
-}
-
-// stateReader reads state bytes in its own goroutine, one per request, so
-// a test can wait for the peer's word and for other events at once, and
-// JSON can still be read in between.
-type stateReader struct {
-	req     chan struct{}
-	resp    chan stateResp
-	pending bool
-	quit    chan struct{}
-}
-
-type stateResp struct {
-	state State
-	err   error
-}
-
-func newStateReader(conn net.Conn) *stateReader {
-	s := &stateReader{req: make(chan struct{}, 1), resp: make(chan stateResp, 1), quit: make(chan struct{})}
-	go func() {
-		for {
-			select {
-			case <-s.quit:
-				return
-			case <-s.req:
-			}
-			st, err := ReadState(conn)
-			s.resp <- stateResp{st, err}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	return s
-}
-
-// ask requests the next state byte unless a request is outstanding.
-func (s *stateReader) ask() {
-	if !s.pending {
-		s.pending = true
-		s.req <- struct{}{}
-	}
-}
-
-func (s *stateReader) close() { close(s.quit) }

@@ -346,7 +346,7 @@ func (t *serverTest) run() (*result.Result, error) {
 	defer t.states.close()
 	run.Start()
 	testErr := t.wait(run)
-	waitDone(run, drainTimeout)
+	waitDone(run, finishTimeout)
 	end, mine := finish(run, t.streams, result.RoleServer)
 	end.Limits = netsetup.LocalLimits()
 	end.ConcurrentTests = max(t.cfg.Registry.Running()-1, 0)
