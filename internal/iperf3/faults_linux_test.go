@@ -16,6 +16,7 @@ import (
 	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/spec"
+	"github.com/wireperf/wireperf/internal/testutil/loopback"
 )
 
 // serveNextOK runs a short iperf3 client against s and checks the test.
@@ -197,7 +198,7 @@ func TestClientBusyServer(t *testing.T) {
 func TestClientRetryBusy(t *testing.T) {
 	t.Parallel()
 	needIperf3(t)
-	port := freePort(t)
+	port := loopback.FreePort(t)
 	srv := startIperf3(t, 30*time.Second, "-s", "-p", strconv.Itoa(port)) // not one-shot
 	for !listening(port) {
 		time.Sleep(10 * time.Millisecond)
@@ -207,7 +208,7 @@ func TestClientRetryBusy(t *testing.T) {
 	time.Sleep(500 * time.Millisecond)
 	start := time.Now()
 	res, err := RunClient(context.Background(), ClientConfig{Host: "127.0.0.1", Port: port, Spec: clientSpec(nil), RetryBusy: 10 * time.Second,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatalf("RunClient with RetryBusy: %v", err)
 	}
@@ -350,7 +351,7 @@ func (h retryLog) WithGroup(string) slog.Handler      { return h }
 func TestClientRetryBusyThroughARefusal(t *testing.T) {
 	t.Parallel()
 	needIperf3(t)
-	port := freePort(t)
+	port := loopback.FreePort(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/spec"
+	"github.com/wireperf/wireperf/internal/testutil/jsondoc"
 )
 
 // receiverJitter is the jitter of the one stream a UDP test's receiver
@@ -25,10 +26,7 @@ func receiverJitter(t *testing.T, res *result.Result) result.UDP {
 // as a figure, not "n/a".
 func checkJitter(t *testing.T, got result.UDP, doc map[string]any) {
 	t.Helper()
-	want, ok := jpath(t, doc, "end", "streams", 0, "udp", "jitter_ms").(float64)
-	if !ok {
-		t.Fatal("iperf3 printed no jitter_ms")
-	}
+	want := jsondoc.FloatAt(t, doc, "end", "streams", 0, "udp", "jitter_ms")
 	if got.JitterSamples == 0 {
 		t.Errorf("the receiver's jitter has no samples, so it reads n/a; iperf3 measured %.3f ms", want)
 	}

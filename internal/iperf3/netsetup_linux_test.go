@@ -9,6 +9,8 @@ import (
 	"github.com/wireperf/wireperf/internal/netsetup"
 	"github.com/wireperf/wireperf/internal/sockopt"
 	"github.com/wireperf/wireperf/internal/spec"
+	"github.com/wireperf/wireperf/internal/testutil/jsondoc"
+	"github.com/wireperf/wireperf/internal/testutil/loopback"
 )
 
 // TestClientCPort: --cport binds the data connections in iperf3 mode as
@@ -17,7 +19,7 @@ func TestClientCPort(t *testing.T) {
 	for _, proto := range []string{spec.TCP, spec.UDP} {
 		t.Run(proto, func(t *testing.T) {
 			srv, port := startIperf3Server(t)
-			cport := freePort(t)
+			cport := loopback.FreePort(t)
 			s := clientSpec(func(s *spec.Spec) {
 				s.Protocol = proto
 				if proto == spec.UDP {
@@ -31,7 +33,7 @@ func TestClientCPort(t *testing.T) {
 				t.Fatalf("RunClient: %v", err)
 			}
 			doc := srv.json(t)
-			if got := jint(t, doc, "start", "connected", 0, "remote_port"); got != int64(cport) {
+			if got := jsondoc.IntAt(t, doc, "start", "connected", 0, "remote_port"); got != int64(cport) {
 				t.Errorf("iperf3 server saw the data stream from port %d; want --cport %d", got, cport)
 			}
 			if _, p := netsetup.SplitHostPort(res.Local.Streams[0].LocalAddr); p != cport {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/wireperf/wireperf/internal/sockopt"
 	"github.com/wireperf/wireperf/internal/spec"
+	"github.com/wireperf/wireperf/internal/testutil/loopback"
 )
 
 func TestTCPOptions(t *testing.T) {
@@ -86,25 +86,6 @@ func TestDrainTime(t *testing.T) {
 	}
 }
 
-// freeLoopbackPort is a port free on 127.0.0.1 for both TCP and UDP.
-func freeLoopbackPort(t *testing.T) int {
-	t.Helper()
-	for range 20 {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		port := ln.Addr().(*net.TCPAddr).Port
-		_ = ln.Close()
-		if pc, err := net.ListenPacket("udp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port))); err == nil {
-			_ = pc.Close()
-			return port
-		}
-	}
-	t.Fatal("no free port on 127.0.0.1")
-	return 0
-}
-
 // TestDialerBindsLocalPort: the local port and -B's address reach both
 // kinds of socket (a UDP dialer given a TCP address silently binds none).
 func TestDialerBindsLocalPort(t *testing.T) {
@@ -123,7 +104,7 @@ func TestDialerBindsLocalPort(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pc.Close()
-	c := Client{Bind: "127.0.0.1", CPort: freeLoopbackPort(t), Timeout: 2 * time.Second}
+	c := Client{Bind: "127.0.0.1", CPort: loopback.FreePort(t), Timeout: 2 * time.Second}
 	for network, addr := range map[string]string{"tcp": ln.Addr().String(), "udp": pc.LocalAddr().String()} {
 		d, err := c.Dialer(network, c.DataPort(1), sockopt.Options{})
 		if err != nil {

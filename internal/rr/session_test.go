@@ -2,7 +2,6 @@ package rr_test
 
 import (
 	"context"
-	"io"
 	"log/slog"
 	"testing"
 	"time"
@@ -13,7 +12,7 @@ import (
 	"github.com/wireperf/wireperf/internal/spec"
 )
 
-func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+func quiet() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
 // startServer runs a wireperf server on loopback for the test.
 func startServer(t *testing.T) *server.Server {
