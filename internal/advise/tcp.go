@@ -137,7 +137,7 @@ type StreamFigures struct {
 
 // SlowStartFigures say when slow start ended and what it cost a test:
 // the rate before and after, and the share of the test it took. A test
-// much shorter than its slow start reads low (docs/metrics.md; seed 001).
+// much shorter than its slow start reads low (docs/metrics.md, "Slow start").
 type SlowStartFigures struct {
 	Ended bool `json:"ended"`
 	// End is seconds since the test start (the first sample that shows

@@ -11,7 +11,8 @@ import (
 
 func near(got, want, tol float64) bool { return math.Abs(got-want) <= tol*math.Abs(want) }
 
-// The worked numbers of docs/metrics.md and the seeds.
+// The worked numbers of docs/metrics.md: the line-rate arithmetic, the
+// BDPs of 1 Gbit/s at 215 ms and 622 Mbit/s at 19 ms, and window ÷ RTT.
 func TestArithmetic(t *testing.T) {
 	tests := []struct {
 		name      string

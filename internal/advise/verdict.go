@@ -20,7 +20,7 @@ const (
 	LimitCPU            = "cpu"
 	LimitApplication    = "application"
 	// LimitSlowStart: the test ended before TCP opened its window to
-	// the path's BDP; a longer test reads higher (seed 001).
+	// the path's BDP; a longer test reads higher.
 	LimitSlowStart = "slow-start"
 	LimitUnknown   = "unknown"
 )

@@ -84,7 +84,7 @@ func TestClassify(t *testing.T) {
 		mention  []string // in the summary, details, steps or notes
 	}{
 		{
-			name: "seed: 1 MiB tcp_rmem at 215 ms and 1 Gbit/s",
+			name: "submarine cable: 1 MiB tcp_rmem at 215 ms and 1 Gbit/s",
 			e: seed(measured(20.5e6, 4, shares(0.69, 0), window(694000, true), slowStart(4, false)),
 				&Measurement{Streams: 4, GoodputBps: 72e6}),
 			limit: LimitReceiverWindow, host: result.RoleServer,
@@ -93,7 +93,7 @@ func TestClassify(t *testing.T) {
 			mention: []string{"the server (10.0.2.2)", "26.9 MB", "64 MiB", "doubles", "turns autotuning off", "25.8 Mbits/sec"},
 		},
 		{
-			name:  "seed: a 64 KiB window at 215 ms gives 2.4 Mbit/s",
+			name:  "submarine cable: a 64 KiB window at 215 ms gives 2.4 Mbit/s",
 			e:     seed(measured(2.4e6, 5, shares(0.95, 0), window(64<<10, true)), nil),
 			limit: LimitReceiverWindow, host: result.RoleServer,
 			flags: []string{"-w 26M"}, expected: LineRateGoodput(1e9, 1500),

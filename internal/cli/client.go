@@ -180,7 +180,7 @@ func newClientCmd(e env) *cobra.Command {
 		Use:   "client HOST",
 		Short: "Run a test against a wireperf server (also: wireperf -c HOST)",
 		Example: `  wireperf -c host                       10 s of TCP, client to server
-  wireperf -c host -w 16M -t 1800 -i 15  the seed's long test with a 16 MiB window
+  wireperf -c host -w 16M -t 1800 -i 15  30 minutes in 15 s intervals, a 16 MiB window
   wireperf -c host -P 4 -R               four streams, server to client
   wireperf -c host --bidir -J            both ways at once, iperf3 JSON`,
 		Args: exactlyOneHost,

@@ -74,7 +74,7 @@ func rfc6349Parts(df *advise.DirectionFigures, f units.Format) []string {
 }
 
 // slowStartLine says when slow start ended and what that did to a short
-// test's figure (seed 001: short tests read low).
+// test's figure: a test not much longer than its slow start reads low.
 func slowStartLine(df *advise.DirectionFigures) string {
 	ss := df.SlowStart
 	if ss == nil {

@@ -13,7 +13,7 @@ import (
 	"github.com/wireperf/wireperf/internal/result"
 )
 
-// Acceptance: the seeds' story. On a 215 ms, 1 Gbit/s path whose hosts
+// Acceptance: the submarine cable. On a 215 ms, 1 Gbit/s path whose hosts
 // cap TCP's receive buffer at 1 MiB (tcp_rmem max), advise says the
 // stream is receiver-window-limited, names the receiving host (the
 // server) and recommends a buffer of at least the BDP (26.9 MB). Raising

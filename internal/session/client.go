@@ -165,15 +165,10 @@ func (c *clientTest) handshake(ctx context.Context) error {
 	}
 }
 
-// Iperf3ServerError says the server speaks iperf3, not wireperf. Conn is
-// the control connection when the server is an idle iperf3 server: it is
-// still waiting for the rest of its cookie after Sent, and the test can go
-// on there (iperf3.RunClientOn). Conn is nil when the server answered as
-// a busy iperf3 server does.
+// Iperf3ServerError says the server speaks iperf3, not wireperf; the
+// connection to it is closed (ClientConfig.Iperf3 takes a test on instead).
 type Iperf3ServerError struct {
 	Addr string
-	Conn *net.TCPConn
-	Sent []byte
 }
 
 func (e *Iperf3ServerError) Error() string {

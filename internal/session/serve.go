@@ -55,6 +55,8 @@ type ServeConfig struct {
 	MaxDuration time.Duration
 	// UDP hands out the server's UDP port to UDP streams; nil refuses UDP.
 	UDP UDPExpecter
+	// RR runs request-response tests; nil refuses them.
+	RR ServeKind
 }
 
 // UDPExpecter gives a stream a socket of its own on the server's UDP port
@@ -98,6 +100,9 @@ func Serve(ctx context.Context, conn *net.TCPConn, cfg ServeConfig) (*result.Res
 	} else if err = fr.Decode(&req); err == nil {
 		err = req.Spec.Validate()
 	}
+	if err == nil && req.Spec.Protocol == spec.RR && cfg.RR == nil {
+		err = errors.New("this server does not run request-response tests")
+	}
 	if err != nil {
 		_ = proto.WriteFrame(conn, proto.TypeError, proto.Error{Message: "bad test request: " + err.Error()})
 		return nil, err
@@ -108,8 +113,8 @@ func Serve(ctx context.Context, conn *net.TCPConn, cfg ServeConfig) (*result.Res
 		return nil, err
 	}
 	defer adm.Release()
-	if req.Spec.Protocol == spec.RR { // request-response: rr_serve.go
-		return serveRR(ctx, conn, cfg, log, hs, req, adm)
+	if req.Spec.Protocol == spec.RR { // request-response: internal/rr/rrcontrol
+		return cfg.RR(ctx, &AdmittedTest{Conn: conn, Request: req, Admission: adm, Config: cfg, Log: log, Handshake: hs, fw: &frameWriter{w: conn}})
 	}
 	t := &serverTest{
 		ctx: ctx, cfg: cfg, log: log.With("test", adm.Token.String()[:8], "client", conn.RemoteAddr().String()),

@@ -20,8 +20,8 @@ const (
 	busyWait    = 500 * time.Millisecond
 )
 
-// DefaultCount is the datagrams of a point when none is given (the seed
-// used a million; ten thousand keeps a sweep of hundreds of points to
+// DefaultCount is the datagrams of a point when none is given (UDPmon's
+// classic sweeps used a million; ten thousand keeps a sweep of hundreds of points to
 // minutes).
 const DefaultCount = 10000
 
