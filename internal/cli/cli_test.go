@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -133,7 +132,7 @@ func TestUnreachableServerExitsOne(t *testing.T) {
 
 func startServer(t *testing.T) int {
 	t.Helper()
-	srv := server.New(server.Config{Bind: "127.0.0.1", Limits: server.DefaultLimits(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	srv := server.New(server.Config{Bind: "127.0.0.1", Limits: server.DefaultLimits(), Logger: slog.New(slog.DiscardHandler)})
 	if err := srv.Listen(); err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -239,25 +238,23 @@ func runClient(ctx context.Context, e env, f *clientFlags, host string) error {
 // or when the server turns out to be iperf3.
 func runTest(ctx context.Context, e env, f *clientFlags, host string, obs *observer, log *slog.Logger) (*result.Result, error) {
 	ip3 := iperf3.ClientConfig{
-		Host: host, Port: f.port, Bind: f.bind, ConnectTimeout: f.connectTimeout, Spec: f.spec,
+		Host: host, Port: f.port, Bind: f.bind, CPort: f.cport, ConnectTimeout: f.connectTimeout, Spec: f.spec,
 		Observer: obs, Logger: log, RetryBusy: f.retryBusy, UDPCounters64: f.counters64,
 	}
 	if f.iperf3 {
 		return iperf3.RunClient(ctx, ip3)
 	}
-	res, err := session.RunClient(ctx, session.ClientConfig{
+	return session.RunClient(ctx, session.ClientConfig{
 		Host: host, Port: f.port, Bind: f.bind, CPort: f.cport,
 		ConnectTimeout: f.connectTimeout, Spec: f.spec, Observer: obs, Logger: log,
+		Iperf3: func(ctx context.Context, srv session.Iperf3Server) (*result.Result, error) {
+			fmt.Fprintf(e.stderr, "%s is an iperf3 server; switching to iperf3 mode\n", srv.Addr)
+			if srv.Conn != nil {
+				return iperf3.RunClientOn(ctx, srv.Conn, srv.Sent, ip3)
+			}
+			return iperf3.RunClient(ctx, ip3)
+		},
 	})
-	var other *session.Iperf3ServerError
-	if !errors.As(err, &other) {
-		return res, err
-	}
-	fmt.Fprintf(e.stderr, "%s is an iperf3 server; switching to iperf3 mode\n", other.Addr)
-	if other.Conn != nil {
-		return iperf3.RunClientOn(ctx, other.Conn, other.Sent, ip3)
-	}
-	return iperf3.RunClient(ctx, ip3)
 }
 
 // observer shows a running test through an emitter.

@@ -6,10 +6,10 @@ import (
 	"net"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/netsetup"
 	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/sockopt"
-	"github.com/wireperf/wireperf/internal/spec"
 )
 
 // What session hands to the code of a kind of test it does not run
@@ -80,13 +80,13 @@ func (c *Control) Timeout() time.Duration { return c.ct.cfg.ConnectTimeout }
 // Dial opens a data socket to the server ("tcp" or "udp") from the
 // test's local address, with opts set before it connects.
 func (c *Control) Dial(ctx context.Context, network string, opts sockopt.Options) (net.Conn, error) {
-	d, err := c.ct.dialer(opts, 0)
+	d, err := c.ct.dialer(network, opts, 0)
 	if err != nil {
 		return nil, err
 	}
 	conn, err := d.DialContext(ctx, network, c.ct.addr)
 	if err != nil {
-		return nil, unwrapDialError(err)
+		return nil, netsetup.DialError(err)
 	}
 	return conn, nil
 }
@@ -96,9 +96,3 @@ func (c *Control) ReadReady(ready *proto.StreamsReady) error { return c.ct.readR
 
 // Close closes the control connection.
 func (c *Control) Close() { c.ct.close() }
-
-// LocalLimits are this host's network limits, as every end reports them.
-func LocalLimits() *result.Limits { return localLimits() }
-
-// SocketOptions are the data-socket options a spec asks for on one end.
-func SocketOptions(s spec.Spec, client bool) sockopt.Options { return socketOptions(s, client) }

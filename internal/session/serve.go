@@ -11,15 +11,12 @@ import (
 	"time"
 
 	"github.com/wireperf/wireperf/internal/flowrun"
+	"github.com/wireperf/wireperf/internal/netsetup"
 	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/result"
-	"github.com/wireperf/wireperf/internal/sockopt"
 	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/udpflow"
 )
-
-// drainTimeout bounds the wait for data still in flight after a stop.
-const drainTimeout = 10 * time.Second
 
 // endReportTimeout bounds the wait for the peer's final report.
 const endReportTimeout = 15 * time.Second
@@ -149,7 +146,7 @@ func (t *serverTest) run(client result.Host) (*result.Result, error) {
 	res := &result.Result{Spec: t.spec, Token: t.adm.Token.String(), StartedAt: time.Now()}
 	res.Remote = result.End{Role: result.RoleClient, Host: client}
 	if err := t.fw.send(proto.TypeTestAccept, proto.TestAccept{
-		Token: t.adm.Token.String(), Server: flowrun.LocalHost(), Limits: localLimits(),
+		Token: t.adm.Token.String(), Server: flowrun.LocalHost(), Limits: netsetup.LocalLimits(),
 	}); err != nil {
 		return nil, err
 	}
@@ -177,7 +174,7 @@ func (t *serverTest) run(client result.Host) (*result.Result, error) {
 	run.Start()
 	testErr := t.wait(run, control)
 	end := run.Finish(result.RoleServer)
-	end.Limits = localLimits()
+	end.Limits = netsetup.LocalLimits()
 	end.ConcurrentTests = t.adm.Concurrent()
 	if testErr == nil {
 		testErr = run.FirstError()
@@ -239,13 +236,10 @@ func (t *serverTest) collectTCP(ready *proto.StreamsReady) error {
 				return fmt.Errorf("data connection with bad stream ID %d", id)
 			}
 			seen[id] = true
-			if raw, err := dc.Conn.SyscallConn(); err == nil {
-				if err := sockopt.Apply(raw, socketOptions(t.spec, false)); err != nil {
-					_ = dc.Conn.Close()
-					return fmt.Errorf("server: %w", err)
-				}
+			if err := netsetup.SetupAccepted(dc.Conn, t.spec, !t.spec.ClientSendsOn(id)); err != nil {
+				_ = dc.Conn.Close()
+				return fmt.Errorf("server: %w", err)
 			}
-			setNagle(dc.Conn, t.spec)
 			st, err := newTCPStream(id, !t.spec.ClientSendsOn(id), dc.Conn, t.spec)
 			if err != nil {
 				_ = dc.Conn.Close()
@@ -342,7 +336,7 @@ func (t *serverTest) wait(run *flowrun.Runner, control *controlReader) error {
 			sendersDone = nil
 		case sent := <-control.senderDone:
 			run.SetPeerSent(sent)
-			run.DrainReceivers(drainFor(t.spec, t.controlRTT))
+			run.DrainReceivers(netsetup.DrainTime(t.spec, t.controlRTT))
 		case <-limit:
 			t.log.Warn("test exceeded its time; stopping it")
 			run.StopSenders()

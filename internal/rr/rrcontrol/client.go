@@ -10,6 +10,7 @@ import (
 
 	"github.com/wireperf/wireperf/internal/flowrun"
 	"github.com/wireperf/wireperf/internal/hostmon"
+	"github.com/wireperf/wireperf/internal/netsetup"
 	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/rr"
@@ -133,7 +134,7 @@ func (c *client) dataPath(ctx context.Context) error {
 			}
 		}()
 	case spec.RRTCP:
-		conn, err := ctl.Dial(ctx, "tcp", session.SocketOptions(c.spec, true))
+		conn, err := ctl.Dial(ctx, "tcp", netsetup.TCPOptions(c.spec, true, false))
 		if err != nil {
 			return fmt.Errorf("rr data connection to %s: %w", ctl.Addr(), err)
 		}
@@ -253,7 +254,7 @@ func (c *client) run(ctx context.Context) (*result.Result, error) {
 	c.res = &result.Result{
 		Spec: c.spec, Token: ctl.Accept().Token, StartedAt: time.Now(),
 		ServerAddr: ctl.Addr(), ConnectHost: c.cfg.Host, ConnectPort: c.cfg.Port,
-		Local:  result.End{Role: result.RoleClient, Host: flowrun.LocalHost(), Limits: session.LocalLimits()},
+		Local:  result.End{Role: result.RoleClient, Host: flowrun.LocalHost(), Limits: netsetup.LocalLimits()},
 		Remote: result.End{Role: result.RoleServer, Host: ctl.Accept().Server, Limits: ctl.Accept().Limits},
 	}
 	if err := ctl.Send(proto.TypeStart, proto.Start{}); err != nil {

@@ -2,7 +2,6 @@ package rrcontrol_test
 
 import (
 	"context"
-	"io"
 	"log/slog"
 	"strings"
 	"testing"
@@ -19,7 +18,7 @@ import (
 	"github.com/wireperf/wireperf/internal/spec"
 )
 
-func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+func quiet() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
 // startServer runs a wireperf server on loopback for the test. When the
 // test ends it stops the server and checks that nothing the test started

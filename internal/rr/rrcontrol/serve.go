@@ -16,6 +16,7 @@ import (
 
 	"github.com/wireperf/wireperf/internal/flowrun"
 	"github.com/wireperf/wireperf/internal/hostmon"
+	"github.com/wireperf/wireperf/internal/netsetup"
 	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/rr"
@@ -74,7 +75,7 @@ func Serve(ctx context.Context, t *session.AdmittedTest) (*result.Result, error)
 	res := &result.Result{Spec: s.spec, Token: adm.Token.String(), StartedAt: time.Now()}
 	res.Remote = result.End{Role: result.RoleClient, Host: req.Client}
 	if err := s.t.Send(proto.TypeTestAccept, proto.TestAccept{
-		Token: adm.Token.String(), Server: flowrun.LocalHost(), Limits: session.LocalLimits(),
+		Token: adm.Token.String(), Server: flowrun.LocalHost(), Limits: netsetup.LocalLimits(),
 	}); err != nil {
 		return nil, err
 	}
@@ -155,7 +156,7 @@ func (s *server) dataPath(ready *proto.StreamsReady) error {
 		case <-s.ctx.Done():
 			return errors.New("server shutting down")
 		}
-		if err := applyOptions(s.tcp, session.SocketOptions(s.spec, false)); err != nil {
+		if err := applyOptions(s.tcp, netsetup.TCPOptions(s.spec, false, false)); err != nil {
 			return err
 		}
 		ready.Streams = append(ready.Streams, proto.ServerStream{
@@ -166,7 +167,7 @@ func (s *server) dataPath(ready *proto.StreamsReady) error {
 		// Connections come one per transaction once the test runs: try
 		// their options now on a socket of the same kind, so that a test
 		// they fail on is refused before it starts, as in the other modes.
-		if err := tryOptions(s.ctx, s.t.Conn.LocalAddr().(*net.TCPAddr).IP, session.SocketOptions(s.spec, false)); err != nil {
+		if err := tryOptions(s.ctx, s.t.Conn.LocalAddr().(*net.TCPAddr).IP, netsetup.TCPOptions(s.spec, false, false)); err != nil {
 			return err
 		}
 	}
@@ -272,7 +273,7 @@ func (s *server) run(ctl *rrControl) (result.End, error) {
 	case spec.RRTCP:
 		s.refl.Go(func() error { return s.refl.ServeTCP(s.tcp) })
 	case spec.RRCRR:
-		s.crrOptions = session.SocketOptions(s.spec, false)
+		s.crrOptions = netsetup.TCPOptions(s.spec, false, false)
 		s.refl.StartCRR(crrRequestWait(s.controlRTT))
 		go s.acceptCRR(stopCRR, crrDone)
 	}
@@ -324,7 +325,7 @@ wait:
 	if e := s.crrErr.Load(); testErr == nil && e != nil {
 		testErr = *e
 	}
-	end := result.End{Role: result.RoleServer, Host: flowrun.LocalHost(), Limits: session.LocalLimits(), ConcurrentTests: s.t.Admission.Concurrent()}
+	end := result.End{Role: result.RoleServer, Host: flowrun.LocalHost(), Limits: netsetup.LocalLimits(), ConcurrentTests: s.t.Admission.Concurrent()}
 	if cpu, err := hostmon.ProcessCPU(); err == nil && cpuErr == nil {
 		u, sy, t := hostmon.Usage(cpuStart, cpu)
 		end.CPU = result.CPU{UserPercent: u, SystemPercent: sy, TotalPercent: t}
