@@ -39,6 +39,7 @@ type clientFlags struct {
 	retryBusy      time.Duration
 	counters64     bool
 	tcpinfo        tcpInfoFlags // --tcpinfo-interval, --tcpinfo-csv, --bottleneck (advise.go)
+	security       clientSecurity // --auth-key-file, --tls-ca, --tls-pin (security.go)
 }
 
 func newClientFlags() *clientFlags {
@@ -94,6 +95,7 @@ func (f *clientFlags) register(cmd *cobra.Command) {
 	fs.Var(durationValue{&f.connectTimeout}, "connect-timeout", "give up connecting after this long (seconds, or e.g. 500ms)")
 	fs.StringVar(&f.log.level, "log-level", f.log.level, "diagnostic log level on stderr: debug, info, warn, error")
 	fs.StringVar(&f.log.format, "log-format", f.log.format, "diagnostic log format: text or json")
+	f.security.register(fs)
 }
 
 // finish turns the flags into a validated spec.
@@ -240,9 +242,18 @@ func runTest(ctx context.Context, e env, f *clientFlags, host string, obs *obser
 	if f.iperf3 {
 		return iperf3.RunClient(ctx, ip3)
 	}
+	cred, err := f.security.credential()
+	if err != nil {
+		return nil, err
+	}
+	tc, err := f.security.tlsConfig(host)
+	if err != nil {
+		return nil, err
+	}
 	res, err := session.RunClient(ctx, session.ClientConfig{
 		Host: host, Port: f.port, Bind: f.bind, CPort: f.cport,
 		ConnectTimeout: f.connectTimeout, Spec: f.spec, Observer: obs, Logger: log,
+		Auth: cred, TLS: tc,
 	})
 	var other *session.Iperf3ServerError
 	if !errors.As(err, &other) {

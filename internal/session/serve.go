@@ -64,6 +64,9 @@ type ServeConfig struct {
 	// HandshakeDone is called once the client has authenticated and sent
 	// a well-formed request: the connection is past the handshake.
 	HandshakeDone func()
+	// Refuse, when set, turns the client away with its reason right after
+	// the greeting (an address the server does not admit).
+	Refuse error
 }
 
 // UDPExpecter gives a stream a socket of its own on the server's UDP port
@@ -111,6 +114,16 @@ func Serve(ctx context.Context, conn net.Conn, cfg ServeConfig) (*result.Result,
 	if _, err := proto.ParseGreeting(append(proto.MagicControl[:], rest[:]...), proto.MagicControl); err != nil {
 		_ = fw.send(proto.TypeError, proto.Error{Message: err.Error()})
 		return nil, err
+	}
+	if cfg.Refuse != nil {
+		// The request is read first: closing on unread bytes would reset
+		// the connection, and the client would never see the reason.
+		if err := proto.WriteGreeting(conn, proto.MagicServer); err == nil {
+			if _, err := proto.ReadFrame(conn); err == nil {
+				_ = fw.send(proto.TypeError, proto.Error{Message: cfg.Refuse.Error()})
+			}
+		}
+		return nil, cfg.Refuse
 	}
 	var flags uint16
 	first := srvAwaitRequest
@@ -185,6 +198,9 @@ func authenticate(cc *controlConn, fw *frameWriter, keys auth.Keys) (string, err
 		if errors.As(err, &pe) && pe.Got == proto.TypeTestRequest {
 			_ = fw.send(proto.TypeError, proto.Error{Message: "authentication failed: this server requires a key (--auth-key-file)"})
 			return "", &AuthError{Reason: "the client sent no key"}
+		}
+		if errors.Is(err, io.EOF) {
+			return "", &AuthError{Reason: "the client hung up at the challenge: it has no key"}
 		}
 		return "", err
 	}
@@ -531,7 +547,11 @@ func (t *serverTest) clock() (soft, hard time.Duration) {
 
 // rawTCP is the TCP connection under a control connection, TLS or not.
 func rawTCP(c net.Conn) *net.TCPConn {
-	if n, ok := c.(interface{ NetConn() net.Conn }); ok {
+	for {
+		n, ok := c.(interface{ NetConn() net.Conn })
+		if !ok {
+			break
+		}
 		c = n.NetConn()
 	}
 	tc, _ := c.(*net.TCPConn)
