@@ -38,7 +38,7 @@ type clientFlags struct {
 	iperf3         bool
 	retryBusy      time.Duration
 	counters64     bool
-	tcpinfo        tcpInfoFlags // --tcpinfo-interval, --tcpinfo-csv, --bottleneck (advise.go)
+	tcpinfo        tcpInfoFlags   // --tcpinfo-interval, --tcpinfo-csv, --bottleneck (advise.go)
 	security       clientSecurity // --auth-key-file, --tls-ca, --tls-pin (security.go)
 }
 

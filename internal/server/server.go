@@ -85,7 +85,7 @@ type Server struct {
 	udp *udpmux.Mux
 	ip3 *iperf3.Registry
 
-	hs  *gate
+	hs *gate
 
 	stats struct {
 		accepted, refused, finished, aborted, badControl, foreign, unknown, shed, denied, authFailed atomic.Int64
@@ -357,7 +357,7 @@ func (s *Server) serveIperf3(ctx context.Context, conn *net.TCPConn, first [4]by
 	}
 	res, err := iperf3.Serve(ctx, conn, cookie[:], iperf3.ServeConfig{
 		Registry: s.ip3, UDP: s.udp, Admit: admit, Logger: s.log.With("client_kind", "iperf3"),
-		RefuseAuth: s.cfg.Keys != nil && !s.cfg.Iperf3Open,
+		RefuseAuth:       s.cfg.Keys != nil && !s.cfg.Iperf3Open,
 		HandshakeTimeout: s.cfg.HandshakeTimeout, MaxDuration: s.cfg.Limits.MaxDuration,
 		ServerOutput: s.cfg.ServerOutput,
 	})
