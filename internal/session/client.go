@@ -136,7 +136,12 @@ func (c *clientTest) handshake(ctx context.Context) error {
 	c.ctl = c.conn
 	_ = c.conn.SetDeadline(time.Now().Add(c.cfg.ConnectTimeout))
 	if c.cfg.TLS != nil {
-		tc := tls.Client(c.conn, c.cfg.TLS)
+		tcfg := c.cfg.TLS
+		if tcfg.ServerName == "" && !tcfg.InsecureSkipVerify {
+			tcfg = tcfg.Clone()
+			tcfg.ServerName = c.cfg.Host
+		}
+		tc := tls.Client(c.conn, tcfg)
 		if err := tc.HandshakeContext(ctx); err != nil {
 			return fmt.Errorf("TLS with %s: %w", c.addr, err)
 		}

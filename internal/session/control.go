@@ -186,6 +186,7 @@ func (c *controlConn) readLoop() {
 
 func (c *controlConn) loop() {
 	for {
+		was := c.State()
 		fr, err := c.next()
 		var pe *PeerError
 		switch {
@@ -197,7 +198,7 @@ func (c *controlConn) loop() {
 			c.lost <- errors.New("control connection closed")
 			return
 		case errors.Is(err, os.ErrDeadlineExceeded):
-			c.lost <- fmt.Errorf("control connection silent while %v", c.State())
+			c.lost <- fmt.Errorf("control connection silent while %v", was)
 			return
 		case err != nil:
 			c.lost <- err

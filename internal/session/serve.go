@@ -89,7 +89,7 @@ func (e *AuthError) Unwrap() error { return auth.ErrFailed }
 
 // abortWrite bounds the last words to a client on the way out of an
 // aborted test.
-const abortWrite = 400 * time.Millisecond
+const abortWrite = 250 * time.Millisecond
 
 // Serve runs one test on the server side of a control connection whose
 // first four bytes (the magic) were already read. It returns the server's
@@ -199,10 +199,7 @@ func authenticate(cc *controlConn, fw *frameWriter, keys auth.Keys) (string, err
 			_ = fw.send(proto.TypeError, proto.Error{Message: "authentication failed: this server requires a key (--auth-key-file)"})
 			return "", &AuthError{Reason: "the client sent no key"}
 		}
-		if errors.Is(err, io.EOF) {
-			return "", &AuthError{Reason: "the client hung up at the challenge: it has no key"}
-		}
-		return "", err
+		return "", &AuthError{Reason: fmt.Sprintf("no answer to the challenge (a client without a key?): %v", err)}
 	}
 	key, ok := keys.Verify(a.User, nonce, a.Nonce, a.MAC)
 	if !ok {
@@ -242,7 +239,10 @@ func (t *serverTest) run(client result.Host) (*result.Result, error) {
 		return nil, err
 	}
 	// From here the client may only start, or hang up: the reader watches
-	// the control connection while the data connections arrive.
+	// the control connection while the data connections arrive, and the
+	// set-up's own timers bound the wait, so that a client that is too
+	// slow hears why.
+	_ = t.conn.SetReadDeadline(time.Time{})
 	t.cc.readLoop()
 	sockets, err := t.collectStreams()
 	if err == nil {
@@ -264,6 +264,13 @@ func (t *serverTest) run(client result.Host) (*result.Result, error) {
 	})
 	run.Start()
 	testErr := t.wait(run, t.cc)
+	if testErr != nil || t.clockStopped {
+		// The client is gone or misbehaving: its streams' last figures
+		// are not worth waiting for its socket buffers to drain.
+		for _, f := range t.flows {
+			_ = f.Close()
+		}
+	}
 	end := run.Finish(result.RoleServer)
 	end.Limits = localLimits()
 	end.ConcurrentTests = t.adm.Concurrent()
@@ -487,6 +494,7 @@ func (t *serverTest) wait(run *flowrun.Runner, control *controlConn) error {
 		case <-softC:
 			t.log.Warn("the client did not end its test on time; the server's clock stops it")
 			t.clockStopped = true
+			t.fw.shorten(abortWrite) // a client this late may not be reading either
 			run.StopSenders()
 			if !peerSent {
 				run.DrainReceivers(clockDrain)
