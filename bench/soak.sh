@@ -70,9 +70,10 @@ echo "t_s rss_kib fds goroutines"
 T0=$SECONDS
 for ((t = 10; t <= SECS; t += 10)); do
 	: >"$DIR/window"
-	while [ $((SECONDS - T0)) -lt $t ]; do
+	for _ in $(seq 10); do
 		echo "$(awk '/^VmRSS/ {print $2}' /proc/$SRV/status) $(ls /proc/$SRV/fd | wc -l)" >>"$DIR/window"
 		sleep 1
+		[ $((SECONDS - T0)) -ge $t ] && break
 	done
 	gr=$(grep '"server status"' "$DIR/server.log" | tail -10 |
 		python3 -c 'import json,sys; g=[json.loads(l)["goroutines"] for l in sys.stdin]; print(round(sum(g)/len(g)) if g else 0)')

@@ -124,7 +124,11 @@ const readChunk = 4 << 10
 
 // ReadFrame reads one frame, refusing any length over MaxFrame before
 // reading it, and allocating only as the body's bytes arrive.
-func ReadFrame(r io.Reader) (Frame, error) {
+func ReadFrame(r io.Reader) (Frame, error) { return ReadFrameIf(r, nil) }
+
+// ReadFrameIf is ReadFrame with a check of the frame's type before its
+// body is read: a frame the reader would refuse costs nothing to refuse.
+func ReadFrameIf(r io.Reader, admit func(Type) error) (Frame, error) {
 	var hdr [5]byte
 	if _, err := io.ReadFull(r, hdr[:4]); err != nil {
 		return Frame{}, err
@@ -142,6 +146,11 @@ func ReadFrame(r io.Reader) (Frame, error) {
 	t := Type(hdr[4])
 	if !t.known() {
 		return Frame{}, fmt.Errorf("%w %d", ErrUnknownType, hdr[4])
+	}
+	if admit != nil {
+		if err := admit(t); err != nil {
+			return Frame{Type: t}, err
+		}
 	}
 	body, err := readBody(r, int(n-1))
 	if err != nil {

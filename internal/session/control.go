@@ -141,14 +141,13 @@ func (c *controlConn) admit(t proto.Type) error {
 // next reads one frame and moves the machine. The peer's error frame
 // comes back as a *PeerError.
 func (c *controlConn) next() (proto.Frame, error) {
-	fr, err := proto.ReadFrame(c.conn)
+	// The state admits or refuses the frame by its header: a refused body
+	// is never read.
+	fr, err := proto.ReadFrameIf(c.conn, c.admit)
 	if err != nil {
 		c.mu.Lock()
 		c.state = ctlClosed
 		c.mu.Unlock()
-		return fr, err
-	}
-	if err := c.admit(fr.Type); err != nil {
 		return fr, err
 	}
 	if fr.Type == proto.TypeError {
