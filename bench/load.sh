@@ -13,6 +13,7 @@ N=${2:-100}
 T=${3:-1}
 PORT=15312
 . "$(dirname "$0")/lib.sh"
+trap 'kill "${BENCH_PIDS[@]}" 2>/dev/null || true; wait 2>/dev/null || true' EXIT
 serve_wireperf $PORT
 wait_port $PORT
 

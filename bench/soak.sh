@@ -23,7 +23,7 @@ PORT=15311
 . "$(dirname "$0")/lib.sh"
 
 DIR=$(mktemp -d)
-trap 'kill "${BENCH_PIDS[@]}" 2>/dev/null; wait 2>/dev/null; rm -rf "$DIR"' EXIT
+trap 'kill "${BENCH_PIDS[@]}" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$DIR"' EXIT
 printf 'soak 0123456789abcdef0123\n' >"$DIR/key"
 printf 'soak wrongwrongwrongwrong\n' >"$DIR/badkey"
 chmod 600 "$DIR/key" "$DIR/badkey"
