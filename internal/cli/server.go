@@ -65,6 +65,9 @@ func newServerCmd(e env) *cobra.Command {
 			}
 			ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			// The first signal asks for a clean shutdown; a second one
+			// ends the process at once, as the default handler does.
+			go func() { <-ctx.Done(); stop() }()
 			return srv.Serve(ctx)
 		},
 	}

@@ -39,9 +39,12 @@ const DefaultMaxTestMemory = 512 << 20
 
 // Defaults of the server-wide limits.
 const (
-	DefaultMaxTotalStreams        = 1024
-	DefaultMaxHandshakes          = 256
-	DefaultMaxHandshakesPerClient = 32
+	DefaultMaxTotalStreams = 1024
+	// A connection in the handshake costs about 16 KiB (a goroutine, a
+	// socket, a 4 KiB read buffer): the caps bound descriptors more than
+	// memory. A -P 128 --bidir test's 257 connections may arrive at once.
+	DefaultMaxHandshakes          = 1024
+	DefaultMaxHandshakesPerClient = 2*spec.MaxStreams + 16
 	DefaultPrefixV4               = 32
 	DefaultPrefixV6               = 64
 )

@@ -226,8 +226,10 @@ type serverTest struct {
 	flows []flowrun.Flow
 	// controlRTT is the client's measure of the control round trip.
 	controlRTT time.Duration
-	// clockStopped says the server's own clock had to end the test.
-	clockStopped bool
+	// clockStopped says the server's own clock had to end the test, and
+	// clientSpoke that the client said Stop or SenderDone at some point:
+	// a client that was late but is there still gets its full ending.
+	clockStopped, clientSpoke bool
 }
 
 func (t *serverTest) run(client result.Host) (*result.Result, error) {
@@ -264,7 +266,7 @@ func (t *serverTest) run(client result.Host) (*result.Result, error) {
 	})
 	run.Start()
 	testErr := t.wait(run, t.cc)
-	if testErr != nil || t.clockStopped {
+	if testErr != nil || t.abandoned() {
 		// The client is gone or misbehaving: its streams' last figures
 		// are not worth waiting for its socket buffers to drain.
 		for _, f := range t.flows {
@@ -314,7 +316,7 @@ func (t *serverTest) awaitStart() error {
 // the server's clock had to stop gets a second.
 func (t *serverTest) awaitEndReport(res *result.Result) {
 	wait := min(endReportTimeout, drainFor(t.spec, t.controlRTT)+time.Second+4*t.controlRTT)
-	if t.clockStopped {
+	if t.abandoned() {
 		wait = time.Second
 	}
 	timer := time.NewTimer(wait)
@@ -483,19 +485,22 @@ func (t *serverTest) wait(run *flowrun.Runner, control *controlConn) error {
 			}
 			return nil
 		case <-control.stop:
+			t.clientSpoke = true
 			run.StopSenders()
 		case <-sendersDone:
 			_ = t.fw.send(proto.TypeSenderDone, proto.SenderDone{Sent: run.SentCounts()})
 			sendersDone = nil
 		case sent := <-control.senderDoneC:
-			peerSent = true
+			peerSent, t.clientSpoke = true, true
 			run.SetPeerSent(sent)
 			run.DrainReceivers(drainFor(t.spec, t.controlRTT))
 		case <-softC:
-			t.log.Warn("the client did not end its test on time; the server's clock stops it")
 			t.clockStopped = true
-			t.fw.shorten(abortWrite) // a client this late may not be reading either
 			run.StopSenders()
+			if !t.clientSpoke {
+				t.log.Warn("the client did not end its test on time; the server's clock stops it")
+				t.fw.shorten(abortWrite) // a client this late may not be reading either
+			}
 			if !peerSent {
 				run.DrainReceivers(clockDrain)
 			}
@@ -525,6 +530,10 @@ func (t *serverTest) wait(run *flowrun.Runner, control *controlConn) error {
 		}
 	}
 }
+
+// abandoned says the client left the server's clock to end its test and
+// never said a word about it: its ending is not worth waiting for.
+func (t *serverTest) abandoned() bool { return t.clockStopped && !t.clientSpoke }
 
 // clockGrace is how long past a test's length the server waits for the
 // client's Stop before its own clock stops the senders: the Stop is on its
