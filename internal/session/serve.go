@@ -172,7 +172,7 @@ func Serve(ctx context.Context, conn net.Conn, cfg ServeConfig) (*result.Result,
 	}
 	t := &serverTest{
 		ctx: ctx, cfg: cfg, log: log.With("test", adm.Token.String()[:8], "client", conn.RemoteAddr().String()),
-		conn: conn, fw: fw, cc: cc, spec: req.Spec, adm: adm, hs: hs, user: user,
+		conn: conn, fw: fw, cc: cc, spec: req.Spec, adm: adm, hs: hs,
 		controlRTT: time.Duration(req.ControlRTTNs),
 	}
 	res, err := t.run(req.Client)
@@ -222,7 +222,6 @@ type serverTest struct {
 	spec  spec.Spec
 	adm   *Admission
 	hs    time.Duration
-	user  string
 	flows []flowrun.Flow
 	// controlRTT is the client's measure of the control round trip.
 	controlRTT time.Duration
