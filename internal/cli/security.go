@@ -23,7 +23,7 @@ type clientSecurity struct {
 }
 
 func (c *clientSecurity) register(fs *pflag.FlagSet) {
-	fs.StringVar(&c.keyFile, "auth-key-file", "", "prove to the server that you hold a key: a file whose first line is `name key` (mode 600)")
+	fs.StringVar(&c.keyFile, "auth-key-file", "", "prove to the server that you hold a key: a file whose first line is \"name key\" (mode 600)")
 	fs.StringVar(&c.tlsCA, "tls-ca", "", "TLS on the control connection; trust the server's certificate if this CA file signed it")
 	fs.StringVar(&c.tlsPin, "tls-pin", "", "TLS on the control connection; trust the server's certificate if its SHA-256 is this (hex)")
 }
@@ -90,7 +90,7 @@ type serverSecurity struct {
 }
 
 func (s *serverSecurity) register(fs *pflag.FlagSet) {
-	fs.StringVar(&s.keyFile, "auth-key-file", "", "admit only clients that prove they hold a key: a file of `name key` lines (mode 600)")
+	fs.StringVar(&s.keyFile, "auth-key-file", "", "admit only clients that prove they hold a key: a file of \"name key\" lines (mode 600)")
 	fs.BoolVar(&s.iperf3Open, "iperf3-open", false, "with --auth-key-file, still admit iperf3 clients (they cannot present a key)")
 	fs.StringArrayVar(&s.allow, "allow", nil, "admit clients from this CIDR prefix only (repeatable)")
 	fs.StringArrayVar(&s.deny, "deny", nil, "refuse clients from this CIDR prefix (repeatable; wins over --allow)")
