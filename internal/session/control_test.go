@@ -1,7 +1,9 @@
 package session
 
 import (
+	"bytes"
 	"errors"
+	"io"
 	"net"
 	"strings"
 	"testing"
@@ -78,4 +80,36 @@ func TestControlLoopRefusesSecondEndReport(t *testing.T) {
 	if len(c.end) != 1 {
 		t.Fatalf("%d end reports queued, want 1", len(c.end))
 	}
+}
+
+// readOnlyConn feeds bytes to a controlConn.
+type readOnlyConn struct {
+	net.Conn
+	r io.Reader
+}
+
+func (c readOnlyConn) Read(p []byte) (int, error) { return c.r.Read(p) }
+
+// FuzzControl feeds arbitrary bytes to the control reader in every state:
+// it must never panic, and a refused frame must close the connection.
+func FuzzControl(f *testing.F) {
+	var seed bytes.Buffer
+	_ = proto.WriteFrame(&seed, proto.TypeAuth, proto.Auth{User: "a", Nonce: make([]byte, 32)})
+	_ = proto.WriteFrame(&seed, proto.TypeTestRequest, proto.TestRequest{})
+	_ = proto.WriteFrame(&seed, proto.TypeStart, proto.Start{})
+	_ = proto.WriteFrame(&seed, proto.TypeEndReport, result.End{})
+	f.Add(seed.Bytes(), uint8(srvAwaitAuth))
+	f.Add(seed.Bytes(), uint8(cliRunning))
+	f.Fuzz(func(t *testing.T, data []byte, st uint8) {
+		state := ctlState(st%uint8(ctlClosed) + 1)
+		c := newControlConn(readOnlyConn{r: bytes.NewReader(data)}, state)
+		for range 32 {
+			if _, err := c.next(); err != nil {
+				if c.State() != ctlClosed {
+					t.Fatalf("error %v left the state %v", err, c.State())
+				}
+				return
+			}
+		}
+	})
 }
