@@ -73,7 +73,7 @@ type Stats struct {
 	Denied        int64 // connections from an address the ACL refuses
 	AuthFailed    int64 // control connections that failed authentication
 	Running       int
-	Handshakes    int // connections not yet part of a test
+	Handshakes    int // connections not yet part of a test (an iperf3 control connection counts until its test ends)
 }
 
 // Server serves tests.
