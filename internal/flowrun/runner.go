@@ -128,16 +128,16 @@ func (r *Runner) tick() {
 			if r.Iperf3Accounting {
 				actual = next
 			}
-			r.cut(next, actual, true)
+			r.cut(next, actual)
 		}
 	}
 }
 
 // cut closes the interval whose scheduled end is `at`; it really closes
 // at `actual` (a loaded machine wakes the timer late), and the report
-// shows the real span so that bytes and time agree. emit is false for the
-// tail cut of a test without interval reports.
-func (r *Runner) cut(at, actual time.Duration, emit bool) {
+// shows the real span so that bytes and time agree. Every cut samples
+// every flow once, so a flow's k-th sample is the interval of index k.
+func (r *Runner) cut(at, actual time.Duration) {
 	r.mu.Lock()
 	omitted := at <= r.spec.Omit && r.spec.Omit > 0
 	iv := result.Interval{
@@ -166,7 +166,7 @@ func (r *Runner) cut(at, actual time.Duration, emit bool) {
 	if r.spec.Interval > 0 || at <= r.spec.Omit {
 		r.index++
 	}
-	keep := emit && r.spec.Interval > 0
+	keep := r.spec.Interval > 0
 	if keep {
 		r.intervals = append(r.intervals, iv)
 	}
@@ -256,10 +256,11 @@ func (r *Runner) Finish(role string) result.End {
 	if tail < r.lastCut {
 		tail = r.lastCut
 	}
-	// The tail interval carries the bytes after the last boundary, so that
-	// interval bytes always add up to the total.
-	if tail > r.lastCut {
-		r.cut(tail, tail, r.tailWorthReporting(tail))
+	// The bytes after the last boundary get a row when it is long enough;
+	// otherwise they are in the totals only (a UDP receiver's settle into
+	// its last row).
+	if tail > r.lastCut && r.tailWorthReporting(tail) {
+		r.cut(tail, tail)
 	}
 	end := result.End{Role: role, Host: LocalHost()}
 	if cpu, err := hostmon.ProcessCPU(); err == nil && r.cpuErr == nil {

@@ -116,6 +116,7 @@ func (f *UDPFlow) Total(rs *result.Stream) {
 		return
 	}
 	u := f.rcv.Final(f.peerSent)
+	u.Invalid += f.rcv.Foreign()
 	rs.UDP = &u
 }
 

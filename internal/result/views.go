@@ -152,8 +152,9 @@ func (r *Result) SenderRoles() map[int]string {
 	return roles
 }
 
-// IntervalRows joins the two ends' intervals by index. An interval that
-// only one end reported still gets a row, with the other side nil.
+// IntervalRows joins the two ends' intervals by index, as they settled
+// (End.SettledIntervals). An interval that only one end reported still
+// gets a row, with the other side nil.
 func (r *Result) IntervalRows() []IntervalRow {
 	type pair struct{ local, remote *Interval }
 	byIndex := map[int]*pair{}
@@ -163,11 +164,12 @@ func (r *Result) IntervalRows() []IntervalRow {
 		}
 		return byIndex[i]
 	}
-	for i := range r.Local.Intervals {
-		get(r.Local.Intervals[i].Index).local = &r.Local.Intervals[i]
+	local, remote := r.Local.SettledIntervals(), r.Remote.SettledIntervals()
+	for i := range local {
+		get(local[i].Index).local = &local[i]
 	}
-	for i := range r.Remote.Intervals {
-		get(r.Remote.Intervals[i].Index).remote = &r.Remote.Intervals[i]
+	for i := range remote {
+		get(remote[i].Index).remote = &remote[i]
 	}
 	roles := r.SenderRoles()
 	out := make([]IntervalRow, 0, len(byIndex))

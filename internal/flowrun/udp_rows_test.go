@@ -1,0 +1,109 @@
+package flowrun
+
+import (
+	"net"
+	"testing"
+	"time"
+
+	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/spec"
+)
+
+// udpPair is a UDP sender and receiver socket on loopback, connected to
+// each other.
+func udpPair(t *testing.T) (snd, rcv *net.UDPConn) {
+	t.Helper()
+	var addrs [2]*net.UDPAddr
+	for i := range addrs {
+		c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		addrs[i] = c.LocalAddr().(*net.UDPAddr)
+		_ = c.Close()
+	}
+	snd, err := net.DialUDP("udp", addrs[0], addrs[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	rcv, err = net.DialUDP("udp", addrs[1], addrs[0])
+	if err != nil {
+		_ = snd.Close()
+		t.Fatal(err)
+	}
+	return snd, rcv
+}
+
+// TestUDPRowsAddUpToTotals runs a UDP stream on loopback into a small
+// receive buffer, so that datagrams are lost, and checks that the
+// receiver's interval rows, settled, add up to its totals: every loss is
+// in the row its datagram was due in, and what arrived after the last row
+// is in that row.
+func TestUDPRowsAddUpToTotals(t *testing.T) {
+	s := spec.Default()
+	s.Protocol = spec.UDP
+	s.Length = 1200
+	s.Rate = 400e6
+	s.Window = 8 << 10
+	s.Duration = 1200 * time.Millisecond
+	s.Interval = 200 * time.Millisecond
+	s.LateThreshold = 300 * time.Millisecond
+	sc, rc := udpPair(t)
+	token := [16]byte{1, 2, 3}
+	sf, err := NewUDPFlow(sc, s, token, 1, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rf, err := NewUDPFlow(rc, s, token, 1, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sf.Close()
+	defer rf.Close()
+	sender := New(s, []Flow{sf}, nil, nil)
+	receiver := New(s, []Flow{rf}, nil, nil)
+	receiver.Start()
+	sender.Start()
+	timer := time.NewTimer(s.Duration)
+	<-timer.C
+	sender.StopSenders()
+	<-sender.Done()
+	receiver.SetPeerSent(sender.SentCounts())
+	receiver.DrainReceivers(100 * time.Millisecond)
+	<-receiver.Done()
+	send := sender.Finish(result.RoleClient)
+	recv := receiver.Finish(result.RoleServer)
+
+	total := recv.Streams[0].UDP
+	sent := send.Streams[0].UDP.Sent
+	if total.Expected != sent {
+		t.Errorf("receiver expected %d datagrams, the sender sent %d", total.Expected, sent)
+	}
+	if total.Lost == 0 {
+		t.Logf("no loss this time (%d sent): the sums are checked all the same", sent)
+	}
+	var rows result.UDP
+	for _, iv := range recv.SettledIntervals() {
+		u := iv.Streams[0].UDP
+		if u.Provisional {
+			t.Errorf("row %d still provisional after settling", iv.Index)
+		}
+		rows.Received += u.Received
+		rows.Lost += u.Lost
+		rows.Late += u.Late
+		rows.Duplicates += u.Duplicates
+	}
+	if rows.Received != total.Received || rows.Lost != total.Lost || rows.Late != total.Late || rows.Duplicates != total.Duplicates {
+		t.Errorf("rows sum to received %d lost %d late %d dups %d; totals %d, %d, %d, %d",
+			rows.Received, rows.Lost, rows.Late, rows.Duplicates, total.Received, total.Lost, total.Late, total.Duplicates)
+	}
+	// The sender's rows add up to its total too.
+	var sentRows int64
+	for _, iv := range send.Intervals {
+		sentRows += iv.Streams[0].UDP.Sent
+	}
+	if sentRows > sent || sent-sentRows > sent/10 {
+		t.Errorf("sender rows sum to %d of %d sent", sentRows, sent)
+	}
+	t.Logf("sent %d, received %d, lost %d in %d rows", sent, total.Received, total.Lost, len(recv.Intervals))
+}
