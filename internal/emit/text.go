@@ -16,6 +16,7 @@ type Text struct {
 	Opt Options
 
 	columnsDone bool // the interval column header has been written
+	provisional bool // an interval's UDP loss was printed before it was final
 	groups      int  // interval groups written, for iperf's separators
 }
 
