@@ -102,13 +102,13 @@ func describeSpec(s spec.Spec) string {
 		parts = append(parts, fmt.Sprintf("%d-byte writes", s.Length))
 	}
 	if s.Duration > 0 {
-		parts = append(parts, fmt.Sprintf("%v", s.Duration))
+		parts = append(parts, fmt.Sprintf("%v", s.Measured()))
 	}
 	if s.Bytes > 0 {
 		parts = append(parts, fmt.Sprintf("until %d bytes per direction", s.Bytes))
 	}
 	if s.Omit > 0 {
-		parts = append(parts, fmt.Sprintf("first %v omitted", s.Omit))
+		parts = append(parts, fmt.Sprintf("after %v omitted", s.Omit))
 	}
 	if s.Window > 0 {
 		parts = append(parts, fmt.Sprintf("socket buffers %d bytes requested", s.Window))
