@@ -518,3 +518,16 @@ func TestRTT(t *testing.T) {
 		}
 	}
 }
+
+// TestTextGoodputDrain: the goodput line says how long the receiver went
+// on receiving after the sender stopped, and says nothing of a drain it
+// did not have.
+func TestTextGoodputDrain(t *testing.T) {
+	r := forwardResult()
+	if out := renderText(t, r, Options{}); strings.Contains(out, "after the sender stopped") {
+		t.Errorf("a drain without one:\n%s", out)
+	}
+	endOf(r, result.RoleServer).Streams[0].Drain = 0.334
+	out := renderText(t, r, Options{})
+	findLine(t, out, "Goodput client→server: ", "the last 0.33 s after the sender stopped")
+}

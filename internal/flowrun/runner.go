@@ -45,6 +45,7 @@ type Runner struct {
 	omitSnap  map[int]int64 // bytes at the end of the omitted start
 	lastCut   time.Duration // the schedule's last boundary
 	lastEnd   time.Duration // when the last interval really closed
+	drainFrom time.Duration // when the receivers learned the peer's senders stopped; 0: not yet
 	index     int
 	stopTick  chan struct{}
 	tickDone  chan struct{}
@@ -188,6 +189,11 @@ func (r *Runner) StopSenders() {
 // DrainReceivers gives the local receivers until drain from now to read
 // what is still in flight: the peer's senders have stopped.
 func (r *Runner) DrainReceivers(drain time.Duration) {
+	r.mu.Lock()
+	if r.drainFrom == 0 {
+		r.drainFrom = max(time.Since(r.epoch), 1)
+	}
+	r.mu.Unlock()
 	deadline := time.Now().Add(drain)
 	for _, f := range r.flows {
 		if !f.Sender() {
@@ -298,12 +304,35 @@ func (r *Runner) Finish(role string) result.End {
 			End:        max(f.LastByte(), r.spec.Omit).Seconds(),
 			Bytes:      f.Bytes() - r.omitSnap[f.ID()],
 		}
+		if !f.Sender() && !r.Iperf3Accounting {
+			r.receiverSpan(f, &rs)
+		}
 		f.Total(&rs)
 		end.Streams = append(end.Streams, rs)
 	}
 	end.HostCounters = r.host.Finish() // hostcounters.go
 	end.UDPArrivals = r.udpArrivals()
 	return end
+}
+
+// receiverSpan ends a receiver's span at its last byte and starts it at
+// its first (or at the end of the omitted start, if later): a receiver
+// whose peer starts sending a round trip after its own start (-R), or
+// which waits for its report after the last byte, would otherwise count
+// time in which nothing could arrive, an error that grows with the path's
+// RTT. It also notes how long the receiver read after it learned that the
+// sender had stopped: the sender's socket buffer and the path's queue
+// draining.
+func (r *Runner) receiverSpan(f Flow, rs *result.Stream) {
+	if fb, ok := f.(interface{ FirstByte() time.Duration }); ok {
+		if first := fb.FirstByte(); first > 0 {
+			rs.Start = max(first, r.spec.Omit).Seconds()
+			rs.End = max(rs.End, rs.Start)
+		}
+	}
+	if r.drainFrom > 0 {
+		rs.Drain = max(f.LastByte()-r.drainFrom, 0).Seconds()
+	}
 }
 
 // tailWorthReporting says whether the bytes after the last boundary get

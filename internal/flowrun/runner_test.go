@@ -19,6 +19,7 @@ type clockFlow struct {
 	sender     bool
 	bytesPerMs int64
 	stopAt     time.Duration
+	firstAt    time.Duration // a receiver's first byte; 0: at once
 	epoch      time.Time
 	started    atomic.Bool
 	done       chan struct{}
@@ -33,6 +34,13 @@ func (f *clockFlow) elapsed() time.Duration {
 		return 0
 	}
 	return min(time.Since(f.epoch), f.stopAt)
+}
+
+func (f *clockFlow) FirstByte() time.Duration {
+	if f.sender || !f.started.Load() {
+		return 0
+	}
+	return max(f.firstAt, time.Nanosecond)
 }
 
 func (f *clockFlow) ID() int      { return f.id }
@@ -176,5 +184,34 @@ func TestRunnerOmitBoundaryBetweenTicks(t *testing.T) {
 		if iv.Omitted != (iv.End <= 1.5) {
 			t.Errorf("interval %d omitted=%v", i, iv.Omitted)
 		}
+	}
+}
+
+// TestRunnerReceiverSpan: a receiver's span runs from its first byte to
+// its last, so that on a long path neither the round trip before the
+// peer's first byte (-R) nor a wait after its last byte is counted; and
+// the receiver says how long it drained after the sender stopped.
+func TestRunnerReceiverSpan(t *testing.T) {
+	s := spec.Default()
+	s.Duration = 2 * time.Second
+	f := newClockFlow(1, false, 1000, 2300*time.Millisecond)
+	f.firstAt = 215 * time.Millisecond
+	var end result.End
+	synctest.Test(t, func(t *testing.T) {
+		f.done = make(chan struct{})
+		r := New(s, []Flow{f}, nil, nil)
+		r.Start()
+		time.Sleep(2100 * time.Millisecond) // the peer's SenderDone arrives
+		r.DrainReceivers(time.Second)
+		f.waitDone()
+		time.Sleep(240 * time.Millisecond) // the end-of-test exchange
+		end = r.Finish(result.RoleServer)
+	})
+	st := end.Streams[0]
+	if st.Start != 0.215 || st.End != 2.3 {
+		t.Errorf("receiver span %v-%v s, want 0.215-2.3 (first byte to last)", st.Start, st.End)
+	}
+	if math.Abs(st.Drain-0.2) > 1e-9 {
+		t.Errorf("drain %v s, want 0.2", st.Drain)
 	}
 }

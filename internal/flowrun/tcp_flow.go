@@ -64,14 +64,15 @@ func NewBasicTCPFlow(s *tcpflow.Stream, length int) *TCPFlow {
 // FinalInfo reports whether Total read the sender's final TCP_INFO.
 func (f *TCPFlow) FinalInfo() bool { return f.finalInfo }
 
-func (f *TCPFlow) ID() int                 { return f.s.ID }
-func (f *TCPFlow) Sender() bool            { return f.s.Sender }
-func (f *TCPFlow) Stop(deadline time.Time) { f.s.Stop(deadline) }
-func (f *TCPFlow) Abort()                  { f.s.Abort() }
-func (f *TCPFlow) Done() <-chan struct{}   { return f.s.Done() }
-func (f *TCPFlow) Bytes() int64            { return f.s.Bytes() }
-func (f *TCPFlow) LastByte() time.Duration { return f.s.LastByte() }
-func (f *TCPFlow) Err() error              { return f.s.Err() }
+func (f *TCPFlow) ID() int                  { return f.s.ID }
+func (f *TCPFlow) Sender() bool             { return f.s.Sender }
+func (f *TCPFlow) Stop(deadline time.Time)  { f.s.Stop(deadline) }
+func (f *TCPFlow) Abort()                   { f.s.Abort() }
+func (f *TCPFlow) Done() <-chan struct{}    { return f.s.Done() }
+func (f *TCPFlow) Bytes() int64             { return f.s.Bytes() }
+func (f *TCPFlow) LastByte() time.Duration  { return f.s.LastByte() }
+func (f *TCPFlow) FirstByte() time.Duration { return f.s.FirstByte() }
+func (f *TCPFlow) Err() error               { return f.s.Err() }
 func (f *TCPFlow) Close() error {
 	if f.sampler != nil { // a flow closed without its total
 		f.sampler.Stop()

@@ -78,6 +78,14 @@ func (f *UDPFlow) LastByte() time.Duration {
 	return f.rcv.LastByte()
 }
 
+// FirstByte is when a receiver's first datagram arrived; 0 for a sender.
+func (f *UDPFlow) FirstByte() time.Duration {
+	if f.rcv == nil {
+		return 0
+	}
+	return f.rcv.FirstByte()
+}
+
 func (f *UDPFlow) Err() error {
 	if f.snd != nil {
 		return f.snd.Err()

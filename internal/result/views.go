@@ -23,6 +23,9 @@ type Sum struct {
 	Bytes       int64   `json:"bytes"`
 	Retransmits int64   `json:"retransmits"`
 	Streams     int     `json:"streams"`
+	// Drain is the longest receiver drain after the sender stopped
+	// (Stream.Drain), in seconds.
+	Drain float64 `json:"drain,omitempty"`
 }
 
 // BitsPerSecond is the sum's rate over its span.
@@ -117,6 +120,7 @@ func SumStreams(streams []*Stream) Sum {
 			s.End = st.End
 		}
 		s.Bytes += st.Bytes
+		s.Drain = max(s.Drain, st.Drain)
 		s.Retransmits += st.Retransmits
 		s.Streams++
 	}

@@ -26,7 +26,10 @@ type Stream struct {
 	bytes    atomic.Int64
 	calls    atomic.Int64
 	lastNano atomic.Int64 // since epoch: last byte moved
-	stopping atomic.Bool
+	// firstNano is when a receiver read its first byte, since epoch; 0
+	// before it.
+	firstNano atomic.Int64
+	stopping  atomic.Bool
 
 	readLens map[int]int64
 	zero     *zeroSource   // -Z: send with sendfile from this file
@@ -114,9 +117,12 @@ func (s *Stream) receive(buf []byte) {
 	for {
 		n, err := s.sock.Read(buf)
 		if n > 0 {
-			s.bytes.Add(int64(n))
+			now := int64(time.Since(s.epoch))
+			if s.bytes.Add(int64(n)) == int64(n) {
+				s.firstNano.Store(max(now, 1))
+			}
 			s.calls.Add(1)
-			s.lastNano.Store(int64(time.Since(s.epoch)))
+			s.lastNano.Store(now)
 			s.readLens[n]++
 		}
 		if err != nil {
@@ -156,6 +162,10 @@ func (s *Stream) Calls() int64 { return s.calls.Load() }
 
 // LastByte is when the last byte moved, since the epoch.
 func (s *Stream) LastByte() time.Duration { return time.Duration(s.lastNano.Load()) }
+
+// FirstByte is when a receiver read its first byte, since the epoch; 0
+// before it, and for a sender.
+func (s *Stream) FirstByte() time.Duration { return time.Duration(s.firstNano.Load()) }
 
 // Err is the first error the data loop met, other than the end of data.
 func (s *Stream) Err() error {

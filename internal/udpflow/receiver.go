@@ -31,14 +31,15 @@ type Receiver struct {
 	stats *stats.UDPReceiver
 	arr   *arrivals // arrival histograms, when enabled (arrivals.go)
 
-	bytes    atomic.Int64
-	foreign  atomic.Int64 // datagrams of another test, or not ours at all
-	lastNano atomic.Int64
-	stopping atomic.Bool
-	done     chan struct{}
-	epoch    time.Time
-	errMu    sync.Mutex
-	err      error
+	bytes     atomic.Int64
+	foreign   atomic.Int64 // datagrams of another test, or not ours at all
+	lastNano  atomic.Int64
+	firstNano atomic.Int64 // 0 until the first datagram
+	stopping  atomic.Bool
+	done      chan struct{}
+	epoch     time.Time
+	errMu     sync.Mutex
+	err       error
 }
 
 // NewReceiver prepares a receiver on a connected socket.
@@ -99,8 +100,11 @@ func (r *Receiver) account(segs []Segment) {
 	}
 	r.mu.Unlock()
 	if bytes > 0 {
-		r.bytes.Add(bytes)
-		r.lastNano.Store(int64(time.Since(r.epoch)))
+		now := int64(time.Since(r.epoch))
+		if r.bytes.Add(bytes) == bytes {
+			r.firstNano.Store(max(now, 1))
+		}
+		r.lastNano.Store(now)
 	}
 }
 
@@ -125,6 +129,10 @@ func (r *Receiver) Foreign() int64 { return r.foreign.Load() }
 
 // LastByte is when the last datagram arrived, since the epoch.
 func (r *Receiver) LastByte() time.Duration { return time.Duration(r.lastNano.Load()) }
+
+// FirstByte is when the first datagram arrived, since the epoch; 0
+// before it.
+func (r *Receiver) FirstByte() time.Duration { return time.Duration(r.firstNano.Load()) }
 
 // Cut closes an interval and returns its figures.
 func (r *Receiver) Cut() result.UDP {
