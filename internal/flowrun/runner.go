@@ -11,7 +11,6 @@ import (
 	"github.com/wireperf/wireperf/internal/hostmon"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/spec"
-	"github.com/wireperf/wireperf/internal/tcpflow"
 )
 
 // Runner drives one end's streams: it starts them, cuts intervals, keeps
@@ -68,7 +67,8 @@ func New(s spec.Spec, flows []Flow, sockets map[int]result.Socket, onInterval fu
 }
 
 // Start begins moving data now. Senders of one direction share a budget
-// so that -n counts bytes across streams, as iperf does.
+// so that -n counts bytes across streams, as iperf does, and the streams
+// that keep a TCP_INFO timeline share the room the end's report has.
 func (r *Runner) Start() {
 	r.epoch = time.Now()
 	r.cpuStart, r.cpuErr = hostmon.ProcessCPU()
@@ -81,9 +81,16 @@ func (r *Runner) Start() {
 		r.host = StartHostCounters(r.spec) // hostcounters.go
 	}
 	r.enableArrivals()
-	budget := tcpflow.NewBudget(r.spec.Bytes)
+	b := Begin{Epoch: r.epoch, Budget: NewBudget(r.spec.Bytes), TimelineSamples: maxTimelineSamples}
+	sampling := 0
 	for _, f := range r.flows {
-		f.Start(r.epoch, budget)
+		if tf, ok := f.(*TCPFlow); ok && tf.samples() {
+			sampling++
+		}
+	}
+	b.TimelineSamples /= max(sampling, 1)
+	for _, f := range r.flows {
+		f.Start(b)
 	}
 	if r.spec.Omit == 0 {
 		r.omitSnap = map[int]int64{}

@@ -2,6 +2,7 @@ package flowrun
 
 import (
 	"math"
+	"net"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -45,8 +46,8 @@ func (f *clockFlow) FirstByte() time.Duration {
 
 func (f *clockFlow) ID() int      { return f.id }
 func (f *clockFlow) Sender() bool { return f.sender }
-func (f *clockFlow) Start(epoch time.Time, _ *tcpflow.Budget) {
-	f.epoch = epoch
+func (f *clockFlow) Start(b Begin) {
+	f.epoch = b.Epoch
 	f.started.Store(true)
 	go func() {
 		time.Sleep(f.stopAt)
@@ -214,4 +215,63 @@ func TestRunnerReceiverSpan(t *testing.T) {
 	if math.Abs(st.Drain-0.2) > 1e-9 {
 		t.Errorf("drain %v s, want 0.2", st.Drain)
 	}
+}
+
+// TestRunnerSharesTimelineAndBudget: Start gives every flow the same -n
+// budget, and each stream that keeps a TCP_INFO timeline its share of the
+// samples the end's report has room for.
+func TestRunnerSharesTimelineAndBudget(t *testing.T) {
+	s := spec.Default()
+	s.Duration, s.Bytes = 0, 3<<20
+	var senders, receivers []Flow
+	for id := 1; id <= 3; id++ {
+		a, b := tcpPair(t)
+		senders = append(senders, NewTCPFlow(tcpflow.NewStream(id, true, a), 64<<10, 100*time.Millisecond))
+		receivers = append(receivers, NewTCPFlow(tcpflow.NewStream(id, false, b), 64<<10, 100*time.Millisecond))
+	}
+	rx := New(s, receivers, nil, nil)
+	tx := New(s, senders, nil, nil)
+	rx.Start()
+	tx.Start()
+	<-tx.Done()
+	<-rx.Done()
+	sent := tx.Finish(result.RoleClient)
+	got := rx.Finish(result.RoleServer)
+	var total int64
+	for i, f := range senders {
+		if share := f.(*TCPFlow).share; share != maxTimelineSamples/3 {
+			t.Errorf("sender %d: timeline share %d, want %d", i+1, share, maxTimelineSamples/3)
+		}
+		total += sent.Streams[i].Bytes
+	}
+	if total != s.Bytes {
+		t.Errorf("the streams sent %d bytes together, -n %d", total, s.Bytes)
+	}
+	for i := range receivers {
+		if got.Streams[i].Bytes != sent.Streams[i].Bytes {
+			t.Errorf("stream %d: received %d of %d", i+1, got.Streams[i].Bytes, sent.Streams[i].Bytes)
+		}
+	}
+	for _, f := range append(senders, receivers...) {
+		_ = f.Close()
+	}
+}
+
+// tcpPair is a connected pair of TCP sockets on loopback.
+func tcpPair(t *testing.T) (*net.TCPConn, *net.TCPConn) {
+	t.Helper()
+	l, err := net.ListenTCP("tcp", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	a, err := net.DialTCP("tcp", nil, l.Addr().(*net.TCPAddr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := l.AcceptTCP()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, b
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/sockopt"
 	"github.com/wireperf/wireperf/internal/spec"
-	"github.com/wireperf/wireperf/internal/tcpflow"
 	"github.com/wireperf/wireperf/internal/udpflow"
 )
 
@@ -33,11 +32,11 @@ func (f *UDPFlow) Close() error { return f.conn.Close() }
 // Conn is the stream's socket.
 func (f *UDPFlow) Conn() *net.UDPConn { return f.conn }
 
-func (f *UDPFlow) Start(epoch time.Time, budget *tcpflow.Budget) {
+func (f *UDPFlow) Start(b Begin) {
 	if f.snd != nil {
-		f.snd.Start(epoch, budget)
+		f.snd.Start(b.Epoch, b.Budget)
 	} else {
-		f.rcv.Start(epoch)
+		f.rcv.Start(b.Epoch)
 	}
 }
 

@@ -1,3 +1,5 @@
+// Package tcpflow is the TCP data plane: senders and receivers that move
+// bytes as fast as the path allows and count what they moved.
 package tcpflow
 
 import (
@@ -12,6 +14,20 @@ import (
 
 	"github.com/wireperf/wireperf/internal/result"
 )
+
+// Budget hands a sender the bytes it may still send (-n): Take reserves up
+// to want and returns how many (0: spent), Return gives back what a write
+// did not send. The runner's shares one limit among a test's streams.
+type Budget interface {
+	Take(want int) int
+	Return(n int)
+}
+
+// unlimited is the budget of a sender without -n.
+type unlimited struct{}
+
+func (unlimited) Take(want int) int { return want }
+func (unlimited) Return(int)        {}
 
 // Stream is one data connection in one direction, with its counters. The
 // counters are atomics so that interval reports can read them while the
@@ -57,7 +73,7 @@ func (s *Stream) UseZeroCopy(blockLen int) error {
 
 // Start runs the stream's data loop in a goroutine. buf is the block it
 // writes or reads into; it must not be shared with another stream.
-func (s *Stream) Start(epoch time.Time, buf []byte, budget *Budget) {
+func (s *Stream) Start(epoch time.Time, buf []byte, budget Budget) {
 	s.epoch = epoch
 	s.sock = s.Conn
 	if r, err := newRawIO(s.Conn); err == nil {
@@ -71,8 +87,11 @@ func (s *Stream) Start(epoch time.Time, buf []byte, budget *Budget) {
 	}
 }
 
-func (s *Stream) send(buf []byte, budget *Budget) {
+func (s *Stream) send(buf []byte, budget Budget) {
 	defer close(s.done)
+	if budget == nil {
+		budget = unlimited{}
+	}
 	for !s.stopping.Load() {
 		n := budget.Take(len(buf))
 		if n == 0 {
