@@ -7,6 +7,7 @@ import (
 
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/spec"
+	"github.com/wireperf/wireperf/internal/udpflow"
 )
 
 // udpPair is a UDP sender and receiver socket on loopback, connected to
@@ -106,4 +107,59 @@ func TestUDPRowsAddUpToTotals(t *testing.T) {
 		t.Errorf("sender rows sum to %d of %d sent", sentRows, sent)
 	}
 	t.Logf("sent %d, received %d, lost %d in %d rows", sent, total.Received, total.Lost, len(recv.Intervals))
+}
+
+// TestUDPForgedDatagrams: a datagram with the test's token and sequence
+// number 10^12, and one with a wrong token, reach a receiver amid a real
+// stream. Neither is counted received or makes loss (the totals are
+// clamped to what the sender says it sent); both are counted invalid.
+func TestUDPForgedDatagrams(t *testing.T) {
+	s := spec.Default()
+	s.Protocol = spec.UDP
+	s.Length = 1000
+	s.Rate = 8e6 // 1,000 datagrams a second
+	s.Duration = 300 * time.Millisecond
+	s.Interval = 100 * time.Millisecond
+	sc, rc := udpPair(t)
+	token := [16]byte{9, 9, 9}
+	sf, err := NewUDPFlow(sc, s, token, 1, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rf, err := NewUDPFlow(rc, s, token, 1, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sf.Close()
+	defer rf.Close()
+	sender := New(s, []Flow{sf}, nil, nil)
+	receiver := New(s, []Flow{rf}, nil, nil)
+	receiver.Start()
+	sender.Start()
+	forge := func(tok [16]byte, seq uint64) {
+		b := make([]byte, s.Length)
+		h := udpflow.Header{Token: tok, StreamID: 1}
+		h.Put(b)
+		udpflow.PutSeqTime(b, seq, time.Now().UnixNano())
+		if _, err := sc.Write(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	forge(token, 1_000_000_000_000)
+	forge([16]byte{1}, 5)
+	timer := time.NewTimer(s.Duration)
+	<-timer.C
+	sender.StopSenders()
+	<-sender.Done()
+	receiver.SetPeerSent(sender.SentCounts())
+	receiver.DrainReceivers(100 * time.Millisecond)
+	<-receiver.Done()
+	sent := sender.Finish(result.RoleClient).Streams[0].UDP.Sent
+	u := receiver.Finish(result.RoleServer).Streams[0].UDP
+	if u.Invalid != 2 {
+		t.Errorf("invalid %d, want 2 (the forged number and the wrong token)", u.Invalid)
+	}
+	if u.Expected != sent || u.Received > sent || u.Lost != sent-u.Received {
+		t.Errorf("received %d lost %d expected %d; the sender sent %d", u.Received, u.Lost, u.Expected, sent)
+	}
 }
