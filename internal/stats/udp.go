@@ -42,8 +42,7 @@ var defaultLimits = limits{
 type UDPConfig struct {
 	// LateThreshold: a missing datagram counts as lost once this long has
 	// passed since it was detected missing (a higher number arrived);
-	// docs/metrics.md: "not arrived late_threshold after the last one was
-	// sent". 0 means 2 s.
+	// docs/metrics.md, "Loss". 0 means 2 s.
 	LateThreshold time.Duration
 	// TimestampSource is "kernel" or "user-space", copied into results.
 	TimestampSource string
