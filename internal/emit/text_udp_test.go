@@ -458,7 +458,7 @@ func TestTextUDPProvisionalAndInvalid(t *testing.T) {
 	row0.Provisional = true
 	total := recv.Streams[0].UDP
 	total.Invalid = 2
-	total.Settlements = []result.UDPSettlement{{Index: 0, Lost: -1}}
+	recv.Streams[0].UDPSettlements = []result.UDPSettlement{{Index: 0, Lost: -1}}
 	total.Lost--
 	total.Expected--
 

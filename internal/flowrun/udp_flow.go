@@ -126,6 +126,7 @@ func (f *UDPFlow) Total(rs *result.Stream) {
 	u := f.rcv.Final(f.peerSent)
 	u.Invalid += f.rcv.Foreign()
 	rs.UDP = &u
+	rs.UDPSettlements = f.rcv.Settlements()
 }
 
 // NewUDPFlow sets up one UDP stream on a connected socket: the spec's

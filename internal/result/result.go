@@ -135,6 +135,10 @@ type Stream struct {
 	TCPTimeline *TCPTimeline `json:"tcp_timeline,omitempty"`
 	// UDP holds a UDP stream's figures over the counted span.
 	UDP *UDP `json:"udp,omitempty"`
+	// UDPSettlements, on a UDP receiver's stream, are what each interval
+	// row gains once the stream is over, so that the rows add up to the
+	// totals (End.SettledIntervals applies them).
+	UDPSettlements []UDPSettlement `json:"udp_row_settlements,omitempty"`
 }
 
 // Seconds is the length of the stream's counted span.

@@ -1,7 +1,7 @@
 package result
 
 // SettledIntervals are the end's intervals with its UDP receivers' row
-// settlements applied (UDP.Settlements): the rows as they read once every
+// settlements applied (Stream.UDPSettlements): the rows as they read once every
 // late threshold has passed, which add up to the stream totals. Rows are
 // copied where they change; e.Intervals is left as it was.
 func (e End) SettledIntervals() []Interval {
@@ -13,7 +13,7 @@ func (e End) SettledIntervals() []Interval {
 			continue
 		}
 		final[st.ID] = true
-		for _, s := range st.UDP.Settlements {
+		for _, s := range st.UDPSettlements {
 			fix[key{st.ID, s.Index}] = s
 		}
 	}

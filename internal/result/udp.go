@@ -29,12 +29,8 @@ type UDP struct {
 
 	// Provisional marks an interval's loss as not final when the row was
 	// cut: a datagram due in it may still arrive within the late
-	// threshold. The stream's Settlements correct such rows.
+	// threshold. The stream's UDPSettlements correct such rows.
 	Provisional bool `json:"provisional,omitempty"`
-	// Settlements, on a receiver's stream total, are what each interval
-	// row gains once the stream is over, so that the rows add up to the
-	// totals (End.SettledIntervals applies them).
-	Settlements []UDPSettlement `json:"row_settlements,omitempty"`
 
 	// JitterMs is RFC 3550's smoothed interarrival jitter, in ms.
 	JitterMs float64 `json:"jitter_ms"`

@@ -117,6 +117,7 @@ type UDPReceiver struct {
 	row     int
 	rowLost []int64
 	cutLost []int64
+	settled []result.UDPSettlement // once Final has run
 
 	done  bool
 	final result.UDP
@@ -308,7 +309,7 @@ func (r *UDPReceiver) Cut(nowNs int64) result.UDP {
 // beyond it is not.
 //
 // The totals are the sum of the rows Cut returned, once the Settlements
-// that Final reports are added to them. What arrived after the last Cut
+// are added to them. What arrived after the last Cut
 // belongs to the last row. After Final, Add is ignored and Final returns
 // the same.
 func (r *UDPReceiver) Final(nowNs int64, sentTotal int64) result.UDP {
@@ -331,11 +332,15 @@ func (r *UDPReceiver) Final(nowNs int64, sentTotal int64) result.UDP {
 	bogus := r.clamp(sentTotal)
 	r.tm.cut()
 	r.final = r.report(r.tot, &r.tm.tot)
-	r.final.Settlements = r.settlements(bogus)
+	r.settled = r.settlements(bogus)
 	r.final.Invalid = r.invalid
 	r.done = true
 	return r.final
 }
+
+// Settlements are what each row Cut returned gains once the stream is
+// over (result.UDPSettlement); nil before Final.
+func (r *UDPReceiver) Settlements() []result.UDPSettlement { return r.settled }
 
 // clamp holds the totals to the sender's count n (nothing to do for -1):
 // numbers at or above n that arrived are invalid, not received, and of

@@ -75,7 +75,7 @@ func FuzzUDPReceiver(f *testing.F) {
 		if u.Received+u.Late+u.Duplicates+u.Invalid != int64(adds) {
 			t.Fatalf("final: %+v and invalid %d do not account for %d adds", countsOf(u), u.Invalid, adds)
 		}
-		for _, s := range u.Settlements {
+		for _, s := range r.Settlements() {
 			sum.received += s.Received
 			sum.lost += s.Lost
 			sum.late += s.Late

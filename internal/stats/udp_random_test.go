@@ -202,7 +202,7 @@ func TestUDPReceiverRandomized(t *testing.T) {
 			}
 			// The rows, settled, are the truth's, and add up to the totals.
 			settled := slices.Clone(want.intervals)
-			for _, s := range u.Settlements {
+			for _, s := range r.Settlements() {
 				c := &settled[s.Index]
 				c.received += s.Received
 				c.lost += s.Lost

@@ -256,7 +256,7 @@ func TestUDPReceiverImpossibleNumbers(t *testing.T) {
 		got.received += row.Received
 		got.lost += row.Lost
 	}
-	for _, s := range u.Settlements {
+	for _, s := range r.Settlements() {
 		got.received += s.Received
 		got.lost += s.Lost
 	}

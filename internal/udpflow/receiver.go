@@ -148,6 +148,13 @@ func (r *Receiver) Final(sentTotal int64) result.UDP {
 	return r.stats.Final(time.Now().UnixNano(), sentTotal)
 }
 
+// Settlements are what each interval row gains once Final has run.
+func (r *Receiver) Settlements() []result.UDPSettlement {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stats.Settlements()
+}
+
 // SetClockOffset lets the statistics report absolute one-way delay.
 func (r *Receiver) SetClockOffset(offsetNs, errorBoundNs int64) {
 	r.mu.Lock()
