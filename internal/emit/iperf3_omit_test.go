@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/wireperf/wireperf/internal/cli"
+	"github.com/wireperf/wireperf/internal/testutil/loopback"
 )
 
 const iperf3Binary = "/usr/bin/iperf3"
@@ -37,17 +38,6 @@ type omitDoc struct {
 			End   float64 `json:"end"`
 		} `json:"sum_sent"`
 	} `json:"end"`
-}
-
-// freePort is a loopback TCP port nobody listens on now.
-func freePort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
 }
 
 // waitListening waits, at most 5 s, until a wireperf server accepts on
@@ -100,7 +90,7 @@ func TestOmitAsIperf3(t *testing.T) {
 	args := []string{"-t", "1", "-O", "2", "-J"}
 
 	// iperf3 on both ends.
-	port := freePort(t)
+	port := strconv.Itoa(loopback.FreePort(t))
 	srv := exec.Command(iperf3Binary, "-s", "-1", "-p", port)
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
@@ -117,7 +107,7 @@ func TestOmitAsIperf3(t *testing.T) {
 	}
 
 	// wireperf on both ends.
-	port = freePort(t)
+	port = strconv.Itoa(loopback.FreePort(t))
 	served := make(chan int)
 	go func() { served <- cli.Main([]string{"-s", "-1", "-p", port}) }()
 	waitListening(t, port)

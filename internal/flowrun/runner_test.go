@@ -2,7 +2,6 @@ package flowrun
 
 import (
 	"math"
-	"net"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -11,6 +10,7 @@ import (
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/tcpflow"
+	"github.com/wireperf/wireperf/internal/testutil/loopback"
 )
 
 // clockFlow is a flow whose bytes are a function of the (synctest) clock:
@@ -225,7 +225,7 @@ func TestRunnerSharesTimelineAndBudget(t *testing.T) {
 	s.Duration, s.Bytes = 0, 3<<20
 	var senders, receivers []Flow
 	for id := 1; id <= 3; id++ {
-		a, b := tcpPair(t)
+		a, b := loopback.TCPPair(t)
 		senders = append(senders, NewTCPFlow(tcpflow.NewStream(id, true, a), 64<<10, 100*time.Millisecond))
 		receivers = append(receivers, NewTCPFlow(tcpflow.NewStream(id, false, b), 64<<10, 100*time.Millisecond))
 	}
@@ -252,26 +252,4 @@ func TestRunnerSharesTimelineAndBudget(t *testing.T) {
 			t.Errorf("stream %d: received %d of %d", i+1, got.Streams[i].Bytes, sent.Streams[i].Bytes)
 		}
 	}
-	for _, f := range append(senders, receivers...) {
-		_ = f.Close()
-	}
-}
-
-// tcpPair is a connected pair of TCP sockets on loopback.
-func tcpPair(t *testing.T) (*net.TCPConn, *net.TCPConn) {
-	t.Helper()
-	l, err := net.ListenTCP("tcp", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	a, err := net.DialTCP("tcp", nil, l.Addr().(*net.TCPAddr))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := l.AcceptTCP()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return a, b
 }

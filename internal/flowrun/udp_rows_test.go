@@ -7,33 +7,9 @@ import (
 
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/spec"
+	"github.com/wireperf/wireperf/internal/testutil/loopback"
 	"github.com/wireperf/wireperf/internal/udpflow"
 )
-
-// udpPair is a UDP sender and receiver socket on loopback, connected to
-// each other.
-func udpPair(t *testing.T) (snd, rcv *net.UDPConn) {
-	t.Helper()
-	var addrs [2]*net.UDPAddr
-	for i := range addrs {
-		c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		addrs[i] = c.LocalAddr().(*net.UDPAddr)
-		_ = c.Close()
-	}
-	snd, err := net.DialUDP("udp", addrs[0], addrs[1])
-	if err != nil {
-		t.Fatal(err)
-	}
-	rcv, err = net.DialUDP("udp", addrs[1], addrs[0])
-	if err != nil {
-		_ = snd.Close()
-		t.Fatal(err)
-	}
-	return snd, rcv
-}
 
 // TestUDPRowsAddUpToTotals runs a UDP stream on loopback into a small
 // receive buffer, so that datagrams are lost, and checks that the
@@ -49,31 +25,7 @@ func TestUDPRowsAddUpToTotals(t *testing.T) {
 	s.Duration = 1200 * time.Millisecond
 	s.Interval = 200 * time.Millisecond
 	s.LateThreshold = 300 * time.Millisecond
-	sc, rc := udpPair(t)
-	token := [16]byte{1, 2, 3}
-	sf, err := NewUDPFlow(sc, s, token, 1, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rf, err := NewUDPFlow(rc, s, token, 1, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sf.Close()
-	defer rf.Close()
-	sender := New(s, []Flow{sf}, nil, nil)
-	receiver := New(s, []Flow{rf}, nil, nil)
-	receiver.Start()
-	sender.Start()
-	timer := time.NewTimer(s.Duration)
-	<-timer.C
-	sender.StopSenders()
-	<-sender.Done()
-	receiver.SetPeerSent(sender.SentCounts())
-	receiver.DrainReceivers(100 * time.Millisecond)
-	<-receiver.Done()
-	send := sender.Finish(result.RoleClient)
-	recv := receiver.Finish(result.RoleServer)
+	send, recv := runUDP(t, s, [16]byte{1, 2, 3}, nil)
 
 	total := recv.Streams[0].UDP
 	sent := send.Streams[0].UDP.Sent
@@ -120,8 +72,36 @@ func TestUDPForgedDatagrams(t *testing.T) {
 	s.Rate = 8e6 // 1,000 datagrams a second
 	s.Duration = 300 * time.Millisecond
 	s.Interval = 100 * time.Millisecond
-	sc, rc := udpPair(t)
 	token := [16]byte{9, 9, 9}
+	send, recv := runUDP(t, s, token, func(sc *net.UDPConn) {
+		forge := func(tok [16]byte, seq uint64) {
+			b := make([]byte, s.Length)
+			h := udpflow.Header{Token: tok, StreamID: 1}
+			h.Put(b)
+			udpflow.PutSeqTime(b, seq, time.Now().UnixNano())
+			if _, err := sc.Write(b); err != nil {
+				t.Error(err)
+			}
+		}
+		forge(token, 1_000_000_000_000)
+		forge([16]byte{1}, 5)
+	})
+	sent := send.Streams[0].UDP.Sent
+	u := recv.Streams[0].UDP
+	if u.Invalid != 2 {
+		t.Errorf("invalid %d, want 2 (the forged number and the wrong token)", u.Invalid)
+	}
+	if u.Expected != sent || u.Received > sent || u.Lost != sent-u.Received {
+		t.Errorf("received %d lost %d expected %d; the sender sent %d", u.Received, u.Lost, u.Expected, sent)
+	}
+}
+
+// runUDP runs one UDP stream of spec s on loopback, a sending and a
+// receiving runner, for s.Duration; during, if set, runs once both have
+// started, with the sender's socket. It returns both ends' views.
+func runUDP(t *testing.T, s spec.Spec, token [16]byte, during func(sc *net.UDPConn)) (send, recv result.End) {
+	t.Helper()
+	sc, rc := loopback.UDPPair(t)
 	sf, err := NewUDPFlow(sc, s, token, 1, true)
 	if err != nil {
 		t.Fatal(err)
@@ -130,23 +110,13 @@ func TestUDPForgedDatagrams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sf.Close()
-	defer rf.Close()
 	sender := New(s, []Flow{sf}, nil, nil)
 	receiver := New(s, []Flow{rf}, nil, nil)
 	receiver.Start()
 	sender.Start()
-	forge := func(tok [16]byte, seq uint64) {
-		b := make([]byte, s.Length)
-		h := udpflow.Header{Token: tok, StreamID: 1}
-		h.Put(b)
-		udpflow.PutSeqTime(b, seq, time.Now().UnixNano())
-		if _, err := sc.Write(b); err != nil {
-			t.Fatal(err)
-		}
+	if during != nil {
+		during(sc)
 	}
-	forge(token, 1_000_000_000_000)
-	forge([16]byte{1}, 5)
 	timer := time.NewTimer(s.Duration)
 	<-timer.C
 	sender.StopSenders()
@@ -154,12 +124,5 @@ func TestUDPForgedDatagrams(t *testing.T) {
 	receiver.SetPeerSent(sender.SentCounts())
 	receiver.DrainReceivers(100 * time.Millisecond)
 	<-receiver.Done()
-	sent := sender.Finish(result.RoleClient).Streams[0].UDP.Sent
-	u := receiver.Finish(result.RoleServer).Streams[0].UDP
-	if u.Invalid != 2 {
-		t.Errorf("invalid %d, want 2 (the forged number and the wrong token)", u.Invalid)
-	}
-	if u.Expected != sent || u.Received > sent || u.Lost != sent-u.Received {
-		t.Errorf("received %d lost %d expected %d; the sender sent %d", u.Received, u.Lost, u.Expected, sent)
-	}
+	return sender.Finish(result.RoleClient), receiver.Finish(result.RoleServer)
 }

@@ -1,35 +1,11 @@
 package udpflow
 
 import (
-	"net"
 	"testing"
 	"time"
-)
 
-// udpPair is two loopback UDP sockets connected to each other.
-func udpPair(t *testing.T) (a, b *net.UDPConn) {
-	t.Helper()
-	var addrs [2]*net.UDPAddr
-	for i := range addrs {
-		c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		addrs[i] = c.LocalAddr().(*net.UDPAddr)
-		_ = c.Close()
-	}
-	a, err := net.DialUDP("udp", addrs[0], addrs[1])
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err = net.DialUDP("udp", addrs[1], addrs[0])
-	if err != nil {
-		_ = a.Close()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = a.Close(); _ = b.Close() })
-	return a, b
-}
+	"github.com/wireperf/wireperf/internal/testutil/loopback"
+)
 
 // numbered lays n datagrams of size bytes end to end, each with its
 // header and sequence number.
@@ -59,7 +35,7 @@ func TestBatchSendRecv(t *testing.T) {
 		{"GSO to a receiver without GRO", true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			a, b := udpPair(t)
+			a, b := loopback.UDPPair(t)
 			_ = b.SetReadBuffer(1 << 20)
 			tx, err := newBatchIO(a, size, tc.gso)
 			if err != nil {
@@ -128,7 +104,7 @@ func (c *countdown) Return(n int)      { c.left += n }
 // (iperf sends whole blocks).
 func TestSenderBudget(t *testing.T) {
 	const size = 1000
-	a, b := udpPair(t)
+	a, b := loopback.UDPPair(t)
 	_ = b.SetReadBuffer(1 << 20)
 	s, err := NewSender(a, SenderConfig{StreamID: 3, Size: size, GSO: true})
 	if err != nil {
