@@ -554,3 +554,14 @@ func TestServerOutputText(t *testing.T) {
 		t.Errorf("server output begins %q", strings.SplitN(string(out), "\n", 2)[0])
 	}
 }
+
+// TestNoRateOverMicroseconds: a span of microseconds shows its bytes but
+// no rate.
+func TestNoRateOverMicroseconds(t *testing.T) {
+	if _, rate := amounts(1<<20, 20e-6, 0); strings.TrimSpace(rate) != missing {
+		t.Errorf("1 MiB over 20 µs reads %q", rate)
+	}
+	if _, rate := amounts(1<<20, 0.5, 0); strings.TrimSpace(rate) == missing {
+		t.Error("no rate over half a second")
+	}
+}
