@@ -322,14 +322,13 @@ func (r *Runner) Finish(role string) result.End {
 	return end
 }
 
-// receiverSpan ends a receiver's span at its last byte and starts it at
-// its first (or at the end of the omitted start, if later): a receiver
-// whose peer starts sending a round trip after its own start (-R), or
-// which waits for its report after the last byte, would otherwise count
-// time in which nothing could arrive, an error that grows with the path's
-// RTT. It also notes how long the receiver read after it learned that the
-// sender had stopped: the sender's socket buffer and the path's queue
-// draining.
+// receiverSpan starts a receiver's span at its first byte (or at the end
+// of the omitted start, if later); it ends at its last. A receiver whose
+// peer starts sending a round trip after its own start (-R) would
+// otherwise count time in which nothing could arrive, an error that grows
+// with the path's RTT. It also notes how long the receiver read after it
+// learned that the sender had stopped: the sender's socket buffer and the
+// path's queue draining.
 func (r *Runner) receiverSpan(f Flow, rs *result.Stream) {
 	if fb, ok := f.(interface{ FirstByte() time.Duration }); ok {
 		if first := fb.FirstByte(); first > 0 {
