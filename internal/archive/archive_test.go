@@ -107,7 +107,7 @@ func TestRunRoundTrip(t *testing.T) {
 			if c.SpecSHA256 == "" || c.OrderSeed != -42 {
 				t.Fatalf("campaign stored as %+v", c)
 			}
-			want := sampleRun(RunID("grid", "p", 0), "grid", 0)
+			want := sampleRun("7b4a07e8b34e9efe", "grid", 0)
 			if err := s.PutRun(ctx, want); err != nil {
 				t.Fatal(err)
 			}
@@ -266,7 +266,7 @@ func TestTwoWritersLoseNothing(t *testing.T) {
 						if i%2 == 1 {
 							c = "shared"
 						}
-						r := sampleRun(RunID(c, fmt.Sprintf("w%d", w), i), c, i)
+						r := sampleRun(fmt.Sprintf("%s-w%d-%d", c, w, i), c, i)
 						if err := s.PutRun(ctx, r); err != nil {
 							errs <- err
 							return

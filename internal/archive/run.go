@@ -141,13 +141,6 @@ type Run struct {
 	Limits    []HostLimits
 }
 
-// RunID is a campaign run's ID: a hash of the campaign, the point and the
-// repetition, so that a resumed campaign knows what it has done.
-func RunID(campaign, pointKey string, rep int) string {
-	h := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%s\x00%d", campaign, pointKey, rep)))
-	return hex.EncodeToString(h[:8])
-}
-
 // ImportID is an imported log's ID, from its SHA-256, so that a file
 // imported twice is stored once.
 func ImportID(sha256hex string) string {
