@@ -2,13 +2,8 @@ package archive
 
 import (
 	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"net/url"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -17,45 +12,13 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/wireperf/wireperf/internal/archive/archivetest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// backends gives each test a fresh, empty archive on every database it
-// can reach: SQLite always, PostgreSQL when WIREPERF_TEST_PG_DSN names a
-// server (.ci/pg.sh starts one). A PostgreSQL archive is a new database
-// per test, dropped afterwards.
-func backends(t *testing.T) map[string]string {
-	t.Helper()
-	out := map[string]string{"sqlite": filepath.Join(t.TempDir(), "sub", "wireperf.db")}
-	base := os.Getenv("WIREPERF_TEST_PG_DSN")
-	if base == "" {
-		t.Log("WIREPERF_TEST_PG_DSN not set: PostgreSQL not tested")
-		return out
-	}
-	var b [6]byte
-	rand.Read(b[:])
-	name := "wptest_" + hex.EncodeToString(b[:])
-	admin, err := sql.Open("pgx", base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := admin.Exec("CREATE DATABASE " + name); err != nil {
-		admin.Close()
-		t.Fatalf("creating a test database on %s: %v", Redact(base), err)
-	}
-	t.Cleanup(func() {
-		admin.Exec("DROP DATABASE " + name + " WITH (FORCE)")
-		admin.Close()
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + name
-	out["postgres"] = u.String()
-	return out
-}
+func backends(t *testing.T) map[string]string { return archivetest.Backends(t) }
 
 func open(t *testing.T, dsn string) *Store {
 	t.Helper()

@@ -87,7 +87,7 @@ type Value struct {
 // Key is the value in a canonical form: the base-unit number, or the word.
 func (v Value) Key() string {
 	if v.Num != nil {
-		return strconv.FormatFloat(*v.Num, 'g', -1, 64)
+		return strconv.FormatFloat(*v.Num, 'f', -1, 64)
 	}
 	return v.Label
 }
