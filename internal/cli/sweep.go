@@ -514,9 +514,9 @@ func (s *sweeper) test(ctx context.Context, cf *clientFlags, host string) ([]byt
 func resultLine(m archive.Summary) string {
 	var parts []string
 	if m.ReceivedBps != nil {
-		parts = append(parts, units.FormatRate(*m.ReceivedBps, 'a')+" received")
+		parts = append(parts, strings.TrimSpace(units.FormatRate(*m.ReceivedBps, 'a'))+" received")
 	} else if m.SentBps != nil {
-		parts = append(parts, units.FormatRate(*m.SentBps, 'a')+" sent")
+		parts = append(parts, strings.TrimSpace(units.FormatRate(*m.SentBps, 'a'))+" sent")
 	}
 	if m.Retransmits != nil {
 		parts = append(parts, fmt.Sprintf("%d retransmits", *m.Retransmits))
