@@ -19,6 +19,7 @@ import (
 	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/campaign"
 	"github.com/wireperf/wireperf/internal/emit"
+	"github.com/wireperf/wireperf/internal/hostmon"
 	"github.com/wireperf/wireperf/internal/units"
 	"github.com/wireperf/wireperf/internal/version"
 )
@@ -414,6 +415,10 @@ func printPlan(w io.Writer, s *campaign.Spec, runs []campaign.Run, defaultTime t
 	fmt.Fprintf(w, "%d runs, estimated %s (order %s, pause %s)\n", len(runs), est.Round(time.Second), s.Order, s.Pause)
 }
 
+// hostSamplePeriod is how often a sweep samples this host's CPU and
+// memory during a run.
+const hostSamplePeriod = time.Second
+
 // runOverhead is the time a run takes beyond its test: connecting, the
 // server's report, storing.
 const runOverhead = time.Second
@@ -451,7 +456,9 @@ func (s *sweeper) run(ctx context.Context, r campaign.Run, attempt int) error {
 	for _, st := range r.Point.Settings {
 		rec.Axes[st.Axis] = archive.Axis{Num: st.Value.Num, Label: st.Value.Label}
 	}
+	sampler := hostmon.StartSampler(hostSamplePeriod)
 	doc, runErr := s.test(ctx, &cf, r.Point.Target)
+	local := sampler.Stop()
 	rec.Ended = time.Now()
 	if len(doc) > 0 {
 		rec.Document, rec.DocumentFormat = doc, archive.FormatJSON
@@ -465,6 +472,22 @@ func (s *sweeper) run(ctx context.Context, r campaign.Run, attempt int) error {
 				runErr = errors.New(p.Error)
 			}
 		}
+	}
+	// This host's CPU and memory per period of the run replace its one
+	// whole-test CPU figure from the result; the remote host keeps that
+	// one. Each row covers the period that ends at its t.
+	if len(local) > 0 {
+		kept := rec.Hosts[:0]
+		for _, h := range rec.Hosts {
+			if h.Host != "local" {
+				kept = append(kept, h)
+			}
+		}
+		rec.Hosts = kept
+	}
+	for _, smp := range local {
+		rec.Hosts = append(rec.Hosts, archive.HostSample{Host: "local", T: smp.T.Seconds(),
+			CPUUser: smp.User, CPUSys: smp.System, CPUSoftIRQ: smp.SoftIRQ, MemUsed: smp.MemUsed})
 	}
 	rec.State = archive.StateFinished
 	if runErr != nil {

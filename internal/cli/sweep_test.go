@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/archive/archivetest"
 )
 
@@ -127,7 +129,43 @@ func TestSweepStoresTabulatesAndResumes(t *testing.T) {
 			if code != 0 || !strings.Contains(out, "[SUM]") && !strings.Contains(out, "sender") {
 				t.Errorf("show: exit %d\n%s", code, out)
 			}
+			hostState(t, db, runs[0].ID)
 		})
+	}
+}
+
+// hostState checks that a run has both hosts' CPU and this host's memory
+// beside it, and both hosts' limits.
+func hostState(t *testing.T, db, id string) {
+	t.Helper()
+	s, err := archive.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r, err := s.Get(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosts := map[string]int{}
+	mem := false
+	for _, h := range r.Hosts {
+		hosts[h.Host]++
+		if h.Host == "local" && h.MemUsed != nil && *h.MemUsed > 0 {
+			mem = true
+		}
+		if h.CPUUser == nil || h.CPUSys == nil || h.CPUSoftIRQ == nil {
+			t.Errorf("host sample without CPU: %+v", h)
+		}
+	}
+	if hosts["local"] == 0 || hosts["remote"] != 1 || !mem {
+		t.Errorf("host state %+v", r.Hosts)
+	}
+	if len(r.Limits) != 2 || !strings.Contains(r.Limits[0].Limits, "rmem_max") || r.Limits[0].Kernel == "" {
+		t.Errorf("limits %+v", r.Limits)
+	}
+	if len(r.Intervals) == 0 {
+		t.Error("no intervals stored")
 	}
 }
 
@@ -230,5 +268,14 @@ func TestSweepDryRunRunsNothing(t *testing.T) {
 	}
 	if _, err := os.Stat(db); err == nil {
 		t.Error("a dry run created the archive")
+	}
+}
+
+func TestExampleCampaignsPlan(t *testing.T) {
+	for _, f := range []string{"../../examples/windows-durations.yaml", "../../examples/windows-streams.yaml"} {
+		code, out, stderr := runCLI("sweep", "-f", f, "--dry-run")
+		if code != 0 || !strings.Contains(out, "runs, estimated") {
+			t.Errorf("%s: exit %d\n%s%s", f, code, out, stderr)
+		}
 	}
 }
