@@ -247,7 +247,15 @@ func runSweep(cmd *cobra.Command, e env, f *sweepFlags, args []string) error {
 		progress = mpb.NewWithContext(rio.ctx, mpb.WithOutput(e.stdout), mpb.WithWidth(40))
 		bar = progress.AddBar(int64(len(todo)),
 			mpb.PrependDecorators(decor.Name(spec.Name+" "), decor.CountersNoUnit("%d/%d"), decor.Any(func(decor.Statistics) string { return " " + sw.current })),
-			mpb.AppendDecorators(decor.Elapsed(decor.ET_STYLE_GO), decor.Name(" ETA "), decor.AverageETA(decor.ET_STYLE_GO)))
+			mpb.AppendDecorators(decor.Elapsed(decor.ET_STYLE_GO), decor.Any(func(st decor.Statistics) string {
+				// The plan knows each run's length, so the time left is
+				// the estimate of the runs not yet done.
+				done := int(st.Current)
+				if done > len(todo) {
+					done = len(todo)
+				}
+				return " ETA " + spec.Estimate(todo[done:], defaultTime, runOverhead).Round(time.Second).String()
+			})))
 		sw.lines = progress
 	}
 	x := campaign.Executor{Pause: spec.Pause, Run: func(ctx context.Context, r campaign.Run, attempt int) error {
