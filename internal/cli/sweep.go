@@ -498,11 +498,16 @@ func (s *sweeper) run(ctx context.Context, r campaign.Run, attempt int) error {
 			CPUUser: smp.User, CPUSys: smp.System, CPUSoftIRQ: smp.SoftIRQ, MemUsed: smp.MemUsed})
 	}
 	rec.State = archive.StateFinished
-	if runErr != nil {
-		rec.State, rec.Error = archive.StateFailed, oneLine(runErr)
-		if ctx.Err() != nil {
-			rec.State, rec.Error = archive.StateAborted, "interrupted"
+	switch {
+	case ctx.Err() != nil:
+		// A test cut short by Ctrl-C may still end "cleanly" with a
+		// partial report: it is not a finished run, and resume runs it.
+		rec.State, rec.Error = archive.StateAborted, "interrupted"
+		if runErr == nil {
+			runErr = ctx.Err()
 		}
+	case runErr != nil:
+		rec.State, rec.Error = archive.StateFailed, oneLine(runErr)
 	}
 	// Store with a context of its own: an interrupted run is still recorded.
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
