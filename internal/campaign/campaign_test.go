@@ -224,3 +224,13 @@ func TestExecuteStopsWhenCancelled(t *testing.T) {
 		t.Errorf("outcome %+v after %d calls", o, n)
 	}
 }
+
+func TestEstimateUDPmonCount(t *testing.T) {
+	s := &Spec{Name: "u", Targets: []string{"h"}, Repeat: 1, Order: OrderSequential, Count: 100000,
+		Axes: []AxisValues{{AxisSpacing, mustList(t, AxisSpacing, "0,10us,40us")}}}
+	got := s.Estimate(s.Plan(), DefaultTime, time.Second)
+	want := 3*time.Second + time.Second + 4*time.Second // 100000 × 10 µs, 100000 × 40 µs, plus 1 s each
+	if got != want {
+		t.Errorf("estimate %v, want %v", got, want)
+	}
+}

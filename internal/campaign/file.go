@@ -32,7 +32,7 @@ func (e *FileError) Error() string {
 	return fmt.Sprintf("%s: %s", loc, e.Msg)
 }
 
-var fileKeys = []string{"name", "target", "targets", "port", "repeat", "order", "seed", "pause", "axes", "flags"}
+var fileKeys = []string{"name", "target", "targets", "port", "repeat", "order", "seed", "pause", "count", "axes", "flags"}
 
 // ParseFile reads a campaign file (YAML; docs/campaigns.md). Every mistake
 // is a *FileError naming the line and the key: an unknown key, an axis
@@ -133,6 +133,16 @@ func ParseFile(name string, data []byte) (*Spec, error) {
 				return nil, ferr(v, key, "%q: want a non-zero whole number", val)
 			}
 			s.Seed = n
+		case "count":
+			val, err := scalar()
+			if err != nil {
+				return nil, err
+			}
+			n, err := strconv.ParseInt(val, 10, 64)
+			if err != nil || n < 1 || n > 1e12 {
+				return nil, ferr(v, key, "%q: want a number of datagrams per run", val)
+			}
+			s.Count = n
 		case "pause":
 			val, err := scalar()
 			if err != nil {

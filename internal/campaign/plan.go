@@ -37,6 +37,9 @@ type Spec struct {
 	Order   string
 	Seed    int64 // the shuffle's seed; chosen and recorded when 0 is given
 	Pause   time.Duration
+	// Count, when set, makes each run a UDPmon point: Count datagrams of
+	// the run's length (-n = Count × length), however long they take.
+	Count int64
 }
 
 // Validate checks what a plan needs.
@@ -52,6 +55,9 @@ func (s *Spec) Validate() error {
 	}
 	if s.Order != OrderShuffle && s.Order != OrderSequential {
 		return fmt.Errorf("order %q: want shuffle or sequential", s.Order)
+	}
+	if s.Count < 0 || s.Count > 1e12 {
+		return fmt.Errorf("count %d: want 1 to 10^12 datagrams", s.Count)
 	}
 	if s.Pause < 0 {
 		return fmt.Errorf("pause %v: must not be negative", s.Pause)
@@ -198,6 +204,12 @@ func (s *Spec) Estimate(runs []Run, defaultTime, overhead time.Duration) time.Du
 		d := defaultTime
 		if v, ok := r.Point.Value(AxisTime); ok && v.Num != nil {
 			d = time.Duration(*v.Num * float64(time.Second))
+		}
+		if s.Count > 0 { // a UDPmon point lasts count × spacing, at least
+			d = 0
+			if v, ok := r.Point.Value(AxisSpacing); ok && v.Num != nil {
+				d = time.Duration(float64(s.Count) * *v.Num * float64(time.Second))
+			}
 		}
 		total += d + overhead
 		if i > 0 {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 	"github.com/wireperf/wireperf/internal/campaign"
 	"github.com/wireperf/wireperf/internal/emit"
 	"github.com/wireperf/wireperf/internal/hostmon"
+	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/units"
 	"github.com/wireperf/wireperf/internal/version"
 )
@@ -37,6 +39,7 @@ type sweepFlags struct {
 	order    string
 	seed     int64
 	pause    time.Duration
+	count    int64
 	file     string
 	dryRun   bool
 	resume   string
@@ -107,6 +110,7 @@ func (f *sweepFlags) registerSpec(fs *pflag.FlagSet) {
 	fs.StringVar(&f.order, "order", campaign.OrderShuffle, "shuffle (seeded, recorded) or sequential")
 	fs.Int64Var(&f.seed, "seed", 0, "the shuffle's seed (default: chosen and recorded)")
 	fs.Var(durationValue{&f.pause}, "pause", "pause between runs, e.g. 5s")
+	fs.Int64Var(&f.count, "count", 0, "UDPmon sweeps: datagrams per run (with -u, -l and --spacing axes)")
 }
 
 // storedFlags is the flags form of a campaign as stored: the arguments
@@ -294,7 +298,7 @@ func specFromFlags(fs *pflag.FlagSet, f *sweepFlags, args []string, dash int) (*
 	if f.name == "" {
 		return nil, usagef("sweep needs --name: the campaign's name, to find and resume it")
 	}
-	s := &campaign.Spec{Name: f.name, Targets: hosts, Port: f.port, Fixed: fixed, Repeat: f.repeat, Order: f.order, Seed: f.seed, Pause: f.pause}
+	s := &campaign.Spec{Name: f.name, Targets: hosts, Port: f.port, Fixed: fixed, Repeat: f.repeat, Order: f.order, Seed: f.seed, Pause: f.pause, Count: f.count}
 	for _, a := range sweepAxisFlags {
 		if !fs.Changed(a.name) {
 			continue
@@ -394,6 +398,23 @@ func pointFlags(s *campaign.Spec, p campaign.Point) (*clientFlags, error) {
 	}
 	if cf.json || cf.jsonStream || cf.logfile != "" {
 		return nil, errors.New("a sweep stores each run's JSON itself: give no -J, --json-stream or --logfile")
+	}
+	if s.Count > 0 {
+		// UDPmon's method: a fixed number of datagrams at a fixed gap,
+		// however long they take (-n, no -t).
+		if cmd.Flags().Changed("time") || cmd.Flags().Changed("bytes") {
+			return nil, errors.New("--count sets the bytes of each run: give no -t or -n")
+		}
+		if !cf.udp {
+			return nil, errors.New("--count is for UDP sweeps (-u)")
+		}
+		length := cf.length
+		if !cmd.Flags().Changed("length") {
+			length = int64(spec.DefaultUDPLength)
+		}
+		if err := cmd.Flags().Set("bytes", strconv.FormatInt(s.Count*length, 10)); err != nil {
+			return nil, err
+		}
 	}
 	if err := cf.finish(cmd); err != nil {
 		return nil, err

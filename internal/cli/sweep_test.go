@@ -279,3 +279,31 @@ func TestExampleCampaignsPlan(t *testing.T) {
 		}
 	}
 }
+
+// A UDPmon campaign: --count datagrams per run, sizes × spacings.
+func TestSweepUDPmonCount(t *testing.T) {
+	port := strconv.Itoa(startServer(t))
+	db := filepath.Join(t.TempDir(), "a.db")
+	code, out, stderr := runCLI("sweep", "127.0.0.1", "-p", port, "-u", "-l", "64,1472", "--spacing", "0,20us",
+		"--count", "500", "--name", "udpmon", "--db", db)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, stderr)
+	}
+	runs := listRuns(t, "--db", db, "--campaign", "udpmon")
+	if len(runs) != 4 {
+		t.Fatalf("%d runs", len(runs))
+	}
+	for _, r := range runs {
+		length := r.Axes["length"].(float64)
+		if r.Axes["proto"] != "udp" || r.Summary["sent_bytes"] != 500*length {
+			t.Errorf("run %v: sent %v bytes, want 500 datagrams of %v", r.Axes, r.Summary["sent_bytes"], length)
+		}
+		if _, ok := r.Summary["lost_percent"]; !ok {
+			t.Errorf("run %v has no loss", r.Axes)
+		}
+	}
+	code, _, stderr = runCLI("sweep", "127.0.0.1", "-l", "64", "--count", "5", "--name", "x", "--db", db)
+	if code != ExitUsage || !strings.Contains(stderr, "-u") {
+		t.Errorf("--count without -u: exit %d %s", code, stderr)
+	}
+}
