@@ -97,9 +97,12 @@ type docHostEnd struct {
 	} `json:"host_counters"`
 	RR *struct {
 		Points []struct {
-			RTT struct {
-				P50 *float64 `json:"p50"`
-				P99 *float64 `json:"p99"`
+			RequestSize int `json:"request_size"`
+			RTT         struct {
+				Min  *float64 `json:"min"`
+				Mean *float64 `json:"mean"`
+				P50  *float64 `json:"p50"`
+				P99  *float64 `json:"p99"`
 			} `json:"rtt_us"`
 			Lost int64 `json:"lost"`
 			Sent int64 `json:"sent"`
@@ -143,7 +146,15 @@ type document struct {
 			RemoteSys   float64 `json:"remote_system"`
 		} `json:"cpu_utilization_percent"`
 	} `json:"end"`
-	Error    string `json:"error"`
+	Error string `json:"error"`
+	// A request-response document (wireperf rr -J): a kind and the result.
+	Kind   string `json:"kind"`
+	Result *struct {
+		StartedAt   time.Time  `json:"started_at"`
+		ConnectHost string     `json:"connect_host"`
+		Local       docHostEnd `json:"local"`
+		Remote      docHostEnd `json:"remote"`
+	} `json:"result"`
 	Wireperf *struct {
 		Result struct {
 			Local  docHostEnd `json:"local"`
@@ -162,6 +173,9 @@ func ParseDocument(doc []byte) (*Parsed, error) {
 	dec := json.NewDecoder(bytes.NewReader(doc))
 	if err := dec.Decode(&d); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNotDocument, err)
+	}
+	if d.Kind == "rr" && d.Result != nil {
+		return parseRR(&d), nil
 	}
 	if d.Start == nil && d.End == nil {
 		return nil, fmt.Errorf("%w: no start or end object", ErrNotDocument)
@@ -346,15 +360,38 @@ func (p *Parsed) readHost(host string, e *docHostEnd) {
 	}
 }
 
-// readRR takes the request-response percentiles of the first point.
+// parseRR reads wireperf's request-response document.
+func parseRR(d *document) *Parsed {
+	res := d.Result
+	p := &Parsed{Wireperf: true, Axes: map[string]Axis{}, Started: res.StartedAt, RemoteHost: res.ConnectHost,
+		LocalHost: res.Local.Host.Hostname, LocalKernel: res.Local.Host.System, RemoteKernel: res.Remote.Host.System,
+		Version: res.Local.Host.Version}
+	p.readHost("local", &res.Local)
+	p.readHost("remote", &res.Remote)
+	p.readRR(&res.Local)
+	return p
+}
+
+// readRR takes the request-response figures of the first point (one per
+// request size; a campaign sweeps sizes as an axis).
 func (p *Parsed) readRR(e *docHostEnd) {
 	if e.RR == nil || len(e.RR.Points) == 0 {
 		return
 	}
 	pt := e.RR.Points[0]
-	p.Summary.RRp50us, p.Summary.RRp99us = finitePtr(pt.RTT.P50), finitePtr(pt.RTT.P99)
+	m := &p.Summary
+	m.RRp50us, m.RRp99us = finitePtr(pt.RTT.P50), finitePtr(pt.RTT.P99)
+	if v := finitePtr(pt.RTT.Min); v != nil {
+		m.MinRTTms = ptr(*v / 1000)
+	}
+	if v := finitePtr(pt.RTT.Mean); v != nil {
+		m.MeanRTTms = ptr(*v / 1000)
+	}
 	if pt.Sent > 0 {
-		p.Summary.LostPercent = ptr(100 * float64(pt.Lost) / float64(pt.Sent))
+		m.LostPercent = ptr(100 * float64(pt.Lost) / float64(pt.Sent))
+	}
+	if len(e.RR.Points) == 1 && pt.RequestSize > 0 {
+		p.Axes["length"] = numAxis(float64(pt.RequestSize), fmt.Sprint(pt.RequestSize))
 	}
 }
 

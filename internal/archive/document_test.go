@@ -79,8 +79,25 @@ func TestParseUDPDocument(t *testing.T) {
 	}
 }
 
+func TestParseRRDocument(t *testing.T) {
+	b, m := readDoc(t, "rr-udp.json")
+	p, err := ParseDocument(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pt := path(m, "result", "local", "rr").(map[string]any)["points"].([]any)[0]
+	rtt := pt.(map[string]any)["rtt_us"].(map[string]any)
+	s := p.Summary
+	if s.RRp50us == nil || *s.RRp50us != rtt["p50"].(float64) || *s.RRp99us != rtt["p99"].(float64) || *s.MinRTTms != rtt["min"].(float64)/1000 {
+		t.Errorf("rr summary %+v", s.Values())
+	}
+	if !p.Wireperf || p.Started.IsZero() || len(p.Limits) != 2 || *p.Axes["length"].Num != 64 || s.LostPercent == nil {
+		t.Errorf("rr document: %+v", p)
+	}
+}
+
 func TestParseNotADocument(t *testing.T) {
-	for _, in := range []string{"", "[1,2]", `{"a":1}`, "hello", `{"start":`} {
+	for _, in := range []string{"", "[1,2]", `{"a":1}`, "hello", `{"start":`, `{"kind":"rr"}`} {
 		if _, err := ParseDocument([]byte(in)); !errors.Is(err, ErrNotDocument) {
 			t.Errorf("ParseDocument(%q) = %v", in, err)
 		}
@@ -88,7 +105,7 @@ func TestParseNotADocument(t *testing.T) {
 }
 
 func FuzzParseDocument(f *testing.F) {
-	for _, n := range []string{"tcp-p2.json", "udp.json"} {
+	for _, n := range []string{"tcp-p2.json", "udp.json", "rr-udp.json"} {
 		b, _ := os.ReadFile("testdata/" + n)
 		f.Add(b)
 	}
