@@ -32,7 +32,7 @@ func (e *FileError) Error() string {
 	return fmt.Sprintf("%s: %s", loc, e.Msg)
 }
 
-var fileKeys = []string{"name", "target", "targets", "port", "repeat", "order", "seed", "pause", "count", "axes", "flags"}
+var fileKeys = []string{"name", "target", "targets", "port", "repeat", "order", "seed", "pause", "count", "test", "axes", "flags"}
 
 // ParseFile reads a campaign file (YAML; docs/campaigns.md). Every mistake
 // is a *FileError naming the line and the key: an unknown key, an axis
@@ -133,6 +133,15 @@ func ParseFile(name string, data []byte) (*Spec, error) {
 				return nil, ferr(v, key, "%q: want a non-zero whole number", val)
 			}
 			s.Seed = n
+		case "test":
+			val, err := scalar()
+			if err != nil {
+				return nil, err
+			}
+			if val != TestClient && val != TestRR {
+				return nil, ferr(v, key, "%q: want client or rr", val)
+			}
+			s.Test = val
 		case "count":
 			val, err := scalar()
 			if err != nil {

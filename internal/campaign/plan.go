@@ -40,7 +40,16 @@ type Spec struct {
 	// Count, when set, makes each run a UDPmon point: Count datagrams of
 	// the run's length (-n = Count × length), however long they take.
 	Count int64
+	// Test is what each run is: TestClient (wireperf client, the default)
+	// or TestRR (wireperf rr, the length axis as the request size).
+	Test string
 }
+
+// Kinds of test a campaign runs.
+const (
+	TestClient = "client"
+	TestRR     = "rr"
+)
 
 // Validate checks what a plan needs.
 func (s *Spec) Validate() error {
@@ -55,6 +64,9 @@ func (s *Spec) Validate() error {
 	}
 	if s.Order != OrderShuffle && s.Order != OrderSequential {
 		return fmt.Errorf("order %q: want shuffle or sequential", s.Order)
+	}
+	if s.Test != "" && s.Test != TestClient && s.Test != TestRR {
+		return fmt.Errorf("test %q: want client or rr", s.Test)
 	}
 	if s.Count < 0 || s.Count > 1e12 {
 		return fmt.Errorf("count %d: want 1 to 10^12 datagrams", s.Count)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strconv"
 	"strings"
@@ -21,6 +22,7 @@ import (
 	"github.com/wireperf/wireperf/internal/campaign"
 	"github.com/wireperf/wireperf/internal/emit"
 	"github.com/wireperf/wireperf/internal/hostmon"
+	"github.com/wireperf/wireperf/internal/session"
 	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/units"
 	"github.com/wireperf/wireperf/internal/version"
@@ -40,6 +42,7 @@ type sweepFlags struct {
 	seed     int64
 	pause    time.Duration
 	count    int64
+	rr       bool
 	file     string
 	dryRun   bool
 	resume   string
@@ -111,6 +114,7 @@ func (f *sweepFlags) registerSpec(fs *pflag.FlagSet) {
 	fs.Int64Var(&f.seed, "seed", 0, "the shuffle's seed (default: chosen and recorded)")
 	fs.Var(durationValue{&f.pause}, "pause", "pause between runs, e.g. 5s")
 	fs.Int64Var(&f.count, "count", 0, "UDPmon sweeps: datagrams per run (with -u, -l and --spacing axes)")
+	fs.BoolVar(&f.rr, "rr", false, "each run is a request-response test (wireperf rr); --length is the request size")
 }
 
 // storedFlags is the flags form of a campaign as stored: the arguments
@@ -187,20 +191,20 @@ func runSweep(cmd *cobra.Command, e env, f *sweepFlags, args []string) error {
 	}
 	runs := spec.Plan()
 	// Every point's client flags must parse before anything runs.
-	points := map[string]*clientFlags{}
+	points := map[string]pointTest{}
 	for _, r := range runs {
 		if points[r.Point.Key()] != nil {
 			continue
 		}
-		cf, err := pointFlags(spec, r.Point)
+		pt, err := newPointTest(spec, r.Point)
 		if err != nil {
 			return usagef("point %s: %v", r.Point.Label(), err)
 		}
-		points[r.Point.Key()] = cf
+		points[r.Point.Key()] = pt
 	}
 	defaultTime := campaign.DefaultTime
-	for _, cf := range points {
-		defaultTime = cf.spec.Duration // the fixed flags' -t, when no time axis
+	for _, pt := range points {
+		defaultTime = pt.duration() // the fixed flags' -t, when no time axis
 		break
 	}
 	if f.dryRun && f.resume == "" {
@@ -299,6 +303,9 @@ func specFromFlags(fs *pflag.FlagSet, f *sweepFlags, args []string, dash int) (*
 		return nil, usagef("sweep needs --name: the campaign's name, to find and resume it")
 	}
 	s := &campaign.Spec{Name: f.name, Targets: hosts, Port: f.port, Fixed: fixed, Repeat: f.repeat, Order: f.order, Seed: f.seed, Pause: f.pause, Count: f.count}
+	if f.rr {
+		s.Test = campaign.TestRR
+	}
 	for _, a := range sweepAxisFlags {
 		if !fs.Changed(a.name) {
 			continue
@@ -380,6 +387,105 @@ func specFromStored(c archive.Campaign) (*campaign.Spec, error) {
 	return specFromFlags(fs, f, fs.Args(), fs.ArgsLenAtDash())
 }
 
+// pointTest is one point's test, its flags parsed and checked before the
+// campaign starts.
+type pointTest interface {
+	// run runs the test once and returns its -J document.
+	run(ctx context.Context, e env, host string, log *slog.Logger) ([]byte, error)
+	duration() time.Duration
+}
+
+func newPointTest(s *campaign.Spec, p campaign.Point) (pointTest, error) {
+	if s.Test == campaign.TestRR {
+		return rrPointFlags(s, p)
+	}
+	cf, err := pointFlags(s, p)
+	if err != nil {
+		return nil, err
+	}
+	return clientPoint{cf}, nil
+}
+
+// clientPoint is a client test (wireperf client).
+type clientPoint struct{ cf *clientFlags }
+
+func (c clientPoint) duration() time.Duration { return c.cf.spec.Duration }
+
+func (c clientPoint) run(ctx context.Context, e env, host string, log *slog.Logger) ([]byte, error) {
+	cf := *c.cf // a copy: the run must not change the point's flags
+	var buf bytes.Buffer
+	em := &emit.JSON{W: &buf, Opt: emit.Options{Format: cf.format}}
+	obs := &observer{em: em, host: host, port: cf.port}
+	if err := cf.tcpinfo.prepare(&cf.spec); err != nil {
+		return nil, err
+	}
+	res, err := runTest(ctx, e, &cf, host, obs, log)
+	if res != nil {
+		if werr := em.Summary(res); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	return buf.Bytes(), err
+}
+
+// rrPoint is a request-response test (wireperf rr) of one request size.
+type rrPoint struct{ rf *rrFlags }
+
+func (r rrPoint) duration() time.Duration { return r.rf.spec.Duration }
+
+func (r rrPoint) run(ctx context.Context, e env, host string, log *slog.Logger) ([]byte, error) {
+	f := r.rf
+	res, err := session.RunRR(ctx, session.RRConfig{
+		Host: host, Port: f.port, Bind: f.bind, ConnectTimeout: f.connectTimeout,
+		Spec: f.spec, Logger: log, Timeout: f.timeout,
+	})
+	var buf bytes.Buffer
+	if res != nil {
+		if werr := (&emit.RRJSON{W: &buf}).Write(res); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	return buf.Bytes(), err
+}
+
+// rrPointFlags parses a point's flags as the rr command does: the length
+// axis is the request size (--sizes), proto picks --udp or --tcp.
+func rrPointFlags(s *campaign.Spec, p campaign.Point) (pointTest, error) {
+	rf := newRRFlags()
+	cmd := &cobra.Command{Use: "rr"}
+	rf.register(cmd)
+	var args []string
+	for _, a := range p.Args(s.Fixed) {
+		switch {
+		case strings.HasPrefix(a, "--length="):
+			a = "--sizes=" + strings.TrimPrefix(a, "--length=")
+		case a == "--reverse" || a == "--bidir":
+			return nil, fmt.Errorf("%s does not apply to request-response tests", a)
+		}
+		args = append(args, a)
+	}
+	if v, ok := p.Value(campaign.AxisProto); ok && v.Label == "tcp" {
+		args = append(args, "--tcp") // udp is rr's default, and its own flag
+	}
+	if s.Port != 0 {
+		args = append([]string{fmt.Sprintf("--port=%d", s.Port)}, args...)
+	}
+	if err := cmd.ParseFlags(args); err != nil {
+		return nil, err
+	}
+	if cmd.Flags().NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments %q", cmd.Flags().Args())
+	}
+	if rf.json || rf.logfile != "" || rf.load != "" {
+		return nil, errors.New("a sweep of rr tests stores each run's JSON itself: give no -J, --logfile or --load")
+	}
+	if err := rf.finish(cmd); err != nil {
+		return nil, err
+	}
+	rf.spec.HostCounters = true
+	return rrPoint{rf}, nil
+}
+
 // pointFlags parses a point's client flags as the client command does,
 // so that a sweep run is exactly the client test it names.
 func pointFlags(s *campaign.Spec, p campaign.Point) (*clientFlags, error) {
@@ -458,7 +564,7 @@ type sweeper struct {
 	f       *sweepFlags
 	spec    *campaign.Spec
 	store   *archive.Store
-	points  map[string]*clientFlags
+	points  map[string]pointTest
 	total   int
 	current string
 	lines   io.Writer // the progress bar's writer, which prints above the bar
@@ -475,8 +581,6 @@ func (s *sweeper) println(format string, args ...any) {
 
 func (s *sweeper) run(ctx context.Context, r campaign.Run, attempt int) error {
 	s.current = r.Point.Label()
-	proto := s.points[r.Point.Key()]
-	cf := *proto // a copy: the run must not change the point's flags
 	rec := &archive.Run{
 		ID: r.ID, Campaign: s.spec.Name, PointKey: r.Point.Key(), Rep: r.Rep, Seq: r.Seq,
 		Source: archive.SourceNative, ToolVersion: version.String(), Cmdline: clientCmdline(s.spec, r.Point),
@@ -486,7 +590,7 @@ func (s *sweeper) run(ctx context.Context, r campaign.Run, attempt int) error {
 		rec.Axes[st.Axis] = archive.Axis{Num: st.Value.Num, Label: st.Value.Label}
 	}
 	sampler := hostmon.StartSampler(hostSamplePeriod)
-	doc, runErr := s.test(ctx, &cf, r.Point.Target)
+	doc, runErr := s.points[r.Point.Key()].run(ctx, s.e, r.Point.Target, s.log.log)
 	local := sampler.Stop()
 	rec.Ended = time.Now()
 	if len(doc) > 0 {
@@ -550,23 +654,6 @@ func (s *sweeper) run(ctx context.Context, r campaign.Run, attempt int) error {
 	return nil
 }
 
-// test runs one client test and returns its -J document.
-func (s *sweeper) test(ctx context.Context, cf *clientFlags, host string) ([]byte, error) {
-	var buf bytes.Buffer
-	em := &emit.JSON{W: &buf, Opt: emit.Options{Format: cf.format}}
-	obs := &observer{em: em, host: host, port: cf.port}
-	if err := cf.tcpinfo.prepare(&cf.spec); err != nil {
-		return nil, err
-	}
-	res, err := runTest(ctx, s.e, cf, host, obs, s.log.log)
-	if res != nil {
-		if werr := em.Summary(res); werr != nil && err == nil {
-			err = werr
-		}
-	}
-	return buf.Bytes(), err
-}
-
 // resultLine is one run's result in iperf's units.
 func resultLine(m archive.Summary) string {
 	var parts []string
@@ -574,6 +661,9 @@ func resultLine(m archive.Summary) string {
 		parts = append(parts, strings.TrimSpace(units.FormatRate(*m.ReceivedBps, 'a'))+" received")
 	} else if m.SentBps != nil {
 		parts = append(parts, strings.TrimSpace(units.FormatRate(*m.SentBps, 'a'))+" sent")
+	}
+	if m.RRp50us != nil && m.RRp99us != nil {
+		parts = append(parts, fmt.Sprintf("RTT p50 %.1f us, p99 %.1f us", *m.RRp50us, *m.RRp99us))
 	}
 	if m.Retransmits != nil {
 		parts = append(parts, fmt.Sprintf("%d retransmits", *m.Retransmits))

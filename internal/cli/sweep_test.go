@@ -307,3 +307,31 @@ func TestSweepUDPmonCount(t *testing.T) {
 		t.Errorf("--count without -u: exit %d %s", code, stderr)
 	}
 }
+
+// A request-response campaign: --rr, the length axis as the request size.
+func TestSweepRR(t *testing.T) {
+	port := strconv.Itoa(startServer(t))
+	db := filepath.Join(t.TempDir(), "a.db")
+	code, out, stderr := runCLI("sweep", "127.0.0.1", "-p", port, "--rr", "-l", "64,512", "--proto", "udp,tcp",
+		"-t", "0.2", "--name", "rr", "--db", db)
+	if code != 0 || !strings.Contains(out, "p99") {
+		t.Fatalf("exit %d\n%s%s", code, out, stderr)
+	}
+	runs := listRuns(t, "--db", db, "--campaign", "rr")
+	if len(runs) != 4 {
+		t.Fatalf("%d runs", len(runs))
+	}
+	for _, r := range runs {
+		if r.Summary["rr_p50_us"] <= 0 || r.Summary["rr_p99_us"] < r.Summary["rr_p50_us"] || r.Source != "native" {
+			t.Errorf("rr run %v: %v", r.Axes, r.Summary)
+		}
+	}
+	code, out, _ = runCLI("table", "--db", db, "--campaign", "rr", "--rows", "length", "--cols", "proto", "--value", "rr_p99_us", "--format", "csv")
+	if code != 0 || strings.Count(out, "\n") != 5 {
+		t.Errorf("table: exit %d\n%s", code, out)
+	}
+	code, _, stderr = runCLI("sweep", "127.0.0.1", "--rr", "-P", "1,2", "--name", "bad", "--db", db)
+	if code != ExitUsage || !strings.Contains(stderr, "parallel") {
+		t.Errorf("an axis rr lacks: exit %d %s", code, stderr)
+	}
+}
