@@ -44,6 +44,7 @@ type docSum struct {
 	LostPackets   *int64   `json:"lost_packets"`
 	Packets       *int64   `json:"packets"`
 	LostPercent   *float64 `json:"lost_percent"`
+	OutOfOrder    *int64   `json:"out_of_order"`
 	Omitted       bool     `json:"omitted"`
 	Sender        *bool    `json:"sender"`
 }
@@ -270,6 +271,9 @@ func (p *Parsed) readEnd(d *document) {
 		}
 		if s.JitterMs != nil {
 			m.JitterMs = finitePtr(s.JitterMs)
+		}
+		if s.OutOfOrder != nil {
+			m.OutOfOrder = s.OutOfOrder
 		}
 	}
 	var minRTT, sumRTT float64

@@ -76,7 +76,8 @@ var migrations = [][]string{
 			lost_percent   DOUBLE PRECISION,
 			jitter_ms      DOUBLE PRECISION,
 			rr_p50_us      DOUBLE PRECISION,
-			rr_p99_us      DOUBLE PRECISION
+			rr_p99_us      DOUBLE PRECISION,
+			out_of_order   BIGINT
 		)`,
 		`CREATE TABLE run_interval (
 			run_id          TEXT NOT NULL REFERENCES run(id),

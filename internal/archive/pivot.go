@@ -19,6 +19,7 @@ var SummaryColumns = []struct{ Name, Unit string }{
 	{"mean_rtt_ms", "ms"},
 	{"rr_p50_us", "us"},
 	{"rr_p99_us", "us"},
+	{"out_of_order", "datagrams"},
 	{"seconds", "s"},
 	{"sent_bytes", "bytes"},
 	{"received_bytes", "bytes"},
@@ -46,6 +47,7 @@ func (m Summary) Values() map[string]float64 {
 	f("mean_rtt_ms", m.MeanRTTms)
 	f("rr_p50_us", m.RRp50us)
 	f("rr_p99_us", m.RRp99us)
+	i("out_of_order", m.OutOfOrder)
 	f("seconds", m.Seconds)
 	i("sent_bytes", m.SentBytes)
 	i("received_bytes", m.ReceivedBytes)

@@ -68,6 +68,7 @@ type Summary struct {
 	JitterMs      *float64
 	RRp50us       *float64
 	RRp99us       *float64
+	OutOfOrder    *int64 // UDP datagrams received out of order
 }
 
 // Interval is one stream in one reporting interval; Stream nil is the
@@ -302,10 +303,10 @@ func (s *Store) insertRun(ctx context.Context, tx *sql.Tx, r *Run) error {
 	}
 	m := r.Summary
 	if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO run_summary (run_id, seconds, sent_bytes, received_bytes, sent_bps, received_bps,
-		retransmits, min_rtt_ms, mean_rtt_ms, lost_percent, jitter_ms, rr_p50_us, rr_p99_us)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+		retransmits, min_rtt_ms, mean_rtt_ms, lost_percent, jitter_ms, rr_p50_us, rr_p99_us, out_of_order)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
 		r.ID, m.Seconds, m.SentBytes, m.ReceivedBytes, m.SentBps, m.ReceivedBps,
-		m.Retransmits, m.MinRTTms, m.MeanRTTms, m.LostPercent, m.JitterMs, m.RRp50us, m.RRp99us); err != nil {
+		m.Retransmits, m.MinRTTms, m.MeanRTTms, m.LostPercent, m.JitterMs, m.RRp50us, m.RRp99us, m.OutOfOrder); err != nil {
 		return err
 	}
 	if len(r.Intervals) > 0 {
@@ -380,7 +381,7 @@ const runColumns = `r.id, r.campaign, r.point_key, r.rep, r.seq, r.state, r.erro
 	r.source, r.source_file, r.source_sha256, r.tool_version, r.cmdline, r.local_host, r.remote_host,
 	r.local_kernel, r.remote_kernel, r.started, r.ended, r.document_format, r.rounded, r.recorded,
 	m.seconds, m.sent_bytes, m.received_bytes, m.sent_bps, m.received_bps, m.retransmits,
-	m.min_rtt_ms, m.mean_rtt_ms, m.lost_percent, m.jitter_ms, m.rr_p50_us, m.rr_p99_us`
+	m.min_rtt_ms, m.mean_rtt_ms, m.lost_percent, m.jitter_ms, m.rr_p50_us, m.rr_p99_us, m.out_of_order`
 
 type scanner interface{ Scan(...any) error }
 
@@ -394,7 +395,7 @@ func scanRun(sc scanner) (*Run, error) {
 		&r.Source, &r.SourceFile, &r.SourceSHA256, &r.ToolVersion, &r.Cmdline, &r.LocalHost, &r.RemoteHost,
 		&r.LocalKernel, &r.RemoteKernel, &started, &ended, &r.DocumentFormat, &rounded, &r.Recorded,
 		&m.Seconds, &m.SentBytes, &m.ReceivedBytes, &m.SentBps, &m.ReceivedBps, &m.Retransmits,
-		&m.MinRTTms, &m.MeanRTTms, &m.LostPercent, &m.JitterMs, &m.RRp50us, &m.RRp99us)
+		&m.MinRTTms, &m.MeanRTTms, &m.LostPercent, &m.JitterMs, &m.RRp50us, &m.RRp99us, &m.OutOfOrder)
 	if err != nil {
 		return nil, err
 	}

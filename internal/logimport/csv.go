@@ -57,7 +57,8 @@ func ParseIperf2CSV(data []byte) (*Test, time.Time, error) {
 			total, _ := strconv.ParseInt(m[13], 10, 64)
 			if total > 0 && lost >= 0 {
 				j := f(m[11])
-				l.Jitter, l.Lost, l.Total = &j, &lost, &total
+				ooo, _ := strconv.ParseInt(m[15], 10, 64)
+				l.Jitter, l.Lost, l.Total, l.OutOfOrder = &j, &lost, &total, &ooo
 			}
 		}
 		if l.End < l.Start {

@@ -40,7 +40,8 @@ type Line struct {
 	BitsPerSecond float64
 	Jitter        *float64 // ms
 	Lost, Total   *int64
-	ServerReport  bool // a UDP client's copy of the server's figures
+	OutOfOrder    *int64 // datagrams received out of order, when iperf said
+	ServerReport  bool   // a UDP client's copy of the server's figures
 }
 
 var (
@@ -53,6 +54,7 @@ var (
 	reWindow   = regexp.MustCompile(`^(?:TCP window|UDP buffer) size:\s*(\d+(?:\.\d+)?)\s*([KMGT]?)Byte(?:s)?\s*(?:\(WARNING: requested\s*(\d+(?:\.\d+)?)\s*([KMGT]?)Byte)?`)
 	reSending  = regexp.MustCompile(`^Sending\s+(\d+)\s+byte datagrams`)
 	reReport   = regexp.MustCompile(`^\[\s*(\d+|SUM)\]\s+Server Report:`)
+	reOOO      = regexp.MustCompile(`^\[\s*(\d+|SUM)\]\s+(\d+(?:\.\d+)?)\s*-\s*(\d+(?:\.\d+)?)\s+sec\s+(\d+)\s+datagrams received out-of-order`)
 	// Where an HTML page flattened a log onto one line, these start lines.
 	reSplit  = regexp.MustCompile(`\s*(-{20,}|\[\s*(?:\d+|SUM|ID)\]|Client connecting to|Server listening on|TCP window size:|UDP buffer size:)`)
 	reCmdArg = regexp.MustCompile(`(?:^|\s)-([wtPlu])(?:\s+(\S+))?`)
@@ -150,6 +152,14 @@ func ParseIperf2Text(data []byte) []*Test {
 					cur.RemoteHost = m[3]
 				}
 				cur.LastLine = n
+				continue
+			}
+			if m := reOOO.FindStringSubmatch(line); m != nil && cur != nil && len(cur.Lines) > 0 {
+				// Belongs to the report line just before it.
+				n, err := strconv.ParseInt(m[4], 10, 64)
+				if last := &cur.Lines[len(cur.Lines)-1]; err == nil && last.ID == m[1] {
+					last.OutOfOrder = &n
+				}
 				continue
 			}
 			if reReport.MatchString(line) {

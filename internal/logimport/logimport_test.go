@@ -76,6 +76,10 @@ func TestIperf2UDPServerReportAfterTCPHeader(t *testing.T) {
 	if m.ReceivedBps == nil || *m.ReceivedBps != 720e6 || *m.JitterMs != 0.006 || !near(*m.LostPercent, 100*705679.0/55799972) {
 		t.Errorf("summary %+v", m.Values())
 	}
+	// "[ 3] 0.0-899.9 sec 2 datagrams received out-of-order"
+	if m.OutOfOrder == nil || *m.OutOfOrder != 2 {
+		t.Errorf("out of order %v", m.OutOfOrder)
+	}
 	if runs[0].Axes["proto"].Label != "udp" || num(t, runs[0], "time") != 900 || len(runs[0].Intervals) != 5 {
 		t.Errorf("axes %+v, %d intervals", runs[0].Axes, len(runs[0].Intervals))
 	}

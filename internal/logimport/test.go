@@ -71,6 +71,13 @@ func (t *Test) sum() (Line, bool) {
 			}
 			s.Lost, s.Total = &lost, &total
 		}
+		if l.OutOfOrder != nil {
+			ooo := *l.OutOfOrder
+			if s.OutOfOrder != nil {
+				ooo += *s.OutOfOrder
+			}
+			s.OutOfOrder = &ooo
+		}
 		n++
 	}
 	return s, n > 0
@@ -144,6 +151,12 @@ func lossOf(m *archive.Summary, l *Line) {
 	}
 	if l.Lost != nil && l.Total != nil && *l.Total > 0 {
 		m.LostPercent = f64(100 * float64(*l.Lost) / float64(*l.Total))
+	}
+	if l.OutOfOrder != nil {
+		m.OutOfOrder = l.OutOfOrder
+	} else if m.LostPercent != nil && m.OutOfOrder == nil {
+		zero := int64(0) // iperf2 prints the line only when some were
+		m.OutOfOrder = &zero
 	}
 }
 
