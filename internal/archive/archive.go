@@ -168,6 +168,7 @@ func openSQLite(dsn string) (*sql.DB, error) {
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(NORMAL)")
 	q.Set("_txlock", "immediate")
+	q.Set("_time_format", "sqlite") // instants as SQLite's own date functions read them
 	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
 	if err != nil {
 		return nil, err

@@ -63,7 +63,10 @@ func showRun(w io.Writer, r *archive.Run, asJSON bool) error {
 		_, err := w.Write(r.Document)
 		return err
 	}
-	if res := wireperfResult(r.Document); res != nil {
+	if kind, res := wireperfResult(r.Document); res != nil {
+		if kind == "rr" {
+			return (&emit.RRText{W: w, Opt: emit.Options{Title: res.Spec.Title}}).Write(res)
+		}
 		return renderText(w, res)
 	}
 	// An iperf3 document, or a run that failed before it had one.
@@ -87,17 +90,26 @@ func showRun(w io.Writer, r *archive.Run, asJSON bool) error {
 	return nil
 }
 
-// wireperfResult is the Result inside a wireperf -J document, if any.
-func wireperfResult(doc []byte) *result.Result {
+// wireperfResult is the Result inside a wireperf -J document, if any: a
+// bulk test's (kind "") or a request-response test's (kind "rr").
+func wireperfResult(doc []byte) (kind string, res *result.Result) {
 	var d struct {
+		Kind     string         `json:"kind"`
+		Result   *result.Result `json:"result"`
 		Wireperf *struct {
 			Result *result.Result `json:"result"`
 		} `json:"wireperf"`
 	}
-	if json.NewDecoder(bytes.NewReader(doc)).Decode(&d) != nil || d.Wireperf == nil {
-		return nil
+	if json.NewDecoder(bytes.NewReader(doc)).Decode(&d) != nil {
+		return "", nil
 	}
-	return d.Wireperf.Result
+	if d.Kind == "rr" {
+		return d.Kind, d.Result
+	}
+	if d.Wireperf == nil {
+		return "", nil
+	}
+	return "", d.Wireperf.Result
 }
 
 // renderText prints a result as the client printed it: header, intervals

@@ -326,6 +326,10 @@ func TestSweepRR(t *testing.T) {
 			t.Errorf("rr run %v: %v", r.Axes, r.Summary)
 		}
 	}
+	code, out, _ = runCLI("show", "--db", db, runs[0].ID)
+	if code != 0 || !strings.Contains(out, "p99") {
+		t.Errorf("show of an rr run: exit %d\n%s", code, out)
+	}
 	code, out, _ = runCLI("table", "--db", db, "--campaign", "rr", "--rows", "length", "--cols", "proto", "--value", "rr_p99_us", "--format", "csv")
 	if code != 0 || strings.Count(out, "\n") != 5 {
 		t.Errorf("table: exit %d\n%s", code, out)
