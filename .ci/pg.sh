@@ -20,6 +20,20 @@ bindir() {
 	echo "$d"
 }
 
+# free_port picks a port in 20000-59999 that nothing on loopback listens on.
+free_port() {
+	local p i
+	for i in $(seq 50); do
+		p=$((20000 + RANDOM % 40000))
+		if ! (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null; then
+			echo "$p"
+			return 0
+		fi
+	done
+	echo "no free port found" >&2
+	return 1
+}
+
 start() {
 	if ! bindir >/dev/null; then
 		export DEBIAN_FRONTEND=noninteractive
@@ -30,7 +44,7 @@ start() {
 	bin=$(bindir)
 	dir=$(mktemp -d /tmp/wireperf-pg.XXXXXX)
 	chown postgres: "$dir" 2>/dev/null || true
-	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	port=$(free_port)
 	as_postgres "$bin/initdb" -D "$dir/data" -U wireperf --auth=trust -E UTF8 >/dev/null
 	as_postgres "$bin/pg_ctl" -D "$dir/data" -l "$dir/log" -w \
 		-o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off" start >/dev/null
