@@ -1,8 +1,10 @@
 package logimport
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
+	"io"
 	"math"
 	"net"
 	"os"
@@ -179,27 +181,41 @@ func freePort(t *testing.T) string {
 	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
 }
 
+// startListening starts a server and returns once it prints the line
+// that says it listens; the server is killed when the test ends.
+func startListening(t *testing.T, ready string, argv ...string) {
+	t.Helper()
+	srv := exec.Command(argv[0], argv[1:]...)
+	stdout, err := srv.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Process.Kill(); srv.Wait() })
+	guard := time.AfterFunc(20*time.Second, func() { srv.Process.Kill() }) // a server that never says it listens
+	defer guard.Stop()
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), ready) {
+			go io.Copy(io.Discard, stdout) // keep the pipe drained
+			return
+		}
+	}
+	t.Fatalf("%s never said %q", argv[0], ready)
+}
+
 // Real output of the iperf (2.x) that Debian ships, captured on loopback.
 func TestImportCapturedIperf2(t *testing.T) {
 	if _, err := exec.LookPath("iperf"); err != nil {
 		t.Skip("iperf (2.x) is not installed (apt-get install iperf)")
 	}
 	port := freePort(t)
-	srv := exec.Command("iperf", "-s", "-B", "127.0.0.1", "-p", port)
-	var srvOut strings.Builder
-	srv.Stdout = &srvOut
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { srv.Process.Kill(); srv.Wait() }()
-	var out []byte
-	var err error
-	for i := 0; i < 50; i++ { // until the server listens
-		out, err = exec.Command("iperf", "-c", "127.0.0.1", "-p", port, "-t", "1", "-i", "0.5", "-P", "2", "-w", "256K").CombinedOutput()
-		if err == nil && strings.Contains(string(out), "[SUM]") {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
+	startListening(t, "Server listening", "iperf", "-s", "-B", "127.0.0.1", "-p", port)
+	out, err := exec.Command("iperf", "-c", "127.0.0.1", "-p", port, "-t", "1", "-i", "0.5", "-P", "2", "-w", "256K").CombinedOutput()
+	if err != nil {
+		t.Fatalf("iperf client: %v\n%s", err, out)
 	}
 	runs, ferr := File("client.txt", out)
 	if ferr != nil || len(runs) != 1 {
@@ -217,18 +233,10 @@ func TestImportCapturedIperf3(t *testing.T) {
 		t.Skip("iperf3 is not installed")
 	}
 	port := freePort(t)
-	srv := exec.Command("iperf3", "-s", "-1", "-B", "127.0.0.1", "-p", port)
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { srv.Process.Kill(); srv.Wait() }()
-	var out []byte
-	for i := 0; i < 50; i++ {
-		out, _ = exec.Command("iperf3", "-c", "127.0.0.1", "-p", port, "-t", "1", "-J", "--get-server-output").Output()
-		if strings.Contains(string(out), "sum_received") {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
+	startListening(t, "Server listening", "iperf3", "-s", "-1", "--forceflush", "-B", "127.0.0.1", "-p", port)
+	out, err := exec.Command("iperf3", "-c", "127.0.0.1", "-p", port, "-t", "1", "-J", "--get-server-output").Output()
+	if err != nil {
+		t.Fatalf("iperf3 client: %v\n%s", err, out)
 	}
 	runs, err := File("iperf3.json", out)
 	if err != nil || len(runs) != 1 {
