@@ -4,9 +4,12 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"go.uber.org/goleak"
 )
 
 func TestSamplerTakesALastSample(t *testing.T) {
+	defer goleak.VerifyNone(t)
 	s := StartSampler(time.Hour) // no tick during the test: only Stop's sample
 	samples := s.Stop()
 	if len(samples) != 1 {
