@@ -187,7 +187,11 @@ func writeRunsText(w io.Writer, runs []*archive.Run) {
 		fmt.Fprintln(w, "no runs")
 		return
 	}
-	fmt.Fprintf(w, "%-16s  %-19s  %-12s  %-13s  %-8s  %s\n", "ID", "START (UTC)", "CAMPAIGN", "SOURCE", "STATE", "AXES: RESULT")
+	idw := 16
+	for _, r := range runs {
+		idw = max(idw, len(r.ID))
+	}
+	fmt.Fprintf(w, "%-*s  %-19s  %-12s  %-13s  %-8s  %s\n", idw, "ID", "START (UTC)", "CAMPAIGN", "SOURCE", "STATE", "AXES: RESULT")
 	for _, r := range runs {
 		start := "-"
 		if !r.Started.IsZero() {
@@ -210,7 +214,7 @@ func writeRunsText(w io.Writer, runs []*archive.Run) {
 		if r.State != archive.StateFinished {
 			res = r.Error
 		}
-		fmt.Fprintf(w, "%-16s  %-19s  %-12s  %-13s  %-8s  %s: %s\n", r.ID, start, camp, r.Source, r.State, strings.Join(axes, " "), res)
+		fmt.Fprintf(w, "%-*s  %-19s  %-12s  %-13s  %-8s  %s: %s\n", idw, r.ID, start, camp, r.Source, r.State, strings.Join(axes, " "), res)
 	}
 }
 
