@@ -151,6 +151,9 @@ func runSweep(cmd *cobra.Command, e env, f *sweepFlags, args []string) error {
 		if f.file != "" || len(args) > 0 {
 			return usagef("--resume takes the campaign from the archive: give no HOST or -f")
 		}
+		if changed := specFlagsChanged(cmd.Flags()); changed != "" {
+			return usagef("--%s: --resume runs the campaign as it was stored", changed)
+		}
 		if err := openStore(); err != nil {
 			return err
 		}
@@ -169,6 +172,9 @@ func runSweep(cmd *cobra.Command, e env, f *sweepFlags, args []string) error {
 		spec.Seed = c.OrderSeed
 		text, format = c.Spec, c.SpecFormat
 	case f.file != "":
+		if changed := specFlagsChanged(cmd.Flags()); changed != "" {
+			return usagef("--%s: the campaign comes from %s; set it there", changed, f.file)
+		}
 		data, err := os.ReadFile(f.file)
 		if err != nil {
 			return usagef("%v", err)
@@ -288,6 +294,20 @@ func runSweep(cmd *cobra.Command, e env, f *sweepFlags, args []string) error {
 		return fmt.Errorf("%d runs failed twice (stored with their errors); resume with wireperf sweep --resume %s", len(out.Failed), spec.Name)
 	}
 	return nil
+}
+
+// specFlagsChanged names a flag that says what the campaign is, if one
+// was given (they conflict with -f and --resume).
+func specFlagsChanged(fs *pflag.FlagSet) string {
+	probe := pflag.NewFlagSet("probe", pflag.ContinueOnError)
+	(&sweepFlags{axes: map[string]*string{}}).registerSpec(probe)
+	name := ""
+	probe.VisitAll(func(fl *pflag.Flag) {
+		if name == "" && fs.Changed(fl.Name) {
+			name = fl.Name
+		}
+	})
+	return name
 }
 
 // specFromFlags builds the campaign from the command line.

@@ -241,6 +241,8 @@ func TestSweepBadInput(t *testing.T) {
 		{[]string{"sweep", "h", "--window", "1M", "--db", db}, "--name"},
 		{[]string{"sweep", "h", "--spacing", "10us", "--name", "x", "--db", db}, "UDP"},
 		{[]string{"sweep", "--resume", "nope", "--db", db}, "no campaign"},
+		{[]string{"sweep", "-f", bad, "-P", "1,2", "--db", db}, "--parallel"},
+		{[]string{"sweep", "--resume", "x", "--repeat", "3", "--db", db}, "--repeat"},
 		{[]string{"table", "--db", db, "--rows", "window", "--format", "xml"}, "--format"},
 		{[]string{"show", "--db", db, "ffff"}, "no run"},
 	} {
