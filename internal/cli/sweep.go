@@ -22,7 +22,7 @@ import (
 	"github.com/wireperf/wireperf/internal/campaign"
 	"github.com/wireperf/wireperf/internal/emit"
 	"github.com/wireperf/wireperf/internal/hostmon"
-	"github.com/wireperf/wireperf/internal/session"
+	"github.com/wireperf/wireperf/internal/rr/rrcontrol"
 	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/units"
 	"github.com/wireperf/wireperf/internal/version"
@@ -455,7 +455,7 @@ func (r rrPoint) duration() time.Duration { return r.rf.spec.Duration }
 
 func (r rrPoint) run(ctx context.Context, e env, host string, log *slog.Logger) ([]byte, error) {
 	f := r.rf
-	res, err := session.RunRR(ctx, session.RRConfig{
+	res, err := rrcontrol.Run(ctx, rrcontrol.Config{
 		Host: host, Port: f.port, Bind: f.bind, ConnectTimeout: f.connectTimeout,
 		Spec: f.spec, Logger: log, Timeout: f.timeout,
 	})

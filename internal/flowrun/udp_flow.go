@@ -4,11 +4,11 @@ import (
 	"net"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/netsetup"
 	"github.com/wireperf/wireperf/internal/pace"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/sockopt"
 	"github.com/wireperf/wireperf/internal/spec"
-	"github.com/wireperf/wireperf/internal/tcpflow"
 	"github.com/wireperf/wireperf/internal/udpflow"
 )
 
@@ -33,11 +33,11 @@ func (f *UDPFlow) Close() error { return f.conn.Close() }
 // Conn is the stream's socket.
 func (f *UDPFlow) Conn() *net.UDPConn { return f.conn }
 
-func (f *UDPFlow) Start(epoch time.Time, budget *tcpflow.Budget) {
+func (f *UDPFlow) Start(b Begin) {
 	if f.snd != nil {
-		f.snd.Start(epoch, budget)
+		f.snd.Start(b.Epoch, b.Budget)
 	} else {
-		f.rcv.Start(epoch)
+		f.rcv.Start(b.Epoch)
 	}
 }
 
@@ -78,6 +78,14 @@ func (f *UDPFlow) LastByte() time.Duration {
 	return f.rcv.LastByte()
 }
 
+// FirstByte is when a receiver's first datagram arrived; 0 for a sender.
+func (f *UDPFlow) FirstByte() time.Duration {
+	if f.rcv == nil {
+		return 0
+	}
+	return f.rcv.FirstByte()
+}
+
 func (f *UDPFlow) Err() error {
 	if f.snd != nil {
 		return f.snd.Err()
@@ -116,20 +124,16 @@ func (f *UDPFlow) Total(rs *result.Stream) {
 		return
 	}
 	u := f.rcv.Final(f.peerSent)
+	u.Invalid += f.rcv.Foreign()
 	rs.UDP = &u
+	rs.UDPSettlements = f.rcv.Settlements()
 }
 
 // NewUDPFlow sets up one UDP stream on a connected socket: the spec's
 // buffers and TOS, then a sender or a receiver.
 func NewUDPFlow(conn *net.UDPConn, s spec.Spec, token [16]byte, id int, send bool) (*UDPFlow, error) {
 	if raw, err := conn.SyscallConn(); err == nil {
-		o := sockopt.Options{SndBuf: int(s.Window), RcvBuf: int(s.Window), TOS: s.TOS}
-		if s.Window == 0 && !send {
-			// A receiver that overflows its buffer measures itself, not the
-			// path: ask for a large one (the kernel caps it at rmem_max).
-			o.RcvBuf = udpReceiveBuffer
-		}
-		if err := sockopt.Apply(raw, o); err != nil {
+		if err := sockopt.Apply(raw, netsetup.UDPOptions(s, !send)); err != nil {
 			return nil, err
 		}
 	}
@@ -153,14 +157,9 @@ func NewUDPFlow(conn *net.UDPConn, s spec.Spec, token [16]byte, id int, send boo
 // UDPSocket is what a UDP stream's socket asked for and was granted.
 func UDPSocket(conn *net.UDPConn, s spec.Spec, send bool) result.Socket {
 	sock := GrantedSocket(conn, s)
-	if s.Window == 0 && !send {
-		sock.RcvBufRequested = udpReceiveBuffer
-	}
+	sock.RcvBufRequested = int64(netsetup.UDPOptions(s, !send).RcvBuf)
 	return sock
 }
-
-// udpReceiveBuffer is what a UDP receiver asks for when -w is not given.
-const udpReceiveBuffer = 8 << 20
 
 // paceFor turns a spec's -b, --pps or --spacing into a schedule; nil sends
 // as fast as the socket takes datagrams. A rate whose datagrams would be

@@ -10,10 +10,11 @@ import (
 	"time"
 
 	"github.com/wireperf/wireperf/internal/advise"
+	"github.com/wireperf/wireperf/internal/figures"
 	"github.com/wireperf/wireperf/internal/result"
 )
 
-// Acceptance: the seeds' story. On a 215 ms, 1 Gbit/s path whose hosts
+// Acceptance: the submarine cable. On a 215 ms, 1 Gbit/s path whose hosts
 // cap TCP's receive buffer at 1 MiB (tcp_rmem max), advise says the
 // stream is receiver-window-limited, names the receiving host (the
 // server) and recommends a buffer of at least the BDP (26.9 MB). Raising
@@ -46,7 +47,7 @@ func TestAcceptAdviseWindow(t *testing.T) {
 	if !strings.Contains(text, "the server ("+b.Addr.String()+")") {
 		t.Errorf("the report does not name the receiving host %s", b.Addr)
 	}
-	bdp := advise.BDP(1e9, rtt)
+	bdp := figures.BDP(1e9, rtt)
 	if math.Abs(before.BDPBytes-bdp) > 0.1*bdp {
 		t.Errorf("BDP %.0f bytes, want %.0f ± 10%%", before.BDPBytes, bdp)
 	}

@@ -10,7 +10,7 @@ import (
 
 // RR is the protocol of a request-response (latency) test: the client
 // sends requests, the server answers each (docs/metrics.md,
-// "Request-response").
+// "Request-response (latency)").
 const RR = "rr"
 
 // Request-response modes.

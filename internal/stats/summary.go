@@ -5,8 +5,8 @@ import (
 	"github.com/wireperf/wireperf/internal/result"
 )
 
-// Summarize reduces a latency histogram to the percentiles
-// docs/metrics.md asks of request-response tests (min, mean, p50, p90,
+// Summarize reduces a latency histogram to the percentiles that
+// request-response tests report (docs/metrics.md; min, mean, p50, p90,
 // p99, p99.9, max), in µs. unitNs is what one histogram unit is worth in
 // ns (1 if it holds ns, 1000 if µs). Values are the histogram's, so
 // precise to its significant digits. A nil or empty histogram gives a zero

@@ -1,0 +1,405 @@
+package rrcontrol
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/wireperf/wireperf/internal/flowrun"
+	"github.com/wireperf/wireperf/internal/hostmon"
+	"github.com/wireperf/wireperf/internal/netsetup"
+	"github.com/wireperf/wireperf/internal/proto"
+	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/rr"
+	"github.com/wireperf/wireperf/internal/session"
+	"github.com/wireperf/wireperf/internal/sockopt"
+	"github.com/wireperf/wireperf/internal/spec"
+	"github.com/wireperf/wireperf/internal/stats"
+	"github.com/wireperf/wireperf/internal/udpflow"
+)
+
+// clockProbes is how many NTP-style exchanges on the control connection
+// estimate the clock offset before an rr test starts.
+const clockProbes = 8
+
+// Config is what a request-response client needs (serve.go has the
+// exchange).
+type Config struct {
+	Host           string
+	Port           int
+	Bind           string // local address; "" for any
+	ConnectTimeout time.Duration
+	Spec           spec.Spec // Protocol spec.RR
+	Logger         *slog.Logger
+	// Timeout is how long a UDP response may take before its request
+	// counts as lost; 0 adapts it to the RTTs seen.
+	Timeout time.Duration
+	// Phases, for latency under load: the labels of the phases, and a
+	// function that names the current one (an index into Phases) before
+	// each request, or -1 to end the test. The spec must have one size.
+	Phases []string
+	Phase  func() int
+	// Started, if set, is called once the data path is up and the clocks
+	// compared, just before the first request.
+	Started func()
+}
+
+// Run runs a request-response test against a server. The requests go
+// out from the calling goroutine (so does every crr connection).
+// Cancelling ctx ends the test early but cleanly, with what it measured.
+func Run(ctx context.Context, cfg Config) (*result.Result, error) {
+	if cfg.Spec.Protocol != spec.RR {
+		return nil, fmt.Errorf("rr: protocol %q, want %q", cfg.Spec.Protocol, spec.RR)
+	}
+	if err := cfg.Spec.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Phase != nil && len(cfg.Spec.RRSizeList()) != 1 {
+		return nil, errors.New("rr: phases need exactly one size")
+	}
+	ctl, err := session.Connect(ctx, session.ClientConfig{
+		Host: cfg.Host, Port: cfg.Port, Bind: cfg.Bind, ConnectTimeout: cfg.ConnectTimeout,
+		Spec: cfg.Spec, Logger: cfg.Logger,
+	})
+	if err != nil {
+		return nil, err
+	}
+	c := &client{ctl: ctl, cfg: cfg, spec: cfg.Spec}
+	defer c.close()
+	if err := c.dataPath(ctx); err != nil {
+		return nil, err
+	}
+	return c.run(ctx)
+}
+
+type client struct {
+	ctl   *session.Control
+	cfg   Config
+	spec  spec.Spec
+	udp   *net.UDPConn
+	tcp   *net.TCPConn
+	ready proto.StreamsReady
+	res   *result.Result
+}
+
+func (c *client) close() {
+	if c.udp != nil {
+		_ = c.udp.Close()
+	}
+	if c.tcp != nil {
+		_ = c.tcp.Close()
+	}
+	c.ctl.Close()
+}
+
+func (c *client) token() (proto.Token, error) { return proto.ParseToken(c.ctl.Accept().Token) }
+
+// dataPath opens the test's socket and waits for the server to report it
+// ready: a UDP socket that says hello until then, a TCP connection with
+// the token, or, for crr, nothing yet.
+func (c *client) dataPath(ctx context.Context) error {
+	token, err := c.token()
+	if err != nil {
+		return err
+	}
+	ctl := c.ctl
+	switch c.spec.RRMode {
+	case spec.RRUDP:
+		conn, err := ctl.Dial(ctx, "udp", sockopt.Options{})
+		if err != nil {
+			return fmt.Errorf("rr UDP socket to %s: %w", ctl.Addr(), err)
+		}
+		c.udp = conn.(*net.UDPConn)
+		if raw, err := c.udp.SyscallConn(); err == nil {
+			if err := sockopt.Apply(raw, sockopt.Options{SndBuf: int(c.spec.Window), RcvBuf: int(c.spec.Window), TOS: c.spec.TOS}); err != nil {
+				return err
+			}
+		}
+		hello := udpflow.Hello{Token: [16]byte(token), StreamID: 1}.MarshalHello()
+		stop := make(chan struct{})
+		defer close(stop)
+		go func() {
+			tick := time.NewTicker(50 * time.Millisecond)
+			defer tick.Stop()
+			for {
+				_, _ = c.udp.Write(hello)
+				select {
+				case <-stop:
+					return
+				case <-tick.C:
+				}
+			}
+		}()
+	case spec.RRTCP:
+		conn, err := ctl.Dial(ctx, "tcp", netsetup.TCPOptions(c.spec, true, false))
+		if err != nil {
+			return fmt.Errorf("rr data connection to %s: %w", ctl.Addr(), err)
+		}
+		c.tcp = conn.(*net.TCPConn)
+		if _, err := c.tcp.Write(proto.DataHello{Token: token, StreamID: 1}.Marshal()); err != nil {
+			return fmt.Errorf("rr data connection: %w", err)
+		}
+	}
+	return ctl.ReadReady(&c.ready)
+}
+
+// probeClock compares the clocks over the control connection, NTP style.
+func (c *client) probeClock() ([]stats.OffsetSample, error) {
+	conn := c.ctl.Conn()
+	_ = conn.SetDeadline(time.Now().Add(c.ctl.Timeout()))
+	defer func() { _ = conn.SetDeadline(time.Time{}) }()
+	var samples []stats.OffsetSample
+	for range clockProbes {
+		t1 := time.Now().UnixNano()
+		if err := c.ctl.Send(proto.TypeClockRequest, proto.ClockRequest{T1: t1}); err != nil {
+			return nil, err
+		}
+		fr, err := proto.ReadFrame(conn)
+		t4 := time.Now().UnixNano()
+		if err != nil {
+			return nil, fmt.Errorf("comparing clocks: %w", err)
+		}
+		if fr.Type == proto.TypeError {
+			var e proto.Error
+			_ = fr.Decode(&e)
+			return nil, fmt.Errorf("server: %s", e.Message)
+		}
+		var r proto.ClockReply
+		if fr.Type != proto.TypeClockReply || fr.Decode(&r) != nil || r.T1 != t1 {
+			return nil, fmt.Errorf("server sent %v instead of a clock reply", fr.Type)
+		}
+		samples = append(samples, stats.OffsetSample{T1: t1, T2: r.T2, T3: r.T3, T4: t4})
+	}
+	return samples, nil
+}
+
+// serverControl is the server's messages during the test.
+type serverControl struct {
+	end  chan result.End
+	err  chan error
+	done chan struct{}
+}
+
+func (c *client) readControl() *serverControl {
+	rc := &serverControl{end: make(chan result.End, 1), err: make(chan error, 1), done: make(chan struct{})}
+	go func() {
+		defer close(rc.done)
+		for {
+			fr, err := proto.ReadFrame(c.ctl.Conn())
+			if err != nil {
+				rc.err <- fmt.Errorf("lost the control connection: %w", err)
+				return
+			}
+			switch fr.Type {
+			case proto.TypeEndReport:
+				var e result.End
+				if err := fr.Decode(&e); err != nil {
+					rc.err <- err
+					return
+				}
+				rc.end <- e
+				return
+			case proto.TypeError:
+				var e proto.Error
+				_ = fr.Decode(&e)
+				rc.err <- fmt.Errorf("server: %s", e.Message)
+				return
+			case proto.TypeClockReply:
+			default:
+				rc.err <- fmt.Errorf("server sent %v during the test", fr.Type)
+				return
+			}
+		}
+	}()
+	return rc
+}
+
+func (c *client) run(ctx context.Context) (*result.Result, error) {
+	ctl := c.ctl
+	samples, err := c.probeClock()
+	if err != nil {
+		return nil, err
+	}
+	token, _ := c.token()
+	req, resp := c.spec.RRLargest()
+	pcfg := rr.ProberConfig{
+		Mode: c.spec.RRMode, BusyPoll: c.spec.RRBusyPoll, Interval: c.spec.RRInterval,
+		Timeout: c.cfg.Timeout, ControlRTT: ctl.RTT(), MaxRequest: req, MaxResponse: resp,
+	}
+	var p *rr.Prober
+	switch c.spec.RRMode {
+	case spec.RRUDP:
+		p, err = rr.NewProber(c.udp, pcfg)
+	case spec.RRTCP:
+		p, err = rr.NewProber(c.tcp, pcfg)
+	default:
+		pcfg.Addr = ctl.Conn().RemoteAddr().(*net.TCPAddr)
+		pcfg.Hello = proto.DataHello{Token: token, StreamID: 1}.Marshal()
+		pcfg.CRR = rr.CRROptions{SndBuf: int(c.spec.Window), RcvBuf: int(c.spec.Window), TOS: c.spec.TOS}
+		if c.cfg.Bind != "" {
+			if la, ok := ctl.Conn().LocalAddr().(*net.TCPAddr); ok {
+				pcfg.CRR.Local = &net.TCPAddr{IP: la.IP}
+			}
+		}
+		p, err = rr.NewProber(nil, pcfg)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+
+	c.res = &result.Result{
+		Spec: c.spec, Token: ctl.Accept().Token, StartedAt: time.Now(),
+		ServerAddr: ctl.Addr(), ConnectHost: c.cfg.Host, ConnectPort: c.cfg.Port,
+		Local:  result.End{Role: result.RoleClient, Host: flowrun.LocalHost(), Limits: netsetup.LocalLimits()},
+		Remote: result.End{Role: result.RoleServer, Host: ctl.Accept().Server, Limits: ctl.Accept().Limits},
+	}
+	if err := ctl.Send(proto.TypeStart, proto.Start{}); err != nil {
+		return nil, err
+	}
+	_ = ctl.Conn().SetKeepAlive(true)
+	_ = ctl.Conn().SetKeepAlivePeriod(5 * time.Second)
+	control := c.readControl()
+	// The prober runs here; a cancelled context or a failed control
+	// connection stops it from outside.
+	watchDone, watchStop := make(chan struct{}), make(chan struct{})
+	var controlErr error
+	var early *result.End
+	go func() {
+		defer close(watchDone)
+		select {
+		case <-ctx.Done():
+			p.Stop()
+		case err := <-control.err:
+			controlErr = err
+			p.Stop()
+		case e := <-control.end:
+			early = &e
+			controlErr = errors.New("the server ended the test")
+			p.Stop()
+		case <-watchStop:
+		}
+	}()
+	cpuStart, cpuErr := hostmon.ProcessCPU()
+	host := flowrun.StartHostCounters(c.spec)
+	if c.cfg.Started != nil {
+		c.cfg.Started()
+	}
+	var out *rr.Outcome
+	var runErr error
+	if c.cfg.Phase != nil {
+		n := c.spec.RRSizeList()[0]
+		out, runErr = p.RunPhased(n, c.spec.RRResponseSize(n), c.cfg.Phases, c.cfg.Phase)
+	} else {
+		out, runErr = p.Run(c.plans())
+	}
+	close(watchStop)
+	<-watchDone
+	local := &c.res.Local
+	if cpu, err := hostmon.ProcessCPU(); err == nil && cpuErr == nil {
+		u, s, t := hostmon.Usage(cpuStart, cpu)
+		local.CPU = result.CPU{UserPercent: u, SystemPercent: s, TotalPercent: t}
+	}
+	local.HostCounters = host.Finish()
+	testErr := controlErr
+	if testErr == nil {
+		testErr = runErr
+	}
+	var remote *result.End
+	if controlErr == nil {
+		_ = ctl.Send(proto.TypeStop, proto.Stop{Reason: "done"})
+		select {
+		case e := <-control.end:
+			remote = &e
+		case err := <-control.err:
+			testErr = cmpErr(testErr, err)
+		case <-time.After(session.EndReportTimeout):
+			testErr = cmpErr(testErr, errors.New("the server's final report did not arrive"))
+		}
+	} else if early != nil {
+		remote = early
+	}
+	local.RR = c.report(out, samples)
+	if remote != nil {
+		c.res.Remote = *remote
+		if remote.RR != nil && remote.RR.Timestamps != "" {
+			local.RR.Timestamps += "; " + remote.RR.Timestamps
+		}
+		_ = ctl.Send(proto.TypeEndReport, trimmedEnd(*local))
+	}
+	if c.udp != nil || c.tcp != nil {
+		var lc net.Conn = c.tcp
+		if c.udp != nil {
+			lc = c.udp
+		}
+		local.Streams = []result.Stream{{ID: 1, Sender: true, LocalAddr: lc.LocalAddr().String(), RemoteAddr: lc.RemoteAddr().String()}}
+	}
+	if testErr != nil {
+		c.res.Error = testErr.Error()
+	}
+	return c.res, testErr
+}
+
+func cmpErr(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+// plans turns the spec's sizes into the prober's points.
+func (c *client) plans() []rr.Plan {
+	var out []rr.Plan
+	for _, n := range c.spec.RRSizeList() {
+		out = append(out, rr.Plan{Request: n, Response: c.spec.RRResponseSize(n), Count: c.spec.RRCount, Duration: c.spec.Duration})
+	}
+	return out
+}
+
+// report builds the client's view. The one-way delays are corrected by
+// the tighter of two clock offset estimates: the control connection's
+// exchanges, or the test's own transaction with the smallest network RTT.
+func (c *client) report(out *rr.Outcome, samples []stats.OffsetSample) *result.RR {
+	r := &result.RR{Mode: c.spec.RRMode, BusyPoll: c.spec.RRBusyPoll}
+	if out == nil {
+		return r
+	}
+	r.Timestamps = out.Timestamps
+	r.BusyPollSocket = out.BusyPollSocket
+	off, bound, ok := stats.EstimateOffset(samples)
+	if ok {
+		r.Clock = &result.ClockOffset{Source: "control channel", OffsetUs: float64(off) / 1e3, ErrorBoundUs: float64(bound) / 1e3, Samples: len(samples)}
+	}
+	if best, have := out.BestExchange(); have {
+		if o2, b2, ok2 := stats.EstimateOffset([]stats.OffsetSample{best}); ok2 && (!ok || b2 < bound) {
+			off, bound, ok = o2, b2, true
+			r.Clock = &result.ClockOffset{Source: "transactions (the exchange with the smallest network RTT)",
+				OffsetUs: float64(off) / 1e3, ErrorBoundUs: float64(bound) / 1e3, Samples: 1}
+		}
+	}
+	r.Points = out.Points(off, ok)
+	return r
+}
+
+// trimmedEnd is the client's End as it travels to the server: without the
+// histograms, which only the client's report needs.
+func trimmedEnd(e result.End) result.End {
+	if e.RR == nil {
+		return e
+	}
+	rr := *e.RR
+	rr.Points = append([]result.RRPoint(nil), rr.Points...)
+	for i := range rr.Points {
+		rr.Points[i].RTTHistogram, rr.Points[i].NetworkRTTHistogram = nil, nil
+	}
+	if rr.Load != nil {
+		l := *rr.Load
+		l.LoadResult = nil
+		rr.Load = &l
+	}
+	e.RR = &rr
+	return e
+}

@@ -1,0 +1,205 @@
+// Package rrload measures latency under load: request-response probes
+// (internal/rr/rrcontrol) before, during and after a bulk test
+// (session.RunClient) against the same server.
+package rrload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/rr/rrcontrol"
+	"github.com/wireperf/wireperf/internal/session"
+	"github.com/wireperf/wireperf/internal/spec"
+)
+
+// The phases of a test under load, as RR points are labelled.
+const (
+	PhaseIdle   = "idle"
+	PhaseLoaded = "loaded"
+	PhaseAfter  = "after"
+)
+
+// Config is latency under load (docs/metrics.md, "Latency under load";
+// flent's RRUL idea): request-response probes before (idle), during
+// (loaded) and after a bulk test.
+type Config struct {
+	// Probe is the request-response test, with one size; its duration is
+	// set from the phases.
+	Probe rrcontrol.Config
+	// Idle and After are how long the probes run alone before and after
+	// the load.
+	Idle, After time.Duration
+	// Load is the bulk test (session.RunClient); its Duration is the
+	// loaded phase. It runs against Probe's server.
+	Load spec.Spec
+	// Go runs the load's client; nil runs it on a new goroutine. (A test
+	// in a network namespace passes one that enters the namespace first:
+	// the load's connections are dialled from that goroutine.)
+	Go func(func())
+}
+
+type loadObserver struct{ started func() }
+
+func (o loadObserver) Started(*result.Result)                      { o.started() }
+func (o loadObserver) Interval(*result.Result, result.IntervalRow) {}
+
+// Run runs the probes and the load, and reports the probes'
+// phases as RR points labelled PhaseIdle, PhaseLoaded and PhaseAfter,
+// with RR.Load saying what the load did to the RTT.
+func Run(ctx context.Context, cfg Config) (*result.Result, error) {
+	if len(cfg.Probe.Spec.RRSizeList()) != 1 {
+		return nil, errors.New("latency under load: give one probe size")
+	}
+	if cfg.Load.Duration <= 0 {
+		return nil, errors.New("latency under load: the load needs a duration")
+	}
+	if err := cfg.Load.Validate(); err != nil {
+		return nil, fmt.Errorf("the load: %w", err)
+	}
+	run := cfg.Go
+	if run == nil {
+		run = func(f func()) { go f() }
+	}
+	// The probe test's own bound: every phase, the load's setup, and a
+	// margin; the phases end it.
+	probe := cfg.Probe
+	probe.Spec.RRCount = 0
+	probe.Spec.Duration = cfg.Idle + cfg.Load.Duration + cfg.After + time.Minute
+	var phase atomic.Int32
+	probe.Phases = []string{PhaseIdle, PhaseLoaded, PhaseAfter}
+	probe.Phase = func() int { return int(phase.Load()) }
+
+	type loadOut struct {
+		res *result.Result
+		err error
+	}
+	loadDone := make(chan loadOut, 1)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	coordDone := make(chan struct{})
+	started := make(chan struct{})
+	probe.Started = func() { close(started) }
+	go func() {
+		defer close(coordDone)
+		defer phase.Store(-1)
+		select {
+		case <-started:
+		case <-ctx.Done():
+			return
+		}
+		if !sleepCtx(ctx, cfg.Idle) {
+			return
+		}
+		run(func() {
+			res, err := session.RunClient(ctx, session.ClientConfig{
+				Host: cfg.Probe.Host, Port: cfg.Probe.Port, Bind: cfg.Probe.Bind,
+				ConnectTimeout: cfg.Probe.ConnectTimeout, Spec: cfg.Load, Logger: cfg.Probe.Logger,
+				Observer: loadObserver{started: func() { phase.Store(1) }},
+			})
+			loadDone <- loadOut{res, err}
+		})
+		var lo loadOut
+		select {
+		case lo = <-loadDone:
+		case <-ctx.Done():
+			lo = <-loadDone
+		}
+		phase.Store(2)
+		loadDone <- lo
+		sleepCtx(ctx, cfg.After)
+	}()
+	res, err := rrcontrol.Run(ctx, probe)
+	cancel()
+	<-coordDone
+	var lo loadOut
+	select {
+	case lo = <-loadDone:
+	default:
+		lo.err = errors.New("the load did not run")
+	}
+	if res == nil {
+		return nil, err
+	}
+	if r := res.Local.RR; r != nil {
+		r.Load = loadSummary(cfg.Load, r.Points, lo.res, lo.err)
+	}
+	if err == nil && lo.err != nil {
+		err = fmt.Errorf("the load: %w", lo.err)
+		res.Error = err.Error()
+	}
+	return res, err
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// loadSummary compares the loaded phase's RTT with the idle one's and
+// notes what the load carried.
+func loadSummary(load spec.Spec, points []result.RRPoint, res *result.Result, err error) *result.RRLoad {
+	l := &result.RRLoad{Protocol: load.Protocol, Streams: load.Streams, Direction: "up", LoadResult: res}
+	switch {
+	case load.Bidir:
+		l.Direction = "both"
+	case load.Reverse:
+		l.Direction = "down"
+	}
+	if err != nil {
+		l.LoadError = err.Error()
+	}
+	var idle, loaded *result.RRPoint
+	for i := range points {
+		switch points[i].Label {
+		case PhaseIdle:
+			idle = &points[i]
+		case PhaseLoaded:
+			loaded = &points[i]
+		}
+	}
+	if idle != nil && loaded != nil && idle.Completed > 0 && loaded.Completed > 0 {
+		a, b := idle.RTT, loaded.RTT
+		l.Increase = result.Percentiles{
+			Count: b.Count, Min: b.Min - a.Min, Mean: b.Mean - a.Mean, P50: b.P50 - a.P50,
+			P90: b.P90 - a.P90, P99: b.P99 - a.P99, P999: b.P999 - a.P999, Max: b.Max - a.Max,
+		}
+	}
+	if res != nil {
+		for _, d := range res.Directions() {
+			lost := udpLostPercent(d)
+			if d.SenderRole == result.RoleClient {
+				l.UpBitsPerSecond, l.UpLostPercent = d.Received.BitsPerSecond(), lost
+			} else {
+				l.DownBitsPerSecond, l.DownLostPercent = d.Received.BitsPerSecond(), lost
+			}
+		}
+	}
+	return l
+}
+
+// udpLostPercent is a direction's datagram loss over its receivers' UDP
+// figures, or nil when it carried no UDP.
+func udpLostPercent(d result.Direction) *float64 {
+	var u result.UDP
+	for _, f := range d.Flows {
+		if f.Received != nil && f.Received.UDP != nil {
+			u.Lost += f.Received.UDP.Lost
+			u.Expected += f.Received.UDP.Expected
+		}
+	}
+	if u.Expected == 0 {
+		return nil
+	}
+	p := u.LostPercent()
+	return &p
+}
