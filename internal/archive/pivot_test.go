@@ -44,3 +44,17 @@ func TestPivotStats(t *testing.T) {
 		t.Error("unknown stat accepted")
 	}
 }
+
+func TestPivotOneColumn(t *testing.T) {
+	runs := []*Run{pivotRun(1, 1, 10, StateFinished), pivotRun(1, 2, 20, StateFinished), pivotRun(2, 1, 40, StateFinished)}
+	tab, _, err := Pivot(runs, "window", "", "received_bits_per_second", StatMax)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tab.Cols) != 1 || len(tab.Rows) != 2 {
+		t.Fatalf("table %+v", tab)
+	}
+	if c, _ := tab.Cell(0, 0); c.Value != 20 || c.N != 2 {
+		t.Errorf("cell %+v, want the max 20 of 2 runs", c)
+	}
+}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -69,5 +70,34 @@ func TestImportSkipsWhatIsNotALog(t *testing.T) {
 	code, _, stderr := runCLI("import", "--db", db, dir+"/nope.txt")
 	if code != ExitUsage || !strings.Contains(stderr, "nope.txt") {
 		t.Errorf("a missing file: exit %d, %s", code, stderr)
+	}
+}
+
+func TestRunsFilters(t *testing.T) {
+	port := strconv.Itoa(startServer(t))
+	db := t.TempDir() + "/a.db"
+	if code, out, stderr := runCLI("sweep", "127.0.0.1", "-p", port, "-t", "0.2", "-P", "1,2", "--name", "f", "--db", db, "-q"); code != 0 {
+		t.Fatalf("sweep: exit %d\n%s%s", code, out, stderr)
+	}
+	if code, out, _ := runCLI("import", "--db", db, "../logimport/testdata/iperf2-long-tcp.txt"); code != 0 {
+		t.Fatalf("import: exit %d\n%s", code, out)
+	}
+	for _, c := range []struct {
+		args []string
+		want int
+	}{
+		{nil, 3},
+		{[]string{"--since", "1h"}, 2}, // the imported log has no start time
+		{[]string{"--host", "196.32.210"}, 1},
+		{[]string{"--where", "parallel=2"}, 1},
+		{[]string{"--where", "source=native", "--where", "parallel=1"}, 1},
+		{[]string{"--campaign", "f"}, 2},
+	} {
+		if got := len(listRuns(t, append([]string{"--db", db}, c.args...)...)); got != c.want {
+			t.Errorf("runs %v: %d runs, want %d", c.args, got, c.want)
+		}
+	}
+	if code, _, stderr := runCLI("runs", "--db", db, "--where", "colour=red"); code != ExitUsage || !strings.Contains(stderr, "colour") {
+		t.Errorf("--where on an unknown key: exit %d %s", code, stderr)
 	}
 }
