@@ -165,7 +165,16 @@ func TestOmitAsIperf3(t *testing.T) {
 			t.Errorf("counted interval %d: %.3f-%.3f, want %d-%d", k, g[0], g[1], k, k+1)
 		}
 	}
-	if g, w := got.End.SumSent, want.End.SumSent; !near(g.Start, w.Start) || !near(g.End, w.End) {
+	// The counted span is -t, as iperf3 means it. iperf3's own end time
+	// straddles the same race on a loaded machine (0.77 s for -t 1 seen),
+	// so it is compared only where it keeps its own rule.
+	g, w := got.End.SumSent, want.End.SumSent
+	if !near(g.Start, 0) || !near(g.End, 1) {
+		t.Errorf("sum_sent %.3f-%.3f, want 0-1 (-t 1 after -O 2)", g.Start, g.End)
+	}
+	if near(w.End, 1) && (!near(g.Start, w.Start) || !near(g.End, w.End)) {
 		t.Errorf("sum_sent %.3f-%.3f, iperf3 %.3f-%.3f", g.Start, g.End, w.Start, w.End)
+	} else if !near(w.End, 1) {
+		t.Logf("iperf3's own sum_sent %.3f-%.3f strays from its -t; not compared", w.Start, w.End)
 	}
 }
