@@ -15,6 +15,7 @@ import (
 	"github.com/wireperf/wireperf/internal/rr"
 	"github.com/wireperf/wireperf/internal/rr/rrcontrol"
 	"github.com/wireperf/wireperf/internal/rrload"
+	"github.com/wireperf/wireperf/internal/session"
 	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/units"
 )
@@ -32,6 +33,7 @@ type rrFlags struct {
 	json           bool
 	logfile        string
 	log            logOptions
+	security       clientSecurity // --auth-key-file, --tls-ca, --tls-pin (security.go)
 
 	load      string
 	loadTime  time.Duration
@@ -90,6 +92,7 @@ func (f *rrFlags) register(cmd *cobra.Command) {
 	fs.StringVar(&f.logfile, "logfile", "", "write the report to this file instead of stdout (appends)")
 	fs.StringVar(&f.log.level, "log-level", f.log.level, "diagnostic log level on stderr: debug, info, warn, error")
 	fs.StringVar(&f.log.format, "log-format", f.log.format, "diagnostic log format: text or json")
+	f.security.register(fs)
 }
 
 // finish turns the flags into a validated spec.
@@ -253,9 +256,11 @@ func runRR(ctx context.Context, e env, f *rrFlags, host string) error {
 	}
 	defer rio.done()
 	log, out, ctx := rio.log, rio.out, rio.ctx
-	cfg := rrcontrol.Config{
-		Host: host, Port: f.port, Bind: f.bind, ConnectTimeout: f.connectTimeout,
-		Spec: f.spec, Logger: log, Timeout: f.timeout,
+	cfg := rrcontrol.Config{ClientConfig: session.ClientConfig{
+		Host: host, Port: f.port, Bind: f.bind, ConnectTimeout: f.connectTimeout, Spec: f.spec, Logger: log,
+	}, Timeout: f.timeout}
+	if err := f.security.apply(&cfg.ClientConfig); err != nil {
+		return err
 	}
 	var res *result.Result
 	var runErr error

@@ -87,3 +87,41 @@ func TestClientAuthentication(t *testing.T) {
 		t.Errorf("with the key: exit %d: %s", code, stderr)
 	}
 }
+
+// Every command that connects to a server takes the client's key and TLS
+// flags, and one that connects to a keyed server with the key runs.
+func TestEveryClientCommandTakesTheSecurityFlags(t *testing.T) {
+	for _, cmd := range []string{"rr", "udpmon", "advise"} {
+		for _, flag := range []string{"--auth-key-file", "--tls-ca", "--tls-pin"} {
+			_, stdout, stderr := runCLI(cmd, "--help")
+			if !strings.Contains(stdout+stderr, flag) {
+				t.Errorf("%s has no %s", cmd, flag)
+			}
+		}
+	}
+	dir := t.TempDir()
+	keyFile := filepath.Join(dir, "key")
+	if err := os.WriteFile(keyFile, []byte("alice 0123456789abcdef0123\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	keys, err := auth.LoadKeys(keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := server.New(server.Config{Bind: "127.0.0.1", Limits: server.DefaultLimits(), Keys: keys, Logger: slog.New(slog.DiscardHandler)})
+	if err := srv.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = srv.Serve(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	port := strconv.Itoa(srv.Addr().Port)
+	rr := []string{"rr", "127.0.0.1", "-p", port, "--count", "50"}
+	if code, _, stderr := runCLI(rr...); code != ExitFailed || !strings.Contains(stderr, "authentication failed") {
+		t.Errorf("rr without the key: exit %d, stderr %q; want 1 and authentication failed", code, stderr)
+	}
+	if code, stdout, stderr := runCLI(append(rr, "--auth-key-file", keyFile)...); code != ExitOK || !strings.Contains(stdout, "64") {
+		t.Errorf("rr with the key: exit %d: %s %s", code, stdout, stderr)
+	}
+}

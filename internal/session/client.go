@@ -186,6 +186,9 @@ func (c *clientTest) handshake(ctx context.Context) error {
 	case err != nil:
 		return fmt.Errorf("waiting for the server's answer: %w", err)
 	}
+	if c.spec.Protocol == spec.RR {
+		c.cc.branch()
+	}
 	return nil
 }
 

@@ -164,13 +164,8 @@ func Serve(ctx context.Context, conn net.Conn, cfg ServeConfig) (*result.Result,
 	}
 	defer adm.Release()
 	if req.Spec.Protocol == spec.RR { // request-response: internal/rr/rrcontrol
-		tc, ok := conn.(*net.TCPConn)
-		if !ok {
-			err := errors.New("request-response tests do not run over TLS yet")
-			_ = fw.send(proto.TypeError, proto.Error{Message: err.Error()})
-			return nil, err
-		}
-		return cfg.RR(ctx, &AdmittedTest{Conn: tc, Request: req, Admission: adm, Config: cfg, Log: log, Handshake: hs, fw: fw})
+		cc.branch()
+		return cfg.RR(ctx, &AdmittedTest{Conn: conn, Request: req, Admission: adm, Config: cfg, Log: log, Handshake: hs, fw: fw, cc: cc})
 	}
 	t := &serverTest{
 		ctx: ctx, cfg: cfg, log: log.With("test", adm.Token.String()[:8], "client", conn.RemoteAddr().String()),

@@ -58,7 +58,6 @@ type server struct {
 	// failed (tryOptions makes that unlikely).
 	crrOptions sockopt.Options
 	crrErr     atomic.Pointer[error]
-	done       chan struct{} // closed when Serve returns
 }
 
 // Serve runs a request-response test on an admitted control connection;
@@ -69,7 +68,6 @@ func Serve(ctx context.Context, t *session.AdmittedTest) (*result.Result, error)
 		ctx: ctx, t: t, spec: req.Spec,
 		controlRTT: time.Duration(req.ControlRTTNs),
 		log:        t.Log.With("test", adm.Token.String()[:8], "client", conn.RemoteAddr().String(), "kind", "rr"),
-		done:       make(chan struct{}),
 	}
 	defer s.close()
 	res := &result.Result{Spec: s.spec, Token: adm.Token.String(), StartedAt: time.Now()}
@@ -79,57 +77,92 @@ func Serve(ctx context.Context, t *session.AdmittedTest) (*result.Result, error)
 	}); err != nil {
 		return nil, err
 	}
+	// From here the reader watches the control connection: a client that
+	// hangs up during set-up frees its slot at once, and one that sends
+	// what the state does not admit hears why.
+	ev := s.t.Listen()
 	var ready proto.StreamsReady
-	if err := s.dataPath(&ready); err != nil {
-		_ = s.t.Send(proto.TypeError, proto.Error{Message: err.Error()})
+	if err := s.dataPath(&ready, ev.Lost); err != nil {
+		s.t.Abort(err.Error())
 		return nil, err
 	}
 	if err := s.t.Send(proto.TypeStreamsReady, ready); err != nil {
 		return nil, err
 	}
-	_ = conn.SetDeadline(time.Time{})
-	_ = conn.SetKeepAlive(true)
-	_ = conn.SetKeepAlivePeriod(5 * time.Second)
-	ctl := s.readControl()
-	if err := s.waitStart(ctl); err != nil {
-		return nil, fmt.Errorf("waiting for start: %w", err)
+	if tc := s.t.TCP(); tc != nil {
+		_ = tc.SetKeepAlive(true)
+		_ = tc.SetKeepAlivePeriod(5 * time.Second)
+	}
+	if err := s.waitStart(ev); err != nil {
+		err = fmt.Errorf("waiting for start: %w", err)
+		s.t.Abort(err.Error())
+		return nil, err
 	}
 	s.log.Info("rr test started", "mode", s.spec.RRMode, "sizes", s.spec.RRSizes, "busy_poll", s.spec.RRBusyPoll)
-	end, testErr := s.run(ctl)
+	end, testErr := s.run(ev)
 	if testErr != nil {
 		end.Error = testErr.Error()
 		res.Error = testErr.Error()
 	}
 	res.Local = end
-	if err := s.t.Send(proto.TypeEndReport, end); err == nil && testErr == nil {
+	var pe *session.ProtocolError
+	if errors.As(testErr, &pe) {
+		s.t.Abort(pe.Error()) // the client broke the protocol: it hears why, not a report
+	} else if err := s.t.Send(proto.TypeEndReport, end); err == nil && testErr == nil {
+		timer := time.NewTimer(session.EndReportTimeout)
+		defer timer.Stop()
 		select {
-		case fr := <-ctl.frames:
-			var ce result.End
-			if fr.Type == proto.TypeEndReport && fr.Decode(&ce) == nil {
+		case ce := <-ev.End:
+			res.Remote = ce
+		case <-ev.Lost:
+			// The client hangs up right after its report: both may be ready.
+			select {
+			case ce := <-ev.End:
 				res.Remote = ce
+			default:
 			}
-		case <-ctl.lost:
-		case <-time.After(session.EndReportTimeout):
+		case <-timer.C:
+		case <-s.ctx.Done():
 		}
 	}
 	s.log.Info("rr test finished", "error", res.Error, "served", end.RR.Served, "crr_turned_away", s.refl.TurnedAway())
 	return res, testErr
 }
 
-// dataPath sets up the test's UDP socket or TCP connection.
-func (s *server) dataPath(ready *proto.StreamsReady) error {
+// dataPath sets up the test's UDP socket or TCP connection. lost is the
+// control reader's: a client that leaves or breaks the protocol ends the
+// set-up.
+func (s *server) dataPath(ready *proto.StreamsReady, lost <-chan error) error {
 	switch s.spec.RRMode {
 	case spec.RRUDP:
 		if s.t.Config.UDP == nil {
 			return errors.New("this server does not serve UDP")
 		}
-		peer := s.t.Conn.RemoteAddr().(*net.TCPAddr).IP
+		peer := s.t.TCP().RemoteAddr().(*net.TCPAddr).IP
 		ctx, cancel := context.WithTimeout(s.ctx, s.t.Handshake)
 		defer cancel()
+		// A client that leaves during the wait ends it at once.
+		watch, stopWatch := make(chan error, 1), make(chan struct{})
+		go func() {
+			select {
+			case err := <-lost:
+				cancel()
+				watch <- err
+			case <-stopWatch:
+				watch <- nil
+			}
+		}()
 		conn, _, _, err := s.t.Config.UDP.Expect(ctx, func(p []byte, from *net.UDPAddr) bool {
 			h, ok := udpflow.ParseHello(p)
 			return ok && h.Token == [16]byte(s.t.Admission.Token) && h.StreamID == 1 && from.IP.Equal(peer)
 		})
+		close(stopWatch)
+		if lostErr := <-watch; lostErr != nil {
+			if conn != nil {
+				_ = conn.Close()
+			}
+			return fmt.Errorf("set-up: %w", lostErr)
+		}
 		if err != nil {
 			return fmt.Errorf("the rr UDP socket never said hello: %w", err)
 		}
@@ -153,6 +186,8 @@ func (s *server) dataPath(ready *proto.StreamsReady) error {
 			s.tcp = dc.Conn
 		case <-timer.C:
 			return fmt.Errorf("the rr data connection did not arrive within %v", s.t.Handshake)
+		case err := <-lost:
+			return fmt.Errorf("set-up: %w", err)
 		case <-s.ctx.Done():
 			return errors.New("server shutting down")
 		}
@@ -167,7 +202,7 @@ func (s *server) dataPath(ready *proto.StreamsReady) error {
 		// Connections come one per transaction once the test runs: try
 		// their options now on a socket of the same kind, so that a test
 		// they fail on is refused before it starts, as in the other modes.
-		if err := tryOptions(s.ctx, s.t.Conn.LocalAddr().(*net.TCPAddr).IP, netsetup.TCPOptions(s.spec, false, false)); err != nil {
+		if err := tryOptions(s.ctx, s.t.TCP().LocalAddr().(*net.TCPAddr).IP, netsetup.TCPOptions(s.spec, false, false)); err != nil {
 			return err
 		}
 	}
@@ -198,58 +233,13 @@ func tryOptions(ctx context.Context, ip net.IP, opts sockopt.Options) error {
 	return ln.Close()
 }
 
-// rrControl is the client's control messages during an rr test. Clock
-// requests are answered as they arrive, by the reader itself.
-type rrControl struct {
-	frames chan proto.Frame
-	lost   chan error
-}
-
-// readControl reads the control connection until it fails; the server
-// closes it when the test is over, which ends the reader.
-func (s *server) readControl() *rrControl {
-	c := &rrControl{frames: make(chan proto.Frame, 4), lost: make(chan error, 1)}
-	go func() {
-		for {
-			fr, err := proto.ReadFrame(s.t.Conn)
-			t2 := time.Now().UnixNano()
-			if err != nil {
-				c.lost <- err
-				return
-			}
-			if fr.Type == proto.TypeClockRequest {
-				var q proto.ClockRequest
-				if err := fr.Decode(&q); err != nil {
-					c.lost <- err
-					return
-				}
-				_ = s.t.Send(proto.TypeClockReply, proto.ClockReply{T1: q.T1, T2: t2, T3: time.Now().UnixNano()})
-				continue
-			}
-			select {
-			case c.frames <- fr:
-			case <-s.done:
-				return
-			}
-			if fr.Type == proto.TypeError {
-				c.lost <- errors.New("the client aborted the test")
-				return
-			}
-		}
-	}()
-	return c
-}
-
-func (s *server) waitStart(ctl *rrControl) error {
+func (s *server) waitStart(ev session.Events) error {
 	timer := time.NewTimer(s.t.Handshake)
 	defer timer.Stop()
 	select {
-	case fr := <-ctl.frames:
-		if fr.Type != proto.TypeStart {
-			return fmt.Errorf("expected %v, got %v", proto.TypeStart, fr.Type)
-		}
+	case <-ev.Started:
 		return nil
-	case err := <-ctl.lost:
+	case err := <-ev.Lost:
 		return err
 	case <-timer.C:
 		return errors.New("no start")
@@ -260,7 +250,7 @@ func (s *server) waitStart(ctl *rrControl) error {
 
 // run answers requests until the client's Stop, a lost client, the
 // server's shutdown or the test's time limit.
-func (s *server) run(ctl *rrControl) (result.End, error) {
+func (s *server) run(ev session.Events) (result.End, error) {
 	req, resp := s.spec.RRLargest()
 	s.refl = rr.NewReflector(rr.ReflectorConfig{MaxRequest: req, MaxResponse: resp, BusyPoll: s.spec.RRBusyPoll})
 	cpuStart, cpuErr := hostmon.ProcessCPU()
@@ -287,21 +277,18 @@ func (s *server) run(ctl *rrControl) (result.End, error) {
 wait:
 	for {
 		select {
-		case fr := <-ctl.frames:
-			switch fr.Type {
-			case proto.TypeStop:
-				break wait
-			case proto.TypeError:
-				var e proto.Error
-				_ = fr.Decode(&e)
-				testErr = fmt.Errorf("client: %s", e.Message)
-				break wait
-			default:
-				testErr = fmt.Errorf("unexpected %v during the test", fr.Type)
-				break wait
+		case <-ev.Stopped:
+			break wait
+		case <-ev.End:
+			testErr = errors.New("the client reported before it stopped the test")
+			break wait
+		case err := <-ev.Lost:
+			var pe *session.ProtocolError
+			if errors.As(err, &pe) {
+				testErr = pe
+			} else {
+				testErr = fmt.Errorf("client went away: %w", err)
 			}
-		case err := <-ctl.lost:
-			testErr = fmt.Errorf("client went away: %w", err)
 			break wait
 		case <-limit:
 			s.log.Warn("rr test exceeded its time; stopping it")
@@ -388,7 +375,6 @@ func (s *server) limit() time.Duration {
 }
 
 func (s *server) close() {
-	close(s.done)
 	if s.udp != nil {
 		_ = s.udp.Close()
 	}

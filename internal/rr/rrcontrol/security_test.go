@@ -1,0 +1,162 @@
+package rrcontrol_test
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"errors"
+	"math/big"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wireperf/wireperf/internal/auth"
+	"github.com/wireperf/wireperf/internal/proto"
+	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/rr/rrcontrol"
+	"github.com/wireperf/wireperf/internal/server"
+	"github.com/wireperf/wireperf/internal/session"
+	"github.com/wireperf/wireperf/internal/spec"
+)
+
+var alice = &auth.Credential{User: "alice", Key: []byte("0123456789abcdef0123")}
+
+func keyed(c *server.Config) { c.Keys = auth.Keys{alice.User: alice.Key} }
+
+// selfSigned is a certificate for 127.0.0.1, and a pool that trusts it.
+func selfSigned(t *testing.T) (tls.Certificate, *x509.CertPool) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "wireperf rr test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, IsCA: true, BasicConstraintsValid: true,
+		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parsed, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(parsed)
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, pool
+}
+
+func runRRWith(srv *server.Server, s spec.Spec, mutate func(*session.ClientConfig)) (*result.Result, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cfg := rrcontrol.Config{ClientConfig: session.ClientConfig{Host: "127.0.0.1", Port: srv.Addr().Port, Spec: s, Logger: quiet()}}
+	mutate(&cfg.ClientConfig)
+	return rrcontrol.Run(ctx, cfg)
+}
+
+// A server that requires a key runs rr tests for a client that holds it,
+// and refuses the others with "authentication failed".
+func TestRRAgainstAKeyedServer(t *testing.T) {
+	srv := startServerWith(t, keyed)
+	for _, mode := range []string{spec.RRUDP, spec.RRTCP, spec.RRCRR} {
+		res, err := runRRWith(srv, rrSpec(mode, 64), func(c *session.ClientConfig) { c.Auth = alice })
+		if err != nil {
+			t.Fatalf("%s with the key: %v", mode, err)
+		}
+		if p := res.Local.RR.Points[0]; p.Completed != 300 || res.Remote.RR == nil {
+			t.Errorf("%s with the key: %d completed, server report %+v", mode, p.Completed, res.Remote.RR)
+		}
+	}
+	_, err := runRRWith(srv, rrSpec(spec.RRUDP, 64), func(*session.ClientConfig) {})
+	if !errors.Is(err, auth.ErrFailed) || !strings.Contains(err.Error(), "requires a key") {
+		t.Fatalf("without the key: err = %v, want authentication failed", err)
+	}
+}
+
+// rr runs over TLS on the control connection in every mode, the clock
+// exchange included.
+func TestRROverTLS(t *testing.T) {
+	cert, pool := selfSigned(t)
+	srv := startServerWith(t, func(c *server.Config) {
+		keyed(c)
+		c.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS13}
+	})
+	for _, mode := range []string{spec.RRUDP, spec.RRTCP, spec.RRCRR} {
+		res, err := runRRWith(srv, rrSpec(mode, 64), func(c *session.ClientConfig) {
+			c.Auth = alice
+			c.TLS = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS13}
+		})
+		if err != nil {
+			t.Fatalf("%s over TLS: %v", mode, err)
+		}
+		lr := res.Local.RR
+		if lr.Points[0].Completed != 300 || lr.Clock == nil || res.Remote.RR == nil {
+			t.Errorf("%s over TLS: %d completed, clock %+v, server report %+v", mode, lr.Points[0].Completed, lr.Clock, res.Remote.RR)
+		}
+	}
+}
+
+// A frame the rr state does not admit ends the test, and the client hears
+// the reason.
+func TestRRUnexpectedFrameClosesWithTheReason(t *testing.T) {
+	srv := startServer(t)
+	tests := []struct {
+		name  string
+		start bool // send Start first
+		typ   proto.Type
+		body  any
+		want  string
+	}{
+		{"interval while running", true, proto.TypeInterval, result.Interval{}, "unexpected interval while running rr"},
+		{"sender-done while running", true, proto.TypeSenderDone, proto.SenderDone{}, "unexpected sender-done while running rr"},
+		{"end report before start", false, proto.TypeEndReport, result.End{}, "unexpected end-report while setting up rr"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := rrSpec(spec.RRCRR, 64)
+			s.RRCount, s.Duration = 0, time.Minute
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			ctl, err := session.Connect(ctx, session.ClientConfig{Host: "127.0.0.1", Port: srv.Addr().Port, Spec: s, Logger: quiet()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ctl.Close()
+			if err := ctl.ReadReady(&proto.StreamsReady{}); err != nil {
+				t.Fatal(err)
+			}
+			ev := ctl.Listen()
+			if tt.start {
+				if err := ctl.Send(proto.TypeStart, proto.Start{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := ctl.Send(tt.typ, tt.body); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case err := <-ev.Lost:
+				var pe *session.PeerError
+				if !errors.As(err, &pe) || !strings.Contains(pe.Message, tt.want) {
+					t.Fatalf("the server closed with %v, want its reason %q", err, tt.want)
+				}
+			case e := <-ev.End:
+				t.Fatalf("the server went on to report (%+v) instead of refusing the frame", e.RR)
+			case <-ctx.Done():
+				t.Fatal("the server neither refused the frame nor closed")
+			}
+		})
+	}
+	waitIdle(t, srv)
+	if st := srv.Stats(); st.Running != 0 {
+		t.Errorf("server still runs %d tests", st.Running)
+	}
+}
