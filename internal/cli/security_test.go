@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -66,7 +65,7 @@ func TestClientAuthentication(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := server.New(server.Config{Bind: "127.0.0.1", Limits: server.DefaultLimits(), Keys: keys,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		Logger: slog.New(slog.DiscardHandler)})
 	if err := srv.Listen(); err != nil {
 		t.Fatal(err)
 	}

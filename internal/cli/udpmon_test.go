@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/wireperf/wireperf/internal/server"
+	"github.com/wireperf/wireperf/internal/testutil/loopback"
 )
 
 func TestUDPMonUsageErrors(t *testing.T) {
@@ -77,7 +78,7 @@ func countVerdicts(out string) int { return strings.Count(out, ", spacing ") }
 // A wrong port fails every point the same way: the sweep stops at the
 // first, and says why in one line.
 func TestUDPMonWrongPortOneLine(t *testing.T) {
-	code, out, stderr := runCLI("udpmon", "127.0.0.1", "-p", freePort(t), "--sizes", "512,1472", "--spacing", "0,10", "--count", "10", "--connect-timeout", "1s")
+	code, out, stderr := runCLI("udpmon", "127.0.0.1", "-p", strconv.Itoa(loopback.FreePort(t)), "--sizes", "512,1472", "--spacing", "0,10", "--count", "10", "--connect-timeout", "1s")
 	if code != ExitFailed || out != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "connection refused") {
 		t.Errorf("exit %d, stdout:\n%s\nstderr: %s\nwant exit 1, nothing on stdout and one line on stderr", code, out, stderr)
 	}
