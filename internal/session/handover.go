@@ -145,5 +145,15 @@ func (c *Control) Dial(ctx context.Context, network string, opts sockopt.Options
 // ReadReady waits for the server's StreamsReady, or its refusal.
 func (c *Control) ReadReady(ready *proto.StreamsReady) error { return c.ct.readReady(ready) }
 
+// ReadReadyUDP is ReadReady for a test whose data path is UDP sockets
+// (stream i+1 on conns[i]): each says its hello until the server has them.
+func (c *Control) ReadReadyUDP(ready *proto.StreamsReady, conns ...*net.UDPConn) error {
+	token, err := proto.ParseToken(c.ct.accept.Token)
+	if err != nil {
+		return err
+	}
+	return c.ct.greetUntilReady(token, conns, ready)
+}
+
 // Close closes the control connection.
 func (c *Control) Close() { c.ct.close() }

@@ -15,10 +15,8 @@ import (
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/rr"
 	"github.com/wireperf/wireperf/internal/session"
-	"github.com/wireperf/wireperf/internal/sockopt"
 	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/stats"
-	"github.com/wireperf/wireperf/internal/udpflow"
 )
 
 // clockProbes is how many NTP-style exchanges on the control connection
@@ -103,31 +101,12 @@ func (c *client) dataPath(ctx context.Context) error {
 	ctl := c.ctl
 	switch c.spec.RRMode {
 	case spec.RRUDP:
-		conn, err := ctl.Dial(ctx, "udp", sockopt.Options{})
+		conn, err := ctl.Dial(ctx, "udp", netsetup.UDPOptions(c.spec, false))
 		if err != nil {
 			return fmt.Errorf("rr UDP socket to %s: %w", ctl.Addr(), err)
 		}
 		c.udp = conn.(*net.UDPConn)
-		if raw, err := c.udp.SyscallConn(); err == nil {
-			if err := sockopt.Apply(raw, sockopt.Options{SndBuf: int(c.spec.Window), RcvBuf: int(c.spec.Window), TOS: c.spec.TOS}); err != nil {
-				return err
-			}
-		}
-		hello := udpflow.Hello{Token: [16]byte(token), StreamID: 1}.MarshalHello()
-		stop := make(chan struct{})
-		defer close(stop)
-		go func() {
-			tick := time.NewTicker(50 * time.Millisecond)
-			defer tick.Stop()
-			for {
-				_, _ = c.udp.Write(hello)
-				select {
-				case <-stop:
-					return
-				case <-tick.C:
-				}
-			}
-		}()
+		return ctl.ReadReadyUDP(&c.ready, c.udp)
 	case spec.RRTCP:
 		conn, err := ctl.Dial(ctx, "tcp", netsetup.TCPOptions(c.spec, true, false))
 		if err != nil {

@@ -167,7 +167,7 @@ func (s *server) dataPath(ready *proto.StreamsReady, lost <-chan error) error {
 			return fmt.Errorf("the rr UDP socket never said hello: %w", err)
 		}
 		s.udp = conn
-		if err := applyOptions(conn, sockopt.Options{SndBuf: int(s.spec.Window), RcvBuf: int(s.spec.Window), TOS: s.spec.TOS}); err != nil {
+		if err := applyOptions(conn, netsetup.UDPOptions(s.spec, false)); err != nil {
 			return err
 		}
 		ready.Streams = append(ready.Streams, proto.ServerStream{
