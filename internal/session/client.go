@@ -28,16 +28,8 @@ import (
 	"github.com/wireperf/wireperf/internal/udpflow"
 )
 
-// Observer sees a client's test as it runs. Both calls come from one
-// goroutine, in order.
-type Observer interface {
-	// Started is called once every connection is up, with the streams'
-	// addresses and socket options on both ends, before any data moves.
-	Started(r *result.Result)
-	// Interval is called for each interval once both ends' figures are
-	// in, or when the remote end's are overdue.
-	Interval(r *result.Result, row result.IntervalRow)
-}
+// Observer sees a client's test as it runs.
+type Observer = result.Observer
 
 // ClientConfig is what a client needs to run a test.
 type ClientConfig struct {
