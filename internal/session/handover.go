@@ -31,12 +31,15 @@ type AdmittedTest struct {
 	Request   proto.TestRequest
 	Admission *Admission
 	Config    ServeConfig
-	Log       *slog.Logger
+	Log       *slog.Logger // names the test and the client
 	// Handshake is how long each step of the set-up may take.
 	Handshake time.Duration
 	fw        *frameWriter
 	cc        *controlConn
 }
+
+// ControlRTT is the client's measure of the control round trip.
+func (t *AdmittedTest) ControlRTT() time.Duration { return time.Duration(t.Request.ControlRTTNs) }
 
 // Send writes a control frame; it is safe from several goroutines.
 func (t *AdmittedTest) Send(typ proto.Type, body any) error { return t.fw.send(typ, body) }
