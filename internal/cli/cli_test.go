@@ -131,9 +131,15 @@ func TestUnreachableServerExitsOne(t *testing.T) {
 	}
 }
 
-func startServer(t *testing.T) int {
+func startServer(t *testing.T) int { return startServerWith(t, func(*server.Config) {}) }
+
+// startServerWith runs a server on loopback, its configuration changed
+// first, until the test ends; it returns the port.
+func startServerWith(t *testing.T, mutate func(*server.Config)) int {
 	t.Helper()
-	srv := server.New(server.Config{Bind: "127.0.0.1", Limits: server.DefaultLimits(), Logger: slog.New(slog.DiscardHandler)})
+	cfg := server.Config{Bind: "127.0.0.1", Limits: server.DefaultLimits(), Logger: slog.New(slog.DiscardHandler)}
+	mutate(&cfg)
+	srv := server.New(cfg)
 	if err := srv.Listen(); err != nil {
 		t.Fatal(err)
 	}

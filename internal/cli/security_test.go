@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"context"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -64,16 +62,7 @@ func TestClientAuthentication(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := server.New(server.Config{Bind: "127.0.0.1", Limits: server.DefaultLimits(), Keys: keys,
-		Logger: slog.New(slog.DiscardHandler)})
-	if err := srv.Listen(); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { _ = srv.Serve(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
-	port := strconv.Itoa(srv.Addr().Port)
+	port := strconv.Itoa(startServerWith(t, func(c *server.Config) { c.Keys = keys }))
 	good := write("good", "alice 0123456789abcdef0123\n")
 	bad := write("bad", "alice wrongwrongwrongwrong\n")
 	for _, args := range [][]string{{}, {"--auth-key-file", bad}} {
@@ -107,15 +96,7 @@ func TestEveryClientCommandTakesTheSecurityFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := server.New(server.Config{Bind: "127.0.0.1", Limits: server.DefaultLimits(), Keys: keys, Logger: slog.New(slog.DiscardHandler)})
-	if err := srv.Listen(); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { _ = srv.Serve(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
-	port := strconv.Itoa(srv.Addr().Port)
+	port := strconv.Itoa(startServerWith(t, func(c *server.Config) { c.Keys = keys }))
 	rr := []string{"rr", "127.0.0.1", "-p", port, "--count", "50"}
 	if code, _, stderr := runCLI(rr...); code != ExitFailed || !strings.Contains(stderr, "authentication failed") {
 		t.Errorf("rr without the key: exit %d, stderr %q; want 1 and authentication failed", code, stderr)

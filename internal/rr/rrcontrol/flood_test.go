@@ -13,10 +13,9 @@ import (
 	"github.com/wireperf/wireperf/internal/spec"
 )
 
-// startRawRR has a crr test admitted and started, and returns its
-// control connection and token: what a hostile client needs to open data
-// connections that never send a request.
-func startRawRR(t *testing.T, port int, s spec.Spec) (*session.Control, proto.Token) {
+// connectRaw has a test admitted, as a client that goes its own way
+// from there would: the control connection, closed when the test ends.
+func connectRaw(t *testing.T, port int, s spec.Spec) *session.Control {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -25,6 +24,15 @@ func startRawRR(t *testing.T, port int, s spec.Spec) (*session.Control, proto.To
 		t.Fatal(err)
 	}
 	t.Cleanup(ctl.Close)
+	return ctl
+}
+
+// startRawRR has a crr test admitted and started, and returns its
+// control connection and token: what a hostile client needs to open data
+// connections that never send a request.
+func startRawRR(t *testing.T, port int, s spec.Spec) (*session.Control, proto.Token) {
+	t.Helper()
+	ctl := connectRaw(t, port, s)
 	tok, err := proto.ParseToken(ctl.Accept().Token)
 	if err != nil {
 		t.Fatal(err)

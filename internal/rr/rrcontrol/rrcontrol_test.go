@@ -170,19 +170,13 @@ func TestRRRefusesATestWhoseSocketOptionsFail(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			s := rrSpec(mode, 64)
 			s.Congestion = "nosuchcc"
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			ctl, err := session.Connect(ctx, session.ClientConfig{Host: "127.0.0.1", Port: srv.Addr().Port, Spec: s, Logger: quiet()})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ctl.Close()
+			ctl := connectRaw(t, srv.Addr().Port, s)
 			if mode == spec.RRTCP {
 				tok, err := proto.ParseToken(ctl.Accept().Token)
 				if err != nil {
 					t.Fatal(err)
 				}
-				c, err := ctl.Dial(ctx, "tcp", sockopt.Options{})
+				c, err := ctl.Dial(context.Background(), "tcp", sockopt.Options{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -191,7 +185,7 @@ func TestRRRefusesATestWhoseSocketOptionsFail(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			err = ctl.ReadReady(&proto.StreamsReady{})
+			err := ctl.ReadReady(&proto.StreamsReady{})
 			if err == nil || !strings.Contains(err.Error(), "TCP_CONGESTION") || !strings.Contains(err.Error(), "nosuchcc") {
 				t.Fatalf("the server took a test whose congestion control it cannot set: %v", err)
 			}

@@ -2,15 +2,8 @@ package rrcontrol_test
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"errors"
-	"math/big"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -22,37 +15,12 @@ import (
 	"github.com/wireperf/wireperf/internal/server"
 	"github.com/wireperf/wireperf/internal/session"
 	"github.com/wireperf/wireperf/internal/spec"
+	"github.com/wireperf/wireperf/internal/testutil/tlstest"
 )
 
 var alice = &auth.Credential{User: "alice", Key: []byte("0123456789abcdef0123")}
 
 func keyed(c *server.Config) { c.Keys = auth.Keys{alice.User: alice.Key} }
-
-// selfSigned is a certificate for 127.0.0.1, and a pool that trusts it.
-func selfSigned(t *testing.T) (tls.Certificate, *x509.CertPool) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "wireperf rr test"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, IsCA: true, BasicConstraintsValid: true,
-		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	parsed, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := x509.NewCertPool()
-	pool.AddCert(parsed)
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, pool
-}
 
 func runRRWith(srv *server.Server, s spec.Spec, mutate func(*session.ClientConfig)) (*result.Result, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -84,7 +52,8 @@ func TestRRAgainstAKeyedServer(t *testing.T) {
 // rr runs over TLS on the control connection in every mode, the clock
 // exchange included.
 func TestRROverTLS(t *testing.T) {
-	cert, pool := selfSigned(t)
+	cert, parsed := tlstest.SelfSigned(t)
+	pool := tlstest.Pool(parsed)
 	srv := startServerWith(t, func(c *server.Config) {
 		keyed(c)
 		c.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS13}
@@ -123,13 +92,7 @@ func TestRRUnexpectedFrameClosesWithTheReason(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := rrSpec(spec.RRCRR, 64)
 			s.RRCount, s.Duration = 0, time.Minute
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			ctl, err := session.Connect(ctx, session.ClientConfig{Host: "127.0.0.1", Port: srv.Addr().Port, Spec: s, Logger: quiet()})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ctl.Close()
+			ctl := connectRaw(t, srv.Addr().Port, s)
 			if err := ctl.ReadReady(&proto.StreamsReady{}); err != nil {
 				t.Fatal(err)
 			}
@@ -150,7 +113,7 @@ func TestRRUnexpectedFrameClosesWithTheReason(t *testing.T) {
 				}
 			case e := <-ev.End:
 				t.Fatalf("the server went on to report (%+v) instead of refusing the frame", e.RR)
-			case <-ctx.Done():
+			case <-time.After(10 * time.Second):
 				t.Fatal("the server neither refused the frame nor closed")
 			}
 		})
