@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"runtime"
 	"strconv"
 	"strings"
@@ -249,6 +250,15 @@ func newRRCmd(e env) *cobra.Command {
 	return cmd
 }
 
+// config is the client's configuration for a test against host, key and
+// TLS included.
+func (f *rrFlags) config(host string, log *slog.Logger) (rrcontrol.Config, error) {
+	cfg := rrcontrol.Config{ClientConfig: session.ClientConfig{
+		Host: host, Port: f.port, Bind: f.bind, ConnectTimeout: f.connectTimeout, Spec: f.spec, Logger: log,
+	}, Timeout: f.timeout}
+	return cfg, f.security.apply(&cfg.ClientConfig)
+}
+
 func runRR(ctx context.Context, e env, f *rrFlags, host string) error {
 	rio, err := startRun(ctx, e, f.log, f.logfile)
 	if err != nil {
@@ -256,10 +266,8 @@ func runRR(ctx context.Context, e env, f *rrFlags, host string) error {
 	}
 	defer rio.done()
 	log, out, ctx := rio.log, rio.out, rio.ctx
-	cfg := rrcontrol.Config{ClientConfig: session.ClientConfig{
-		Host: host, Port: f.port, Bind: f.bind, ConnectTimeout: f.connectTimeout, Spec: f.spec, Logger: log,
-	}, Timeout: f.timeout}
-	if err := f.security.apply(&cfg.ClientConfig); err != nil {
+	cfg, err := f.config(host, log)
+	if err != nil {
 		return err
 	}
 	var res *result.Result
