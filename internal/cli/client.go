@@ -269,26 +269,21 @@ func runTest(ctx context.Context, e env, f *clientFlags, host string, obs *obser
 	if f.iperf3 {
 		return iperf3.RunClient(ctx, ip3)
 	}
-	cred, err := f.security.credential()
-	if err != nil {
-		return nil, err
-	}
-	tc, err := f.security.tlsConfig(host)
-	if err != nil {
-		return nil, err
-	}
-	return session.RunClient(ctx, session.ClientConfig{
+	cfg := session.ClientConfig{
 		Host: host, Port: f.port, Bind: f.bind, CPort: f.cport,
 		ConnectTimeout: f.connectTimeout, Spec: f.spec, Observer: obs, Logger: log,
-		Auth: cred, TLS: tc,
-		Iperf3: func(ctx context.Context, srv session.Iperf3Server) (*result.Result, error) {
-			fmt.Fprintf(e.stderr, "%s is an iperf3 server; switching to iperf3 mode\n", srv.Addr)
-			if srv.Conn != nil {
-				return iperf3.RunClientOn(ctx, srv.Conn, srv.Sent, ip3)
-			}
-			return iperf3.RunClient(ctx, ip3)
-		},
-	})
+	}
+	if err := f.security.apply(&cfg); err != nil {
+		return nil, err
+	}
+	cfg.Iperf3 = func(ctx context.Context, srv session.Iperf3Server) (*result.Result, error) {
+		fmt.Fprintf(e.stderr, "%s is an iperf3 server; switching to iperf3 mode\n", srv.Addr)
+		if srv.Conn != nil {
+			return iperf3.RunClientOn(ctx, srv.Conn, srv.Sent, ip3)
+		}
+		return iperf3.RunClient(ctx, ip3)
+	}
+	return session.RunClient(ctx, cfg)
 }
 
 // observer shows a running test through an emitter.

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 
@@ -44,7 +43,7 @@ func selftest(ctx context.Context, e env, f *clientFlags) error {
 	defer cancel()
 	srv := server.New(server.Config{
 		Bind: "127.0.0.1", Limits: server.DefaultLimits(),
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Logger: slog.New(slog.DiscardHandler),
 	})
 	if err := srv.Listen(); err != nil {
 		return err

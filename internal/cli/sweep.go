@@ -454,11 +454,11 @@ type rrPoint struct{ rf *rrFlags }
 func (r rrPoint) duration() time.Duration { return r.rf.spec.Duration }
 
 func (r rrPoint) run(ctx context.Context, e env, host string, log *slog.Logger) ([]byte, error) {
-	f := r.rf
-	res, err := rrcontrol.Run(ctx, rrcontrol.Config{
-		Host: host, Port: f.port, Bind: f.bind, ConnectTimeout: f.connectTimeout,
-		Spec: f.spec, Logger: log, Timeout: f.timeout,
-	})
+	cfg, err := r.rf.config(host, log)
+	if err != nil {
+		return nil, err
+	}
+	res, err := rrcontrol.Run(ctx, cfg)
 	var buf bytes.Buffer
 	if res != nil {
 		if werr := (&emit.RRJSON{W: &buf}).Write(res); werr != nil && err == nil {
