@@ -204,8 +204,8 @@ func (a Axis) configure(pa *gplot.Axis, values []float64, log bool) {
 	}
 	if lo == hi {
 		lo, hi = lo-1, hi+1
-		if lo < 0 && a.Quantity != Number {
-			lo = 0
+		if lo < 0 && lo+1 >= 0 {
+			lo = 0 // counts and rates that are all 0 read from 0 up
 		}
 	}
 	pa.Min, pa.Max = lo, hi

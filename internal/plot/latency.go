@@ -2,6 +2,7 @@ package plot
 
 import (
 	"errors"
+	"math"
 	"sort"
 
 	gplot "gonum.org/v1/plot"
@@ -34,15 +35,24 @@ type LatencySeries struct {
 }
 
 // Latency draws each distribution as a histogram (share of samples per
-// bucket) and, below on the same RTT axis, as a CDF; p50, p99 and p99.9
+// bin: ten per decade on a log axis, histBins on a linear one, so that
+// a fine-grained histogram still reads as a shape) and, below on the same RTT axis, as a CDF; p50, p99 and p99.9
 // are marked on both.
 func Latency(in LatencyInput) (*Figure, error) {
 	f := &Figure{Kind: "latency", Title: in.Title, Footer: in.Footer}
 	var hist, cdf [][]Point
 	var marks []float64
 	total := 0
+	var edges []float64
 	for _, s := range in.Series {
-		h, c := distribution(s.Buckets)
+		for _, b := range s.Buckets {
+			edges = append(edges, b.From, b.To)
+		}
+	}
+	logX := Axis{Quantity: Micros}.wantsLog(edges)
+	for _, s := range in.Series {
+		h, _ := distribution(rebin(s.Buckets, logX))
+		_, c := distribution(s.Buckets) // the CDF keeps every bucket's edge
 		hist, cdf = append(hist, h), append(cdf, c)
 		total += len(h)
 		marks = append(marks, s.P50, s.P99, s.P999)
@@ -58,7 +68,7 @@ func Latency(in LatencyInput) (*Figure, error) {
 	bottom := f.newPanel(x, Axis{Label: "Samples at or below", Quantity: Percent, Scale: Linear}, allX, cdfY)
 	for i, s := range in.Series {
 		st := lineStyle(i)
-		top.stairs(s.Name, hist[i], s.Buckets, st)
+		top.stairs(s.Name, hist[i], rebin(s.Buckets, logX), st)
 		bottom.line(s.Name, cdf[i], st, false)
 		pm := percentileMarks{style: dashed(st), values: []float64{s.P50, s.P99, s.P999}, names: []string{"p50", "p99", "p99.9"}, row: i}
 		for _, b := range []*panelBuilder{top, bottom} {
@@ -178,4 +188,61 @@ func (m percentileMarks) Plot(c draw.Canvas, p *gplot.Plot) {
 		y := c.Max.Y - vg.Length(m.row*3+i)*lineH
 		c.FillText(sty, vg.Point{X: x + 2, Y: y}, m.names[i]+" "+tickLabel(Micros, v))
 	}
+}
+
+// histBins is the number of bins of a histogram on a linear axis.
+const histBins = 40
+
+// rebin regroups buckets into display bins: on a log axis ten per
+// decade, else histBins over the range. A bucket goes to the bin of its
+// middle; its samples are never split or lost.
+func rebin(buckets []Bucket, logX bool) []Bucket {
+	if len(buckets) == 0 {
+		return nil
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, b := range buckets {
+		lo, hi = math.Min(lo, b.From), math.Max(hi, b.To)
+	}
+	var edge func(i int) float64
+	var index func(v float64) int
+	switch {
+	case logX && lo > 0:
+		k0 := math.Floor(10 * math.Log10(lo))
+		edge = func(i int) float64 { return math.Pow(10, (k0+float64(i))/10) }
+		index = func(v float64) int { return int(math.Floor(10*math.Log10(v) - k0)) }
+	case logX:
+		// Values ≤ 0 keep their own bucket; Latency leaves them out of
+		// the log axis and says so.
+		var out, pos []Bucket
+		for _, b := range buckets {
+			if b.From <= 0 {
+				out = append(out, b)
+			} else {
+				pos = append(pos, b)
+			}
+		}
+		return append(out, rebin(pos, true)...)
+	case hi > lo:
+		w := (hi - lo) / histBins
+		edge = func(i int) float64 { return lo + float64(i)*w }
+		index = func(v float64) int { return min(histBins-1, int((v-lo)/w)) }
+	default:
+		return buckets
+	}
+	counts := map[int]int64{}
+	var order []int
+	for _, b := range buckets {
+		i := index((b.From + b.To) / 2)
+		if _, ok := counts[i]; !ok {
+			order = append(order, i)
+		}
+		counts[i] += b.Count
+	}
+	sort.Ints(order)
+	out := make([]Bucket, 0, len(order))
+	for _, i := range order {
+		out = append(out, Bucket{From: edge(i), To: edge(i + 1), Count: counts[i]})
+	}
+	return out
 }

@@ -282,3 +282,31 @@ func TestPlottedValuesKept(t *testing.T) {
 		t.Fatalf("percentile marks: %v, want p50 300, p99 1050, p99.9 9000", marks)
 	}
 }
+
+// TestRebinKeepsEverySample: the histogram's display bins hold exactly
+// the samples of the buckets, ten bins per decade on a log axis.
+func TestRebinKeepsEverySample(t *testing.T) {
+	var buckets []Bucket
+	var total int64
+	for v := 50.0; v < 30000; v += 1 + v/100 {
+		n := int64(v) % 7
+		buckets = append(buckets, Bucket{From: v, To: v + 1, Count: n})
+		total += n
+	}
+	for _, logX := range []bool{true, false} {
+		bins := rebin(buckets, logX)
+		var sum int64
+		for i, b := range bins {
+			sum += b.Count
+			if logX && !near(b.To/b.From, math.Pow(10, 0.1), 1e-9) {
+				t.Fatalf("log bin %d spans %g..%g, want a tenth of a decade", i, b.From, b.To)
+			}
+			if i > 0 && b.From < bins[i-1].To-1e-9 {
+				t.Fatalf("bins overlap: %v then %v", bins[i-1], b)
+			}
+		}
+		if sum != total || len(bins) >= len(buckets) {
+			t.Fatalf("log=%v: %d bins hold %d samples; the %d buckets hold %d", logX, len(bins), sum, len(buckets), total)
+		}
+	}
+}
