@@ -20,6 +20,13 @@ const (
 	goldenLevel     = 24
 )
 
+// docImages is where docs/reports.md's example figures are; each stays
+// under maxDocImage bytes.
+const (
+	docImages   = "../../docs/images"
+	maxDocImage = 100 << 10
+)
+
 func goldenFigures(t *testing.T) map[string]*Figure {
 	t.Helper()
 	must := func(f *Figure, err error) *Figure {
@@ -47,26 +54,32 @@ func TestGolden(t *testing.T) {
 			if err := f.Write(&buf, "png"); err != nil {
 				t.Fatal(err)
 			}
-			path := filepath.Join("testdata", name+".png")
-			if *update {
-				if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			// The reference, and the same figure as docs/reports.md shows it,
+			// so the documentation's examples cannot go stale.
+			for _, path := range []string{filepath.Join("testdata", name+".png"), filepath.Join(docImages, "plot-"+name+".png")} {
+				if *update {
+					if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					continue
+				}
+				want, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatalf("%v (run the test with -update to create it)", err)
+				}
+				share, err := pixelDifference(buf.Bytes(), want)
+				if err != nil {
 					t.Fatal(err)
 				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run the test with -update to create it)", err)
-			}
-			share, err := pixelDifference(buf.Bytes(), want)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if share > goldenTolerance {
-				got := filepath.Join(t.TempDir(), name+".png")
-				_ = os.WriteFile(got, buf.Bytes(), 0o644)
-				t.Errorf("%s differs from %s in %.2f%% of its pixels (more than %.2f%%); rendered: %s; if the change is meant, run go test -update",
-					name, path, 100*share, 100*goldenTolerance, got)
+				if share > goldenTolerance {
+					got := filepath.Join(t.TempDir(), name+".png")
+					_ = os.WriteFile(got, buf.Bytes(), 0o644)
+					t.Errorf("%s differs from %s in %.2f%% of its pixels (more than %.2f%%); rendered: %s; if the change is meant, run go test -update",
+						name, path, 100*share, 100*goldenTolerance, got)
+				}
+				if len(want) > maxDocImage {
+					t.Errorf("%s is %d KB: keep figures under %d KB", path, len(want)>>10, maxDocImage>>10)
+				}
 			}
 		})
 	}
