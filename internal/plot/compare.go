@@ -85,23 +85,33 @@ func CompareSweeps(labels []string, ins []SweepInput) (*Figure, error) {
 		return nil, err
 	}
 	out := SweepInput{Title: ins[0].Title, X: ins[0].X, Y: ins[0].Y}
-	footers := make([]Footer, len(ins))
+	out.Series, out.Footer = overlay(labels, ins, func(in SweepInput) Footer { return in.Footer },
+		func(in SweepInput) []SweepSeries { return in.Series }, func(s *SweepSeries) *string { return &s.Name })
 	var xs, ys []float64
-	for i, in := range ins {
-		footers[i] = in.Footer
-		for _, s := range in.Series {
-			s.Name = labels[i] + ": " + s.Name
-			out.Series = append(out.Series, s)
-			for _, p := range s.Points {
-				xs = append(xs, p.X)
-				ys = append(ys, p.Values...)
-			}
+	for _, s := range out.Series {
+		for _, p := range s.Points {
+			xs = append(xs, p.X)
+			ys = append(ys, p.Values...)
 		}
 	}
 	out.X.AtData = true // as Sweep draws it
 	out.X, out.Y = shared(out.X, xs), shared(out.Y, ys)
-	out.Footer = compareFooter(labels, footers)
 	return Sweep(out)
+}
+
+// overlay gathers every input's series, each renamed "LABEL: name",
+// and the inputs' footers as one.
+func overlay[In, S any](labels []string, ins []In, footer func(In) Footer, series func(In) []S, name func(*S) *string) ([]S, Footer) {
+	var out []S
+	footers := make([]Footer, len(ins))
+	for i, in := range ins {
+		footers[i] = footer(in)
+		for _, s := range series(in) {
+			*name(&s) = labels[i] + ": " + *name(&s)
+			out = append(out, s)
+		}
+	}
+	return out, compareFooter(labels, footers)
 }
 
 // CompareUDPMon overlays UDPmon sweeps.
@@ -110,15 +120,8 @@ func CompareUDPMon(labels []string, ins []UDPMonInput) (*Figure, error) {
 		return nil, err
 	}
 	out := UDPMonInput{Title: ins[0].Title, Rate: ins[0].Rate}
-	footers := make([]Footer, len(ins))
-	for i, in := range ins {
-		footers[i] = in.Footer
-		for _, s := range in.Series {
-			s.Name = labels[i] + ": " + s.Name
-			out.Series = append(out.Series, s)
-		}
-	}
-	out.Footer = compareFooter(labels, footers)
+	out.Series, out.Footer = overlay(labels, ins, func(in UDPMonInput) Footer { return in.Footer },
+		func(in UDPMonInput) []UDPMonSeries { return in.Series }, func(s *UDPMonSeries) *string { return &s.Name })
 	return UDPMon(out)
 }
 
@@ -129,24 +132,18 @@ func CompareTimelines(labels []string, ins []TimelineInput) (*Figure, error) {
 		return nil, err
 	}
 	out := TimelineInput{Title: ins[0].Title}
-	footers := make([]Footer, len(ins))
-	prefix := func(label string, ss []TimeSeries) []TimeSeries {
-		out := make([]TimeSeries, len(ss))
-		for i, s := range ss {
-			out[i] = TimeSeries{Name: label + ": " + s.Name, Points: s.Points}
-		}
-		return out
+	footer := func(in TimelineInput) Footer { return in.Footer }
+	name := func(s *TimeSeries) *string { return &s.Name }
+	panel := func(pick func(TimelineInput) []TimeSeries) []TimeSeries {
+		series, _ := overlay(labels, ins, footer, pick, name)
+		return series
 	}
-	for i, in := range ins {
-		footers[i] = in.Footer
-		out.Goodput = append(out.Goodput, prefix(labels[i], in.Goodput)...)
-		out.Cwnd = append(out.Cwnd, prefix(labels[i], in.Cwnd)...)
-		out.RTT = append(out.RTT, prefix(labels[i], in.RTT)...)
-		out.Retransmits = append(out.Retransmits, prefix(labels[i], in.Retransmits)...)
-		out.Loss = append(out.Loss, prefix(labels[i], in.Loss)...)
-		out.Jitter = append(out.Jitter, prefix(labels[i], in.Jitter)...)
-	}
-	out.Footer = compareFooter(labels, footers)
+	out.Goodput = panel(func(in TimelineInput) []TimeSeries { return in.Goodput })
+	out.Cwnd = panel(func(in TimelineInput) []TimeSeries { return in.Cwnd })
+	out.RTT = panel(func(in TimelineInput) []TimeSeries { return in.RTT })
+	out.Retransmits = panel(func(in TimelineInput) []TimeSeries { return in.Retransmits })
+	out.Loss = panel(func(in TimelineInput) []TimeSeries { return in.Loss })
+	out.Jitter, out.Footer = overlay(labels, ins, footer, func(in TimelineInput) []TimeSeries { return in.Jitter }, name)
 	return Timeline(out)
 }
 
@@ -156,14 +153,7 @@ func CompareLatency(labels []string, ins []LatencyInput) (*Figure, error) {
 		return nil, err
 	}
 	out := LatencyInput{Title: ins[0].Title}
-	footers := make([]Footer, len(ins))
-	for i, in := range ins {
-		footers[i] = in.Footer
-		for _, s := range in.Series {
-			s.Name = labels[i] + ": " + s.Name
-			out.Series = append(out.Series, s)
-		}
-	}
-	out.Footer = compareFooter(labels, footers)
+	out.Series, out.Footer = overlay(labels, ins, func(in LatencyInput) Footer { return in.Footer },
+		func(in LatencyInput) []LatencySeries { return in.Series }, func(s *LatencySeries) *string { return &s.Name })
 	return Latency(out)
 }
