@@ -91,7 +91,7 @@ func CompareSweeps(labels []string, ins []SweepInput) (*Figure, error) {
 	for _, s := range out.Series {
 		for _, p := range s.Points {
 			xs = append(xs, p.X)
-			ys = append(ys, p.Values...)
+			ys = append(ys, p.values()...)
 		}
 	}
 	out.X.AtData = true // as Sweep draws it

@@ -22,6 +22,10 @@ type HeatmapInput struct {
 	Value   Axis // what the cells hold; only its Label and Quantity count
 	XValues []float64
 	YValues []float64
+	// XLabels and YLabels, when given, name the values on the axes (an
+	// axis of words such as congestion controls); else the values are
+	// printed in their axis's unit.
+	XLabels, YLabels []string
 	// Cells[j][i] is the value at (XValues[i], YValues[j]); NaN where the
 	// campaign has no result.
 	Cells  [][]float64
@@ -83,6 +87,9 @@ func Heatmap(in HeatmapInput) (*Figure, error) {
 	}
 	for j, row := range in.Cells {
 		s := Series{Name: tickLabel(in.Y.Quantity, in.YValues[j])}
+		if j < len(in.YLabels) {
+			s.Name = in.YLabels[j]
+		}
 		for i, v := range row {
 			s.Points = append(s.Points, Point{X: in.XValues[i], Y: v})
 			text := "—"
@@ -110,7 +117,7 @@ func Heatmap(in HeatmapInput) (*Figure, error) {
 		p.Add(l)
 	}
 	p.X.Label.Text, p.Y.Label.Text = in.X.Label, in.Y.Label
-	p.X.Tick.Marker, p.Y.Tick.Marker = indexTicks(in.X.Quantity, in.XValues), indexTicks(in.Y.Quantity, in.YValues)
+	p.X.Tick.Marker, p.Y.Tick.Marker = indexTicks(in.X.Quantity, in.XValues, in.XLabels), indexTicks(in.Y.Quantity, in.YValues, in.YLabels)
 	p.X.Min, p.X.Max = -0.5, float64(nx)-0.5
 	p.Y.Min, p.Y.Max = -0.5, float64(ny)-0.5
 	p.Title.Text = axisLabel("Cells: "+in.Value.Label, unit)
@@ -126,11 +133,16 @@ func (g heatGrid) Z(c, r int) float64 { return g.cells[r][c] }
 func (g heatGrid) X(c int) float64    { return float64(c) }
 func (g heatGrid) Y(r int) float64    { return float64(r) }
 
-// indexTicks labels positions 0..n-1 with the axis's values.
-func indexTicks(q Quantity, values []float64) gplot.ConstantTicks {
+// indexTicks labels positions 0..n-1 with the axis's labels, or its
+// values.
+func indexTicks(q Quantity, values []float64, labels []string) gplot.ConstantTicks {
 	ticks := make(gplot.ConstantTicks, len(values))
 	for i, v := range values {
-		ticks[i] = gplot.Tick{Value: float64(i), Label: tickLabel(q, v)}
+		label := tickLabel(q, v)
+		if i < len(labels) {
+			label = labels[i]
+		}
+		ticks[i] = gplot.Tick{Value: float64(i), Label: label}
 	}
 	return ticks
 }

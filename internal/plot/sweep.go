@@ -16,6 +16,9 @@ type SweepInput struct {
 	Title  string
 	X, Y   Axis
 	Series []SweepSeries
+	// Stat names what summarised points' Y is (mean, median, ...); empty
+	// for the mean of Values.
+	Stat   string
 	Footer Footer
 }
 
@@ -25,10 +28,31 @@ type SweepSeries struct {
 	Points []SweepPoint
 }
 
-// SweepPoint is one point of the sweep with its repetitions' values.
+// SweepPoint is one point of the sweep with its repetitions' values,
+// or summarised already (an archive's pivot): Y with the Min and Max over
+// N repetitions, used when Values is empty.
 type SweepPoint struct {
 	X      float64
 	Values []float64
+
+	Y, Min, Max float64
+	N           int
+}
+
+// values are the figures the point's line and bar are made of.
+func (p SweepPoint) values() []float64 {
+	if len(p.Values) > 0 || p.N == 0 {
+		return p.Values
+	}
+	return []float64{p.Min, p.Y, p.Max}
+}
+
+// reps is the point's number of repetitions.
+func (p SweepPoint) reps() int {
+	if len(p.Values) > 0 {
+		return len(p.Values)
+	}
+	return p.N
 }
 
 // Sweep draws the lines through the mean of each point's repetitions,
@@ -43,8 +67,8 @@ func Sweep(in SweepInput) (*Figure, error) {
 	for _, s := range in.Series {
 		for _, p := range s.Points {
 			allX = append(allX, p.X)
-			allY = append(allY, p.Values...)
-			reps = max(reps, len(p.Values))
+			allY = append(allY, p.values()...)
+			reps = max(reps, p.reps())
 		}
 	}
 	in.X.AtData = true
@@ -66,7 +90,11 @@ func Sweep(in SweepInput) (*Figure, error) {
 	}
 	b.finish()
 	if reps > 1 {
-		f.note("Lines join the mean of each point's repetitions (up to %d); bars span the smallest to the largest.", reps)
+		what := "the mean of each point's repetitions"
+		if in.Stat != "" {
+			what = "each point's " + in.Stat + " over its repetitions"
+		}
+		f.note("Lines join %s (up to %d); bars span the smallest to the largest.", what, reps)
 	}
 	return f, nil
 }
@@ -78,6 +106,16 @@ func sweepLine(pts []SweepPoint, xlog, ylog bool) (mean, lo, hi []Point) {
 	sorted := append([]SweepPoint(nil), pts...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].X < sorted[j].X })
 	for _, p := range sorted {
+		if len(p.Values) == 0 && p.N > 0 {
+			if ylog && p.Y <= 0 {
+				mean = append(mean, Point{p.X, 0}) // noted with the points left out
+				continue
+			}
+			mean = append(mean, Point{p.X, p.Y})
+			lo = append(lo, Point{p.X, p.Min})
+			hi = append(hi, Point{p.X, p.Max})
+			continue
+		}
 		var sum float64
 		n := 0
 		mn, mx := math.Inf(1), math.Inf(-1)
