@@ -199,8 +199,8 @@ func (a Axis) configure(pa *gplot.Axis, values []float64, log bool) {
 			pa.Label.Text = a.Label
 		}
 	}
-	if !a.fixed() && lo > 0 && (a.Quantity == BitRate || a.Quantity == Bytes || a.Quantity == Percent) && !a.AtData {
-		lo = 0 // rates and sizes read against zero
+	if !a.fixed() && lo > 0 && a.Quantity != Number && !a.AtData {
+		lo = 0 // rates, sizes, delays and times read against zero
 	}
 	if lo == hi {
 		lo, hi = lo-1, hi+1

@@ -100,8 +100,8 @@ func (pb phaseBands) Plot(c draw.Canvas, p *gplot.Plot) {
 	sty := text.Style{
 		Color:   color.Gray{Y: 0x40},
 		Font:    p.X.Tick.Label.Font,
-		XAlign:  draw.XCenter,
-		YAlign:  draw.YTop,
+		XAlign:  draw.XLeft,
+		YAlign:  draw.YBottom,
 		Handler: p.TextHandler,
 	}
 	sty.Font.Size = 8
@@ -114,6 +114,8 @@ func (pb phaseBands) Plot(c draw.Canvas, p *gplot.Plot) {
 		c.FillPolygon(shade, c.ClipPolygonXY([]vg.Point{
 			{X: x0, Y: c.Min.Y}, {X: x1, Y: c.Min.Y}, {X: x1, Y: c.Max.Y}, {X: x0, Y: c.Max.Y},
 		}))
-		c.FillText(sty, vg.Point{X: (x0 + x1) / 2, Y: c.Max.Y - 2}, ph.Label)
+		// Named at the bottom left: the legend takes a top corner, and
+		// the RTT axis starts at 0, below any probe.
+		c.FillText(sty, vg.Point{X: x0 + 3, Y: c.Min.Y + 3}, ph.Label)
 	}
 }

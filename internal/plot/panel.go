@@ -30,6 +30,7 @@ func (f *Figure) newPanel(x, y Axis, allX, allY []float64) *panelBuilder {
 	p.Legend.Top = true
 	p.Legend.TextStyle.Font.Size = 8
 	p.Legend.ThumbnailWidth = 0.4 * vg.Inch
+	p.Legend.Padding = vg.Points(1.5) // rows apart, dashed thumbnails included
 	p.X.Label.TextStyle.Font.Size = 9
 	p.Y.Label.TextStyle.Font.Size = 9
 	p.X.Tick.Label.Font.Size = 8
