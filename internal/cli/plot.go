@@ -133,30 +133,39 @@ func figureFromFile(kind, path string) (*plot.Figure, error) {
 	if err != nil {
 		return nil, err
 	}
-	subject := filepath.Base(path)
+	fig, err := figureOf(kind, doc, filepath.Base(path))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return fig, nil
+}
+
+// figureOf draws kind (timeline, latency, load or udpmon) from one
+// document, named subject in the footer.
+func figureOf(kind string, doc *resultjson.Document, subject string) (*plot.Figure, error) {
 	switch kind {
 	case "timeline":
 		in, err := plot.TimelineOf(doc.Result, subject)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, err
 		}
 		return plot.Timeline(in)
 	case "latency":
 		in, err := plot.LatencyOf(doc.Result, subject)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, err
 		}
 		return plot.Latency(in)
 	case "load":
 		in, err := plot.LoadOf(doc.Result, subject)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, err
 		}
 		return plot.Load(in)
 	default: // udpmon
 		in, err := plot.UDPMonOf(doc.Sweep, subject)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, err
 		}
 		return plot.UDPMon(in)
 	}
