@@ -3,7 +3,7 @@ GO       ?= go
 FUZZTIME ?= 30s
 BIN      ?= wireperf
 
-.PHONY: all build test vet cross bench fuzz selftest clean
+.PHONY: all build test vet cross bench fuzz selftest clean man completions
 
 all: vet build test
 
@@ -29,6 +29,20 @@ cross:
 
 selftest:
 	$(GO) run ./cmd/wireperf selftest
+
+# Man pages and shell completions, generated from the command definitions
+# into $(BUILDDIR) (not committed). The pages carry the last commit's date,
+# so they change only when the code does.
+BUILDDIR ?= build
+man: build
+	SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct 2>/dev/null || date +%s) ./$(BIN) man $(BUILDDIR)/man
+
+completions: build
+	mkdir -p $(BUILDDIR)/completions
+	./$(BIN) completion bash > $(BUILDDIR)/completions/wireperf.bash
+	./$(BIN) completion zsh > $(BUILDDIR)/completions/_wireperf
+	./$(BIN) completion fish > $(BUILDDIR)/completions/wireperf.fish
+	./$(BIN) completion powershell > $(BUILDDIR)/completions/wireperf.ps1
 
 # Side-by-side speed runs against iperf3 on loopback; see bench/RESULTS.md.
 bench: build

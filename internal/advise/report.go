@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/figures"
 	"github.com/wireperf/wireperf/internal/result"
 )
 
@@ -115,13 +116,13 @@ func Analyze(in Inputs) *Report {
 }
 
 // withIdeal fills a run's Transfer Time Ratio against a measured ideal.
-func withIdeal(r Measurement, ideal float64) *DirectionFigures {
+func withIdeal(r Measurement, ideal float64) *figures.DirectionFigures {
 	if r.TCP == nil {
 		return nil
 	}
 	t := *r.TCP
 	t.IdealBps = ideal
-	if ratio, ok := TransferTimeRatio(int64(r.GoodputBps*r.Seconds/8), r.Seconds, ideal); ok {
+	if ratio, ok := figures.TransferTimeRatio(int64(r.GoodputBps*r.Seconds/8), r.Seconds, ideal); ok {
 		t.TransferTimeRatio = &ratio
 	}
 	return &t

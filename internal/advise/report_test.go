@@ -6,13 +6,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/figures"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/tcpinfo"
 )
 
-// seedResult is a client→server test over 215 ms whose streams each run
+// wanResult is a client→server test over 215 ms whose streams each run
 // at rate, held back by a 694 kB receive window for 70% of busy time.
-func seedResult(streams int, rate float64) *result.Result {
+func wanResult(streams int, rate float64) *result.Result {
 	r := &result.Result{
 		Local:  result.End{Role: result.RoleClient, Host: result.Host{System: "Linux a 6.18 x86_64"}},
 		Remote: result.End{Role: result.RoleServer, Host: result.Host{System: "Linux b 6.18 x86_64"}},
@@ -45,7 +46,7 @@ func TestAnalyze(t *testing.T) {
 		source     string
 		ideal      float64
 	}{
-		{"given", 1e9, "given", LineRateGoodput(1e9, 1500)},
+		{"given", 1e9, "given", figures.LineRateGoodput(1e9, 1500)},
 		{"measured", 0, "measured", 4 * 20e6},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -53,7 +54,7 @@ func TestAnalyze(t *testing.T) {
 				Target: "10.77.2.2:5201", Bottleneck: tc.bottleneck, StartedAt: time.Now(),
 				Probes:      []Probe{{RTTus: 216000, Kernel: true}, {RTTus: 215300, Kernel: true}, {RTTus: 215900, Kernel: true}},
 				ProbeMethod: "test", ProbeMSS: 1448, ProbeMTU: 1500,
-				Single: seedResult(1, 20e6), Multi: seedResult(4, 20e6), LocalLimits: local,
+				Single: wanResult(1, 20e6), Multi: wanResult(4, 20e6), LocalLimits: local,
 			})
 			if rep.BaselineRTTus != 215300 || rep.PathMTU != 1500 || rep.MSS != 1448 || rep.Direction != "client→server" {
 				t.Errorf("path %+v", rep)
@@ -90,7 +91,7 @@ func TestAnalyze(t *testing.T) {
 }
 
 func TestAnalyzeReverse(t *testing.T) {
-	r := seedResult(1, 20e6)
+	r := wanResult(1, 20e6)
 	// Reverse: the server sent.
 	r.Local, r.Remote = r.Remote, r.Local
 	r.Local.Role, r.Remote.Role = result.RoleClient, result.RoleServer

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/wireperf/wireperf/internal/figures"
 )
 
 // WriteText writes the report for people: what was measured, the
@@ -102,9 +104,9 @@ func (r *Measurement) describe() string {
 			parts = append(parts, fmt.Sprintf("Transfer Time Ratio %.2f", *t.TransferTimeRatio))
 		}
 		if ss := t.SlowStart; ss != nil {
-			parts = append(parts, ss.describe())
-		} else if t.SlowStartLast > 0 {
-			parts = append(parts, fmt.Sprintf("slow start ended at %.2f-%.2f s", t.SlowStartFirst, t.SlowStartLast))
+			parts = append(parts, slowStartText(ss))
+		} else if ends := t.SlowStartEnds(); ends != "" {
+			parts = append(parts, "slow start ended "+ends)
 		}
 	}
 	s := strings.Join(parts, ", ")
@@ -114,17 +116,33 @@ func (r *Measurement) describe() string {
 	return s
 }
 
-func (ss *SlowStartFigures) describe() string {
+func slowStartText(ss *figures.SlowStartFigures) string {
 	if !ss.Ended {
 		return fmt.Sprintf("still in slow start at %.2f s", ss.Duration)
 	}
 	return fmt.Sprintf("slow start ended at %.2f s (%s)", ss.End, ss.Cause)
 }
 
+// probeList prints the probes' RTTs in the unit the baseline is printed
+// in (ms does the same): µs below a millisecond, where a tenth of a
+// millisecond would print every loopback probe as 0.0.
 func probeList(ps []Probe) string {
+	least := uint32(0)
+	for i, p := range ps {
+		if i == 0 || p.RTTus < least {
+			least = p.RTTus
+		}
+	}
 	var s []string
 	for _, p := range ps {
-		s = append(s, strconv.FormatFloat(float64(p.RTTus)/1e3, 'f', 1, 64))
+		if least < 1000 {
+			s = append(s, strconv.FormatUint(uint64(p.RTTus), 10))
+		} else {
+			s = append(s, strconv.FormatFloat(float64(p.RTTus)/1e3, 'f', 1, 64))
+		}
+	}
+	if least < 1000 {
+		return strings.Join(s, " ") + " µs"
 	}
 	return strings.Join(s, " ") + " ms"
 }

@@ -1,11 +1,13 @@
 package advise
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/figures"
 	"github.com/wireperf/wireperf/internal/result"
 )
 
@@ -18,13 +20,13 @@ func linuxHost(role, addr string, rmemMax, wmemMax int64) Host {
 }
 
 // tcp builds a run's TCP figures.
-type tcpOpt func(*DirectionFigures)
+type tcpOpt func(*figures.DirectionFigures)
 
 func measured(goodput float64, secs float64, opts ...tcpOpt) Measurement {
-	d := &DirectionFigures{Streams: 1, GoodputBps: goodput}
+	d := &figures.DirectionFigures{Streams: 1, GoodputBps: goodput}
 	d.BaselineRTTus = 215000
-	d.Limited = &LimitedTime{BusyUs: uint64(secs * 1e6), Network: 1}
-	d.SlowStart = &SlowStartFigures{Ended: true, End: 0.2, Share: 0.2 / secs, Duration: secs}
+	d.Limited = &figures.LimitedTime{BusyUs: uint64(secs * 1e6), Network: 1}
+	d.SlowStart = &figures.SlowStartFigures{Ended: true, End: 0.2, Share: 0.2 / secs, Duration: secs}
 	for _, o := range opts {
 		o(d)
 	}
@@ -32,17 +34,17 @@ func measured(goodput float64, secs float64, opts ...tcpOpt) Measurement {
 }
 
 func shares(rwnd, sndbuf float64) tcpOpt {
-	return func(d *DirectionFigures) {
+	return func(d *figures.DirectionFigures) {
 		d.Limited.Rwnd, d.Limited.Sndbuf, d.Limited.Network = rwnd, sndbuf, 1-rwnd-sndbuf
 	}
 }
 
 func window(w uint64, plateau bool) tcpOpt {
-	return func(d *DirectionFigures) { d.MaxSndWnd, d.WindowPlateau = w, &plateau }
+	return func(d *figures.DirectionFigures) { d.MaxSndWnd, d.WindowPlateau = w, &plateau }
 }
 
 func slowStart(end float64, ended bool) tcpOpt {
-	return func(d *DirectionFigures) {
+	return func(d *figures.DirectionFigures) {
 		ss := d.SlowStart
 		ss.Ended, ss.End = ended, end
 		ss.Share = 1
@@ -54,22 +56,22 @@ func slowStart(end float64, ended bool) tcpOpt {
 }
 
 func losses(retrans int64, reductions int, bytesSent, bytesRetrans uint64) tcpOpt {
-	return func(d *DirectionFigures) {
+	return func(d *figures.DirectionFigures) {
 		d.Retransmits, d.CwndReductions, d.BytesSent, d.BytesRetrans = retrans, reductions, bytesSent, bytesRetrans
-		e, _ := Efficiency(bytesSent, bytesRetrans)
+		e, _ := figures.Efficiency(bytesSent, bytesRetrans)
 		d.EfficiencyPercent = &e
 	}
 }
 
 func busy(secs float64) tcpOpt {
-	return func(d *DirectionFigures) { d.Limited.BusyUs = uint64(secs * 1e6) }
+	return func(d *figures.DirectionFigures) { d.Limited.BusyUs = uint64(secs * 1e6) }
 }
 
 func TestClassify(t *testing.T) {
 	client := linuxHost(result.RoleClient, "10.0.1.1", 1<<20, 4<<20)
 	server := linuxHost(result.RoleServer, "10.0.2.2", 1<<20, 4<<20)
 	bigServer := linuxHost(result.RoleServer, "10.0.2.2", 64<<20, 64<<20)
-	seed := func(single Measurement, multi *Measurement) Evidence {
+	wan := func(single Measurement, multi *Measurement) Evidence {
 		return Evidence{Sender: client, Receiver: server, BaselineRTT: 215 * time.Millisecond, MTU: 1500,
 			Bottleneck: 1e9, BottleneckGiven: true, Single: single, Multi: multi}
 	}
@@ -85,18 +87,18 @@ func TestClassify(t *testing.T) {
 	}{
 		{
 			name: "submarine cable: 1 MiB tcp_rmem at 215 ms and 1 Gbit/s",
-			e: seed(measured(20.5e6, 4, shares(0.69, 0), window(694000, true), slowStart(4, false)),
+			e: wan(measured(20.5e6, 4, shares(0.69, 0), window(694000, true), slowStart(4, false)),
 				&Measurement{Streams: 4, GoodputBps: 72e6}),
 			limit: LimitReceiverWindow, host: result.RoleServer,
 			sysctls: []string{"server net.ipv4.tcp_rmem=4096 131072 67108864", "client net.ipv4.tcp_wmem=4096 16384 67108864"},
-			flags:   []string{"-w 26M", "-P 46"}, expected: LineRateGoodput(1e9, 1500),
+			flags:   []string{"-w 26M", "-P 46"}, expected: figures.LineRateGoodput(1e9, 1500),
 			mention: []string{"the server (10.0.2.2)", "26.9 MB", "64 MiB", "doubles", "turns autotuning off", "25.8 Mbits/sec"},
 		},
 		{
 			name:  "submarine cable: a 64 KiB window at 215 ms gives 2.4 Mbit/s",
-			e:     seed(measured(2.4e6, 5, shares(0.95, 0), window(64<<10, true)), nil),
+			e:     wan(measured(2.4e6, 5, shares(0.95, 0), window(64<<10, true)), nil),
 			limit: LimitReceiverWindow, host: result.RoleServer,
-			flags: []string{"-w 26M"}, expected: LineRateGoodput(1e9, 1500),
+			flags: []string{"-w 26M"}, expected: figures.LineRateGoodput(1e9, 1500),
 			mention: []string{"2.44 Mbits/sec (window ÷ RTT)"},
 		},
 		{
@@ -109,7 +111,7 @@ func TestClassify(t *testing.T) {
 		},
 		{
 			name:  "network: one stream fills the path",
-			e:     seed(measured(935e6, 5, losses(12, 2, 580e6, 17376)), nil),
+			e:     wan(measured(935e6, 5, losses(12, 2, 580e6, 17376)), nil),
 			limit: LimitNetwork, expected: 935e6,
 			mention: []string{"fills the path", "12 retransmits"},
 		},
@@ -121,50 +123,52 @@ func TestClassify(t *testing.T) {
 		},
 		{
 			name:  "slow start: a short test at a long RTT",
-			e:     seed(measured(263e6, 4, shares(0.15, 0), window(20e6, false), slowStart(2.8, true), losses(3500, 1, 130e6, 5e6)), nil),
-			limit: LimitSlowStart, flags: []string{"-t 30"}, expected: LineRateGoodput(1e9, 1500),
+			e:     wan(measured(263e6, 4, shares(0.15, 0), window(20e6, false), slowStart(2.8, true), losses(3500, 1, 130e6, 5e6)), nil),
+			limit: LimitSlowStart, flags: []string{"-t 30"}, expected: figures.LineRateGoodput(1e9, 1500),
 			sysctls: []string{"server net.ipv4.tcp_rmem=4096 131072 67108864", "client net.ipv4.tcp_wmem=4096 16384 67108864"},
 			mention: []string{"slow start took 2.8 s of the 4.0 s test", "70.0 Mbits/sec before", "11 RTTs"},
 		},
 		{
 			name: "HyStart ended slow start early at a small window",
-			e: seed(measured(2.4e6, 4, shares(0, 0), slowStart(0.5, true),
-				func(d *DirectionFigures) { d.SlowStart.Cause, d.SlowStart.CwndBytes = result.SlowStartSsthresh, 120000 }), nil),
+			e: wan(measured(2.4e6, 4, shares(0, 0), slowStart(0.5, true),
+				func(d *figures.DirectionFigures) {
+					d.SlowStart.Cause, d.SlowStart.CwndBytes = result.SlowStartSsthresh, 120000
+				}), nil),
 			limit: LimitSlowStart, flags: []string{"-t 30", "-C bbr"},
 			mention: []string{"slow start ended early, at 0.5 s with a window of 120 kB (the BDP is 26.9 MB) and no loss", "HyStart"},
 		},
 		{
 			name:  "a growing window is slow start, not a window limit",
-			e:     seed(measured(100e6, 4, shares(0.4, 0), window(8e6, false), slowStart(3.5, true)), nil),
+			e:     wan(measured(100e6, 4, shares(0.4, 0), window(8e6, false), slowStart(3.5, true)), nil),
 			limit: LimitSlowStart, mention: []string{"still growing"},
 		},
 		{
 			name: "congestion: steady loss",
-			e: seed(measured(48e6, 5, losses(2100, 40, 30e6, 3e6)),
+			e: wan(measured(48e6, 5, losses(2100, 40, 30e6, 3e6)),
 				&Measurement{Streams: 4, GoodputBps: 190e6}),
 			limit: LimitCongestion, flags: []string{"-P 4", "-C bbr"}, expected: 190e6,
 			mention: []string{"2100 retransmits", "40 congestion-window reductions", "TCP Efficiency 90.00%", "Mathis"},
 		},
 		{
 			name: "BBR at its window: little rwnd-limited time, but the rate after slow start is window ÷ RTT",
-			e: seed(measured(18.9e6, 4, shares(0.22, 0), window(694000, true), slowStart(2.5, true),
-				func(d *DirectionFigures) { d.SlowStart.RateAfter = 25.5e6 }), nil),
+			e: wan(measured(18.9e6, 4, shares(0.22, 0), window(694000, true), slowStart(2.5, true),
+				func(d *figures.DirectionFigures) { d.SlowStart.RateAfter = 25.5e6 }), nil),
 			limit: LimitReceiverWindow, host: result.RoleServer,
 			mention: []string{"ran at what the server (10.0.2.2)'s receive window allows", "the stream ran at 25.5 Mbits/sec after slow start"},
 		},
 		{
 			name:  "one retransmit is not a loss problem",
-			e:     seed(measured(760e6, 4, losses(1, 1, 380e6, 1448)), nil),
+			e:     wan(measured(760e6, 4, losses(1, 1, 380e6, 1448)), nil),
 			limit: LimitNetwork, mention: []string{"no host limit shows"},
 		},
 		{
 			name:  "application: the sender idled",
-			e:     seed(measured(10e6, 5, busy(1)), nil),
+			e:     wan(measured(10e6, 5, busy(1)), nil),
 			limit: LimitApplication, host: result.RoleClient,
 		},
 		{
 			name:  "unknown without TCP_INFO",
-			e:     seed(Measurement{Streams: 1, Seconds: 5, GoodputBps: 10e6}, nil),
+			e:     wan(Measurement{Streams: 1, Seconds: 5, GoodputBps: 10e6}, nil),
 			limit: LimitUnknown,
 		},
 		{
@@ -234,5 +238,52 @@ func TestRecommendUnknownLimits(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(a.Steps, "\n"), "current value is unknown") {
 		t.Errorf("steps do not say the value is unknown: %q", a.Steps)
+	}
+}
+
+func TestBufferFor(t *testing.T) {
+	tests := []struct {
+		bdp  float64
+		want int64
+	}{
+		{0, 0},
+		{1e5, 4 << 20},
+		{26.875e6, 64 << 20}, // 1 Gbit/s × 215 ms: 2 × BDP = 53.75 MB
+		{1.477e6, 4 << 20},
+		{40e6, 128 << 20},
+	}
+	for _, tc := range tests {
+		got := BufferFor(tc.bdp)
+		if got != tc.want {
+			t.Errorf("BufferFor(%g) = %d, want %d", tc.bdp, got, tc.want)
+		}
+		if tc.bdp > 0 && float64(got) < 2*tc.bdp {
+			t.Errorf("BufferFor(%g) = %d is below 2 × BDP", tc.bdp, got)
+		}
+	}
+}
+
+func near(got, want, tol float64) bool { return math.Abs(got-want) <= tol*math.Abs(want) }
+
+// The rules run in the order the verdict depends on: a full path first,
+// then the windows, the CPU, slow start, loss, the application, and the
+// network when nothing on a host shows.
+func TestRulesOrder(t *testing.T) {
+	want := []string{LimitNetwork, LimitReceiverWindow, LimitSenderBuffer, LimitCPU, LimitSlowStart, LimitSlowStart,
+		LimitCongestion, LimitApplication, LimitUnknown, LimitNetwork}
+	var got []string
+	for _, r := range rules {
+		got = append(got, r.limit)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("rules %v; want %v", got, want)
+	}
+	// A stream that fills the path is network-limited even when its
+	// receive window held it back: the first rule wins.
+	e := Evidence{Sender: linuxHost(result.RoleClient, "", 1<<20, 1<<20), Receiver: linuxHost(result.RoleServer, "", 1<<20, 1<<20),
+		BaselineRTT: time.Millisecond, Bottleneck: 1e9, BottleneckGiven: true,
+		Single: measured(940e6, 5, shares(0.9, 0), window(1<<20, true))}
+	if v := Classify(e); v.Limit != LimitNetwork {
+		t.Errorf("a full path with a limiting window: %s; want %s", v.Limit, LimitNetwork)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -15,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/wireperf/wireperf/internal/server"
 )
@@ -38,6 +39,10 @@ func TestIperfStyleArgs(t *testing.T) {
 		{[]string{"--client=host", "-R"}, []string{"client", "host", "-R"}},
 		{[]string{"client", "host"}, []string{"client", "host"}},
 		{[]string{"--help"}, []string{"--help"}},
+		// -c without a host goes to the client, which asks for one.
+		{[]string{"-c"}, []string{"client"}},
+		{[]string{"-c", "-t", "5"}, []string{"client", "-t", "5"}},
+		{[]string{"-R", "--client"}, []string{"client", "-R"}},
 	}
 	for _, tc := range tests {
 		if got := iperfStyle(tc.in); !reflect.DeepEqual(got, tc.want) {
@@ -60,7 +65,11 @@ func TestBadUsageExitsTwoWithOneLine(t *testing.T) {
 		{[]string{"-c", "h", "-R", "--bidir"}, "choose one"},
 		{[]string{"-c", "h", "--dscp", "XX"}, "DSCP"},
 		{[]string{"-c", "h", "-p", "70000"}, "-p 70000"},
+		{[]string{"-c", "h", "-b", "100mbit"}, `invalid rate "100mbit": unknown suffix "mbit"`},
 		{[]string{"client"}, "HOST"},
+		{[]string{"-c"}, "say which server to test: wireperf -c HOST"},
+		{[]string{"-c", "-t", "5"}, "wireperf -c HOST"},
+		{[]string{"-c", "h", "-n", "0", "-t", "0"}, "-t 0 needs -n"},
 		{[]string{"client", "a", "b"}, "HOST"},
 		{[]string{"server", "-p", "-1"}, "-p -1"},
 		{[]string{"server", "--log-level", "loud"}, "--log-level"},
@@ -80,6 +89,34 @@ func TestBadUsageExitsTwoWithOneLine(t *testing.T) {
 	}
 }
 
+// -n 0 sets no byte limit, as in iperf3: the test runs for -t's default
+// rather than being refused as "-t 0 needs -n".
+func TestZeroBytesMeansNoByteLimit(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		time time.Duration
+		n    int64
+	}{
+		{[]string{"-n", "0"}, 10 * time.Second, 0},
+		{[]string{"-n", "1M"}, 0, 1 << 20},
+		{[]string{"-n", "1M", "-t", "3"}, 3 * time.Second, 1 << 20},
+	} {
+		f := newClientFlags()
+		cmd := &cobra.Command{}
+		f.register(cmd)
+		if err := cmd.ParseFlags(tc.args); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.finish(cmd); err != nil {
+			t.Errorf("%q: %v", tc.args, err)
+			continue
+		}
+		if f.spec.Duration != tc.time || f.spec.Bytes != tc.n {
+			t.Errorf("%q: -t %v -n %d; want -t %v -n %d", tc.args, f.spec.Duration, f.spec.Bytes, tc.time, tc.n)
+		}
+	}
+}
+
 func TestUnreachableServerExitsOne(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -95,7 +132,7 @@ func TestUnreachableServerExitsOne(t *testing.T) {
 
 func startServer(t *testing.T) int {
 	t.Helper()
-	srv := server.New(server.Config{Bind: "127.0.0.1", Limits: server.DefaultLimits(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	srv := server.New(server.Config{Bind: "127.0.0.1", Limits: server.DefaultLimits(), Logger: slog.New(slog.DiscardHandler)})
 	if err := srv.Listen(); err != nil {
 		t.Fatal(err)
 	}

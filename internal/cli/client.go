@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -88,7 +87,7 @@ func (f *clientFlags) register(cmd *cobra.Command) {
 	fs.Var(durationValue{&f.retryBusy}, "retry-busy", "iperf3 servers: retry a busy server with backoff for up to this long")
 	fs.BoolVar(&f.counters64, "udp-counters-64bit", false, "iperf3 servers: 64-bit UDP sequence numbers")
 	fs.StringVar(&f.logfile, "logfile", "", "write the report to this file instead of stdout (appends)")
-	fs.Var(durationValue{&f.tcpinfo.interval}, "tcpinfo-interval", "TCP_INFO timeline period per sending stream (100ms); 0 turns the timeline off")
+	fs.Var(durationValue{&f.tcpinfo.interval}, "tcpinfo-interval", "TCP_INFO timeline period per sending stream; 0 turns the timeline off")
 	fs.StringVar(&f.tcpinfo.csv, "tcpinfo-csv", "", "write the TCP_INFO timelines to this CSV file")
 	fs.StringVar(&f.tcpinfo.bottleneck, "bottleneck", "", "the path's bottleneck rate (e.g. 1g), for the RFC 6349 Transfer Time Ratio")
 	fs.Var(durationValue{&f.connectTimeout}, "connect-timeout", "give up connecting after this long (seconds, or e.g. 500ms)")
@@ -105,8 +104,10 @@ func (f *clientFlags) finish(cmd *cobra.Command) error {
 	if err := f.finishUDP(cmd); err != nil {
 		return err
 	}
-	if cmd.Flags().Changed("bytes") && !cmd.Flags().Changed("time") {
-		f.spec.Duration = 0 // -n alone: run until the bytes are sent, as iperf does
+	if cmd.Flags().Changed("bytes") && !cmd.Flags().Changed("time") && f.spec.Bytes > 0 {
+		// -n alone: run until the bytes are sent, as iperf does. As in
+		// iperf3, -n 0 sets no byte limit, so -t's default applies.
+		f.spec.Duration = 0
 	}
 	if f.port < 1 || f.port > 65535 {
 		return usagef("-p %d: want 1 to 65535", f.port)
@@ -197,10 +198,13 @@ func newClientCmd(e env) *cobra.Command {
 }
 
 func exactlyOneHost(_ *cobra.Command, args []string) error {
-	if len(args) != 1 {
-		return usagef("client needs exactly one HOST (got %d arguments)", len(args))
+	switch len(args) {
+	case 0:
+		return usagef("say which server to test: wireperf -c HOST")
+	case 1:
+		return nil
 	}
-	return nil
+	return usagef("client needs exactly one HOST (got %d arguments: %s)", len(args), strings.Join(args, " "))
 }
 
 func runClient(ctx context.Context, e env, f *clientFlags, host string) error {
@@ -234,25 +238,23 @@ func runClient(ctx context.Context, e env, f *clientFlags, host string) error {
 // or when the server turns out to be iperf3.
 func runTest(ctx context.Context, e env, f *clientFlags, host string, obs *observer, log *slog.Logger) (*result.Result, error) {
 	ip3 := iperf3.ClientConfig{
-		Host: host, Port: f.port, Bind: f.bind, ConnectTimeout: f.connectTimeout, Spec: f.spec,
+		Host: host, Port: f.port, Bind: f.bind, CPort: f.cport, ConnectTimeout: f.connectTimeout, Spec: f.spec,
 		Observer: obs, Logger: log, RetryBusy: f.retryBusy, UDPCounters64: f.counters64,
 	}
 	if f.iperf3 {
 		return iperf3.RunClient(ctx, ip3)
 	}
-	res, err := session.RunClient(ctx, session.ClientConfig{
+	return session.RunClient(ctx, session.ClientConfig{
 		Host: host, Port: f.port, Bind: f.bind, CPort: f.cport,
 		ConnectTimeout: f.connectTimeout, Spec: f.spec, Observer: obs, Logger: log,
+		Iperf3: func(ctx context.Context, srv session.Iperf3Server) (*result.Result, error) {
+			fmt.Fprintf(e.stderr, "%s is an iperf3 server; switching to iperf3 mode\n", srv.Addr)
+			if srv.Conn != nil {
+				return iperf3.RunClientOn(ctx, srv.Conn, srv.Sent, ip3)
+			}
+			return iperf3.RunClient(ctx, ip3)
+		},
 	})
-	var other *session.Iperf3ServerError
-	if !errors.As(err, &other) {
-		return res, err
-	}
-	fmt.Fprintf(e.stderr, "%s is an iperf3 server; switching to iperf3 mode\n", other.Addr)
-	if other.Conn != nil {
-		return iperf3.RunClientOn(ctx, other.Conn, other.Sent, ip3)
-	}
-	return iperf3.RunClient(ctx, ip3)
 }
 
 // observer shows a running test through an emitter.

@@ -165,12 +165,12 @@ direction (the delay is half the RTT each way). Rates and sizes take k, m, g
 	fs := cmd.Flags()
 	fs.Var(durationValue{&f.rtt}, "rtt", "round-trip delay, half of it each way (e.g. 215ms)")
 	fs.Var(durationValue{&f.jitter}, "jitter", "uniform jitter of ± this on each packet's delay, each way; keeps packet order")
-	fs.Var(labRateValue{&f.rate}, "rate", "rate cap each way, bit/s on an Ethernet line (e.g. 1g, 100m); 0 for none")
+	fs.Var(rateValue{&f.rate}, "rate", "rate cap each way, bit/s on an Ethernet line (e.g. 1g, 100m); 0 for none")
 	fs.Var(labPercentValue{&f.loss}, "loss", "random loss each way (e.g. 0.1%)")
 	fs.Var(labPercentValue{&f.reorder}, "reorder", "share of packets held back behind the next one, each way (e.g. 0.5%)")
 	fs.Var(labPercentValue{&f.duplicate}, "duplicate", "share of packets sent twice, each way (e.g. 0.1%)")
 	fs.Var(labBurstLossValue{&f.burst}, "burst-loss", "Gilbert burst loss P,R: P the chance to enter a loss burst, R to leave it (e.g. 1%,30%)")
-	fs.Var(labSizeValue{&f.queue}, "queue", "bytes that may wait for the rate cap, each way (e.g. 1MB; default 50 ms at the rate)")
+	fs.Var(sizeValue{&f.queue}, "queue", "bytes that may wait for the rate cap, each way (e.g. 1M; default 50 ms at the rate)")
 	fs.IntVar(&f.mtu, "mtu", f.mtu, "MTU of every link")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed of the emulator's random decisions (0: from the clock; status shows it)")
 	return cmd
@@ -381,6 +381,7 @@ func newLabRouterCmd() *cobra.Command {
 
 type labPercentValue struct{ p *float64 }
 
+func (v labPercentValue) get() any { return *v.p }
 func (v labPercentValue) String() string {
 	if v.p == nil || *v.p == 0 {
 		return "0"
@@ -397,47 +398,9 @@ func (v labPercentValue) Set(s string) error {
 }
 func (labPercentValue) Type() string { return "percent" }
 
-type labRateValue struct{ p *float64 }
-
-func (v labRateValue) String() string {
-	if v.p == nil {
-		return "0"
-	}
-	return strconv.FormatFloat(*v.p, 'g', -1, 64)
-}
-func (v labRateValue) Set(s string) error {
-	r, err := impair.ParseRate(s)
-	if err != nil {
-		return err
-	}
-	if r > 0 && r < 8 {
-		return fmt.Errorf("rate %q is below 1 byte/s", s)
-	}
-	*v.p = r
-	return nil
-}
-func (labRateValue) Type() string { return "rate" }
-
-type labSizeValue struct{ p *int64 }
-
-func (v labSizeValue) String() string {
-	if v.p == nil || *v.p == 0 {
-		return "0"
-	}
-	return strconv.FormatInt(*v.p, 10)
-}
-func (v labSizeValue) Set(s string) error {
-	n, err := impair.ParseSize(s)
-	if err != nil {
-		return err
-	}
-	*v.p = n
-	return nil
-}
-func (labSizeValue) Type() string { return "size" }
-
 type labBurstLossValue struct{ p **impair.GilbertElliott }
 
+func (v labBurstLossValue) get() any { return *v.p }
 func (v labBurstLossValue) String() string {
 	if v.p == nil || *v.p == nil {
 		return ""

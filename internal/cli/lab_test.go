@@ -64,7 +64,10 @@ func TestLabBadUsageExitsTwoWithOneLine(t *testing.T) {
 		{[]string{"lab", "up", "x", "--mtu", "100"}, "--mtu 100"},
 		{[]string{"lab", "up", "x", "--burst-loss", "0.1"}, "--burst-loss"},
 		{[]string{"lab", "up", "x", "--burst-loss", "1%,0"}, "--burst-loss"},
-		{[]string{"lab", "up", "x", "--queue", "1MB"}, "--rate"},
+		{[]string{"lab", "up", "x", "--queue", "1M"}, "--rate"},
+		// One units parser: the lab refuses what the client's -b refuses.
+		{[]string{"lab", "up", "x", "--rate", "1gbit"}, `invalid argument "1gbit" for "--rate" flag: invalid rate "1gbit": unknown suffix "gbit"`},
+		{[]string{"lab", "up", "x", "--rate", "1g", "--queue", "1MB"}, `unknown suffix "MB"`},
 		{[]string{"lab", "up", "x", "--rate", "1g", "--queue", "lots"}, "--queue"},
 		{[]string{"lab", "up", "x", "--seed", "-1"}, "--seed"},
 		{[]string{"lab", "up", "x", "--no-such-flag"}, "--no-such-flag"},
@@ -278,5 +281,8 @@ func TestLabUpExecStatusDown(t *testing.T) {
 	}
 	if _, err := os.Stat("/run/netns/wp-" + name + "-a"); err == nil {
 		t.Error("namespaces left after lab down")
+	}
+	if code, out, stderr := runCLI("lab", "down", name); code != ExitFailed || strings.Contains(out, "is down") || !strings.Contains(stderr, "no lab named") {
+		t.Errorf("lab down twice: exit %d, %q %q; want 1 and no lab named", code, out, stderr)
 	}
 }

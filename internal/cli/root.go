@@ -78,7 +78,7 @@ func newRoot(e env) *cobra.Command {
 	root.SetOut(e.stdout)
 	root.SetErr(e.stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newClientCmd(e), newServerCmd(e), newSelftestCmd(e), newAdviseCmd(e), newLabCmd(e), newRRCmd(e), newUDPMonCmd(e))
+	root.AddCommand(newClientCmd(e), newServerCmd(e), newSelftestCmd(e), newAdviseCmd(e), newLabCmd(e), newRRCmd(e), newUDPMonCmd(e), newManCmd(e))
 	root.AddCommand(newPlotCmd(e))
 	for _, c := range root.Commands() {
 		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
@@ -98,9 +98,13 @@ func iperfStyle(args []string) []string {
 			return args
 		case a == "-s" || a == "--server":
 			return append([]string{"server"}, without(args, i, 1)...)
-		case (a == "-c" || a == "--client") && i+1 < len(args):
-			rest := without(args, i, 2)
-			return append([]string{"client", args[i+1]}, rest...)
+		case a == "-c" || a == "--client":
+			if i+1 == len(args) || strings.HasPrefix(args[i+1], "-") {
+				// No host: the client command says so, rather than
+				// the root refusing an unknown flag -c.
+				return append([]string{"client"}, without(args, i, 1)...)
+			}
+			return append([]string{"client", args[i+1]}, without(args, i, 2)...)
 		case strings.HasPrefix(a, "--client="):
 			return append([]string{"client", strings.TrimPrefix(a, "--client=")}, without(args, i, 1)...)
 		case strings.HasPrefix(a, "-c") && len(a) > 2 && !strings.HasPrefix(a, "--"):

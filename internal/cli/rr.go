@@ -13,7 +13,8 @@ import (
 	"github.com/wireperf/wireperf/internal/emit"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/rr"
-	"github.com/wireperf/wireperf/internal/session"
+	"github.com/wireperf/wireperf/internal/rr/rrcontrol"
+	"github.com/wireperf/wireperf/internal/rrload"
 	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/units"
 )
@@ -252,7 +253,7 @@ func runRR(ctx context.Context, e env, f *rrFlags, host string) error {
 	}
 	defer rio.done()
 	log, out, ctx := rio.log, rio.out, rio.ctx
-	cfg := session.RRConfig{
+	cfg := rrcontrol.Config{
 		Host: host, Port: f.port, Bind: f.bind, ConnectTimeout: f.connectTimeout,
 		Spec: f.spec, Logger: log, Timeout: f.timeout,
 	}
@@ -268,11 +269,11 @@ func runRR(ctx context.Context, e env, f *rrFlags, host string) error {
 	}
 	if f.load != "" {
 		ls, _ := f.loadSpec()
-		res, runErr = session.RunRRLoaded(ctx, session.RRLoadConfig{
+		res, runErr = rrload.Run(ctx, rrload.Config{
 			Probe: cfg, Idle: f.loadIdle, After: f.loadAfter, Load: ls,
 		})
 	} else {
-		res, runErr = session.RunRR(ctx, cfg)
+		res, runErr = rrcontrol.Run(ctx, cfg)
 	}
 	if res == nil {
 		return runErr

@@ -2,9 +2,11 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -146,9 +148,15 @@ func runUDPMon(ctx context.Context, e env, f *udpmonFlags, host string) error {
 	cfg := f.cfg
 	cfg.Server, cfg.Logger = fmt.Sprintf("%s port %d", host, f.port), log
 	cfg.Run = func(ctx context.Context, s spec.Spec) (*result.Result, error) {
-		return session.RunClient(ctx, session.ClientConfig{
+		res, err := session.RunClient(ctx, session.ClientConfig{
 			Host: host, Port: f.port, Bind: f.bind, ConnectTimeout: f.connectTimeout, Spec: s, Logger: log,
 		})
+		// A refusal other than "busy" (a limit, a setting the server
+		// cannot apply) would meet every point: the sweep stops.
+		if errors.Is(err, session.ErrRefused) && !strings.Contains(err.Error(), "busy") {
+			err = fmt.Errorf("%w (%w)", err, udpmon.ErrRecurs)
+		}
+		return res, err
 	}
 	table := f.csv == f.json // neither: the table, row by row
 	bar := !f.noBar && isTerminal(out)
@@ -170,12 +178,19 @@ func runUDPMon(ctx context.Context, e env, f *udpmonFlags, host string) error {
 			keep(write(out, "\r"+udpmon.Bar(done, total, eta, 30)))
 		}
 	}
-	if table {
-		keep(tw.Header(&udpmon.Sweep{Server: cfg.Server, Reverse: cfg.Reverse, Count: cfg.Count}))
+	// The table's header waits for the first point, so that a sweep that
+	// cannot start (a wrong port) prints one line: why.
+	headed := false
+	header := func() {
+		if table && !headed {
+			keep(tw.Header(&udpmon.Sweep{Server: cfg.Server, Reverse: cfg.Reverse, Count: cfg.Count}))
+		}
+		headed = true
 	}
 	drawBar(0, 0)
 	cfg.OnPoint = func(p *udpmon.Point, done, total int, eta time.Duration) {
 		clearBar()
+		header()
 		if table {
 			keep(tw.Row(p))
 		}
@@ -183,9 +198,10 @@ func runUDPMon(ctx context.Context, e env, f *udpmonFlags, host string) error {
 	}
 	sw, runErr := udpmon.Run(ctx, cfg)
 	clearBar()
-	if sw == nil {
+	if sw == nil || len(sw.Points) == 0 && runErr != nil {
 		return runErr
 	}
+	header()
 	switch {
 	case f.json:
 		keep((&emit.UDPMonJSON{W: out}).Write(sw))

@@ -1,11 +1,15 @@
 package cli
 
 import (
+	"context"
 	"encoding/csv"
 	"encoding/json"
+	"log/slog"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/wireperf/wireperf/internal/server"
 )
 
 func TestUDPMonUsageErrors(t *testing.T) {
@@ -70,10 +74,39 @@ func TestUDPMonOutputs(t *testing.T) {
 
 func countVerdicts(out string) int { return strings.Count(out, ", spacing ") }
 
-func TestUDPMonSurvivesALostPoint(t *testing.T) {
-	// No server: every point fails, each is recorded, the sweep goes on.
-	code, out, stderr := runCLI("udpmon", "127.0.0.1", "-p", freePort(t), "--sizes", "512", "--spacing", "0,10", "--count", "10", "--connect-timeout", "1s")
-	if code != ExitFailed || strings.Count(out, "failed") < 2 || !strings.Contains(out, "2 failed") || !strings.Contains(stderr, "every point failed") {
-		t.Errorf("exit %d, stdout:\n%s\nstderr: %s", code, out, stderr)
+// A wrong port fails every point the same way: the sweep stops at the
+// first, and says why in one line.
+func TestUDPMonWrongPortOneLine(t *testing.T) {
+	code, out, stderr := runCLI("udpmon", "127.0.0.1", "-p", freePort(t), "--sizes", "512,1472", "--spacing", "0,10", "--count", "10", "--connect-timeout", "1s")
+	if code != ExitFailed || out != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "connection refused") {
+		t.Errorf("exit %d, stdout:\n%s\nstderr: %s\nwant exit 1, nothing on stdout and one line on stderr", code, out, stderr)
+	}
+}
+
+// A refusal by the server, other than a busy one, would recur too.
+func TestUDPMonRefusedOneLine(t *testing.T) {
+	limits := server.DefaultLimits()
+	limits.MaxTestMemory = 100 // less than one 512-byte buffer: every test is refused
+	srv := server.New(server.Config{Bind: "127.0.0.1", Limits: limits, Logger: slog.New(slog.DiscardHandler)})
+	if err := srv.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = srv.Serve(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	port := strconv.Itoa(srv.Addr().Port)
+	code, out, stderr := runCLI("udpmon", "127.0.0.1", "-p", port, "--sizes", "512,1472", "--spacing", "0,10", "--count", "10")
+	if code != ExitFailed || out != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "refused") {
+		t.Errorf("exit %d, stdout:\n%s\nstderr: %s\nwant exit 1, nothing on stdout and one line on stderr", code, out, stderr)
+	}
+}
+
+// A sweep of one point says so in the singular.
+func TestUDPMonOnePoint(t *testing.T) {
+	port := strconv.Itoa(startServer(t))
+	code, out, stderr := runCLI("udpmon", "127.0.0.1", "-p", port, "--sizes", "512", "--spacing", "10", "--count", "200")
+	if code != ExitOK || !strings.Contains(out, "\n1 point in ") {
+		t.Errorf("exit %d, stdout:\n%s\nstderr: %s\nwant \"1 point in\"", code, out, stderr)
 	}
 }

@@ -12,14 +12,19 @@ import (
 // Flag values that parse our units, so a bad value fails while flags are
 // parsed, with the flag's name in the message.
 
+// Each value's String is the text its Set reads back to the same value
+// (help shows it as the default), and get returns the value itself, for
+// the test that checks every default in the help.
+
 type sizeValue struct{ p *int64 }
 
 func (v sizeValue) String() string {
-	if v.p == nil || *v.p == 0 {
+	if v.p == nil {
 		return "0"
 	}
-	return strconv.FormatInt(*v.p, 10)
+	return units.SizeString(*v.p)
 }
+func (v sizeValue) get() any { return *v.p }
 func (v sizeValue) Set(s string) error {
 	n, err := units.ParseSize(s)
 	if err != nil {
@@ -36,8 +41,9 @@ func (v durationValue) String() string {
 	if v.p == nil {
 		return "0"
 	}
-	return strings.TrimSuffix(v.p.String(), "0s")
+	return units.DurationString(*v.p)
 }
+func (v durationValue) get() any { return *v.p }
 func (v durationValue) Set(s string) error {
 	d, err := units.ParseDuration(s)
 	if err != nil {
@@ -48,9 +54,30 @@ func (v durationValue) Set(s string) error {
 }
 func (durationValue) Type() string { return "duration" }
 
+// rateValue is a rate in bit/s: "1g" is 10^9, "1G" 2^30.
+type rateValue struct{ p *float64 }
+
+func (v rateValue) String() string {
+	if v.p == nil {
+		return "0"
+	}
+	return units.RateString(*v.p)
+}
+func (v rateValue) get() any { return *v.p }
+func (v rateValue) Set(s string) error {
+	r, err := units.ParseRate(s)
+	if err != nil {
+		return err
+	}
+	*v.p = r
+	return nil
+}
+func (rateValue) Type() string { return "rate" }
+
 type formatValue struct{ p *units.Format }
 
-func (v formatValue) String() string { return string(rune(*v.p)) }
+func (v formatValue) String() string { return v.p.String() }
+func (v formatValue) get() any       { return *v.p }
 func (v formatValue) Set(s string) error {
 	f, err := units.ParseFormat(s)
 	if err != nil {
@@ -66,6 +93,7 @@ func (formatValue) Type() string { return "unit" }
 type tosValue struct{ p *int }
 
 func (v tosValue) String() string { return strconv.Itoa(*v.p) }
+func (v tosValue) get() any       { return *v.p }
 func (v tosValue) Set(s string) error {
 	n, err := strconv.ParseInt(s, 0, 32)
 	if err != nil || n < 0 || n > 255 {
@@ -88,6 +116,7 @@ var dscpNames = map[string]int{
 type dscpValue struct{ tos *int }
 
 func (v dscpValue) String() string { return strconv.Itoa(*v.tos >> 2) }
+func (v dscpValue) get() any       { return *v.tos >> 2 }
 func (v dscpValue) Set(s string) error {
 	if n, ok := dscpNames[strings.ToLower(s)]; ok {
 		*v.tos = n << 2

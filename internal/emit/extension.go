@@ -1,7 +1,7 @@
 package emit
 
 import (
-	"github.com/wireperf/wireperf/internal/advise"
+	"github.com/wireperf/wireperf/internal/figures"
 	"github.com/wireperf/wireperf/internal/result"
 )
 
@@ -18,10 +18,10 @@ type extension struct {
 	// the limited-time breakdown, the RFC 6349 figures and slow start.
 	// Each stream's TCP_INFO timeline is in the result, under
 	// streams[].tcp_timeline of the sending end.
-	TCP []*advise.DirectionFigures `json:"tcp,omitempty"`
+	TCP []*figures.DirectionFigures `json:"tcp,omitempty"`
 }
 
-// extUDPLoss is advise.UDPLoss for one direction.
+// extUDPLoss is figures.UDPLoss for one direction.
 type extUDPLoss struct {
 	Direction        string `json:"direction"`
 	SenderRole       string `json:"sender_role"`
@@ -47,8 +47,8 @@ type extFlow struct {
 	// the receiver's report is missing.
 	GoodputBitsPerSecond *float64        `json:"goodput_bits_per_second"`
 	ReadLengths          []extReadLength `json:"read_lengths,omitempty"`
-	// TCP is the sender's TCP internals (advise.StreamFigures).
-	TCP *advise.StreamFigures `json:"tcp,omitempty"`
+	// TCP is the sender's TCP internals (figures.StreamFigures).
+	TCP *figures.StreamFigures `json:"tcp,omitempty"`
 }
 
 // extReadLength is a histogram entry with its share of all reads.
@@ -66,7 +66,7 @@ func extensionOf(r *result.Result) *extension {
 			if f.Sent != nil {
 				sock := f.Sent.Socket
 				xf.SenderSocket = &sock
-				xf.TCP = advise.FiguresOf(f.Sent)
+				xf.TCP = figures.FiguresOf(f.Sent)
 			}
 			if s := f.Received; s != nil {
 				sock := s.Socket
@@ -87,7 +87,7 @@ func extensionOf(r *result.Result) *extension {
 					Approximate: a.Approximate, Verdict: a.Verdict,
 				})
 			}
-		} else if df := advise.DirectionOf(d, bottleneckOf(r)); df != nil {
+		} else if df := figures.DirectionOf(d, bottleneckOf(r)); df != nil {
 			x.TCP = append(x.TCP, df)
 		}
 	}

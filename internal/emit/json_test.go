@@ -3,32 +3,24 @@ package emit
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"testing"
 
 	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/testutil/jsondoc"
 )
 
-// decodeJSON decodes exactly one JSON document from data.
-func decodeJSON(t *testing.T, data []byte) map[string]any {
-	t.Helper()
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber() // keeps integers exact for comparisons
-	var doc map[string]any
-	if err := dec.Decode(&doc); err != nil {
-		t.Fatalf("invalid JSON: %v\n%s", err, data)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		t.Fatalf("more than one JSON document: %v", err)
-	}
-	return doc
-}
+// The document helpers are shared with the iperf3 tests.
+var (
+	decodeJSON  = jsondoc.Decode
+	jsonKind    = jsondoc.Kind
+	missingKeys = jsondoc.MissingKeys
+	at          = jsondoc.At
+	number      = jsondoc.Int
+)
 
 func writeJSON(t *testing.T, r *result.Result, opt Options) map[string]any {
 	t.Helper()
@@ -39,57 +31,6 @@ func writeJSON(t *testing.T, r *result.Result, opt Options) map[string]any {
 	return decodeJSON(t, b.Bytes())
 }
 
-// jsonKind names a decoded value's JSON type.
-func jsonKind(v any) string {
-	switch v.(type) {
-	case map[string]any:
-		return "object"
-	case []any:
-		return "array"
-	case string:
-		return "string"
-	case json.Number, float64:
-		return "number"
-	case bool:
-		return "bool"
-	case nil:
-		return "null"
-	}
-	return fmt.Sprintf("%T", v)
-}
-
-// missingKeys lists what want has that got lacks or types differently:
-// objects key by key, arrays by their first element.
-func missingKeys(path string, want, got any) []string {
-	if jsonKind(want) != jsonKind(got) {
-		return []string{fmt.Sprintf("%s: %s, want %s", path, jsonKind(got), jsonKind(want))}
-	}
-	var out []string
-	switch w := want.(type) {
-	case map[string]any:
-		g := got.(map[string]any)
-		for k, wv := range w {
-			gv, ok := g[k]
-			if !ok {
-				out = append(out, path+"."+k+": missing")
-				continue
-			}
-			out = append(out, missingKeys(path+"."+k, wv, gv)...)
-		}
-	case []any:
-		g := got.([]any)
-		switch {
-		case len(w) == 0:
-		case len(g) == 0:
-			out = append(out, path+": empty array")
-		default:
-			out = append(out, missingKeys(path+"[0]", w[0], g[0])...)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
 func readFixture(t *testing.T, name string) map[string]any {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", name))
@@ -97,44 +38,6 @@ func readFixture(t *testing.T, name string) map[string]any {
 		t.Fatal(err)
 	}
 	return decodeJSON(t, data)
-}
-
-// at walks a decoded document: strings index objects, ints arrays.
-func at(t *testing.T, v any, path ...any) any {
-	t.Helper()
-	for _, p := range path {
-		switch k := p.(type) {
-		case string:
-			m, ok := v.(map[string]any)
-			if !ok {
-				t.Fatalf("at %v: %s is not an object", path, jsonKind(v))
-			}
-			if v, ok = m[k]; !ok {
-				t.Fatalf("at %v: no key %q", path, k)
-			}
-		case int:
-			a, ok := v.([]any)
-			if !ok || k >= len(a) {
-				t.Fatalf("at %v: no element %d", path, k)
-			}
-			v = a[k]
-		}
-	}
-	return v
-}
-
-// number reads a decoded number as int64 where it is whole.
-func number(t *testing.T, v any) int64 {
-	t.Helper()
-	n, ok := v.(json.Number)
-	if !ok {
-		t.Fatalf("%v is %s, not a number", v, jsonKind(v))
-	}
-	i, err := n.Int64()
-	if err != nil {
-		t.Fatalf("%v is not a whole number", n)
-	}
-	return i
 }
 
 // The real iperf3 3.12 output each synthetic result stands beside.

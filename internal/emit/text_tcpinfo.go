@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/wireperf/wireperf/internal/advise"
+	"github.com/wireperf/wireperf/internal/figures"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/units"
 )
@@ -21,7 +21,7 @@ func writeTCPInternals(l *textLines, t *Text, r *result.Result, d result.Directi
 	if len(d.Flows) == 1 {
 		tag = flowTag(d.Flows[0].ID, d.SenderRole, bidir)
 	}
-	df := advise.DirectionOf(d, bottleneckOf(r))
+	df := figures.DirectionOf(d, bottleneckOf(r))
 	if df == nil {
 		for _, f := range d.Flows {
 			if f.Sent != nil && f.Sent.TCPTimeline != nil && f.Sent.TCPTimeline.Unavailable != "" {
@@ -49,7 +49,7 @@ func bottleneckOf(r *result.Result) float64 {
 	return r.Remote.BottleneckBps
 }
 
-func rfc6349Parts(df *advise.DirectionFigures, f units.Format) []string {
+func rfc6349Parts(df *figures.DirectionFigures, f units.Format) []string {
 	var parts []string
 	if e := df.EfficiencyPercent; e != nil {
 		parts = append(parts, fmt.Sprintf("TCP Efficiency %.2f%% (%s sent, %s retransmitted)", *e,
@@ -61,6 +61,9 @@ func rfc6349Parts(df *advise.DirectionFigures, f units.Format) []string {
 	if b := df.BufferDelayPercent; b != nil {
 		parts = append(parts, fmt.Sprintf("Buffer Delay %.1f%% (mean RTT %s over baseline %s)", *b,
 			strings.TrimSpace(rtt(df.MeanRTTus)), strings.TrimSpace(rtt(df.BaselineRTTus))))
+	} else if df.MeanRTTus > 0 && df.BaselineRTTus > 0 {
+		parts = append(parts, fmt.Sprintf("Buffer Delay not given (baseline RTT %s, under the %s of any network path; mean RTT %s)",
+			strings.TrimSpace(rtt(df.BaselineRTTus)), figures.MinBufferDelayBaseline, strings.TrimSpace(rtt(df.MeanRTTus))))
 	} else {
 		parts = append(parts, "Buffer Delay unknown")
 	}
@@ -75,15 +78,15 @@ func rfc6349Parts(df *advise.DirectionFigures, f units.Format) []string {
 
 // slowStartLine says when slow start ended and what that did to a short
 // test's figure: a test not much longer than its slow start reads low.
-func slowStartLine(df *advise.DirectionFigures) string {
+func slowStartLine(df *figures.DirectionFigures) string {
 	ss := df.SlowStart
 	if ss == nil {
-		if df.SlowStartLast > 0 {
-			return fmt.Sprintf("Slow start ended at %.2f-%.2f s across the streams", df.SlowStartFirst, df.SlowStartLast)
+		if ends := df.SlowStartEnds(); ends != "" {
+			return "Slow start ended " + ends
 		}
 		return ""
 	}
-	if !ss.Ended && df.Limited != nil && df.Limited.Rwnd+df.Limited.Sndbuf >= advise.LimitedShare {
+	if !ss.Ended && df.Limited != nil && df.Limited.Rwnd+df.Limited.Sndbuf >= figures.LimitedShare {
 		return fmt.Sprintf("Slow start never ended (no loss, ssthresh never set): the receiver's window or the sender's buffer, "+
 			"not the network, capped the sender for the %.2f s test", ss.Duration)
 	}

@@ -67,7 +67,7 @@ func TestTextTCPInternals(t *testing.T) {
 
 func TestTextTCPInternalsSum(t *testing.T) {
 	out := summaryText(t, withTCPInternals(parallelResult()))
-	for _, want := range []string{"[SUM] TCP busy 6.00 s", "[SUM] RFC 6349: TCP Efficiency 99.00%", "[SUM] Slow start ended at 0.50-0.50 s across the streams"} {
+	for _, want := range []string{"[SUM] TCP busy 6.00 s", "[SUM] RFC 6349: TCP Efficiency 99.00%", "[SUM] Slow start ended at 0.50 s in every stream"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}

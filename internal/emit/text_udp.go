@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/wireperf/wireperf/internal/advise"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/units"
@@ -218,9 +217,9 @@ func lossLine(r *result.Result, d result.Direction) string {
 // udpSenderDetail summarises the sender's side: datagrams sent, failed
 // sends, GSO, and how well it kept its schedule.
 func udpSenderDetail(u *result.UDP) string {
-	s := "sender: " + advise.Thousands(u.Sent) + " datagrams sent"
+	s := "sender: " + units.Thousands(u.Sent) + " datagrams sent"
 	if u.SendErrors > 0 {
-		s += ", " + advise.Thousands(u.SendErrors) + " send errors"
+		s += ", " + units.Thousands(u.SendErrors) + " send errors"
 	}
 	if u.GSOSegments > 1 {
 		s += fmt.Sprintf(", up to %d per send as GSO segments", u.GSOSegments)
@@ -249,13 +248,13 @@ func udpReceiverDetail(u *result.UDP, lateAfter time.Duration) string {
 	if u.JitterSamples > 0 {
 		jitter = fmt.Sprintf("jitter %.3f ms", u.JitterMs)
 	}
-	reordered := advise.Thousands(u.Reordered) + " reordered"
+	reordered := units.Thousands(u.Reordered) + " reordered"
 	if u.Reordered > 0 {
 		reordered += fmt.Sprintf(" (max extent %d)", u.ReorderMaxExtent)
 	}
 	return fmt.Sprintf("receiver: %s datagrams received, %s, lost %s/%s (%s), %s late (arrived after %v), %s, %s",
-		advise.Thousands(u.Received), jitter, advise.Thousands(u.Lost), advise.Thousands(u.Expected), lossPercent(u.Lost, u.Expected),
-		advise.Thousands(u.Late), lateAfter, countNoun(u.Duplicates, "duplicate"), reordered)
+		units.Thousands(u.Received), jitter, units.Thousands(u.Lost), units.Thousands(u.Expected), lossPercent(u.Lost, u.Expected),
+		units.Thousands(u.Late), lateAfter, countNoun(u.Duplicates, "duplicate"), reordered)
 }
 
 // The label of relative one-way delay: without a clock comparison only
@@ -295,7 +294,7 @@ func delayLines(u *result.UDP) []string {
 // percentiles renders a distribution in µs (ms where large).
 func percentiles(p *result.Percentiles) string {
 	return fmt.Sprintf("min %s, p50 %s, p90 %s, p99 %s, p99.9 %s, max %s (%s samples)",
-		micros(p.Min), micros(p.P50), micros(p.P90), micros(p.P99), micros(p.P999), micros(p.Max), advise.Thousands(p.Count))
+		micros(p.Min), micros(p.P50), micros(p.P90), micros(p.P99), micros(p.P999), micros(p.Max), units.Thousands(p.Count))
 }
 
 // timestampLine says where receive times came from and how the jitter
@@ -318,9 +317,9 @@ func timestampLine(u *result.UDP) string {
 	case u.JitterSamples == 0:
 		parts = append(parts, "jitter n/a (no datagram pairs to compare)")
 	case method != "":
-		s := fmt.Sprintf("jitter from %s (%s samples", method, advise.Thousands(u.JitterSamples))
+		s := fmt.Sprintf("jitter from %s (%s samples", method, units.Thousands(u.JitterSamples))
 		if u.GROBatches > 0 {
-			s += ", " + advise.Thousands(u.GROBatches) + " GRO batches"
+			s += ", " + units.Thousands(u.GROBatches) + " GRO batches"
 		}
 		parts = append(parts, s+")")
 	}
@@ -344,7 +343,7 @@ func countNoun(n int64, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
-	return advise.Thousands(n) + " " + noun + "s"
+	return units.Thousands(n) + " " + noun + "s"
 }
 
 // describeUDP adds a UDP test's pacing and loss threshold to the

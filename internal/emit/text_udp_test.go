@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wireperf/wireperf/internal/advise"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/units"
 )
@@ -223,8 +222,8 @@ func TestTextUDPSummary(t *testing.T) {
 			fmt.Sprintf("  %d sent", s.Sent), "sender")
 		findLine(t, out, tag+" "+timeSpan(f.Received.Start, f.Received.End), units.FormatTransfer(float64(f.Received.Bytes), 0),
 			fmt.Sprintf("%.3f ms  %d/%d (", u.JitterMs, u.Lost, u.Expected), "receiver")
-		findLine(t, out, tag+" receiver: "+advise.Thousands(u.Received)+" datagrams received, "+fmt.Sprintf("jitter %.3f ms, lost %s/%s (",
-			u.JitterMs, advise.Thousands(u.Lost), advise.Thousands(u.Expected)))
+		findLine(t, out, tag+" receiver: "+units.Thousands(u.Received)+" datagrams received, "+fmt.Sprintf("jitter %.3f ms, lost %s/%s (",
+			u.JitterMs, units.Thousands(u.Lost), units.Thousands(u.Expected)))
 	}
 	for _, want := range []string{
 		"[ ID] Interval           Transfer     Bitrate         Jitter    Lost/Total Datagrams\n",
@@ -242,9 +241,9 @@ func TestTextUDPSummary(t *testing.T) {
 		}
 	}
 	// The verdict: 5,000 lost; the server's socket buffer dropped 3,000,
-	// the client's queue 10 − 4 refused sends = 6, the network the rest.
+	// the client's queue 10 − 4 refused sends = 6, and no counter explains the rest.
 	verdict := "Loss client→server: of 5,000 lost datagrams, 3,000 were dropped by the receiving host's socket buffer (RcvbufErrors), " +
-		"1,994 in the network, and the sending host dropped 6 (SndbufErrors/ENOBUFS); raise -w or the receiver's net.core.rmem_max; " +
+		"the sending host dropped 6 (SndbufErrors/ENOBUFS), and 1,994 are not explained by either host's counters; raise -w or the receiver's net.core.rmem_max; " +
 		"the sender outran its own socket buffer or NIC queue\n"
 	if !strings.Contains(out, "[SUM]   0.00-3.00   sec  20.1 MBytes  56.2 Mbits/sec  0.883 ms  5000/19566 (25.55%)   receiver\n"+verdict) {
 		t.Errorf("summary lacks the verdict right after the receiver lines:\n%s", out)
@@ -276,7 +275,7 @@ func TestTextUDPVerdicts(t *testing.T) {
 		{
 			name: "reverse, lost in the network",
 			r:    udpReverseResult(),
-			want: []string{"Loss server→client: of 10 lost datagrams, 0 were dropped by either host: the network lost them\n"},
+			want: []string{"Loss server→client: of 10 lost datagrams, none is explained by either host's counters: neither host counted a drop\n"},
 		},
 		{
 			// The server received client→server and holds its RcvbufErrors;
@@ -285,14 +284,14 @@ func TestTextUDPVerdicts(t *testing.T) {
 			r:    udpBidirResult(),
 			want: []string{
 				"Loss client→server: of 120 lost datagrams, 120 were dropped by the receiving host's socket buffer (RcvbufErrors): raise -w or the receiver's net.core.rmem_max\n",
-				"Loss server→client: of 5 lost datagrams, 0 were dropped by either host: the network lost them\n",
+				"Loss server→client: of 5 lost datagrams, none is explained by either host's counters: neither host counted a drop\n",
 			},
 		},
 		{
 			name:   "other tests at the same time",
 			r:      udpReverseResult(),
 			change: func(r *result.Result) { r.Remote.ConcurrentTests = 2 },
-			want:   []string{"the network lost them (approximate: the hosts' UDP counters are host-wide and 2 other tests ran at the same time)\n"},
+			want:   []string{"neither host counted a drop (approximate: the hosts' UDP counters are host-wide and 2 other tests ran at the same time)\n"},
 		},
 		{
 			name:   "receiver without counters",

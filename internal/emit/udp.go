@@ -1,7 +1,7 @@
 package emit
 
 import (
-	"github.com/wireperf/wireperf/internal/advise"
+	"github.com/wireperf/wireperf/internal/figures"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/spec"
 )
@@ -109,7 +109,7 @@ func endOf(r *result.Result, role string) *result.End {
 // lossOf attributes a direction's lost datagrams with the receiving and
 // the sending host's UDP counters. Both ends' counters are host-wide; the
 // server's report says how many other tests it ran meanwhile.
-func lossOf(r *result.Result, d result.Direction) advise.UDPLoss {
+func lossOf(r *result.Result, d result.Direction) figures.UDPLoss {
 	sent, received := directionUDP(d)
 	var lost, sendErrors int64
 	var gso int
@@ -132,7 +132,7 @@ func lossOf(r *result.Result, d result.Direction) advise.UDPLoss {
 		sendHost = e.UDPCounters
 	}
 	concurrent := max(r.Local.ConcurrentTests, r.Remote.ConcurrentTests)
-	return advise.AttributeUDPLoss(lost, sendErrors, recvHost, sendHost, concurrent, gso)
+	return figures.AttributeUDPLoss(lost, sendErrors, recvHost, sendHost, concurrent, gso)
 }
 
 // safeUDP returns u, or a copy with its non-finite floats zeroed so that

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/wireperf/wireperf/internal/udpmon"
+	"github.com/wireperf/wireperf/internal/units"
 )
 
 // UDPMonTable writes a sweep as a text table, one row per (size,
@@ -97,7 +98,7 @@ func (t *UDPMonTable) Footer(sw *udpmon.Sweep) error {
 			fmt.Fprintf(&b, "size %d, spacing %v: FAILED: %s\n", p.Size, p.Spacing, p.Error)
 		}
 	}
-	fmt.Fprintf(&b, "%d points in %.1f s", len(sw.Points), sw.Seconds)
+	fmt.Fprintf(&b, "%s in %.1f s", units.Count(len(sw.Points), "point"), sw.Seconds)
 	if sw.Failed > 0 {
 		fmt.Fprintf(&b, ", %d failed", sw.Failed)
 	}

@@ -4,6 +4,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/netsetup"
 	"github.com/wireperf/wireperf/internal/pace"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/sockopt"
@@ -123,13 +124,7 @@ func (f *UDPFlow) Total(rs *result.Stream) {
 // buffers and TOS, then a sender or a receiver.
 func NewUDPFlow(conn *net.UDPConn, s spec.Spec, token [16]byte, id int, send bool) (*UDPFlow, error) {
 	if raw, err := conn.SyscallConn(); err == nil {
-		o := sockopt.Options{SndBuf: int(s.Window), RcvBuf: int(s.Window), TOS: s.TOS}
-		if s.Window == 0 && !send {
-			// A receiver that overflows its buffer measures itself, not the
-			// path: ask for a large one (the kernel caps it at rmem_max).
-			o.RcvBuf = udpReceiveBuffer
-		}
-		if err := sockopt.Apply(raw, o); err != nil {
+		if err := sockopt.Apply(raw, netsetup.UDPOptions(s, !send)); err != nil {
 			return nil, err
 		}
 	}
@@ -153,14 +148,9 @@ func NewUDPFlow(conn *net.UDPConn, s spec.Spec, token [16]byte, id int, send boo
 // UDPSocket is what a UDP stream's socket asked for and was granted.
 func UDPSocket(conn *net.UDPConn, s spec.Spec, send bool) result.Socket {
 	sock := GrantedSocket(conn, s)
-	if s.Window == 0 && !send {
-		sock.RcvBufRequested = udpReceiveBuffer
-	}
+	sock.RcvBufRequested = int64(netsetup.UDPOptions(s, !send).RcvBuf)
 	return sock
 }
-
-// udpReceiveBuffer is what a UDP receiver asks for when -w is not given.
-const udpReceiveBuffer = 8 << 20
 
 // paceFor turns a spec's -b, --pps or --spacing into a schedule; nil sends
 // as fast as the socket takes datagrams. A rate whose datagrams would be

@@ -7,8 +7,12 @@
 // never a panic or a silently wrong number.
 package hostmon
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // ErrUnsupported is wrapped by the readers that need Linux's /proc when
-// they run on another operating system.
-var ErrUnsupported = errors.New("not available on this operating system")
+// they run on another operating system; errors.Is(err,
+// errors.ErrUnsupported) holds for it too.
+var ErrUnsupported = fmt.Errorf("%w on this operating system", errors.ErrUnsupported)

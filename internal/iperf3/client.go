@@ -2,10 +2,8 @@ package iperf3
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"strconv"
@@ -13,10 +11,20 @@ import (
 	"time"
 
 	"github.com/wireperf/wireperf/internal/flowrun"
+	"github.com/wireperf/wireperf/internal/netsetup"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/sockopt"
 	"github.com/wireperf/wireperf/internal/spec"
 )
+
+// Observer sees a client's test as it runs; its shape is
+// session.Observer's, so the CLI's observer serves both. The remote end
+// of an iperf3 test reports only at the end, so interval rows carry the
+// local end's figures only.
+type Observer interface {
+	Started(r *result.Result)
+	Interval(r *result.Result, row result.IntervalRow)
+}
 
 // ClientConfig is what a client needs to run a test against an iperf3
 // server.
@@ -24,6 +32,7 @@ type ClientConfig struct {
 	Host           string
 	Port           int
 	Bind           string // local address for every connection; "" for any
+	CPort          int    // first data connection's local port (--cport); 0 for any
 	ConnectTimeout time.Duration
 	Spec           spec.Spec
 	Observer       Observer
@@ -37,44 +46,17 @@ type ClientConfig struct {
 	UDPCounters64 bool
 }
 
-// ErrBusy is a server that runs another test (ACCESS_DENIED).
-var ErrBusy = errors.New("iperf3 server is busy running another test")
-
-// BusyError names the busy server; errors.Is(err, ErrBusy) holds.
-type BusyError struct{ Addr string }
-
-func (e *BusyError) Error() string {
-	return fmt.Sprintf("iperf3 server %s is busy running another test", e.Addr)
-}
-
-// Is makes errors.Is(err, ErrBusy) true.
-func (e *BusyError) Is(target error) bool { return target == ErrBusy }
-
-// ErrNotIperf3 is a peer that did not answer as an iperf3 server does.
-var ErrNotIperf3 = errors.New("the server did not answer as an iperf3 server does")
-
-// RemoteError is iperf3's SERVER_ERROR: the server's error code (its
-// i_errno) and the system errno behind it.
-type RemoteError struct{ Code, Errno int32 }
-
-func (e *RemoteError) Error() string {
-	msg := fmt.Sprintf("the iperf3 server failed the test (its error code %d", e.Code)
-	if e.Errno != 0 {
-		msg += fmt.Sprintf(", errno %d", e.Errno)
-	}
-	return msg + ")"
-}
-
 // Retry backoff for a busy server.
 const (
 	busyFirstWait = 500 * time.Millisecond
 	busyMaxWait   = 5 * time.Second
 )
 
-// drainTimeout bounds the wait for data in flight after a stop, and for
-// the server's answers at the end.
+// finishTimeout bounds the wait for the streams to end once they were
+// told to stop (a receiver that does not hear the end is aborted), and
+// resultsTimeout the wait for the peer's answers at the end.
 const (
-	drainTimeout   = 3 * time.Second
+	finishTimeout  = 3 * time.Second
 	resultsTimeout = 15 * time.Second
 )
 
@@ -181,20 +163,10 @@ func runClient(ctx context.Context, cfg ClientConfig, conn *net.TCPConn, cookie 
 	return c.run(ctx)
 }
 
-func (c *clientTest) dialer(localPort int) (*net.Dialer, error) {
-	d := &net.Dialer{Timeout: c.cfg.ConnectTimeout}
-	if c.cfg.Bind != "" {
-		ip := net.ParseIP(c.cfg.Bind)
-		if ip == nil {
-			addrs, err := net.DefaultResolver.LookupIP(context.Background(), "ip", c.cfg.Bind)
-			if err != nil || len(addrs) == 0 {
-				return nil, fmt.Errorf("-B %s: cannot resolve the local address", c.cfg.Bind)
-			}
-			ip = addrs[0]
-		}
-		d.LocalAddr = &net.TCPAddr{IP: ip, Port: localPort}
-	}
-	return d, nil
+// dialer dials network from -B's address and localPort, with o set
+// before connect.
+func (c *clientTest) dialer(network string, localPort int, o sockopt.Options) (*net.Dialer, error) {
+	return netsetup.Client{Bind: c.cfg.Bind, CPort: c.cfg.CPort, Timeout: c.cfg.ConnectTimeout}.Dialer(network, localPort, o)
 }
 
 func (c *clientTest) stepDeadline() { _ = c.conn.SetDeadline(time.Now().Add(c.cfg.ConnectTimeout)) }
@@ -202,13 +174,13 @@ func (c *clientTest) stepDeadline() { _ = c.conn.SetDeadline(time.Now().Add(c.cf
 // handshake runs the test's set-up until the server says TEST_RUNNING.
 func (c *clientTest) handshake(ctx context.Context) error {
 	if c.conn == nil {
-		d, err := c.dialer(0)
+		d, err := c.dialer("tcp", 0, sockopt.Options{})
 		if err != nil {
 			return err
 		}
 		conn, err := d.DialContext(ctx, "tcp", c.addr)
 		if err != nil {
-			return fmt.Errorf("connecting to %s: %w", c.addr, unwrapDialError(err))
+			return fmt.Errorf("connecting to %s: %w", c.addr, netsetup.DialError(err))
 		}
 		c.conn = conn.(*net.TCPConn)
 	}
@@ -260,14 +232,6 @@ func (c *clientTest) handshake(ctx context.Context) error {
 	}
 }
 
-func readServerError(r io.Reader) error {
-	var b [8]byte
-	if _, err := io.ReadFull(r, b[:]); err != nil {
-		return &RemoteError{Code: -1}
-	}
-	return &RemoteError{Code: int32(binary.BigEndian.Uint32(b[:4])), Errno: int32(binary.BigEndian.Uint32(b[4:]))}
-}
-
 func (c *clientTest) connectStreams(ctx context.Context) error {
 	for id := 1; id <= c.spec.DataConns(); id++ {
 		sender := c.spec.ClientSendsOn(id)
@@ -287,22 +251,17 @@ func (c *clientTest) connectStreams(ctx context.Context) error {
 }
 
 func (c *clientTest) connectTCP(ctx context.Context, id int, sender bool) (*dataStream, error) {
-	d, err := c.dialer(0)
+	cl := netsetup.Client{Bind: c.cfg.Bind, CPort: c.cfg.CPort, Timeout: c.cfg.ConnectTimeout}
+	d, err := c.dialer("tcp", cl.DataPort(id), netsetup.TCPOptions(c.spec, true, sender))
 	if err != nil {
 		return nil, err
-	}
-	if o := socketOptions(c.spec, true); o != (sockopt.Options{}) {
-		d.Control = sockopt.Control(o)
 	}
 	conn, err := d.DialContext(ctx, "tcp", c.addr)
 	if err != nil {
-		return nil, fmt.Errorf("data connection %d to %s: %w", id, c.addr, unwrapDialError(err))
+		return nil, fmt.Errorf("data connection %d to %s: %w", id, c.addr, netsetup.DialError(err))
 	}
 	tc := conn.(*net.TCPConn)
-	if err := applyTCPOptions(tc, c.spec, true, sender); err != nil {
-		_ = tc.Close()
-		return nil, err
-	}
+	netsetup.SetNagle(tc, c.spec)
 	_ = tc.SetWriteDeadline(time.Now().Add(c.cfg.ConnectTimeout))
 	if _, err := tc.Write(c.cookie[:]); err != nil {
 		_ = tc.Close()
@@ -313,17 +272,14 @@ func (c *clientTest) connectTCP(ctx context.Context, id int, sender bool) (*data
 }
 
 func (c *clientTest) connectUDP(ctx context.Context, id int, sender bool) (*dataStream, error) {
-	d, err := c.dialer(0)
+	cl := netsetup.Client{Bind: c.cfg.Bind, CPort: c.cfg.CPort, Timeout: c.cfg.ConnectTimeout}
+	d, err := c.dialer("udp", cl.DataPort(id), netsetup.UDPOptions(c.spec, !sender))
 	if err != nil {
 		return nil, err
 	}
-	if d.LocalAddr != nil {
-		d.LocalAddr = &net.UDPAddr{IP: d.LocalAddr.(*net.TCPAddr).IP}
-	}
-	d.Control = udpControl(c.spec, !sender)
 	conn, err := d.DialContext(ctx, "udp", c.addr)
 	if err != nil {
-		return nil, fmt.Errorf("UDP stream %d to %s: %w", id, c.addr, unwrapDialError(err))
+		return nil, fmt.Errorf("UDP stream %d to %s: %w", id, c.addr, netsetup.DialError(err))
 	}
 	uc := conn.(*net.UDPConn)
 	fail := func(err error) (*dataStream, error) {
@@ -344,20 +300,19 @@ func (c *clientTest) connectUDP(ctx context.Context, id int, sender bool) (*data
 	}
 	_ = uc.SetReadDeadline(time.Time{})
 	u := newUDPStream(uc, sender, c.cfg.UDPCounters64, c.spec.Length, c.spec.Rate, c.spec.Burst)
-	sock := result.Socket{SndBufRequested: c.spec.Window, RcvBufRequested: c.spec.Window}
-	return newUDPDataStream(id, u, sock), nil
+	return newUDPDataStream(id, u, flowrun.UDPSocket(uc, c.spec, sender)), nil
 }
 
 // run moves data from TEST_RUNNING to the end of the test.
 func (c *clientTest) run(ctx context.Context) (*result.Result, error) {
 	host, port := c.cfg.Host, c.cfg.Port
 	if c.resumed {
-		host, port = splitHostPort(c.addr)
+		host, port = netsetup.SplitHostPort(c.addr)
 	}
 	res := &result.Result{
 		Spec: c.spec, Token: c.cookie.String(), StartedAt: time.Now(),
 		ServerAddr: c.addr, ConnectHost: host, ConnectPort: port,
-		Local:  result.End{Role: result.RoleClient, Host: flowrun.LocalHost(), Limits: localLimits()},
+		Local:  result.End{Role: result.RoleClient, Host: flowrun.LocalHost(), Limits: netsetup.LocalLimits()},
 		Remote: result.End{Role: result.RoleServer, Host: peerHost("")},
 	}
 	for _, st := range c.streams {
@@ -390,9 +345,9 @@ func (c *clientTest) run(ctx context.Context) (*result.Result, error) {
 		c.settle()
 		testErr = c.sendState(TestEnd)
 	}
-	waitDone(run, drainTimeout)
+	waitDone(run, finishTimeout)
 	end, mine := finish(run, c.streams, result.RoleClient)
-	end.Limits = localLimits()
+	end.Limits = netsetup.LocalLimits()
 	var theirs *Results
 	if testErr == nil {
 		theirs, testErr = c.exchangeResults(mine)
@@ -479,17 +434,14 @@ func (c *clientTest) settle() {
 	if c.spec.Protocol != spec.UDP || !c.spec.ClientSends() {
 		return
 	}
-	rtt, _ := tcpinfoOf(c.conn)
+	rtt := netsetup.SmoothedRTT(c.conn)
 	time.Sleep(min(max(2*rtt, 10*time.Millisecond), 250*time.Millisecond))
 }
 
 // drain is how long receivers read on after the end: a TCP receiver
 // reads until the server closes its side, a UDP one a few round trips.
 func (c *clientTest) drain() time.Duration {
-	if c.spec.Protocol == spec.UDP {
-		return drainFor(c.conn)
-	}
-	return drainTimeout
+	return netsetup.DrainTime(c.spec, netsetup.SmoothedRTT(c.conn))
 }
 
 // waitDone waits for every stream to finish, aborting them after limit.
@@ -567,107 +519,3 @@ func (c *clientTest) close() {
 		c.states.close()
 	}
 }
-
-// remoteEnd is the peer's End as its results describe it. local are our
-// streams; the peer's stream of the same ID has the opposite role.
-func remoteEnd(role string, host result.Host, r Results, s spec.Spec, local []result.Stream) result.End {
-	e := result.End{
-		Role: role, Host: host,
-		CPU: result.CPU{UserPercent: float64(r.CPUUser), SystemPercent: float64(r.CPUSystem), TotalPercent: float64(r.CPUTotal)},
-	}
-	byID := map[int]result.Stream{}
-	for _, st := range local {
-		byID[st.ID] = st
-	}
-	for _, sr := range r.Streams {
-		id := localStreamID(int(sr.ID))
-		mine, ok := byID[id]
-		if !ok {
-			continue
-		}
-		st := result.Stream{
-			ID: id, Sender: !mine.Sender, LocalAddr: mine.RemoteAddr, RemoteAddr: mine.LocalAddr,
-			Start: s.Omit.Seconds(), End: s.Omit.Seconds() + float64(sr.EndTime),
-			Bytes: int64(sr.Bytes),
-		}
-		st.Socket.Congestion = r.CongestionUsed
-		if st.Sender && sr.Retransmits > 0 {
-			st.Retransmits = int64(sr.Retransmits)
-		}
-		if s.Protocol == spec.UDP {
-			var u result.UDP
-			if st.Sender {
-				u.Sent = int64(sr.Packets - sr.OmittedPackets)
-			} else {
-				u.Expected = int64(max(sr.Packets-sr.OmittedPackets, 0))
-				u.Lost = int64(max(sr.Errors-sr.OmittedErrors, 0))
-				u.Received = max(u.Expected-u.Lost, 0)
-				u.JitterMs = float64(sr.Jitter) * 1000
-			}
-			st.UDP = &u
-		}
-		e.Streams = append(e.Streams, st)
-	}
-	return e
-}
-
-func splitHostPort(addr string) (string, int) {
-	h, p, err := net.SplitHostPort(addr)
-	if err != nil {
-		return addr, 0
-	}
-	n, _ := strconv.Atoi(p)
-	return h, n
-}
-
-func unwrapDialError(err error) error {
-	var op *net.OpError
-	if errors.As(err, &op) && op.Err != nil {
-		return op.Err
-	}
-	return err
-}
-
-// stateReader reads state bytes in its own goroutine, one per request, so
-// a test can wait for the peer's word and for other events at once, and
-// JSON can still be read in between.
-type stateReader struct {
-	req     chan struct{}
-	resp    chan stateResp
-	pending bool
-	quit    chan struct{}
-}
-
-type stateResp struct {
-	state State
-	err   error
-}
-
-func newStateReader(conn net.Conn) *stateReader {
-	s := &stateReader{req: make(chan struct{}, 1), resp: make(chan stateResp, 1), quit: make(chan struct{})}
-	go func() {
-		for {
-			select {
-			case <-s.quit:
-				return
-			case <-s.req:
-			}
-			st, err := ReadState(conn)
-			s.resp <- stateResp{st, err}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	return s
-}
-
-// ask requests the next state byte unless a request is outstanding.
-func (s *stateReader) ask() {
-	if !s.pending {
-		s.pending = true
-		s.req <- struct{}{}
-	}
-}
-
-func (s *stateReader) close() { close(s.quit) }

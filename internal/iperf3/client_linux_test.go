@@ -11,6 +11,7 @@ import (
 
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/spec"
+	"github.com/wireperf/wireperf/internal/testutil/jsondoc"
 )
 
 func clientSpec(mod func(*spec.Spec)) spec.Spec {
@@ -93,10 +94,10 @@ func checkAgainstIperf3Server(t *testing.T, res *result.Result, doc map[string]a
 		// iperf3 3.12's server prints only its own side (the peer's as 0).
 		got := dirs[role]
 		if role == result.RoleServer {
-			if sent := jint(t, doc, "end", sentKey, "bytes"); got[0] != sent {
+			if sent := jsondoc.IntAt(t, doc, "end", sentKey, "bytes"); got[0] != sent {
 				t.Errorf("%s: the server sent %d by our result; iperf3 printed %d", role, got[0], sent)
 			}
-		} else if recv := jint(t, doc, "end", recvKey, "bytes"); got[1] != recv {
+		} else if recv := jsondoc.IntAt(t, doc, "end", recvKey, "bytes"); got[1] != recv {
 			t.Errorf("%s: the server received %d by our result; iperf3 printed %d", role, got[1], recv)
 		}
 		if !plausible(got[0], got[1], res.Spec.Omit > 0) {
@@ -172,7 +173,7 @@ func TestClientAgainstIperf3UDP(t *testing.T) {
 			}
 			checkAgainstIperf3Server(t, res, doc)
 			if s.ClientSends() {
-				lost := jint(t, doc, "end", "sum_received", "lost_packets")
+				lost := jsondoc.IntAt(t, doc, "end", "sum_received", "lost_packets")
 				var ours int64
 				for _, f := range res.Flows() {
 					if f.SenderRole == result.RoleClient {

@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"testing"
 	"time"
 
 	"github.com/wireperf/wireperf/internal/emit"
 	"github.com/wireperf/wireperf/internal/spec"
+	"github.com/wireperf/wireperf/internal/testutil/jsondoc"
 )
 
 // TestEmitHasIperf3Keys renders iperf3-mode results through emit.JSON
@@ -60,67 +60,18 @@ func TestEmitHasIperf3Keys(t *testing.T) {
 				t.Fatalf("emit.JSON wrote invalid JSON: %v", err)
 			}
 			for _, part := range [][]any{{"start"}, {"intervals", 0}, {"end"}} {
-				for _, p := range missingKeys(fmt.Sprint(part), jpath(t, want, part...), jpath(t, got, part...)) {
+				for _, p := range jsondoc.MissingKeys(fmt.Sprint(part), jsondoc.At(t, want, part...), jsondoc.At(t, got, part...)) {
 					t.Error(p)
 				}
 			}
 			// The figures are both ends': the server's received bytes
 			// reach iperf3's layout through the exchanged results.
 			dirs := res.Directions()
-			if n := jint(t, got, "end", "sum_received", "bytes"); n != dirs[0].Received.Bytes || n == 0 {
+			if n := jsondoc.IntAt(t, got, "end", "sum_received", "bytes"); n != dirs[0].Received.Bytes || n == 0 {
 				t.Errorf("end.sum_received.bytes = %d; want %d", n, dirs[0].Received.Bytes)
 			}
 		})
 	}
-}
-
-func jsonKind(v any) string {
-	switch v.(type) {
-	case map[string]any:
-		return "object"
-	case []any:
-		return "array"
-	case string:
-		return "string"
-	case float64:
-		return "number"
-	case bool:
-		return "bool"
-	case nil:
-		return "null"
-	}
-	return fmt.Sprintf("%T", v)
-}
-
-// missingKeys lists what want has that got lacks or types differently:
-// objects key by key, arrays by their first element.
-func missingKeys(path string, want, got any) []string {
-	if jsonKind(want) != jsonKind(got) {
-		return []string{fmt.Sprintf("%s: %s, want %s", path, jsonKind(got), jsonKind(want))}
-	}
-	var out []string
-	switch w := want.(type) {
-	case map[string]any:
-		g := got.(map[string]any)
-		for k, wv := range w {
-			gv, ok := g[k]
-			if !ok {
-				out = append(out, path+"."+k+": missing")
-				continue
-			}
-			out = append(out, missingKeys(path+"."+k, wv, gv)...)
-		}
-	case []any:
-		g := got.([]any)
-		if len(w) > 0 {
-			if len(g) == 0 {
-				return []string{path + ": empty array"}
-			}
-			out = append(out, missingKeys(path+"[0]", w[0], g[0])...)
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 func udpMod(mod func(*spec.Spec)) func(*spec.Spec) {

@@ -12,9 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/netsetup"
 	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/spec"
+	"github.com/wireperf/wireperf/internal/testutil/loopback"
 )
 
 // serveNextOK runs a short iperf3 client against s and checks the test.
@@ -196,7 +198,7 @@ func TestClientBusyServer(t *testing.T) {
 func TestClientRetryBusy(t *testing.T) {
 	t.Parallel()
 	needIperf3(t)
-	port := freePort(t)
+	port := loopback.FreePort(t)
 	srv := startIperf3(t, 30*time.Second, "-s", "-p", strconv.Itoa(port)) // not one-shot
 	for !listening(port) {
 		time.Sleep(10 * time.Millisecond)
@@ -206,7 +208,7 @@ func TestClientRetryBusy(t *testing.T) {
 	time.Sleep(500 * time.Millisecond)
 	start := time.Now()
 	res, err := RunClient(context.Background(), ClientConfig{Host: "127.0.0.1", Port: port, Spec: clientSpec(nil), RetryBusy: 10 * time.Second,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatalf("RunClient with RetryBusy: %v", err)
 	}
@@ -290,7 +292,7 @@ func TestClientHugeResults(t *testing.T) {
 		_, _ = c.Write([]byte{0xff, 0xff, 0xff, 0xff})
 		time.Sleep(2 * time.Second)
 	})
-	host, port := splitHostPort(ln.Addr().String())
+	host, port := netsetup.SplitHostPort(ln.Addr().String())
 	_, err = RunClient(context.Background(), ClientConfig{Host: host, Port: port, Spec: clientSpec(nil), ConnectTimeout: 3 * time.Second})
 	if !errors.Is(err, ErrMessageTooBig) {
 		t.Fatalf("got %v; want ErrMessageTooBig", err)
@@ -349,7 +351,7 @@ func (h retryLog) WithGroup(string) slog.Handler      { return h }
 func TestClientRetryBusyThroughARefusal(t *testing.T) {
 	t.Parallel()
 	needIperf3(t)
-	port := freePort(t)
+	port := loopback.FreePort(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
 	if err != nil {
 		t.Fatal(err)

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"strconv"
@@ -14,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/wireperf/wireperf/internal/testutil/loopback"
 )
 
 const iperf3Path = "/usr/bin/iperf3"
@@ -23,27 +24,6 @@ func needIperf3(t *testing.T) {
 	if _, err := os.Stat(iperf3Path); err != nil {
 		t.Skip("iperf3 is not installed at " + iperf3Path)
 	}
-}
-
-// freePort finds a port free for both TCP and UDP on loopback.
-func freePort(t *testing.T) int {
-	t.Helper()
-	for range 50 {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		port := ln.Addr().(*net.TCPAddr).Port
-		_ = ln.Close()
-		uc, err := net.ListenPacket("udp", fmt.Sprintf("127.0.0.1:%d", port))
-		if err != nil {
-			continue
-		}
-		_ = uc.Close()
-		return port
-	}
-	t.Fatal("no free port")
-	return 0
 }
 
 // iperfProc is a running iperf3 process whose output is kept.
@@ -90,7 +70,7 @@ func (p *iperfProc) json(t *testing.T) map[string]any {
 func startIperf3Server(t *testing.T, extra ...string) (*iperfProc, int) {
 	t.Helper()
 	for try := 0; ; try++ {
-		port := freePort(t)
+		port := loopback.FreePort(t)
 		args := append([]string{"-s", "-1", "-J", "-p", strconv.Itoa(port)}, extra...)
 		p := startIperf3(t, 30*time.Second, args...)
 		deadline := time.Now().Add(5 * time.Second)
@@ -134,39 +114,6 @@ func listening(port int) bool {
 		fh.Close()
 	}
 	return false
-}
-
-// jpath walks a decoded JSON document.
-func jpath(t *testing.T, v any, path ...any) any {
-	t.Helper()
-	for _, p := range path {
-		switch k := p.(type) {
-		case string:
-			m, ok := v.(map[string]any)
-			if !ok {
-				t.Fatalf("%v: not an object at %q", path, k)
-			}
-			if v, ok = m[k]; !ok {
-				t.Fatalf("%v: no key %q", path, k)
-			}
-		case int:
-			a, ok := v.([]any)
-			if !ok || k >= len(a) {
-				t.Fatalf("%v: no element %d", path, k)
-			}
-			v = a[k]
-		}
-	}
-	return v
-}
-
-func jint(t *testing.T, v any, path ...any) int64 {
-	t.Helper()
-	f, ok := jpath(t, v, path...).(float64)
-	if !ok {
-		t.Fatalf("%v is not a number", path)
-	}
-	return int64(f)
 }
 
 // testLogger collects log lines for a failing test.

@@ -192,7 +192,8 @@ func udpRate(s spec.Spec) float64 {
 }
 
 // ErrUnsupported marks parameters this implementation cannot serve.
-var ErrUnsupported = errors.New("not supported")
+// errors.Is(err, errors.ErrUnsupported) holds for it too.
+var ErrUnsupported = fmt.Errorf("%w", errors.ErrUnsupported)
 
 // Spec turns a client's parameters into the spec our server runs. The
 // server reports every second, as iperf3's does. It refuses what it

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/wireperf/wireperf/internal/flowrun"
+	"github.com/wireperf/wireperf/internal/netsetup"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/sockopt"
 	"github.com/wireperf/wireperf/internal/spec"
@@ -330,7 +331,7 @@ func (t *serverTest) run() (*result.Result, error) {
 	}
 	res := &result.Result{
 		Spec: s, Token: t.cookie.String(), StartedAt: time.Now(), ServerAddr: t.conn.LocalAddr().String(),
-		Local:  result.End{Role: result.RoleServer, Host: flowrun.LocalHost(), Limits: localLimits()},
+		Local:  result.End{Role: result.RoleServer, Host: flowrun.LocalHost(), Limits: netsetup.LocalLimits()},
 		Remote: result.End{Role: result.RoleClient, Host: peerHost(t.params.ClientVersion)},
 	}
 	run := newRunner(s, t.streams, nil)
@@ -345,9 +346,9 @@ func (t *serverTest) run() (*result.Result, error) {
 	defer t.states.close()
 	run.Start()
 	testErr := t.wait(run)
-	waitDone(run, drainTimeout)
+	waitDone(run, finishTimeout)
 	end, mine := finish(run, t.streams, result.RoleServer)
-	end.Limits = localLimits()
+	end.Limits = netsetup.LocalLimits()
 	end.ConcurrentTests = max(t.cfg.Registry.Running()-1, 0)
 	res.Local = end
 	if testErr == nil {
@@ -402,7 +403,7 @@ func (t *serverTest) createStreams() error {
 	for i, c := range t.cfg.Registry.taken(t.cookie) {
 		id := i + 1
 		sender := !t.spec.ClientSendsOn(id)
-		if err := applyTCPOptions(c, t.spec, false, sender); err != nil {
+		if err := netsetup.SetupAccepted(c, t.spec, sender); err != nil {
 			_ = c.Close()
 			code := int32(errCodeInitTest)
 			if t.spec.Congestion != "" {
@@ -437,10 +438,7 @@ func (t *serverTest) createUDP(want int) error {
 			return t.fail(errCodeInitTest, fmt.Errorf("UDP stream %d of %d did not arrive: %w", id, want, err))
 		}
 		sender := !t.spec.ClientSendsOn(id)
-		o := socketOptions(t.spec, false)
-		if !sender && o.RcvBuf == 0 {
-			o.RcvBuf = udpRcvBuf
-		}
+		o := netsetup.UDPOptions(t.spec, !sender)
 		if raw, err := uc.SyscallConn(); err == nil && o != (sockopt.Options{}) {
 			if err := sockopt.Apply(raw, o); err != nil {
 				_ = uc.Close()
@@ -452,7 +450,7 @@ func (t *serverTest) createUDP(want int) error {
 			return t.fail(errCodeInitTest, fmt.Errorf("UDP stream %d: %w", id, err))
 		}
 		u := newUDPStream(uc, sender, counters64, t.spec.Length, t.spec.Rate, t.spec.Burst)
-		t.streams = append(t.streams, newUDPDataStream(id, u, result.Socket{SndBufRequested: t.spec.Window, RcvBufRequested: t.spec.Window}))
+		t.streams = append(t.streams, newUDPDataStream(id, u, flowrun.UDPSocket(uc, t.spec, sender)))
 	}
 	return nil
 }
@@ -477,7 +475,7 @@ func (t *serverTest) wait(run *flowrun.Runner) error {
 			return fmt.Errorf("iperf3 client went away: %w", r.err)
 		case r.state == TestEnd:
 			run.StopSenders()
-			run.DrainReceivers(drainFor(t.conn))
+			run.DrainReceivers(netsetup.DrainTime(t.spec, netsetup.SmoothedRTT(t.conn)))
 			return nil
 		case r.state == ClientTerminate:
 			run.Abort()

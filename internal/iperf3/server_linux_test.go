@@ -8,6 +8,7 @@ import (
 
 	"github.com/wireperf/wireperf/internal/emit"
 	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/testutil/jsondoc"
 )
 
 // runIperf3Client runs an iperf3 client against s with -J and returns its
@@ -41,8 +42,8 @@ func checkIperf3Client(t *testing.T, sr serveResult, doc map[string]any) {
 	}
 	check := func(role, sentKey, recvKey string) {
 		got := dirs[role]
-		sent := jint(t, doc, "end", sentKey, "bytes")
-		recv := jint(t, doc, "end", recvKey, "bytes")
+		sent := jsondoc.IntAt(t, doc, "end", sentKey, "bytes")
+		recv := jsondoc.IntAt(t, doc, "end", recvKey, "bytes")
 		if got[0] != sent || got[1] != recv {
 			t.Errorf("%s→: our record: sent %d, received %d; iperf3 client printed sent %d, received %d", role, got[0], got[1], sent, recv)
 		}
@@ -136,7 +137,7 @@ func TestServeIperf3ClientUDP(t *testing.T) {
 				for _, f := range sr.res.Flows() {
 					ours += f.Received.UDP.Lost
 				}
-				if lost := jint(t, doc, "end", "sum_received", "lost_packets"); lost != ours {
+				if lost := jsondoc.IntAt(t, doc, "end", "sum_received", "lost_packets"); lost != ours {
 					t.Errorf("iperf3 client printed %d lost; our record has %d", lost, ours)
 				}
 			}
@@ -160,8 +161,8 @@ func TestServeGetServerOutput(t *testing.T) {
 				return
 			}
 			// The server's own JSON: its sum_received is what it read.
-			got := jint(t, doc, "server_output_json", "end", "sum_received", "bytes")
-			if want := jint(t, doc, "end", "sum_received", "bytes"); got != want {
+			got := jsondoc.IntAt(t, doc, "server_output_json", "end", "sum_received", "bytes")
+			if want := jsondoc.IntAt(t, doc, "end", "sum_received", "bytes"); got != want {
 				t.Errorf("server_output_json says %d bytes received; the client printed %d", got, want)
 			}
 		})
@@ -186,7 +187,7 @@ func TestServeThreeClientsAtOnce(t *testing.T) {
 	}
 	for i, p := range procs {
 		doc := p.json(t)
-		cookie, _ := jpath(t, doc, "start", "cookie").(string)
+		cookie, _ := jsondoc.At(t, doc, "start", "cookie").(string)
 		sr, ok := results[cookie]
 		if !ok {
 			t.Fatalf("client %d (cookie %q): no record on the server", i, cookie)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wireperf/wireperf/internal/advise"
+	"github.com/wireperf/wireperf/internal/figures"
 	"github.com/wireperf/wireperf/internal/result"
 )
 
@@ -58,7 +59,7 @@ func TestAcceptAdviseLoss(t *testing.T) {
 			}
 		}
 	}
-	reported, _ := advise.Efficiency(sent, retrans)
+	reported, _ := figures.Efficiency(sent, retrans)
 	kernel := 100 * float64((out1-out0)-(ret1-ret0)) / float64(out1-out0)
 	t.Logf("TCP Efficiency: advise %.2f%% over both tests (%d bytes sent, %d retransmitted), single stream %.2f%%; "+
 		"kernel %.2f%% (OutSegs %d, RetransSegs %d)", reported, sent, retrans, *tcp.EfficiencyPercent, kernel, out1-out0, ret1-ret0)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/wireperf/wireperf/internal/advise"
 	"github.com/wireperf/wireperf/internal/emit"
+	"github.com/wireperf/wireperf/internal/figures"
 	"github.com/wireperf/wireperf/internal/result"
 )
 
@@ -28,7 +29,7 @@ func TestAcceptAdviseNetwork(t *testing.T) {
 		t.Skip("3% goodput accuracy through the user-space router; skipped under the race detector")
 	}
 	const d = 4 * time.Second
-	want := advise.LineRateGoodput(1e9, 1500)
+	want := figures.LineRateGoodput(1e9, 1500)
 	var rep *advise.Report
 	got, ok := bestOf(t, 3, func(int) (float64, bool) {
 		l := adviseLab(t, gigabit(time.Millisecond), 31, BigTCPBuffers())

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/wireperf/wireperf/internal/advise"
+	"github.com/wireperf/wireperf/internal/figures"
 	"github.com/wireperf/wireperf/internal/result"
 )
 
@@ -46,7 +47,7 @@ func TestAcceptAdviseWindow(t *testing.T) {
 	if !strings.Contains(text, "the server ("+b.Addr.String()+")") {
 		t.Errorf("the report does not name the receiving host %s", b.Addr)
 	}
-	bdp := advise.BDP(1e9, rtt)
+	bdp := figures.BDP(1e9, rtt)
 	if math.Abs(before.BDPBytes-bdp) > 0.1*bdp {
 		t.Errorf("BDP %.0f bytes, want %.0f ± 10%%", before.BDPBytes, bdp)
 	}

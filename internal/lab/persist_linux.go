@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -288,10 +289,15 @@ func Status(name string) (*State, error) {
 
 // Down stops the router of the persistent lab NAME (SIGTERM, then SIGKILL
 // after 3 s), deletes its namespaces and removes its files. It also cleans
-// up a lab whose files are gone or whose router died.
+// up a lab whose files are gone or whose router died. A lab of which
+// nothing is left, no namespace and no file, is an error: the name is
+// probably mistyped.
 func Down(name string) error {
 	if err := checkName(name); err != nil {
 		return err
+	}
+	if !anythingLeft(name) {
+		return fmt.Errorf("lab: no lab named %q is up (wireperf lab list shows those that are)", name)
 	}
 	var errs []error
 	if pid := readPID(name); routerAlive(pid, name) {
@@ -311,12 +317,31 @@ func Down(name string) error {
 	if err := deleteNamespaces(names); err != nil {
 		errs = append(errs, err)
 	}
-	for _, s := range []string{".json", ".json.tmp", ".status.json", ".status.json.tmp", ".pid", ".log"} {
+	for _, s := range stateSuffixes {
 		if err := os.Remove(stateFile(name, s)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// stateSuffixes are the files a persistent lab keeps in StateDir.
+var stateSuffixes = []string{".json", ".json.tmp", ".status.json", ".status.json.tmp", ".pid", ".log"}
+
+// anythingLeft reports whether any namespace or file of the lab NAME
+// exists.
+func anythingLeft(name string) bool {
+	for _, h := range []string{"a", "r", "b"} {
+		if _, err := os.Lstat(nsPath(persistNS(name, h))); err == nil {
+			return true
+		}
+	}
+	for _, s := range stateSuffixes {
+		if _, err := os.Lstat(stateFile(name, s)); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // Exec runs argv inside host ("a", "r" or "b") of the persistent lab NAME
@@ -336,9 +361,14 @@ func Exec(name, host string, argv []string) error {
 	if _, err := os.Stat(nsPath(ns)); err != nil {
 		return fmt.Errorf("lab: %q is not up (no namespace %s)", name, ns)
 	}
+	// ip netns exec replaces itself with argv, so the signals passed on
+	// reach the command itself.
 	cmd := exec.Command("ip", append([]string{"netns", "exec", ns}, argv...)...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	return cmd.Run()
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, unix.SIGINT, unix.SIGTERM, unix.SIGHUP, unix.SIGQUIT)
+	defer signal.Stop(sigs)
+	return runForwarding(cmd, sigs)
 }
 
 // List returns the names of the persistent labs that have state files.

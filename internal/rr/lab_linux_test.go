@@ -13,8 +13,9 @@ import (
 	"github.com/wireperf/wireperf/internal/lab"
 	"github.com/wireperf/wireperf/internal/lab/impair"
 	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/rr/rrcontrol"
 	"github.com/wireperf/wireperf/internal/rr/rrtest"
-	"github.com/wireperf/wireperf/internal/session"
+	"github.com/wireperf/wireperf/internal/rrload"
 	"github.com/wireperf/wireperf/internal/spec"
 )
 
@@ -32,7 +33,7 @@ func routerLab(t *testing.T, one impair.Config, sysctls map[string]string) *lab.
 	return lab.New(t, topo)
 }
 
-// inHost runs fn on a thread inside host h: the sockets RunRR opens from
+// inHost runs fn on a thread inside host h: the sockets rrcontrol.Run opens from
 // the calling goroutine (and every crr connection) are h's.
 func inHost(t *testing.T, h *lab.Host, fn func()) {
 	t.Helper()
@@ -52,7 +53,7 @@ func labRR(t *testing.T, l *lab.Lab, port int, mode string, count int64, interva
 	inHost(t, a, func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		res, err = session.RunRR(ctx, session.RRConfig{Host: b.Addr.String(), Port: port, Spec: s, Logger: rrtest.Quiet()})
+		res, err = rrcontrol.Run(ctx, rrcontrol.Config{Host: b.Addr.String(), Port: port, Spec: s, Logger: rrtest.Quiet()})
 	})
 	if err != nil {
 		t.Fatalf("%s: %v", mode, err)
@@ -146,8 +147,8 @@ func TestLabRRUnderLoad(t *testing.T) {
 	inHost(t, a, func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
-		res, err = session.RunRRLoaded(ctx, session.RRLoadConfig{
-			Probe: session.RRConfig{Host: b.Addr.String(), Port: port, Spec: probe, Logger: rrtest.Quiet()},
+		res, err = rrload.Run(ctx, rrload.Config{
+			Probe: rrcontrol.Config{Host: b.Addr.String(), Port: port, Spec: probe, Logger: rrtest.Quiet()},
 			Idle:  2 * time.Second, After: time.Second, Load: load,
 			// The load's connections must be a's too.
 			Go: func(f func()) { go func() { _ = a.Do(func() error { f(); return nil }) }() },

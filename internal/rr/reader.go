@@ -3,6 +3,7 @@ package rr
 import (
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 )
 
@@ -17,6 +18,31 @@ type reader struct {
 	buf        []byte
 	start, end int   // unread bytes (TCP)
 	ts         int64 // kernel receive time of the current message's first read
+	// deadline, when set, bounds the wait for a whole message, however
+	// its bytes trickle in; stop, when set, ends a wait between reads.
+	deadline time.Time
+	stop     *atomic.Bool
+}
+
+// reset points the reader at e with nothing buffered.
+func (r *reader) reset(e *endpoint, deadline time.Time, stop *atomic.Bool) {
+	r.e, r.start, r.end, r.deadline, r.stop = e, 0, 0, deadline, stop
+}
+
+// wait is how long the next read may block: timeout, cut to what is left
+// before the deadline; errTimeout once it has passed or on a stop.
+func (r *reader) wait(timeout time.Duration) (time.Duration, error) {
+	if r.stop != nil && r.stop.Load() {
+		return 0, errTimeout
+	}
+	if r.deadline.IsZero() {
+		return timeout, nil
+	}
+	left := time.Until(r.deadline)
+	if left <= 0 {
+		return 0, errTimeout
+	}
+	return min(timeout, left), nil
 }
 
 func newReader(e *endpoint, max int) *reader {
@@ -29,12 +55,16 @@ func newReader(e *endpoint, max int) *reader {
 
 // next returns the next whole message, valid until the next call, with
 // the kernel's receive time of its first bytes (0 if unknown). It waits
-// at most timeout for each read. A UDP datagram that is not a message is
+// at most timeout for each read, and no longer than the reader's deadline. A UDP datagram that is not a message is
 // returned with its parse error, and the next call goes on; on TCP a bad
 // header is fatal, since the stream cannot be resynchronised.
 func (r *reader) next(timeout time.Duration) ([]byte, Header, int64, error) {
 	if !r.e.stream {
-		n, ts, err := r.e.recv(r.buf, timeout)
+		wait, err := r.wait(timeout)
+		if err != nil {
+			return nil, Header{}, 0, err
+		}
+		n, ts, err := r.e.recv(r.buf, wait)
 		if err != nil {
 			return nil, Header{}, 0, err
 		}
@@ -68,7 +98,11 @@ func (r *reader) next(timeout time.Duration) ([]byte, Header, int64, error) {
 			r.end = copy(r.buf, r.buf[r.start:r.end])
 			r.start = 0
 		}
-		n, ts, err := r.e.recv(r.buf[r.end:], timeout)
+		wait, err := r.wait(timeout)
+		if err != nil {
+			return nil, Header{}, 0, err
+		}
+		n, ts, err := r.e.recv(r.buf[r.end:], wait)
 		if err != nil {
 			return nil, Header{}, 0, err
 		}

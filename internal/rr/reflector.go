@@ -29,7 +29,8 @@ type ReflectorConfig struct {
 }
 
 // Reflector answers a test's requests: on one UDP socket, one TCP
-// connection, or a connection per transaction (crr). It stamps T2 as a
+// connection, or a connection per transaction (crr, on a bounded set of
+// workers). It stamps T2 as a
 // request arrives (the kernel's receive time where there is one) and T3
 // as it answers, and keeps the server's figures.
 type Reflector struct {
@@ -46,6 +47,8 @@ type Reflector struct {
 	busySocket  string
 	wg          sync.WaitGroup
 	firstErr    error
+	turnedAway  int64
+	crr         chan *net.TCPConn // a crr test's connections, for the workers
 	stopped     chan struct{}
 	stoppedOnce sync.Once
 }
@@ -87,7 +90,7 @@ func (r *Reflector) ServeUDP(c *net.UDPConn) error {
 		return err
 	}
 	defer e.release()
-	return r.serve(e, false)
+	return r.serve(e)
 }
 
 // ServeTCP answers the requests on a TCP connection until Stop or until
@@ -99,20 +102,94 @@ func (r *Reflector) ServeTCP(c *net.TCPConn) error {
 		return err
 	}
 	defer e.release()
-	err = r.serve(e, false)
+	err = r.serve(e)
 	if errors.Is(err, errClosed) {
 		return nil
 	}
 	return err
 }
 
-// ServeCRR answers the one request of a crr connection, then closes it.
-func (r *Reflector) ServeCRR(c *net.TCPConn) error {
+// A crr test's connections are answered by crrWorkers threads, with
+// crrQueue more waiting their turn; OfferCRR closes the rest at once. A
+// client opens its crr connections one after another, so this is room to
+// spare for a real client, and a cap on what a flood of connections that
+// never send a request can take: each worker blocks in a system call on a
+// thread of its own.
+const (
+	crrWorkers = 4
+	crrQueue   = 16
+)
+
+// StartCRR starts the workers that answer a crr test's connections, one
+// transaction each. The request comes right behind the hello, so a
+// connection gets wait for its whole request; one that stays silent
+// longer is closed. Stop ends the workers.
+func (r *Reflector) StartCRR(wait time.Duration) {
+	r.crr = make(chan *net.TCPConn, crrQueue)
+	for range crrWorkers {
+		r.Go(func() error { return r.crrWorker(wait) })
+	}
+}
+
+// OfferCRR hands a crr connection to the workers, after StartCRR. When
+// every worker is busy and the queue is full, or after Stop, it closes
+// the connection and reports false.
+func (r *Reflector) OfferCRR(c *net.TCPConn) bool {
+	if r.stop.Load() {
+		_ = c.Close()
+		return false
+	}
+	select {
+	case r.crr <- c:
+		return true
+	default:
+		_ = c.Close()
+		r.mu.Lock()
+		r.turnedAway++
+		r.mu.Unlock()
+		return false
+	}
+}
+
+// TurnedAway is how many crr connections OfferCRR closed unanswered.
+func (r *Reflector) TurnedAway() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.turnedAway
+}
+
+// crrWorker answers crr connections until Stop, on one locked thread and
+// with buffers kept from one connection to the next; then it closes what
+// is still queued.
+func (r *Reflector) crrWorker(wait time.Duration) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	a := r.newAnswerer()
+	defer a.merge()
+	for {
+		select {
+		case c := <-r.crr:
+			if err := a.answerCRR(c, wait); err != nil {
+				return err
+			}
+		case <-r.stopped:
+			for {
+				select {
+				case c := <-r.crr:
+					_ = c.Close()
+				default:
+					return nil
+				}
+			}
+		}
+	}
+}
+
+// answerCRR answers the one request of a crr connection, then closes it.
+func (a *answerer) answerCRR(c *net.TCPConn, wait time.Duration) error {
 	defer c.Close()
 	_ = c.SetNoDelay(true)
-	r.mu.Lock()
-	r.conns++
-	r.mu.Unlock()
+	a.conns++
 	// No busy polling here: the request comes with the connection, and
 	// a spinning handler would only take the CPU the next accept needs.
 	e, err := newEndpoint(c, true, false)
@@ -120,14 +197,44 @@ func (r *Reflector) ServeCRR(c *net.TCPConn) error {
 		return err
 	}
 	defer e.release()
-	err = r.serve(e, true)
+	err = a.answer(e, time.Now().Add(wait))
 	if errors.Is(err, errClosed) || errors.Is(err, errTimeout) {
-		return nil // the client gave up on this one; its count says so
+		return nil // the client gave up on this one, or never meant it; its count says so
 	}
 	return err
 }
 
-func (r *Reflector) serve(e *endpoint, once bool) error {
+// answerer is one loop's state: its buffers, kept across the
+// connections of a crr worker, and its figures, merged into the
+// reflector's when the loop ends.
+type answerer struct {
+	r            *Reflector
+	rd           *reader
+	resp         []byte
+	hist         *hdrhistogram.Histogram
+	served       int64
+	refused      int64
+	conns        int64
+	kernel, user bool
+}
+
+func (r *Reflector) newAnswerer() *answerer {
+	return &answerer{r: r, resp: make([]byte, max(r.cfg.MaxResponse, HeaderLen)), hist: newHist(otherDigits)}
+}
+
+func (a *answerer) merge() {
+	r := a.r
+	r.mu.Lock()
+	r.served += a.served
+	r.refused += a.refused
+	r.conns += a.conns
+	r.server.Merge(a.hist)
+	r.kernelTS = r.kernelTS || a.kernel
+	r.userTS = r.userTS || a.user
+	r.mu.Unlock()
+}
+
+func (r *Reflector) serve(e *endpoint) error {
 	if r.cfg.BusyPoll && e.busy {
 		r.noteBusyPoll(e)
 	}
@@ -136,35 +243,30 @@ func (r *Reflector) serve(e *endpoint, once bool) error {
 	// for another thread.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	rd := newReader(e, max(r.cfg.MaxRequest, HeaderLen))
-	resp := make([]byte, max(r.cfg.MaxResponse, HeaderLen))
-	hist := newHist(otherDigits)
-	var served, refused int64
-	var kernel, user bool
-	defer func() {
-		r.mu.Lock()
-		r.served += served
-		r.refused += refused
-		r.server.Merge(hist)
-		r.kernelTS = r.kernelTS || kernel
-		r.userTS = r.userTS || user
-		r.mu.Unlock()
-	}()
-	wait := pollSlice
-	if once {
-		wait = 10 * time.Second // one request, due at once
+	a := r.newAnswerer()
+	defer a.merge()
+	return a.answer(e, time.Time{})
+}
+
+// answer answers e's requests until Stop, or, with a deadline (crr), the
+// one request that must arrive whole by then.
+func (a *answerer) answer(e *endpoint, deadline time.Time) error {
+	once := !deadline.IsZero()
+	if a.rd == nil || a.rd.e.stream != e.stream {
+		a.rd = newReader(e, max(a.r.cfg.MaxRequest, HeaderLen))
 	}
-	for !r.stop.Load() {
-		_, h, t2, err := rd.next(wait)
+	a.rd.reset(e, deadline, &a.r.stop)
+	for !a.r.stop.Load() {
+		_, h, t2, err := a.rd.next(pollSlice)
 		switch {
 		case errors.Is(err, errTimeout):
-			if once {
+			if once && !time.Now().Before(deadline) {
 				return err
 			}
 			continue
 		case err != nil && !e.stream:
 			if !errors.Is(err, ErrShort) && !errors.Is(err, ErrNotOurs) {
-				refused++ // a stray hello is neither
+				a.refused++ // a stray hello is neither
 			}
 			continue
 		case err != nil:
@@ -172,12 +274,12 @@ func (r *Reflector) serve(e *endpoint, once bool) error {
 		}
 		if t2 == 0 {
 			t2 = time.Now().UnixNano()
-			user = true
+			a.user = true
 		} else {
-			kernel = true
+			a.kernel = true
 		}
-		if h.Kind != KindRequest || h.Response < HeaderLen || int(h.Response) > len(resp) {
-			refused++
+		if h.Kind != KindRequest || h.Response < HeaderLen || int(h.Response) > len(a.resp) {
+			a.refused++
 			if e.stream {
 				return ErrBadLength
 			}
@@ -185,12 +287,12 @@ func (r *Reflector) serve(e *endpoint, once bool) error {
 		}
 		out := Header{Kind: KindResponse, Length: h.Response, Seq: h.Seq, T1: h.T1, T2: t2}
 		out.T3 = time.Now().UnixNano()
-		out.Put(resp)
-		if err := e.send(resp[:h.Response]); err != nil {
+		out.Put(a.resp)
+		if err := e.send(a.resp[:h.Response]); err != nil {
 			return err
 		}
-		served++
-		record(hist, out.T3-t2)
+		a.served++
+		record(a.hist, out.T3-t2)
 		if once {
 			return nil
 		}

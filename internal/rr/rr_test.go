@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"net"
+	"os"
 	"testing"
 	"time"
 )
@@ -77,11 +78,24 @@ func udpPair(t *testing.T) (client, server *net.UDPConn) {
 
 func tcpPair(t *testing.T) (client, server *net.TCPConn) {
 	t.Helper()
+	ln := listenTCP(t)
+	defer ln.Close()
+	return connectTo(t, ln)
+}
+
+func listenTCP(t *testing.T) *net.TCPListener {
+	t.Helper()
 	ln, err := net.ListenTCP("tcp4", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
+	return ln
+}
+
+// connectTo returns both ends of a new connection to ln; the test closes
+// the client's end.
+func connectTo(t *testing.T, ln *net.TCPListener) (client, server *net.TCPConn) {
+	t.Helper()
 	c, err := net.DialTCP("tcp4", nil, ln.Addr().(*net.TCPAddr))
 	if err != nil {
 		t.Fatal(err)
@@ -173,6 +187,7 @@ func TestCRRLoopback(t *testing.T) {
 	defer ln.Close()
 	hello := []byte("HELLO!")
 	r := NewReflector(ReflectorConfig{MaxRequest: 512, MaxResponse: 512})
+	r.StartCRR(time.Second)
 	go func() {
 		for {
 			c, err := ln.AcceptTCP()
@@ -183,7 +198,7 @@ func TestCRRLoopback(t *testing.T) {
 			if _, err := c.Read(b); err != nil || !bytes.Equal(b, hello) {
 				t.Errorf("hello %q, %v", b, err)
 			}
-			r.Go(func() error { return r.ServeCRR(c) })
+			r.OfferCRR(c)
 		}
 	}()
 	p, err := NewProber(nil, ProberConfig{Mode: ModeCRR, MaxRequest: 512, MaxResponse: 512,
@@ -273,5 +288,104 @@ func TestParseLists(t *testing.T) {
 	}
 	if _, err := ParseDurations("-5"); err == nil {
 		t.Error("a negative spacing was accepted")
+	}
+}
+
+// The crr workers are a fixed set with a short queue: what they have no
+// room for is closed at once, and a connection that sends no request, or
+// trickles one in, is closed when its wait is up, whatever it does.
+func TestCRRWorkersAreBounded(t *testing.T) {
+	ln := listenTCP(t)
+	defer ln.Close()
+	accept := func() (client, server *net.TCPConn) { return connectTo(t, ln) }
+	const wait = 300 * time.Millisecond
+	r := NewReflector(ReflectorConfig{MaxRequest: 512, MaxResponse: 512})
+	r.StartCRR(wait)
+	start := time.Now()
+	// A trickler holds a worker for its wait at most, then the idle ones.
+	trickle, s := accept()
+	idle := []*net.TCPConn{trickle}
+	if !r.OfferCRR(s) {
+		t.Fatal("the first connection was turned away")
+	}
+	for i := 1; i < crrWorkers+crrQueue; i++ {
+		c, s := accept()
+		if !r.OfferCRR(s) {
+			t.Fatalf("connection %d turned away; the workers and the queue have room for %d", i, crrWorkers+crrQueue)
+		}
+		idle = append(idle, c)
+	}
+	extra, sx := accept()
+	if r.OfferCRR(sx) {
+		t.Fatal("a connection past the workers and the queue was taken")
+	}
+	if got := r.TurnedAway(); got != 1 {
+		t.Errorf("TurnedAway = %d, want 1", got)
+	}
+	closed := func(c *net.TCPConn, within time.Duration) bool {
+		_ = c.SetReadDeadline(time.Now().Add(within))
+		var b [1]byte
+		_, err := c.Read(b[:])
+		return err != nil && !errors.Is(err, os.ErrDeadlineExceeded)
+	}
+	if !closed(extra, time.Second) {
+		t.Fatal("the turned-away connection is still open")
+	}
+	stopTrickle := make(chan struct{})
+	defer close(stopTrickle)
+	go func() {
+		hdr := make([]byte, HeaderLen)
+		(&Header{Kind: KindRequest, Length: 512, Response: 64}).Put(hdr)
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for i := 0; i < len(hdr); i++ {
+			if _, err := trickle.Write(hdr[i : i+1]); err != nil {
+				return
+			}
+			select {
+			case <-tick.C:
+			case <-stopTrickle:
+				return
+			}
+		}
+	}()
+	// The workers see the idle ones out in turns of wait, four at a
+	// time: five turns for the twenty.
+	for i, c := range idle {
+		if !closed(c, 6*wait) {
+			t.Fatalf("connection %d still open after %v", i, time.Since(start))
+		}
+	}
+	if d := time.Since(start); d > 10*wait {
+		t.Errorf("the idle connections took %v to close, want about %v", d, 6*wait)
+	}
+	// The workers still answer a real client.
+	p, err := NewProber(nil, ProberConfig{Mode: ModeCRR, MaxRequest: 512, MaxResponse: 512, Addr: ln.Addr().(*net.TCPAddr), NoWarmup: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	accepting := make(chan struct{})
+	go func() {
+		defer close(accepting)
+		for {
+			c, err := ln.AcceptTCP()
+			if err != nil {
+				return
+			}
+			r.OfferCRR(c)
+		}
+	}()
+	v := run(t, p, []Plan{{Request: 64, Response: 64, Count: 20}})
+	p.Close()
+	_ = ln.Close()
+	<-accepting
+	r.Stop()
+	r.Wait()
+	checkPoint(t, v, 20)
+	if err := r.Err(); err != nil {
+		t.Errorf("the workers failed: %v", err)
+	}
+	if rep := r.Report(ModeCRR); rep.Served != 20 || rep.Connections != crrWorkers+crrQueue+20 {
+		t.Errorf("served %d on %d connections, want 20 on %d", rep.Served, rep.Connections, crrWorkers+crrQueue+20)
 	}
 }

@@ -11,7 +11,8 @@
 // T4 − T3 are the one-way delays.
 //
 // The control session (parameter exchange, start, stop and reports) is
-// internal/session's; this package moves the messages and measures.
+// internal/rr/rrcontrol's, on a control connection internal/session
+// sets up; this package moves the messages and measures.
 package rr
 
 import (

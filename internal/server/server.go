@@ -18,6 +18,7 @@ import (
 	"github.com/wireperf/wireperf/internal/iperf3"
 	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/rr/rrcontrol"
 	"github.com/wireperf/wireperf/internal/session"
 	"github.com/wireperf/wireperf/internal/udpmux"
 )
@@ -224,7 +225,7 @@ func (s *Server) serveTest(ctx context.Context, conn *net.TCPConn) bool {
 	defer conn.Close()
 	res, err := session.Serve(ctx, conn, session.ServeConfig{
 		Registrar: s.reg, Logger: s.log, HandshakeTimeout: s.cfg.HandshakeTimeout, MaxDuration: s.cfg.Limits.MaxDuration,
-		UDP: s.udp,
+		UDP: s.udp, RR: rrcontrol.Serve,
 	})
 	return s.record(conn, res, err)
 }

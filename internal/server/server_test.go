@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"io"
 	"log/slog"
 	"net"
 	"strings"
@@ -32,7 +31,7 @@ func startServer(t *testing.T, mutate func(*Config)) *testServer {
 	cfg := Config{
 		Bind: "127.0.0.1", Limits: DefaultLimits(), HandshakeTimeout: 2 * time.Second,
 		ShutdownGrace: 5 * time.Second,
-		Logger:        slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Logger:        slog.New(slog.DiscardHandler),
 		OnResult: func(r *result.Result) {
 			ts.mu.Lock()
 			ts.results = append(ts.results, r)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/wireperf/wireperf/internal/flowrun"
 	"github.com/wireperf/wireperf/internal/iperf3"
+	"github.com/wireperf/wireperf/internal/netsetup"
 	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/sockopt"
@@ -46,6 +47,21 @@ type ClientConfig struct {
 	Spec           spec.Spec
 	Observer       Observer
 	Logger         *slog.Logger
+	// Iperf3, when set, takes over a test whose server turns out to speak
+	// iperf3, and RunClient returns what it returns. Without it RunClient
+	// closes the connection and returns an *Iperf3ServerError.
+	Iperf3 func(context.Context, Iperf3Server) (*result.Result, error)
+}
+
+// Iperf3Server is a server that answered as iperf3 does, handed to
+// ClientConfig.Iperf3. Conn is the open control connection of an idle
+// iperf3 server, still waiting for the rest of its cookie after Sent: the
+// test can go on there (iperf3.RunClientOn), and whoever receives it must
+// close it. Conn is nil when the server answered as a busy iperf3 server.
+type Iperf3Server struct {
+	Addr string
+	Conn *net.TCPConn
+	Sent []byte
 }
 
 // withDefaults fills the connect timeout and the logger when unset.
@@ -71,6 +87,11 @@ func RunClient(ctx context.Context, cfg ClientConfig) (*result.Result, error) {
 	c := &clientTest{cfg: cfg, spec: cfg.Spec}
 	defer c.close()
 	if err := c.handshake(ctx); err != nil {
+		if c.iperf3 != nil && cfg.Iperf3 != nil {
+			h := *c.iperf3
+			c.conn = nil // h.Conn, when there is one, belongs to the hand-off now
+			return cfg.Iperf3(ctx, h)
+		}
 		return nil, err
 	}
 	if err := c.connectStreams(ctx); err != nil {
@@ -90,37 +111,25 @@ type clientTest struct {
 	flows   []flowrun.Flow
 	sockets map[int]result.Socket
 	res     *result.Result
+	iperf3  *Iperf3Server // the server answered as iperf3 does
 }
 
-func (c *clientTest) dialer(opts sockopt.Options, localPort int) (*net.Dialer, error) {
-	d := &net.Dialer{Timeout: c.cfg.ConnectTimeout}
-	if c.cfg.Bind != "" || localPort != 0 {
-		ip := net.ParseIP(c.cfg.Bind)
-		if c.cfg.Bind != "" && ip == nil {
-			addrs, err := net.DefaultResolver.LookupIP(context.Background(), "ip", c.cfg.Bind)
-			if err != nil || len(addrs) == 0 {
-				return nil, fmt.Errorf("-B %s: cannot resolve the local address", c.cfg.Bind)
-			}
-			ip = addrs[0]
-		}
-		d.LocalAddr = &net.TCPAddr{IP: ip, Port: localPort}
-	}
-	if opts != (sockopt.Options{}) {
-		d.Control = sockopt.Control(opts)
-	}
-	return d, nil
+// dialer dials network from -B's address and localPort, with opts set
+// before connect.
+func (c *clientTest) dialer(network string, opts sockopt.Options, localPort int) (*net.Dialer, error) {
+	return netsetup.Client{Bind: c.cfg.Bind, CPort: c.cfg.CPort, Timeout: c.cfg.ConnectTimeout}.Dialer(network, localPort, opts)
 }
 
 func (c *clientTest) handshake(ctx context.Context) error {
 	c.addr = net.JoinHostPort(c.cfg.Host, strconv.Itoa(c.cfg.Port))
-	d, err := c.dialer(sockopt.Options{}, 0)
+	d, err := c.dialer("tcp", sockopt.Options{}, 0)
 	if err != nil {
 		return err
 	}
 	dialStart := time.Now()
 	conn, err := d.DialContext(ctx, "tcp", c.addr)
 	if err != nil {
-		return fmt.Errorf("connecting to %s: %w", c.addr, unwrapDialError(err))
+		return fmt.Errorf("connecting to %s: %w", c.addr, netsetup.DialError(err))
 	}
 	dialRTT := time.Since(dialStart)
 	c.conn = conn.(*net.TCPConn)
@@ -156,15 +165,10 @@ func (c *clientTest) handshake(ctx context.Context) error {
 	}
 }
 
-// Iperf3ServerError says the server speaks iperf3, not wireperf. Conn is
-// the control connection when the server is an idle iperf3 server: it is
-// still waiting for the rest of its cookie after Sent, and the test can go
-// on there (iperf3.RunClientOn). Conn is nil when the server answered as
-// a busy iperf3 server does.
+// Iperf3ServerError says the server speaks iperf3, not wireperf; the
+// connection to it is closed (ClientConfig.Iperf3 takes a test on instead).
 type Iperf3ServerError struct {
 	Addr string
-	Conn *net.TCPConn
-	Sent []byte
 }
 
 func (e *Iperf3ServerError) Error() string {
@@ -181,12 +185,14 @@ func (c *clientTest) readServerGreeting(dialRTT time.Duration, greeting []byte) 
 	n, err := c.conn.Read(buf)
 	switch {
 	case n == 0 && errors.Is(err, os.ErrDeadlineExceeded):
-		e := &Iperf3ServerError{Addr: c.addr, Conn: c.conn, Sent: greeting}
-		c.conn = nil // it now belongs to the caller
-		return e
+		c.iperf3 = &Iperf3Server{Addr: c.addr, Conn: c.conn, Sent: greeting}
+		return &Iperf3ServerError{Addr: c.addr}
 	case n == 0:
 		return fmt.Errorf("greeting %s: %w", c.addr, err)
 	case buf[0] != proto.MagicServer[0] && iperf3.LooksLikeIperf3Reply(buf[:n]):
+		_ = c.conn.Close() // a busy server hangs up; a test needs a new connection
+		c.conn = nil
+		c.iperf3 = &Iperf3Server{Addr: c.addr}
 		return &Iperf3ServerError{Addr: c.addr}
 	}
 	_ = c.conn.SetReadDeadline(time.Now().Add(c.cfg.ConnectTimeout))
@@ -220,7 +226,7 @@ func (c *clientTest) connectStreams(ctx context.Context) error {
 	c.res = &result.Result{
 		Spec: c.spec, Token: c.accept.Token, StartedAt: time.Now(),
 		ServerAddr: c.addr, ConnectHost: c.cfg.Host, ConnectPort: c.cfg.Port,
-		Local:  result.End{Role: result.RoleClient, Host: flowrun.LocalHost(), Limits: localLimits()},
+		Local:  result.End{Role: result.RoleClient, Host: flowrun.LocalHost(), Limits: netsetup.LocalLimits()},
 		Remote: result.End{Role: result.RoleServer, Host: c.accept.Server, Limits: c.accept.Limits},
 	}
 	for _, f := range c.flows {
@@ -239,18 +245,17 @@ func (c *clientTest) connectStreams(ctx context.Context) error {
 }
 
 func (c *clientTest) connectTCP(ctx context.Context, token proto.Token, ready *proto.StreamsReady) error {
-	opts := socketOptions(c.spec, true)
 	for id := 1; id <= c.spec.DataConns(); id++ {
-		d, err := c.dialer(opts, c.localPort(id))
+		d, err := c.dialer("tcp", netsetup.TCPOptions(c.spec, true, c.spec.ClientSendsOn(id)), c.localPort(id))
 		if err != nil {
 			return err
 		}
 		conn, err := d.DialContext(ctx, "tcp", c.addr)
 		if err != nil {
-			return fmt.Errorf("data connection %d to %s: %w", id, c.addr, unwrapDialError(err))
+			return fmt.Errorf("data connection %d to %s: %w", id, c.addr, netsetup.DialError(err))
 		}
 		tc := conn.(*net.TCPConn)
-		setNagle(tc, c.spec)
+		netsetup.SetNagle(tc, c.spec)
 		st, err := newTCPStream(id, c.spec.ClientSendsOn(id), tc, c.spec)
 		if err != nil {
 			_ = tc.Close()
@@ -271,13 +276,13 @@ func (c *clientTest) connectTCP(ctx context.Context, token proto.Token, ready *p
 func (c *clientTest) connectUDP(ctx context.Context, token proto.Token, ready *proto.StreamsReady) error {
 	var hellos [][]byte
 	for id := 1; id <= c.spec.DataConns(); id++ {
-		d, err := c.dialer(sockopt.Options{}, c.localPort(id))
+		d, err := c.dialer("udp", sockopt.Options{}, c.localPort(id))
 		if err != nil {
 			return err
 		}
 		conn, err := d.DialContext(ctx, "udp", c.addr)
 		if err != nil {
-			return fmt.Errorf("UDP stream %d to %s: %w", id, c.addr, unwrapDialError(err))
+			return fmt.Errorf("UDP stream %d to %s: %w", id, c.addr, netsetup.DialError(err))
 		}
 		uc := conn.(*net.UDPConn)
 		f, err := flowrun.NewUDPFlow(uc, c.spec, [16]byte(token), id, c.spec.ClientSendsOn(id))
@@ -309,10 +314,7 @@ func (c *clientTest) connectUDP(ctx context.Context, token proto.Token, ready *p
 }
 
 func (c *clientTest) localPort(id int) int {
-	if c.cfg.CPort > 0 {
-		return c.cfg.CPort + id - 1
-	}
-	return 0
+	return netsetup.Client{CPort: c.cfg.CPort}.DataPort(id)
 }
 
 func (c *clientTest) readReady(ready *proto.StreamsReady) error {
@@ -371,7 +373,7 @@ func (c *clientTest) run(ctx context.Context) (*result.Result, error) {
 	<-mergerDone // the server's intervals precede its final report
 	res.Local = end
 	res.Local.Intervals = m.local
-	res.Local.Limits = localLimits()
+	res.Local.Limits = netsetup.LocalLimits()
 	if remote != nil {
 		_ = c.fw.send(proto.TypeEndReport, withoutIntervals(end))
 		remote.Intervals = m.remote
@@ -422,7 +424,7 @@ func (c *clientTest) wait(ctx context.Context, run *flowrun.Runner, control *con
 			sendersDone = nil
 		case sent := <-control.senderDone:
 			run.SetPeerSent(sent)
-			run.DrainReceivers(drainFor(c.spec, c.rtt))
+			run.DrainReceivers(netsetup.DrainTime(c.spec, c.rtt))
 		case msg := <-control.peerErr:
 			run.Abort()
 			<-done
@@ -442,14 +444,4 @@ func (c *clientTest) close() {
 	if c.conn != nil {
 		_ = c.conn.Close()
 	}
-}
-
-// unwrapDialError keeps the part of a dial error a user needs: "connection
-// refused", "i/o timeout", "no such host".
-func unwrapDialError(err error) error {
-	var op *net.OpError
-	if errors.As(err, &op) && op.Err != nil {
-		return op.Err
-	}
-	return err
 }

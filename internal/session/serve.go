@@ -11,15 +11,12 @@ import (
 	"time"
 
 	"github.com/wireperf/wireperf/internal/flowrun"
+	"github.com/wireperf/wireperf/internal/netsetup"
 	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/result"
-	"github.com/wireperf/wireperf/internal/sockopt"
 	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/udpflow"
 )
-
-// drainTimeout bounds the wait for data still in flight after a stop.
-const drainTimeout = 10 * time.Second
 
 // endReportTimeout bounds the wait for the peer's final report.
 const endReportTimeout = 15 * time.Second
@@ -58,6 +55,8 @@ type ServeConfig struct {
 	MaxDuration time.Duration
 	// UDP hands out the server's UDP port to UDP streams; nil refuses UDP.
 	UDP UDPExpecter
+	// RR runs request-response tests; nil refuses them.
+	RR ServeKind
 }
 
 // UDPExpecter gives a stream a socket of its own on the server's UDP port
@@ -101,6 +100,9 @@ func Serve(ctx context.Context, conn *net.TCPConn, cfg ServeConfig) (*result.Res
 	} else if err = fr.Decode(&req); err == nil {
 		err = req.Spec.Validate()
 	}
+	if err == nil && req.Spec.Protocol == spec.RR && cfg.RR == nil {
+		err = errors.New("this server does not run request-response tests")
+	}
 	if err != nil {
 		_ = proto.WriteFrame(conn, proto.TypeError, proto.Error{Message: "bad test request: " + err.Error()})
 		return nil, err
@@ -111,8 +113,8 @@ func Serve(ctx context.Context, conn *net.TCPConn, cfg ServeConfig) (*result.Res
 		return nil, err
 	}
 	defer adm.Release()
-	if req.Spec.Protocol == spec.RR { // request-response: rr_serve.go
-		return serveRR(ctx, conn, cfg, log, hs, req, adm)
+	if req.Spec.Protocol == spec.RR { // request-response: internal/rr/rrcontrol
+		return cfg.RR(ctx, &AdmittedTest{Conn: conn, Request: req, Admission: adm, Config: cfg, Log: log, Handshake: hs, fw: &frameWriter{w: conn}})
 	}
 	t := &serverTest{
 		ctx: ctx, cfg: cfg, log: log.With("test", adm.Token.String()[:8], "client", conn.RemoteAddr().String()),
@@ -144,7 +146,7 @@ func (t *serverTest) run(client result.Host) (*result.Result, error) {
 	res := &result.Result{Spec: t.spec, Token: t.adm.Token.String(), StartedAt: time.Now()}
 	res.Remote = result.End{Role: result.RoleClient, Host: client}
 	if err := t.fw.send(proto.TypeTestAccept, proto.TestAccept{
-		Token: t.adm.Token.String(), Server: flowrun.LocalHost(), Limits: localLimits(),
+		Token: t.adm.Token.String(), Server: flowrun.LocalHost(), Limits: netsetup.LocalLimits(),
 	}); err != nil {
 		return nil, err
 	}
@@ -172,7 +174,7 @@ func (t *serverTest) run(client result.Host) (*result.Result, error) {
 	run.Start()
 	testErr := t.wait(run, control)
 	end := run.Finish(result.RoleServer)
-	end.Limits = localLimits()
+	end.Limits = netsetup.LocalLimits()
 	end.ConcurrentTests = t.adm.Concurrent()
 	if testErr == nil {
 		testErr = run.FirstError()
@@ -234,13 +236,10 @@ func (t *serverTest) collectTCP(ready *proto.StreamsReady) error {
 				return fmt.Errorf("data connection with bad stream ID %d", id)
 			}
 			seen[id] = true
-			if raw, err := dc.Conn.SyscallConn(); err == nil {
-				if err := sockopt.Apply(raw, socketOptions(t.spec, false)); err != nil {
-					_ = dc.Conn.Close()
-					return fmt.Errorf("server: %w", err)
-				}
+			if err := netsetup.SetupAccepted(dc.Conn, t.spec, !t.spec.ClientSendsOn(id)); err != nil {
+				_ = dc.Conn.Close()
+				return fmt.Errorf("server: %w", err)
 			}
-			setNagle(dc.Conn, t.spec)
 			st, err := newTCPStream(id, !t.spec.ClientSendsOn(id), dc.Conn, t.spec)
 			if err != nil {
 				_ = dc.Conn.Close()
@@ -337,7 +336,7 @@ func (t *serverTest) wait(run *flowrun.Runner, control *controlReader) error {
 			sendersDone = nil
 		case sent := <-control.senderDone:
 			run.SetPeerSent(sent)
-			run.DrainReceivers(drainFor(t.spec, t.controlRTT))
+			run.DrainReceivers(netsetup.DrainTime(t.spec, t.controlRTT))
 		case <-limit:
 			t.log.Warn("test exceeded its time; stopping it")
 			run.StopSenders()

@@ -2,11 +2,9 @@ package session
 
 import (
 	"sync"
-	"time"
 
 	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/result"
-	"github.com/wireperf/wireperf/internal/spec"
 )
 
 // lockedConn serialises frames written from several goroutines.
@@ -26,15 +24,4 @@ func (fw *frameWriter) send(t proto.Type, body any) error {
 func withoutIntervals(e result.End) result.End {
 	e.Intervals = nil
 	return e
-}
-
-// drainFor is how long receivers keep reading once the peer's senders have
-// stopped. TCP delivers everything it accepted, however long that takes
-// on a slow path, so it gets the long bound; UDP data still in flight
-// arrives within a few round trips or not at all.
-func drainFor(s spec.Spec, controlRTT time.Duration) time.Duration {
-	if s.Protocol != spec.UDP {
-		return drainTimeout
-	}
-	return min(5*time.Second, 4*controlRTT+250*time.Millisecond)
 }

@@ -9,10 +9,6 @@ import (
 	"time"
 )
 
-// DefaultPeriod is how often a Sampler reads TCP_INFO unless told
-// otherwise: 100 ms (docs/metrics.md, "TCP internals").
-const DefaultPeriod = 100 * time.Millisecond
-
 // DefaultMaxSamples bounds the samples a Sampler keeps: 6.8 minutes at
 // 100 ms. Past it the timeline is thinned (see SamplerConfig.MaxSamples).
 const DefaultMaxSamples = 4096
@@ -27,7 +23,8 @@ type Sample struct {
 
 // SamplerConfig says when and how much to sample.
 type SamplerConfig struct {
-	// Period between samples; 0 means DefaultPeriod. Samples fall on the
+	// Period between samples, which must be positive (the product's
+	// default is spec.DefaultTCPInfoInterval). Samples fall on the
 	// multiples of Period after Epoch, so that several sockets' timelines
 	// line up.
 	Period time.Duration
@@ -81,9 +78,6 @@ type Timeline struct {
 
 // NewSampler prepares a sampler of the socket behind rc; Start starts it.
 func NewSampler(rc syscall.RawConn, cfg SamplerConfig) *Sampler {
-	if cfg.Period <= 0 {
-		cfg.Period = DefaultPeriod
-	}
 	if cfg.MaxSamples <= 0 {
 		cfg.MaxSamples = DefaultMaxSamples
 	}
@@ -94,8 +88,15 @@ func NewSampler(rc syscall.RawConn, cfg SamplerConfig) *Sampler {
 	return &Sampler{rc: rc, cfg: cfg, stop: make(chan struct{}), done: make(chan struct{}), stride: 1, bbr: true}
 }
 
+// ErrNoPeriod is why a Sampler without a positive period never samples.
+var ErrNoPeriod = errors.New("tcpinfo: the sampling period must be positive")
+
 // Start begins sampling. Call it at most once.
 func (s *Sampler) Start() {
+	if s.cfg.Period <= 0 {
+		s.err = ErrNoPeriod
+		return
+	}
 	s.started = true
 	go s.loop()
 }

@@ -3,10 +3,14 @@
 // the sender spent limited by the receiver's window or its own buffer).
 package tcpinfo
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
-// ErrUnsupported is returned where the operating system gives no TCP_INFO.
-var ErrUnsupported = errors.New("TCP_INFO is not available on this operating system")
+// ErrUnsupported is returned where the operating system gives no
+// TCP_INFO; errors.Is(err, errors.ErrUnsupported) holds for it too.
+var ErrUnsupported = fmt.Errorf("TCP_INFO: %w on this operating system", errors.ErrUnsupported)
 
 // Info is one TCP_INFO sample. Times are microseconds, rates bytes per
 // second, windows and counters bytes unless the name says segments.

@@ -9,7 +9,7 @@ package udpmon
 import (
 	"time"
 
-	"github.com/wireperf/wireperf/internal/advise"
+	"github.com/wireperf/wireperf/internal/figures"
 	"github.com/wireperf/wireperf/internal/result"
 )
 
@@ -73,7 +73,7 @@ type Point struct {
 	SenderSNMP      *result.SNMP         `json:"sender_udp_counters,omitempty"`
 	ReceiverSNMP    *result.SNMP         `json:"receiver_udp_counters,omitempty"`
 	SenderRole      string               `json:"sender_role"` // client, or server with --reverse
-	LossAttribution *advise.UDPLoss      `json:"loss_attribution,omitempty"`
+	LossAttribution *figures.UDPLoss     `json:"loss_attribution,omitempty"`
 }
 
 // KernelPercent is a host's kernel-mode share (system + softirq + irq) of

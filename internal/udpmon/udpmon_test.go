@@ -1,10 +1,16 @@
 package udpmon_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"log/slog"
 	"math"
+	"net"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -56,6 +62,27 @@ func TestPointWireArithmetic(t *testing.T) {
 	}
 }
 
+// Arrivals timestamped in a burst (read late, in batches) must not make
+// the received wire rate exceed the sent one.
+func TestReceivedRateNotAboveSent(t *testing.T) {
+	cfg := udpmon.Config{Count: 1000}
+	s := cfg.Spec(1472, 0)
+	res := fakeResult(s, 1000, time.Microsecond, 0, 0)
+	// Sent 1 µs apart over 999 µs; all read within 400 µs.
+	res.Remote.UDPArrivals[0].LastNs = res.Remote.UDPArrivals[0].FirstNs + 400e3
+	p := udpmon.PointOf(res, false)
+	if p.RecvWireBps > p.SentWireBps*(1+1e-9) || p.RecvWireBps <= 0 {
+		t.Errorf("received %.0f Mb/s against %.0f Mb/s sent", p.RecvWireBps/1e6, p.SentWireBps/1e6)
+	}
+	// With loss the received rate is lower than the sent one, by the loss.
+	res = fakeResult(s, 1000, time.Microsecond, 100, 0)
+	res.Remote.UDPArrivals[0].LastNs = res.Remote.UDPArrivals[0].FirstNs + 400e3
+	p = udpmon.PointOf(res, false)
+	if want := p.SentWireBps * 899 / 999; math.Abs(p.RecvWireBps/want-1) > 1e-9 {
+		t.Errorf("received %.0f Mb/s with 10%% loss; want %.0f", p.RecvWireBps/1e6, want/1e6)
+	}
+}
+
 func TestSweepSurvivesFailedPoints(t *testing.T) {
 	calls := 0
 	cfg := udpmon.Config{
@@ -73,15 +100,51 @@ func TestSweepSurvivesFailedPoints(t *testing.T) {
 	}
 	var progress []int
 	cfg.OnPoint = func(p *udpmon.Point, done, total int, eta time.Duration) { progress = append(progress, done*10+total) }
+	var warnings bytes.Buffer
+	cfg.Logger = slog.New(slog.NewTextHandler(&warnings, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	sw, err := udpmon.Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The failed point's error is in the point, which every report shows:
+	// not said again on stderr at the default level.
+	if warnings.Len() > 0 {
+		t.Errorf("warnings logged: %s", warnings.String())
 	}
 	if len(sw.Points) != 4 || sw.Failed != 1 || sw.Points[1].Error == "" || sw.Points[2].Error != "" || sw.Points[3].Size != 1472 || calls != 5 {
 		t.Errorf("sweep %+v", sw)
 	}
 	if len(progress) != 4 || progress[3] != 44 {
 		t.Errorf("progress %v", progress)
+	}
+}
+
+// A failure that every point would meet ends the sweep at the first:
+// a refused connection, or an error the runner marks as recurring.
+func TestSweepStopsAtARecurringFailure(t *testing.T) {
+	for _, recurring := range []error{
+		fmt.Errorf("connecting to h:1: %w", &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}),
+		fmt.Errorf("%w: server refused the test: 200 streams, at most 128", udpmon.ErrRecurs),
+	} {
+		calls, onPoint := 0, 0
+		cfg := udpmon.Config{
+			Server: "h port 1", Sizes: []int{512, 1472}, Spacings: []time.Duration{0, 10 * time.Microsecond}, Count: 100,
+			Run: func(ctx context.Context, s spec.Spec) (*result.Result, error) {
+				calls++
+				if calls == 2 {
+					return nil, recurring
+				}
+				return fakeResult(s, 100, max(s.Spacing, time.Microsecond), 0, 0), nil
+			},
+			OnPoint: func(*udpmon.Point, int, int, time.Duration) { onPoint++ },
+		}
+		sw, err := udpmon.Run(context.Background(), cfg)
+		if !errors.Is(err, recurring) {
+			t.Errorf("Run = %v; want %v", err, recurring)
+		}
+		if calls != 2 || onPoint != 1 || sw == nil || len(sw.Points) != 1 || sw.Failed != 0 {
+			t.Errorf("%v: %d calls, %d points reported, sweep %+v; want the sweep to stop at the second point", recurring, calls, onPoint, sw)
+		}
 	}
 }
 

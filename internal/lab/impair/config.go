@@ -42,6 +42,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/wireperf/wireperf/internal/units"
 )
 
 // Distribution is the shape of the jitter added to the fixed delay.
@@ -309,13 +311,13 @@ func (c Config) String() string {
 		add("dup", fmtProb(c.Duplicate))
 	}
 	if c.Rate != 0 {
-		add("rate", strconv.FormatFloat(c.Rate, 'g', -1, 64))
+		add("rate", units.RateString(c.Rate))
 	}
 	if c.Overhead != 0 {
 		add("overhead", strconv.Itoa(c.Overhead))
 	}
 	if c.QueueLimit != 0 {
-		add("queue", strconv.Itoa(c.QueueLimit))
+		add("queue", units.SizeString(int64(c.QueueLimit)))
 	}
 	if len(parts) == 0 {
 		return "none"
@@ -335,8 +337,9 @@ func fmtProb(p float64) string { return strconv.FormatFloat(p, 'g', -1, 64) }
 //	rate=1g overhead=38 queue=1M
 //
 // Probabilities are fractions ("0.001") or percentages ("0.1%"); rates and
-// sizes take the suffixes described at ParseRate and ParseSize. "none" or
-// an empty string is the zero Config.
+// sizes are read by units.ParseRate and units.ParseSize, as every wireperf
+// flag reads them ("1g" is 10^9 bit/s, "1M" 2^20 bytes). "none" or an
+// empty string is the zero Config.
 func ParseConfig(s string) (Config, error) {
 	var c Config
 	fields := strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' })
@@ -382,12 +385,12 @@ func ParseConfig(s string) (Config, error) {
 		case "ge":
 			c.GE, err = parseGE(v)
 		case "rate":
-			c.Rate, err = ParseRate(v)
+			c.Rate, err = units.ParseRate(v)
 		case "overhead":
 			c.Overhead, err = strconv.Atoi(v)
 		case "queue":
 			var n int64
-			n, err = ParseSize(v)
+			n, err = units.ParseSize(v)
 			if err == nil && n > math.MaxInt32 {
 				err = errors.New("queue limit above 2 GiB")
 			}
@@ -448,83 +451,6 @@ func ParsePercent(s string) (float64, error) {
 	}
 	if math.IsNaN(v) || v < 0 || v > 1 {
 		return 0, fmt.Errorf("probability %q is outside [0, 1]", s)
-	}
-	return v, nil
-}
-
-// ParseRate reads a bit rate. Following wireperf's input convention
-// (docs/metrics.md), lower-case suffixes k, m, g, t are powers of ten and
-// upper-case K, M, G, T powers of two: "1g" is 10^9 bit/s, "1G" 2^30. An
-// optional trailing "bit", "bps" or "bit/s" is accepted ("100mbit").
-func ParseRate(s string) (float64, error) {
-	t := strings.TrimSpace(s)
-	for _, suf := range []string{"bit/s", "bit", "bps"} {
-		if strings.HasSuffix(t, suf) {
-			t = strings.TrimSuffix(t, suf)
-			break
-		}
-	}
-	v, err := parseScaled(t)
-	if err != nil {
-		return 0, fmt.Errorf("bad rate %q: %w", s, err)
-	}
-	return v, nil
-}
-
-// ParseSize reads a byte count with the same suffixes as ParseRate ("1M" is
-// 2^20 bytes, "1m" 10^6); a trailing "b" or "B" after a suffix is accepted.
-func ParseSize(s string) (int64, error) {
-	t := strings.TrimSpace(s)
-	if len(t) >= 2 {
-		if last := t[len(t)-1]; last == 'b' || last == 'B' {
-			if strings.ContainsAny(t[len(t)-2:len(t)-1], "kmgtKMGT") {
-				t = t[:len(t)-1]
-			}
-		}
-	}
-	v, err := parseScaled(t)
-	if err != nil {
-		return 0, fmt.Errorf("bad size %q: %w", s, err)
-	}
-	if v != math.Trunc(v) || v > math.MaxInt64/2 {
-		return 0, fmt.Errorf("bad size %q: not a whole number of bytes", s)
-	}
-	return int64(v), nil
-}
-
-func parseScaled(t string) (float64, error) {
-	if t == "" {
-		return 0, errors.New("empty")
-	}
-	mult := 1.0
-	switch t[len(t)-1] {
-	case 'k':
-		mult = 1e3
-	case 'm':
-		mult = 1e6
-	case 'g':
-		mult = 1e9
-	case 't':
-		mult = 1e12
-	case 'K':
-		mult = 1 << 10
-	case 'M':
-		mult = 1 << 20
-	case 'G':
-		mult = 1 << 30
-	case 'T':
-		mult = 1 << 40
-	}
-	if mult != 1 {
-		t = t[:len(t)-1]
-	}
-	v, err := strconv.ParseFloat(t, 64)
-	if err != nil {
-		return 0, errors.New("not a number")
-	}
-	v *= mult
-	if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-		return 0, errors.New("must be finite and non-negative")
 	}
 	return v, nil
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wireperf/wireperf/internal/units"
 )
 
 func TestParseConfig(t *testing.T) {
@@ -30,7 +32,7 @@ func TestParseConfig(t *testing.T) {
 		t.Fatalf("ge: %+v %v", ge.GE, err)
 	}
 	for _, bad := range []string{"delay=-1ms", "loss=101%", "loss=-1%", "ge=1%", "ge=1/2/3/4/5", "rate=1x",
-		"frobnicate=1", "delay", "gap=-2", "dist=poisson", "queue=1.5", "loss=NaN", "rate=inf", "rate=4"} {
+		"frobnicate=1", "delay", "gap=-2", "dist=poisson", "loss=NaN", "rate=inf", "rate=4"} {
 		if _, err := ParseConfig(bad); err == nil {
 			t.Errorf("ParseConfig(%q) accepted", bad)
 		}
@@ -38,16 +40,26 @@ func TestParseConfig(t *testing.T) {
 }
 
 func TestParseUnits(t *testing.T) {
-	rates := map[string]float64{"1g": 1e9, "1G": 1 << 30, "750m": 750e6, "100mbit": 100e6, "10k": 1e4, "2.5gbit/s": 2.5e9, "9600": 9600}
-	for s, want := range rates {
-		if got, err := ParseRate(s); err != nil || got != want {
-			t.Errorf("ParseRate(%q) = %v, %v; want %v", s, got, err, want)
-		}
+	// Rates and sizes are read as every wireperf flag reads them
+	// (units.ParseRate and units.ParseSize), and printed back the same way.
+	c, err := ParseConfig("rate=1g,queue=64K")
+	if err != nil || c.Rate != 1e9 || c.QueueLimit != 64<<10 {
+		t.Fatalf("ParseConfig(rate=1g,queue=64K) = %+v, %v", c, err)
 	}
-	sizes := map[string]int64{"1M": 1 << 20, "1m": 1e6, "64K": 65536, "64KB": 65536, "1500": 1500, "2kb": 2000}
-	for s, want := range sizes {
-		if got, err := ParseSize(s); err != nil || got != want {
-			t.Errorf("ParseSize(%q) = %v, %v; want %v", s, got, err, want)
+	if got := c.String(); got != "rate=1g,queue=64K" {
+		t.Errorf("String() = %q; want rate=1g,queue=64K", got)
+	}
+	for _, bad := range []string{"rate=100mbit", "rate=1e+09", "queue=64KB"} {
+		_, err := ParseConfig(bad)
+		if err == nil {
+			t.Errorf("ParseConfig(%q) accepted; the client's -b refuses the same text", bad)
+			continue
+		}
+		_, v, _ := strings.Cut(bad, "=")
+		_, rerr := units.ParseRate(v)
+		_, serr := units.ParseSize(v)
+		if !strings.Contains(err.Error(), rerr.Error()) && !strings.Contains(err.Error(), serr.Error()) {
+			t.Errorf("ParseConfig(%q) = %v; want the units parser's error", bad, err)
 		}
 	}
 	probs := map[string]float64{"0.1%": 0.001, "0.001": 0.001, "100%": 1, "0": 0}

@@ -19,7 +19,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/netip"
 	"os"
@@ -45,7 +44,7 @@ type Host struct {
 }
 
 // Quiet is a logger for clients in tests.
-func Quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+func Quiet() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
 // Proc is a helper process that Start started.
 type Proc struct {

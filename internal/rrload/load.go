@@ -1,4 +1,7 @@
-package session
+// Package rrload measures latency under load: request-response probes
+// (internal/rr/rrcontrol) before, during and after a bulk test
+// (session.RunClient) against the same server.
+package rrload
 
 import (
 	"context"
@@ -8,6 +11,8 @@ import (
 	"time"
 
 	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/rr/rrcontrol"
+	"github.com/wireperf/wireperf/internal/session"
 	"github.com/wireperf/wireperf/internal/spec"
 )
 
@@ -18,13 +23,13 @@ const (
 	PhaseAfter  = "after"
 )
 
-// RRLoadConfig is latency under load (docs/metrics.md, "Latency under
-// load"; flent's RRUL idea): request-response probes before (idle),
-// during (loaded) and after a bulk test.
-type RRLoadConfig struct {
+// Config is latency under load (docs/metrics.md, "Latency under load";
+// flent's RRUL idea): request-response probes before (idle), during
+// (loaded) and after a bulk test.
+type Config struct {
 	// Probe is the request-response test, with one size; its duration is
 	// set from the phases.
-	Probe RRConfig
+	Probe rrcontrol.Config
 	// Idle and After are how long the probes run alone before and after
 	// the load.
 	Idle, After time.Duration
@@ -42,10 +47,10 @@ type loadObserver struct{ started func() }
 func (o loadObserver) Started(*result.Result)                      { o.started() }
 func (o loadObserver) Interval(*result.Result, result.IntervalRow) {}
 
-// RunRRLoaded runs the probes and the load, and reports the probes'
+// Run runs the probes and the load, and reports the probes'
 // phases as RR points labelled PhaseIdle, PhaseLoaded and PhaseAfter,
 // with RR.Load saying what the load did to the RTT.
-func RunRRLoaded(ctx context.Context, cfg RRLoadConfig) (*result.Result, error) {
+func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 	if len(cfg.Probe.Spec.RRSizeList()) != 1 {
 		return nil, errors.New("latency under load: give one probe size")
 	}
@@ -90,7 +95,7 @@ func RunRRLoaded(ctx context.Context, cfg RRLoadConfig) (*result.Result, error) 
 			return
 		}
 		run(func() {
-			res, err := RunClient(ctx, ClientConfig{
+			res, err := session.RunClient(ctx, session.ClientConfig{
 				Host: cfg.Probe.Host, Port: cfg.Probe.Port, Bind: cfg.Probe.Bind,
 				ConnectTimeout: cfg.Probe.ConnectTimeout, Spec: cfg.Load, Logger: cfg.Probe.Logger,
 				Observer: loadObserver{started: func() { phase.Store(1) }},
@@ -107,7 +112,7 @@ func RunRRLoaded(ctx context.Context, cfg RRLoadConfig) (*result.Result, error) 
 		loadDone <- lo
 		sleepCtx(ctx, cfg.After)
 	}()
-	res, err := RunRR(ctx, probe)
+	res, err := rrcontrol.Run(ctx, probe)
 	cancel()
 	<-coordDone
 	var lo loadOut

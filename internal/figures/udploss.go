@@ -1,13 +1,11 @@
-// Package advise turns a test's figures into plain advice: where a
-// problem comes from and what to change.
-package advise
+package figures
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/units"
 )
 
 // UDPLoss attributes a direction's lost datagrams to where they were
@@ -17,8 +15,7 @@ import (
 // Lost is the receiver's Lost count as the UDP engine reports it: every
 // datagram that had not arrived within the late threshold. Datagrams that
 // arrived later still (result.UDP.Late) are part of it; no host dropped
-// them, so they land in Network, which is right in effect: the network
-// delayed them past the point where they counted.
+// them, so they land in Network: what neither host's counters explain.
 //
 // The host counters are /proc/net/snmp deltas and so host-wide: they also
 // count drops of other sockets on the same host. Each host figure is
@@ -30,9 +27,11 @@ type UDPLoss struct {
 	ReceiverInErrors uint64 // InErrors delta (includes RcvbufErrors on Linux)
 	SenderSndbuf     uint64 // sending host's SndbufErrors delta
 	SendErrors       int64  // sender's failed sends (ENOBUFS...), sent again, so not lost
-	// Network is the rest: lost − what the hosts dropped (≥ 0). Where a
-	// host's counters are missing it also holds whatever that host
-	// dropped, and Verdict says so.
+	// Network is the rest: lost − what the hosts' counters explain (≥ 0),
+	// lost between the two hosts' UDP layers as far as any counter tells.
+	// No counter sees the path itself (on loopback there is none), so the
+	// verdict calls it unexplained. Where a host's counters are missing it
+	// also holds whatever that host dropped, and Verdict says so.
 	Network int64
 	// Approximate is set when the attribution may count other traffic's
 	// drops: other tests ran at the same time, or the hosts counted more
@@ -115,7 +114,7 @@ func (a UDPLoss) verdict(d drops, receiverKnown, senderKnown bool, hostDrops uin
 	if a.Lost == 0 {
 		return "no datagrams were lost"
 	}
-	lead := "of " + Thousands(a.Lost) + " lost datagrams, "
+	lead := "of " + units.Thousands(a.Lost) + " lost datagrams, "
 	// Hosts without counters may hide drops in what looks like the network's.
 	var unknown []string
 	if !receiverKnown {
@@ -127,37 +126,37 @@ func (a UDPLoss) verdict(d drops, receiverKnown, senderKnown bool, hostDrops uin
 	var v string
 	switch {
 	case !receiverKnown && d.sender == 0:
-		v = lead + "where they were dropped is unknown: the receiving host has no UDP counters to tell its drops from the network's"
+		v = lead + "where they were dropped is unknown: the receiving host has no UDP counters to tell its drops from any other loss"
 	case d.rcvbuf+d.otherRecv+d.sender == 0 && senderKnown:
-		v = lead + "0 were dropped by either host: the network lost them"
+		v = lead + "none is explained by either host's counters: neither host counted a drop"
 	case d.rcvbuf+d.otherRecv+d.sender == 0:
-		v = lead + "0 were dropped by the receiving host: the network or the sending host (which has no UDP counters) lost them"
+		v = lead + "none is explained by the receiving host's counters, and the sending host has no UDP counters"
 	default:
 		var parts, hints []string
 		if d.rcvbuf > 0 {
-			parts = append(parts, Thousands(d.rcvbuf)+" were "+rcvbufCause)
+			parts = append(parts, units.Thousands(d.rcvbuf)+" were "+rcvbufCause)
 			hints = append(hints, rcvbufHint)
 		}
 		if d.otherRecv > 0 {
-			parts = append(parts, Thousands(d.otherRecv)+" were "+otherCause)
-		}
-		if a.Network > 0 {
-			where := " in the network"
-			if len(unknown) > 0 {
-				where += " or by " + strings.Join(unknown, " or ") + " (no UDP counters there)"
-			}
-			if len(parts) == 0 {
-				where = " were lost" + where
-			}
-			parts = append(parts, Thousands(a.Network)+where)
+			parts = append(parts, units.Thousands(d.otherRecv)+" were "+otherCause)
 		}
 		if d.sender > 0 {
-			parts = append(parts, "the sending host dropped "+Thousands(d.sender)+" "+senderCause)
+			parts = append(parts, "the sending host dropped "+units.Thousands(d.sender)+" "+senderCause)
 			hints = append(hints, senderHint)
+		}
+		if a.Network > 0 {
+			// No counter sees the path between the hosts, so what the
+			// hosts do not explain is only that: unexplained. Put down to
+			// "the network" it would be wrong on loopback.
+			what := " are not explained by either host's counters"
+			if len(unknown) > 0 {
+				what = " are not explained by the counters there are (" + strings.Join(unknown, " and ") + " has no UDP counters)"
+			}
+			parts = append(parts, units.Thousands(a.Network)+what)
 		}
 		v = lead + joinAnd(parts)
 		switch {
-		case len(parts) == 1:
+		case len(parts) == 1 && len(hints) == 1:
 			v += ": " + hints[0]
 		case len(hints) > 0:
 			v += "; " + strings.Join(hints, "; ")
@@ -168,7 +167,7 @@ func (a UDPLoss) verdict(d drops, receiverKnown, senderKnown bool, hostDrops uin
 		v += fmt.Sprintf(" (approximate: the hosts' UDP counters are host-wide and %d other %s at the same time)",
 			concurrentTests, pluralVerb(concurrentTests, "test ran", "tests ran"))
 	case hostDrops > uint64(a.Lost):
-		v += " (approximate: the hosts' UDP counters are host-wide and counted " + Thousands(int64(hostDrops)) +
+		v += " (approximate: the hosts' UDP counters are host-wide and counted " + units.Thousands(int64(hostDrops)) +
 			" drops, more than this test lost, so other traffic was dropped too)"
 	}
 	return v
@@ -192,22 +191,4 @@ func pluralVerb(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-// Thousands writes n with commas between groups of three digits:
-// 8120 as "8,120".
-func Thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	sign := ""
-	if n < 0 {
-		sign, s = "-", s[1:]
-	}
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return sign + b.String()
 }

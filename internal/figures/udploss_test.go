@@ -1,4 +1,4 @@
-package advise
+package figures
 
 import (
 	"strings"
@@ -46,7 +46,7 @@ func TestAttributeUDPLoss(t *testing.T) {
 			recv:  &result.SNMP{InDatagrams: 99000},
 			send:  &result.SNMP{OutDatagrams: 100000},
 			want:  UDPLoss{Lost: 1000, Network: 1000},
-			exact: "of 1,000 lost datagrams, 0 were dropped by either host: the network lost them",
+			exact: "of 1,000 lost datagrams, none is explained by either host's counters: neither host counted a drop",
 		},
 		{
 			name:  "split between receiver and network",
@@ -54,7 +54,7 @@ func TestAttributeUDPLoss(t *testing.T) {
 			recv:  &result.SNMP{RcvbufErrors: 3000, InErrors: 3000},
 			send:  &result.SNMP{},
 			want:  UDPLoss{Lost: 5000, ReceiverRcvbuf: 3000, ReceiverInErrors: 3000, Network: 2000},
-			exact: "of 5,000 lost datagrams, 3,000 were dropped by the receiving host's socket buffer (RcvbufErrors) and 2,000 in the network; raise -w or the receiver's net.core.rmem_max",
+			exact: "of 5,000 lost datagrams, 3,000 were dropped by the receiving host's socket buffer (RcvbufErrors) and 2,000 are not explained by either host's counters; raise -w or the receiver's net.core.rmem_max",
 		},
 		{
 			name:  "all at the sender",
@@ -73,7 +73,7 @@ func TestAttributeUDPLoss(t *testing.T) {
 			recv:       &result.SNMP{},
 			send:       &result.SNMP{SndbufErrors: 300},
 			want:       UDPLoss{Lost: 400, SenderSndbuf: 300, SendErrors: 250, Network: 350},
-			exact: "of 400 lost datagrams, 350 were lost in the network and the sending host dropped 50 (SndbufErrors/ENOBUFS); " +
+			exact: "of 400 lost datagrams, the sending host dropped 50 (SndbufErrors/ENOBUFS) and 350 are not explained by either host's counters; " +
 				"the sender outran its own socket buffer or NIC queue",
 		},
 		{
@@ -83,7 +83,7 @@ func TestAttributeUDPLoss(t *testing.T) {
 			recv:       &result.SNMP{},
 			send:       &result.SNMP{SndbufErrors: 900},
 			want:       UDPLoss{Lost: 100, SenderSndbuf: 900, SendErrors: 900, Network: 100},
-			exact:      "of 100 lost datagrams, 0 were dropped by either host: the network lost them",
+			exact:      "of 100 lost datagrams, none is explained by either host's counters: neither host counted a drop",
 		},
 		{
 			name:       "sender without counters",
@@ -91,7 +91,7 @@ func TestAttributeUDPLoss(t *testing.T) {
 			sendErrors: 400,
 			recv:       &result.SNMP{},
 			want:       UDPLoss{Lost: 400, SendErrors: 400, Network: 400},
-			exact:      "of 400 lost datagrams, 0 were dropped by the receiving host: the network or the sending host (which has no UDP counters) lost them",
+			exact:      "of 400 lost datagrams, none is explained by the receiving host's counters, and the sending host has no UDP counters",
 		},
 		{
 			name: "receiver, network and sender",
@@ -99,8 +99,8 @@ func TestAttributeUDPLoss(t *testing.T) {
 			recv: &result.SNMP{RcvbufErrors: 3000, InErrors: 3000},
 			send: &result.SNMP{SndbufErrors: 400},
 			want: UDPLoss{Lost: 5000, ReceiverRcvbuf: 3000, ReceiverInErrors: 3000, SenderSndbuf: 400, Network: 1600},
-			exact: "of 5,000 lost datagrams, 3,000 were dropped by the receiving host's socket buffer (RcvbufErrors), 1,600 in the network, " +
-				"and the sending host dropped 400 (SndbufErrors/ENOBUFS); raise -w or the receiver's net.core.rmem_max; the sender outran its own socket buffer or NIC queue",
+			exact: "of 5,000 lost datagrams, 3,000 were dropped by the receiving host's socket buffer (RcvbufErrors), the sending host dropped 400 (SndbufErrors/ENOBUFS), " +
+				"and 1,600 are not explained by either host's counters; raise -w or the receiver's net.core.rmem_max; the sender outran its own socket buffer or NIC queue",
 		},
 		{
 			name:        "other receive errors",
@@ -108,7 +108,7 @@ func TestAttributeUDPLoss(t *testing.T) {
 			recv:        &result.SNMP{RcvbufErrors: 1000, InErrors: 1150, InCsumErrors: 150},
 			send:        &result.SNMP{},
 			want:        UDPLoss{Lost: 1200, ReceiverRcvbuf: 1000, ReceiverInErrors: 1150, Network: 50},
-			wantVerdict: []string{"1,000 were dropped by the receiving host's socket buffer (RcvbufErrors), 150 were dropped by the receiving host for other reasons", ", and 50 in the network;"},
+			wantVerdict: []string{"1,000 were dropped by the receiving host's socket buffer (RcvbufErrors), 150 were dropped by the receiving host for other reasons", ", and 50 are not explained by either host's counters;"},
 			notWant:     []string{"approximate"},
 		},
 		{
@@ -126,7 +126,7 @@ func TestAttributeUDPLoss(t *testing.T) {
 			send:        &result.SNMP{},
 			concurrent:  2,
 			want:        UDPLoss{Lost: 2000, ReceiverRcvbuf: 500, ReceiverInErrors: 500, Network: 1500, Approximate: true},
-			wantVerdict: []string{"500 were dropped by the receiving host's socket buffer (RcvbufErrors) and 1,500 in the network", "(approximate: the hosts' UDP counters are host-wide and 2 other tests ran at the same time)"},
+			wantVerdict: []string{"500 were dropped by the receiving host's socket buffer (RcvbufErrors) and 1,500 are not explained by either host's counters", "(approximate: the hosts' UDP counters are host-wide and 2 other tests ran at the same time)"},
 		},
 		{
 			name:        "one other test",
@@ -135,13 +135,13 @@ func TestAttributeUDPLoss(t *testing.T) {
 			send:        &result.SNMP{},
 			concurrent:  1,
 			want:        UDPLoss{Lost: 10, Network: 10, Approximate: true},
-			wantVerdict: []string{"the network lost them (approximate: the hosts' UDP counters are host-wide and 1 other test ran at the same time)"},
+			wantVerdict: []string{"neither host counted a drop (approximate: the hosts' UDP counters are host-wide and 1 other test ran at the same time)"},
 		},
 		{
 			name:  "no counters at all",
 			lost:  1234567,
 			want:  UDPLoss{Lost: 1234567, Network: 1234567},
-			exact: "of 1,234,567 lost datagrams, where they were dropped is unknown: the receiving host has no UDP counters to tell its drops from the network's",
+			exact: "of 1,234,567 lost datagrams, where they were dropped is unknown: the receiving host has no UDP counters to tell its drops from any other loss",
 		},
 		{
 			name:        "receiver without counters, sender dropped some",
@@ -149,7 +149,7 @@ func TestAttributeUDPLoss(t *testing.T) {
 			sendErrors:  100,
 			send:        &result.SNMP{SndbufErrors: 200},
 			want:        UDPLoss{Lost: 1000, SenderSndbuf: 200, SendErrors: 100, Network: 900},
-			wantVerdict: []string{"of 1,000 lost datagrams, 900 were lost in the network or by the receiving host (no UDP counters there) and the sending host dropped 100"},
+			wantVerdict: []string{"of 1,000 lost datagrams, the sending host dropped 100 (SndbufErrors/ENOBUFS) and 900 are not explained by the counters there are (the receiving host has no UDP counters)"},
 		},
 		{
 			name:  "negative input",
@@ -185,27 +185,21 @@ func TestAttributeUDPLoss(t *testing.T) {
 			if strings.Contains(verdict, "\n") {
 				t.Errorf("verdict %q is not one line", verdict)
 			}
+			// No counter sees the path: what the hosts' counters do not
+			// explain is never put down to "the network" (on loopback
+			// there is none).
+			if strings.Contains(verdict, "network") {
+				t.Errorf("verdict %q blames the network", verdict)
+			}
 		})
 	}
 }
 
-func TestThousands(t *testing.T) {
-	tests := []struct {
-		n    int64
-		want string
-	}{
-		{0, "0"},
-		{999, "999"},
-		{1000, "1,000"},
-		{8120, "8,120"},
-		{123456, "123,456"},
-		{1234567, "1,234,567"},
-		{-1234, "-1,234"},
-	}
-	for _, tt := range tests {
-		if got := Thousands(tt.n); got != tt.want {
-			t.Errorf("Thousands(%d) = %q; want %q", tt.n, got, tt.want)
-		}
+// Only other receive errors: no hint, and no index out of range.
+func TestUDPLossOtherErrorsOnly(t *testing.T) {
+	got := AttributeUDPLoss(10, 0, &result.SNMP{InErrors: 10}, &result.SNMP{}, 0, 0)
+	if !strings.Contains(got.Verdict, "10 were dropped by the receiving host for other reasons") {
+		t.Errorf("verdict %q", got.Verdict)
 	}
 }
 

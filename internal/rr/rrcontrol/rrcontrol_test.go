@@ -1,23 +1,31 @@
-package rr_test
+package rrcontrol_test
 
 import (
 	"context"
-	"io"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
+	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/rr/rrcontrol"
 	"github.com/wireperf/wireperf/internal/server"
 	"github.com/wireperf/wireperf/internal/session"
+	"github.com/wireperf/wireperf/internal/sockopt"
 	"github.com/wireperf/wireperf/internal/spec"
 )
 
-func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+func quiet() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
-// startServer runs a wireperf server on loopback for the test.
+// startServer runs a wireperf server on loopback for the test. When the
+// test ends it stops the server and checks that nothing the test started
+// is still running.
 func startServer(t *testing.T) *server.Server {
 	t.Helper()
+	before := goleak.IgnoreCurrent()
 	srv := server.New(server.Config{Bind: "127.0.0.1", Limits: server.DefaultLimits(), Logger: quiet(), ShutdownGrace: time.Second})
 	if err := srv.Listen(); err != nil {
 		t.Fatal(err)
@@ -28,6 +36,7 @@ func startServer(t *testing.T) *server.Server {
 	t.Cleanup(func() {
 		cancel()
 		<-done
+		goleak.VerifyNone(t, before)
 	})
 	return srv
 }
@@ -40,7 +49,7 @@ func runRR(t *testing.T, srv *server.Server, s spec.Spec) *result.Result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	res, err := session.RunRR(ctx, session.RRConfig{Host: "127.0.0.1", Port: srv.Addr().Port, Spec: s, Logger: quiet()})
+	res, err := rrcontrol.Run(ctx, rrcontrol.Config{Host: "127.0.0.1", Port: srv.Addr().Port, Spec: s, Logger: quiet()})
 	if err != nil {
 		t.Fatalf("%s: %v", s.RRMode, err)
 	}
@@ -121,7 +130,7 @@ func TestRRCancelEndsCleanly(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	res, err := session.RunRR(ctx, session.RRConfig{Host: "127.0.0.1", Port: srv.Addr().Port, Spec: s, Logger: quiet()})
+	res, err := rrcontrol.Run(ctx, rrcontrol.Config{Host: "127.0.0.1", Port: srv.Addr().Port, Spec: s, Logger: quiet()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,8 +149,51 @@ func TestRRCancelEndsCleanly(t *testing.T) {
 func TestRRRefusesBadSpec(t *testing.T) {
 	srv := startServer(t)
 	s := rrSpec(spec.RRUDP, 20)
-	_, err := session.RunRR(context.Background(), session.RRConfig{Host: "127.0.0.1", Port: srv.Addr().Port, Spec: s, Logger: quiet()})
+	_, err := rrcontrol.Run(context.Background(), rrcontrol.Config{Host: "127.0.0.1", Port: srv.Addr().Port, Spec: s, Logger: quiet()})
 	if err == nil {
 		t.Fatal("a 20-byte request was accepted")
+	}
+}
+
+// A test whose socket options the server cannot set is refused before it
+// starts, with the option in the reason, as a TCP test is. The client
+// here asks for a congestion control no kernel has and sets nothing
+// itself, as a client whose kernel has it would.
+func TestRRRefusesATestWhoseSocketOptionsFail(t *testing.T) {
+	srv := startServer(t)
+	for _, mode := range []string{spec.RRTCP, spec.RRCRR} {
+		t.Run(mode, func(t *testing.T) {
+			s := rrSpec(mode, 64)
+			s.Congestion = "nosuchcc"
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			ctl, err := session.Connect(ctx, session.ClientConfig{Host: "127.0.0.1", Port: srv.Addr().Port, Spec: s, Logger: quiet()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ctl.Close()
+			if mode == spec.RRTCP {
+				tok, err := proto.ParseToken(ctl.Accept().Token)
+				if err != nil {
+					t.Fatal(err)
+				}
+				c, err := ctl.Dial(ctx, "tcp", sockopt.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer c.Close()
+				if _, err := c.Write(proto.DataHello{Token: tok, StreamID: 1}.Marshal()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			err = ctl.ReadReady(&proto.StreamsReady{})
+			if err == nil || !strings.Contains(err.Error(), "TCP_CONGESTION") || !strings.Contains(err.Error(), "nosuchcc") {
+				t.Fatalf("the server took a test whose congestion control it cannot set: %v", err)
+			}
+		})
+	}
+	waitIdle(t, srv)
+	if st := srv.Stats(); st.Running != 0 || st.TestsAccepted != 0 {
+		t.Errorf("server stats %+v: the refused tests ran or hold their slots", st)
 	}
 }

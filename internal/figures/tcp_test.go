@@ -1,4 +1,4 @@
-package advise
+package figures
 
 import (
 	"math"
@@ -91,28 +91,6 @@ func TestRFC6349(t *testing.T) {
 	}
 	if _, ok := TransferTimeRatio(100, 1, 0); ok {
 		t.Error("TransferTimeRatio without an ideal rate should be unknown")
-	}
-}
-
-func TestBufferFor(t *testing.T) {
-	tests := []struct {
-		bdp  float64
-		want int64
-	}{
-		{0, 0},
-		{1e5, 4 << 20},
-		{26.875e6, 64 << 20}, // 1 Gbit/s × 215 ms: 2 × BDP = 53.75 MB
-		{1.477e6, 4 << 20},
-		{40e6, 128 << 20},
-	}
-	for _, tc := range tests {
-		got := BufferFor(tc.bdp)
-		if got != tc.want {
-			t.Errorf("BufferFor(%g) = %d, want %d", tc.bdp, got, tc.want)
-		}
-		if tc.bdp > 0 && float64(got) < 2*tc.bdp {
-			t.Errorf("BufferFor(%g) = %d is below 2 × BDP", tc.bdp, got)
-		}
 	}
 }
 

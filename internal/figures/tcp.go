@@ -1,13 +1,14 @@
-package advise
+package figures
 
 import (
+	"fmt"
 	"math"
 	"time"
 
 	"github.com/wireperf/wireperf/internal/result"
 )
 
-// TCP arithmetic of docs/metrics.md: line rate, BDP, the limited-time
+// TCP arithmetic: line rate, BDP, the limited-time
 // breakdown and the RFC 6349 figures. Everything here is pure: it reads
 // results and returns numbers.
 
@@ -52,6 +53,10 @@ func WindowRate(window float64, rtt time.Duration) float64 {
 	return window * 8 / rtt.Seconds()
 }
 
+// LimitedShare of busy time makes the receiver's window or the sender's
+// buffer the limit of a stream.
+const LimitedShare = 0.3
+
 // LimitedTime is Web100's SndLimTime from TCP_INFO: of the time the sender
 // had data in flight (busy), how much the receiver's window held it back,
 // how much its own send buffer did, and the rest, which the network
@@ -92,10 +97,19 @@ func Efficiency(sent, retrans uint64) (float64, bool) {
 	return 100 * float64(sent-min(retrans, sent)) / float64(sent), true
 }
 
+// MinBufferDelayBaseline is the shortest baseline RTT Buffer Delay is
+// given for. Below it the "path" is the hosts' own processing (loopback,
+// or a cable between two hosts), which the kernel's RTT clock, ticking
+// in microseconds, reads as 1 µs or a few: a ratio over that measures
+// rounding and scheduling, not a network's buffers (a loopback test
+// would read 27600%).
+const MinBufferDelayBaseline = 20 * time.Microsecond
+
 // BufferDelay is RFC 6349's Buffer Delay in percent: (mean RTT during
-// the transfer − baseline RTT) ÷ baseline RTT. ok is false without both.
+// the transfer − baseline RTT) ÷ baseline RTT. ok is false without both,
+// or with a baseline below MinBufferDelayBaseline.
 func BufferDelay(meanRTT, baselineRTT time.Duration) (float64, bool) {
-	if meanRTT <= 0 || baselineRTT <= 0 {
+	if meanRTT <= 0 || baselineRTT < MinBufferDelayBaseline {
 		return 0, false
 	}
 	return 100 * float64(meanRTT-baselineRTT) / float64(baselineRTT), true
@@ -319,6 +333,20 @@ func DirectionOf(d result.Direction, bottleneck float64) *DirectionFigures {
 		}
 	}
 	return out
+}
+
+// SlowStartEnds says when slow start ended over several streams: "at
+// 0.10 s in every stream" or "at 0.10-0.25 s across the streams" (to the
+// hundredth of a second), or "" when no stream's ended.
+func (df *DirectionFigures) SlowStartEnds() string {
+	if df == nil || df.SlowStartLast <= 0 {
+		return ""
+	}
+	first, last := fmt.Sprintf("%.2f", df.SlowStartFirst), fmt.Sprintf("%.2f", df.SlowStartLast)
+	if first == last {
+		return "at " + last + " s in every stream"
+	}
+	return "at " + first + "-" + last + " s across the streams"
 }
 
 // pathMTU is a sending stream's path MTU: the last TCP_INFO's, else the

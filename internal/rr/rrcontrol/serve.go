@@ -1,4 +1,8 @@
-package session
+// Package rrcontrol is the control plane of request-response tests: the
+// exchange on the control connection that sets up internal/rr's data
+// path, starts and stops it, and trades each end's report. Session does
+// the handshake on both ends and hands the connection over.
+package rrcontrol
 
 import (
 	"context"
@@ -6,20 +10,24 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/wireperf/wireperf/internal/flowrun"
 	"github.com/wireperf/wireperf/internal/hostmon"
+	"github.com/wireperf/wireperf/internal/netsetup"
 	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/rr"
+	"github.com/wireperf/wireperf/internal/session"
 	"github.com/wireperf/wireperf/internal/sockopt"
 	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/udpflow"
 )
 
-// A request-response test (spec.RR) on the server, after Serve admitted
-// it:
+// A request-response test (spec.RR) on the server, after session.Serve
+// admitted it:
 //
 //	client                               server
 //	TestRequest            →
@@ -35,44 +43,48 @@ import (
 //	Stop                   →
 //	                       ←  EndReport (the server's End, RR filled)
 //	EndReport              →  (the client's End, for the server's record)
-type rrServer struct {
+type server struct {
 	ctx  context.Context
-	cfg  ServeConfig
+	t    *session.AdmittedTest
 	log  *slog.Logger
-	conn *net.TCPConn
-	fw   *frameWriter
 	spec spec.Spec
-	adm  *Admission
-	hs   time.Duration
+	// controlRTT is the client's measure of the control round trip.
+	controlRTT time.Duration
 
 	udp  *net.UDPConn
 	tcp  *net.TCPConn
 	refl *rr.Reflector
-	done chan struct{} // closed when serveRR returns
+	// crrOptions go on each crr connection; crrErr is the first that
+	// failed (tryOptions makes that unlikely).
+	crrOptions sockopt.Options
+	crrErr     atomic.Pointer[error]
+	done       chan struct{} // closed when Serve returns
 }
 
-// serveRR runs a request-response test on an admitted control
-// connection; Serve hands over after Admit.
-func serveRR(ctx context.Context, conn *net.TCPConn, cfg ServeConfig, log *slog.Logger, hs time.Duration, req proto.TestRequest, adm *Admission) (*result.Result, error) {
-	s := &rrServer{
-		ctx: ctx, cfg: cfg, conn: conn, fw: &frameWriter{w: conn}, spec: req.Spec, adm: adm, hs: hs,
-		log:  log.With("test", adm.Token.String()[:8], "client", conn.RemoteAddr().String(), "kind", "rr"),
-		done: make(chan struct{}),
+// Serve runs a request-response test on an admitted control connection;
+// session.Serve hands it over after the admission (ServeConfig.RR).
+func Serve(ctx context.Context, t *session.AdmittedTest) (*result.Result, error) {
+	req, adm, conn := t.Request, t.Admission, t.Conn
+	s := &server{
+		ctx: ctx, t: t, spec: req.Spec,
+		controlRTT: time.Duration(req.ControlRTTNs),
+		log:        t.Log.With("test", adm.Token.String()[:8], "client", conn.RemoteAddr().String(), "kind", "rr"),
+		done:       make(chan struct{}),
 	}
 	defer s.close()
 	res := &result.Result{Spec: s.spec, Token: adm.Token.String(), StartedAt: time.Now()}
 	res.Remote = result.End{Role: result.RoleClient, Host: req.Client}
-	if err := s.fw.send(proto.TypeTestAccept, proto.TestAccept{
-		Token: adm.Token.String(), Server: flowrun.LocalHost(), Limits: localLimits(),
+	if err := s.t.Send(proto.TypeTestAccept, proto.TestAccept{
+		Token: adm.Token.String(), Server: flowrun.LocalHost(), Limits: netsetup.LocalLimits(),
 	}); err != nil {
 		return nil, err
 	}
 	var ready proto.StreamsReady
 	if err := s.dataPath(&ready); err != nil {
-		_ = s.fw.send(proto.TypeError, proto.Error{Message: err.Error()})
+		_ = s.t.Send(proto.TypeError, proto.Error{Message: err.Error()})
 		return nil, err
 	}
-	if err := s.fw.send(proto.TypeStreamsReady, ready); err != nil {
+	if err := s.t.Send(proto.TypeStreamsReady, ready); err != nil {
 		return nil, err
 	}
 	_ = conn.SetDeadline(time.Time{})
@@ -89,7 +101,7 @@ func serveRR(ctx context.Context, conn *net.TCPConn, cfg ServeConfig, log *slog.
 		res.Error = testErr.Error()
 	}
 	res.Local = end
-	if err := s.fw.send(proto.TypeEndReport, end); err == nil && testErr == nil {
+	if err := s.t.Send(proto.TypeEndReport, end); err == nil && testErr == nil {
 		select {
 		case fr := <-ctl.frames:
 			var ce result.End
@@ -97,64 +109,93 @@ func serveRR(ctx context.Context, conn *net.TCPConn, cfg ServeConfig, log *slog.
 				res.Remote = ce
 			}
 		case <-ctl.lost:
-		case <-time.After(endReportTimeout):
+		case <-time.After(session.EndReportTimeout):
 		}
 	}
-	s.log.Info("rr test finished", "error", res.Error, "served", end.RR.Served)
+	s.log.Info("rr test finished", "error", res.Error, "served", end.RR.Served, "crr_turned_away", s.refl.TurnedAway())
 	return res, testErr
 }
 
 // dataPath sets up the test's UDP socket or TCP connection.
-func (s *rrServer) dataPath(ready *proto.StreamsReady) error {
+func (s *server) dataPath(ready *proto.StreamsReady) error {
 	switch s.spec.RRMode {
 	case spec.RRUDP:
-		if s.cfg.UDP == nil {
+		if s.t.Config.UDP == nil {
 			return errors.New("this server does not serve UDP")
 		}
-		peer := s.conn.RemoteAddr().(*net.TCPAddr).IP
-		ctx, cancel := context.WithTimeout(s.ctx, s.hs)
+		peer := s.t.Conn.RemoteAddr().(*net.TCPAddr).IP
+		ctx, cancel := context.WithTimeout(s.ctx, s.t.Handshake)
 		defer cancel()
-		conn, _, _, err := s.cfg.UDP.Expect(ctx, func(p []byte, from *net.UDPAddr) bool {
+		conn, _, _, err := s.t.Config.UDP.Expect(ctx, func(p []byte, from *net.UDPAddr) bool {
 			h, ok := udpflow.ParseHello(p)
-			return ok && h.Token == [16]byte(s.adm.Token) && h.StreamID == 1 && from.IP.Equal(peer)
+			return ok && h.Token == [16]byte(s.t.Admission.Token) && h.StreamID == 1 && from.IP.Equal(peer)
 		})
 		if err != nil {
 			return fmt.Errorf("the rr UDP socket never said hello: %w", err)
 		}
 		s.udp = conn
-		if raw, err := conn.SyscallConn(); err == nil {
-			_ = sockopt.Apply(raw, sockopt.Options{SndBuf: int(s.spec.Window), RcvBuf: int(s.spec.Window), TOS: s.spec.TOS})
+		if err := applyOptions(conn, sockopt.Options{SndBuf: int(s.spec.Window), RcvBuf: int(s.spec.Window), TOS: s.spec.TOS}); err != nil {
+			return err
 		}
 		ready.Streams = append(ready.Streams, proto.ServerStream{
 			ID: 1, LocalAddr: conn.LocalAddr().String(), RemoteAddr: conn.RemoteAddr().String(),
 			Socket: flowrun.GrantedSocket(conn, s.spec),
 		})
 	case spec.RRTCP:
-		timer := time.NewTimer(s.hs)
+		timer := time.NewTimer(s.t.Handshake)
 		defer timer.Stop()
 		select {
-		case dc := <-s.adm.Data:
+		case dc := <-s.t.Admission.Data:
 			if dc.StreamID != 1 {
 				_ = dc.Conn.Close()
 				return fmt.Errorf("data connection with bad stream ID %d", dc.StreamID)
 			}
 			s.tcp = dc.Conn
 		case <-timer.C:
-			return fmt.Errorf("the rr data connection did not arrive within %v", s.hs)
+			return fmt.Errorf("the rr data connection did not arrive within %v", s.t.Handshake)
 		case <-s.ctx.Done():
 			return errors.New("server shutting down")
 		}
-		if raw, err := s.tcp.SyscallConn(); err == nil {
-			_ = sockopt.Apply(raw, socketOptions(s.spec, false))
+		if err := applyOptions(s.tcp, netsetup.TCPOptions(s.spec, false, false)); err != nil {
+			return err
 		}
 		ready.Streams = append(ready.Streams, proto.ServerStream{
 			ID: 1, LocalAddr: s.tcp.LocalAddr().String(), RemoteAddr: s.tcp.RemoteAddr().String(),
 			Socket: flowrun.GrantedSocket(s.tcp, s.spec),
 		})
 	case spec.RRCRR:
-		// Connections come one per transaction once the test runs.
+		// Connections come one per transaction once the test runs: try
+		// their options now on a socket of the same kind, so that a test
+		// they fail on is refused before it starts, as in the other modes.
+		if err := tryOptions(s.ctx, s.t.Conn.LocalAddr().(*net.TCPAddr).IP, netsetup.TCPOptions(s.spec, false, false)); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// applyOptions sets the spec's options on a data socket; the error is
+// the reason the test is refused.
+func applyOptions(c syscall.Conn, opts sockopt.Options) error {
+	raw, err := c.SyscallConn()
+	if err == nil {
+		err = sockopt.Apply(raw, opts)
+	}
+	if err != nil {
+		return fmt.Errorf("rr socket: %w", err)
+	}
+	return nil
+}
+
+// tryOptions sets opts on a TCP socket of ip's family, listening on a
+// free port of ip for no longer than it takes.
+func tryOptions(ctx context.Context, ip net.IP, opts sockopt.Options) error {
+	lc := net.ListenConfig{Control: sockopt.Control(opts)}
+	ln, err := lc.Listen(ctx, "tcp", net.JoinHostPort(ip.String(), "0"))
+	if err != nil {
+		return fmt.Errorf("rr socket: %w", err)
+	}
+	return ln.Close()
 }
 
 // rrControl is the client's control messages during an rr test. Clock
@@ -166,11 +207,11 @@ type rrControl struct {
 
 // readControl reads the control connection until it fails; the server
 // closes it when the test is over, which ends the reader.
-func (s *rrServer) readControl() *rrControl {
+func (s *server) readControl() *rrControl {
 	c := &rrControl{frames: make(chan proto.Frame, 4), lost: make(chan error, 1)}
 	go func() {
 		for {
-			fr, err := proto.ReadFrame(s.conn)
+			fr, err := proto.ReadFrame(s.t.Conn)
 			t2 := time.Now().UnixNano()
 			if err != nil {
 				c.lost <- err
@@ -182,7 +223,7 @@ func (s *rrServer) readControl() *rrControl {
 					c.lost <- err
 					return
 				}
-				_ = s.fw.send(proto.TypeClockReply, proto.ClockReply{T1: q.T1, T2: t2, T3: time.Now().UnixNano()})
+				_ = s.t.Send(proto.TypeClockReply, proto.ClockReply{T1: q.T1, T2: t2, T3: time.Now().UnixNano()})
 				continue
 			}
 			select {
@@ -199,8 +240,8 @@ func (s *rrServer) readControl() *rrControl {
 	return c
 }
 
-func (s *rrServer) waitStart(ctl *rrControl) error {
-	timer := time.NewTimer(s.hs)
+func (s *server) waitStart(ctl *rrControl) error {
+	timer := time.NewTimer(s.t.Handshake)
 	defer timer.Stop()
 	select {
 	case fr := <-ctl.frames:
@@ -219,7 +260,7 @@ func (s *rrServer) waitStart(ctl *rrControl) error {
 
 // run answers requests until the client's Stop, a lost client, the
 // server's shutdown or the test's time limit.
-func (s *rrServer) run(ctl *rrControl) (result.End, error) {
+func (s *server) run(ctl *rrControl) (result.End, error) {
 	req, resp := s.spec.RRLargest()
 	s.refl = rr.NewReflector(rr.ReflectorConfig{MaxRequest: req, MaxResponse: resp, BusyPoll: s.spec.RRBusyPoll})
 	cpuStart, cpuErr := hostmon.ProcessCPU()
@@ -232,6 +273,8 @@ func (s *rrServer) run(ctl *rrControl) (result.End, error) {
 	case spec.RRTCP:
 		s.refl.Go(func() error { return s.refl.ServeTCP(s.tcp) })
 	case spec.RRCRR:
+		s.crrOptions = netsetup.TCPOptions(s.spec, false, false)
+		s.refl.StartCRR(crrRequestWait(s.controlRTT))
 		go s.acceptCRR(stopCRR, crrDone)
 	}
 	var limit <-chan time.Time
@@ -265,7 +308,7 @@ wait:
 			testErr = errors.New("the test ran past its time limit")
 			break wait
 		case <-s.ctx.Done():
-			_ = s.fw.send(proto.TypeError, proto.Error{Message: "server shutting down: test aborted"})
+			_ = s.t.Send(proto.TypeError, proto.Error{Message: "server shutting down: test aborted"})
 			testErr = errors.New("aborted: server shutting down")
 			break wait
 		}
@@ -279,7 +322,10 @@ wait:
 	if testErr == nil {
 		testErr = s.refl.Err()
 	}
-	end := result.End{Role: result.RoleServer, Host: flowrun.LocalHost(), Limits: localLimits(), ConcurrentTests: s.adm.Concurrent()}
+	if e := s.crrErr.Load(); testErr == nil && e != nil {
+		testErr = *e
+	}
+	end := result.End{Role: result.RoleServer, Host: flowrun.LocalHost(), Limits: netsetup.LocalLimits(), ConcurrentTests: s.t.Admission.Concurrent()}
 	if cpu, err := hostmon.ProcessCPU(); err == nil && cpuErr == nil {
 		u, sy, t := hostmon.Usage(cpuStart, cpu)
 		end.CPU = result.CPU{UserPercent: u, SystemPercent: sy, TotalPercent: t}
@@ -299,35 +345,49 @@ wait:
 	return end, testErr
 }
 
-// acceptCRR answers each data connection of a crr test, one transaction
-// each, until stop: the registry delivers them one at a time as the
-// client opens them, for as long as the test runs.
-func (s *rrServer) acceptCRR(stop <-chan struct{}, done chan<- struct{}) {
+// acceptCRR hands each data connection of a crr test to the reflector's
+// workers, until stop: the registry delivers them one at a time as the
+// client opens them, for as long as the test runs. Those the workers have
+// no room for are closed at once.
+func (s *server) acceptCRR(stop <-chan struct{}, done chan<- struct{}) {
 	defer close(done)
 	for {
 		select {
 		case <-stop:
 			return
-		case dc := <-s.adm.Data:
+		case dc := <-s.t.Admission.Data:
 			if dc.StreamID != 1 {
 				_ = dc.Conn.Close()
 				continue
 			}
-			s.refl.Go(func() error { return s.refl.ServeCRR(dc.Conn) })
+			if err := applyOptions(dc.Conn, s.crrOptions); err != nil {
+				_ = dc.Conn.Close()
+				s.crrErr.CompareAndSwap(nil, &err)
+				continue
+			}
+			s.refl.OfferCRR(dc.Conn)
 		}
 	}
 }
 
+// crrRequestWait is how long a crr connection's request may take to
+// arrive whole after its hello. The two leave the client together, so
+// this is the few round trips a large request needs to open the
+// congestion window; the cap holds whatever round trip a client claims.
+func crrRequestWait(controlRTT time.Duration) time.Duration {
+	return min(max(time.Second, 8*controlRTT), 10*time.Second)
+}
+
 // limit is how long the server lets an rr test run: its time plus a
 // margin, or the server's maximum for a test run by count.
-func (s *rrServer) limit() time.Duration {
+func (s *server) limit() time.Duration {
 	if d := s.spec.RRTotal(); d > 0 {
 		return d + 30*time.Second
 	}
-	return s.cfg.MaxDuration
+	return s.t.Config.MaxDuration
 }
 
-func (s *rrServer) close() {
+func (s *server) close() {
 	close(s.done)
 	if s.udp != nil {
 		_ = s.udp.Close()

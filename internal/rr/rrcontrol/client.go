@@ -1,4 +1,4 @@
-package session
+package rrcontrol
 
 import (
 	"context"
@@ -10,9 +10,11 @@ import (
 
 	"github.com/wireperf/wireperf/internal/flowrun"
 	"github.com/wireperf/wireperf/internal/hostmon"
+	"github.com/wireperf/wireperf/internal/netsetup"
 	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/rr"
+	"github.com/wireperf/wireperf/internal/session"
 	"github.com/wireperf/wireperf/internal/sockopt"
 	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/stats"
@@ -23,9 +25,9 @@ import (
 // estimate the clock offset before an rr test starts.
 const clockProbes = 8
 
-// RRConfig is what a request-response client needs (rr_serve.go has the
+// Config is what a request-response client needs (serve.go has the
 // exchange).
-type RRConfig struct {
+type Config struct {
 	Host           string
 	Port           int
 	Bind           string // local address; "" for any
@@ -45,37 +47,37 @@ type RRConfig struct {
 	Started func()
 }
 
-// RunRR runs a request-response test against a server. The requests go
+// Run runs a request-response test against a server. The requests go
 // out from the calling goroutine (so does every crr connection).
 // Cancelling ctx ends the test early but cleanly, with what it measured.
-func RunRR(ctx context.Context, cfg RRConfig) (*result.Result, error) {
+func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 	if cfg.Spec.Protocol != spec.RR {
-		return nil, fmt.Errorf("RunRR: protocol %q, want %q", cfg.Spec.Protocol, spec.RR)
+		return nil, fmt.Errorf("rr: protocol %q, want %q", cfg.Spec.Protocol, spec.RR)
 	}
 	if err := cfg.Spec.Validate(); err != nil {
 		return nil, err
 	}
 	if cfg.Phase != nil && len(cfg.Spec.RRSizeList()) != 1 {
-		return nil, errors.New("RunRR: phases need exactly one size")
+		return nil, errors.New("rr: phases need exactly one size")
 	}
-	ct := &clientTest{cfg: ClientConfig{
+	ctl, err := session.Connect(ctx, session.ClientConfig{
 		Host: cfg.Host, Port: cfg.Port, Bind: cfg.Bind, ConnectTimeout: cfg.ConnectTimeout,
 		Spec: cfg.Spec, Logger: cfg.Logger,
-	}.withDefaults(), spec: cfg.Spec}
-	c := &rrClient{ct: ct, cfg: cfg, spec: cfg.Spec}
-	defer c.close()
-	if err := ct.handshake(ctx); err != nil {
+	})
+	if err != nil {
 		return nil, err
 	}
+	c := &client{ctl: ctl, cfg: cfg, spec: cfg.Spec}
+	defer c.close()
 	if err := c.dataPath(ctx); err != nil {
 		return nil, err
 	}
 	return c.run(ctx)
 }
 
-type rrClient struct {
-	ct    *clientTest // the control connection (client.go)
-	cfg   RRConfig
+type client struct {
+	ctl   *session.Control
+	cfg   Config
 	spec  spec.Spec
 	udp   *net.UDPConn
 	tcp   *net.TCPConn
@@ -83,36 +85,32 @@ type rrClient struct {
 	res   *result.Result
 }
 
-func (c *rrClient) close() {
+func (c *client) close() {
 	if c.udp != nil {
 		_ = c.udp.Close()
 	}
 	if c.tcp != nil {
 		_ = c.tcp.Close()
 	}
-	c.ct.close()
+	c.ctl.Close()
 }
 
-func (c *rrClient) token() (proto.Token, error) { return proto.ParseToken(c.ct.accept.Token) }
+func (c *client) token() (proto.Token, error) { return proto.ParseToken(c.ctl.Accept().Token) }
 
 // dataPath opens the test's socket and waits for the server to report it
 // ready: a UDP socket that says hello until then, a TCP connection with
 // the token, or, for crr, nothing yet.
-func (c *rrClient) dataPath(ctx context.Context) error {
+func (c *client) dataPath(ctx context.Context) error {
 	token, err := c.token()
 	if err != nil {
 		return err
 	}
-	ct := c.ct
+	ctl := c.ctl
 	switch c.spec.RRMode {
 	case spec.RRUDP:
-		d, err := ct.dialer(sockopt.Options{}, 0)
+		conn, err := ctl.Dial(ctx, "udp", sockopt.Options{})
 		if err != nil {
-			return err
-		}
-		conn, err := d.DialContext(ctx, "udp", ct.addr)
-		if err != nil {
-			return fmt.Errorf("rr UDP socket to %s: %w", ct.addr, unwrapDialError(err))
+			return fmt.Errorf("rr UDP socket to %s: %w", ctl.Addr(), err)
 		}
 		c.udp = conn.(*net.UDPConn)
 		if raw, err := c.udp.SyscallConn(); err == nil {
@@ -136,31 +134,27 @@ func (c *rrClient) dataPath(ctx context.Context) error {
 			}
 		}()
 	case spec.RRTCP:
-		d, err := ct.dialer(socketOptions(c.spec, true), 0)
+		conn, err := ctl.Dial(ctx, "tcp", netsetup.TCPOptions(c.spec, true, false))
 		if err != nil {
-			return err
-		}
-		conn, err := d.DialContext(ctx, "tcp", ct.addr)
-		if err != nil {
-			return fmt.Errorf("rr data connection to %s: %w", ct.addr, unwrapDialError(err))
+			return fmt.Errorf("rr data connection to %s: %w", ctl.Addr(), err)
 		}
 		c.tcp = conn.(*net.TCPConn)
 		if _, err := c.tcp.Write(proto.DataHello{Token: token, StreamID: 1}.Marshal()); err != nil {
 			return fmt.Errorf("rr data connection: %w", err)
 		}
 	}
-	return ct.readReady(&c.ready)
+	return ctl.ReadReady(&c.ready)
 }
 
 // probeClock compares the clocks over the control connection, NTP style.
-func (c *rrClient) probeClock() ([]stats.OffsetSample, error) {
-	conn := c.ct.conn
-	_ = conn.SetDeadline(time.Now().Add(c.ct.cfg.ConnectTimeout))
+func (c *client) probeClock() ([]stats.OffsetSample, error) {
+	conn := c.ctl.Conn()
+	_ = conn.SetDeadline(time.Now().Add(c.ctl.Timeout()))
 	defer func() { _ = conn.SetDeadline(time.Time{}) }()
 	var samples []stats.OffsetSample
 	for range clockProbes {
 		t1 := time.Now().UnixNano()
-		if err := c.ct.fw.send(proto.TypeClockRequest, proto.ClockRequest{T1: t1}); err != nil {
+		if err := c.ctl.Send(proto.TypeClockRequest, proto.ClockRequest{T1: t1}); err != nil {
 			return nil, err
 		}
 		fr, err := proto.ReadFrame(conn)
@@ -182,19 +176,19 @@ func (c *rrClient) probeClock() ([]stats.OffsetSample, error) {
 	return samples, nil
 }
 
-// rrClientControl is the server's messages during the test.
-type rrClientControl struct {
+// serverControl is the server's messages during the test.
+type serverControl struct {
 	end  chan result.End
 	err  chan error
 	done chan struct{}
 }
 
-func (c *rrClient) readControl() *rrClientControl {
-	rc := &rrClientControl{end: make(chan result.End, 1), err: make(chan error, 1), done: make(chan struct{})}
+func (c *client) readControl() *serverControl {
+	rc := &serverControl{end: make(chan result.End, 1), err: make(chan error, 1), done: make(chan struct{})}
 	go func() {
 		defer close(rc.done)
 		for {
-			fr, err := proto.ReadFrame(c.ct.conn)
+			fr, err := proto.ReadFrame(c.ctl.Conn())
 			if err != nil {
 				rc.err <- fmt.Errorf("lost the control connection: %w", err)
 				return
@@ -223,8 +217,8 @@ func (c *rrClient) readControl() *rrClientControl {
 	return rc
 }
 
-func (c *rrClient) run(ctx context.Context) (*result.Result, error) {
-	ct := c.ct
+func (c *client) run(ctx context.Context) (*result.Result, error) {
+	ctl := c.ctl
 	samples, err := c.probeClock()
 	if err != nil {
 		return nil, err
@@ -233,7 +227,7 @@ func (c *rrClient) run(ctx context.Context) (*result.Result, error) {
 	req, resp := c.spec.RRLargest()
 	pcfg := rr.ProberConfig{
 		Mode: c.spec.RRMode, BusyPoll: c.spec.RRBusyPoll, Interval: c.spec.RRInterval,
-		Timeout: c.cfg.Timeout, ControlRTT: ct.rtt, MaxRequest: req, MaxResponse: resp,
+		Timeout: c.cfg.Timeout, ControlRTT: ctl.RTT(), MaxRequest: req, MaxResponse: resp,
 	}
 	var p *rr.Prober
 	switch c.spec.RRMode {
@@ -242,11 +236,11 @@ func (c *rrClient) run(ctx context.Context) (*result.Result, error) {
 	case spec.RRTCP:
 		p, err = rr.NewProber(c.tcp, pcfg)
 	default:
-		pcfg.Addr = ct.conn.RemoteAddr().(*net.TCPAddr)
+		pcfg.Addr = ctl.Conn().RemoteAddr().(*net.TCPAddr)
 		pcfg.Hello = proto.DataHello{Token: token, StreamID: 1}.Marshal()
 		pcfg.CRR = rr.CRROptions{SndBuf: int(c.spec.Window), RcvBuf: int(c.spec.Window), TOS: c.spec.TOS}
-		if ct.cfg.Bind != "" {
-			if la, ok := ct.conn.LocalAddr().(*net.TCPAddr); ok {
+		if c.cfg.Bind != "" {
+			if la, ok := ctl.Conn().LocalAddr().(*net.TCPAddr); ok {
 				pcfg.CRR.Local = &net.TCPAddr{IP: la.IP}
 			}
 		}
@@ -258,16 +252,16 @@ func (c *rrClient) run(ctx context.Context) (*result.Result, error) {
 	defer p.Close()
 
 	c.res = &result.Result{
-		Spec: c.spec, Token: ct.accept.Token, StartedAt: time.Now(),
-		ServerAddr: ct.addr, ConnectHost: c.cfg.Host, ConnectPort: c.cfg.Port,
-		Local:  result.End{Role: result.RoleClient, Host: flowrun.LocalHost(), Limits: localLimits()},
-		Remote: result.End{Role: result.RoleServer, Host: ct.accept.Server, Limits: ct.accept.Limits},
+		Spec: c.spec, Token: ctl.Accept().Token, StartedAt: time.Now(),
+		ServerAddr: ctl.Addr(), ConnectHost: c.cfg.Host, ConnectPort: c.cfg.Port,
+		Local:  result.End{Role: result.RoleClient, Host: flowrun.LocalHost(), Limits: netsetup.LocalLimits()},
+		Remote: result.End{Role: result.RoleServer, Host: ctl.Accept().Server, Limits: ctl.Accept().Limits},
 	}
-	if err := ct.fw.send(proto.TypeStart, proto.Start{}); err != nil {
+	if err := ctl.Send(proto.TypeStart, proto.Start{}); err != nil {
 		return nil, err
 	}
-	_ = ct.conn.SetKeepAlive(true)
-	_ = ct.conn.SetKeepAlivePeriod(5 * time.Second)
+	_ = ctl.Conn().SetKeepAlive(true)
+	_ = ctl.Conn().SetKeepAlivePeriod(5 * time.Second)
 	control := c.readControl()
 	// The prober runs here; a cancelled context or a failed control
 	// connection stops it from outside.
@@ -316,13 +310,13 @@ func (c *rrClient) run(ctx context.Context) (*result.Result, error) {
 	}
 	var remote *result.End
 	if controlErr == nil {
-		_ = ct.fw.send(proto.TypeStop, proto.Stop{Reason: "done"})
+		_ = ctl.Send(proto.TypeStop, proto.Stop{Reason: "done"})
 		select {
 		case e := <-control.end:
 			remote = &e
 		case err := <-control.err:
 			testErr = cmpErr(testErr, err)
-		case <-time.After(endReportTimeout):
+		case <-time.After(session.EndReportTimeout):
 			testErr = cmpErr(testErr, errors.New("the server's final report did not arrive"))
 		}
 	} else if early != nil {
@@ -334,7 +328,7 @@ func (c *rrClient) run(ctx context.Context) (*result.Result, error) {
 		if remote.RR != nil && remote.RR.Timestamps != "" {
 			local.RR.Timestamps += "; " + remote.RR.Timestamps
 		}
-		_ = ct.fw.send(proto.TypeEndReport, trimmedEnd(*local))
+		_ = ctl.Send(proto.TypeEndReport, trimmedEnd(*local))
 	}
 	if c.udp != nil || c.tcp != nil {
 		var lc net.Conn = c.tcp
@@ -357,7 +351,7 @@ func cmpErr(a, b error) error {
 }
 
 // plans turns the spec's sizes into the prober's points.
-func (c *rrClient) plans() []rr.Plan {
+func (c *client) plans() []rr.Plan {
 	var out []rr.Plan
 	for _, n := range c.spec.RRSizeList() {
 		out = append(out, rr.Plan{Request: n, Response: c.spec.RRResponseSize(n), Count: c.spec.RRCount, Duration: c.spec.Duration})
@@ -368,7 +362,7 @@ func (c *rrClient) plans() []rr.Plan {
 // report builds the client's view. The one-way delays are corrected by
 // the tighter of two clock offset estimates: the control connection's
 // exchanges, or the test's own transaction with the smallest network RTT.
-func (c *rrClient) report(out *rr.Outcome, samples []stats.OffsetSample) *result.RR {
+func (c *client) report(out *rr.Outcome, samples []stats.OffsetSample) *result.RR {
 	r := &result.RR{Mode: c.spec.RRMode, BusyPoll: c.spec.RRBusyPoll}
 	if out == nil {
 		return r

@@ -1,0 +1,232 @@
+package advise
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/wireperf/wireperf/internal/figures"
+	"github.com/wireperf/wireperf/internal/result"
+)
+
+// signals are what the rules weigh, read once from the evidence.
+type signals struct {
+	e     Evidence
+	s     Measurement
+	tcp   *figures.DirectionFigures // nil without TCP_INFO
+	lt    *figures.LimitedTime
+	ss    *figures.SlowStartFigures
+	rtt   time.Duration
+	ideal float64
+	// reached is the single stream's goodput as a share of the ideal.
+	reached    float64
+	belowIdeal bool
+	// cpuHost is the busier host's role, cpu its percent of a core.
+	cpuHost string
+	cpu     float64
+	// reach says how far one stream got, for the details.
+	reach string
+	// capped: the advertised window had stopped growing (or no timeline
+	// tells). A window that autotuning was still opening limits only a
+	// test too short for the path.
+	capped bool
+	// steady is the stream's rate after slow start, when known.
+	steady float64
+	// windowBound is the most the largest advertised window carries per
+	// RTT (window ÷ RTT).
+	windowBound float64
+	// atWindow: the stream ran at what its window allows, with the window
+	// below the path's rate.
+	atWindow bool
+	// earlyExit: slow start ended without loss at a window far below the
+	// BDP. HyStart took a rise in delay for congestion, and CUBIC grows
+	// slowly from there at a long RTT.
+	earlyExit bool
+	// slowStartHeavy: slow start took most of the test, or never ended.
+	slowStartHeavy bool
+	lossy          bool
+}
+
+func signalsOf(e Evidence) *signals {
+	c := &signals{e: e, s: e.Single, ideal: e.Ideal(), rtt: e.BaselineRTT}
+	s := c.s
+	if c.ideal > 0 {
+		c.reached = s.GoodputBps / c.ideal
+	}
+	if c.tcp = s.TCP; c.tcp != nil {
+		c.lt, c.ss = c.tcp.Limited, c.tcp.SlowStart
+		if c.rtt <= 0 {
+			c.rtt = us(c.tcp.BaselineRTTus)
+		}
+	}
+	c.belowIdeal = c.ideal <= 0 || c.reached < FullShare
+	c.cpuHost, c.cpu = e.Sender.Role, s.SenderCPU
+	if s.ReceiverCPU > s.SenderCPU {
+		c.cpuHost, c.cpu = e.Receiver.Role, s.ReceiverCPU
+	}
+	c.reach = fmt.Sprintf("one stream reached %s, %s of the %s %s", rate(s.GoodputBps), pct(c.reached), rate(c.ideal), e.idealWhat())
+	c.capped = c.tcp == nil || c.tcp.WindowPlateau == nil || *c.tcp.WindowPlateau
+	c.steady = s.GoodputBps
+	if ss := c.ss; ss != nil && ss.Ended && ss.RateAfter > c.steady {
+		c.steady = ss.RateAfter
+	}
+	if c.tcp != nil {
+		c.windowBound = figures.WindowRate(float64(c.tcp.MaxSndWnd), c.rtt)
+	}
+	c.atWindow = c.windowBound > 0 && c.steady >= WindowReached*c.windowBound && (c.ideal <= 0 || c.windowBound < FullShare*c.ideal)
+	if ss := c.ss; ss != nil {
+		c.slowStartHeavy = !ss.Ended || ss.Share >= SlowStartShare
+		c.earlyExit = ss.Ended && ss.Cause == result.SlowStartSsthresh && c.tcp.Retransmits == 0 &&
+			e.BDP() > 0 && float64(ss.CwndBytes) < e.BDP()/4
+	}
+	if t := c.tcp; t != nil {
+		c.lossy = t.Retransmits > 0 && t.CwndReductions > 0 && t.BytesSent > 0 &&
+			float64(t.BytesRetrans) >= LossShare*float64(t.BytesSent)
+	}
+	return c
+}
+
+// A rule names one limit: when it holds, and what else the verdict
+// says.
+type rule struct {
+	limit string
+	holds func(c *signals) bool
+	say   func(c *signals, v *Verdict)
+}
+
+// rules in the order Classify tries them, which matters: a stream at the
+// bottleneck is network-limited whatever else the counters say; then the
+// windows, whose counters name the limit directly; then the CPU; then a
+// test too short for its slow start; then loss; then a sender that had
+// nothing to send; and last, no limit on a host.
+var rules = []rule{
+	{LimitNetwork, fillsThePath, sayFillsThePath},
+	{LimitReceiverWindow, receiverWindowLimited, sayReceiverWindow},
+	{LimitSenderBuffer, senderBufferLimited, saySenderBuffer},
+	{LimitCPU, cpuLimited, sayCPU},
+	{LimitSlowStart, slowStartEndedEarly, saySlowStartEndedEarly},
+	{LimitSlowStart, slowStartTookTheTest, saySlowStartTookTheTest},
+	{LimitCongestion, lossLimited, sayLoss},
+	{LimitApplication, applicationLimited, sayApplication},
+	{LimitUnknown, func(c *signals) bool { return c.tcp == nil }, sayNoTCPInfo},
+	{LimitNetwork, func(*signals) bool { return true }, sayNoHostLimit},
+}
+
+func fillsThePath(c *signals) bool { return c.ideal > 0 && !c.belowIdeal }
+
+func sayFillsThePath(c *signals, v *Verdict) {
+	v.Summary = fmt.Sprintf("network-limited: one stream fills the path (%s, %s of %s)", rate(c.s.GoodputBps), pct(c.reached), rate(c.ideal))
+	if t := c.tcp; t != nil && t.Retransmits > 0 {
+		v.Details = append(v.Details, fmt.Sprintf("%d retransmits (TCP Efficiency %s): the bottleneck's queue overflowed now and then, as it does when TCP fills a path",
+			t.Retransmits, pctp(t.EfficiencyPercent)))
+	}
+}
+
+// receiverWindowLimited: a window limit shows as time limited by it, or
+// as a stream that reached what its window allows (window ÷ RTT) after
+// slow start; either way with a window that had stopped growing. (BBR
+// paces, so a window-bound BBR sender is often waiting on its pacing
+// timer rather than on the window, and shows little rwnd-limited time.)
+func receiverWindowLimited(c *signals) bool {
+	lt := c.lt
+	return c.capped && lt != nil && (lt.Rwnd >= figures.LimitedShare && lt.Rwnd >= lt.Sndbuf || c.atWindow && lt.Sndbuf < figures.LimitedShare)
+}
+
+func sayReceiverWindow(c *signals, v *Verdict) {
+	e := c.e
+	v.Host = e.Receiver.Role
+	if c.lt.Rwnd >= figures.LimitedShare {
+		v.Summary = fmt.Sprintf("receiver-window-limited: %s's receive window held the sender back %s of the time", e.Receiver.Name(), pct(c.lt.Rwnd))
+	} else {
+		v.Summary = fmt.Sprintf("receiver-window-limited: one stream ran at what %s's receive window allows", e.Receiver.Name())
+	}
+	v.Details = append(v.Details, c.reach)
+	if c.windowBound > 0 {
+		when := "over the test"
+		if ss := c.ss; ss != nil && ss.Ended && ss.RateAfter > 0 {
+			when = "after slow start"
+		}
+		v.Details = append(v.Details, fmt.Sprintf("its largest advertised window, %s, over the %s RTT allows at most %s (window ÷ RTT); "+
+			"the stream ran at %s %s; the path needs a window of %s (the BDP)",
+			size(float64(c.tcp.MaxSndWnd)), ms(c.rtt), rate(c.windowBound), rate(c.steady), when, size(e.BDP())))
+	}
+}
+
+func senderBufferLimited(c *signals) bool {
+	return c.lt != nil && c.lt.Sndbuf >= figures.LimitedShare && c.capped
+}
+
+func saySenderBuffer(c *signals, v *Verdict) {
+	v.Host = c.e.Sender.Role
+	v.Summary = fmt.Sprintf("sender-buffer-limited: %s's send buffer was full %s of the time", c.e.Sender.Name(), pct(c.lt.Sndbuf))
+	v.Details = append(v.Details, c.reach)
+}
+
+func cpuLimited(c *signals) bool { return c.cpu >= CPUBusy && c.belowIdeal }
+
+func sayCPU(c *signals, v *Verdict) {
+	v.Host = c.cpuHost
+	v.Summary = fmt.Sprintf("CPU-limited: the %s used %.0f%% of a core", c.cpuHost, c.cpu)
+	v.Details = append(v.Details, c.reach)
+}
+
+func slowStartEndedEarly(c *signals) bool { return c.earlyExit && c.belowIdeal }
+
+func saySlowStartEndedEarly(c *signals, v *Verdict) {
+	ss := c.ss
+	v.Summary = fmt.Sprintf("slow-start-limited: slow start ended early, at %.1f s with a window of %s (the BDP is %s) and no loss; "+
+		"the window grew slowly from there", ss.End, size(float64(ss.CwndBytes)), size(c.e.BDP()))
+	v.Details = append(v.Details, c.reach,
+		"a rise in RTT ends CUBIC's slow start (HyStart) before any loss; at a long RTT, CUBIC then takes many seconds to open the window")
+}
+
+func slowStartTookTheTest(c *signals) bool { return c.slowStartHeavy && c.belowIdeal }
+
+func saySlowStartTookTheTest(c *signals, v *Verdict) {
+	ss := c.ss
+	if ss.Ended {
+		v.Summary = fmt.Sprintf("slow-start-limited: slow start took %.1f s of the %.1f s test; the test is too short for this path, not held back by a host",
+			ss.End, ss.Duration)
+	} else {
+		v.Summary = fmt.Sprintf("slow-start-limited: TCP was still opening its window when the %.1f s test ended; the test is too short for this path", ss.Duration)
+	}
+	v.Details = append(v.Details, c.reach)
+	if ss.RateAfter > 0 {
+		v.Details = append(v.Details, fmt.Sprintf("%s before slow start ended, %s after", rate(ss.RateBefore), rate(ss.RateAfter)))
+	}
+	if lt := c.lt; lt != nil && lt.Rwnd >= figures.LimitedShare {
+		v.Details = append(v.Details, fmt.Sprintf("the receive window held the sender back %s of the time, but it was still growing: autotuning opens it about as fast as slow start opens the congestion window", pct(lt.Rwnd)))
+	}
+}
+
+func lossLimited(c *signals) bool { return c.lossy && c.belowIdeal }
+
+func sayLoss(c *signals, v *Verdict) {
+	t := c.tcp
+	v.Summary = fmt.Sprintf("congestion/loss-limited: %d retransmits and %d congestion-window reductions kept one stream at %s",
+		t.Retransmits, t.CwndReductions, rate(c.s.GoodputBps))
+	v.Details = append(v.Details, c.reach)
+	if t.BytesSent > 0 {
+		v.Details = append(v.Details, fmt.Sprintf("%s of the bytes sent were retransmitted (TCP Efficiency %s)",
+			pct(float64(t.BytesRetrans)/float64(t.BytesSent)), pctp(t.EfficiencyPercent)))
+	}
+}
+
+// applicationLimited: the sender had data in flight for too little of
+// the test.
+func applicationLimited(c *signals) bool {
+	return c.tcp != nil && c.s.Seconds > 0 && c.lt != nil && float64(c.lt.BusyUs)/1e6 < IdleShare*c.s.Seconds
+}
+
+func sayApplication(c *signals, v *Verdict) {
+	v.Host = c.e.Sender.Role
+	v.Summary = fmt.Sprintf("application-limited: the sender had data in flight only %.1f s of %.1f s",
+		float64(c.lt.BusyUs)/1e6, c.s.Seconds)
+}
+
+func sayNoTCPInfo(c *signals, v *Verdict) {
+	v.Summary = "unknown: the sender reported no TCP_INFO (" + c.reach + ")"
+}
+
+func sayNoHostLimit(c *signals, v *Verdict) {
+	v.Summary = fmt.Sprintf("network-limited: no host limit shows (%s)", c.reach)
+}

@@ -1,0 +1,46 @@
+package iperf3
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// ErrBusy is a server that runs another test (ACCESS_DENIED).
+var ErrBusy = errors.New("iperf3 server is busy running another test")
+
+// BusyError names the busy server; errors.Is(err, ErrBusy) holds.
+type BusyError struct{ Addr string }
+
+func (e *BusyError) Error() string {
+	return fmt.Sprintf("iperf3 server %s is busy running another test", e.Addr)
+}
+
+// Is makes errors.Is(err, ErrBusy) true.
+func (e *BusyError) Is(target error) bool { return target == ErrBusy }
+
+// ErrNotIperf3 is a peer that did not answer as an iperf3 server does.
+var ErrNotIperf3 = errors.New("the server did not answer as an iperf3 server does")
+
+// RemoteError is iperf3's SERVER_ERROR: the server's error code (its
+// i_errno) and the system errno behind it.
+type RemoteError struct{ Code, Errno int32 }
+
+func (e *RemoteError) Error() string {
+	msg := fmt.Sprintf("the iperf3 server failed the test (its error code %d", e.Code)
+	if e.Errno != 0 {
+		msg += fmt.Sprintf(", errno %d", e.Errno)
+	}
+	return msg + ")"
+}
+
+// readServerError reads the error code and errno that follow
+// SERVER_ERROR.
+func readServerError(r io.Reader) error {
+	var b [8]byte
+	if _, err := io.ReadFull(r, b[:]); err != nil {
+		return &RemoteError{Code: -1}
+	}
+	return &RemoteError{Code: int32(binary.BigEndian.Uint32(b[:4])), Errno: int32(binary.BigEndian.Uint32(b[4:]))}
+}

@@ -1,0 +1,78 @@
+package netsetup
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/wireperf/wireperf/internal/sockopt"
+)
+
+// Client is how a client reaches its server: -B's local address ("" for
+// any), --cport's first data port (0 for any) and the connect timeout.
+type Client struct {
+	Bind    string
+	CPort   int
+	Timeout time.Duration
+}
+
+// DataPort is stream id's local port: --cport for the first stream and
+// the ports after it for the others, as iperf3 does; 0 without --cport.
+func (c Client) DataPort(id int) int {
+	if c.CPort > 0 {
+		return c.CPort + id - 1
+	}
+	return 0
+}
+
+// Dialer dials network ("tcp" or "udp") from -B's address and localPort
+// (0 for any), with o applied before connect.
+func (c Client) Dialer(network string, localPort int, o sockopt.Options) (*net.Dialer, error) {
+	d := &net.Dialer{Timeout: c.Timeout}
+	if c.Bind != "" || localPort != 0 {
+		var ip net.IP
+		if c.Bind != "" {
+			ip = net.ParseIP(c.Bind)
+			if ip == nil {
+				addrs, err := net.DefaultResolver.LookupIP(context.Background(), "ip", c.Bind)
+				if err != nil || len(addrs) == 0 {
+					return nil, fmt.Errorf("-B %s: cannot resolve the local address", c.Bind)
+				}
+				ip = addrs[0]
+			}
+		}
+		if network == "udp" {
+			d.LocalAddr = &net.UDPAddr{IP: ip, Port: localPort}
+		} else {
+			d.LocalAddr = &net.TCPAddr{IP: ip, Port: localPort}
+		}
+	}
+	if o != (sockopt.Options{}) {
+		d.Control = sockopt.Control(o)
+	}
+	return d, nil
+}
+
+// DialError keeps the part of a dial error a user needs: "connection
+// refused", "i/o timeout", "no such host".
+func DialError(err error) error {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Err != nil {
+		return op.Err
+	}
+	return err
+}
+
+// SplitHostPort splits "host:port" into the host and the port number, as
+// a report shows them ("host port N"); an address without a port is all host.
+func SplitHostPort(addr string) (string, int) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return addr, 0
+	}
+	p, _ := strconv.Atoi(port)
+	return host, p
+}
