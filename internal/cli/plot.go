@@ -67,7 +67,7 @@ PNG or SVG.`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringArrayVar(&f.from, "from", nil, "a wireperf -J file (client, server, rr or udpmon); give it twice or more for compare")
+	fs.Var(filesValue{&f.from}, "from", "a wireperf -J file (client, server, rr or udpmon); give it twice or more for compare")
 	fs.StringVarP(&f.output, "output", "o", "", "the image to write: FILE.png or FILE.svg")
 	fs.StringVar(&f.title, "title", "", "the figure's title (default: what the run was)")
 	// The archive's flags.
@@ -245,3 +245,17 @@ func comparePlot(f *plotFlags, args []string) (*plot.Figure, error) {
 		return plot.CompareUDPMon(labels, sweeps)
 	}
 }
+
+// filesValue is a flag that may be given several times, each a file name
+// (commas and all, unlike pflag's string slices).
+type filesValue struct{ p *[]string }
+
+func (v filesValue) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return strings.Join(*v.p, ", ")
+}
+func (v filesValue) Set(s string) error { *v.p = append(*v.p, s); return nil }
+func (v filesValue) Type() string       { return "file" }
+func (v filesValue) get() any           { return *v.p }
