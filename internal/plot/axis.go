@@ -73,7 +73,15 @@ func (a Axis) wantsLog(values []float64) bool {
 	if a.fixed() && a.Min > 0 {
 		lo, hi = math.Min(lo, a.Min), math.Max(hi, a.Max)
 	}
-	return hi > lo && math.Log10(hi/lo) >= logDecades
+	if hi <= lo {
+		return false
+	}
+	// A sweep of sizes, durations or rates steps geometrically (64K, 256K,
+	// 1M): from a factor of four it reads best on a log axis.
+	if a.AtData && a.Quantity != Number && a.Quantity != Percent && hi/lo >= 4 {
+		return true
+	}
+	return math.Log10(hi/lo) >= logDecades
 }
 
 // linearUnit is the unit a linear axis of quantity q shows values up to

@@ -45,3 +45,22 @@ func TestHeatmapWordAxis(t *testing.T) {
 		t.Errorf("rows not named by their labels: %v", f.Panels[0].Series)
 	}
 }
+
+// A sweep of windows from 16K to 1M is log-x though it spans less than
+// two decades; streams 1..4 are not.
+func TestSweepOfSizesIsLogX(t *testing.T) {
+	in := SweepInput{
+		X:      Axis{Label: "Window", Quantity: Bytes},
+		Y:      Axis{Label: "Goodput", Quantity: BitRate},
+		Series: []SweepSeries{{Name: "1", Points: []SweepPoint{{X: 16 << 10, Values: []float64{1e9}}, {X: 1 << 20, Values: []float64{2e9}}}}},
+	}
+	f, err := Sweep(in)
+	if err != nil || !f.Panels[0].XLog {
+		t.Fatalf("windows 16K..1M: want log x (%v)", err)
+	}
+	in.X = Axis{Label: "Streams", Quantity: Number}
+	in.Series[0].Points[0].X, in.Series[0].Points[1].X = 1, 4
+	if f, err = Sweep(in); err != nil || f.Panels[0].XLog {
+		t.Fatalf("streams 1..4: want linear x (%v)", err)
+	}
+}
