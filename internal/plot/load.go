@@ -2,6 +2,7 @@ package plot
 
 import (
 	"errors"
+	"fmt"
 	"image/color"
 
 	gplot "gonum.org/v1/plot"
@@ -68,8 +69,18 @@ func Load(in LoadInput) (*Figure, error) {
 	st := draw.LineStyle{Color: color.Black, Width: vg.Points(2)}
 	b.segments("probes p50", p50, st)
 	b.segments("probes p99", p99, dashed(st))
+	// Several streams of one load share one legend entry: their lines
+	// tell apart, their names would crowd the figure.
+	b.quiet = len(in.RTT) > 2
 	for i, s := range in.RTT {
 		b.line(s.Name, s.Points, lineStyle(i+1), false)
+	}
+	if b.quiet {
+		b.quiet = false
+		if l, err := plotter.NewLine(plotter.XYs{{}}); err == nil {
+			l.LineStyle = lineStyle(1)
+			b.legend(fmt.Sprintf("the load's %d streams' own RTT", len(in.RTT)), l)
+		}
 	}
 	b.finish()
 	f.note("Shaded: the phases. Black: the request-response probes' RTT percentiles over each phase.")

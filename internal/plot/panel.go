@@ -21,6 +21,8 @@ type panelBuilder struct {
 	dropped    int       // points left out of a log axis
 	droppedIn  []string  // the series they came from
 	legendSeen map[string]bool
+	// quiet leaves the lines drawn out of the legend.
+	quiet bool
 }
 
 // newPanel starts a panel whose axes' scales are chosen over every value
@@ -110,7 +112,7 @@ type lineAndPoint struct {
 func (lp lineAndPoint) Thumbnail(c *draw.Canvas) { lp.l.Thumbnail(c); lp.s.Thumbnail(c) }
 
 func (b *panelBuilder) legend(name string, t gplot.Thumbnailer) {
-	if name == "" || b.legendSeen[name] {
+	if name == "" || b.legendSeen[name] || b.quiet {
 		return
 	}
 	b.legendSeen[name] = true
@@ -227,11 +229,14 @@ func (b *panelBuilder) placeLegend() {
 	type corner struct{ left, top bool }
 	corners := []corner{{false, true}, {true, true}, {false, false}, {true, false}}
 	counts := make([]int, len(corners))
+	// The corner is as tall as the legend, roughly: a twentieth of the
+	// panel per entry.
+	tall := min(0.5, max(0.2, 0.1+0.05*float64(len(b.legendSeen))))
 	count := func(x, y float64) {
 		nx, ny := p.X.Norm(x), p.Y.Norm(y)
 		for i, c := range corners {
 			inX := (c.left && nx < 0.4) || (!c.left && nx > 0.6)
-			inY := (c.top && ny > 0.65) || (!c.top && ny < 0.35)
+			inY := (c.top && ny > 1-tall) || (!c.top && ny < tall)
 			if inX && inY {
 				counts[i]++
 			}
