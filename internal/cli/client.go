@@ -37,7 +37,8 @@ type clientFlags struct {
 	iperf3         bool
 	retryBusy      time.Duration
 	counters64     bool
-	tcpinfo        tcpInfoFlags // --tcpinfo-interval, --tcpinfo-csv, --bottleneck (advise.go)
+	tcpinfo        tcpInfoFlags   // --tcpinfo-interval, --tcpinfo-csv, --bottleneck (advise.go)
+	security       clientSecurity // --auth-key-file, --tls-ca, --tls-pin (security.go)
 }
 
 func newClientFlags() *clientFlags {
@@ -93,6 +94,7 @@ func (f *clientFlags) register(cmd *cobra.Command) {
 	fs.Var(durationValue{&f.connectTimeout}, "connect-timeout", "give up connecting after this long (seconds, or e.g. 500ms)")
 	fs.StringVar(&f.log.level, "log-level", f.log.level, "diagnostic log level on stderr: debug, info, warn, error")
 	fs.StringVar(&f.log.format, "log-format", f.log.format, "diagnostic log format: text or json")
+	f.security.register(fs)
 }
 
 // finish turns the flags into a validated spec.
@@ -244,9 +246,18 @@ func runTest(ctx context.Context, e env, f *clientFlags, host string, obs *obser
 	if f.iperf3 {
 		return iperf3.RunClient(ctx, ip3)
 	}
+	cred, err := f.security.credential()
+	if err != nil {
+		return nil, err
+	}
+	tc, err := f.security.tlsConfig(host)
+	if err != nil {
+		return nil, err
+	}
 	return session.RunClient(ctx, session.ClientConfig{
 		Host: host, Port: f.port, Bind: f.bind, CPort: f.cport,
 		ConnectTimeout: f.connectTimeout, Spec: f.spec, Observer: obs, Logger: log,
+		Auth: cred, TLS: tc,
 		Iperf3: func(ctx context.Context, srv session.Iperf3Server) (*result.Result, error) {
 			fmt.Fprintf(e.stderr, "%s is an iperf3 server; switching to iperf3 mode\n", srv.Addr)
 			if srv.Conn != nil {

@@ -17,6 +17,7 @@ import (
 func newServerCmd(e env) *cobra.Command {
 	cfg := server.Config{Port: spec.DefaultPort, Limits: server.DefaultLimits(), ShutdownGrace: 5 * time.Second}
 	var logfile string
+	var sec serverSecurity
 	var jsonOutput bool
 	log := logOptions{level: "info", format: "text"}
 	cmd := &cobra.Command{
@@ -30,9 +31,19 @@ func newServerCmd(e env) *cobra.Command {
 			if cfg.Port < 0 || cfg.Port > 65535 {
 				return usagef("-p %d: want 0 to 65535", cfg.Port)
 			}
-			if cfg.Limits.MaxTests < 0 || cfg.Limits.MaxStreams < 0 || cfg.Limits.MaxTestsPerClient < 0 || cfg.Limits.MaxDuration < 0 {
+			l := cfg.Limits
+			if l.MaxTests < 0 || l.MaxStreams < 0 || l.MaxTestsPerClient < 0 || l.MaxDuration < 0 || l.MaxMemory < 0 ||
+				l.MaxTotalStreams < 0 || l.MaxHandshakes < 0 || l.MaxHandshakesPerClient < 0 || cfg.StatusInterval < 0 {
 				return usagef("limits must not be negative")
 			}
+			if l.PrefixV4 < 1 || l.PrefixV4 > 32 || l.PrefixV6 < 1 || l.PrefixV6 > 128 {
+				return usagef("--client-prefix-v4 wants 1 to 32, --client-prefix-v6 1 to 128")
+			}
+			var err error
+			if cfg.Keys, cfg.ACL, cfg.TLS, err = sec.apply(); err != nil {
+				return err
+			}
+			cfg.Iperf3Open = sec.iperf3Open
 			out, closeOut, err := openOutput(logfile, e.stderr)
 			if err != nil {
 				return err
@@ -54,6 +65,9 @@ func newServerCmd(e env) *cobra.Command {
 			}
 			ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			// The first signal asks for a clean shutdown; a second one
+			// ends the process at once, as the default handler does.
+			go func() { <-ctx.Done(); stop() }()
 			return srv.Serve(ctx)
 		},
 	}
@@ -62,10 +76,18 @@ func newServerCmd(e env) *cobra.Command {
 	fs.StringVarP(&cfg.Bind, "bind", "B", "", "address to listen on (default: every address, IPv4 and IPv6)")
 	fs.BoolVarP(&cfg.Once, "once", "1", false, "serve one test, then exit")
 	fs.IntVar(&cfg.Limits.MaxTests, "max-tests", cfg.Limits.MaxTests, "tests running at once, over all clients (0: no limit)")
-	fs.IntVar(&cfg.Limits.MaxTestsPerClient, "max-tests-per-client", cfg.Limits.MaxTestsPerClient, "tests running at once from one client address (0: no limit)")
+	fs.IntVar(&cfg.Limits.MaxTestsPerClient, "max-tests-per-client", cfg.Limits.MaxTestsPerClient, "tests running at once from one client prefix (see --client-prefix-v4, -v6; 0: no limit)")
 	fs.IntVar(&cfg.Limits.MaxStreams, "max-streams", cfg.Limits.MaxStreams, "data connections of one test (0: no limit)")
 	fs.Var(sizeValue{&cfg.Limits.MaxTestMemory}, "max-test-memory", "data buffers of one test: data connections × -l (512M; 0: no limit)")
 	fs.Var(durationValue{&cfg.Limits.MaxDuration}, "max-duration", "longest test admitted, e.g. 1h (0: no limit)")
+	fs.Var(sizeValue{&cfg.Limits.MaxMemory}, "max-memory", "data buffers of all running tests together; a quarter of this machine's memory unless set (0: no limit)")
+	fs.IntVar(&cfg.Limits.MaxTotalStreams, "max-total-streams", cfg.Limits.MaxTotalStreams, "data connections of all running tests together (0: no limit)")
+	fs.IntVar(&cfg.Limits.MaxHandshakes, "max-handshakes", cfg.Limits.MaxHandshakes, "connections not yet in a test, over all clients (0: no limit)")
+	fs.IntVar(&cfg.Limits.MaxHandshakesPerClient, "max-handshakes-per-client", cfg.Limits.MaxHandshakesPerClient, "connections not yet in a test, from one client prefix (0: no limit)")
+	fs.IntVar(&cfg.Limits.PrefixV4, "client-prefix-v4", cfg.Limits.PrefixV4, "leading bits of an IPv4 address that make one client, for the per-client limits")
+	fs.IntVar(&cfg.Limits.PrefixV6, "client-prefix-v6", cfg.Limits.PrefixV6, "leading bits of an IPv6 address that make one client, for the per-client limits")
+	fs.Var(durationValue{&cfg.StatusInterval}, "status-interval", "log the server's counters and goroutines this often (0: never)")
+	sec.register(fs)
 	fs.Var(durationValue{&cfg.ShutdownGrace}, "shutdown-grace", "on SIGINT/SIGTERM, how long running tests may finish before they are aborted")
 	fs.BoolVarP(&jsonOutput, "json", "J", false, "iperf3 clients' --get-server-output in JSON rather than text")
 	fs.StringVar(&logfile, "logfile", "", "write the log to this file instead of stderr (appends)")

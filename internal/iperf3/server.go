@@ -52,6 +52,10 @@ type ServeConfig struct {
 	// runs without -J, as iperf3 does. The caller supplies it so that the
 	// protocol never depends on the output formats; nil sends nothing.
 	ServerOutput func(res *result.Result) (out []byte, isJSON bool)
+	// RefuseAuth refuses every client once its parameters are in, with
+	// iperf3's own "test authorization failed": the server requires keys
+	// that iperf3 clients cannot present.
+	RefuseAuth bool
 }
 
 // SERVER_ERROR codes, iperf3's i_errno values, as iperf3 3.12 prints them.
@@ -302,6 +306,9 @@ func (t *serverTest) run() (*result.Result, error) {
 	}
 	if err := ReadJSON(t.conn, MaxMessage, &t.params); err != nil {
 		return nil, fmt.Errorf("reading the iperf3 parameters: %w", err)
+	}
+	if t.cfg.RefuseAuth {
+		return nil, t.fail(errCodeAuth, errors.New("iperf3 client refused: this server requires a key (--iperf3-open admits iperf3 clients)"))
 	}
 	s, err := t.params.Spec()
 	if err != nil {

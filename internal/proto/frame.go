@@ -39,13 +39,34 @@ var (
 	ErrWrongVersion = errors.New("unsupported protocol version")
 )
 
+// Greeting flags, in the server's greeting's last two bytes (a client
+// sends zero there, and a server before them sent zero too).
+const (
+	// FlagAuth says the server requires a key: a Challenge follows.
+	FlagAuth uint16 = 1 << 0
+)
+
 // WriteGreeting sends a magic and our version.
 func WriteGreeting(w io.Writer, magic [4]byte) error {
+	return WriteGreetingFlags(w, magic, 0)
+}
+
+// WriteGreetingFlags sends a magic, our version and flags.
+func WriteGreetingFlags(w io.Writer, magic [4]byte, flags uint16) error {
 	var b [GreetingLen]byte
 	copy(b[:4], magic[:])
 	binary.BigEndian.PutUint16(b[4:6], Version)
+	binary.BigEndian.PutUint16(b[6:8], flags)
 	_, err := w.Write(b[:])
 	return err
+}
+
+// GreetingFlags are the flags of a greeting already checked.
+func GreetingFlags(b []byte) uint16 {
+	if len(b) < GreetingLen {
+		return 0
+	}
+	return binary.BigEndian.Uint16(b[6:8])
 }
 
 // ReadGreeting reads a greeting and checks its magic. It returns the
@@ -97,9 +118,17 @@ type Frame struct {
 	Body []byte
 }
 
+// readChunk is how much of a frame's body is read, and allocated, at a
+// time: a peer that announces 1 MiB and sends nothing costs 4 KiB.
+const readChunk = 4 << 10
+
 // ReadFrame reads one frame, refusing any length over MaxFrame before
-// allocating for it.
-func ReadFrame(r io.Reader) (Frame, error) {
+// reading it, and allocating only as the body's bytes arrive.
+func ReadFrame(r io.Reader) (Frame, error) { return ReadFrameIf(r, nil) }
+
+// ReadFrameIf is ReadFrame with a check of the frame's type before its
+// body is read: a frame the reader would refuse costs nothing to refuse.
+func ReadFrameIf(r io.Reader, admit func(Type) error) (Frame, error) {
 	var hdr [5]byte
 	if _, err := io.ReadFull(r, hdr[:4]); err != nil {
 		return Frame{}, err
@@ -114,19 +143,47 @@ func ReadFrame(r io.Reader) (Frame, error) {
 	if _, err := io.ReadFull(r, hdr[4:5]); err != nil {
 		return Frame{}, unexpected(err)
 	}
-	body := make([]byte, n-1)
-	if _, err := io.ReadFull(r, body); err != nil {
-		return Frame{}, unexpected(err)
-	}
 	t := Type(hdr[4])
 	if !t.known() {
 		return Frame{}, fmt.Errorf("%w %d", ErrUnknownType, hdr[4])
 	}
+	if admit != nil {
+		if err := admit(t); err != nil {
+			return Frame{Type: t}, err
+		}
+	}
+	body, err := readBody(r, int(n-1))
+	if err != nil {
+		return Frame{}, unexpected(err)
+	}
 	return Frame{Type: t, Body: body}, nil
 }
 
-// Decode unmarshals a frame's body into v, which must match its type.
+// readBody reads n bytes, growing its buffer by what has arrived.
+func readBody(r io.Reader, n int) ([]byte, error) {
+	body := make([]byte, 0, min(n, readChunk))
+	for len(body) < n {
+		if len(body) == cap(body) { // doubling, so the copies add up to n at most
+			grown := make([]byte, len(body), len(body)+min(n-len(body), max(readChunk, len(body))))
+			copy(grown, body)
+			body = grown
+		}
+		k, err := r.Read(body[len(body):cap(body)])
+		body = body[:len(body)+k]
+		if err != nil && len(body) < n {
+			return nil, err
+		}
+	}
+	return body, nil
+}
+
+// Decode unmarshals a frame's body into v, which must match its type. A
+// body whose shape could decode to far more memory than its size (deep
+// nesting, huge arrays of empty objects) is refused before it is decoded.
 func (f Frame) Decode(v any) error {
+	if err := CheckShape(f.Body); err != nil {
+		return fmt.Errorf("decoding %v: %w", f.Type, err)
+	}
 	if err := json.Unmarshal(f.Body, v); err != nil {
 		return fmt.Errorf("decoding %v: %w", f.Type, err)
 	}

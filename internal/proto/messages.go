@@ -29,6 +29,13 @@ const (
 	TypeClockReply   Type = 11 // server → client: ClockReply
 )
 
+// Message types of authentication, when the server requires a key.
+const (
+	TypeChallenge Type = 12 // server → client: Challenge
+	TypeAuth      Type = 13 // client → server: Auth
+	TypeAuthOK    Type = 14 // server → client: AuthOK
+)
+
 var typeNames = map[Type]string{
 	TypeTestRequest:  "test-request",
 	TypeTestAccept:   "test-accept",
@@ -41,6 +48,9 @@ var typeNames = map[Type]string{
 	TypeSenderDone:   "sender-done",
 	TypeClockRequest: "clock-request",
 	TypeClockReply:   "clock-reply",
+	TypeChallenge:    "challenge",
+	TypeAuth:         "auth",
+	TypeAuthOK:       "auth-ok",
 }
 
 func (t Type) known() bool { _, ok := typeNames[t]; return ok }
@@ -121,4 +131,24 @@ type ClockReply struct {
 	T1 int64 `json:"t1"`
 	T2 int64 `json:"t2"`
 	T3 int64 `json:"t3"`
+}
+
+// Challenge opens authentication: a fresh random nonce, so that an answer
+// recorded from another connection is no use.
+type Challenge struct {
+	Nonce []byte `json:"nonce"`
+}
+
+// Auth answers a challenge: the user's name, the client's own nonce, and
+// an HMAC of both nonces and the name under the user's key. The key never
+// travels.
+type Auth struct {
+	User  string `json:"user"`
+	Nonce []byte `json:"nonce"`
+	MAC   []byte `json:"mac"`
+}
+
+// AuthOK admits the client, and proves that the server holds the key too.
+type AuthOK struct {
+	MAC []byte `json:"mac"`
 }

@@ -20,6 +20,8 @@ type registry struct {
 	tests    map[proto.Token]*entry
 	slots    int // tests running, native and iperf3
 	perPeer  map[string]int
+	memory   int64 // data buffers of the running tests
+	streams  int   // data connections of the running tests
 	draining bool
 }
 
@@ -39,6 +41,8 @@ func newRegistry(l Limits) *registry {
 	return &registry{limits: l, tests: map[proto.Token]*entry{}, perPeer: map[string]int{}}
 }
 
+// peerHost is an address's host: only the control connection's host may
+// open a test's data connections.
 func peerHost(a net.Addr) string {
 	if ta, ok := a.(*net.TCPAddr); ok {
 		return ta.IP.String()
@@ -53,27 +57,38 @@ func (r *registry) reserve(peer net.Addr, s spec.Spec) (release func(), err erro
 	if err := r.limits.check(s); err != nil {
 		return nil, refusal{err.Error()}
 	}
-	host := peerHost(peer)
+	client := r.limits.clientOf(peer)
+	mem, streams := testMemory(s), s.DataConns()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.draining {
+	l := r.limits
+	switch {
+	case r.draining:
 		return nil, refusef("server is shutting down")
-	}
-	if r.limits.MaxTests > 0 && r.slots >= r.limits.MaxTests {
-		return nil, refusef("server is busy: %d tests running, its limit is %d (--max-tests); try again later", r.slots, r.limits.MaxTests)
-	}
-	if r.limits.MaxTestsPerClient > 0 && r.perPeer[host] >= r.limits.MaxTestsPerClient {
-		return nil, refusef("server is busy: %d tests already running from %s, its limit is %d (--max-tests-per-client)", r.perPeer[host], host, r.limits.MaxTestsPerClient)
+	case l.MaxTests > 0 && r.slots >= l.MaxTests:
+		return nil, refusef("server is busy: %s running, its limit is %d (--max-tests); try again later", plural(r.slots, "test", "tests"), l.MaxTests)
+	case l.MaxTestsPerClient > 0 && r.perPeer[client] >= l.MaxTestsPerClient:
+		return nil, refusef("server is busy: %s already running from %s, its limit is %d (--max-tests-per-client)", plural(r.perPeer[client], "test", "tests"), client, l.MaxTestsPerClient)
+	case l.MaxMemory > 0 && r.memory+mem > l.MaxMemory:
+		return nil, refusef("server is busy: this test's %d MiB of buffers and the %d MiB of the running tests exceed its limit of %d MiB (--max-memory); try again later, or use a smaller -l or fewer streams",
+			mem>>20, r.memory>>20, l.MaxMemory>>20)
+	case l.MaxTotalStreams > 0 && r.streams+streams > l.MaxTotalStreams:
+		return nil, refusef("server is busy: this test's %s and the %d of the running tests exceed its limit of %d (--max-total-streams); try again later",
+			plural(streams, "data connection", "data connections"), r.streams, l.MaxTotalStreams)
 	}
 	r.slots++
-	r.perPeer[host]++
+	r.perPeer[client]++
+	r.memory += mem
+	r.streams += streams
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			r.mu.Lock()
 			r.slots--
-			if r.perPeer[host]--; r.perPeer[host] <= 0 {
-				delete(r.perPeer, host)
+			r.memory -= mem
+			r.streams -= streams
+			if r.perPeer[client]--; r.perPeer[client] <= 0 {
+				delete(r.perPeer, client)
 			}
 			r.mu.Unlock()
 		})

@@ -5,21 +5,26 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
+	"net/netip"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/auth"
 	"github.com/wireperf/wireperf/internal/iperf3"
 	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/rr/rrcontrol"
 	"github.com/wireperf/wireperf/internal/session"
+	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/udpmux"
 )
 
@@ -40,6 +45,19 @@ type Config struct {
 	// ServerOutput renders a test for an iperf3 client that asks for
 	// --get-server-output; nil sends none.
 	ServerOutput func(*result.Result) ([]byte, bool)
+	// Keys, when set, are the users who may run tests; every native
+	// client must prove it holds one of the keys.
+	Keys auth.Keys
+	// Iperf3Open admits iperf3 clients, which cannot present a key, on a
+	// server with Keys.
+	Iperf3Open bool
+	// ACL admits clients by address.
+	ACL auth.ACL
+	// TLS, when set, is required on native control connections.
+	TLS *tls.Config
+	// StatusInterval, when set, logs the server's counters and its
+	// goroutines that often.
+	StatusInterval time.Duration
 }
 
 // Stats count what the server saw; tests read them.
@@ -52,7 +70,11 @@ type Stats struct {
 	ForeignData   int64 // data connections with an unknown token
 	UnknownProto  int64 // connections that spoke neither wireperf nor anything we know
 	UnmatchedUDP  int64 // datagrams on the UDP port that no test expected
+	Shed          int64 // connections closed at once: too many in the handshake
+	Denied        int64 // connections from an address the ACL refuses
+	AuthFailed    int64 // control connections that failed authentication
 	Running       int
+	Handshakes    int // connections not yet part of a test (an iperf3 control connection counts until its test ends)
 }
 
 // Server serves tests.
@@ -64,8 +86,10 @@ type Server struct {
 	udp *udpmux.Mux
 	ip3 *iperf3.Registry
 
+	hs *gate
+
 	stats struct {
-		accepted, refused, finished, aborted, badControl, foreign, unknown atomic.Int64
+		accepted, refused, finished, aborted, badControl, foreign, unknown, shed, denied, authFailed atomic.Int64
 	}
 	wg sync.WaitGroup
 }
@@ -81,7 +105,8 @@ func New(cfg Config) *Server {
 	if cfg.ShutdownGrace == 0 {
 		cfg.ShutdownGrace = 5 * time.Second
 	}
-	return &Server{cfg: cfg, log: cfg.Logger, reg: newRegistry(cfg.Limits), ip3: iperf3.NewRegistry()}
+	return &Server{cfg: cfg, log: cfg.Logger, reg: newRegistry(cfg.Limits), ip3: iperf3.NewRegistry(),
+		hs: newGate(cfg.Limits.MaxHandshakes, cfg.Limits.MaxHandshakesPerClient)}
 }
 
 // Listen binds the port. Port 0 picks a free one; Addr tells which.
@@ -116,7 +141,11 @@ func (s *Server) Stats() Stats {
 		ForeignData:   s.stats.foreign.Load(),
 		UnknownProto:  s.stats.unknown.Load(),
 		UnmatchedUDP:  s.udp.Unmatched(),
+		Shed:          s.stats.shed.Load(),
+		Denied:        s.stats.denied.Load(),
+		AuthFailed:    s.stats.authFailed.Load(),
 		Running:       s.reg.running(),
+		Handshakes:    s.hs.count(),
 	}
 }
 
@@ -130,7 +159,8 @@ func (s *Server) Serve(ctx context.Context) error {
 		}
 	}
 	s.log.Info("server listening", "addr", s.ln.Addr().String(),
-		"max_tests", s.cfg.Limits.MaxTests, "max_streams", s.cfg.Limits.MaxStreams, "max_duration", s.cfg.Limits.MaxDuration)
+		"max_tests", s.cfg.Limits.MaxTests, "max_streams", s.cfg.Limits.MaxStreams, "max_duration", s.cfg.Limits.MaxDuration,
+		"max_memory", s.cfg.Limits.MaxMemory, "auth", s.cfg.Keys != nil, "tls", s.cfg.TLS != nil)
 	acceptCtx, stopAccepting := context.WithCancel(ctx)
 	defer stopAccepting()
 	abortCtx, abortTests := context.WithCancel(context.Background())
@@ -140,6 +170,9 @@ func (s *Server) Serve(ctx context.Context) error {
 		_ = s.ln.Close()
 	}()
 	defer s.udp.Close()
+	if s.cfg.StatusInterval > 0 {
+		go s.logStatus(acceptCtx)
+	}
 	onceDone := make(chan struct{})
 	var once sync.Once
 	for {
@@ -157,10 +190,24 @@ func (s *Server) Serve(ctx context.Context) error {
 			time.Sleep(10 * time.Millisecond) // out of descriptors: don't spin
 			continue
 		}
+		tc := conn.(*net.TCPConn)
+		client := s.cfg.Limits.clientOf(tc.RemoteAddr())
+		if !s.hs.enter(client) {
+			// A flood costs a closed connection each, not a goroutine.
+			s.stats.shed.Add(1)
+			_ = tc.SetLinger(0)
+			_ = tc.Close()
+			continue
+		}
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
-			if s.handle(abortCtx, conn.(*net.TCPConn), accepted) && s.cfg.Once {
+			var leave sync.Once
+			past := func() { leave.Do(func() { s.hs.leave(client) }) }
+			defer past()
+			// A shutdown past its grace cuts every read short.
+			defer context.AfterFunc(abortCtx, func() { _ = tc.SetReadDeadline(time.Unix(1, 0)) })()
+			if s.handle(abortCtx, tc, accepted, past) && s.cfg.Once {
 				once.Do(func() { close(onceDone); stopAccepting() })
 			}
 		}()
@@ -194,26 +241,43 @@ func (s *Server) shutdown(abortTests context.CancelFunc) error {
 	return nil
 }
 
-// handle reads a connection's first bytes and routes it. It reports
-// whether a test ran on it.
-func (s *Server) handle(ctx context.Context, conn *net.TCPConn, accepted time.Time) bool {
+// handle reads a connection's first bytes and routes it. past is called
+// once the connection is past its handshake. It reports whether a test
+// ran on it.
+func (s *Server) handle(ctx context.Context, conn *net.TCPConn, accepted time.Time, past func()) bool {
 	_ = conn.SetReadDeadline(time.Now().Add(s.cfg.HandshakeTimeout))
 	var magic [4]byte
 	if _, err := io.ReadFull(conn, magic[:]); err != nil {
 		s.stats.unknown.Add(1)
-		s.log.Debug("connection closed before it said anything", "peer", conn.RemoteAddr().String(), "err", err)
+		s.log.Info("connection closed before it said anything", "peer", conn.RemoteAddr().String(), "err", err)
 		_ = conn.Close()
 		return false
 	}
-	switch magic {
-	case proto.MagicControl:
-		return s.serveTest(ctx, conn)
-	case proto.MagicData:
-		s.acceptData(conn, magic)
+	var denied error
+	if ap, err := netip.ParseAddrPort(conn.RemoteAddr().String()); err == nil {
+		if err := s.cfg.ACL.Check(ap.Addr()); err != nil {
+			s.stats.denied.Add(1)
+			denied = refusal{err.Error()}
+		}
+	}
+	switch {
+	case magic == proto.MagicControl:
+		if denied == nil && s.cfg.TLS != nil {
+			denied = refusal{"server requires TLS on the control connection (--tls-ca or --tls-pin)"}
+		}
+		return s.serveTest(ctx, conn, conn, denied, past)
+	case magic[0] == tlsHandshake && s.cfg.TLS != nil:
+		return s.serveTLS(ctx, conn, magic, denied, past)
+	case magic == proto.MagicData:
+		if denied == nil {
+			s.acceptData(conn, magic)
+		} else {
+			_ = conn.Close()
+		}
 		return false
 	}
 	if iperf3.CookiePrefix(magic[:]) {
-		return s.serveIperf3(ctx, conn, magic, accepted)
+		return s.serveIperf3(ctx, conn, magic, accepted, denied)
 	}
 	s.stats.unknown.Add(1)
 	s.log.Warn("connection speaks an unknown protocol", "peer", conn.RemoteAddr().String(), "first_bytes", fmt.Sprintf("%q", magic[:]))
@@ -221,11 +285,53 @@ func (s *Server) handle(ctx context.Context, conn *net.TCPConn, accepted time.Ti
 	return false
 }
 
-func (s *Server) serveTest(ctx context.Context, conn *net.TCPConn) bool {
+// tlsHandshake opens every TLS connection: a handshake record.
+const tlsHandshake = 0x16
+
+// serveTLS runs a native test over TLS: the control connection is
+// encrypted and the server authenticated, the data connections stay
+// plain and are bound to the test by its token.
+func (s *Server) serveTLS(ctx context.Context, conn *net.TCPConn, first [4]byte, denied error, past func()) bool {
+	tc := tls.Server(&replayConn{TCPConn: conn, first: first[:]}, s.cfg.TLS)
+	defer tc.Close()
+	_ = conn.SetDeadline(time.Now().Add(s.cfg.HandshakeTimeout))
+	if err := tc.HandshakeContext(ctx); err != nil {
+		s.stats.badControl.Add(1)
+		s.log.Info("TLS handshake failed", "peer", conn.RemoteAddr().String(), "err", err)
+		return false
+	}
+	var magic [4]byte
+	if _, err := io.ReadFull(tc, magic[:]); err != nil || magic != proto.MagicControl {
+		s.stats.badControl.Add(1)
+		s.log.Info("TLS connection without a wireperf greeting", "peer", conn.RemoteAddr().String())
+		return false
+	}
+	return s.serveTest(ctx, conn, tc, denied, past)
+}
+
+// replayConn gives back the bytes already read before the rest.
+type replayConn struct {
+	*net.TCPConn
+	first []byte
+}
+
+func (r *replayConn) Read(p []byte) (int, error) {
+	if len(r.first) > 0 {
+		n := copy(p, r.first)
+		r.first = r.first[n:]
+		return n, nil
+	}
+	return r.TCPConn.Read(p)
+}
+
+// NetConn is the TCP connection, for keepalives.
+func (r *replayConn) NetConn() net.Conn { return r.TCPConn }
+
+func (s *Server) serveTest(ctx context.Context, conn *net.TCPConn, ctl net.Conn, denied error, past func()) bool {
 	defer conn.Close()
-	res, err := session.Serve(ctx, conn, session.ServeConfig{
+	res, err := session.Serve(ctx, ctl, session.ServeConfig{
 		Registrar: s.reg, Logger: s.log, HandshakeTimeout: s.cfg.HandshakeTimeout, MaxDuration: s.cfg.Limits.MaxDuration,
-		UDP: s.udp, RR: rrcontrol.Serve,
+		UDP: s.udp, RR: rrcontrol.Serve, Keys: s.cfg.Keys, HandshakeDone: past, Refuse: denied,
 	})
 	return s.record(conn, res, err)
 }
@@ -233,7 +339,7 @@ func (s *Server) serveTest(ctx context.Context, conn *net.TCPConn) bool {
 // serveIperf3 handles a connection that opened with the start of an
 // iperf3 cookie: a data connection of a running iperf3 test, or a new
 // iperf3 client.
-func (s *Server) serveIperf3(ctx context.Context, conn *net.TCPConn, first [4]byte, accepted time.Time) bool {
+func (s *Server) serveIperf3(ctx context.Context, conn *net.TCPConn, first [4]byte, accepted time.Time, denied error) bool {
 	var cookie iperf3.Cookie
 	copy(cookie[:], first[:])
 	if _, err := io.ReadFull(conn, cookie[4:]); err != nil {
@@ -242,12 +348,17 @@ func (s *Server) serveIperf3(ctx context.Context, conn *net.TCPConn, first [4]by
 		return false
 	}
 	_ = conn.SetReadDeadline(time.Time{})
-	if s.ip3.Deliver(cookie, conn, accepted) {
+	if denied == nil && s.ip3.Deliver(cookie, conn, accepted) {
 		return false // the test owns the connection now
 	}
 	defer conn.Close()
+	admit := s.reg.reserve
+	if denied != nil {
+		admit = func(net.Addr, spec.Spec) (func(), error) { return nil, denied }
+	}
 	res, err := iperf3.Serve(ctx, conn, cookie[:], iperf3.ServeConfig{
-		Registry: s.ip3, UDP: s.udp, Admit: s.reg.reserve, Logger: s.log.With("protocol", "iperf3"),
+		Registry: s.ip3, UDP: s.udp, Admit: admit, Logger: s.log.With("client_kind", "iperf3"),
+		RefuseAuth:       s.cfg.Keys != nil && !s.cfg.Iperf3Open,
 		HandshakeTimeout: s.cfg.HandshakeTimeout, MaxDuration: s.cfg.Limits.MaxDuration,
 		ServerOutput: s.cfg.ServerOutput,
 	})
@@ -259,7 +370,11 @@ func (s *Server) serveIperf3(ctx context.Context, conn *net.TCPConn, first [4]by
 func (s *Server) record(conn *net.TCPConn, res *result.Result, err error) bool {
 	if res == nil {
 		var ref refusal
-		if errors.As(err, &ref) {
+		var ae *session.AuthError
+		if errors.As(err, &ae) {
+			s.stats.authFailed.Add(1)
+			s.log.Warn("authentication failed", "peer", conn.RemoteAddr().String(), "user", ae.User, "reason", ae.Reason)
+		} else if errors.As(err, &ref) {
 			s.stats.refused.Add(1)
 			s.log.Info("test refused", "peer", conn.RemoteAddr().String(), "reason", err)
 		} else if err != nil {
@@ -297,4 +412,22 @@ func (s *Server) acceptData(conn *net.TCPConn, magic [4]byte) {
 	s.stats.foreign.Add(1)
 	s.log.Warn("data connection for no known test", "peer", conn.RemoteAddr().String())
 	_ = conn.Close()
+}
+
+// logStatus logs the counters, the running tests and the goroutines, for
+// a watcher of a long-running server (bench/soak.sh reads it).
+func (s *Server) logStatus(ctx context.Context) {
+	tick := time.NewTicker(s.cfg.StatusInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			st := s.Stats()
+			s.log.Info("server status", "running_tests", st.Running, "handshakes", st.Handshakes,
+				"goroutines", runtime.NumGoroutine(), "accepted", st.TestsAccepted, "refused", st.TestsRefused,
+				"shed", st.Shed, "denied", st.Denied, "auth_failed", st.AuthFailed)
+		}
+	}
 }

@@ -7,6 +7,7 @@ package session
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +17,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/auth"
 	"github.com/wireperf/wireperf/internal/flowrun"
 	"github.com/wireperf/wireperf/internal/iperf3"
 	"github.com/wireperf/wireperf/internal/netsetup"
@@ -51,6 +53,11 @@ type ClientConfig struct {
 	// iperf3, and RunClient returns what it returns. Without it RunClient
 	// closes the connection and returns an *Iperf3ServerError.
 	Iperf3 func(context.Context, Iperf3Server) (*result.Result, error)
+	// Auth is the key to prove to a server that requires one.
+	Auth *auth.Credential
+	// TLS, when set, wraps the control connection; data connections stay
+	// plain, bound to the test by its token.
+	TLS *tls.Config
 }
 
 // Iperf3Server is a server that answered as iperf3 does, handed to
@@ -89,7 +96,7 @@ func RunClient(ctx context.Context, cfg ClientConfig) (*result.Result, error) {
 	if err := c.handshake(ctx); err != nil {
 		if c.iperf3 != nil && cfg.Iperf3 != nil {
 			h := *c.iperf3
-			c.conn = nil // h.Conn, when there is one, belongs to the hand-off now
+			c.conn, c.ctl = nil, nil // h.Conn, when there is one, belongs to the hand-off now
 			return cfg.Iperf3(ctx, h)
 		}
 		return nil, err
@@ -104,7 +111,9 @@ type clientTest struct {
 	cfg     ClientConfig
 	spec    spec.Spec
 	addr    string
-	conn    *net.TCPConn
+	conn    *net.TCPConn // the control connection's TCP
+	ctl     net.Conn     // what control frames travel over: conn, or TLS over it
+	cc      *controlConn
 	fw      *frameWriter
 	rtt     time.Duration // of the greeting exchange
 	accept  proto.TestAccept
@@ -133,36 +142,86 @@ func (c *clientTest) handshake(ctx context.Context) error {
 	}
 	dialRTT := time.Since(dialStart)
 	c.conn = conn.(*net.TCPConn)
-	c.fw = &frameWriter{w: c.conn}
+	c.ctl = c.conn
+	_ = c.conn.SetDeadline(time.Now().Add(c.cfg.ConnectTimeout))
+	if c.cfg.TLS != nil {
+		tcfg := c.cfg.TLS
+		if tcfg.ServerName == "" && !tcfg.InsecureSkipVerify {
+			tcfg = tcfg.Clone()
+			tcfg.ServerName = c.cfg.Host
+		}
+		tc := tls.Client(c.conn, tcfg)
+		if err := tc.HandshakeContext(ctx); err != nil {
+			return fmt.Errorf("TLS with %s: %w", c.addr, err)
+		}
+		c.ctl = tc
+	}
+	c.fw = newFrameWriter(c.ctl)
 	sent := time.Now()
 	var greeting bytes.Buffer
 	_ = proto.WriteGreeting(&greeting, proto.MagicControl)
-	_ = c.conn.SetDeadline(time.Now().Add(c.cfg.ConnectTimeout))
-	if _, err := c.conn.Write(greeting.Bytes()); err != nil {
+	if _, err := c.ctl.Write(greeting.Bytes()); err != nil {
 		return fmt.Errorf("greeting %s: %w", c.addr, err)
 	}
-	if err := c.readServerGreeting(dialRTT, greeting.Bytes()); err != nil {
+	flags, err := c.readServerGreeting(dialRTT, greeting.Bytes())
+	if err != nil {
 		return err
 	}
 	_ = c.conn.SetDeadline(time.Now().Add(c.cfg.ConnectTimeout))
 	c.rtt = time.Since(sent)
+	c.cc = newControlConn(c.ctl, cliAwaitAccept)
+	if flags&proto.FlagAuth != 0 {
+		if err := c.authenticate(); err != nil {
+			return err
+		}
+	}
 	if err := c.fw.send(proto.TypeTestRequest, proto.TestRequest{Spec: c.spec, Client: flowrun.LocalHost(), ControlRTTNs: int64(c.rtt)}); err != nil {
 		return err
 	}
-	fr, err := proto.ReadFrame(c.conn)
-	if err != nil {
+	err = c.cc.expect(&c.accept)
+	var pe *PeerError
+	switch {
+	case errors.As(err, &pe):
+		return fmt.Errorf("%w: %s", ErrRefused, pe.Message)
+	case err != nil:
 		return fmt.Errorf("waiting for the server's answer: %w", err)
 	}
-	switch fr.Type {
-	case proto.TypeTestAccept:
-		return fr.Decode(&c.accept)
-	case proto.TypeError:
-		var e proto.Error
-		_ = fr.Decode(&e)
-		return fmt.Errorf("%w: %s", ErrRefused, e.Message)
-	default:
-		return fmt.Errorf("server sent %v instead of accepting the test", fr.Type)
+	return nil
+}
+
+// authenticate answers the server's challenge with the key, and checks
+// that the server holds the key too.
+func (c *clientTest) authenticate() error {
+	c.cc.state = cliAwaitAuth
+	if c.cfg.Auth == nil {
+		return fmt.Errorf("%w: %s requires a key (--auth-key-file)", auth.ErrFailed, c.addr)
 	}
+	var ch proto.Challenge
+	if err := c.cc.expect(&ch); err != nil {
+		return fmt.Errorf("%w: %v", auth.ErrFailed, err)
+	}
+	nonce, err := auth.Nonce()
+	if err != nil {
+		return err
+	}
+	cred := c.cfg.Auth
+	if err := c.fw.send(proto.TypeAuth, proto.Auth{
+		User: cred.User, Nonce: nonce, MAC: auth.ClientProof(cred.Key, ch.Nonce, nonce, cred.User),
+	}); err != nil {
+		return err
+	}
+	var ok proto.AuthOK
+	if err := c.cc.expect(&ok); err != nil {
+		var pe *PeerError
+		if errors.As(err, &pe) {
+			return fmt.Errorf("%w: the server refused user %q or its key", auth.ErrFailed, cred.User)
+		}
+		return fmt.Errorf("%w: %v", auth.ErrFailed, err)
+	}
+	if !cred.CheckServerProof(ch.Nonce, nonce, ok.MAC) {
+		return fmt.Errorf("%w: the server does not hold the key", auth.ErrFailed)
+	}
+	return nil
 }
 
 // Iperf3ServerError says the server speaks iperf3, not wireperf; the
@@ -178,34 +237,38 @@ func (e *Iperf3ServerError) Error() string {
 // readServerGreeting reads a wireperf server's answer to our greeting and
 // tells an iperf3 server apart: an idle one says nothing, a busy one
 // answers with a state byte.
-func (c *clientTest) readServerGreeting(dialRTT time.Duration, greeting []byte) error {
+// It returns the server's greeting flags.
+func (c *clientTest) readServerGreeting(dialRTT time.Duration, greeting []byte) (uint16, error) {
 	wait := min(c.cfg.ConnectTimeout, iperf3.ProbeWait(dialRTT))
+	if c.cfg.TLS != nil {
+		wait = c.cfg.ConnectTimeout // an iperf3 server cannot speak TLS
+	}
 	_ = c.conn.SetReadDeadline(time.Now().Add(wait))
 	buf := make([]byte, proto.GreetingLen)
-	n, err := c.conn.Read(buf)
+	n, err := c.ctl.Read(buf)
 	switch {
-	case n == 0 && errors.Is(err, os.ErrDeadlineExceeded):
+	case n == 0 && errors.Is(err, os.ErrDeadlineExceeded) && c.cfg.TLS == nil:
 		c.iperf3 = &Iperf3Server{Addr: c.addr, Conn: c.conn, Sent: greeting}
-		return &Iperf3ServerError{Addr: c.addr}
+		return 0, &Iperf3ServerError{Addr: c.addr}
 	case n == 0:
-		return fmt.Errorf("greeting %s: %w", c.addr, err)
+		return 0, fmt.Errorf("greeting %s: %w", c.addr, err)
 	case buf[0] != proto.MagicServer[0] && iperf3.LooksLikeIperf3Reply(buf[:n]):
 		_ = c.conn.Close() // a busy server hangs up; a test needs a new connection
-		c.conn = nil
+		c.conn, c.ctl = nil, nil
 		c.iperf3 = &Iperf3Server{Addr: c.addr}
-		return &Iperf3ServerError{Addr: c.addr}
+		return 0, &Iperf3ServerError{Addr: c.addr}
 	}
 	_ = c.conn.SetReadDeadline(time.Now().Add(c.cfg.ConnectTimeout))
-	if _, err := io.ReadFull(c.conn, buf[n:]); err != nil {
-		return fmt.Errorf("greeting %s: %w", c.addr, err)
+	if _, err := io.ReadFull(c.ctl, buf[n:]); err != nil {
+		return 0, fmt.Errorf("greeting %s: %w", c.addr, err)
 	}
 	if _, err := proto.ParseGreeting(buf, proto.MagicServer); err != nil {
 		if errors.Is(err, proto.ErrBadMagic) {
-			return fmt.Errorf("%s is not a wireperf server (it answered with something else)", c.addr)
+			return 0, fmt.Errorf("%s is not a wireperf server (it answered with something else)", c.addr)
 		}
-		return fmt.Errorf("greeting %s: %w", c.addr, err)
+		return 0, fmt.Errorf("greeting %s: %w", c.addr, err)
 	}
-	return nil
+	return proto.GreetingFlags(buf), nil
 }
 
 func (c *clientTest) connectStreams(ctx context.Context) error {
@@ -318,20 +381,15 @@ func (c *clientTest) localPort(id int) int {
 }
 
 func (c *clientTest) readReady(ready *proto.StreamsReady) error {
-	fr, err := proto.ReadFrame(c.conn)
-	if err != nil {
+	err := c.cc.expect(ready)
+	var pe *PeerError
+	switch {
+	case errors.As(err, &pe):
+		return fmt.Errorf("server: %s", pe.Message)
+	case err != nil:
 		return fmt.Errorf("waiting for the server to accept the data connections: %w", err)
 	}
-	switch fr.Type {
-	case proto.TypeStreamsReady:
-		return fr.Decode(ready)
-	case proto.TypeError:
-		var e proto.Error
-		_ = fr.Decode(&e)
-		return fmt.Errorf("server: %s", e.Message)
-	default:
-		return fmt.Errorf("server sent %v instead of streams-ready", fr.Type)
-	}
+	return nil
 }
 
 func (c *clientTest) run(ctx context.Context) (*result.Result, error) {
@@ -340,7 +398,8 @@ func (c *clientTest) run(ctx context.Context) (*result.Result, error) {
 		c.cfg.Observer.Started(res)
 	}
 	localIv := make(chan result.Interval, 64)
-	control := readControl(c.conn)
+	control := c.cc
+	control.readLoop()
 	m := newMerger(res, result.SenderRolesOf(c.spec), c.cfg.Observer, max(time.Second, 3*c.rtt))
 	mergerDone := make(chan struct{})
 	go func() { m.loop(localIv, control.intervals); close(mergerDone) }()
@@ -393,7 +452,7 @@ func (c *clientTest) run(ctx context.Context) (*result.Result, error) {
 
 // wait runs the test until every local flow has finished: on time, on
 // the byte count, on cancellation, or on the server's word.
-func (c *clientTest) wait(ctx context.Context, run *flowrun.Runner, control *controlReader) error {
+func (c *clientTest) wait(ctx context.Context, run *flowrun.Runner, control *controlConn) error {
 	var timeUp <-chan time.Time
 	if c.spec.Duration > 0 {
 		timer := time.NewTimer(c.spec.Duration)
@@ -422,7 +481,7 @@ func (c *clientTest) wait(ctx context.Context, run *flowrun.Runner, control *con
 		case <-sendersDone:
 			_ = c.fw.send(proto.TypeSenderDone, proto.SenderDone{Sent: run.SentCounts()})
 			sendersDone = nil
-		case sent := <-control.senderDone:
+		case sent := <-control.senderDoneC:
 			run.SetPeerSent(sent)
 			run.DrainReceivers(netsetup.DrainTime(c.spec, c.rtt))
 		case msg := <-control.peerErr:
@@ -440,6 +499,9 @@ func (c *clientTest) wait(ctx context.Context, run *flowrun.Runner, control *con
 func (c *clientTest) close() {
 	for _, f := range c.flows {
 		_ = f.Close()
+	}
+	if c.ctl != nil {
+		_ = c.ctl.Close()
 	}
 	if c.conn != nil {
 		_ = c.conn.Close()

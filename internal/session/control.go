@@ -5,51 +5,210 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
+	"sync"
+	"time"
 
 	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/result"
 )
 
-// controlReader reads the peer's control messages during a test and
-// hands each kind to its own channel.
-type controlReader struct {
-	stop       chan struct{}        // client asked to stop (server side)
-	intervals  chan result.Interval // server's interval reports (client side)
-	end        chan result.End      // the peer's final report
-	peerErr    chan string          // the peer's error message
-	senderDone chan map[int]int64   // the peer's senders have stopped
-	lost       chan error           // the connection failed or broke protocol
+// ctlState is where one end of a control connection stands. Each state
+// admits a few frame types from the peer; any other frame is a protocol
+// error, and the connection is closed with the reason. docs/protocol-states.md
+// draws the machine.
+type ctlState uint8
+
+// The server's states, then the client's.
+const (
+	srvAwaitAuth    ctlState = iota + 1 // key required: the client's answer to the challenge
+	srvAwaitRequest                     // the test request
+	srvSetup                            // admitted; data connections arrive; then Start
+	srvRunning                          // data moves; the client may Stop, report its senders done, and report
+	srvStopped                          // the client said Stop
+	srvEnded                            // the client's final report is in: nothing more is expected
+
+	cliAwaitAuth   // key sent for: the server's challenge
+	cliAwaitAuthOK // answer sent: the server's proof, or a refusal
+	cliAwaitAccept // request sent: accept or refusal
+	cliAwaitReady  // data connections opened: streams-ready or refusal
+	cliRunning     // the server's intervals, senders done and final report
+	cliEnded       // the server's final report is in
+
+	ctlClosed // an error frame, a protocol error or a lost connection
+)
+
+var ctlStateNames = map[ctlState]string{
+	srvAwaitAuth: "awaiting authentication", srvAwaitRequest: "awaiting the test request",
+	srvSetup: "setting up", srvRunning: "running", srvStopped: "stopped", srvEnded: "ended",
+	cliAwaitAuth: "awaiting the challenge", cliAwaitAuthOK: "awaiting the server's proof",
+	cliAwaitAccept: "awaiting acceptance", cliAwaitReady: "awaiting streams-ready",
+	cliRunning: "running", cliEnded: "ended", ctlClosed: "closed",
 }
 
-func readControl(conn net.Conn) *controlReader {
-	c := &controlReader{
-		stop:       make(chan struct{}, 1),
-		intervals:  make(chan result.Interval, 1024),
-		end:        make(chan result.End, 1),
-		peerErr:    make(chan string, 1),
-		senderDone: make(chan map[int]int64, 1),
-		lost:       make(chan error, 1),
+func (s ctlState) String() string { return ctlStateNames[s] }
+
+// transitions is the machine: in a state, the frames a peer may send and
+// the state each leads to. An error frame is admitted everywhere and
+// closes. SenderDone keeps the state but is admitted once (see read).
+var transitions = map[ctlState]map[proto.Type]ctlState{
+	srvAwaitAuth:    {proto.TypeAuth: srvAwaitRequest},
+	srvAwaitRequest: {proto.TypeTestRequest: srvSetup},
+	srvSetup:        {proto.TypeStart: srvRunning},
+	srvRunning:      {proto.TypeStop: srvStopped, proto.TypeSenderDone: srvRunning, proto.TypeEndReport: srvEnded},
+	srvStopped:      {proto.TypeSenderDone: srvStopped, proto.TypeEndReport: srvEnded},
+	srvEnded:        {},
+	cliAwaitAuth:    {proto.TypeChallenge: cliAwaitAuthOK},
+	cliAwaitAuthOK:  {proto.TypeAuthOK: cliAwaitAccept},
+	cliAwaitAccept:  {proto.TypeTestAccept: cliAwaitReady},
+	cliAwaitReady:   {proto.TypeStreamsReady: cliRunning},
+	cliRunning:      {proto.TypeInterval: cliRunning, proto.TypeSenderDone: cliRunning, proto.TypeEndReport: cliEnded},
+	cliEnded:        {},
+	ctlClosed:       {},
+}
+
+// ProtocolError is a frame the state did not admit.
+type ProtocolError struct {
+	Got   proto.Type
+	State ctlState
+}
+
+func (e *ProtocolError) Error() string {
+	return fmt.Sprintf("protocol error: unexpected %v while %v", e.Got, e.State)
+}
+
+// PeerError is the peer's error frame: a refusal or an abort.
+type PeerError struct{ Message string }
+
+func (e *PeerError) Error() string { return e.Message }
+
+// controlConn reads one control connection through the state machine.
+// The handshake reads it frame by frame (next); once a test is set up,
+// readLoop reads it in the background and hands each kind of frame to its
+// own channel. Every frame kind but Interval is admitted at most once, so
+// one-slot channels never block the reader.
+type controlConn struct {
+	conn net.Conn
+
+	mu         sync.Mutex
+	state      ctlState
+	senderDone bool // a SenderDone was admitted
+
+	// Channels of the background reader.
+	started     chan struct{}        // the client's Start (server side)
+	stop        chan struct{}        // the client asked to stop (server side)
+	intervals   chan result.Interval // the server's interval reports (client side)
+	end         chan result.End      // the peer's final report
+	peerErr     chan string          // the peer's error message
+	senderDoneC chan map[int]int64   // the peer's senders have stopped
+	lost        chan error           // the connection failed or broke protocol
+}
+
+func newControlConn(conn net.Conn, initial ctlState) *controlConn {
+	return &controlConn{conn: conn, state: initial}
+}
+
+// State is where the connection stands now.
+func (c *controlConn) State() ctlState {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.state
+}
+
+// admit applies the machine to a frame type: the new state, or a protocol
+// error (or the peer's error) that closes the connection.
+func (c *controlConn) admit(t proto.Type) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if t == proto.TypeError {
+		c.state = ctlClosed
+		return nil
 	}
-	go c.loop(conn)
-	return c
+	next, ok := transitions[c.state][t]
+	if ok && t == proto.TypeSenderDone {
+		ok = !c.senderDone
+		c.senderDone = true
+	}
+	if !ok {
+		err := &ProtocolError{Got: t, State: c.state}
+		c.state = ctlClosed
+		return err
+	}
+	c.state = next
+	return nil
 }
 
-func (c *controlReader) loop(conn net.Conn) {
+// next reads one frame and moves the machine. The peer's error frame
+// comes back as a *PeerError.
+func (c *controlConn) next() (proto.Frame, error) {
+	// The state admits or refuses the frame by its header: a refused body
+	// is never read.
+	fr, err := proto.ReadFrameIf(c.conn, c.admit)
+	if err != nil {
+		c.mu.Lock()
+		c.state = ctlClosed
+		c.mu.Unlock()
+		return fr, err
+	}
+	if fr.Type == proto.TypeError {
+		var e proto.Error
+		if err := fr.Decode(&e); err != nil || e.Message == "" {
+			e.Message = "the peer reported an error without a reason"
+		}
+		return fr, &PeerError{Message: e.Message}
+	}
+	return fr, nil
+}
+
+// expect reads one frame into v.
+func (c *controlConn) expect(v any) error {
+	fr, err := c.next()
+	if err != nil {
+		return err
+	}
+	return fr.Decode(v)
+}
+
+// readLoop starts the background reader. Interval frames are decoded only
+// on the client, where they are expected; a client's interval is a
+// protocol error before it is decoded.
+func (c *controlConn) readLoop() {
+	c.started = make(chan struct{}, 1)
+	c.stop = make(chan struct{}, 1)
+	c.intervals = make(chan result.Interval, 1024)
+	c.end = make(chan result.End, 1)
+	c.peerErr = make(chan string, 1)
+	c.senderDoneC = make(chan map[int]int64, 1)
+	c.lost = make(chan error, 1)
+	go c.loop()
+}
+
+func (c *controlConn) loop() {
 	for {
-		fr, err := proto.ReadFrame(conn)
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				err = errors.New("control connection closed")
-			}
+		was := c.State()
+		fr, err := c.next()
+		var pe *PeerError
+		switch {
+		case errors.As(err, &pe):
+			c.peerErr <- pe.Message
+			c.lost <- fmt.Errorf("peer error: %s", pe.Message)
+			return
+		case errors.Is(err, io.EOF):
+			c.lost <- errors.New("control connection closed")
+			return
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			c.lost <- fmt.Errorf("control connection silent while %v", was)
+			return
+		case err != nil:
 			c.lost <- err
 			return
 		}
 		switch fr.Type {
+		case proto.TypeStart:
+			_ = c.conn.SetReadDeadline(time.Time{}) // a test's length is the server clock's business
+			c.started <- struct{}{}
 		case proto.TypeStop:
-			select {
-			case c.stop <- struct{}{}:
-			default:
-			}
+			c.stop <- struct{}{}
 		case proto.TypeInterval:
 			var iv result.Interval
 			if err := fr.Decode(&iv); err != nil {
@@ -66,10 +225,7 @@ func (c *controlReader) loop(conn net.Conn) {
 				c.lost <- err
 				return
 			}
-			select {
-			case c.senderDone <- m.Sent:
-			default: // only the first counts
-			}
+			c.senderDoneC <- m.Sent
 		case proto.TypeEndReport:
 			var e result.End
 			if err := fr.Decode(&e); err != nil {
@@ -77,15 +233,6 @@ func (c *controlReader) loop(conn net.Conn) {
 				return
 			}
 			c.end <- e
-		case proto.TypeError:
-			var e proto.Error
-			_ = fr.Decode(&e)
-			c.peerErr <- e.Message
-			c.lost <- fmt.Errorf("peer error: %s", e.Message)
-			return
-		default:
-			c.lost <- fmt.Errorf("unexpected %v during the test", fr.Type)
-			return
 		}
 	}
 }

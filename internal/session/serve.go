@@ -10,6 +10,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/auth"
 	"github.com/wireperf/wireperf/internal/flowrun"
 	"github.com/wireperf/wireperf/internal/netsetup"
 	"github.com/wireperf/wireperf/internal/proto"
@@ -57,6 +58,14 @@ type ServeConfig struct {
 	UDP UDPExpecter
 	// RR runs request-response tests; nil refuses them.
 	RR ServeKind
+	// Keys, when set, are the users a client must prove it is one of.
+	Keys auth.Keys
+	// HandshakeDone is called once the client has authenticated and sent
+	// a well-formed request: the connection is past the handshake.
+	HandshakeDone func()
+	// Refuse, when set, turns the client away with its reason right after
+	// the greeting (an address the server does not admit).
+	Refuse error
 }
 
 // UDPExpecter gives a stream a socket of its own on the server's UDP port
@@ -65,11 +74,28 @@ type UDPExpecter interface {
 	Expect(ctx context.Context, match func(payload []byte, from *net.UDPAddr) bool) (*net.UDPConn, []byte, *net.UDPAddr, error)
 }
 
+// AuthError is a client that failed authentication.
+type AuthError struct {
+	User   string
+	Reason string
+}
+
+func (e *AuthError) Error() string {
+	return fmt.Sprintf("%v for user %q: %s", auth.ErrFailed, e.User, e.Reason)
+}
+
+func (e *AuthError) Unwrap() error { return auth.ErrFailed }
+
+// abortWrite bounds the last words to a client on the way out of an
+// aborted test.
+const abortWrite = 250 * time.Millisecond
+
 // Serve runs one test on the server side of a control connection whose
 // first four bytes (the magic) were already read. It returns the server's
 // record of the test; a test refused before it started returns nil and
 // the refusal. Cancelling ctx aborts a running test and tells the client.
-func Serve(ctx context.Context, conn *net.TCPConn, cfg ServeConfig) (*result.Result, error) {
+// conn may be a TLS connection over TCP.
+func Serve(ctx context.Context, conn net.Conn, cfg ServeConfig) (*result.Result, error) {
 	log := cfg.Logger
 	if log == nil {
 		log = slog.Default()
@@ -79,46 +105,76 @@ func Serve(ctx context.Context, conn *net.TCPConn, cfg ServeConfig) (*result.Res
 		hs = 10 * time.Second
 	}
 	_ = conn.SetDeadline(time.Now().Add(hs))
+	fw := newFrameWriter(conn)
 	var rest [proto.GreetingLen - 4]byte
 	if _, err := io.ReadFull(conn, rest[:]); err != nil {
 		return nil, fmt.Errorf("reading greeting: %w", err)
 	}
 	if _, err := proto.ParseGreeting(append(proto.MagicControl[:], rest[:]...), proto.MagicControl); err != nil {
-		_ = proto.WriteFrame(conn, proto.TypeError, proto.Error{Message: err.Error()})
+		_ = fw.send(proto.TypeError, proto.Error{Message: err.Error()})
 		return nil, err
 	}
-	if err := proto.WriteGreeting(conn, proto.MagicServer); err != nil {
+	if cfg.Refuse != nil {
+		// The request is read first: closing on unread bytes would reset
+		// the connection, and the client would never see the reason.
+		if err := proto.WriteGreeting(conn, proto.MagicServer); err == nil {
+			if _, err := proto.ReadFrame(conn); err == nil {
+				_ = fw.send(proto.TypeError, proto.Error{Message: cfg.Refuse.Error()})
+			}
+		}
+		return nil, cfg.Refuse
+	}
+	var flags uint16
+	first := srvAwaitRequest
+	if cfg.Keys != nil {
+		flags |= proto.FlagAuth
+		first = srvAwaitAuth
+	}
+	if err := proto.WriteGreetingFlags(conn, proto.MagicServer, flags); err != nil {
 		return nil, err
 	}
-	fr, err := proto.ReadFrame(conn)
-	if err != nil {
-		return nil, fmt.Errorf("reading test request: %w", err)
+	cc := newControlConn(conn, first)
+	user := ""
+	if cfg.Keys != nil {
+		var err error
+		if user, err = authenticate(cc, fw, cfg.Keys); err != nil {
+			return nil, err
+		}
+		log = log.With("user", user)
 	}
 	var req proto.TestRequest
-	if fr.Type != proto.TypeTestRequest {
-		err = fmt.Errorf("expected %v, got %v", proto.TypeTestRequest, fr.Type)
-	} else if err = fr.Decode(&req); err == nil {
+	err := cc.expect(&req)
+	if err == nil {
 		err = req.Spec.Validate()
 	}
 	if err == nil && req.Spec.Protocol == spec.RR && cfg.RR == nil {
 		err = errors.New("this server does not run request-response tests")
 	}
 	if err != nil {
-		_ = proto.WriteFrame(conn, proto.TypeError, proto.Error{Message: "bad test request: " + err.Error()})
+		_ = fw.send(proto.TypeError, proto.Error{Message: "bad test request: " + err.Error()})
 		return nil, err
+	}
+	if cfg.HandshakeDone != nil {
+		cfg.HandshakeDone()
 	}
 	adm, err := cfg.Registrar.Admit(conn.RemoteAddr(), req.Spec)
 	if err != nil {
-		_ = proto.WriteFrame(conn, proto.TypeError, proto.Error{Message: err.Error()})
+		_ = fw.send(proto.TypeError, proto.Error{Message: err.Error()})
 		return nil, err
 	}
 	defer adm.Release()
 	if req.Spec.Protocol == spec.RR { // request-response: internal/rr/rrcontrol
-		return cfg.RR(ctx, &AdmittedTest{Conn: conn, Request: req, Admission: adm, Config: cfg, Log: log, Handshake: hs, fw: &frameWriter{w: conn}})
+		tc, ok := conn.(*net.TCPConn)
+		if !ok {
+			err := errors.New("request-response tests do not run over TLS yet")
+			_ = fw.send(proto.TypeError, proto.Error{Message: err.Error()})
+			return nil, err
+		}
+		return cfg.RR(ctx, &AdmittedTest{Conn: tc, Request: req, Admission: adm, Config: cfg, Log: log, Handshake: hs, fw: fw})
 	}
 	t := &serverTest{
 		ctx: ctx, cfg: cfg, log: log.With("test", adm.Token.String()[:8], "client", conn.RemoteAddr().String()),
-		conn: conn, fw: &frameWriter{w: conn}, spec: req.Spec, adm: adm, hs: hs,
+		conn: conn, fw: fw, cc: cc, spec: req.Spec, adm: adm, hs: hs,
 		controlRTT: time.Duration(req.ControlRTTNs),
 	}
 	res, err := t.run(req.Client)
@@ -128,18 +184,53 @@ func Serve(ctx context.Context, conn *net.TCPConn, cfg ServeConfig) (*result.Res
 	return res, err
 }
 
+// authenticate challenges the client and checks its answer: a fresh nonce
+// per connection, so a recorded answer is worth nothing.
+func authenticate(cc *controlConn, fw *frameWriter, keys auth.Keys) (string, error) {
+	nonce, err := auth.Nonce()
+	if err != nil {
+		return "", err
+	}
+	if err := fw.send(proto.TypeChallenge, proto.Challenge{Nonce: nonce}); err != nil {
+		return "", err
+	}
+	var a proto.Auth
+	if err := cc.expect(&a); err != nil {
+		var pe *ProtocolError
+		if errors.As(err, &pe) && pe.Got == proto.TypeTestRequest {
+			_ = fw.send(proto.TypeError, proto.Error{Message: "authentication failed: this server requires a key (--auth-key-file)"})
+			return "", &AuthError{Reason: "the client sent no key"}
+		}
+		return "", &AuthError{Reason: fmt.Sprintf("no answer to the challenge (a client without a key?): %v", err)}
+	}
+	key, ok := keys.Verify(a.User, nonce, a.Nonce, a.MAC)
+	if !ok {
+		_ = fw.send(proto.TypeError, proto.Error{Message: "authentication failed"})
+		return "", &AuthError{User: a.User, Reason: "wrong user or key"}
+	}
+	if err := fw.send(proto.TypeAuthOK, proto.AuthOK{MAC: auth.ServerProof(key, nonce, a.Nonce, a.User)}); err != nil {
+		return "", err
+	}
+	return a.User, nil
+}
+
 type serverTest struct {
 	ctx   context.Context
 	cfg   ServeConfig
 	log   *slog.Logger
-	conn  *net.TCPConn
+	conn  net.Conn
 	fw    *frameWriter
+	cc    *controlConn
 	spec  spec.Spec
 	adm   *Admission
 	hs    time.Duration
 	flows []flowrun.Flow
 	// controlRTT is the client's measure of the control round trip.
 	controlRTT time.Duration
+	// clockStopped says the server's own clock had to end the test, and
+	// clientSpoke that the client said Stop or SenderDone at some point:
+	// a client that was late but is there still gets its full ending.
+	clockStopped, clientSpoke bool
 }
 
 func (t *serverTest) run(client result.Host) (*result.Result, error) {
@@ -150,29 +241,39 @@ func (t *serverTest) run(client result.Host) (*result.Result, error) {
 	}); err != nil {
 		return nil, err
 	}
+	// From here the client may only start, or hang up: the reader watches
+	// the control connection while the data connections arrive, and the
+	// set-up's own timers bound the wait, so that a client that is too
+	// slow hears why.
+	_ = t.conn.SetReadDeadline(time.Time{})
+	t.cc.readLoop()
 	sockets, err := t.collectStreams()
+	if err == nil {
+		err = t.awaitStart()
+	}
 	if err != nil {
+		// Each write has its own deadline: the set-up's may have passed.
 		_ = t.fw.send(proto.TypeError, proto.Error{Message: err.Error()})
 		return nil, err
 	}
-	fr, err := proto.ReadFrame(t.conn)
-	if err == nil && fr.Type != proto.TypeStart {
-		err = fmt.Errorf("expected %v, got %v", proto.TypeStart, fr.Type)
+	if tc := rawTCP(t.conn); tc != nil {
+		_ = tc.SetKeepAlive(true)
+		_ = tc.SetKeepAlivePeriod(5 * time.Second)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("waiting for start: %w", err)
-	}
-	_ = t.conn.SetDeadline(time.Time{})
-	_ = t.conn.SetKeepAlive(true)
-	_ = t.conn.SetKeepAlivePeriod(5 * time.Second)
 	t.log.Info("test started", "streams", t.spec.Streams, "reverse", t.spec.Reverse, "bidir", t.spec.Bidir, "duration", t.spec.Duration)
 
 	run := flowrun.New(t.spec, t.flows, sockets, func(iv result.Interval) {
 		_ = t.fw.send(proto.TypeInterval, iv)
 	})
-	control := readControl(t.conn)
 	run.Start()
-	testErr := t.wait(run, control)
+	testErr := t.wait(run, t.cc)
+	if testErr != nil || t.abandoned() {
+		// The client is gone or misbehaving: its streams' last figures
+		// are not worth waiting for its socket buffers to drain.
+		for _, f := range t.flows {
+			_ = f.Close()
+		}
+	}
 	end := run.Finish(result.RoleServer)
 	end.Limits = netsetup.LocalLimits()
 	end.ConcurrentTests = t.adm.Concurrent()
@@ -184,22 +285,56 @@ func (t *serverTest) run(client result.Host) (*result.Result, error) {
 		res.Error = testErr.Error()
 	}
 	res.Local = end
-	if err := t.fw.send(proto.TypeEndReport, withoutIntervals(end)); err == nil && testErr == nil {
-		select {
-		case ce := <-control.end:
-			res.Remote = ce
-		case <-control.lost:
-			// The client hangs up right after its report: both may be ready.
-			select {
-			case ce := <-control.end:
-				res.Remote = ce
-			default:
-			}
-		case <-time.After(endReportTimeout):
-		}
+	within := writeTimeout
+	if testErr != nil {
+		within = abortWrite
 	}
-	t.log.Info("test finished", "error", res.Error, "flows", summaryAttrs(res))
+	if err := t.fw.sendWithin(proto.TypeEndReport, withoutIntervals(end), within); err == nil && testErr == nil {
+		t.awaitEndReport(res)
+	}
+	t.log.Info("test finished", "error", res.Error, slog.Group("flows", summaryAttrs(res)...))
 	return res, testErr
+}
+
+// awaitStart waits for the client's Start once the streams are ready.
+func (t *serverTest) awaitStart() error {
+	timer := time.NewTimer(t.hs)
+	defer timer.Stop()
+	select {
+	case <-t.cc.started:
+		return nil
+	case err := <-t.cc.lost:
+		return fmt.Errorf("waiting for start: %w", err)
+	case <-timer.C:
+		return fmt.Errorf("waiting for start: nothing within %v", t.hs)
+	case <-t.ctx.Done():
+		return errors.New("server shutting down")
+	}
+}
+
+// awaitEndReport takes the client's final report for the server's record.
+// The client sends it once its own receivers have drained; a client that
+// the server's clock had to stop gets a second.
+func (t *serverTest) awaitEndReport(res *result.Result) {
+	wait := min(endReportTimeout, netsetup.DrainTime(t.spec, t.controlRTT)+time.Second+4*t.controlRTT)
+	if t.abandoned() {
+		wait = time.Second
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case ce := <-t.cc.end:
+		res.Remote = ce
+	case <-t.cc.lost:
+		// The client hangs up right after its report: both may be ready.
+		select {
+		case ce := <-t.cc.end:
+			res.Remote = ce
+		default:
+		}
+	case <-timer.C:
+	case <-t.ctx.Done():
+	}
 }
 
 // collectStreams waits for every data connection of the test, applies
@@ -252,6 +387,9 @@ func (t *serverTest) collectTCP(ready *proto.StreamsReady) error {
 			})
 		case <-timer.C:
 			return fmt.Errorf("only %d of %d data connections arrived within %v", len(t.flows), want, t.hs)
+		case err := <-t.cc.lost:
+			t.cc.lost <- err // for awaitStart's sake; the test ends here anyway
+			return fmt.Errorf("set-up: %w", err)
 		case <-t.ctx.Done():
 			return errors.New("server shutting down")
 		}
@@ -269,6 +407,17 @@ func (t *serverTest) collectUDP(ready *proto.StreamsReady) error {
 	peer := t.conn.RemoteAddr().(*net.TCPAddr).IP
 	ctx, cancel := context.WithTimeout(t.ctx, t.hs)
 	defer cancel()
+	// A client that hangs up during set-up frees its slot at once.
+	watchDone := make(chan struct{})
+	defer close(watchDone)
+	go func() {
+		select {
+		case err := <-t.cc.lost:
+			t.cc.lost <- err
+			cancel()
+		case <-watchDone:
+		}
+	}()
 	type got struct {
 		id   int
 		conn *net.UDPConn
@@ -311,16 +460,21 @@ func (t *serverTest) collectUDP(ready *proto.StreamsReady) error {
 
 // wait runs the test until every flow has finished: the client's Stop
 // ends the server's senders, the client's SenderDone lets the server's
-// receivers drain, and a lost client or a shutdown aborts the test.
-func (t *serverTest) wait(run *flowrun.Runner, control *controlReader) error {
-	var limit <-chan time.Time
-	if d := t.limit(); d > 0 {
-		timer := time.NewTimer(d)
-		defer timer.Stop()
-		limit = timer.C
+// receivers drain, and a lost client or a shutdown aborts the test. The
+// server keeps its own clock too (see clock): a client that never stops
+// its test, or stops reading, doesn't keep it running.
+func (t *serverTest) wait(run *flowrun.Runner, control *controlConn) error {
+	soft, hard := t.clock()
+	var softC, hardC <-chan time.Time
+	if soft > 0 {
+		st, ht := time.NewTimer(soft), time.NewTimer(hard)
+		defer st.Stop()
+		defer ht.Stop()
+		softC, hardC = st.C, ht.C
 	}
 	done := run.Done()
 	sendersDone := run.SendersDone()
+	peerSent := false
 	for {
 		select {
 		case <-done:
@@ -329,25 +483,45 @@ func (t *serverTest) wait(run *flowrun.Runner, control *controlReader) error {
 			}
 			return nil
 		case <-control.stop:
+			t.clientSpoke = true
 			run.StopSenders()
-			control.stop = nil
 		case <-sendersDone:
 			_ = t.fw.send(proto.TypeSenderDone, proto.SenderDone{Sent: run.SentCounts()})
 			sendersDone = nil
-		case sent := <-control.senderDone:
+		case sent := <-control.senderDoneC:
+			peerSent, t.clientSpoke = true, true
 			run.SetPeerSent(sent)
 			run.DrainReceivers(netsetup.DrainTime(t.spec, t.controlRTT))
-		case <-limit:
-			t.log.Warn("test exceeded its time; stopping it")
+		case <-softC:
+			t.clockStopped = true
 			run.StopSenders()
-			run.DrainReceivers(2 * time.Second)
-			limit = nil
+			if !t.clientSpoke {
+				t.log.Warn("the client did not end its test on time; the server's clock stops it")
+				t.fw.shorten(abortWrite) // a client this late may not be reading either
+			}
+			if !peerSent {
+				run.DrainReceivers(clockDrain)
+			}
+			softC = nil
+		case <-hardC:
+			t.clockStopped = true
+			run.Abort()
+			<-done
+			return errors.New("the test outlived the server's clock; aborted")
 		case err := <-control.lost:
+			if t.ctx.Err() != nil {
+				continue // the shutdown case says why
+			}
+			var pe *ProtocolError
+			if errors.As(err, &pe) {
+				_ = t.fw.sendWithin(proto.TypeError, proto.Error{Message: pe.Error()}, abortWrite)
+			}
 			run.Abort()
 			<-done
 			return fmt.Errorf("client went away: %w", err)
 		case <-t.ctx.Done():
-			_ = t.fw.send(proto.TypeError, proto.Error{Message: "server shutting down: test aborted"})
+			t.fw.shorten(abortWrite)
+			_ = t.fw.sendWithin(proto.TypeError, proto.Error{Message: "server shutting down: test aborted"}, abortWrite)
 			run.Abort()
 			<-done
 			return errors.New("aborted: server shutting down")
@@ -355,14 +529,48 @@ func (t *serverTest) wait(run *flowrun.Runner, control *controlReader) error {
 	}
 }
 
-// limit is how long the server lets a test run before stopping it: the
-// client's own time plus a margin, or the server's maximum for tests that
-// stop on bytes.
-func (t *serverTest) limit() time.Duration {
+// abandoned says the client left the server's clock to end its test and
+// never said a word about it: its ending is not worth waiting for.
+func (t *serverTest) abandoned() bool { return t.clockStopped && !t.clientSpoke }
+
+// clockGrace is how long past a test's length the server waits for the
+// client's Stop before its own clock stops the senders: the Stop is on its
+// way for a round trip at most, since the server started half a round
+// trip after the client.
+func clockGrace(rtt time.Duration) time.Duration {
+	return min(time.Second+2*rtt, 1500*time.Millisecond)
+}
+
+// clockDrain is how long the receivers go on once the server's clock has
+// stopped a test whose client said nothing.
+const clockDrain = 2 * time.Second
+
+// clock is when, from the start, the server stops a test's senders
+// itself (soft), and when it aborts whatever still runs (hard): the
+// client's length plus a grace, or the server's maximum for tests that
+// stop on bytes. 0 means no clock.
+func (t *serverTest) clock() (soft, hard time.Duration) {
+	soft = t.cfg.MaxDuration
 	if t.spec.Duration > 0 {
-		return t.spec.Duration + 30*time.Second
+		soft = t.spec.Duration + t.spec.Omit + clockGrace(t.controlRTT)
 	}
-	return t.cfg.MaxDuration
+	if soft <= 0 {
+		return 0, 0
+	}
+	return soft, soft + max(clockDrain, netsetup.DrainTime(t.spec, t.controlRTT)) + time.Second
+}
+
+// rawTCP is the TCP connection under a control connection, TLS or not.
+func rawTCP(c net.Conn) *net.TCPConn {
+	for {
+		n, ok := c.(interface{ NetConn() net.Conn })
+		if !ok {
+			break
+		}
+		c = n.NetConn()
+	}
+	tc, _ := c.(*net.TCPConn)
+	return tc
 }
 
 func summaryAttrs(r *result.Result) []any {

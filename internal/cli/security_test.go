@@ -1,0 +1,89 @@
+package cli
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/wireperf/wireperf/internal/auth"
+	"github.com/wireperf/wireperf/internal/server"
+)
+
+// Bad key files and certificates stop the server at once, with one line
+// that names the problem and status 2.
+func TestSecurityBadInput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string, mode os.FileMode) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), mode); err != nil {
+			t.Fatal(err)
+		}
+		_ = os.Chmod(p, mode)
+		return p
+	}
+	open := write("open", "alice 0123456789abcdef0123\n", 0o644)
+	empty := write("empty", "", 0o600)
+	key := write("key", "alice 0123456789abcdef0123\n", 0o600)
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-s", "-p", "0", "--auth-key-file", filepath.Join(dir, "missing")}, "no such file"},
+		{[]string{"-s", "-p", "0", "--auth-key-file", empty}, "holds no key"},
+		{[]string{"-s", "-p", "0", "--auth-key-file", open}, "readable by others"},
+		{[]string{"-s", "-p", "0", "--tls-cert", filepath.Join(dir, "nosuch.crt"), "--tls-key", key}, "nosuch.crt"},
+		{[]string{"-s", "-p", "0", "--tls-cert", key}, "--tls-cert and --tls-key go together"},
+		{[]string{"-s", "-p", "0", "--allow", "10.0.0.0/33"}, "--allow"},
+		{[]string{"-c", "127.0.0.1", "-p", "1", "--auth-key-file", open}, "readable by others"},
+		{[]string{"-c", "127.0.0.1", "-p", "1", "--tls-pin", "abc"}, "--tls-pin"},
+	}
+	for _, tt := range tests {
+		code, _, stderr := runCLI(tt.args...)
+		if code != ExitUsage || !strings.Contains(stderr, tt.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and one line with %q", tt.args, code, stderr, tt.want)
+		}
+	}
+}
+
+// With keys on the server, a client without the key or with the wrong
+// one prints "authentication failed" and exits 1; with it, it runs.
+func TestClientAuthentication(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	keys, err := auth.LoadKeys(write("server", "alice 0123456789abcdef0123\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := server.New(server.Config{Bind: "127.0.0.1", Limits: server.DefaultLimits(), Keys: keys,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err := srv.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = srv.Serve(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	port := strconv.Itoa(srv.Addr().Port)
+	good := write("good", "alice 0123456789abcdef0123\n")
+	bad := write("bad", "alice wrongwrongwrongwrong\n")
+	for _, args := range [][]string{{}, {"--auth-key-file", bad}} {
+		code, _, stderr := runCLI(append([]string{"-c", "127.0.0.1", "-p", port, "-t", "1"}, args...)...)
+		if code != ExitFailed || !strings.Contains(stderr, "authentication failed") {
+			t.Errorf("%v: exit %d, stderr %q; want 1 and authentication failed", args, code, stderr)
+		}
+	}
+	if code, _, stderr := runCLI("-c", "127.0.0.1", "-p", port, "-t", "1", "--auth-key-file", good); code != ExitOK {
+		t.Errorf("with the key: exit %d: %s", code, stderr)
+	}
+}
