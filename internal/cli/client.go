@@ -60,7 +60,7 @@ func (f *clientFlags) register(cmd *cobra.Command) {
 	fs.VarP(durationValue{&s.Duration}, "time", "t", "test length: seconds, or a duration such as 90s or 30m (0 with -n: until the bytes are sent)")
 	fs.VarP(sizeValue{&s.Bytes}, "bytes", "n", "stop after this many bytes per direction, across streams (e.g. 1G)")
 	fs.VarP(durationValue{&s.Interval}, "interval", "i", "seconds between interval reports, fractions allowed; 0 turns them off")
-	fs.VarP(durationValue{&s.Omit}, "omit", "O", "leave the first seconds out of the totals (slow start)")
+	fs.VarP(durationValue{&s.Omit}, "omit", "O", "run this long first, left out of the totals (slow start); -t is measured after it")
 	fs.IntVarP(&s.Streams, "parallel", "P", s.Streams, "parallel streams")
 	fs.BoolVarP(&f.udp, "udp", "u", false, "UDP instead of TCP")
 	fs.StringVarP(&f.bitrate, "bitrate", "b", "", "rate per stream: UDP RATE or RATE/BURST (e.g. 750m, 10G/32; 0 = as fast as possible; default 1m); TCP paces with the kernel")
@@ -110,6 +110,9 @@ func (f *clientFlags) finish(cmd *cobra.Command) error {
 		// -n alone: run until the bytes are sent, as iperf does. As in
 		// iperf3, -n 0 sets no byte limit, so -t's default applies.
 		f.spec.Duration = 0
+	}
+	if f.spec.Duration > 0 {
+		f.spec.Duration += f.spec.Omit // as iperf3: -O runs before the -t that is reported
 	}
 	if f.port < 1 || f.port > 65535 {
 		return usagef("-p %d: want 1 to 65535", f.port)
