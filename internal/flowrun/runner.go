@@ -272,8 +272,13 @@ func (r *Runner) Finish(role string) result.End {
 	// The bytes after the last boundary get a row when it is long enough;
 	// otherwise they are in the totals only (a UDP receiver's settle into
 	// its last row).
-	if tail > r.lastCut && r.tailWorthReporting(tail) {
-		r.cut(tail, tail)
+	shortTail := false
+	if tail > r.lastCut {
+		if r.tailWorthReporting(tail) {
+			r.cut(tail, tail)
+		} else {
+			shortTail = r.spec.Interval > 0
+		}
 	}
 	end := result.End{Role: role, Host: LocalHost()}
 	if cpu, err := hostmon.ProcessCPU(); err == nil && r.cpuErr == nil {
@@ -293,6 +298,9 @@ func (r *Runner) Finish(role string) result.End {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	end.Intervals = r.intervals
+	if shortTail {
+		end.Tail = r.tailBytes()
+	}
 	if r.omitSnap == nil && r.Iperf3Accounting { // the test ended inside the omitted start
 		r.omitSnap = r.prev
 		for _, f := range r.flows {
@@ -339,6 +347,22 @@ func (r *Runner) receiverSpan(f Flow, rs *result.Stream) {
 	if r.drainFrom > 0 {
 		rs.Drain = max(f.LastByte()-r.drainFrom, 0).Seconds()
 	}
+}
+
+// tailBytes is what each stream moved after the last row, for a tail too
+// short for a row; a UDP receiver's settles into its last row instead.
+// The caller holds r.mu.
+func (r *Runner) tailBytes() []result.StreamInterval {
+	var out []result.StreamInterval
+	for _, f := range r.flows {
+		if _, udp := f.(*UDPFlow); udp && !f.Sender() {
+			continue
+		}
+		if n := f.Bytes() - r.prev[f.ID()]; n > 0 {
+			out = append(out, result.StreamInterval{ID: f.ID(), Sender: f.Sender(), Bytes: n})
+		}
+	}
+	return out
 }
 
 // tailWorthReporting says whether the bytes after the last boundary get

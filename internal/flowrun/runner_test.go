@@ -129,6 +129,14 @@ func TestRunnerCutsWholeIntervals(t *testing.T) {
 			if sum > total || total-sum > f.bytesPerMs*int64(s.Interval/10/time.Millisecond) {
 				t.Errorf("rows sum to %d of %d bytes: more than a tenth of an interval left out", sum, total)
 			}
+			// What no row carries is the end's tail: rows and tail add up.
+			var tail int64
+			for _, st := range end.Tail {
+				tail += st.Bytes
+			}
+			if sum+tail != total {
+				t.Errorf("rows %d + tail %d = %d bytes, total %d", sum, tail, sum+tail, total)
+			}
 			if got := end.Streams[0].End; math.Abs(got-tc.last.Seconds()) > 1e-9 {
 				t.Errorf("stream ends at %v s, want its last byte %v", got, tc.last.Seconds())
 			}

@@ -58,6 +58,11 @@ type End struct {
 	// UDPArrivals are the UDP receivers' arrival histograms, when the spec
 	// asks for them.
 	UDPArrivals []UDPArrivals `json:"udp_arrivals,omitempty"`
+	// Tail is what each stream moved after the last interval row, over
+	// too short a time for a row of its own (and a rate) to mean
+	// anything. It is in the totals: the rows plus the tail add up to
+	// them. A UDP receiver settles its tail into its last row instead.
+	Tail []StreamInterval `json:"tail,omitempty"`
 }
 
 // Host names the machine and software of an end.
