@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -38,7 +39,7 @@ var fileKinds = map[string]string{
 func newPlotCmd(e env) *cobra.Command {
 	f := &plotFlags{}
 	cmd := &cobra.Command{
-		Use:   "plot KIND --from FILE -o FILE.png|.svg",
+		Use:   "plot KIND --from FILE | --run ID | --campaign NAME -o FILE.png|.svg",
 		Short: "Draw a figure of a run or a campaign as PNG or SVG",
 		Long: `plot draws one figure (docs/reports.md):
 
@@ -50,12 +51,15 @@ func newPlotCmd(e env) *cobra.Command {
   load       an rr --load run's RTT across the idle, loaded and after phases
   compare    the same figure of two or more runs overlaid: compare KIND --from A --from B
 
-timeline, latency, load and udpmon draw from wireperf's own -J output (--from); sweep and
-heatmap draw a campaign from the archive (--db, --campaign). The output's extension picks
-PNG or SVG.`,
+timeline, latency, load and udpmon draw one run: wireperf's own -J output (--from FILE), or a
+run stored in the archive (--run ID). sweep and heatmap draw a campaign from the archive
+(--campaign NAME) over its axes (--x, and --series or --y), as wireperf table pivots it. The
+output's extension picks PNG or SVG.`,
 		Example: `  wireperf -c host -t 30 -J > run.json && wireperf plot timeline --from run.json -o t.png
   wireperf rr host --load tcp,4 -J > rr.json && wireperf plot load --from rr.json -o load.svg
-  wireperf plot compare latency --from before.json --from after.json -o cmp.png`,
+  wireperf plot compare latency --from before.json --from after.json -o cmp.png
+  wireperf plot sweep --campaign grid --x window --series parallel -o sweep.svg
+  wireperf plot heatmap --campaign grid --x window --y parallel -o heatmap.png`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("plot needs a KIND: %s", strings.Join(plotKinds, ", "))
@@ -63,7 +67,7 @@ PNG or SVG.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runPlot(e, f, args)
+			return runPlot(cmd.Context(), e, f, args)
 		},
 	}
 	fs := cmd.Flags()
@@ -71,7 +75,7 @@ PNG or SVG.`,
 	fs.StringVarP(&f.output, "output", "o", "", "the image to write: FILE.png or FILE.svg")
 	fs.StringVar(&f.title, "title", "", "the figure's title (default: what the run was)")
 	// The archive's flags.
-	fs.StringVar(&f.db, "db", "", "the archive (a SQLite path or postgres:// DSN; default $WIREPERF_DB, else the user's)")
+	dbFlag(cmd, &f.db)
 	fs.StringVar(&f.campaign, "campaign", "", "draw this campaign from the archive")
 	fs.StringVar(&f.run, "run", "", "draw this run from the archive")
 	fs.StringVar(&f.value, "value", "", "the summary value to draw (sweep, heatmap; default goodput)")
@@ -81,7 +85,7 @@ PNG or SVG.`,
 	return cmd
 }
 
-func runPlot(e env, f *plotFlags, args []string) error {
+func runPlot(ctx context.Context, e env, f *plotFlags, args []string) error {
 	kind := args[0]
 	if !slices.Contains(plotKinds, kind) {
 		return usagef("plot %s: unknown figure; choose one of %s", kind, strings.Join(plotKinds, ", "))
@@ -92,25 +96,35 @@ func runPlot(e env, f *plotFlags, args []string) error {
 	if _, err := plot.Format(f.output); err != nil {
 		return usageError{err}
 	}
-	if f.campaign != "" || f.run != "" || f.db != "" {
-		return usagef("plot --campaign, --run and --db need the archive, which this build does not have yet; draw a run from its -J output with --from FILE")
-	}
-	if f.value != "" || f.x != "" || f.y != "" || f.series != "" {
-		return usagef("plot: --value, --x, --y and --series choose a campaign's axes and need --campaign")
-	}
-	if kind == "sweep" || kind == "heatmap" {
-		return usagef("plot %s draws a campaign: it needs --campaign NAME from the archive", kind)
-	}
 	var fig *plot.Figure
 	var err error
-	if kind == "compare" {
-		fig, err = comparePlot(f, args[1:])
-	} else {
-		if len(args) > 1 {
-			return usagef("plot %s takes no arguments after KIND (got %q)", kind, args[1:])
+	campaignKind := kind == "sweep" || kind == "heatmap"
+	switch {
+	case kind != "compare" && len(args) > 1:
+		return usagef("plot %s takes no arguments after KIND (got %q)", kind, args[1:])
+	case (f.value != "" || f.x != "" || f.y != "" || f.series != "") && !campaignKind:
+		return usagef("plot %s: --value, --x, --y and --series choose a campaign's axes for sweep and heatmap", kind)
+	case campaignKind:
+		if len(f.from) > 0 || f.run != "" {
+			return usagef("plot %s draws a campaign from the archive: give --campaign NAME, not --from or --run", kind)
 		}
+		fig, err = campaignFigure(ctx, kind, f)
+	case kind == "compare":
+		fig, err = comparePlot(f, args[1:])
+	case f.run != "":
+		if len(f.from) > 0 || f.campaign != "" {
+			return usagef("plot %s: give --run ID or --from FILE, not both", kind)
+		}
+		var doc *resultjson.Document
+		var subject string
+		if doc, subject, err = runDocument(ctx, kind, f); err == nil {
+			fig, err = figureOf(kind, doc, subject)
+		}
+	case f.campaign != "":
+		return usagef("plot %s draws one run: give --run ID (or --from FILE); --campaign is for sweep and heatmap", kind)
+	default:
 		if len(f.from) != 1 {
-			return usagef("plot %s: give one --from FILE (wireperf's -J output)", kind)
+			return usagef("plot %s: give one --from FILE (wireperf's -J output) or --run ID", kind)
 		}
 		fig, err = figureFromFile(kind, f.from[0])
 	}
