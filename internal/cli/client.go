@@ -2,9 +2,11 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 	"time"
 
@@ -39,6 +41,8 @@ type clientFlags struct {
 	counters64     bool
 	tcpinfo        tcpInfoFlags   // --tcpinfo-interval, --tcpinfo-csv, --bottleneck (advise.go)
 	security       clientSecurity // --auth-key-file, --tls-ca, --tls-pin (security.go)
+	save           bool           // --save: store the run in the archive (save.go)
+	db             string
 }
 
 func newClientFlags() *clientFlags {
@@ -95,6 +99,8 @@ func (f *clientFlags) register(cmd *cobra.Command) {
 	fs.StringVar(&f.log.level, "log-level", f.log.level, "diagnostic log level on stderr: debug, info, warn, error")
 	fs.StringVar(&f.log.format, "log-format", f.log.format, "diagnostic log format: text or json")
 	f.security.register(fs)
+	fs.BoolVar(&f.save, "save", false, "store the run in the archive (see --db), as a campaign's runs are")
+	dbFlag(cmd, &f.db)
 }
 
 // finish turns the flags into a validated spec.
@@ -224,6 +230,13 @@ func runClient(ctx context.Context, e env, f *clientFlags, host string) error {
 	if err := f.tcpinfo.prepare(&f.spec); err != nil {
 		return err
 	}
+	if f.save { // an archive that can't be opened fails before the test, not after it
+		store, err := openArchive(ctx, f.db)
+		if err != nil {
+			return err
+		}
+		_ = store.Close()
+	}
 	res, runErr := runTest(ctx, e, f, host, obs, log)
 	if err := f.tcpinfo.apply(res); err != nil && runErr == nil {
 		runErr = err
@@ -235,6 +248,13 @@ func runClient(ctx context.Context, e env, f *clientFlags, host string) error {
 	}
 	if runErr == nil {
 		runErr = obs.err
+	}
+	if f.save {
+		id, err := saveRun(ctx, f.db, res, runErr, os.Args)
+		if err != nil {
+			return errors.Join(runErr, fmt.Errorf("saving the run: %w", err))
+		}
+		fmt.Fprintf(e.stderr, "saved as run %s\n", id)
 	}
 	return runErr
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -81,6 +82,13 @@ func selftest(ctx context.Context, e env, f *clientFlags) error {
 	}
 	if !f.json && !f.jsonStream {
 		fmt.Fprintln(out, "selftest passed: every byte sent arrived, and both ends agree")
+	}
+	if f.save {
+		id, err := saveRun(ctx, f.db, res, nil, os.Args)
+		if err != nil {
+			return fmt.Errorf("saving the run: %w", err)
+		}
+		fmt.Fprintf(e.stderr, "saved as run %s\n", id)
 	}
 	return nil
 }

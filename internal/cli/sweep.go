@@ -522,6 +522,9 @@ func pointFlags(s *campaign.Spec, p campaign.Point) (*clientFlags, error) {
 	if cmd.Flags().NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments %q", cmd.Flags().Args())
 	}
+	if cf.save || cf.db != "" {
+		return nil, errors.New("a sweep stores every run in its own --db: give no --save or --db among a run's flags")
+	}
 	if cf.json || cf.jsonStream || cf.logfile != "" {
 		return nil, errors.New("a sweep stores each run's JSON itself: give no -J, --json-stream or --logfile")
 	}
