@@ -1,0 +1,275 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wireperf/wireperf/internal/plot"
+	"github.com/wireperf/wireperf/internal/resultjson"
+)
+
+// plotFlags are `wireperf plot`'s flags.
+type plotFlags struct {
+	from   []string
+	output string
+	title  string
+	// The archive's: which campaign or run, and what to draw of it.
+	db, campaign, run string
+	value, x, y       string
+	series            string
+}
+
+// plotKinds are the figures, in the order --help lists them.
+var plotKinds = []string{"sweep", "heatmap", "timeline", "udpmon", "latency", "load", "compare"}
+
+// fileKinds are the figures a -J file can give, and the -J document each
+// needs.
+var fileKinds = map[string]string{
+	"timeline": resultjson.KindTest,
+	"latency":  resultjson.KindRR,
+	"load":     resultjson.KindRR,
+	"udpmon":   resultjson.KindUDPMon,
+}
+
+func newPlotCmd(e env) *cobra.Command {
+	f := &plotFlags{}
+	cmd := &cobra.Command{
+		Use:   "plot KIND --from FILE | --run ID | --campaign NAME -o FILE.png|.svg",
+		Short: "Draw a figure of a run or a campaign as PNG or SVG",
+		Long: `plot draws one figure (docs/reports.md):
+
+  sweep      a summary value against one axis of a campaign, one line per value of another
+  heatmap    a summary value over two axes of a campaign, each cell labelled
+  timeline   goodput per interval, with cwnd, RTT and retransmits (TCP) or loss and jitter (UDP)
+  udpmon     a udpmon sweep's rate against spacing, with the 1/t curve; loss and re-ordering below
+  latency    an rr run's RTT histogram and CDF, with p50, p99 and p99.9 marked
+  load       an rr --load run's RTT across the idle, loaded and after phases
+  compare    the same figure of two or more runs overlaid: compare KIND --from A --from B
+
+timeline, latency, load and udpmon draw one run: wireperf's own -J output (--from FILE), or a
+run stored in the archive (--run ID). sweep and heatmap draw a campaign from the archive
+(--campaign NAME) over its axes (--x, and --series or --y), as wireperf table pivots it. The
+output's extension picks PNG or SVG.`,
+		Example: `  wireperf -c host -t 30 -J > run.json && wireperf plot timeline --from run.json -o t.png
+  wireperf rr host --load tcp,4 -J > rr.json && wireperf plot load --from rr.json -o load.svg
+  wireperf plot compare latency --from before.json --from after.json -o cmp.png
+  wireperf plot sweep --campaign grid --x window --series parallel -o sweep.svg
+  wireperf plot heatmap --campaign grid --x window --y parallel -o heatmap.png`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("plot needs a KIND: %s", strings.Join(plotKinds, ", "))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runPlot(cmd.Context(), e, f, args)
+		},
+	}
+	fs := cmd.Flags()
+	fs.Var(filesValue{&f.from}, "from", "a wireperf -J file (client, server, rr or udpmon); give it twice or more for compare")
+	fs.StringVarP(&f.output, "output", "o", "", "the image to write: FILE.png or FILE.svg")
+	fs.StringVar(&f.title, "title", "", "the figure's title (default: what the run was)")
+	// The archive's flags.
+	dbFlag(cmd, &f.db)
+	fs.StringVar(&f.campaign, "campaign", "", "draw this campaign from the archive")
+	fs.StringVar(&f.run, "run", "", "draw this run from the archive")
+	fs.StringVar(&f.value, "value", "", "the summary value to draw (sweep, heatmap; default goodput)")
+	fs.StringVar(&f.x, "x", "", "the campaign axis along x (sweep, heatmap)")
+	fs.StringVar(&f.series, "series", "", "the campaign axis with one line per value (sweep)")
+	fs.StringVar(&f.y, "y", "", "the campaign axis along y (heatmap)")
+	return cmd
+}
+
+func runPlot(ctx context.Context, e env, f *plotFlags, args []string) error {
+	kind := args[0]
+	if !slices.Contains(plotKinds, kind) {
+		return usagef("plot %s: unknown figure; choose one of %s", kind, strings.Join(plotKinds, ", "))
+	}
+	if f.output == "" {
+		return usagef("plot %s: say where to write the figure with -o FILE.png or -o FILE.svg", kind)
+	}
+	if _, err := plot.Format(f.output); err != nil {
+		return usageError{err}
+	}
+	var fig *plot.Figure
+	var err error
+	campaignKind := kind == "sweep" || kind == "heatmap"
+	switch {
+	case kind != "compare" && len(args) > 1:
+		return usagef("plot %s takes no arguments after KIND (got %q)", kind, args[1:])
+	case (f.value != "" || f.x != "" || f.y != "" || f.series != "") && !campaignKind:
+		return usagef("plot %s: --value, --x, --y and --series choose a campaign's axes for sweep and heatmap", kind)
+	case campaignKind:
+		if len(f.from) > 0 || f.run != "" {
+			return usagef("plot %s draws a campaign from the archive: give --campaign NAME, not --from or --run", kind)
+		}
+		fig, err = campaignFigure(ctx, kind, f)
+	case kind == "compare":
+		fig, err = comparePlot(f, args[1:])
+	case f.run != "":
+		if len(f.from) > 0 || f.campaign != "" {
+			return usagef("plot %s: give --run ID or --from FILE, not both", kind)
+		}
+		var doc *resultjson.Document
+		var subject string
+		if doc, subject, err = runDocument(ctx, kind, f); err == nil {
+			fig, err = figureOf(kind, doc, subject)
+		}
+	case f.campaign != "":
+		return usagef("plot %s draws one run: give --run ID (or --from FILE); --campaign is for sweep and heatmap", kind)
+	default:
+		if len(f.from) != 1 {
+			return usagef("plot %s: give one --from FILE (wireperf's -J output) or --run ID", kind)
+		}
+		fig, err = figureFromFile(kind, f.from[0])
+	}
+	if err != nil {
+		return err
+	}
+	if f.title != "" {
+		fig.Title = f.title
+	}
+	if err := fig.Save(f.output); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "wrote %s\n", f.output)
+	return nil
+}
+
+// figureFromFile draws kind from one -J file.
+func figureFromFile(kind, path string) (*plot.Figure, error) {
+	doc, err := readPlotFile(kind, path)
+	if err != nil {
+		return nil, err
+	}
+	fig, err := figureOf(kind, doc, filepath.Base(path))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return fig, nil
+}
+
+// figureOf draws kind (timeline, latency, load or udpmon) from one
+// document, named subject in the footer.
+func figureOf(kind string, doc *resultjson.Document, subject string) (*plot.Figure, error) {
+	switch kind {
+	case "timeline":
+		in, err := plot.TimelineOf(doc.Result, subject)
+		if err != nil {
+			return nil, err
+		}
+		return plot.Timeline(in)
+	case "latency":
+		in, err := plot.LatencyOf(doc.Result, subject)
+		if err != nil {
+			return nil, err
+		}
+		return plot.Latency(in)
+	case "load":
+		in, err := plot.LoadOf(doc.Result, subject)
+		if err != nil {
+			return nil, err
+		}
+		return plot.Load(in)
+	default: // udpmon
+		in, err := plot.UDPMonOf(doc.Sweep, subject)
+		if err != nil {
+			return nil, err
+		}
+		return plot.UDPMon(in)
+	}
+}
+
+// readPlotFile reads a -J file and checks that it is the document kind
+// needs.
+func readPlotFile(kind, path string) (*resultjson.Document, error) {
+	doc, err := resultjson.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if want := fileKinds[kind]; doc.Kind != want {
+		return nil, usagef("%s is %s output; plot %s needs %s output", path, describeDoc(doc.Kind), kind, describeDoc(want))
+	}
+	return doc, nil
+}
+
+func describeDoc(kind string) string {
+	switch kind {
+	case resultjson.KindRR:
+		return "an rr -J"
+	case resultjson.KindUDPMon:
+		return "a udpmon -J"
+	}
+	return "a client or server -J"
+}
+
+// comparePlot overlays one figure of several -J files, each labelled by
+// its file name.
+func comparePlot(f *plotFlags, args []string) (*plot.Figure, error) {
+	comparable := []string{"timeline", "latency", "udpmon"}
+	if len(args) != 1 || !slices.Contains(comparable, args[0]) {
+		return nil, usagef("plot compare needs the figure to compare: one of %s", strings.Join(comparable, ", "))
+	}
+	kind := args[0]
+	if len(f.from) < 2 {
+		return nil, usagef("plot compare %s: give two or more --from FILE", kind)
+	}
+	labels := make([]string, len(f.from))
+	var timelines []plot.TimelineInput
+	var latencies []plot.LatencyInput
+	var sweeps []plot.UDPMonInput
+	for i, path := range f.from {
+		labels[i] = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+		doc, err := readPlotFile(kind, path)
+		if err != nil {
+			return nil, err
+		}
+		switch kind {
+		case "timeline":
+			in, err := plot.TimelineOf(doc.Result, filepath.Base(path))
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+			timelines = append(timelines, in)
+		case "latency":
+			in, err := plot.LatencyOf(doc.Result, filepath.Base(path))
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+			latencies = append(latencies, in)
+		default:
+			in, err := plot.UDPMonOf(doc.Sweep, filepath.Base(path))
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+			sweeps = append(sweeps, in)
+		}
+	}
+	switch kind {
+	case "timeline":
+		return plot.CompareTimelines(labels, timelines)
+	case "latency":
+		return plot.CompareLatency(labels, latencies)
+	default:
+		return plot.CompareUDPMon(labels, sweeps)
+	}
+}
+
+// filesValue is a flag that may be given several times, each a file name
+// (commas and all, unlike pflag's string slices).
+type filesValue struct{ p *[]string }
+
+func (v filesValue) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return strings.Join(*v.p, ", ")
+}
+func (v filesValue) Set(s string) error { *v.p = append(*v.p, s); return nil }
+func (v filesValue) Type() string       { return "file" }
+func (v filesValue) get() any           { return *v.p }
