@@ -88,8 +88,9 @@ type docHostEnd struct {
 		} `json:"socket"`
 	} `json:"streams"`
 	HostCounters *struct {
-		Seconds float64 `json:"seconds"`
-		CPUs    []struct {
+		Seconds      float64 `json:"seconds"`
+		MemUsedBytes int64   `json:"mem_used_bytes"`
+		CPUs         []struct {
 			Name    string  `json:"name"`
 			User    float64 `json:"user"`
 			System  float64 `json:"system"`
@@ -360,7 +361,11 @@ func (p *Parsed) readHost(host string, e *docHostEnd) {
 			k := float64(len(hc.CPUs))
 			c.User, c.System, c.SoftIRQ = c.User/k, c.System/k, c.SoftIRQ/k
 		}
-		p.Hosts = append(p.Hosts, HostSample{Host: host, T: hc.Seconds, CPUUser: ptr(c.User), CPUSys: ptr(c.System), CPUSoftIRQ: ptr(c.SoftIRQ)})
+		hs := HostSample{Host: host, T: hc.Seconds, CPUUser: ptr(c.User), CPUSys: ptr(c.System), CPUSoftIRQ: ptr(c.SoftIRQ)}
+		if hc.MemUsedBytes > 0 {
+			hs.MemUsed = ptr(hc.MemUsedBytes)
+		}
+		p.Hosts = append(p.Hosts, hs)
 	}
 }
 

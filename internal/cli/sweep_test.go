@@ -134,7 +134,7 @@ func TestSweepStoresTabulatesAndResumes(t *testing.T) {
 	}
 }
 
-// hostState checks that a run has both hosts' CPU and this host's memory
+// hostState checks that a run has both hosts' CPU and memory in use
 // beside it, and both hosts' limits.
 func hostState(t *testing.T, db, id string) {
 	t.Helper()
@@ -148,17 +148,17 @@ func hostState(t *testing.T, db, id string) {
 		t.Fatal(err)
 	}
 	hosts := map[string]int{}
-	mem := false
+	mem := map[string]bool{}
 	for _, h := range r.Hosts {
 		hosts[h.Host]++
-		if h.Host == "local" && h.MemUsed != nil && *h.MemUsed > 0 {
-			mem = true
+		if h.MemUsed != nil && *h.MemUsed > 0 {
+			mem[h.Host] = true
 		}
 		if h.CPUUser == nil || h.CPUSys == nil || h.CPUSoftIRQ == nil {
 			t.Errorf("host sample without CPU: %+v", h)
 		}
 	}
-	if hosts["local"] == 0 || hosts["remote"] != 1 || !mem {
+	if hosts["local"] == 0 || hosts["remote"] != 1 || !mem["local"] || !mem["remote"] {
 		t.Errorf("host state %+v", r.Hosts)
 	}
 	if len(r.Limits) != 2 || !strings.Contains(r.Limits[0].Limits, "rmem_max") || r.Limits[0].Kernel == "" {

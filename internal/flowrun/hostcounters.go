@@ -19,6 +19,7 @@ type HostCounterStart struct {
 	at   time.Time
 	cpus []hostmon.CPUStat
 	irqs []hostmon.IRQLine
+	mem  int64 // memory in use at the start; 0 where unknown
 	errs []string
 }
 
@@ -36,6 +37,7 @@ func StartHostCounters(s spec.Spec) *HostCounterStart {
 	if h.irqs, err = hostmon.ReadInterrupts(); err != nil {
 		h.errs = append(h.errs, unavailable(err))
 	}
+	h.mem, _ = hostmon.ReadMemUsed() // unknown is 0, and the CPU errors already say why
 	return h
 }
 
@@ -65,6 +67,10 @@ func (h *HostCounterStart) Finish() *result.HostCounters {
 				out.Interrupts = append(out.Interrupts, result.IRQDelta{IRQ: d.IRQ, Desc: d.Desc, Total: d.Total, PerCPU: d.PerCPU})
 			}
 		}
+	}
+	out.MemUsedBytes = h.mem
+	if now, err := hostmon.ReadMemUsed(); err == nil {
+		out.MemUsedBytes = max(out.MemUsedBytes, now)
 	}
 	out.Unavailable = strings.Join(errs, "; ")
 	return out

@@ -10,6 +10,10 @@ type HostCounters struct {
 	CPUs []CPUSplit `json:"cpus,omitempty"`
 	// Interrupts are the busiest lines, busiest first.
 	Interrupts []IRQDelta `json:"interrupts,omitempty"`
+	// MemUsedBytes is the host's memory in use (MemTotal − MemAvailable),
+	// the larger of its values at the start and the end of the test: a
+	// host short of memory is a hidden cause of a slow end.
+	MemUsedBytes int64 `json:"mem_used_bytes,omitempty"`
 	// Unavailable says why some counters are missing (not Linux, say).
 	Unavailable string `json:"unavailable,omitempty"`
 }
