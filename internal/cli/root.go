@@ -79,6 +79,7 @@ func newRoot(e env) *cobra.Command {
 	root.SetErr(e.stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newClientCmd(e), newServerCmd(e), newSelftestCmd(e), newAdviseCmd(e), newLabCmd(e), newRRCmd(e), newUDPMonCmd(e), newManCmd(e))
+	root.AddCommand(newGroupCmd(e))
 	for _, c := range root.Commands() {
 		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	}

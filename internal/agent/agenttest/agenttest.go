@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -24,6 +25,9 @@ func Keys() auth.Keys { return auth.Keys{Key.User: Key.Key} }
 // Server is a running server on 127.0.0.1.
 type Server struct {
 	*server.Server
+	// Kill stops the server at once, aborting its running tests, as a
+	// receiver that dies mid-test.
+	Kill func()
 }
 
 // HostPort is the server's address as host:port.
@@ -37,7 +41,7 @@ func Start(t testing.TB, keys auth.Keys) Server {
 	t.Helper()
 	cfg := server.Config{
 		Bind: "127.0.0.1", Limits: server.DefaultLimits(), HandshakeTimeout: 5 * time.Second,
-		ShutdownGrace: 5 * time.Second, Logger: slog.New(slog.DiscardHandler),
+		ShutdownGrace: time.Millisecond, Logger: slog.New(slog.DiscardHandler),
 	}
 	if keys != nil {
 		cfg.Agent = &agent.Agent{Keys: keys, Timeout: 5 * time.Second, Logger: cfg.Logger}
@@ -49,13 +53,17 @@ func Start(t testing.TB, keys auth.Keys) Server {
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-served:
-		case <-time.After(20 * time.Second):
-			t.Error("server did not stop")
-		}
-	})
-	return Server{srv}
+	var once sync.Once
+	kill := func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case <-served:
+			case <-time.After(20 * time.Second):
+				t.Error("server did not stop")
+			}
+		})
+	}
+	t.Cleanup(kill)
+	return Server{Server: srv, Kill: kill}
 }
