@@ -32,8 +32,21 @@ func (e *RefusedError) Error() string { return fmt.Sprintf("agent %s: %s", e.Add
 // Dial connects to the agent at addr (host:port) and proves the key;
 // the agent must prove it holds the key too.
 func Dial(ctx context.Context, addr string, cred *auth.Credential, timeout time.Duration) (*Conn, error) {
-	d := net.Dialer{Timeout: timeout}
-	nc, err := d.DialContext(ctx, "tcp", addr)
+	return DialWith(ctx, nil, addr, cred, timeout)
+}
+
+// DialFunc opens a connection, as net.Dialer.DialContext does.
+type DialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
+
+// DialWith is Dial through dial (a net.Dialer's when nil): a controller
+// inside a lab host dials from there.
+func DialWith(ctx context.Context, dial DialFunc, addr string, cred *auth.Credential, timeout time.Duration) (*Conn, error) {
+	if dial == nil {
+		dial = (&net.Dialer{}).DialContext
+	}
+	dctx, cancel := context.WithTimeout(ctx, timeout)
+	nc, err := dial(dctx, "tcp", addr)
+	cancel()
 	if err != nil {
 		return nil, fmt.Errorf("agent %s: %w", addr, err)
 	}

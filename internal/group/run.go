@@ -29,6 +29,9 @@ type Config struct {
 	// Timeout bounds connecting to an agent and each set-up step.
 	Timeout time.Duration
 	Logger  *slog.Logger
+	// Dial, when set, connects to the agents (a controller inside a lab
+	// host dials from there).
+	Dial agent.DialFunc
 	// OnStart, when set, hears the common start instant once every agent
 	// has been told it.
 	OnStart func(at time.Time)
@@ -199,7 +202,7 @@ func setUp(ctx context.Context, cfg Config, rep *Report, conns []*agent.Conn) er
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c, err := agent.Dial(ctx, p.Sender.String(), cfg.Cred, cfg.Timeout)
+			c, err := agent.DialWith(ctx, cfg.Dial, p.Sender.String(), cfg.Cred, cfg.Timeout)
 			if err != nil {
 				errs[i] = err
 				return

@@ -84,6 +84,8 @@ type Topology struct {
 	// Router, when set, runs the impairment router in-process on one
 	// forwarding host between two of its links.
 	Router *RouterSpec
+	// Routes are static routes added once the links are up (Senders).
+	Routes []Route
 }
 
 // Link is a veth pair between hosts A and B.
@@ -91,6 +93,9 @@ type Link struct {
 	A, B  string
 	MTU   int    // 0 means 1500
 	Shape *Shape // nil for none
+	// Shapes are further shapes on the link, such as the other end's
+	// egress (Senders caps an access link both ways).
+	Shapes []Shape
 }
 
 // Shape rate-limits one end's egress on a link.
@@ -183,7 +188,11 @@ func (t Topology) Validate() error {
 		if l.MTU != 0 && (l.MTU < 576 || l.MTU > 65535) {
 			return fmt.Errorf("lab: link %s-%s: MTU %d out of range [576, 65535]", l.A, l.B, l.MTU)
 		}
-		if s := l.Shape; s != nil {
+		shapes := l.Shapes
+		if l.Shape != nil {
+			shapes = append([]Shape{*l.Shape}, shapes...)
+		}
+		for _, s := range shapes {
 			if s.On != l.A && s.On != l.B {
 				return fmt.Errorf("lab: link %s-%s: shape.On %q is not an end of the link", l.A, l.B, s.On)
 			}
@@ -207,6 +216,11 @@ func (t Topology) Validate() error {
 			return fmt.Errorf("lab: forwarder %q is not a host", f)
 		}
 		fw[f] = true
+	}
+	for _, r := range t.Routes {
+		if !pairs[[2]string{min(r.Host, r.Via), max(r.Host, r.Via)}] || !r.To.IsValid() {
+			return fmt.Errorf("lab: route in %s to %v via %s: want a prefix and a host linked to %s", r.Host, r.To, r.Via, r.Host)
+		}
 	}
 	if r := t.Router; r != nil {
 		if !fw[r.Host] {
