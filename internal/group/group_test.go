@@ -12,10 +12,14 @@ import (
 
 	"github.com/wireperf/wireperf/internal/agent/agenttest"
 	"github.com/wireperf/wireperf/internal/auth"
+	"github.com/wireperf/wireperf/internal/lab/labtest"
 	"github.com/wireperf/wireperf/internal/testutil/jsondoc"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	labtest.MaybeServeAgent() // the lab tests' agents and receivers are this binary again
+	goleak.VerifyTestMain(m)
+}
 
 // loopbackPairs starts n agents and n receivers; agentKeys, per agent,
 // default to the controller's key.
