@@ -378,6 +378,11 @@ type Config struct {
 	// RouterCommand runs the router process; it gets "--name NAME"
 	// appended. Empty means [this executable, "lab", "router"].
 	RouterCommand []string
+	// Senders, when set, builds the many-senders lab instead of a ─ r ─ b:
+	// senders a1…aN, each on its own access link of AccessRate bit/s
+	// (0: uncapped), sharing the router's path to b (Senders).
+	Senders    int
+	AccessRate float64
 }
 
 // Directions turns the simple settings into the two per-direction configs.
@@ -421,6 +426,8 @@ type Info struct {
 	RouterPID  int               `json:"router_pid"`
 	StatusFile string            `json:"status_file"`
 	LogFile    string            `json:"log_file"`
+	Senders    int               `json:"senders,omitempty"`
+	AccessRate float64           `json:"access_rate_bps,omitempty"`
 }
 
 // NextSteps is what `wireperf lab up` prints: the commands to type next.
@@ -428,6 +435,9 @@ type Info struct {
 func (i *Info) NextSteps(prog string) string {
 	if prog == "" {
 		prog = "wireperf"
+	}
+	if i.Senders > 0 {
+		return i.senderSteps(prog)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "lab %q is up: a (%s) ─ r ─ b (%s), MTU %d, seed %d\n", i.Name, i.Addrs["a"], i.Addrs["b"], i.MTU, i.Seed)
@@ -447,6 +457,8 @@ type State struct {
 	Running bool        `json:"running"` // the router process is alive
 	Updated time.Time   `json:"updated"` // when the router last wrote its counters
 	Router  RouterStats `json:"router"`
+	// Access are the access links' counters in a many-senders lab.
+	Access []AccessStats `json:"access,omitempty"`
 }
 
 // routerStatus is what the router writes to its status file.
