@@ -81,18 +81,13 @@ var (
 	ErrEmpty       = errors.New("empty agent frame")
 )
 
-// Challenge is the agent's fresh nonce.
-type Challenge struct {
-	Nonce []byte `json:"nonce"`
-}
-
-// Auth answers the challenge with the controller's user, its own nonce,
-// and an HMAC of both nonces under the key (internal/auth).
-type Auth struct {
-	User  string `json:"user"`
-	Nonce []byte `json:"nonce"`
-	MAC   []byte `json:"mac"`
-}
+// Challenge and Auth are the native protocol's (proto.Challenge,
+// proto.Auth): the agent's fresh nonce, and the controller's user, nonce
+// and HMAC of both nonces under the key (internal/auth).
+type (
+	Challenge = proto.Challenge
+	Auth      = proto.Auth
+)
 
 // Welcome admits the controller and proves the agent holds the key too.
 type Welcome struct {

@@ -149,7 +149,7 @@ func (f *groupFlags) config(cmd *cobra.Command) (group.Config, error) {
 		if err != nil {
 			return cfg, usageError{err}
 		}
-		opts, err := f.flagsOverFile(cmd, file)
+		opts, err := f.flagsOverFile(cmd)
 		if err != nil {
 			return cfg, err
 		}
@@ -201,7 +201,7 @@ func (f *groupFlags) config(cmd *cobra.Command) (group.Config, error) {
 
 // flagsOverFile is the base for a file's pairs: the command line's test
 // flags, where given, apply to every pair unless the file says otherwise.
-func (f *groupFlags) flagsOverFile(cmd *cobra.Command, _ *group.File) (group.Options, error) {
+func (f *groupFlags) flagsOverFile(cmd *cobra.Command) (group.Options, error) {
 	for _, name := range []string{"time", "interval", "omit", "parallel", "bitrate", "udp", "reverse", "bidir", "window", "length"} {
 		if cmd.Flags().Changed(name) {
 			return f.opts, usagef("--%s with -f: say it in the file", name)
