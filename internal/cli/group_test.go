@@ -95,3 +95,36 @@ func TestGroupFailedSetUpExitsOne(t *testing.T) {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }
+
+func TestGroupFromAFile(t *testing.T) {
+	ag1, ag2 := agenttest.Start(t, agenttest.Keys()), agenttest.Start(t, agenttest.Keys())
+	rx := agenttest.Start(t, nil)
+	file := filepath.Join(t.TempDir(), "group.yaml")
+	yaml := fmt.Sprintf(`agent-key-file: %s
+start-in: 300ms
+time: 1
+bitrate: 20m
+pairs:
+  - sender: %s
+    receiver: %s
+  - sender: %s
+    receiver: %s
+    parallel: 2
+`, agentKeyFile(t, 0o600), ag1.HostPort(), rx.HostPort(), ag2.HostPort(), rx.HostPort())
+	if err := os.WriteFile(file, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI("group", "-f", file, "-J")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	doc := jsondoc.Decode(t, []byte(stdout))
+	for i, want := range []int64{1, 2} {
+		if got := jsondoc.IntAt(t, doc, "pairs", i, "result", "start", "test_start", "num_streams"); got != want {
+			t.Errorf("pair %d: %d streams, want %d", i, got, want)
+		}
+	}
+	if code, _, stderr := runCLI("group", "-f", file, "-P", "3"); code != ExitUsage || !strings.Contains(stderr, "--parallel with -f") {
+		t.Errorf("a test flag with -f: exit %d, %q", code, stderr)
+	}
+}

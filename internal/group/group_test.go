@@ -187,3 +187,16 @@ func TestGroupReceiverWithoutServerStartsNothing(t *testing.T) {
 		t.Fatalf("the other receiver ran a test: %+v", st)
 	}
 }
+
+func TestGroupRefusesAnOffsetKnownTooLoosely(t *testing.T) {
+	pairs, receivers := loopbackPairs(t, 1, time.Second)
+	cfg := testConfig(pairs)
+	cfg.MaxUncertainty = time.Nanosecond // no exchange is that quick
+	rep := Run(context.Background(), cfg)
+	if rep.Started || !strings.Contains(rep.Error, "clock offset known within") || rep.Pairs[0].Clock == nil {
+		t.Fatalf("report error %q", rep.Error)
+	}
+	if st := receivers[0].Stats(); st.TestsFinished != 0 || st.Running != 0 {
+		t.Fatalf("the receiver saw a test: %+v", st)
+	}
+}
