@@ -9,11 +9,13 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/wireperf/wireperf/internal/auth"
 	"github.com/wireperf/wireperf/internal/session"
+	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/version"
 )
 
@@ -33,6 +35,10 @@ type Agent struct {
 	// and the set-up with the target.
 	Timeout time.Duration
 	Logger  *slog.Logger
+	// Admit, when set, refuses a test this host should not run: the
+	// server sets its own per-test limits here, so that a test an agent
+	// runs is bounded as one it serves.
+	Admit func(spec.Spec) error
 }
 
 func (a *Agent) timeout() time.Duration {
@@ -175,6 +181,12 @@ func (c *agentConn) runTest(ctx context.Context, p Prepare) error {
 	if err := p.Spec.Validate(); err != nil {
 		c.refuse(err.Error())
 		return err
+	}
+	if c.a.Admit != nil {
+		if err := c.a.Admit(p.Spec); err != nil {
+			c.refuse(strings.Replace(err.Error(), "server refuses", "agent refuses", 1))
+			return err
+		}
 	}
 	host, portText, err := net.SplitHostPort(p.Target)
 	port, perr := strconv.Atoi(portText)

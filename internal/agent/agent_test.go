@@ -282,3 +282,19 @@ func TestLocalClockSync(t *testing.T) {
 		t.Fatalf("clock sync %+v", cs)
 	}
 }
+
+func TestAgentAppliesItsServersLimits(t *testing.T) {
+	target := agenttest.Start(t, nil)
+	ag := agenttest.Start(t, agenttest.Keys())
+	c := dial(t, ag, agenttest.Key)
+	s := shortSpec()
+	s.Duration = 48 * time.Hour // over the default --max-duration
+	err := c.Prepare(agent.Prepare{Target: target.HostPort(), Spec: s})
+	var re *agent.RefusedError
+	if !errors.As(err, &re) || !strings.Contains(re.Message, "agent refuses") || !strings.Contains(re.Message, "--max-duration") {
+		t.Fatalf("err = %v", err)
+	}
+	if st := target.Stats(); st.Running != 0 || st.TestsFinished != 0 {
+		t.Fatalf("the target saw a test: %+v", st)
+	}
+}

@@ -108,6 +108,9 @@ func New(cfg Config) *Server {
 	if cfg.ShutdownGrace == 0 {
 		cfg.ShutdownGrace = 5 * time.Second
 	}
+	if cfg.Agent != nil && cfg.Agent.Admit == nil {
+		cfg.Agent.Admit = cfg.Limits.check // an agent's test is bounded as a served one
+	}
 	return &Server{cfg: cfg, log: cfg.Logger, reg: newRegistry(cfg.Limits), ip3: iperf3.NewRegistry(),
 		hs: newGate(cfg.Limits.MaxHandshakes, cfg.Limits.MaxHandshakesPerClient)}
 }
