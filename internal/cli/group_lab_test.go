@@ -100,6 +100,9 @@ func TestLabUpSenders(t *testing.T) {
 	if code != ExitOK || !strings.Contains(out, "access links (counted on s)") || !strings.Contains(out, "a2 (10.77.2.1)") {
 		t.Fatalf("text status: exit %d:\n%s", code, out)
 	}
+	if code, out, _ := runCLI("lab", "list"); code != ExitOK || !strings.Contains(out, name+"\ta1…a2 ─ s ─ r ─ b 10.77.4.2") {
+		t.Errorf("lab list: exit %d:\n%s", code, out)
+	}
 	if code, _, stderr := runCLI("lab", "down", name); code != ExitOK {
 		t.Fatalf("lab down: exit %d: %s", code, stderr)
 	}

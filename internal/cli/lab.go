@@ -345,6 +345,9 @@ func newLabListCmd(e env) *cobra.Command {
 				state := "router not running"
 				if st, err := lab.Status(n); err == nil && st.Running {
 					state = fmt.Sprintf("a %s ─ r ─ b %s; a→b %s", st.Addrs["a"], st.Addrs["b"], st.AtoB)
+					if st.Senders > 0 {
+						state = fmt.Sprintf("a1…a%d ─ s ─ r ─ b %s; s→b %s", st.Senders, st.Addrs["b"], st.AtoB)
+					}
 				}
 				if _, err := fmt.Fprintf(e.stdout, "%s\t%s\n", n, state); err != nil {
 					return err
