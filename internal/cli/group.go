@@ -83,7 +83,7 @@ interval on one time base, and the measured start skew.`,
 	fs.StringArrayVar(&f.pairs, "pair", nil, "SENDER,RECEIVER, each HOST, HOST:PORT or [IPv6]:PORT (repeat for each pair)")
 	fs.StringVarP(&f.file, "file", "f", "", "read the pairs and their flags from this YAML file (docs/multi-host.md)")
 	fs.IntVarP(&f.port, "port", "p", f.port, "port of agents and receivers that name none")
-	fs.StringVar(&f.keyFile, "agent-key-file", "", "the key to prove to the agents: the first `name key` line, mode 600")
+	fs.StringVar(&f.keyFile, "agent-key-file", "", "prove to the agents that you hold their key: a file whose first line is \"name key\" (mode 600)")
 	fs.Var(durationValue{&f.startIn}, "start-in", "start this long after every pair is set up")
 	fs.IntVar(&f.clockProbes, "clock-probes", f.clockProbes, "clock exchanges with each agent; the least-delay one counts")
 	fs.Var(durationValue{&f.maxUncertainty}, "max-uncertainty", "refuse to start when an agent's clock offset is known less well than this, e.g. 1ms (0: no limit)")

@@ -97,7 +97,7 @@ func newServerCmd(e env) *cobra.Command {
 	fs.Var(durationValue{&cfg.StatusInterval}, "status-interval", "log the server's counters and goroutines this often (0: never)")
 	sec.register(fs)
 	fs.BoolVar(&agentMode, "agent", false, "also run client tests for a group controller that holds a key of --agent-key-file (wireperf group)")
-	fs.StringVar(&agentKeyFile, "agent-key-file", "", "with --agent: the controllers' keys, `name key` a line, mode 600")
+	fs.StringVar(&agentKeyFile, "agent-key-file", "", "with --agent: the keys of the controllers it serves, a file of \"name key\" lines (mode 600)")
 	fs.Var(durationValue{&cfg.ShutdownGrace}, "shutdown-grace", "on SIGINT/SIGTERM, how long running tests may finish before they are aborted")
 	fs.BoolVarP(&jsonOutput, "json", "J", false, "iperf3 clients' --get-server-output in JSON rather than text")
 	fs.StringVar(&logfile, "logfile", "", "write the log to this file instead of stderr (appends)")
