@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/wireperf/wireperf/internal/auth"
+	"github.com/wireperf/wireperf/internal/pace"
 	"github.com/wireperf/wireperf/internal/session"
 	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/version"
@@ -283,18 +284,17 @@ func (c *agentConn) readDuringTest(startC chan<- int64, stop context.CancelFunc)
 	}
 }
 
-// sleepUntil sleeps until the wall clock reads at (ns since the epoch).
+// sleepUntil waits until the wall clock reads at (ns since the epoch):
+// pace's sleep-then-spin, so that the start is not late by a sleeping
+// thread's timer slack.
 func sleepUntil(ctx context.Context, at int64) error {
-	d := time.Until(time.Unix(0, at))
-	if d <= 0 {
-		return nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
+	// On the monotonic clock, so that the wait is exact unless the wall
+	// clock is stepped meanwhile.
+	due := time.Now().Add(time.Until(time.Unix(0, at)))
+	p := pace.New(pace.Config{Interval: time.Hour})
+	p.Start(due)
+	if _, ok := p.Wait(ctx.Done()); !ok {
 		return ctx.Err()
 	}
+	return nil
 }
