@@ -97,19 +97,14 @@ type Welcome struct {
 	Clock    ClockSync `json:"clock"`
 }
 
-// ClockRequest is an NTP-style probe: T1 is the controller's wall clock
-// at sending, in ns since the Unix epoch.
-type ClockRequest struct {
-	T1 int64 `json:"t1"`
-}
-
-// ClockReply echoes T1 with the agent's clock at arrival (T2) and at
-// departure (T3).
-type ClockReply struct {
-	T1 int64 `json:"t1"`
-	T2 int64 `json:"t2"`
-	T3 int64 `json:"t3"`
-}
+// ClockRequest and ClockReply are the native protocol's NTP-style probe
+// (proto.ClockRequest, proto.ClockReply): T1 is the controller's wall
+// clock at sending, T2 and T3 the agent's at arrival and departure, in ns
+// since the Unix epoch.
+type (
+	ClockRequest = proto.ClockRequest
+	ClockReply   = proto.ClockReply
+)
 
 // Prepare asks the agent to set a test up with Target (host:port), which
 // must be a wireperf server that accepts it, and to connect its streams.

@@ -97,7 +97,7 @@ interval on one time base, and the measured start skew.`,
 	fs.BoolVarP(&o.Reverse, "reverse", "R", false, "receivers send, senders receive")
 	fs.BoolVar(&o.Bidir, "bidir", false, "both ends of each pair send at once")
 	fs.VarP(sizeValue{&o.Window}, "window", "w", "socket buffer on both ends of each pair")
-	fs.VarP(intSizeValue{&o.Length}, "length", "l", "bytes per write and per read")
+	fs.VarP(sizeValue{&o.Length}, "length", "l", "bytes per write and per read")
 	fs.BoolVarP(&f.json, "json", "J", false, "one JSON document: pairs, sum, start_skew")
 	fs.Var(formatValue{&f.format}, "format", "rate units of the text report: k, m, g, t (bits) or K, M, G, T (bytes); a for adaptive")
 	fs.StringVar(&f.logfile, "logfile", "", "write the report to this file instead of stdout (appends)")
@@ -105,27 +105,6 @@ interval on one time base, and the measured start skew.`,
 	fs.StringVar(&f.log.format, "log-format", f.log.format, "log format: text or json")
 	return cmd
 }
-
-// intSizeValue is a size flag held in an int.
-type intSizeValue struct{ p *int }
-
-func (v intSizeValue) String() string {
-	if v.p == nil || *v.p == 0 {
-		return ""
-	}
-	return units.SizeString(int64(*v.p))
-}
-
-func (v intSizeValue) Set(s string) error {
-	n, err := units.ParseSize(s)
-	if err != nil {
-		return err
-	}
-	*v.p = int(n)
-	return nil
-}
-
-func (intSizeValue) Type() string { return "size" }
 
 // config checks everything a group needs before any traffic: the pairs,
 // the key file and that every host resolves.

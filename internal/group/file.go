@@ -101,12 +101,8 @@ func (fo FileOptions) Apply(o Options) (Options, error) {
 	if err := size(fo.Window, &o.Window, "window"); err != nil {
 		return o, err
 	}
-	if fo.Length != nil {
-		var l int64
-		if err := size(fo.Length, &l, "length"); err != nil {
-			return o, err
-		}
-		o.Length = int(l)
+	if err := size(fo.Length, &o.Length, "length"); err != nil {
+		return o, err
 	}
 	if fo.Parallel != nil {
 		o.Parallel = *fo.Parallel

@@ -62,7 +62,7 @@ type Options struct {
 	Reverse  bool
 	Bidir    bool
 	Window   int64
-	Length   int
+	Length   int64
 }
 
 // Spec is the test these options describe.
@@ -82,8 +82,11 @@ func (o Options) Spec() (spec.Spec, error) {
 	if o.UDP {
 		s.Protocol, s.Length, s.Rate = spec.UDP, spec.DefaultUDPLength, 1e6 // iperf3's default: never a flood by accident
 	}
+	if o.Length > int64(spec.MaxLength) || o.Length < 0 {
+		return s, fmt.Errorf("-l %d: want 1 to %d bytes", o.Length, spec.MaxLength)
+	}
 	if o.Length > 0 {
-		s.Length = o.Length
+		s.Length = int(o.Length)
 	}
 	if o.Bitrate != "" {
 		rate, burst, err := units.ParseRateBurst(o.Bitrate)
