@@ -12,6 +12,7 @@ import (
 	"github.com/wireperf/wireperf/internal/advise/guide"
 	"github.com/wireperf/wireperf/internal/emit"
 	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/session"
 	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/units"
 )
@@ -29,6 +30,7 @@ type adviseFlags struct {
 	connectTimeout time.Duration
 	json           bool
 	log            logOptions
+	security       clientSecurity // --auth-key-file, --tls-ca, --tls-pin (security.go)
 }
 
 func newAdviseCmd(e env) *cobra.Command {
@@ -74,6 +76,7 @@ CPU, or the application) and prints the change to make, with numbers.`,
 	fs.BoolVarP(&f.json, "json", "J", false, "the report as JSON")
 	fs.StringVar(&f.log.level, "log-level", f.log.level, "diagnostic log level on stderr: debug, info, warn, error")
 	fs.StringVar(&f.log.format, "log-format", f.log.format, "diagnostic log format: text or json")
+	f.security.register(fs)
 	return cmd
 }
 
@@ -97,6 +100,11 @@ func (f *adviseFlags) config(host string) (guide.Config, error) {
 	if f.connectTimeout <= 0 {
 		return cfg, usagef("--connect-timeout: must be positive")
 	}
+	sc := session.ClientConfig{Host: host}
+	if err := f.security.apply(&sc); err != nil {
+		return cfg, err
+	}
+	cfg.Auth, cfg.TLS = sc.Auth, sc.TLS
 	if f.bottleneck != "" {
 		r, err := parseBottleneck(f.bottleneck)
 		if err != nil {

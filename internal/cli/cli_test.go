@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wireperf/wireperf/internal/server"
+	"github.com/wireperf/wireperf/internal/testutil/loopback"
 )
 
 func runCLI(args ...string) (code int, stdout, stderr string) {
@@ -130,9 +131,15 @@ func TestUnreachableServerExitsOne(t *testing.T) {
 	}
 }
 
-func startServer(t *testing.T) int {
+func startServer(t *testing.T) int { return startServerWith(t, func(*server.Config) {}) }
+
+// startServerWith runs a server on loopback, its configuration changed
+// first, until the test ends; it returns the port.
+func startServerWith(t *testing.T, mutate func(*server.Config)) int {
 	t.Helper()
-	srv := server.New(server.Config{Bind: "127.0.0.1", Limits: server.DefaultLimits(), Logger: slog.New(slog.DiscardHandler)})
+	cfg := server.Config{Bind: "127.0.0.1", Limits: server.DefaultLimits(), Logger: slog.New(slog.DiscardHandler)}
+	mutate(&cfg)
+	srv := server.New(cfg)
 	if err := srv.Listen(); err != nil {
 		t.Fatal(err)
 	}
@@ -203,16 +210,6 @@ func TestSelftest(t *testing.T) {
 	}
 }
 
-func freePort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
-}
-
 // A plain `wireperf -c` finds out that the server is iperf3 and goes on in
 // iperf3's protocol, on the same connection.
 func TestClientSwitchesToIperf3(t *testing.T) {
@@ -220,7 +217,7 @@ func TestClientSwitchesToIperf3(t *testing.T) {
 	if err != nil {
 		t.Skip("iperf3 is not installed (apt-get install iperf3)")
 	}
-	port := freePort(t)
+	port := strconv.Itoa(loopback.FreePort(t))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	srv := exec.CommandContext(ctx, bin, "-s", "-1", "-p", port)

@@ -2,9 +2,11 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 	"time"
 
@@ -39,6 +41,8 @@ type clientFlags struct {
 	counters64     bool
 	tcpinfo        tcpInfoFlags   // --tcpinfo-interval, --tcpinfo-csv, --bottleneck (advise.go)
 	security       clientSecurity // --auth-key-file, --tls-ca, --tls-pin (security.go)
+	save           bool           // --save: store the run in the archive (save.go)
+	db             string
 }
 
 func newClientFlags() *clientFlags {
@@ -60,7 +64,7 @@ func (f *clientFlags) register(cmd *cobra.Command) {
 	fs.VarP(durationValue{&s.Duration}, "time", "t", "test length: seconds, or a duration such as 90s or 30m (0 with -n: until the bytes are sent)")
 	fs.VarP(sizeValue{&s.Bytes}, "bytes", "n", "stop after this many bytes per direction, across streams (e.g. 1G)")
 	fs.VarP(durationValue{&s.Interval}, "interval", "i", "seconds between interval reports, fractions allowed; 0 turns them off")
-	fs.VarP(durationValue{&s.Omit}, "omit", "O", "leave the first seconds out of the totals (slow start)")
+	fs.VarP(durationValue{&s.Omit}, "omit", "O", "run this long first, left out of the totals (slow start); -t is measured after it")
 	fs.IntVarP(&s.Streams, "parallel", "P", s.Streams, "parallel streams")
 	fs.BoolVarP(&f.udp, "udp", "u", false, "UDP instead of TCP")
 	fs.StringVarP(&f.bitrate, "bitrate", "b", "", "rate per stream: UDP RATE or RATE/BURST (e.g. 750m, 10G/32; 0 = as fast as possible; default 1m); TCP paces with the kernel")
@@ -95,6 +99,8 @@ func (f *clientFlags) register(cmd *cobra.Command) {
 	fs.StringVar(&f.log.level, "log-level", f.log.level, "diagnostic log level on stderr: debug, info, warn, error")
 	fs.StringVar(&f.log.format, "log-format", f.log.format, "diagnostic log format: text or json")
 	f.security.register(fs)
+	fs.BoolVar(&f.save, "save", false, "store the run in the archive (see --db), as a campaign's runs are")
+	dbFlag(cmd, &f.db)
 }
 
 // finish turns the flags into a validated spec.
@@ -110,6 +116,9 @@ func (f *clientFlags) finish(cmd *cobra.Command) error {
 		// -n alone: run until the bytes are sent, as iperf does. As in
 		// iperf3, -n 0 sets no byte limit, so -t's default applies.
 		f.spec.Duration = 0
+	}
+	if f.spec.Duration > 0 {
+		f.spec.Duration += f.spec.Omit // as iperf3: -O runs before the -t that is reported
 	}
 	if f.port < 1 || f.port > 65535 {
 		return usagef("-p %d: want 1 to 65535", f.port)
@@ -221,6 +230,13 @@ func runClient(ctx context.Context, e env, f *clientFlags, host string) error {
 	if err := f.tcpinfo.prepare(&f.spec); err != nil {
 		return err
 	}
+	if f.save { // an archive that can't be opened fails before the test, not after it
+		store, err := openArchive(ctx, f.db)
+		if err != nil {
+			return err
+		}
+		_ = store.Close()
+	}
 	res, runErr := runTest(ctx, e, f, host, obs, log)
 	if err := f.tcpinfo.apply(res); err != nil && runErr == nil {
 		runErr = err
@@ -232,6 +248,13 @@ func runClient(ctx context.Context, e env, f *clientFlags, host string) error {
 	}
 	if runErr == nil {
 		runErr = obs.err
+	}
+	if f.save {
+		id, err := saveRun(ctx, f.db, res, runErr, os.Args)
+		if err != nil {
+			return errors.Join(runErr, fmt.Errorf("saving the run: %w", err))
+		}
+		fmt.Fprintf(e.stderr, "saved as run %s\n", id)
 	}
 	return runErr
 }
@@ -246,26 +269,21 @@ func runTest(ctx context.Context, e env, f *clientFlags, host string, obs *obser
 	if f.iperf3 {
 		return iperf3.RunClient(ctx, ip3)
 	}
-	cred, err := f.security.credential()
-	if err != nil {
-		return nil, err
-	}
-	tc, err := f.security.tlsConfig(host)
-	if err != nil {
-		return nil, err
-	}
-	return session.RunClient(ctx, session.ClientConfig{
+	cfg := session.ClientConfig{
 		Host: host, Port: f.port, Bind: f.bind, CPort: f.cport,
 		ConnectTimeout: f.connectTimeout, Spec: f.spec, Observer: obs, Logger: log,
-		Auth: cred, TLS: tc,
-		Iperf3: func(ctx context.Context, srv session.Iperf3Server) (*result.Result, error) {
-			fmt.Fprintf(e.stderr, "%s is an iperf3 server; switching to iperf3 mode\n", srv.Addr)
-			if srv.Conn != nil {
-				return iperf3.RunClientOn(ctx, srv.Conn, srv.Sent, ip3)
-			}
-			return iperf3.RunClient(ctx, ip3)
-		},
-	})
+	}
+	if err := f.security.apply(&cfg); err != nil {
+		return nil, err
+	}
+	cfg.Iperf3 = func(ctx context.Context, srv session.Iperf3Server) (*result.Result, error) {
+		fmt.Fprintf(e.stderr, "%s is an iperf3 server; switching to iperf3 mode\n", srv.Addr)
+		if srv.Conn != nil {
+			return iperf3.RunClientOn(ctx, srv.Conn, srv.Sent, ip3)
+		}
+		return iperf3.RunClient(ctx, ip3)
+	}
+	return session.RunClient(ctx, cfg)
 }
 
 // observer shows a running test through an emitter.

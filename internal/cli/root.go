@@ -79,6 +79,11 @@ func newRoot(e env) *cobra.Command {
 	root.SetErr(e.stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newClientCmd(e), newServerCmd(e), newSelftestCmd(e), newAdviseCmd(e), newLabCmd(e), newRRCmd(e), newUDPMonCmd(e), newManCmd(e))
+	root.AddCommand(newSweepCmd(e))
+	root.AddCommand(newRunsCmd(e))
+	root.AddCommand(newShowCmd(e))
+	root.AddCommand(newTableCmd(e))
+	root.AddCommand(newImportCmd(e))
 	root.AddCommand(newGroupCmd(e))
 	for _, c := range root.Commands() {
 		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"runtime"
 	"strconv"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/wireperf/wireperf/internal/rr"
 	"github.com/wireperf/wireperf/internal/rr/rrcontrol"
 	"github.com/wireperf/wireperf/internal/rrload"
+	"github.com/wireperf/wireperf/internal/session"
 	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/units"
 )
@@ -32,6 +34,7 @@ type rrFlags struct {
 	json           bool
 	logfile        string
 	log            logOptions
+	security       clientSecurity // --auth-key-file, --tls-ca, --tls-pin (security.go)
 
 	load      string
 	loadTime  time.Duration
@@ -70,7 +73,7 @@ func (f *rrFlags) register(cmd *cobra.Command) {
 	fs.BoolVar(&f.crr, "crr", false, "a new TCP connection for every transaction (connect, request, response, close)")
 	fs.StringVar(&f.sizes, "sizes", f.sizes, "request sizes in bytes: a list (64,512,1472) or START:END:STEP (64:1472:64), each a point of the sweep")
 	fs.Var(sizeValue{&f.response}, "response-size", "response size in bytes, e.g. 1472 or 8K (default: the request's size)")
-	fs.VarP(durationValue{&s.Duration}, "time", "t", "how long each size runs (5s; 0 with --count: by count only)")
+	fs.VarP(durationValue{&s.Duration}, "time", "t", "how long each size runs (0 with --count: by count only)")
 	fs.Int64Var(&s.RRCount, "count", 0, "transactions per size (with -t too, whichever ends first)")
 	fs.Var(durationValue{&s.RRInterval}, "interval", "gap between requests: 0 sends each as the last response arrives; else an isochronous schedule (e.g. 10ms)")
 	fs.BoolVar(&s.RRBusyPoll, "busy-poll", false, "spin on the socket instead of blocking, on both ends (lowest latency; costs a core each; sets SO_BUSY_POLL where permitted)")
@@ -83,13 +86,14 @@ func (f *rrFlags) register(cmd *cobra.Command) {
 	fs.StringVarP(&s.Title, "title", "T", "", "prefix every output line with this title")
 	fs.BoolVarP(&f.json, "json", "J", false, "one JSON document: both ends' figures and the full histograms")
 	fs.StringVar(&f.load, "load", "", "latency under load: PROTO,STREAMS[,up|down|both][,RATE], e.g. tcp,4 or udp,2,down,300m — probes before, during and after a bulk test")
-	fs.Var(durationValue{&f.loadTime}, "load-time", "how long the load runs (10s)")
-	fs.Var(durationValue{&f.loadIdle}, "load-idle", "probes alone before the load (3s)")
-	fs.Var(durationValue{&f.loadAfter}, "load-after", "probes alone after the load (3s)")
+	fs.Var(durationValue{&f.loadTime}, "load-time", "how long the load runs")
+	fs.Var(durationValue{&f.loadIdle}, "load-idle", "probes alone before the load")
+	fs.Var(durationValue{&f.loadAfter}, "load-after", "probes alone after the load")
 	fs.Var(durationValue{&f.connectTimeout}, "connect-timeout", "give up connecting after this long")
 	fs.StringVar(&f.logfile, "logfile", "", "write the report to this file instead of stdout (appends)")
 	fs.StringVar(&f.log.level, "log-level", f.log.level, "diagnostic log level on stderr: debug, info, warn, error")
 	fs.StringVar(&f.log.format, "log-format", f.log.format, "diagnostic log format: text or json")
+	f.security.register(fs)
 }
 
 // finish turns the flags into a validated spec.
@@ -246,6 +250,15 @@ func newRRCmd(e env) *cobra.Command {
 	return cmd
 }
 
+// config is the client's configuration for a test against host, key and
+// TLS included.
+func (f *rrFlags) config(host string, log *slog.Logger) (rrcontrol.Config, error) {
+	cfg := rrcontrol.Config{ClientConfig: session.ClientConfig{
+		Host: host, Port: f.port, Bind: f.bind, ConnectTimeout: f.connectTimeout, Spec: f.spec, Logger: log,
+	}, Timeout: f.timeout}
+	return cfg, f.security.apply(&cfg.ClientConfig)
+}
+
 func runRR(ctx context.Context, e env, f *rrFlags, host string) error {
 	rio, err := startRun(ctx, e, f.log, f.logfile)
 	if err != nil {
@@ -253,9 +266,9 @@ func runRR(ctx context.Context, e env, f *rrFlags, host string) error {
 	}
 	defer rio.done()
 	log, out, ctx := rio.log, rio.out, rio.ctx
-	cfg := rrcontrol.Config{
-		Host: host, Port: f.port, Bind: f.bind, ConnectTimeout: f.connectTimeout,
-		Spec: f.spec, Logger: log, Timeout: f.timeout,
+	cfg, err := f.config(host, log)
+	if err != nil {
+		return err
 	}
 	var res *result.Result
 	var runErr error

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/wireperf/wireperf/internal/auth"
+	"github.com/wireperf/wireperf/internal/session"
 )
 
 // clientSecurity is a client's key and TLS flags.
@@ -38,6 +39,21 @@ func (c *clientSecurity) credential() (*auth.Credential, error) {
 		return nil, usageError{err}
 	}
 	return cred, nil
+}
+
+// apply puts the key and the TLS settings on a client's configuration:
+// every command that connects to a server takes the same flags.
+func (c *clientSecurity) apply(cfg *session.ClientConfig) error {
+	cred, err := c.credential()
+	if err != nil {
+		return err
+	}
+	tc, err := c.tlsConfig(cfg.Host)
+	if err != nil {
+		return err
+	}
+	cfg.Auth, cfg.TLS = cred, tc
+	return nil
 }
 
 // tlsConfig builds the client's TLS settings, if any.

@@ -1,9 +1,9 @@
 package cli
 
 import (
-	"context"
-	"io"
-	"log/slog"
+	"crypto/sha256"
+	"crypto/tls"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/wireperf/wireperf/internal/auth"
 	"github.com/wireperf/wireperf/internal/server"
+	"github.com/wireperf/wireperf/internal/testutil/tlstest"
 )
 
 // Bad key files and certificates stop the server at once, with one line
@@ -65,16 +66,7 @@ func TestClientAuthentication(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := server.New(server.Config{Bind: "127.0.0.1", Limits: server.DefaultLimits(), Keys: keys,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err := srv.Listen(); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { _ = srv.Serve(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
-	port := strconv.Itoa(srv.Addr().Port)
+	port := strconv.Itoa(startServerWith(t, func(c *server.Config) { c.Keys = keys }))
 	good := write("good", "alice 0123456789abcdef0123\n")
 	bad := write("bad", "alice wrongwrongwrongwrong\n")
 	for _, args := range [][]string{{}, {"--auth-key-file", bad}} {
@@ -85,5 +77,62 @@ func TestClientAuthentication(t *testing.T) {
 	}
 	if code, _, stderr := runCLI("-c", "127.0.0.1", "-p", port, "-t", "1", "--auth-key-file", good); code != ExitOK {
 		t.Errorf("with the key: exit %d: %s", code, stderr)
+	}
+}
+
+// Every command that connects to a server takes the client's key and TLS
+// flags, and one that connects to a keyed server with the key runs.
+func TestEveryClientCommandTakesTheSecurityFlags(t *testing.T) {
+	for _, cmd := range []string{"rr", "udpmon", "advise"} {
+		for _, flag := range []string{"--auth-key-file", "--tls-ca", "--tls-pin"} {
+			_, stdout, stderr := runCLI(cmd, "--help")
+			if !strings.Contains(stdout+stderr, flag) {
+				t.Errorf("%s has no %s", cmd, flag)
+			}
+		}
+	}
+	dir := t.TempDir()
+	keyFile := filepath.Join(dir, "key")
+	if err := os.WriteFile(keyFile, []byte("alice 0123456789abcdef0123\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	keys, err := auth.LoadKeys(keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := strconv.Itoa(startServerWith(t, func(c *server.Config) { c.Keys = keys }))
+	rr := []string{"rr", "127.0.0.1", "-p", port, "--count", "50"}
+	if code, _, stderr := runCLI(rr...); code != ExitFailed || !strings.Contains(stderr, "authentication failed") {
+		t.Errorf("rr without the key: exit %d, stderr %q; want 1 and authentication failed", code, stderr)
+	}
+	if code, stdout, stderr := runCLI(append(rr, "--auth-key-file", keyFile)...); code != ExitOK || !strings.Contains(stdout, "50 transactions in") {
+		t.Errorf("rr with the key: exit %d: %s %s", code, stdout, stderr)
+	}
+}
+
+// rr over TLS from the command line: the certificate pinned, the key
+// proved inside TLS.
+func TestRROverTLSWithAPin(t *testing.T) {
+	cert, parsed := tlstest.SelfSigned(t)
+	keyFile := filepath.Join(t.TempDir(), "key")
+	if err := os.WriteFile(keyFile, []byte("alice 0123456789abcdef0123\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	keys, err := auth.LoadKeys(keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := strconv.Itoa(startServerWith(t, func(c *server.Config) {
+		c.Keys = keys
+		c.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS13}
+	}))
+	pin := fmt.Sprintf("%x", sha256.Sum256(parsed.Raw))
+	code, stdout, stderr := runCLI("rr", "127.0.0.1", "-p", port, "--count", "50", "--tcp", "--auth-key-file", keyFile, "--tls-pin", pin)
+	if code != ExitOK || !strings.Contains(stdout, "50 transactions in") {
+		t.Fatalf("rr over TLS: exit %d: %s %s", code, stdout, stderr)
+	}
+	wrong := fmt.Sprintf("%x", sha256.Sum256([]byte("another certificate")))
+	if code, _, stderr := runCLI("rr", "127.0.0.1", "-p", port, "--count", "50", "--auth-key-file", keyFile, "--tls-pin", wrong); code != ExitFailed || !strings.Contains(stderr, "not the pinned one") {
+		t.Errorf("rr with the wrong pin: exit %d, stderr %q", code, stderr)
 	}
 }

@@ -3,8 +3,8 @@ package cli
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -43,7 +43,7 @@ func selftest(ctx context.Context, e env, f *clientFlags) error {
 	defer cancel()
 	srv := server.New(server.Config{
 		Bind: "127.0.0.1", Limits: server.DefaultLimits(),
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Logger: slog.New(slog.DiscardHandler),
 	})
 	if err := srv.Listen(); err != nil {
 		return err
@@ -81,6 +81,13 @@ func selftest(ctx context.Context, e env, f *clientFlags) error {
 	}
 	if !f.json && !f.jsonStream {
 		fmt.Fprintln(out, "selftest passed: every byte sent arrived, and both ends agree")
+	}
+	if f.save {
+		id, err := saveRun(ctx, f.db, res, nil, os.Args)
+		if err != nil {
+			return fmt.Errorf("saving the run: %w", err)
+		}
+		fmt.Fprintf(e.stderr, "saved as run %s\n", id)
 	}
 	return nil
 }

@@ -86,7 +86,7 @@ func newServerCmd(e env) *cobra.Command {
 	fs.IntVar(&cfg.Limits.MaxTests, "max-tests", cfg.Limits.MaxTests, "tests running at once, over all clients (0: no limit)")
 	fs.IntVar(&cfg.Limits.MaxTestsPerClient, "max-tests-per-client", cfg.Limits.MaxTestsPerClient, "tests running at once from one client prefix (see --client-prefix-v4, -v6; 0: no limit)")
 	fs.IntVar(&cfg.Limits.MaxStreams, "max-streams", cfg.Limits.MaxStreams, "data connections of one test (0: no limit)")
-	fs.Var(sizeValue{&cfg.Limits.MaxTestMemory}, "max-test-memory", "data buffers of one test: data connections × -l (512M; 0: no limit)")
+	fs.Var(sizeValue{&cfg.Limits.MaxTestMemory}, "max-test-memory", "data buffers of one test: data connections × -l (0: no limit)")
 	fs.Var(durationValue{&cfg.Limits.MaxDuration}, "max-duration", "longest test admitted, e.g. 1h (0: no limit)")
 	fs.Var(sizeValue{&cfg.Limits.MaxMemory}, "max-memory", "data buffers of all running tests together; a quarter of this machine's memory unless set (0: no limit)")
 	fs.IntVar(&cfg.Limits.MaxTotalStreams, "max-total-streams", cfg.Limits.MaxTotalStreams, "data connections of all running tests together (0: no limit)")

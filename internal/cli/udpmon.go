@@ -33,6 +33,7 @@ type udpmonFlags struct {
 	logfile        string
 	noBar          bool
 	log            logOptions
+	security       clientSecurity // --auth-key-file, --tls-ca, --tls-pin (security.go)
 }
 
 func newUDPMonFlags() *udpmonFlags {
@@ -68,6 +69,7 @@ func (f *udpmonFlags) register(cmd *cobra.Command) {
 	fs.StringVar(&f.logfile, "logfile", "", "write the report to this file instead of stdout (appends)")
 	fs.StringVar(&f.log.level, "log-level", f.log.level, "diagnostic log level on stderr: debug, info, warn, error")
 	fs.StringVar(&f.log.format, "log-format", f.log.format, "diagnostic log format: text or json")
+	f.security.register(fs)
 }
 
 func (f *udpmonFlags) finish() error {
@@ -145,12 +147,16 @@ func runUDPMon(ctx context.Context, e env, f *udpmonFlags, host string) error {
 	}
 	defer rio.done()
 	log, out, ctx := rio.log, rio.out, rio.ctx
+	client := session.ClientConfig{Host: host, Port: f.port, Bind: f.bind, ConnectTimeout: f.connectTimeout, Logger: log}
+	if err := f.security.apply(&client); err != nil {
+		return err
+	}
 	cfg := f.cfg
 	cfg.Server, cfg.Logger = fmt.Sprintf("%s port %d", host, f.port), log
 	cfg.Run = func(ctx context.Context, s spec.Spec) (*result.Result, error) {
-		res, err := session.RunClient(ctx, session.ClientConfig{
-			Host: host, Port: f.port, Bind: f.bind, ConnectTimeout: f.connectTimeout, Spec: s, Logger: log,
-		})
+		point := client
+		point.Spec = s
+		res, err := session.RunClient(ctx, point)
 		// A refusal other than "busy" (a limit, a setting the server
 		// cannot apply) would meet every point: the sweep stops.
 		if errors.Is(err, session.ErrRefused) && !strings.Contains(err.Error(), "busy") {

@@ -1,15 +1,14 @@
 package cli
 
 import (
-	"context"
 	"encoding/csv"
 	"encoding/json"
-	"log/slog"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/wireperf/wireperf/internal/server"
+	"github.com/wireperf/wireperf/internal/testutil/loopback"
 )
 
 func TestUDPMonUsageErrors(t *testing.T) {
@@ -77,7 +76,7 @@ func countVerdicts(out string) int { return strings.Count(out, ", spacing ") }
 // A wrong port fails every point the same way: the sweep stops at the
 // first, and says why in one line.
 func TestUDPMonWrongPortOneLine(t *testing.T) {
-	code, out, stderr := runCLI("udpmon", "127.0.0.1", "-p", freePort(t), "--sizes", "512,1472", "--spacing", "0,10", "--count", "10", "--connect-timeout", "1s")
+	code, out, stderr := runCLI("udpmon", "127.0.0.1", "-p", strconv.Itoa(loopback.FreePort(t)), "--sizes", "512,1472", "--spacing", "0,10", "--count", "10", "--connect-timeout", "1s")
 	if code != ExitFailed || out != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "connection refused") {
 		t.Errorf("exit %d, stdout:\n%s\nstderr: %s\nwant exit 1, nothing on stdout and one line on stderr", code, out, stderr)
 	}
@@ -85,17 +84,9 @@ func TestUDPMonWrongPortOneLine(t *testing.T) {
 
 // A refusal by the server, other than a busy one, would recur too.
 func TestUDPMonRefusedOneLine(t *testing.T) {
-	limits := server.DefaultLimits()
-	limits.MaxTestMemory = 100 // less than one 512-byte buffer: every test is refused
-	srv := server.New(server.Config{Bind: "127.0.0.1", Limits: limits, Logger: slog.New(slog.DiscardHandler)})
-	if err := srv.Listen(); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { _ = srv.Serve(ctx); close(done) }()
-	defer func() { cancel(); <-done }()
-	port := strconv.Itoa(srv.Addr().Port)
+	port := strconv.Itoa(startServerWith(t, func(c *server.Config) {
+		c.Limits.MaxTestMemory = 100 // less than one 512-byte buffer: every test is refused
+	}))
 	code, out, stderr := runCLI("udpmon", "127.0.0.1", "-p", port, "--sizes", "512,1472", "--spacing", "0,10", "--count", "10")
 	if code != ExitFailed || out != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "refused") {
 		t.Errorf("exit %d, stdout:\n%s\nstderr: %s\nwant exit 1, nothing on stdout and one line on stderr", code, out, stderr)

@@ -6,10 +6,34 @@ import (
 	"github.com/wireperf/wireperf/internal/result"
 )
 
+// afterOmit is a time since the test's start on iperf3's clock, which
+// starts again when the omitted start ends: -t 2 -O 1 reports 0 to 2 s.
+func afterOmit(r *result.Result, t float64) float64 {
+	return max(t-r.Spec.Omit.Seconds(), 0)
+}
+
+// omitClock is r with its stream totals' times on iperf3's clock
+// (afterOmit); r itself when nothing was omitted.
+func omitClock(r *result.Result) *result.Result {
+	if r.Spec.Omit <= 0 {
+		return r
+	}
+	c := *r
+	for _, e := range []*result.End{&c.Local, &c.Remote} {
+		e.Streams = append([]result.Stream(nil), e.Streams...)
+		for i := range e.Streams {
+			s := &e.Streams[i]
+			s.Start, s.End = afterOmit(r, s.Start), afterOmit(r, s.End)
+		}
+	}
+	return &c
+}
+
 // endObject is iperf3's end object. Unlike iperf3, which knows the peer's
 // figures only from its summary, both ends' streams are complete here, so
 // the sender's TCP figures are filled even in reverse mode.
 func endObject(r *result.Result) iperfEnd {
+	r = omitClock(r)
 	v := viewOf(r)
 	e := iperfEnd{
 		Streams: []iperfEndStream{},

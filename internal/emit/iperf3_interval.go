@@ -28,6 +28,9 @@ func viewOf(r *result.Result) view {
 // intervalObject is one iperf3 intervals[] entry.
 func intervalObject(r *result.Result, row result.IntervalRow) iperfInterval {
 	v := viewOf(r)
+	if !row.Omitted { // iperf3's clock restarts after the omitted start
+		row.Start, row.End = afterOmit(r, row.Start), afterOmit(r, row.End)
+	}
 	iv := iperfInterval{Streams: []iperfIntervalStream{}}
 	for _, f := range row.Flows {
 		iv.Streams = append(iv.Streams, v.intervalStream(row, f))

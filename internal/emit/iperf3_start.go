@@ -86,7 +86,7 @@ func (f startFacts) start() iperfStart {
 			NumStreams:    f.spec.Streams,
 			Blksize:       f.spec.Length,
 			Omit:          f.spec.Omit.Seconds(),
-			Duration:      f.spec.Duration.Seconds(),
+			Duration:      f.spec.Measured().Seconds(),
 			Bytes:         f.spec.Bytes,
 			Reverse:       boolInt(f.spec.Reverse),
 			TOS:           f.spec.TOS,

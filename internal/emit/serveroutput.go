@@ -13,7 +13,7 @@ func ServerOutput(asText bool) func(*result.Result) ([]byte, bool) {
 	return func(r *result.Result) ([]byte, bool) {
 		var b bytes.Buffer
 		if asText {
-			if Replay(&Text{W: &b}, r) != nil {
+			if Replay(&Text{W: &b, ServerSide: true}, r) != nil {
 				return nil, false
 			}
 			return b.Bytes(), false

@@ -14,8 +14,12 @@ import (
 type Text struct {
 	W   io.Writer
 	Opt Options
+	// ServerSide renders the server's record of a test (an iperf3 client's
+	// --get-server-output): it accepted a connection, rather than made one.
+	ServerSide bool
 
 	columnsDone bool // the interval column header has been written
+	provisional bool // an interval's UDP loss was printed before it was final
 	groups      int  // interval groups written, for iperf's separators
 }
 
@@ -61,14 +65,22 @@ func (l *textLines) writeTo(w io.Writer) error {
 func (t *Text) Header(h Header) error {
 	l := t.newLines(h.Spec)
 	host, port := splitAddr(h.ServerAddr)
-	if port != "" {
+	switch {
+	case t.ServerSide && len(h.Streams) > 0:
+		client, _ := splitAddr(h.Streams[0].LocalAddr)
+		l.add("Accepted connection from %s", client)
+	case t.ServerSide:
+		l.add("Accepted a connection")
+	case port != "":
 		l.add("Connecting to host %s, port %s", host, port)
-	} else {
+	default:
 		l.add("Connecting to %s", host)
 	}
 	switch {
 	case h.Spec.Bidir:
 		l.add("Bidirectional mode: client and server both send; [TX-C] marks the client sending, [RX-C] the client receiving")
+	case h.Spec.Reverse && t.ServerSide:
+		l.add("Reverse mode, this server is sending")
 	case h.Spec.Reverse:
 		l.add("Reverse mode, remote host %s is sending", host)
 	}
@@ -101,13 +113,13 @@ func describeSpec(s spec.Spec) string {
 		parts = append(parts, fmt.Sprintf("%d-byte writes", s.Length))
 	}
 	if s.Duration > 0 {
-		parts = append(parts, fmt.Sprintf("%v", s.Duration))
+		parts = append(parts, fmt.Sprintf("%v", s.Measured()))
 	}
 	if s.Bytes > 0 {
 		parts = append(parts, fmt.Sprintf("until %d bytes per direction", s.Bytes))
 	}
 	if s.Omit > 0 {
-		parts = append(parts, fmt.Sprintf("first %v omitted", s.Omit))
+		parts = append(parts, fmt.Sprintf("after %v omitted", s.Omit))
 	}
 	if s.Window > 0 {
 		parts = append(parts, fmt.Sprintf("socket buffers %d bytes requested", s.Window))

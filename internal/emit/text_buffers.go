@@ -93,25 +93,27 @@ func sameBuffers(socks []streamSocket) bool {
 }
 
 // describeBuffers renders both buffers of a socket, e.g.
-// "send 4194304 Byte (WARNING: requested 2097152 Byte), receive ...".
+// "send 4.00 MBytes (WARNING: requested 2.00 MBytes), receive ...".
 func describeBuffers(s result.Socket) string {
 	return "send " + describeBuffer(s.SndBufRequested, s.SndBufGranted) +
 		", receive " + describeBuffer(s.RcvBufRequested, s.RcvBufGranted)
 }
 
-// describeBuffer shows a requested buffer in exact bytes, so the kernel's
-// doubling is plain to see, and an autotuned one in a readable unit.
+// describeBuffer shows a buffer in the unit that reads best, the same for
+// every figure of the line, so that a requested and an autotuned buffer
+// compare at a glance (the kernel's doubling shows as twice the figure).
 func describeBuffer(requested, granted int64) string {
+	size := func(n int64) string { return strings.TrimSpace(units.FormatTransfer(float64(n), units.AdaptiveBytes)) }
 	switch {
 	case requested == 0 && granted == 0:
 		return "unknown (autotuned)"
 	case requested == 0:
-		return strings.TrimSpace(units.FormatTransfer(float64(granted), units.AdaptiveBytes)) + " (autotuned)"
+		return size(granted) + " (autotuned)"
 	case granted == 0:
-		return fmt.Sprintf("unknown (requested %d Byte)", requested)
+		return fmt.Sprintf("unknown (requested %s)", size(requested))
 	case granted != requested:
-		return fmt.Sprintf("%d Byte (WARNING: requested %d Byte)", granted, requested)
+		return fmt.Sprintf("%s (WARNING: requested %s)", size(granted), size(requested))
 	default:
-		return fmt.Sprintf("%d Byte", granted)
+		return size(granted)
 	}
 }

@@ -80,8 +80,17 @@ func timeSpan(start, end float64) string {
 // amounts renders bytes over seconds as the Transfer and Bitrate cells,
 // numbers padded to four columns so that they line up.
 func amounts(bytes int64, seconds float64, f units.Format) (transfer, rate string) {
-	return units.FormatTransfer(float64(bytes), f), units.FormatRate(result.Rate(bytes, seconds), f)
+	transfer, rate = units.FormatTransfer(float64(bytes), f), units.FormatRate(result.Rate(bytes, seconds), f)
+	if seconds < minRateSpan && bytes > 0 {
+		// Over microseconds a rate is that of a socket buffer filling, not
+		// of the path: 1 MB in 20 µs reads 400 Gbit/s.
+		rate = fmt.Sprintf("%*s", len(rate), missing)
+	}
+	return transfer, rate
 }
+
+// minRateSpan is the shortest span, in seconds, whose rate is shown.
+const minRateSpan = 0.001
 
 // window renders a congestion window; like iperf3, always in an adaptive
 // byte unit whatever -f says, since it is a size, not a transfer.

@@ -22,6 +22,9 @@ func (t *Text) Interval(r *result.Result, row result.IntervalRow) error {
 				continue
 			}
 			if udp {
+				if u := udpOf(f.Received); u != nil && u.Provisional {
+					t.provisional = true
+				}
 				body = append(body, udpIntervalFlowLine(t, row, f, bidir))
 				if note := udpIntervalNote(row, f, bidir); note != "" {
 					body = append(body, note)

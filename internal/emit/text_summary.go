@@ -94,8 +94,12 @@ func (t *Text) goodput(d result.Direction) string {
 		return fmt.Sprintf("Goodput %s: unknown, the receiver sent no report", d.Label())
 	}
 	transfer, rate := amounts(d.Received.Bytes, d.Received.Seconds, t.Opt.Format)
-	return fmt.Sprintf("Goodput %s: %s (%s received in %.2f s)", d.Label(),
-		strings.TrimSpace(rate), strings.TrimSpace(transfer), d.Received.Seconds)
+	drain := ""
+	if d.Received.Drain >= 0.005 {
+		drain = fmt.Sprintf(", the last %.2f s after the sender stopped: its socket buffer and the path's queue draining", d.Received.Drain)
+	}
+	return fmt.Sprintf("Goodput %s: %s (%s received in %.2f s%s)", d.Label(),
+		strings.TrimSpace(rate), strings.TrimSpace(transfer), d.Received.Seconds, drain)
 }
 
 // writeFlowDetails writes a flow's MSS and MTU at each end, its sender's

@@ -69,8 +69,8 @@ func TestTextHeader(t *testing.T) {
 			want: []string{
 				"Connecting to host 127.0.0.1, port 5201\n",
 				"[  1] local 127.0.0.1 port 40001 connected to 127.0.0.1 port 5201\n",
-				"Client TCP window size: send 4194304 Byte (WARNING: requested 2097152 Byte), receive 4194304 Byte (WARNING: requested 2097152 Byte)\n",
-				"Server TCP window size: send 425984 Byte (WARNING: requested 2097152 Byte), receive 425984 Byte (WARNING: requested 2097152 Byte)\n",
+				"Client TCP window size: send 4.00 MBytes (WARNING: requested 2.00 MBytes), receive 4.00 MBytes (WARNING: requested 2.00 MBytes)\n",
+				"Server TCP window size: send 416 KBytes (WARNING: requested 2.00 MBytes), receive 416 KBytes (WARNING: requested 2.00 MBytes)\n",
 				bufferNote + "\n",
 			},
 			notWant: []string{"autotuned", "Reverse mode"},
@@ -78,7 +78,7 @@ func TestTextHeader(t *testing.T) {
 		{
 			name:    "window granted as requested",
 			h:       HeaderFromResult(sameAsRequested),
-			want:    []string{"Client TCP window size: send 2097152 Byte, receive 2097152 Byte\n", bufferNote},
+			want:    []string{"Client TCP window size: send 2.00 MBytes, receive 2.00 MBytes\n", bufferNote},
 			notWant: []string{"WARNING"},
 		},
 		{
@@ -516,5 +516,52 @@ func TestRTT(t *testing.T) {
 		if got := rtt(tt.us); got != tt.want {
 			t.Errorf("rtt(%d) = %q; want %q", tt.us, got, tt.want)
 		}
+	}
+}
+
+// TestTextGoodputDrain: the goodput line says how long the receiver went
+// on receiving after the sender stopped, and says nothing of a drain it
+// did not have.
+func TestTextGoodputDrain(t *testing.T) {
+	r := forwardResult()
+	if out := renderText(t, r, Options{}); strings.Contains(out, "after the sender stopped") {
+		t.Errorf("a drain without one:\n%s", out)
+	}
+	endOf(r, result.RoleServer).Streams[0].Drain = 0.334
+	out := renderText(t, r, Options{})
+	findLine(t, out, "Goodput client→server: ", "the last 0.33 s after the sender stopped")
+}
+
+// TestTextBufferUnits: one line, one unit scale: an autotuned send buffer
+// and a requested receive buffer read alike.
+func TestTextBufferUnits(t *testing.T) {
+	got := describeBuffers(result.Socket{SndBufGranted: 212992, RcvBufRequested: 8 << 20, RcvBufGranted: 8 << 20})
+	if want := "send 208 KBytes (autotuned), receive 8.00 MBytes"; got != want {
+		t.Errorf("%q, want %q", got, want)
+	}
+}
+
+// TestServerOutputText: the server's record, as an iperf3 client gets it
+// with --get-server-output, says it accepted a connection; it connected
+// to nothing.
+func TestServerOutputText(t *testing.T) {
+	r := forwardResult()
+	out, isJSON := ServerOutput(true)(r)
+	if isJSON {
+		t.Fatal("text asked, JSON given")
+	}
+	if !strings.HasPrefix(string(out), "Accepted connection from 127.0.0.1\n") || strings.Contains(string(out), "Connecting to") {
+		t.Errorf("server output begins %q", strings.SplitN(string(out), "\n", 2)[0])
+	}
+}
+
+// TestNoRateOverMicroseconds: a span of microseconds shows its bytes but
+// no rate.
+func TestNoRateOverMicroseconds(t *testing.T) {
+	if _, rate := amounts(1<<20, 20e-6, 0); strings.TrimSpace(rate) != missing {
+		t.Errorf("1 MiB over 20 µs reads %q", rate)
+	}
+	if _, rate := amounts(1<<20, 0.5, 0); strings.TrimSpace(rate) == missing {
+		t.Error("no rate over half a second")
 	}
 }

@@ -93,12 +93,36 @@ func jitterCell(u *result.UDP) string {
 	return fmt.Sprintf("%.3f ms", u.JitterMs)
 }
 
-// lostCell renders "lost/expected (percent%)", as iperf's Lost/Total.
+// lostCell renders "lost/expected (percent%)", as iperf's Lost/Total,
+// with provisionalMark after a row's loss that was not final yet.
 func lostCell(u *result.UDP) string {
 	if u == nil {
 		return missing
 	}
-	return fmt.Sprintf("%d/%d (%s)", u.Lost, u.Expected, lossPercent(u.Lost, u.Expected))
+	cell := fmt.Sprintf("%d/%d (%s)", u.Lost, u.Expected, lossPercent(u.Lost, u.Expected))
+	if u.Provisional {
+		cell += provisionalMark
+	}
+	return cell
+}
+
+// provisionalMark follows an interval's loss that may still shrink: the
+// late threshold had not passed for all of its datagrams when it was
+// printed.
+const provisionalMark = "*"
+
+// provisionalNote explains provisionalMark under the summary.
+func provisionalNote(late time.Duration) string {
+	return fmt.Sprintf("%s interval loss printed before the late threshold (%v) had passed for all of its datagrams; the rows in -J are final and add up to the totals", provisionalMark, late)
+}
+
+// invalidLine tells of datagrams the receiver did not count; "" for none.
+func invalidLine(u *result.UDP) string {
+	if u.Invalid == 0 {
+		return ""
+	}
+	return fmt.Sprintf("receiver: %s not counted: not the sender's (a wrong token or stream, or a sequence number beyond what the sender sent)",
+		countNoun(u.Invalid, "datagram"))
 }
 
 // lossPercent renders lost ÷ total with up to two decimals: "0%",
@@ -148,6 +172,9 @@ func (t *Text) udpSummary(r *result.Result) error {
 			}
 			if u := streamUDP(f.Received); u != nil {
 				l.add("%s %s", tag, udpReceiverDetail(u, late))
+				if line := invalidLine(u); line != "" {
+					l.add("%s %s", tag, line)
+				}
 				for _, line := range delayLines(u) {
 					l.add("%s %s", tag, line)
 				}
@@ -169,6 +196,9 @@ func (t *Text) udpSummary(r *result.Result) error {
 				l.add("%s %s", tag, udpReceiverDetail(received, late))
 			}
 		}
+	}
+	if t.provisional {
+		l.add("%s", provisionalNote(late))
 	}
 	writeTail(l, r)
 	return l.writeTo(t.W)

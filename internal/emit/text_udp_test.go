@@ -446,3 +446,50 @@ func TestLossPercent(t *testing.T) {
 		}
 	}
 }
+
+// TestTextUDPProvisionalAndInvalid: a row printed while its loss could
+// still shrink is marked, with a note under the summary; the same rows
+// replayed once settled are not. Datagrams that were not the sender's
+// get a line.
+func TestTextUDPProvisionalAndInvalid(t *testing.T) {
+	r := udpForwardResult()
+	recv := endOf(r, result.RoleServer)
+	row0 := recv.Intervals[0].Streams[0].UDP
+	row0.Provisional = true
+	total := recv.Streams[0].UDP
+	total.Invalid = 2
+	recv.Streams[0].UDPSettlements = []result.UDPSettlement{{Index: 0, Lost: -1}}
+	total.Lost--
+	total.Expected--
+
+	var live bytes.Buffer
+	tx := &Text{W: &live}
+	if err := tx.Header(HeaderFromResult(r)); err != nil {
+		t.Fatal(err)
+	}
+	roles := r.SenderRoles()
+	for i := range r.Local.Intervals { // as the merger shows them, unsettled
+		if err := tx.Interval(r, result.JoinInterval(&r.Local.Intervals[i], &r.Remote.Intervals[i], roles)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tx.Summary(r); err != nil {
+		t.Fatal(err)
+	}
+	out := live.String()
+	findLine(t, out, "[  1]   0.00-1.00", fmt.Sprintf("%d/%d (", row0.Lost, row0.Expected), ")*")
+	for _, want := range []string{
+		"* interval loss printed before the late threshold (2s) had passed",
+		"[  1] receiver: 2 datagrams not counted: not the sender's",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lacks %q:\n%s", want, out)
+		}
+	}
+
+	settled := renderText(t, r, Options{})
+	findLine(t, settled, "[  1]   0.00-1.00", fmt.Sprintf("%d/%d (", row0.Lost-1, row0.Expected-1))
+	if strings.Contains(settled, ")*") || strings.Contains(settled, "interval loss printed before") {
+		t.Errorf("settled rows still marked provisional:\n%s", settled)
+	}
+}

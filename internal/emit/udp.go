@@ -39,6 +39,8 @@ func sumUDP(us []*result.UDP) *result.UDP {
 		sum.Reordered += u.Reordered
 		sum.ReorderMaxExtent = max(sum.ReorderMaxExtent, u.ReorderMaxExtent)
 		sum.Expected += u.Expected
+		sum.Invalid += u.Invalid
+		sum.Provisional = sum.Provisional || u.Provisional
 		sum.GROBatches += u.GROBatches
 		if u.JitterSamples > 0 {
 			weighted += finite(u.JitterMs) * float64(u.JitterSamples)

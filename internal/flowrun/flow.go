@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/wireperf/wireperf/internal/result"
-	"github.com/wireperf/wireperf/internal/tcpflow"
 )
 
 // Flow is one data stream of a test on one end, TCP or UDP. The runner
@@ -12,7 +11,7 @@ import (
 type Flow interface {
 	ID() int
 	Sender() bool
-	Start(epoch time.Time, budget *tcpflow.Budget)
+	Start(b Begin)
 	// Stop ends a sender now and lets a receiver read what is in flight
 	// until deadline.
 	Stop(deadline time.Time)
@@ -31,6 +30,16 @@ type Flow interface {
 	MarkOmitEnd()
 	// Total adds the protocol's figures over the counted span.
 	Total(rs *result.Stream)
+}
+
+// Begin is what the runner gives every flow of a test as it starts.
+type Begin struct {
+	Epoch time.Time // the test's time zero, the same for every flow
+	// Budget is the end's -n limit, shared by its sending streams.
+	Budget *Budget
+	// TimelineSamples is the most TCP_INFO timeline samples this flow may
+	// report: its share of what one end's final report has room for.
+	TimelineSamples int
 }
 
 // flowsDone is closed when every matching flow has finished.

@@ -11,7 +11,6 @@ import (
 	"github.com/wireperf/wireperf/internal/hostmon"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/spec"
-	"github.com/wireperf/wireperf/internal/tcpflow"
 )
 
 // Runner drives one end's streams: it starts them, cuts intervals, keeps
@@ -45,6 +44,7 @@ type Runner struct {
 	omitSnap  map[int]int64 // bytes at the end of the omitted start
 	lastCut   time.Duration // the schedule's last boundary
 	lastEnd   time.Duration // when the last interval really closed
+	drainFrom time.Duration // when the receivers learned the peer's senders stopped; 0: not yet
 	index     int
 	stopTick  chan struct{}
 	tickDone  chan struct{}
@@ -67,7 +67,8 @@ func New(s spec.Spec, flows []Flow, sockets map[int]result.Socket, onInterval fu
 }
 
 // Start begins moving data now. Senders of one direction share a budget
-// so that -n counts bytes across streams, as iperf does.
+// so that -n counts bytes across streams, as iperf does, and the streams
+// that keep a TCP_INFO timeline share the room the end's report has.
 func (r *Runner) Start() {
 	r.epoch = time.Now()
 	r.cpuStart, r.cpuErr = hostmon.ProcessCPU()
@@ -80,9 +81,16 @@ func (r *Runner) Start() {
 		r.host = StartHostCounters(r.spec) // hostcounters.go
 	}
 	r.enableArrivals()
-	budget := tcpflow.NewBudget(r.spec.Bytes)
+	b := Begin{Epoch: r.epoch, Budget: NewBudget(r.spec.Bytes), TimelineSamples: maxTimelineSamples}
+	sampling := 0
 	for _, f := range r.flows {
-		f.Start(r.epoch, budget)
+		if tf, ok := f.(*TCPFlow); ok && tf.samples() {
+			sampling++
+		}
+	}
+	b.TimelineSamples /= max(sampling, 1)
+	for _, f := range r.flows {
+		f.Start(b)
 	}
 	if r.spec.Omit == 0 {
 		r.omitSnap = map[int]int64{}
@@ -128,16 +136,16 @@ func (r *Runner) tick() {
 			if r.Iperf3Accounting {
 				actual = next
 			}
-			r.cut(next, actual, true)
+			r.cut(next, actual)
 		}
 	}
 }
 
 // cut closes the interval whose scheduled end is `at`; it really closes
 // at `actual` (a loaded machine wakes the timer late), and the report
-// shows the real span so that bytes and time agree. emit is false for the
-// tail cut of a test without interval reports.
-func (r *Runner) cut(at, actual time.Duration, emit bool) {
+// shows the real span so that bytes and time agree. Every cut samples
+// every flow once, so a flow's k-th sample is the interval of index k.
+func (r *Runner) cut(at, actual time.Duration) {
 	r.mu.Lock()
 	omitted := at <= r.spec.Omit && r.spec.Omit > 0
 	iv := result.Interval{
@@ -166,7 +174,7 @@ func (r *Runner) cut(at, actual time.Duration, emit bool) {
 	if r.spec.Interval > 0 || at <= r.spec.Omit {
 		r.index++
 	}
-	keep := emit && r.spec.Interval > 0
+	keep := r.spec.Interval > 0
 	if keep {
 		r.intervals = append(r.intervals, iv)
 	}
@@ -188,6 +196,11 @@ func (r *Runner) StopSenders() {
 // DrainReceivers gives the local receivers until drain from now to read
 // what is still in flight: the peer's senders have stopped.
 func (r *Runner) DrainReceivers(drain time.Duration) {
+	r.mu.Lock()
+	if r.drainFrom == 0 {
+		r.drainFrom = max(time.Since(r.epoch), 1)
+	}
+	r.mu.Unlock()
 	deadline := time.Now().Add(drain)
 	for _, f := range r.flows {
 		if !f.Sender() {
@@ -256,10 +269,16 @@ func (r *Runner) Finish(role string) result.End {
 	if tail < r.lastCut {
 		tail = r.lastCut
 	}
-	// The tail interval carries the bytes after the last boundary, so that
-	// interval bytes always add up to the total.
+	// The bytes after the last boundary get a row when it is long enough;
+	// otherwise they are in the totals only (a UDP receiver's settle into
+	// its last row).
+	shortTail := false
 	if tail > r.lastCut {
-		r.cut(tail, tail, r.tailWorthReporting(tail))
+		if r.tailWorthReporting(tail) {
+			r.cut(tail, tail)
+		} else {
+			shortTail = r.spec.Interval > 0
+		}
 	}
 	end := result.End{Role: role, Host: LocalHost()}
 	if cpu, err := hostmon.ProcessCPU(); err == nil && r.cpuErr == nil {
@@ -279,6 +298,9 @@ func (r *Runner) Finish(role string) result.End {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	end.Intervals = r.intervals
+	if shortTail {
+		end.Tail = r.tailBytes()
+	}
 	if r.omitSnap == nil && r.Iperf3Accounting { // the test ended inside the omitted start
 		r.omitSnap = r.prev
 		for _, f := range r.flows {
@@ -297,6 +319,9 @@ func (r *Runner) Finish(role string) result.End {
 			End:        max(f.LastByte(), r.spec.Omit).Seconds(),
 			Bytes:      f.Bytes() - r.omitSnap[f.ID()],
 		}
+		if !f.Sender() && !r.Iperf3Accounting {
+			r.receiverSpan(f, &rs)
+		}
 		f.Total(&rs)
 		end.Streams = append(end.Streams, rs)
 	}
@@ -305,18 +330,53 @@ func (r *Runner) Finish(role string) result.End {
 	return end
 }
 
-// tailWorthReporting drops a sliver of an interval at the very end (under
-// 5% of the interval) unless it carried data.
+// receiverSpan starts a receiver's span at its first byte (or at the end
+// of the omitted start, if later); it ends at its last. A receiver whose
+// peer starts sending a round trip after its own start (-R) would
+// otherwise count time in which nothing could arrive, an error that grows
+// with the path's RTT. It also notes how long the receiver read after it
+// learned that the sender had stopped: the sender's socket buffer and the
+// path's queue draining.
+func (r *Runner) receiverSpan(f Flow, rs *result.Stream) {
+	if fb, ok := f.(interface{ FirstByte() time.Duration }); ok {
+		if first := fb.FirstByte(); first > 0 {
+			rs.Start = max(first, r.spec.Omit).Seconds()
+			rs.End = max(rs.End, rs.Start)
+		}
+	}
+	if r.drainFrom > 0 {
+		rs.Drain = max(f.LastByte()-r.drainFrom, 0).Seconds()
+	}
+}
+
+// tailBytes is what each stream moved after the last row, for a tail too
+// short for a row; a UDP receiver's settles into its last row instead.
+// The caller holds r.mu.
+func (r *Runner) tailBytes() []result.StreamInterval {
+	var out []result.StreamInterval
+	for _, f := range r.flows {
+		if _, udp := f.(*UDPFlow); udp && !f.Sender() {
+			continue
+		}
+		if n := f.Bytes() - r.prev[f.ID()]; n > 0 {
+			out = append(out, result.StreamInterval{ID: f.ID(), Sender: f.Sender(), Bytes: n})
+		}
+	}
+	return out
+}
+
+// tailWorthReporting says whether the bytes after the last boundary get
+// a row of their own. A row shorter than a tenth of the interval has no
+// rate worth printing (a sender's last write lands microseconds after the
+// final boundary, and 1 MB over 20 µs reads 400 Gbit/s), so its bytes are
+// in the totals only, as iperf3 does. A receiver's drain after the sender
+// stopped gets its row when it is long enough; so does a test too short
+// for any full interval.
 func (r *Runner) tailWorthReporting(tail time.Duration) bool {
 	if r.spec.Interval == 0 {
 		return false
 	}
-	for _, f := range r.flows {
-		if f.Bytes() != r.prev[f.ID()] {
-			return true
-		}
-	}
-	return tail-r.lastCut >= r.spec.Interval/20
+	return tail-r.lastCut >= r.spec.Interval/10 || len(r.intervals) == 0
 }
 
 // FirstError is the first data-plane error of any stream.

@@ -35,7 +35,7 @@ type TCPFlow struct {
 	omitInfo *tcpinfo.Info
 
 	sampler *tcpinfo.Sampler
-	group   *timelineGroup
+	share   int // of the end's timeline samples (Begin.TimelineSamples)
 	tl      timelineFigures
 
 	// basic keeps to iperf3's figures (NewBasicTCPFlow); finalInfo says
@@ -64,34 +64,38 @@ func NewBasicTCPFlow(s *tcpflow.Stream, length int) *TCPFlow {
 // FinalInfo reports whether Total read the sender's final TCP_INFO.
 func (f *TCPFlow) FinalInfo() bool { return f.finalInfo }
 
-func (f *TCPFlow) ID() int                 { return f.s.ID }
-func (f *TCPFlow) Sender() bool            { return f.s.Sender }
-func (f *TCPFlow) Stop(deadline time.Time) { f.s.Stop(deadline) }
-func (f *TCPFlow) Abort()                  { f.s.Abort() }
-func (f *TCPFlow) Done() <-chan struct{}   { return f.s.Done() }
-func (f *TCPFlow) Bytes() int64            { return f.s.Bytes() }
-func (f *TCPFlow) LastByte() time.Duration { return f.s.LastByte() }
-func (f *TCPFlow) Err() error              { return f.s.Err() }
+func (f *TCPFlow) ID() int                  { return f.s.ID }
+func (f *TCPFlow) Sender() bool             { return f.s.Sender }
+func (f *TCPFlow) Stop(deadline time.Time)  { f.s.Stop(deadline) }
+func (f *TCPFlow) Abort()                   { f.s.Abort() }
+func (f *TCPFlow) Done() <-chan struct{}    { return f.s.Done() }
+func (f *TCPFlow) Bytes() int64             { return f.s.Bytes() }
+func (f *TCPFlow) LastByte() time.Duration  { return f.s.LastByte() }
+func (f *TCPFlow) FirstByte() time.Duration { return f.s.FirstByte() }
+func (f *TCPFlow) Err() error               { return f.s.Err() }
 func (f *TCPFlow) Close() error {
 	if f.sampler != nil { // a flow closed without its total
 		f.sampler.Stop()
-		f.group.leave()
-		f.sampler, f.group = nil, nil
+		f.sampler = nil
 	}
 	return f.s.Conn.Close()
 }
 
-func (f *TCPFlow) Start(epoch time.Time, budget *tcpflow.Budget) {
-	if f.s.Sender && f.period > 0 { // a basic flow has no period
+// samples reports whether the flow keeps a TCP_INFO timeline: a sender
+// with a period (a basic flow has none).
+func (f *TCPFlow) samples() bool { return f.s.Sender && f.period > 0 }
+
+func (f *TCPFlow) Start(b Begin) {
+	f.share = b.TimelineSamples
+	if f.samples() {
 		if rc, err := f.s.Conn.SyscallConn(); err == nil {
 			f.sampler = tcpinfo.NewSampler(rc, tcpinfo.SamplerConfig{
-				Period: f.period, Epoch: epoch, Until: f.s.Done(), OnSample: f.tl.add,
+				Period: f.period, Epoch: b.Epoch, Until: f.s.Done(), OnSample: f.tl.add,
 			})
-			f.group = joinTimelineGroup(budget)
 			f.sampler.Start()
 		}
 	}
-	f.s.Start(epoch, make([]byte, f.length), budget)
+	f.s.Start(b.Epoch, make([]byte, f.length), b.Budget)
 }
 
 func (f *TCPFlow) Addrs() (string, string) {
@@ -169,10 +173,9 @@ func (f *TCPFlow) Total(rs *result.Stream) {
 	case errors.Is(err, tcpinfo.ErrUnsupported):
 		rs.TCPTimeline = &result.TCPTimeline{Samples: []result.TCPSample{}, Unavailable: tcpinfo.Unavailable()}
 	case f.sampler != nil:
-		rs.TCPTimeline = timelineOf(tl, f.group.share())
+		rs.TCPTimeline = timelineOf(tl, f.share)
 	}
-	f.group.leave()
-	f.sampler, f.group = nil, nil
+	f.sampler = nil
 }
 
 // totalRecord adds the figures accumulated over the counted span.
@@ -372,65 +375,6 @@ func sampleOf(s tcpinfo.Sample) result.TCPSample {
 // maxTimelineSamples bounds the timeline samples an end reports over all
 // of a test's streams. An end's final report carries them to the other
 // end in one control frame (proto.MaxFrame, 1 MiB), and a sample is
-// about 400 bytes of JSON, so they take at most about half of it.
+// about 400 bytes of JSON, so they take at most about half of it. The
+// runner shares them among the sampling streams (Begin.TimelineSamples).
 const maxTimelineSamples = 1200
-
-// timelineGroup is the sampling streams of one end of one test, which
-// share maxTimelineSamples. The runner hands every flow of a test the
-// same byte budget, which therefore names the test.
-type timelineGroup struct {
-	mu          sync.Mutex
-	key         *tcpflow.Budget
-	flows, left int
-}
-
-var timelineGroups = struct {
-	sync.Mutex
-	m map[*tcpflow.Budget]*timelineGroup
-}{m: map[*tcpflow.Budget]*timelineGroup{}}
-
-func joinTimelineGroup(key *tcpflow.Budget) *timelineGroup {
-	if key == nil {
-		return &timelineGroup{flows: 1, left: 1}
-	}
-	timelineGroups.Lock()
-	defer timelineGroups.Unlock()
-	g := timelineGroups.m[key]
-	if g == nil {
-		g = &timelineGroup{key: key}
-		timelineGroups.m[key] = g
-	}
-	g.mu.Lock()
-	g.flows++
-	g.left++
-	g.mu.Unlock()
-	return g
-}
-
-// share is each stream's part of maxTimelineSamples.
-func (g *timelineGroup) share() int {
-	if g == nil {
-		return maxTimelineSamples
-	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return maxTimelineSamples / max(g.flows, 1)
-}
-
-// leave forgets the group once its last stream has reported.
-func (g *timelineGroup) leave() {
-	if g == nil {
-		return
-	}
-	g.mu.Lock()
-	g.left--
-	last := g.left == 0
-	g.mu.Unlock()
-	if last && g.key != nil {
-		timelineGroups.Lock()
-		if timelineGroups.m[g.key] == g {
-			delete(timelineGroups.m, g.key)
-		}
-		timelineGroups.Unlock()
-	}
-}

@@ -9,7 +9,6 @@ import (
 	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/spec"
-	"github.com/wireperf/wireperf/internal/tcpflow"
 	"github.com/wireperf/wireperf/internal/tcpinfo"
 )
 
@@ -63,11 +62,11 @@ func TestTimelineOfThins(t *testing.T) {
 // have, with full timelines, fits in one control frame.
 func TestTimelinesFitTheFinalReport(t *testing.T) {
 	for _, n := range []int{1, 2, 8, spec.MaxStreams, 2 * spec.MaxStreams} {
-		g := &timelineGroup{flows: n, left: n}
+		share := maxTimelineSamples / n
 		end := result.End{Role: result.RoleServer, Limits: &result.Limits{}}
 		for id := 1; id <= n; id++ {
 			var samples []tcpinfo.Sample // more than the share, so thinning has work
-			for k := 1; k <= min(tcpinfo.DefaultMaxSamples, 4*g.share()+1); k++ {
+			for k := 1; k <= min(tcpinfo.DefaultMaxSamples, 4*share+1); k++ {
 				samples = append(samples, fullSample(k))
 			}
 			info := fullSample(0).Info
@@ -79,7 +78,7 @@ func TestTimelinesFitTheFinalReport(t *testing.T) {
 				MaxCwnd: 1 << 40, MaxSndWnd: 1 << 31, MinRTTus: 1 << 30, MaxRTTus: 1 << 30, MeanRTTus: 1 << 30,
 				TCPInfo:     &info,
 				TCPStats:    &result.TCPStats{BytesSent: 1 << 50, SlowStart: &result.SlowStart{End: 1.23, Cause: "ssthresh"}},
-				TCPTimeline: timelineOf(tcpinfo.Timeline{Samples: samples, Period: 100 * time.Millisecond}, g.share()),
+				TCPTimeline: timelineOf(tcpinfo.Timeline{Samples: samples, Period: 100 * time.Millisecond}, share),
 			})
 		}
 		js, err := json.Marshal(end)
@@ -90,30 +89,6 @@ func TestTimelinesFitTheFinalReport(t *testing.T) {
 		if len(js) >= proto.MaxFrame {
 			t.Errorf("%d streams: the final report is %d bytes, over the %d-byte frame", n, len(js), proto.MaxFrame)
 		}
-	}
-}
-
-func TestTimelineGroups(t *testing.T) {
-	b := tcpflow.NewBudget(0)
-	g1, g2 := joinTimelineGroup(b), joinTimelineGroup(b)
-	if g1 != g2 || g1.share() != maxTimelineSamples/2 {
-		t.Fatalf("two streams of one test: share %d", g1.share())
-	}
-	other := joinTimelineGroup(tcpflow.NewBudget(0))
-	if other == g1 || other.share() != maxTimelineSamples {
-		t.Errorf("another test's stream joined the first group")
-	}
-	g1.leave()
-	g2.leave()
-	other.leave()
-	timelineGroups.Lock()
-	left := len(timelineGroups.m)
-	timelineGroups.Unlock()
-	if left != 0 {
-		t.Errorf("%d groups left after every stream reported", left)
-	}
-	if g := joinTimelineGroup(nil); g.share() != maxTimelineSamples {
-		t.Error("a stream without a budget shares with no one")
 	}
 }
 

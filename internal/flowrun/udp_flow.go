@@ -9,7 +9,6 @@ import (
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/sockopt"
 	"github.com/wireperf/wireperf/internal/spec"
-	"github.com/wireperf/wireperf/internal/tcpflow"
 	"github.com/wireperf/wireperf/internal/udpflow"
 )
 
@@ -34,11 +33,11 @@ func (f *UDPFlow) Close() error { return f.conn.Close() }
 // Conn is the stream's socket.
 func (f *UDPFlow) Conn() *net.UDPConn { return f.conn }
 
-func (f *UDPFlow) Start(epoch time.Time, budget *tcpflow.Budget) {
+func (f *UDPFlow) Start(b Begin) {
 	if f.snd != nil {
-		f.snd.Start(epoch, budget)
+		f.snd.Start(b.Epoch, b.Budget)
 	} else {
-		f.rcv.Start(epoch)
+		f.rcv.Start(b.Epoch)
 	}
 }
 
@@ -79,6 +78,14 @@ func (f *UDPFlow) LastByte() time.Duration {
 	return f.rcv.LastByte()
 }
 
+// FirstByte is when a receiver's first datagram arrived; 0 for a sender.
+func (f *UDPFlow) FirstByte() time.Duration {
+	if f.rcv == nil {
+		return 0
+	}
+	return f.rcv.FirstByte()
+}
+
 func (f *UDPFlow) Err() error {
 	if f.snd != nil {
 		return f.snd.Err()
@@ -117,7 +124,9 @@ func (f *UDPFlow) Total(rs *result.Stream) {
 		return
 	}
 	u := f.rcv.Final(f.peerSent)
+	u.Invalid += f.rcv.Foreign()
 	rs.UDP = &u
+	rs.UDPSettlements = f.rcv.Settlements()
 }
 
 // NewUDPFlow sets up one UDP stream on a connected socket: the spec's

@@ -17,14 +17,10 @@ import (
 	"github.com/wireperf/wireperf/internal/spec"
 )
 
-// Observer sees a client's test as it runs; its shape is
-// session.Observer's, so the CLI's observer serves both. The remote end
-// of an iperf3 test reports only at the end, so interval rows carry the
-// local end's figures only.
-type Observer interface {
-	Started(r *result.Result)
-	Interval(r *result.Result, row result.IntervalRow)
-}
+// Observer sees a client's test as it runs. The remote end of an iperf3
+// test reports only at the end, so interval rows carry the local end's
+// figures only.
+type Observer = result.Observer
 
 // ClientConfig is what a client needs to run a test against an iperf3
 // server.

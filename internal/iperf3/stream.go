@@ -81,17 +81,17 @@ type udpFlow struct {
 	final         udpSnap // when the total was taken
 }
 
-func (f *udpFlow) ID() int                                       { return f.id }
-func (f *udpFlow) Sender() bool                                  { return f.sender }
-func (f *udpFlow) Start(epoch time.Time, budget *tcpflow.Budget) { f.start(epoch, budget) }
-func (f *udpFlow) Stop(deadline time.Time)                       { f.stop(deadline) }
-func (f *udpFlow) Abort()                                        { f.abort() }
-func (f *udpFlow) Done() <-chan struct{}                         { return f.done }
-func (f *udpFlow) Bytes() int64                                  { return f.bytes.Load() }
-func (f *udpFlow) LastByte() time.Duration                       { return time.Duration(f.lastNano.Load()) }
-func (f *udpFlow) Addrs() (string, string)                       { return f.local, f.remote }
-func (f *udpFlow) Close() error                                  { return f.conn.Close() }
-func (f *udpFlow) MarkOmitEnd()                                  { f.omit = f.prev }
+func (f *udpFlow) ID() int                 { return f.id }
+func (f *udpFlow) Sender() bool            { return f.sender }
+func (f *udpFlow) Start(b flowrun.Begin)   { f.start(b.Epoch, b.Budget) }
+func (f *udpFlow) Stop(deadline time.Time) { f.stop(deadline) }
+func (f *udpFlow) Abort()                  { f.abort() }
+func (f *udpFlow) Done() <-chan struct{}   { return f.done }
+func (f *udpFlow) Bytes() int64            { return f.bytes.Load() }
+func (f *udpFlow) LastByte() time.Duration { return time.Duration(f.lastNano.Load()) }
+func (f *udpFlow) Addrs() (string, string) { return f.local, f.remote }
+func (f *udpFlow) Close() error            { return f.conn.Close() }
+func (f *udpFlow) MarkOmitEnd()            { f.omit = f.prev }
 
 func (f *udpFlow) Sample(si *result.StreamInterval, _ bool) {
 	cur := f.snap()

@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/wireperf/wireperf/internal/tcpflow"
+	"github.com/wireperf/wireperf/internal/flowrun"
 )
 
 // udpStream is one iperf3 UDP stream on a connected socket: a paced
@@ -69,7 +69,7 @@ func newUDPStream(conn *net.UDPConn, sender, counters64 bool, length int, rate f
 	}
 }
 
-func (u *udpStream) start(epoch time.Time, budget *tcpflow.Budget) {
+func (u *udpStream) start(epoch time.Time, budget *flowrun.Budget) {
 	u.epoch = epoch
 	if u.sender {
 		go u.send(budget)
@@ -78,7 +78,7 @@ func (u *udpStream) start(epoch time.Time, budget *tcpflow.Budget) {
 	}
 }
 
-func (u *udpStream) send(budget *tcpflow.Budget) {
+func (u *udpStream) send(budget *flowrun.Budget) {
 	defer close(u.done)
 	buf := make([]byte, max(u.length, HeaderLen(u.counters64)))
 	fillPayload(buf[HeaderLen(u.counters64):])

@@ -58,6 +58,11 @@ type End struct {
 	// UDPArrivals are the UDP receivers' arrival histograms, when the spec
 	// asks for them.
 	UDPArrivals []UDPArrivals `json:"udp_arrivals,omitempty"`
+	// Tail is what each stream moved after the last interval row, over
+	// too short a time for a row of its own (and a rate) to mean
+	// anything. It is in the totals: the rows plus the tail add up to
+	// them. A UDP receiver settles its tail into its last row instead.
+	Tail []StreamInterval `json:"tail,omitempty"`
 }
 
 // Host names the machine and software of an end.
@@ -114,6 +119,11 @@ type Stream struct {
 	Start      float64 `json:"start"`
 	End        float64 `json:"end"`
 	Bytes      int64   `json:"bytes"`
+	// Drain, on a receiver, is how long it went on receiving after it
+	// learned that the sender had stopped, in seconds: what the sender's
+	// socket buffer and the path's queue still held. Its span ends at its
+	// last byte, so the drain is in its time only while bytes arrive.
+	Drain float64 `json:"drain,omitempty"`
 	// Calls is the number of write (sender) or read (receiver) calls.
 	Calls       int64        `json:"calls"`
 	ReadLengths []ReadLength `json:"read_lengths,omitempty"`
@@ -130,6 +140,10 @@ type Stream struct {
 	TCPTimeline *TCPTimeline `json:"tcp_timeline,omitempty"`
 	// UDP holds a UDP stream's figures over the counted span.
 	UDP *UDP `json:"udp,omitempty"`
+	// UDPSettlements, on a UDP receiver's stream, are what each interval
+	// row gains once the stream is over, so that the rows add up to the
+	// totals (End.SettledIntervals applies them).
+	UDPSettlements []UDPSettlement `json:"udp_row_settlements,omitempty"`
 }
 
 // Seconds is the length of the stream's counted span.

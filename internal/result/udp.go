@@ -22,6 +22,15 @@ type UDP struct {
 	ReorderMaxExtent int64 `json:"reorder_max_extent"` // RFC 4737 extent, the largest seen
 	// Expected is received + lost: the datagrams the receiver knows were sent.
 	Expected int64 `json:"expected"`
+	// Invalid counts datagrams that were not the sender's: a wrong token
+	// or stream, or a sequence number no sender could have sent (beyond
+	// what the sender says it sent). They are in no other count.
+	Invalid int64 `json:"invalid,omitempty"`
+
+	// Provisional marks an interval's loss as not final when the row was
+	// cut: a datagram due in it may still arrive within the late
+	// threshold. The stream's UDPSettlements correct such rows.
+	Provisional bool `json:"provisional,omitempty"`
 
 	// JitterMs is RFC 3550's smoothed interarrival jitter, in ms.
 	JitterMs float64 `json:"jitter_ms"`
@@ -48,6 +57,19 @@ func (u UDP) LostPercent() float64 {
 		return 0
 	}
 	return 100 * float64(u.Lost) / float64(u.Expected)
+}
+
+// UDPSettlement is what one interval row of a UDP receiver gains after
+// its cut: a loss is the row's whose datagram was due in it, and is known
+// only once the late threshold has passed; what arrived after the last
+// row belongs to it.
+type UDPSettlement struct {
+	Index      int   `json:"index"`
+	Received   int64 `json:"received,omitempty"`
+	Lost       int64 `json:"lost,omitempty"`
+	Late       int64 `json:"late,omitempty"`
+	Duplicates int64 `json:"duplicates,omitempty"`
+	Reordered  int64 `json:"reordered,omitempty"`
 }
 
 // Percentiles summarise a distribution, in µs.

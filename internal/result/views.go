@@ -23,6 +23,9 @@ type Sum struct {
 	Bytes       int64   `json:"bytes"`
 	Retransmits int64   `json:"retransmits"`
 	Streams     int     `json:"streams"`
+	// Drain is the longest receiver drain after the sender stopped
+	// (Stream.Drain), in seconds.
+	Drain float64 `json:"drain,omitempty"`
 }
 
 // BitsPerSecond is the sum's rate over its span.
@@ -117,6 +120,7 @@ func SumStreams(streams []*Stream) Sum {
 			s.End = st.End
 		}
 		s.Bytes += st.Bytes
+		s.Drain = max(s.Drain, st.Drain)
 		s.Retransmits += st.Retransmits
 		s.Streams++
 	}
@@ -152,8 +156,9 @@ func (r *Result) SenderRoles() map[int]string {
 	return roles
 }
 
-// IntervalRows joins the two ends' intervals by index. An interval that
-// only one end reported still gets a row, with the other side nil.
+// IntervalRows joins the two ends' intervals by index, as they settled
+// (End.SettledIntervals). An interval that only one end reported still
+// gets a row, with the other side nil.
 func (r *Result) IntervalRows() []IntervalRow {
 	type pair struct{ local, remote *Interval }
 	byIndex := map[int]*pair{}
@@ -163,11 +168,12 @@ func (r *Result) IntervalRows() []IntervalRow {
 		}
 		return byIndex[i]
 	}
-	for i := range r.Local.Intervals {
-		get(r.Local.Intervals[i].Index).local = &r.Local.Intervals[i]
+	local, remote := r.Local.SettledIntervals(), r.Remote.SettledIntervals()
+	for i := range local {
+		get(local[i].Index).local = &local[i]
 	}
-	for i := range r.Remote.Intervals {
-		get(r.Remote.Intervals[i].Index).remote = &r.Remote.Intervals[i]
+	for i := range remote {
+		get(remote[i].Index).remote = &remote[i]
 	}
 	roles := r.SenderRoles()
 	out := make([]IntervalRow, 0, len(byIndex))

@@ -1,7 +1,6 @@
 package rr
 
 import (
-	"math"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -47,78 +46,6 @@ func HistogramOf(h *hdrhistogram.Histogram, unitNs, shiftNs float64) *result.His
 	return out
 }
 
-// signed is a distribution of signed ns values: one-way delays less an
-// estimated clock offset are negative when the estimate is off. HDR
-// histograms take only non-negative values, so negative ones go to neg as
-// magnitudes; exact extremes and the sum are kept beside.
-type signed struct {
-	pos, neg *hdrhistogram.Histogram
-	n        int64
-	sum      float64
-	lo, hi   int64
-}
-
-func newSigned() *signed {
-	return &signed{pos: newHist(otherDigits), neg: newHist(otherDigits)}
-}
-
-func (d *signed) add(v int64) {
-	if d.n == 0 || v < d.lo {
-		d.lo = v
-	}
-	if d.n == 0 || v > d.hi {
-		d.hi = v
-	}
-	d.n++
-	d.sum += float64(v)
-	if v < 0 {
-		if v == math.MinInt64 {
-			v++
-		}
-		record(d.neg, -v)
-	} else {
-		record(d.pos, v)
-	}
-}
-
-// at returns the value of rank r (1-based) in ascending order.
-func (d *signed) at(r int64) int64 {
-	nn := d.neg.TotalCount()
-	var v int64
-	if r <= nn {
-		v = -rankValue(d.neg, nn-r+1)
-	} else {
-		v = rankValue(d.pos, r-nn)
-	}
-	return min(max(v, d.lo), d.hi)
-}
-
-func rankValue(h *hdrhistogram.Histogram, r int64) int64 {
-	return h.ValueAtPercentile(100 * float64(r) / float64(h.TotalCount()))
-}
-
-// percentiles summarises the values moved by shift ns, in µs; nil when
-// empty.
-func (d *signed) percentiles(shift int64) *result.Percentiles {
-	if d.n == 0 {
-		return nil
-	}
-	q := func(p float64) float64 {
-		r := int64(math.Ceil(p / 100 * float64(d.n)))
-		return float64(d.at(min(max(r, 1), d.n))+shift) / 1e3
-	}
-	return &result.Percentiles{
-		Count: d.n,
-		Min:   float64(d.lo+shift) / 1e3,
-		Mean:  (d.sum/float64(d.n) + float64(shift)) / 1e3,
-		P50:   q(50),
-		P90:   q(90),
-		P99:   q(99),
-		P999:  q(99.9),
-		Max:   float64(d.hi+shift) / 1e3,
-	}
-}
-
 // accumulator gathers one point's transactions.
 type accumulator struct {
 	label     string
@@ -128,7 +55,7 @@ type accumulator struct {
 	first, last                         time.Time // first send, last completion
 
 	rtt, network, server *hdrhistogram.Histogram // ns
-	fwd, back            *signed                 // raw T2 − T1 and T4 − T3, ns
+	fwd, back            *stats.Signed           // raw T2 − T1 and T4 − T3, ns
 	// best is the exchange with the smallest network RTT, for the
 	// clock offset estimate from the transactions themselves.
 	best    stats.OffsetSample
@@ -140,7 +67,7 @@ func newAccumulator(label string, req, resp int) *accumulator {
 	return &accumulator{
 		label: label, req: req, resp: resp,
 		rtt: newHist(rttDigits), network: newHist(rttDigits), server: newHist(otherDigits),
-		fwd: newSigned(), back: newSigned(), bestRTT: -1,
+		fwd: stats.NewSigned(), back: stats.NewSigned(), bestRTT: -1,
 	}
 }
 
@@ -162,8 +89,8 @@ func (a *accumulator) add(s sample) {
 	record(a.rtt, rtt)
 	record(a.network, netRTT)
 	record(a.server, srv)
-	a.fwd.add(s.t2 - s.t1)
-	a.back.add(s.t4 - s.t3)
+	a.fwd.Record(s.t2 - s.t1)
+	a.back.Record(s.t4 - s.t3)
 	if s.t3 >= s.t2 && (a.bestRTT < 0 || netRTT < a.bestRTT) {
 		a.best, a.bestRTT = stats.OffsetSample{T1: s.t1, T2: s.t2, T3: s.t3, T4: s.t4}, netRTT
 	}
@@ -188,8 +115,8 @@ func (a *accumulator) point(offsetNs int64, haveOffset bool) result.RRPoint {
 		p.RTTHistogram = HistogramOf(a.rtt, 1, 0)
 		p.NetworkRTTHistogram = HistogramOf(a.network, 1, 0)
 		if haveOffset {
-			p.ForwardOWD = a.fwd.percentiles(-offsetNs)
-			p.BackwardOWD = a.back.percentiles(offsetNs)
+			p.ForwardOWD = a.fwd.Percentiles(-offsetNs)
+			p.BackwardOWD = a.back.Percentiles(offsetNs)
 		}
 	}
 	return p

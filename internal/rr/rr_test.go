@@ -245,7 +245,10 @@ func TestIsochronousUDPAndLoss(t *testing.T) {
 			_, _ = s.Write(b[:h.Length])
 		}
 	}()
-	p, err := NewProber(c, ProberConfig{Mode: ModeUDP, Interval: 2 * time.Millisecond, Timeout: 50 * time.Millisecond,
+	// The timeout only has to tell a dropped request from an answered
+	// one: 500 ms, so that a reflector slowed by a loaded machine (a
+	// response 50 ms late was seen under -race) still counts as answered.
+	p, err := NewProber(c, ProberConfig{Mode: ModeUDP, Interval: 2 * time.Millisecond, Timeout: 500 * time.Millisecond,
 		MaxRequest: 128, MaxResponse: 128, NoWarmup: true})
 	if err != nil {
 		t.Fatal(err)

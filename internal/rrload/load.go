@@ -95,11 +95,10 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 			return
 		}
 		run(func() {
-			res, err := session.RunClient(ctx, session.ClientConfig{
-				Host: cfg.Probe.Host, Port: cfg.Probe.Port, Bind: cfg.Probe.Bind,
-				ConnectTimeout: cfg.Probe.ConnectTimeout, Spec: cfg.Load, Logger: cfg.Probe.Logger,
-				Observer: loadObserver{started: func() { phase.Store(1) }},
-			})
+			lc := cfg.Probe.ClientConfig // the probes' server, key and TLS
+			lc.Spec = cfg.Load
+			lc.Observer = loadObserver{started: func() { phase.Store(1) }}
+			res, err := session.RunClient(ctx, lc)
 			loadDone <- loadOut{res, err}
 		})
 		var lo loadOut

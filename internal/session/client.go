@@ -28,16 +28,8 @@ import (
 	"github.com/wireperf/wireperf/internal/udpflow"
 )
 
-// Observer sees a client's test as it runs. Both calls come from one
-// goroutine, in order.
-type Observer interface {
-	// Started is called once every connection is up, with the streams'
-	// addresses and socket options on both ends, before any data moves.
-	Started(r *result.Result)
-	// Interval is called for each interval once both ends' figures are
-	// in, or when the remote end's are overdue.
-	Interval(r *result.Result, row result.IntervalRow)
-}
+// Observer sees a client's test as it runs.
+type Observer = result.Observer
 
 // ClientConfig is what a client needs to run a test.
 type ClientConfig struct {
@@ -197,6 +189,9 @@ func (c *clientTest) handshake(ctx context.Context) error {
 	case err != nil:
 		return fmt.Errorf("waiting for the server's answer: %w", err)
 	}
+	if c.spec.Protocol == spec.RR {
+		c.cc.branch()
+	}
 	return nil
 }
 
@@ -348,7 +343,7 @@ func (c *clientTest) connectTCP(ctx context.Context, token proto.Token, ready *p
 // server reports every stream ready: a hello is one datagram and may be
 // lost, the control connection's answer cannot.
 func (c *clientTest) connectUDP(ctx context.Context, token proto.Token, ready *proto.StreamsReady) error {
-	var hellos [][]byte
+	var conns []*net.UDPConn
 	for id := 1; id <= c.spec.DataConns(); id++ {
 		d, err := c.dialer("udp", sockopt.Options{}, c.localPort(id))
 		if err != nil {
@@ -366,16 +361,30 @@ func (c *clientTest) connectUDP(ctx context.Context, token proto.Token, ready *p
 		}
 		c.flows = append(c.flows, f)
 		c.sockets[id] = flowrun.UDPSocket(uc, c.spec, f.Sender())
-		hellos = append(hellos, udpflow.Hello{Token: [16]byte(token), StreamID: uint32(id)}.MarshalHello())
+		conns = append(conns, uc)
 	}
-	stop := make(chan struct{})
-	defer close(stop)
+	return c.greetUntilReady(token, conns, ready)
+}
+
+// helloEvery is how often a UDP stream says hello until it is ready.
+const helloEvery = 50 * time.Millisecond
+
+// greetUntilReady says each UDP stream's hello from its socket (stream i+1
+// from conns[i]) until the server reports every stream ready: a hello is
+// one datagram and may be lost, the control connection's answer cannot.
+func (c *clientTest) greetUntilReady(token proto.Token, conns []*net.UDPConn, ready *proto.StreamsReady) error {
+	hellos := make([][]byte, len(conns))
+	for i := range conns {
+		hellos[i] = udpflow.Hello{Token: [16]byte(token), StreamID: uint32(i + 1)}.MarshalHello()
+	}
+	stop, stopped := make(chan struct{}), make(chan struct{})
 	go func() {
-		tick := time.NewTicker(50 * time.Millisecond)
+		defer close(stopped)
+		tick := time.NewTicker(helloEvery)
 		defer tick.Stop()
 		for {
-			for i, f := range c.flows {
-				_, _ = f.(*flowrun.UDPFlow).Conn().Write(hellos[i])
+			for i, conn := range conns {
+				_, _ = conn.Write(hellos[i])
 			}
 			select {
 			case <-stop:
@@ -384,7 +393,10 @@ func (c *clientTest) connectUDP(ctx context.Context, token proto.Token, ready *p
 			}
 		}
 	}()
-	return c.readReady(ready)
+	err := c.readReady(ready)
+	close(stop)
+	<-stopped // no hello after the answer: the sockets carry the test now
+	return err
 }
 
 func (c *clientTest) localPort(id int) int {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/stats"
 )
 
 // ctlState is where one end of a control connection stands. Each state
@@ -35,6 +36,16 @@ const (
 	cliRunning     // the server's intervals, senders done and final report
 	cliEnded       // the server's final report is in
 
+	// A request-response test (internal/rr/rrcontrol) branches off the
+	// main line once it is accepted (see branches): the client compares
+	// clocks over the connection before and during the test, and neither
+	// end reports intervals or senders done.
+	srvRRSetup      // admitted: clock requests, then Start
+	srvRRRunning    // clock requests, Stop, or the client's report after the server's
+	srvRRStopped    // the client said Stop: its report
+	cliRRAwaitReady // data path opened: streams-ready or refusal
+	cliRRRunning    // clock replies, and the server's final report
+
 	ctlClosed // an error frame, a protocol error or a lost connection
 )
 
@@ -43,7 +54,10 @@ var ctlStateNames = map[ctlState]string{
 	srvSetup: "setting up", srvRunning: "running", srvStopped: "stopped", srvEnded: "ended",
 	cliAwaitAuth: "awaiting the challenge", cliAwaitAuthOK: "awaiting the server's proof",
 	cliAwaitAccept: "awaiting acceptance", cliAwaitReady: "awaiting streams-ready",
-	cliRunning: "running", cliEnded: "ended", ctlClosed: "closed",
+	cliRunning: "running", cliEnded: "ended",
+	srvRRSetup: "setting up rr", srvRRRunning: "running rr", srvRRStopped: "stopped rr",
+	cliRRAwaitReady: "awaiting rr streams-ready", cliRRRunning: "running rr",
+	ctlClosed: "closed",
 }
 
 func (s ctlState) String() string { return ctlStateNames[s] }
@@ -64,7 +78,20 @@ var transitions = map[ctlState]map[proto.Type]ctlState{
 	cliAwaitReady:   {proto.TypeStreamsReady: cliRunning},
 	cliRunning:      {proto.TypeInterval: cliRunning, proto.TypeSenderDone: cliRunning, proto.TypeEndReport: cliEnded},
 	cliEnded:        {},
+	srvRRSetup:      {proto.TypeClockRequest: srvRRSetup, proto.TypeStart: srvRRRunning},
+	srvRRRunning:    {proto.TypeClockRequest: srvRRRunning, proto.TypeStop: srvRRStopped, proto.TypeEndReport: srvEnded},
+	srvRRStopped:    {proto.TypeEndReport: srvEnded},
+	cliRRAwaitReady: {proto.TypeStreamsReady: cliRRRunning},
+	cliRRRunning:    {proto.TypeClockReply: cliRRRunning, proto.TypeEndReport: cliEnded},
 	ctlClosed:       {},
+}
+
+// branches are where a request-response test leaves the main line: the
+// request's content, not a frame type, decides it, so the end that read
+// it takes the branch (branch).
+var branches = map[ctlState]ctlState{
+	srvSetup:      srvRRSetup,
+	cliAwaitReady: cliRRAwaitReady,
 }
 
 // ProtocolError is a frame the state did not admit.
@@ -95,17 +122,34 @@ type controlConn struct {
 	senderDone bool // a SenderDone was admitted
 
 	// Channels of the background reader.
-	started     chan struct{}        // the client's Start (server side)
-	stop        chan struct{}        // the client asked to stop (server side)
-	intervals   chan result.Interval // the server's interval reports (client side)
-	end         chan result.End      // the peer's final report
-	peerErr     chan string          // the peer's error message
-	senderDoneC chan map[int]int64   // the peer's senders have stopped
-	lost        chan error           // the connection failed or broke protocol
+	started     chan struct{}           // the client's Start (server side)
+	stop        chan struct{}           // the client asked to stop (server side)
+	intervals   chan result.Interval    // the server's interval reports (client side)
+	end         chan result.End         // the peer's final report
+	peerErr     chan string             // the peer's error message
+	senderDoneC chan map[int]int64      // the peer's senders have stopped
+	clock       chan stats.OffsetSample // answers to the client's clock requests (client side)
+	lost        chan error              // the connection failed or broke protocol
+
+	// answerClock answers a clock request the moment it is read (server
+	// side; at is when it arrived).
+	answerClock func(q proto.ClockRequest, at time.Time) error
 }
 
 func newControlConn(conn net.Conn, initial ctlState) *controlConn {
 	return &controlConn{conn: conn, state: initial}
+}
+
+// branch takes the request-response branch from where the connection
+// stands; anywhere else it is a programming error.
+func (c *controlConn) branch() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	next, ok := branches[c.state]
+	if !ok {
+		panic(fmt.Sprintf("session: no request-response branch while %v", c.state))
+	}
+	c.state = next
 }
 
 // State is where the connection stands now.
@@ -179,6 +223,7 @@ func (c *controlConn) readLoop() {
 	c.end = make(chan result.End, 1)
 	c.peerErr = make(chan string, 1)
 	c.senderDoneC = make(chan map[int]int64, 1)
+	c.clock = make(chan stats.OffsetSample, clockBacklog)
 	c.lost = make(chan error, 1)
 	go c.loop()
 }
@@ -187,11 +232,12 @@ func (c *controlConn) loop() {
 	for {
 		was := c.State()
 		fr, err := c.next()
+		at := time.Now()
 		var pe *PeerError
 		switch {
 		case errors.As(err, &pe):
 			c.peerErr <- pe.Message
-			c.lost <- fmt.Errorf("peer error: %s", pe.Message)
+			c.lost <- fmt.Errorf("peer error: %w", pe)
 			return
 		case errors.Is(err, io.EOF):
 			c.lost <- errors.New("control connection closed")
@@ -233,6 +279,32 @@ func (c *controlConn) loop() {
 				return
 			}
 			c.end <- e
+		case proto.TypeClockRequest:
+			var q proto.ClockRequest
+			if err := fr.Decode(&q); err != nil {
+				c.lost <- err
+				return
+			}
+			if c.answerClock != nil {
+				if err := c.answerClock(q, at); err != nil {
+					c.lost <- err
+					return
+				}
+			}
+		case proto.TypeClockReply:
+			var r proto.ClockReply
+			if err := fr.Decode(&r); err != nil {
+				c.lost <- err
+				return
+			}
+			select {
+			case c.clock <- stats.OffsetSample{T1: r.T1, T2: r.T2, T3: r.T3, T4: at.UnixNano()}:
+			default: // an answer nobody waits for any more
+			}
 		}
 	}
 }
+
+// clockBacklog is how many clock replies may wait for the client: it
+// asks one at a time.
+const clockBacklog = 4

@@ -33,6 +33,16 @@ func TestControlMachine(t *testing.T) {
 		{"client happy path", cliAwaitAuth, []proto.Type{proto.TypeChallenge, proto.TypeAuthOK, proto.TypeTestAccept, proto.TypeStreamsReady, proto.TypeInterval, proto.TypeInterval, proto.TypeSenderDone, proto.TypeEndReport}, cliEnded, false},
 		{"interval after the end", cliRunning, []proto.Type{proto.TypeEndReport, proto.TypeInterval}, ctlClosed, true},
 		{"client gets a request", cliAwaitAccept, []proto.Type{proto.TypeTestRequest}, ctlClosed, true},
+		{"rr server happy path", srvRRSetup, []proto.Type{proto.TypeClockRequest, proto.TypeClockRequest, proto.TypeStart, proto.TypeClockRequest, proto.TypeStop, proto.TypeEndReport}, srvEnded, false},
+		{"rr report after the server's", srvRRRunning, []proto.Type{proto.TypeEndReport}, srvEnded, false},
+		{"rr interval from the client", srvRRRunning, []proto.Type{proto.TypeInterval}, ctlClosed, true},
+		{"rr sender-done", srvRRRunning, []proto.Type{proto.TypeSenderDone}, ctlClosed, true},
+		{"rr second stop", srvRRRunning, []proto.Type{proto.TypeStop, proto.TypeStop}, ctlClosed, true},
+		{"rr clock after stop", srvRRStopped, []proto.Type{proto.TypeClockRequest}, ctlClosed, true},
+		{"rr client happy path", cliRRAwaitReady, []proto.Type{proto.TypeStreamsReady, proto.TypeClockReply, proto.TypeClockReply, proto.TypeEndReport}, cliEnded, false},
+		{"rr interval from the server", cliRRRunning, []proto.Type{proto.TypeInterval}, ctlClosed, true},
+		{"bulk client gets a clock reply", cliRunning, []proto.Type{proto.TypeClockReply}, ctlClosed, true},
+		{"bulk server gets a clock request", srvRunning, []proto.Type{proto.TypeClockRequest}, ctlClosed, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -52,6 +62,24 @@ func TestControlMachine(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A request-response test takes its branch only where the machine has
+// one.
+func TestControlBranch(t *testing.T) {
+	for from, to := range branches {
+		c := newControlConn(nil, from)
+		c.branch()
+		if c.State() != to {
+			t.Errorf("branch from %v = %v, want %v", from, c.State(), to)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a branch while running did not panic")
+		}
+	}()
+	newControlConn(nil, srvRunning).branch()
 }
 
 // A second end report once used to block the reader forever on a

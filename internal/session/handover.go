@@ -10,6 +10,7 @@ import (
 	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/sockopt"
+	"github.com/wireperf/wireperf/internal/stats"
 )
 
 // What session hands to the code of a kind of test it does not run
@@ -24,18 +25,63 @@ const EndReportTimeout = endReportTimeout
 // the ServeConfig function of its kind. The handshake's deadline is
 // still set on Conn.
 type AdmittedTest struct {
-	Conn      *net.TCPConn
+	// Conn is the control connection: TLS over TCP, or TCP. Frames go
+	// through Send and Listen; TCP is the connection under it.
+	Conn      net.Conn
 	Request   proto.TestRequest
 	Admission *Admission
 	Config    ServeConfig
-	Log       *slog.Logger
+	Log       *slog.Logger // names the test and the client
 	// Handshake is how long each step of the set-up may take.
 	Handshake time.Duration
 	fw        *frameWriter
+	cc        *controlConn
 }
+
+// ControlRTT is the client's measure of the control round trip.
+func (t *AdmittedTest) ControlRTT() time.Duration { return time.Duration(t.Request.ControlRTTNs) }
 
 // Send writes a control frame; it is safe from several goroutines.
 func (t *AdmittedTest) Send(typ proto.Type, body any) error { return t.fw.send(typ, body) }
+
+// Abort tells the client why its test ends, within a short bound: a peer
+// that broke the protocol may not be reading.
+func (t *AdmittedTest) Abort(reason string) {
+	t.fw.shorten(abortWrite)
+	_ = t.fw.sendWithin(proto.TypeError, proto.Error{Message: reason}, abortWrite)
+}
+
+// TCP is the TCP connection under Conn, for its addresses and options.
+func (t *AdmittedTest) TCP() *net.TCPConn { return rawTCP(t.Conn) }
+
+// Events are the peer's frames once a test runs, read in the background
+// through the control state machine, each kind on its own channel. Every
+// kind but clock replies comes at most once.
+type Events struct {
+	Started <-chan struct{}           // the client's Start (server)
+	Stopped <-chan struct{}           // the client's Stop (server)
+	End     <-chan result.End         // the peer's final report
+	Clock   <-chan stats.OffsetSample // answers to clock requests (client)
+	// Lost says why reading ended: a lost connection, the peer's error
+	// (a *PeerError inside), or a frame the state did not admit (a
+	// *ProtocolError).
+	Lost <-chan error
+}
+
+func (c *controlConn) events() Events {
+	c.readLoop()
+	return Events{Started: c.started, Stopped: c.stop, End: c.end, Clock: c.clock, Lost: c.lost}
+}
+
+// Listen starts reading the client's frames; clock requests are answered
+// as they arrive. Call it once, after the handshake.
+func (t *AdmittedTest) Listen() Events {
+	t.cc.answerClock = func(q proto.ClockRequest, at time.Time) error {
+		return t.fw.send(proto.TypeClockReply, proto.ClockReply{T1: q.T1, T2: at.UnixNano(), T3: time.Now().UnixNano()})
+	}
+	_ = t.Conn.SetReadDeadline(time.Time{})
+	return t.cc.events()
+}
 
 // ServeKind runs an admitted test of one kind and returns the server's
 // record of it, as Serve does.
@@ -58,8 +104,16 @@ func Connect(ctx context.Context, cfg ClientConfig) (*Control, error) {
 	return &Control{ct: ct}, nil
 }
 
-// Conn is the control connection.
-func (c *Control) Conn() *net.TCPConn { return c.ct.conn }
+// TCP is the TCP connection under the control connection (which may be
+// TLS over it), for its addresses and options.
+func (c *Control) TCP() *net.TCPConn { return c.ct.conn }
+
+// SetDeadline bounds the control connection's reads and writes.
+func (c *Control) SetDeadline(t time.Time) error { return c.ct.ctl.SetDeadline(t) }
+
+// Listen starts reading the server's frames once the data path is ready
+// (ReadReady). Call it once.
+func (c *Control) Listen() Events { return c.ct.cc.events() }
 
 // Send writes a control frame; it is safe from several goroutines.
 func (c *Control) Send(typ proto.Type, body any) error { return c.ct.fw.send(typ, body) }
@@ -93,6 +147,16 @@ func (c *Control) Dial(ctx context.Context, network string, opts sockopt.Options
 
 // ReadReady waits for the server's StreamsReady, or its refusal.
 func (c *Control) ReadReady(ready *proto.StreamsReady) error { return c.ct.readReady(ready) }
+
+// ReadReadyUDP is ReadReady for a test whose data path is UDP sockets
+// (stream i+1 on conns[i]): each says its hello until the server has them.
+func (c *Control) ReadReadyUDP(ready *proto.StreamsReady, conns ...*net.UDPConn) error {
+	token, err := proto.ParseToken(c.ct.accept.Token)
+	if err != nil {
+		return err
+	}
+	return c.ct.greetUntilReady(token, conns, ready)
+}
 
 // Close closes the control connection.
 func (c *Control) Close() { c.ct.close() }

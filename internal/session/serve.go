@@ -163,20 +163,15 @@ func Serve(ctx context.Context, conn net.Conn, cfg ServeConfig) (*result.Result,
 		return nil, err
 	}
 	defer adm.Release()
+	at := &AdmittedTest{
+		Conn: conn, Request: req, Admission: adm, Config: cfg, Handshake: hs, fw: fw, cc: cc,
+		Log: log.With("test", adm.Token.String()[:8], "client", conn.RemoteAddr().String()),
+	}
 	if req.Spec.Protocol == spec.RR { // request-response: internal/rr/rrcontrol
-		tc, ok := conn.(*net.TCPConn)
-		if !ok {
-			err := errors.New("request-response tests do not run over TLS yet")
-			_ = fw.send(proto.TypeError, proto.Error{Message: err.Error()})
-			return nil, err
-		}
-		return cfg.RR(ctx, &AdmittedTest{Conn: tc, Request: req, Admission: adm, Config: cfg, Log: log, Handshake: hs, fw: fw})
+		cc.branch()
+		return cfg.RR(ctx, at)
 	}
-	t := &serverTest{
-		ctx: ctx, cfg: cfg, log: log.With("test", adm.Token.String()[:8], "client", conn.RemoteAddr().String()),
-		conn: conn, fw: fw, cc: cc, spec: req.Spec, adm: adm, hs: hs,
-		controlRTT: time.Duration(req.ControlRTTNs),
-	}
+	t := &serverTest{AdmittedTest: at, ctx: ctx}
 	res, err := t.run(req.Client)
 	for _, f := range t.flows {
 		_ = f.Close()
@@ -214,19 +209,12 @@ func authenticate(cc *controlConn, fw *frameWriter, keys auth.Keys) (string, err
 	return a.User, nil
 }
 
+// serverTest is a bulk test (TCP or UDP streams) on the server: what
+// every admitted test has, and the streams' side of it.
 type serverTest struct {
+	*AdmittedTest
 	ctx   context.Context
-	cfg   ServeConfig
-	log   *slog.Logger
-	conn  net.Conn
-	fw    *frameWriter
-	cc    *controlConn
-	spec  spec.Spec
-	adm   *Admission
-	hs    time.Duration
 	flows []flowrun.Flow
-	// controlRTT is the client's measure of the control round trip.
-	controlRTT time.Duration
 	// clockStopped says the server's own clock had to end the test, and
 	// clientSpoke that the client said Stop or SenderDone at some point:
 	// a client that was late but is there still gets its full ending.
@@ -234,10 +222,10 @@ type serverTest struct {
 }
 
 func (t *serverTest) run(client result.Host) (*result.Result, error) {
-	res := &result.Result{Spec: t.spec, Token: t.adm.Token.String(), StartedAt: time.Now()}
+	res := &result.Result{Spec: t.Request.Spec, Token: t.Admission.Token.String(), StartedAt: time.Now()}
 	res.Remote = result.End{Role: result.RoleClient, Host: client}
 	if err := t.fw.send(proto.TypeTestAccept, proto.TestAccept{
-		Token: t.adm.Token.String(), Server: flowrun.LocalHost(), Limits: netsetup.LocalLimits(),
+		Token: t.Admission.Token.String(), Server: flowrun.LocalHost(), Limits: netsetup.LocalLimits(),
 	}); err != nil {
 		return nil, err
 	}
@@ -245,7 +233,7 @@ func (t *serverTest) run(client result.Host) (*result.Result, error) {
 	// the control connection while the data connections arrive, and the
 	// set-up's own timers bound the wait, so that a client that is too
 	// slow hears why.
-	_ = t.conn.SetReadDeadline(time.Time{})
+	_ = t.Conn.SetReadDeadline(time.Time{})
 	t.cc.readLoop()
 	sockets, err := t.collectStreams()
 	if err == nil {
@@ -256,13 +244,13 @@ func (t *serverTest) run(client result.Host) (*result.Result, error) {
 		_ = t.fw.send(proto.TypeError, proto.Error{Message: err.Error()})
 		return nil, err
 	}
-	if tc := rawTCP(t.conn); tc != nil {
+	if tc := rawTCP(t.Conn); tc != nil {
 		_ = tc.SetKeepAlive(true)
 		_ = tc.SetKeepAlivePeriod(5 * time.Second)
 	}
-	t.log.Info("test started", "streams", t.spec.Streams, "reverse", t.spec.Reverse, "bidir", t.spec.Bidir, "duration", t.spec.Duration)
+	t.Log.Info("test started", "streams", t.Request.Spec.Streams, "reverse", t.Request.Spec.Reverse, "bidir", t.Request.Spec.Bidir, "duration", t.Request.Spec.Duration)
 
-	run := flowrun.New(t.spec, t.flows, sockets, func(iv result.Interval) {
+	run := flowrun.New(t.Request.Spec, t.flows, sockets, func(iv result.Interval) {
 		_ = t.fw.send(proto.TypeInterval, iv)
 	})
 	run.Start()
@@ -276,7 +264,7 @@ func (t *serverTest) run(client result.Host) (*result.Result, error) {
 	}
 	end := run.Finish(result.RoleServer)
 	end.Limits = netsetup.LocalLimits()
-	end.ConcurrentTests = t.adm.Concurrent()
+	end.ConcurrentTests = t.Admission.Concurrent()
 	if testErr == nil {
 		testErr = run.FirstError()
 	}
@@ -292,13 +280,13 @@ func (t *serverTest) run(client result.Host) (*result.Result, error) {
 	if err := t.fw.sendWithin(proto.TypeEndReport, withoutIntervals(end), within); err == nil && testErr == nil {
 		t.awaitEndReport(res)
 	}
-	t.log.Info("test finished", "error", res.Error, slog.Group("flows", summaryAttrs(res)...))
+	t.Log.Info("test finished", "error", res.Error, slog.Group("flows", summaryAttrs(res)...))
 	return res, testErr
 }
 
 // awaitStart waits for the client's Start once the streams are ready.
 func (t *serverTest) awaitStart() error {
-	timer := time.NewTimer(t.hs)
+	timer := time.NewTimer(t.Handshake)
 	defer timer.Stop()
 	select {
 	case <-t.cc.started:
@@ -306,7 +294,7 @@ func (t *serverTest) awaitStart() error {
 	case err := <-t.cc.lost:
 		return fmt.Errorf("waiting for start: %w", err)
 	case <-timer.C:
-		return fmt.Errorf("waiting for start: nothing within %v", t.hs)
+		return fmt.Errorf("waiting for start: nothing within %v", t.Handshake)
 	case <-t.ctx.Done():
 		return errors.New("server shutting down")
 	}
@@ -316,7 +304,7 @@ func (t *serverTest) awaitStart() error {
 // The client sends it once its own receivers have drained; a client that
 // the server's clock had to stop gets a second.
 func (t *serverTest) awaitEndReport(res *result.Result) {
-	wait := min(endReportTimeout, netsetup.DrainTime(t.spec, t.controlRTT)+time.Second+4*t.controlRTT)
+	wait := min(endReportTimeout, netsetup.DrainTime(t.Request.Spec, t.ControlRTT())+time.Second+4*t.ControlRTT())
 	if t.abandoned() {
 		wait = time.Second
 	}
@@ -342,7 +330,7 @@ func (t *serverTest) awaitEndReport(res *result.Result) {
 func (t *serverTest) collectStreams() (map[int]result.Socket, error) {
 	var ready proto.StreamsReady
 	var err error
-	if t.spec.Protocol == spec.UDP {
+	if t.Request.Spec.Protocol == spec.UDP {
 		err = t.collectUDP(&ready)
 	} else {
 		err = t.collectTCP(&ready)
@@ -358,35 +346,35 @@ func (t *serverTest) collectStreams() (map[int]result.Socket, error) {
 }
 
 func (t *serverTest) collectTCP(ready *proto.StreamsReady) error {
-	want := t.spec.DataConns()
+	want := t.Request.Spec.DataConns()
 	seen := map[int]bool{}
-	timer := time.NewTimer(t.hs)
+	timer := time.NewTimer(t.Handshake)
 	defer timer.Stop()
 	for len(t.flows) < want {
 		select {
-		case dc := <-t.adm.Data:
+		case dc := <-t.Admission.Data:
 			id := int(dc.StreamID)
 			if id < 1 || id > want || seen[id] {
 				_ = dc.Conn.Close()
 				return fmt.Errorf("data connection with bad stream ID %d", id)
 			}
 			seen[id] = true
-			if err := netsetup.SetupAccepted(dc.Conn, t.spec, !t.spec.ClientSendsOn(id)); err != nil {
+			if err := netsetup.SetupAccepted(dc.Conn, t.Request.Spec, !t.Request.Spec.ClientSendsOn(id)); err != nil {
 				_ = dc.Conn.Close()
 				return fmt.Errorf("server: %w", err)
 			}
-			st, err := newTCPStream(id, !t.spec.ClientSendsOn(id), dc.Conn, t.spec)
+			st, err := newTCPStream(id, !t.Request.Spec.ClientSendsOn(id), dc.Conn, t.Request.Spec)
 			if err != nil {
 				_ = dc.Conn.Close()
 				return fmt.Errorf("server: %w", err)
 			}
-			t.flows = append(t.flows, flowrun.NewTCPFlow(st, t.spec.Length, t.spec.TimelinePeriod()))
+			t.flows = append(t.flows, flowrun.NewTCPFlow(st, t.Request.Spec.Length, t.Request.Spec.TimelinePeriod()))
 			ready.Streams = append(ready.Streams, proto.ServerStream{
 				ID: id, LocalAddr: dc.Conn.LocalAddr().String(), RemoteAddr: dc.Conn.RemoteAddr().String(),
-				Socket: flowrun.GrantedSocket(dc.Conn, t.spec),
+				Socket: flowrun.GrantedSocket(dc.Conn, t.Request.Spec),
 			})
 		case <-timer.C:
-			return fmt.Errorf("only %d of %d data connections arrived within %v", len(t.flows), want, t.hs)
+			return fmt.Errorf("only %d of %d data connections arrived within %v", len(t.flows), want, t.Handshake)
 		case err := <-t.cc.lost:
 			t.cc.lost <- err // for awaitStart's sake; the test ends here anyway
 			return fmt.Errorf("set-up: %w", err)
@@ -401,11 +389,11 @@ func (t *serverTest) collectTCP(ready *proto.StreamsReady) error {
 // gives the stream its own socket. Only the control connection's host may
 // open streams of the test.
 func (t *serverTest) collectUDP(ready *proto.StreamsReady) error {
-	if t.cfg.UDP == nil {
+	if t.Config.UDP == nil {
 		return errors.New("this server does not serve UDP")
 	}
-	peer := t.conn.RemoteAddr().(*net.TCPAddr).IP
-	ctx, cancel := context.WithTimeout(t.ctx, t.hs)
+	peer := t.Conn.RemoteAddr().(*net.TCPAddr).IP
+	ctx, cancel := context.WithTimeout(t.ctx, t.Handshake)
 	defer cancel()
 	// A client that hangs up during set-up frees its slot at once.
 	watchDone := make(chan struct{})
@@ -423,13 +411,13 @@ func (t *serverTest) collectUDP(ready *proto.StreamsReady) error {
 		conn *net.UDPConn
 		err  error
 	}
-	want := t.spec.DataConns()
+	want := t.Request.Spec.DataConns()
 	ch := make(chan got, want)
 	for id := 1; id <= want; id++ {
 		go func() {
-			conn, _, _, err := t.cfg.UDP.Expect(ctx, func(p []byte, from *net.UDPAddr) bool {
+			conn, _, _, err := t.Config.UDP.Expect(ctx, func(p []byte, from *net.UDPAddr) bool {
 				h, ok := udpflow.ParseHello(p)
-				return ok && h.Token == [16]byte(t.adm.Token) && int(h.StreamID) == id && from.IP.Equal(peer)
+				return ok && h.Token == [16]byte(t.Admission.Token) && int(h.StreamID) == id && from.IP.Equal(peer)
 			})
 			ch <- got{id, conn, err}
 		}()
@@ -443,7 +431,7 @@ func (t *serverTest) collectUDP(ready *proto.StreamsReady) error {
 			}
 			continue
 		}
-		f, err := flowrun.NewUDPFlow(g.conn, t.spec, [16]byte(t.adm.Token), g.id, !t.spec.ClientSendsOn(g.id))
+		f, err := flowrun.NewUDPFlow(g.conn, t.Request.Spec, [16]byte(t.Admission.Token), g.id, !t.Request.Spec.ClientSendsOn(g.id))
 		if err != nil {
 			_ = g.conn.Close()
 			firstErr = cmp.Or(firstErr, err)
@@ -452,7 +440,7 @@ func (t *serverTest) collectUDP(ready *proto.StreamsReady) error {
 		t.flows = append(t.flows, f)
 		ready.Streams = append(ready.Streams, proto.ServerStream{
 			ID: g.id, LocalAddr: g.conn.LocalAddr().String(), RemoteAddr: g.conn.RemoteAddr().String(),
-			Socket: flowrun.UDPSocket(g.conn, t.spec, f.Sender()),
+			Socket: flowrun.UDPSocket(g.conn, t.Request.Spec, f.Sender()),
 		})
 	}
 	return firstErr
@@ -491,12 +479,12 @@ func (t *serverTest) wait(run *flowrun.Runner, control *controlConn) error {
 		case sent := <-control.senderDoneC:
 			peerSent, t.clientSpoke = true, true
 			run.SetPeerSent(sent)
-			run.DrainReceivers(netsetup.DrainTime(t.spec, t.controlRTT))
+			run.DrainReceivers(netsetup.DrainTime(t.Request.Spec, t.ControlRTT()))
 		case <-softC:
 			t.clockStopped = true
 			run.StopSenders()
 			if !t.clientSpoke {
-				t.log.Warn("the client did not end its test on time; the server's clock stops it")
+				t.Log.Warn("the client did not end its test on time; the server's clock stops it")
 				t.fw.shorten(abortWrite) // a client this late may not be reading either
 			}
 			if !peerSent {
@@ -550,14 +538,14 @@ const clockDrain = 2 * time.Second
 // client's length plus a grace, or the server's maximum for tests that
 // stop on bytes. 0 means no clock.
 func (t *serverTest) clock() (soft, hard time.Duration) {
-	soft = t.cfg.MaxDuration
-	if t.spec.Duration > 0 {
-		soft = t.spec.Duration + t.spec.Omit + clockGrace(t.controlRTT)
+	soft = t.Config.MaxDuration
+	if t.Request.Spec.Duration > 0 {
+		soft = t.Request.Spec.Duration + t.Request.Spec.Omit + clockGrace(t.ControlRTT())
 	}
 	if soft <= 0 {
 		return 0, 0
 	}
-	return soft, soft + max(clockDrain, netsetup.DrainTime(t.spec, t.controlRTT)) + time.Second
+	return soft, soft + max(clockDrain, netsetup.DrainTime(t.Request.Spec, t.ControlRTT())) + time.Second
 }
 
 // rawTCP is the TCP connection under a control connection, TLS or not.

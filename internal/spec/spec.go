@@ -43,11 +43,14 @@ const (
 
 // Spec describes one test. Durations travel as nanoseconds.
 type Spec struct {
-	Protocol   string        `json:"protocol"`
-	Streams    int           `json:"streams"`
-	Duration   time.Duration `json:"duration_ns"`     // 0 with Bytes > 0: stop on bytes only
-	Bytes      int64         `json:"bytes,omitempty"` // per direction, across all streams
-	Interval   time.Duration `json:"interval_ns"`     // 0: no interval reports
+	Protocol string        `json:"protocol"`
+	Streams  int           `json:"streams"`
+	Duration time.Duration `json:"duration_ns"`     // 0 with Bytes > 0: stop on bytes only
+	Bytes    int64         `json:"bytes,omitempty"` // per direction, across all streams
+	Interval time.Duration `json:"interval_ns"`     // 0: no interval reports
+	// Omit is the start left out of the totals. As in iperf3 it comes
+	// before the measured time: Duration is the whole run, Omit
+	// included (-t 2 -O 1 is a Duration of 3 s).
 	Omit       time.Duration `json:"omit_ns,omitempty"`
 	Reverse    bool          `json:"reverse,omitempty"`
 	Bidir      bool          `json:"bidir,omitempty"`
@@ -100,6 +103,10 @@ func Default() Spec {
 		Length:   DefaultTCPLength,
 	}
 }
+
+// Measured is the time the totals cover, -t: the run less its omitted
+// start; 0 for a test that ends on bytes only.
+func (s Spec) Measured() time.Duration { return max(s.Duration-s.Omit, 0) }
 
 // TimelinePeriod is the TCP_INFO sampling period of a sending stream;
 // 0 means no timeline.

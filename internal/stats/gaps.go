@@ -8,6 +8,7 @@ type gap struct {
 	lo, hi   uint64
 	deadline int64 // receiver ns
 	filled   uint64
+	row      int // the interval row it was found in: its loss is that row's
 }
 
 func (g *gap) missing() uint64 { return g.hi - g.lo - g.filled }
@@ -24,8 +25,19 @@ type gapList struct {
 
 func (l *gapList) len() int { return l.q.len() }
 
-func (l *gapList) add(lo, hi uint64, deadline int64) {
-	l.q.pushBack(gap{lo: lo, hi: hi, deadline: deadline})
+func (l *gapList) add(lo, hi uint64, deadline int64, row int) {
+	l.q.pushBack(gap{lo: lo, hi: hi, deadline: deadline, row: row})
+}
+
+// pendingIn reports whether a gap found in row still waits for numbers.
+// Gaps are found in row order, so row's are the newest.
+func (l *gapList) pendingIn(row int) bool {
+	for i := l.q.len() - 1; i >= 0 && l.q.at(i).row == row; i-- {
+		if l.q.at(i).missing() > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // lowest returns the first number of the lowest pending gap.
@@ -87,15 +99,20 @@ func (l *gapList) expireFront() (lost uint64) {
 // drain removes every gap, as the stream ends, and returns the numbers
 // below limit they still missed. seen counts the arrived numbers of a gap
 // that limit cuts in two (the filled count doesn't say where they were).
-func (l *gapList) drain(limit uint64, seen *seenWindow) (lost uint64) {
+// Each gap's row is told how many of the numbers it held as missing are
+// lost after all (the rest were above limit: never sent).
+func (l *gapList) drain(limit uint64, seen *seenWindow, settle func(row int, missing, lost uint64)) (lost uint64) {
 	for l.q.len() > 0 {
 		g := l.q.front()
+		var n uint64
 		switch {
 		case g.hi <= limit:
-			lost += g.missing()
+			n = g.missing()
 		case g.lo < limit:
-			lost += limit - g.lo - seen.count(g.lo, limit)
+			n = limit - g.lo - seen.count(g.lo, limit)
 		}
+		settle(g.row, g.missing(), n)
+		lost += n
 		l.q.popFront()
 	}
 	return lost

@@ -64,7 +64,7 @@ func TestGapList(t *testing.T) {
 				var got uint64
 				switch o.kind {
 				case "add":
-					l.add(o.lo, o.hi, o.deadline)
+					l.add(o.lo, o.hi, o.deadline, 0)
 				case "fill":
 					if g := l.find(o.lo); g != nil {
 						g.filled++
@@ -77,7 +77,7 @@ func TestGapList(t *testing.T) {
 				case "force":
 					got = l.expireFront()
 				case "drain":
-					got = l.drain(o.lo, &seen)
+					got = l.drain(o.lo, &seen, func(int, uint64, uint64) {})
 				}
 				if got != o.want {
 					t.Fatalf("op %d (%s): got %d, want %d", i, o.kind, got, o.want)

@@ -10,9 +10,15 @@ import (
 
 // MaxSeq is the highest sequence number the receiver accounts for. A
 // sender counts from 0 and never gets near it; a larger number is a
-// corrupt or hostile header, and is only counted by Ignored. The bound also
+// corrupt or hostile header, and is only counted by Invalid. The bound also
 // keeps every count within int64.
 const MaxSeq = 1<<62 - 1
+
+// MaxJump is the furthest a number may lie beyond the highest so far: 2^26
+// numbers is 2 s of a sender at 33 Mpps, all lost. A number further on is
+// not a sender's (one datagram numbered 10^12 would otherwise count 10^12
+// lost) and is only counted by Invalid.
+const MaxJump = 1 << 26
 
 const defaultLateThreshold = 2 * time.Second
 
@@ -60,7 +66,7 @@ type counts struct {
 
 // UDPReceiver does a receiver's per-datagram accounting for one UDP stream
 // (docs/metrics.md, "UDP stream metrics"). Every Add is exactly one of
-// received, late, duplicate or ignored.
+// received, late, duplicate or invalid.
 //
 // How an arrival with number s is classified:
 //   - s above every number so far: received. Numbers skipped in between
@@ -101,7 +107,17 @@ type UDPReceiver struct {
 	off  clockOffset
 
 	iv, tot counts
-	ignored int64
+	invalid int64
+
+	// Loss by interval row: row is the open row (the number of Cuts so
+	// far); rowLost[k] is what row k's gaps still miss (their numbers were
+	// due in row k), and cutLost[k] what row k reported at its cut. They
+	// differ when a re-ordered datagram fills a gap after the cut, or at
+	// Final: Settlements carry the difference.
+	row     int
+	rowLost []int64
+	cutLost []int64
+	settled []result.UDPSettlement // once Final has run
 
 	done  bool
 	final result.UDP
@@ -116,12 +132,13 @@ func newUDPReceiver(cfg UDPConfig, lim limits) *UDPReceiver {
 		late = defaultLateThreshold
 	}
 	return &UDPReceiver{
-		cfg:    cfg,
-		lateNs: int64(late),
-		lim:    lim,
-		seen:   newSeenWindow(lim.minWindow),
-		ext:    extentTracker{maxRuns: lim.maxRuns},
-		tm:     newTiming(),
+		cfg:     cfg,
+		lateNs:  int64(late),
+		lim:     lim,
+		seen:    newSeenWindow(lim.minWindow),
+		ext:     extentTracker{maxRuns: lim.maxRuns},
+		tm:      newTiming(),
+		rowLost: []int64{0},
 	}
 }
 
@@ -132,8 +149,10 @@ func (r *UDPReceiver) SetClockOffset(offsetNs, errorBoundNs int64) {
 	r.off = clockOffset{set: true, offset: offsetNs, errorNs: errorBoundNs}
 }
 
-// Ignored is how many arrivals had a number above MaxSeq.
-func (r *UDPReceiver) Ignored() int64 { return r.ignored }
+// Invalid is how many arrivals had a number no sender could have sent:
+// above MaxSeq, more than MaxJump beyond the highest so far, or (known at
+// Final) at or above the sender's count.
+func (r *UDPReceiver) Invalid() int64 { return r.invalid }
 
 // Add accounts for one arrival. It is O(1) amortised (O(log n) in the
 // pending gaps for a re-ordered one) and does not allocate once the
@@ -142,8 +161,8 @@ func (r *UDPReceiver) Add(a Arrival) {
 	if r.done {
 		return
 	}
-	if a.Seq > MaxSeq {
-		r.ignored++
+	if a.Seq > MaxSeq || a.Seq > r.next()+MaxJump {
+		r.invalid++
 		return
 	}
 	r.advanceClock(a.RecvNs)
@@ -167,6 +186,7 @@ func (r *UDPReceiver) Add(a Arrival) {
 			return
 		}
 		g.filled++
+		r.rowLost[g.row]--
 		e := r.ext.extent(r.arrivals, s)
 		r.iv.reordered++
 		r.tot.reordered++
@@ -185,18 +205,23 @@ func (r *UDPReceiver) receive(a Arrival) {
 	r.tm.add(a.SentNs, a.RecvNs, a.SharedRecvTime)
 }
 
+// next is the number expected next.
+func (r *UDPReceiver) next() uint64 {
+	if r.started {
+		return r.top + 1
+	}
+	return 0
+}
+
 // newTop takes s above every number so far: the numbers skipped become a
 // pending gap, and the window moves up to s.
 func (r *UDPReceiver) newTop(s uint64) {
-	var next uint64 // the number expected next
-	if r.started {
-		next = r.top + 1
-	}
-	if s > next {
+	if next := r.next(); s > next {
 		if r.gaps.len() >= r.lim.maxGaps {
 			r.loss(r.gaps.expireFront())
 		}
-		r.gaps.add(next, s, satAdd(r.clock, r.lateNs))
+		r.gaps.add(next, s, satAdd(r.clock, r.lateNs), r.row)
+		r.rowLost[r.row] += int64(s - next)
 	}
 	// The window must cover every pending gap before it moves, or it would
 	// overwrite what it knows of them. Twice that lets a datagram
@@ -231,8 +256,9 @@ func (r *UDPReceiver) expire() {
 	}
 }
 
+// loss counts n numbers of expired gaps lost. Their rows counted them
+// when the gaps were found.
 func (r *UDPReceiver) loss(n uint64) {
-	r.iv.lost += int64(n)
 	r.tot.lost += int64(n)
 }
 
@@ -245,18 +271,27 @@ func (r *UDPReceiver) trim() {
 	r.ext.trim(lowest)
 }
 
-// Cut closes an interval at receiver time nowNs and returns its figures:
-// datagrams received, late and duplicated in it, losses whose deadline
-// passed in it, and the delay variation of its datagrams (jitter is the
-// running RFC 3550 estimate at the cut; n/a if no pair fell in the
-// interval).
+// Cut closes an interval row at receiver time nowNs and returns its
+// figures: datagrams received, late and duplicated in it, the datagrams
+// due in it that are missing (a later number arrived in it, and they have
+// not), and the delay variation of its datagrams (jitter is the running
+// RFC 3550 estimate at the cut; n/a if no pair fell in the interval).
+// Its loss is Provisional while the late threshold has not passed for all
+// of it: a re-ordered datagram may still arrive, and Final's Settlements
+// then correct the row.
 func (r *UDPReceiver) Cut(nowNs int64) result.UDP {
 	if r.done {
 		return result.UDP{TimestampSource: r.cfg.TimestampSource}
 	}
 	r.advanceClock(nowNs)
 	r.expire()
-	u := r.report(r.iv, &r.tm.iv)
+	c := r.iv
+	c.lost = r.rowLost[r.row]
+	u := r.report(c, &r.tm.iv)
+	u.Provisional = r.gaps.pendingIn(r.row)
+	r.cutLost = append(r.cutLost, c.lost)
+	r.row++
+	r.rowLost = append(r.rowLost, 0)
 	r.iv = counts{}
 	r.tm.cut()
 	return u
@@ -269,8 +304,14 @@ func (r *UDPReceiver) Cut(nowNs int64) result.UDP {
 // including the tail above the highest number received. Without sentTotal,
 // the tail can't be known and is not counted.
 //
-// Call Cut for the last interval first: the losses Final adds are in the
-// totals only. After Final, Add is ignored and Final returns the same.
+// With sentTotal, everything is clamped to it: a number at or above it
+// was never sent, so its arrival is invalid, and what was counted lost
+// beyond it is not.
+//
+// The totals are the sum of the rows Cut returned, once the Settlements
+// are added to them. What arrived after the last Cut
+// belongs to the last row. After Final, Add is ignored and Final returns
+// the same.
 func (r *UDPReceiver) Final(nowNs int64, sentTotal int64) result.UDP {
 	if r.done {
 		return r.final
@@ -280,19 +321,77 @@ func (r *UDPReceiver) Final(nowNs int64, sentTotal int64) result.UDP {
 	if sentTotal >= 0 {
 		limit = uint64(sentTotal)
 	}
-	lost := r.gaps.drain(limit, &r.seen)
-	var next uint64
-	if r.started {
-		next = r.top + 1
-	}
-	if sentTotal >= 0 && limit > next {
+	lost := r.gaps.drain(limit, &r.seen, func(row int, missing, lost uint64) {
+		r.rowLost[row] += int64(lost) - int64(missing)
+	})
+	if next := r.next(); sentTotal >= 0 && limit > next {
 		lost += limit - next
+		r.rowLost[r.row] += int64(limit - next)
 	}
 	r.tot.lost += int64(lost)
+	bogus := r.clamp(sentTotal)
 	r.tm.cut()
 	r.final = r.report(r.tot, &r.tm.tot)
+	r.settled = r.settlements(bogus)
+	r.final.Invalid = r.invalid
 	r.done = true
 	return r.final
+}
+
+// Settlements are what each row Cut returned gains once the stream is
+// over (result.UDPSettlement); nil before Final.
+func (r *UDPReceiver) Settlements() []result.UDPSettlement { return r.settled }
+
+// clamp holds the totals to the sender's count n (nothing to do for -1):
+// numbers at or above n that arrived are invalid, not received, and of
+// n numbers sent, those not received are lost, no more. It returns how
+// many arrivals it found invalid.
+func (r *UDPReceiver) clamp(n int64) int64 {
+	if n < 0 || !r.started {
+		return 0
+	}
+	var bogus int64
+	if r.top >= uint64(n) {
+		lo := max(uint64(n), r.seen.lo())
+		bogus = int64(r.seen.count(lo, r.top+1))
+		bogus = min(bogus, r.tot.received)
+		r.tot.received -= bogus
+		r.invalid += bogus
+	}
+	if most := max(n-r.tot.received, 0); r.tot.lost > most {
+		// Losses counted beyond n: take them off the latest rows.
+		excess := r.tot.lost - most
+		r.tot.lost = most
+		for k := len(r.rowLost) - 1; k >= 0 && excess > 0; k-- {
+			d := min(excess, max(r.rowLost[k], 0))
+			r.rowLost[k] -= d
+			excess -= d
+		}
+	}
+	return bogus
+}
+
+// settlements are what each row Cut returned gains now that the stream
+// is over: losses settled after the cut, and for the last row what
+// arrived after it (less the arrivals found invalid).
+func (r *UDPReceiver) settlements(bogus int64) []result.UDPSettlement {
+	if r.row == 0 { // no rows
+		return nil
+	}
+	last := r.row - 1
+	var out []result.UDPSettlement
+	for k := 0; k < r.row; k++ {
+		s := result.UDPSettlement{Index: k, Lost: r.rowLost[k] - r.cutLost[k]}
+		if k == last {
+			s.Lost += r.rowLost[r.row]
+			s.Received = r.iv.received - bogus
+			s.Late, s.Duplicates, s.Reordered = r.iv.late, r.iv.dups, r.iv.reordered
+		}
+		if s != (result.UDPSettlement{Index: k}) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func (r *UDPReceiver) report(c counts, ts *timingSpan) result.UDP {

@@ -12,9 +12,9 @@ import (
 // FuzzUDPReceiver feeds arbitrary arrivals and cuts (numbers near a moving
 // cursor or anywhere, clocks that jump both ways, shared receive times)
 // and checks the accounting invariants: every arrival is exactly one of
-// received, late, duplicate or ignored; counts are non-negative; received
-// never exceeds the distinct numbers seen; intervals add up to the totals;
-// and at Final every number up to the highest received (or sentTotal) is
+// received, late, duplicate or invalid; counts are non-negative; received
+// never exceeds the distinct numbers seen; intervals, settled, add up to
+// the totals; and at Final every number up to the highest received (or sentTotal) is
 // either received or lost.
 func FuzzUDPReceiver(f *testing.F) {
 	f.Add([]byte{0, 0, 0, 1, 0, 2, 0, 4, 6, 0, 0, 3}, int64(-1))
@@ -24,7 +24,6 @@ func FuzzUDPReceiver(f *testing.F) {
 		// Small limits, so that growth and forced loss happen too.
 		r := newUDPReceiver(UDPConfig{LateThreshold: 100 * time.Nanosecond}, limits{minWindow: 64, maxWindow: 1 << 12, maxGaps: 16, maxRuns: 16})
 		var sum counts
-		var finalOnly int64
 		var adds, cursor uint64
 		var now int64
 		distinct := map[uint64]bool{}
@@ -58,8 +57,8 @@ func FuzzUDPReceiver(f *testing.F) {
 				distinct[a.Seq] = true
 			}
 			c := r.tot
-			if got := uint64(c.received + c.late + c.dups + r.ignored); got != adds {
-				t.Fatalf("after %d adds: received %d + late %d + dups %d + ignored %d", adds, c.received, c.late, c.dups, r.ignored)
+			if got := uint64(c.received + c.late + c.dups + r.invalid); got != adds {
+				t.Fatalf("after %d adds: received %d + late %d + dups %d + invalid %d", adds, c.received, c.late, c.dups, r.invalid)
 			}
 			if c.received > int64(len(distinct)) {
 				t.Fatalf("received %d > %d distinct numbers", c.received, len(distinct))
@@ -68,16 +67,29 @@ func FuzzUDPReceiver(f *testing.F) {
 				t.Fatalf("late %d > lost %d", c.late, c.lost)
 			}
 		}
-		lostBefore := r.tot.lost
-		// Whatever the last interval held is in the totals, not in sum.
+		// Whatever came after the last cut is in the totals, not in sum.
 		tail := r.iv
+		invalid := r.invalid
 		u := r.Final(now, sentTotal)
-		finalOnly = u.Lost - lostBefore
 		checkUDP(t, u)
-		if u.Received != sum.received+tail.received || u.Late != sum.late+tail.late ||
-			u.Duplicates != sum.dups+tail.dups || u.Reordered != sum.reordered+tail.reordered ||
-			u.Lost != sum.lost+tail.lost+finalOnly {
-			t.Fatalf("intervals %+v + last %+v do not add up to %+v", sum, tail, countsOf(u))
+		if u.Received+u.Late+u.Duplicates+u.Invalid != int64(adds) {
+			t.Fatalf("final: %+v and invalid %d do not account for %d adds", countsOf(u), u.Invalid, adds)
+		}
+		for _, s := range r.Settlements() {
+			sum.received += s.Received
+			sum.lost += s.Lost
+			sum.late += s.Late
+			sum.dups += s.Duplicates
+			sum.reordered += s.Reordered
+		}
+		if r.row == 0 { // no rows: everything is the open one's
+			sum = tail
+			sum.received -= u.Invalid - invalid // found invalid at Final
+			sum.lost = u.Lost
+		}
+		if u.Received != sum.received || u.Late != sum.late ||
+			u.Duplicates != sum.dups || u.Reordered != sum.reordered || u.Lost != sum.lost {
+			t.Fatalf("settled intervals %+v do not add up to %+v", sum, countsOf(u))
 		}
 		if !r.started {
 			if want := max(sentTotal, 0); u.Expected != want {
@@ -88,6 +100,10 @@ func FuzzUDPReceiver(f *testing.F) {
 		want := int64(r.top) + 1
 		if sentTotal > want {
 			want = sentTotal
+		}
+		if sentTotal >= 0 && sentTotal <= int64(r.top) && u.Expected != sentTotal {
+			// Clamped: nothing at or above sentTotal was sent.
+			t.Fatalf("expected %d (received %d + lost %d), want sentTotal %d", u.Expected, u.Received, u.Lost, sentTotal)
 		}
 		if sentTotal < 0 || sentTotal > int64(r.top) {
 			if u.Expected != want {
@@ -107,7 +123,9 @@ func checkUDP(t *testing.T, u result.UDP) {
 	if u.Expected != u.Received+u.Lost {
 		t.Fatalf("expected %d != %d + %d", u.Expected, u.Received, u.Lost)
 	}
-	if u.Reordered > u.Received || (u.Received > 0 && u.JitterSamples > u.Received) {
+	// An arrival found invalid at Final has already counted for jitter and
+	// re-ordering.
+	if u.Reordered > u.Received+u.Invalid || (u.Received > 0 && u.JitterSamples > u.Received+u.Invalid) {
 		t.Fatalf("reordered %d / jitter samples %d beyond received %d", u.Reordered, u.JitterSamples, u.Received)
 	}
 	if u.JitterSamples == 0 && u.JitterMs != 0 {

@@ -59,26 +59,34 @@ func impair(rng *rand.Rand, n int, late, cutEvery int64) []event {
 
 // truth is what the definitions say about a timeline, computed naively.
 type truth struct {
-	intervals []counts // one per cut
+	intervals []counts // one per cut, as the cut reports it
+	settled   []counts // the same rows once the stream is over
 	total     counts
 }
 
+// groundTruth: a number is due in the row in which a higher number
+// revealed it missing. At a cut, a row's loss is its numbers still missing
+// then; settled, those that never arrived before their deadline (detection
+// plus the late threshold), and for the last row the tail above the
+// highest number received.
 func groundTruth(ev []event, n int, late int64) truth {
 	var tr truth
 	iv := 0
 	tr.intervals = make([]counts, 1)
 	arrived := make([]bool, n)
 	detect := make([]int64, n)
+	detectRow := make([]int, n)
 	detected := make([]bool, n)
+	firstEvent := make([]int, n) // event index of the first arrival
 	top := -1
 	var recvSeqs []uint64 // received datagrams in arrival order
 	var prefixMax []uint64
 	firstAt := make([]int64, n)
-	cutsBefore := make([]int, len(ev)) // the interval each event falls in
+	var cutEvents []int
 	for x, e := range ev {
-		cutsBefore[x] = iv
 		if e.cut {
 			iv++
+			cutEvents = append(cutEvents, x)
 			tr.intervals = append(tr.intervals, counts{})
 			continue
 		}
@@ -86,12 +94,12 @@ func groundTruth(ev []event, n int, late int64) truth {
 		s := int(e.seq)
 		if s > top {
 			for k := top + 1; k < s; k++ {
-				detect[k], detected[k] = e.t, true
+				detect[k], detected[k], detectRow[k] = e.t, true, iv
 			}
 			top = s
 		}
 		if !arrived[s] {
-			firstAt[s] = e.t
+			firstAt[s], firstEvent[s] = e.t, x
 		}
 		switch {
 		case arrived[s]:
@@ -116,37 +124,40 @@ func groundTruth(ev []event, n int, late int64) truth {
 			prefixMax = append(prefixMax, m)
 		}
 	}
-	// A missing number is lost at the first event at or after its deadline
-	// (its own late arrival included), or at Final if there is none, unless
-	// it arrived before the deadline. Events are in time order.
-	var final counts
+	// What came after the last cut settles into the last row.
+	open := tr.intervals[len(cutEvents)]
+	tr.intervals = tr.intervals[:len(cutEvents)]
+	tr.settled = slices.Clone(tr.intervals)
+	last := len(tr.settled) - 1
+	tr.settled[last].received += open.received
+	tr.settled[last].late += open.late
+	tr.settled[last].dups += open.dups
+	tr.settled[last].reordered += open.reordered
 	for k := 0; k < n; k++ {
 		if !detected[k] {
 			if k > top {
-				final.lost++ // the tail
+				tr.settled[last].lost++ // the tail
+				tr.total.lost++
 			}
 			continue
 		}
-		d := detect[k] + late
-		if arrived[k] && firstAt[k] < d {
-			continue
+		onTime := arrived[k] && firstAt[k] < detect[k]+late
+		row := detectRow[k]
+		if !onTime {
+			tr.settled[min(row, last)].lost++
+			tr.total.lost++
 		}
-		i := sort.Search(len(ev), func(i int) bool { return ev[i].t >= d })
-		if i == len(ev) {
-			final.lost++
-		} else {
-			tr.intervals[cutsBefore[i]].lost++
+		if row <= last && (!onTime || firstEvent[k] > cutEvents[row]) {
+			tr.intervals[row].lost++ // still missing at the row's cut
 		}
 	}
-	for _, c := range tr.intervals {
+	for _, c := range append(tr.intervals, open) {
 		tr.total.received += c.received
-		tr.total.lost += c.lost
 		tr.total.late += c.late
 		tr.total.dups += c.dups
 		tr.total.reordered += c.reordered
 		tr.total.maxExtent = max(tr.total.maxExtent, c.maxExtent)
 	}
-	tr.total.lost += final.lost
 	return tr
 }
 
@@ -188,6 +199,27 @@ func TestUDPReceiverRandomized(t *testing.T) {
 			u := r.Final(ev[len(ev)-1].t, int64(tt.n))
 			if got := countsOf(u); got != want.total {
 				t.Fatalf("total: %+v, want %+v", got, want.total)
+			}
+			// The rows, settled, are the truth's, and add up to the totals.
+			settled := slices.Clone(want.intervals)
+			for _, s := range r.Settlements() {
+				c := &settled[s.Index]
+				c.received += s.Received
+				c.lost += s.Lost
+				c.late += s.Late
+				c.dups += s.Duplicates
+				c.reordered += s.Reordered
+			}
+			var sum counts
+			for k, c := range settled {
+				if c != want.settled[k] {
+					t.Fatalf("row %d settled %+v, want %+v", k, c, want.settled[k])
+				}
+				sum.received += c.received
+				sum.lost += c.lost
+			}
+			if sum.received != u.Received || sum.lost != u.Lost {
+				t.Fatalf("settled rows sum to %+v, totals %+v", sum, countsOf(u))
 			}
 			if u.Expected != int64(tt.n) {
 				t.Errorf("expected %d, want %d", u.Expected, tt.n)

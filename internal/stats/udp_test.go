@@ -90,21 +90,22 @@ func TestUDPReceiverScripted(t *testing.T) {
 			counts{received: 2, lost: 3}},
 		{"pending gap lost at Final", arr(0, 0, 2, 3), 500, 4,
 			counts{received: 3, lost: 1}},
+		// 9 was never sent: it is invalid, and 2..4 are lost, not 2..8.
 		{"pending gap cut by sentTotal", arr(0, 0, 1, 9), 500, 5,
-			counts{received: 3, lost: 3}},
+			counts{received: 2, lost: 3}},
 		{"interval cuts", script(
 			arr(0, seqRange(0, 5)...),
 			cut(100, counts{received: 5}),
 			arr(200, 6, 7, 8, 9),
-			cut(300, counts{received: 4}), // 5 missing, deadline 1200
+			cut(300, counts{received: 4, lost: 1}), // 5 due in this row, missing
 			arr(400, 10),
-			cut(1300, counts{received: 1, lost: 1}),
+			cut(1300, counts{received: 1}),
 			arr(1400, 5, 11),
 			cut(1500, counts{received: 1, late: 1}),
 		), 1600, 12, counts{received: 11, lost: 1, late: 1}},
 		{"loss and reorder across a cut", script(
 			arr(0, 0, 3),
-			cut(100, counts{received: 2}),
+			cut(100, counts{received: 2, lost: 2}), // provisional
 			arr(200, 2, 1),
 			cut(300, counts{received: 2, reordered: 2, maxExtent: 2}),
 		), 400, 4, counts{received: 4, reordered: 2, maxExtent: 2}},
@@ -142,16 +143,17 @@ func TestUDPReceiverDefaults(t *testing.T) {
 	r := NewUDPReceiver(UDPConfig{})
 	r.Add(Arrival{Seq: 0, RecvNs: 0})
 	r.Add(Arrival{Seq: 2, RecvNs: 0})
-	// The default threshold is 2 s: not lost at 1.999 s, lost at 2 s.
-	if u := r.Cut(2*int64(time.Second) - 1); u.Lost != 0 {
-		t.Fatalf("lost %d before the default 2 s", u.Lost)
+	// The default threshold is 2 s: 1 is missing from the row it was due
+	// in, provisionally until 2 s have passed, and lost then.
+	if u := r.Cut(2*int64(time.Second) - 1); u.Lost != 1 || !u.Provisional || r.tot.lost != 0 {
+		t.Fatalf("before the default 2 s: row lost %d provisional %v, lost %d", u.Lost, u.Provisional, r.tot.lost)
 	}
-	if u := r.Cut(2 * int64(time.Second)); u.Lost != 1 {
-		t.Fatalf("lost %d at 2 s, want 1", u.Lost)
+	if u := r.Cut(2 * int64(time.Second)); u.Lost != 0 || u.Provisional || r.tot.lost != 1 {
+		t.Fatalf("at 2 s: row lost %d provisional %v, lost %d, want 1", u.Lost, u.Provisional, r.tot.lost)
 	}
 	r.Add(Arrival{Seq: MaxSeq + 1})
-	if r.Ignored() != 1 {
-		t.Fatalf("ignored %d, want 1", r.Ignored())
+	if r.Invalid() != 1 {
+		t.Fatalf("invalid %d, want 1", r.Invalid())
 	}
 	if u := r.Final(3*int64(time.Second), -1); u.Received != 2 || u.Lost != 1 || u.Expected != 3 {
 		t.Fatalf("final %+v", countsOf(u))
@@ -194,7 +196,7 @@ func TestUDPReceiverLimits(t *testing.T) {
 		// grows from 64, and the late 1 is still told re-ordered.
 		{"window grows", limits{minWindow: 64, maxWindow: 1 << 12, maxGaps: 8, maxRuns: 8},
 			append(append([]uint64{0}, seqRange(200, 300)...), 1, 1),
-			counts{received: 102, reordered: 1, maxExtent: 100, dups: 1}, 512},
+			counts{received: 102, lost: 198, reordered: 1, maxExtent: 100, dups: 1}, 512},
 		// A gap wider than the largest window is lost at once; its numbers
 		// then read as duplicates (below the window).
 		{"gap beyond the largest window", limits{minWindow: 64, maxWindow: 128, maxGaps: 8, maxRuns: 8},
@@ -204,7 +206,7 @@ func TestUDPReceiverLimits(t *testing.T) {
 		// number is then late.
 		{"too many gaps", limits{minWindow: 64, maxWindow: 1 << 12, maxGaps: 2, maxRuns: 8},
 			[]uint64{0, 2, 4, 6, 1, 3},
-			counts{received: 5, lost: 1, late: 1, reordered: 1, maxExtent: 2}, 64},
+			counts{received: 5, lost: 2, late: 1, reordered: 1, maxExtent: 2}, 64},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -220,5 +222,45 @@ func TestUDPReceiverLimits(t *testing.T) {
 				t.Errorf("window %d, want %d", r.seen.size, tt.wantWindow)
 			}
 		})
+	}
+}
+
+// TestUDPReceiverImpossibleNumbers: a datagram with the right token can
+// carry any number. One far beyond the sender's (10^12) is invalid at
+// once; one within reach but at or above what the sender says it sent is
+// found invalid at Final. Neither counts as received or makes loss.
+func TestUDPReceiverImpossibleNumbers(t *testing.T) {
+	r := NewUDPReceiver(UDPConfig{LateThreshold: time.Second})
+	var rows []result.UDP
+	for i := uint64(0); i < 100; i++ {
+		at := int64(i) * ms
+		r.Add(Arrival{Seq: i, SentNs: at, RecvNs: at})
+		switch i {
+		case 30:
+			r.Add(Arrival{Seq: 1_000_000_000_000, SentNs: at, RecvNs: at})
+		case 60:
+			r.Add(Arrival{Seq: 150, SentNs: at, RecvNs: at}) // 61..149 look missing for now
+		case 49, 79:
+			rows = append(rows, r.Cut(at))
+		}
+	}
+	if r.Invalid() != 1 {
+		t.Fatalf("invalid %d before Final, want 1 (the 10^12)", r.Invalid())
+	}
+	u := r.Final(2000*ms, 100)
+	if u.Received != 100 || u.Lost != 0 || u.Expected != 100 || u.Invalid != 2 {
+		t.Fatalf("final received %d lost %d expected %d invalid %d, want 100, 0, 100, 2", u.Received, u.Lost, u.Expected, u.Invalid)
+	}
+	var got counts
+	for _, row := range rows {
+		got.received += row.Received
+		got.lost += row.Lost
+	}
+	for _, s := range r.Settlements() {
+		got.received += s.Received
+		got.lost += s.Lost
+	}
+	if got.received != u.Received || got.lost != u.Lost {
+		t.Fatalf("settled rows sum to received %d lost %d, totals %d and %d", got.received, got.lost, u.Received, u.Lost)
 	}
 }

@@ -1,3 +1,5 @@
+// Package tcpflow is the TCP data plane: senders and receivers that move
+// bytes as fast as the path allows and count what they moved.
 package tcpflow
 
 import (
@@ -13,6 +15,20 @@ import (
 	"github.com/wireperf/wireperf/internal/result"
 )
 
+// Budget hands a sender the bytes it may still send (-n): Take reserves up
+// to want and returns how many (0: spent), Return gives back what a write
+// did not send. The runner's shares one limit among a test's streams.
+type Budget interface {
+	Take(want int) int
+	Return(n int)
+}
+
+// unlimited is the budget of a sender without -n.
+type unlimited struct{}
+
+func (unlimited) Take(want int) int { return want }
+func (unlimited) Return(int)        {}
+
 // Stream is one data connection in one direction, with its counters. The
 // counters are atomics so that interval reports can read them while the
 // data goroutine runs; everything else belongs to that goroutine until
@@ -26,7 +42,10 @@ type Stream struct {
 	bytes    atomic.Int64
 	calls    atomic.Int64
 	lastNano atomic.Int64 // since epoch: last byte moved
-	stopping atomic.Bool
+	// firstNano is when a receiver read its first byte, since epoch; 0
+	// before it.
+	firstNano atomic.Int64
+	stopping  atomic.Bool
 
 	readLens map[int]int64
 	zero     *zeroSource   // -Z: send with sendfile from this file
@@ -54,7 +73,7 @@ func (s *Stream) UseZeroCopy(blockLen int) error {
 
 // Start runs the stream's data loop in a goroutine. buf is the block it
 // writes or reads into; it must not be shared with another stream.
-func (s *Stream) Start(epoch time.Time, buf []byte, budget *Budget) {
+func (s *Stream) Start(epoch time.Time, buf []byte, budget Budget) {
 	s.epoch = epoch
 	s.sock = s.Conn
 	if r, err := newRawIO(s.Conn); err == nil {
@@ -68,8 +87,11 @@ func (s *Stream) Start(epoch time.Time, buf []byte, budget *Budget) {
 	}
 }
 
-func (s *Stream) send(buf []byte, budget *Budget) {
+func (s *Stream) send(buf []byte, budget Budget) {
 	defer close(s.done)
+	if budget == nil {
+		budget = unlimited{}
+	}
 	for !s.stopping.Load() {
 		n := budget.Take(len(buf))
 		if n == 0 {
@@ -114,9 +136,12 @@ func (s *Stream) receive(buf []byte) {
 	for {
 		n, err := s.sock.Read(buf)
 		if n > 0 {
-			s.bytes.Add(int64(n))
+			now := int64(time.Since(s.epoch))
+			if s.bytes.Add(int64(n)) == int64(n) {
+				s.firstNano.Store(max(now, 1))
+			}
 			s.calls.Add(1)
-			s.lastNano.Store(int64(time.Since(s.epoch)))
+			s.lastNano.Store(now)
 			s.readLens[n]++
 		}
 		if err != nil {
@@ -156,6 +181,10 @@ func (s *Stream) Calls() int64 { return s.calls.Load() }
 
 // LastByte is when the last byte moved, since the epoch.
 func (s *Stream) LastByte() time.Duration { return time.Duration(s.lastNano.Load()) }
+
+// FirstByte is when a receiver read its first byte, since the epoch; 0
+// before it, and for a sender.
+func (s *Stream) FirstByte() time.Duration { return time.Duration(s.firstNano.Load()) }
 
 // Err is the first error the data loop met, other than the end of data.
 func (s *Stream) Err() error {

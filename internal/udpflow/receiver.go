@@ -31,14 +31,15 @@ type Receiver struct {
 	stats *stats.UDPReceiver
 	arr   *arrivals // arrival histograms, when enabled (arrivals.go)
 
-	bytes    atomic.Int64
-	foreign  atomic.Int64 // datagrams of another test, or not ours at all
-	lastNano atomic.Int64
-	stopping atomic.Bool
-	done     chan struct{}
-	epoch    time.Time
-	errMu    sync.Mutex
-	err      error
+	bytes     atomic.Int64
+	foreign   atomic.Int64 // datagrams of another test, or not ours at all
+	lastNano  atomic.Int64
+	firstNano atomic.Int64 // 0 until the first datagram
+	stopping  atomic.Bool
+	done      chan struct{}
+	epoch     time.Time
+	errMu     sync.Mutex
+	err       error
 }
 
 // NewReceiver prepares a receiver on a connected socket.
@@ -99,8 +100,11 @@ func (r *Receiver) account(segs []Segment) {
 	}
 	r.mu.Unlock()
 	if bytes > 0 {
-		r.bytes.Add(bytes)
-		r.lastNano.Store(int64(time.Since(r.epoch)))
+		now := int64(time.Since(r.epoch))
+		if r.bytes.Add(bytes) == bytes {
+			r.firstNano.Store(max(now, 1))
+		}
+		r.lastNano.Store(now)
 	}
 }
 
@@ -126,6 +130,10 @@ func (r *Receiver) Foreign() int64 { return r.foreign.Load() }
 // LastByte is when the last datagram arrived, since the epoch.
 func (r *Receiver) LastByte() time.Duration { return time.Duration(r.lastNano.Load()) }
 
+// FirstByte is when the first datagram arrived, since the epoch; 0
+// before it.
+func (r *Receiver) FirstByte() time.Duration { return time.Duration(r.firstNano.Load()) }
+
 // Cut closes an interval and returns its figures.
 func (r *Receiver) Cut() result.UDP {
 	r.mu.Lock()
@@ -138,6 +146,13 @@ func (r *Receiver) Final(sentTotal int64) result.UDP {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.stats.Final(time.Now().UnixNano(), sentTotal)
+}
+
+// Settlements are what each interval row gains once Final has run.
+func (r *Receiver) Settlements() []result.UDPSettlement {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stats.Settlements()
 }
 
 // SetClockOffset lets the statistics report absolute one-way delay.

@@ -10,13 +10,20 @@ import (
 
 	"github.com/wireperf/wireperf/internal/pace"
 	"github.com/wireperf/wireperf/internal/result"
-	"github.com/wireperf/wireperf/internal/tcpflow"
 )
 
 // MinSlot is the shortest gap the pacer holds between sends. A rate whose
 // datagrams are closer than this is sent in bursts that each fill one
 // slot: no timer, and no send call, is finer than a few microseconds.
 const MinSlot = 25 * time.Microsecond
+
+// Budget hands a sender the bytes it may still send (-n): Take reserves up
+// to want and returns how many (0: spent), Return gives back what was not
+// sent. nil is no limit.
+type Budget interface {
+	Take(want int) int
+	Return(n int)
+}
 
 // SenderConfig describes one sending stream.
 type SenderConfig struct {
@@ -65,7 +72,7 @@ func NewSender(conn *net.UDPConn, cfg SenderConfig) (*Sender, error) {
 
 // Start sends until Stop, an error, or the budget (bytes, shared by the
 // direction's streams) is spent.
-func (s *Sender) Start(epoch time.Time, budget *tcpflow.Budget) {
+func (s *Sender) Start(epoch time.Time, budget Budget) {
 	s.epoch = epoch
 	go s.run(budget)
 }
@@ -78,7 +85,7 @@ func (s *Sender) batchSize() int {
 	return n
 }
 
-func (s *Sender) run(budget *tcpflow.Budget) {
+func (s *Sender) run(budget Budget) {
 	defer close(s.done)
 	size := s.cfg.Size
 	batch := s.batchSize()

@@ -5,6 +5,7 @@ package guide
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/wireperf/wireperf/internal/advise"
+	"github.com/wireperf/wireperf/internal/auth"
 	"github.com/wireperf/wireperf/internal/hostmon"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/session"
@@ -42,6 +44,10 @@ type Config struct {
 	Probes         int
 	ConnectTimeout time.Duration
 	Logger         *slog.Logger
+	// Auth and TLS are the key and the TLS settings for a server that
+	// asks for them (session.ClientConfig's).
+	Auth *auth.Credential
+	TLS  *tls.Config
 	// Progress, when set, hears what the run is doing.
 	Progress func(step string)
 }
@@ -112,7 +118,7 @@ func Run(ctx context.Context, cfg Config) (*advise.Report, error) {
 		progress(fmt.Sprintf("%d-stream test, %v, %s", streams, cfg.Duration, direction))
 		res, err := session.RunClient(ctx, session.ClientConfig{
 			Host: cfg.Host, Port: cfg.Port, Bind: cfg.Bind, ConnectTimeout: cfg.ConnectTimeout,
-			Spec: s, Logger: cfg.Logger,
+			Spec: s, Logger: cfg.Logger, Auth: cfg.Auth, TLS: cfg.TLS,
 		})
 		if res == nil && err != nil {
 			return nil, err

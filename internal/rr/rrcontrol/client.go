@@ -1,10 +1,10 @@
 package rrcontrol
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"time"
 
@@ -15,10 +15,8 @@ import (
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/rr"
 	"github.com/wireperf/wireperf/internal/session"
-	"github.com/wireperf/wireperf/internal/sockopt"
 	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/stats"
-	"github.com/wireperf/wireperf/internal/udpflow"
 )
 
 // clockProbes is how many NTP-style exchanges on the control connection
@@ -28,12 +26,10 @@ const clockProbes = 8
 // Config is what a request-response client needs (serve.go has the
 // exchange).
 type Config struct {
-	Host           string
-	Port           int
-	Bind           string // local address; "" for any
-	ConnectTimeout time.Duration
-	Spec           spec.Spec // Protocol spec.RR
-	Logger         *slog.Logger
+	// ClientConfig is the server and how to reach it (key and TLS
+	// included), and the spec, whose Protocol is spec.RR. Its Observer,
+	// Iperf3 and CPort are not used.
+	session.ClientConfig
 	// Timeout is how long a UDP response may take before its request
 	// counts as lost; 0 adapts it to the RTTs seen.
 	Timeout time.Duration
@@ -60,10 +56,7 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 	if cfg.Phase != nil && len(cfg.Spec.RRSizeList()) != 1 {
 		return nil, errors.New("rr: phases need exactly one size")
 	}
-	ctl, err := session.Connect(ctx, session.ClientConfig{
-		Host: cfg.Host, Port: cfg.Port, Bind: cfg.Bind, ConnectTimeout: cfg.ConnectTimeout,
-		Spec: cfg.Spec, Logger: cfg.Logger,
-	})
+	ctl, err := session.Connect(ctx, cfg.ClientConfig)
 	if err != nil {
 		return nil, err
 	}
@@ -108,31 +101,12 @@ func (c *client) dataPath(ctx context.Context) error {
 	ctl := c.ctl
 	switch c.spec.RRMode {
 	case spec.RRUDP:
-		conn, err := ctl.Dial(ctx, "udp", sockopt.Options{})
+		conn, err := ctl.Dial(ctx, "udp", netsetup.UDPOptions(c.spec, false))
 		if err != nil {
 			return fmt.Errorf("rr UDP socket to %s: %w", ctl.Addr(), err)
 		}
 		c.udp = conn.(*net.UDPConn)
-		if raw, err := c.udp.SyscallConn(); err == nil {
-			if err := sockopt.Apply(raw, sockopt.Options{SndBuf: int(c.spec.Window), RcvBuf: int(c.spec.Window), TOS: c.spec.TOS}); err != nil {
-				return err
-			}
-		}
-		hello := udpflow.Hello{Token: [16]byte(token), StreamID: 1}.MarshalHello()
-		stop := make(chan struct{})
-		defer close(stop)
-		go func() {
-			tick := time.NewTicker(50 * time.Millisecond)
-			defer tick.Stop()
-			for {
-				_, _ = c.udp.Write(hello)
-				select {
-				case <-stop:
-					return
-				case <-tick.C:
-				}
-			}
-		}()
+		return ctl.ReadReadyUDP(&c.ready, c.udp)
 	case spec.RRTCP:
 		conn, err := ctl.Dial(ctx, "tcp", netsetup.TCPOptions(c.spec, true, false))
 		if err != nil {
@@ -146,80 +120,49 @@ func (c *client) dataPath(ctx context.Context) error {
 	return ctl.ReadReady(&c.ready)
 }
 
-// probeClock compares the clocks over the control connection, NTP style.
-func (c *client) probeClock() ([]stats.OffsetSample, error) {
-	conn := c.ctl.Conn()
-	_ = conn.SetDeadline(time.Now().Add(c.ctl.Timeout()))
-	defer func() { _ = conn.SetDeadline(time.Time{}) }()
+// probeClock compares the clocks over the control connection, NTP style:
+// the reader stamps each reply as it arrives.
+func (c *client) probeClock(ev session.Events) ([]stats.OffsetSample, error) {
+	timer := time.NewTimer(c.ctl.Timeout())
+	defer timer.Stop()
 	var samples []stats.OffsetSample
-	for range clockProbes {
+	for len(samples) < clockProbes {
 		t1 := time.Now().UnixNano()
 		if err := c.ctl.Send(proto.TypeClockRequest, proto.ClockRequest{T1: t1}); err != nil {
 			return nil, err
 		}
-		fr, err := proto.ReadFrame(conn)
-		t4 := time.Now().UnixNano()
-		if err != nil {
-			return nil, fmt.Errorf("comparing clocks: %w", err)
+	reply:
+		for {
+			select {
+			case sm := <-ev.Clock:
+				if sm.T1 == t1 {
+					samples = append(samples, sm)
+					break reply
+				}
+			case err := <-ev.Lost:
+				return nil, fmt.Errorf("comparing clocks: %w", controlError(err))
+			case <-timer.C:
+				return nil, fmt.Errorf("comparing clocks: no answer within %v", c.ctl.Timeout())
+			}
 		}
-		if fr.Type == proto.TypeError {
-			var e proto.Error
-			_ = fr.Decode(&e)
-			return nil, fmt.Errorf("server: %s", e.Message)
-		}
-		var r proto.ClockReply
-		if fr.Type != proto.TypeClockReply || fr.Decode(&r) != nil || r.T1 != t1 {
-			return nil, fmt.Errorf("server sent %v instead of a clock reply", fr.Type)
-		}
-		samples = append(samples, stats.OffsetSample{T1: t1, T2: r.T2, T3: r.T3, T4: t4})
 	}
 	return samples, nil
 }
 
-// serverControl is the server's messages during the test.
-type serverControl struct {
-	end  chan result.End
-	err  chan error
-	done chan struct{}
-}
-
-func (c *client) readControl() *serverControl {
-	rc := &serverControl{end: make(chan result.End, 1), err: make(chan error, 1), done: make(chan struct{})}
-	go func() {
-		defer close(rc.done)
-		for {
-			fr, err := proto.ReadFrame(c.ctl.Conn())
-			if err != nil {
-				rc.err <- fmt.Errorf("lost the control connection: %w", err)
-				return
-			}
-			switch fr.Type {
-			case proto.TypeEndReport:
-				var e result.End
-				if err := fr.Decode(&e); err != nil {
-					rc.err <- err
-					return
-				}
-				rc.end <- e
-				return
-			case proto.TypeError:
-				var e proto.Error
-				_ = fr.Decode(&e)
-				rc.err <- fmt.Errorf("server: %s", e.Message)
-				return
-			case proto.TypeClockReply:
-			default:
-				rc.err <- fmt.Errorf("server sent %v during the test", fr.Type)
-				return
-			}
-		}
-	}()
-	return rc
+// controlError says why the control connection ended, in the user's
+// words: the server's own reason when it gave one.
+func controlError(err error) error {
+	var pe *session.PeerError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("server: %s", pe.Message)
+	}
+	return fmt.Errorf("lost the control connection: %w", err)
 }
 
 func (c *client) run(ctx context.Context) (*result.Result, error) {
 	ctl := c.ctl
-	samples, err := c.probeClock()
+	ev := ctl.Listen()
+	samples, err := c.probeClock(ev)
 	if err != nil {
 		return nil, err
 	}
@@ -236,11 +179,11 @@ func (c *client) run(ctx context.Context) (*result.Result, error) {
 	case spec.RRTCP:
 		p, err = rr.NewProber(c.tcp, pcfg)
 	default:
-		pcfg.Addr = ctl.Conn().RemoteAddr().(*net.TCPAddr)
+		pcfg.Addr = ctl.TCP().RemoteAddr().(*net.TCPAddr)
 		pcfg.Hello = proto.DataHello{Token: token, StreamID: 1}.Marshal()
 		pcfg.CRR = rr.CRROptions{SndBuf: int(c.spec.Window), RcvBuf: int(c.spec.Window), TOS: c.spec.TOS}
 		if c.cfg.Bind != "" {
-			if la, ok := ctl.Conn().LocalAddr().(*net.TCPAddr); ok {
+			if la, ok := ctl.TCP().LocalAddr().(*net.TCPAddr); ok {
 				pcfg.CRR.Local = &net.TCPAddr{IP: la.IP}
 			}
 		}
@@ -260,9 +203,8 @@ func (c *client) run(ctx context.Context) (*result.Result, error) {
 	if err := ctl.Send(proto.TypeStart, proto.Start{}); err != nil {
 		return nil, err
 	}
-	_ = ctl.Conn().SetKeepAlive(true)
-	_ = ctl.Conn().SetKeepAlivePeriod(5 * time.Second)
-	control := c.readControl()
+	_ = ctl.TCP().SetKeepAlive(true)
+	_ = ctl.TCP().SetKeepAlivePeriod(5 * time.Second)
 	// The prober runs here; a cancelled context or a failed control
 	// connection stops it from outside.
 	watchDone, watchStop := make(chan struct{}), make(chan struct{})
@@ -273,10 +215,10 @@ func (c *client) run(ctx context.Context) (*result.Result, error) {
 		select {
 		case <-ctx.Done():
 			p.Stop()
-		case err := <-control.err:
-			controlErr = err
+		case err := <-ev.Lost:
+			controlErr = controlError(err)
 			p.Stop()
-		case e := <-control.end:
+		case e := <-ev.End:
 			early = &e
 			controlErr = errors.New("the server ended the test")
 			p.Stop()
@@ -311,13 +253,15 @@ func (c *client) run(ctx context.Context) (*result.Result, error) {
 	var remote *result.End
 	if controlErr == nil {
 		_ = ctl.Send(proto.TypeStop, proto.Stop{Reason: "done"})
+		timer := time.NewTimer(session.EndReportTimeout)
+		defer timer.Stop()
 		select {
-		case e := <-control.end:
+		case e := <-ev.End:
 			remote = &e
-		case err := <-control.err:
-			testErr = cmpErr(testErr, err)
-		case <-time.After(session.EndReportTimeout):
-			testErr = cmpErr(testErr, errors.New("the server's final report did not arrive"))
+		case err := <-ev.Lost:
+			testErr = cmp.Or(testErr, controlError(err))
+		case <-timer.C:
+			testErr = cmp.Or(testErr, errors.New("the server's final report did not arrive"))
 		}
 	} else if early != nil {
 		remote = early
@@ -341,13 +285,6 @@ func (c *client) run(ctx context.Context) (*result.Result, error) {
 		c.res.Error = testErr.Error()
 	}
 	return c.res, testErr
-}
-
-func cmpErr(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
 }
 
 // plans turns the spec's sizes into the prober's points.

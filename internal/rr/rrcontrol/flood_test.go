@@ -13,10 +13,9 @@ import (
 	"github.com/wireperf/wireperf/internal/spec"
 )
 
-// startRawRR has a crr test admitted and started, and returns its
-// control connection and token: what a hostile client needs to open data
-// connections that never send a request.
-func startRawRR(t *testing.T, port int, s spec.Spec) (*session.Control, proto.Token) {
+// connectRaw has a test admitted, as a client that goes its own way
+// from there would: the control connection, closed when the test ends.
+func connectRaw(t *testing.T, port int, s spec.Spec) *session.Control {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -25,6 +24,15 @@ func startRawRR(t *testing.T, port int, s spec.Spec) (*session.Control, proto.To
 		t.Fatal(err)
 	}
 	t.Cleanup(ctl.Close)
+	return ctl
+}
+
+// startRawRR has a crr test admitted and started, and returns its
+// control connection and token: what a hostile client needs to open data
+// connections that never send a request.
+func startRawRR(t *testing.T, port int, s spec.Spec) (*session.Control, proto.Token) {
+	t.Helper()
+	ctl := connectRaw(t, port, s)
 	tok, err := proto.ParseToken(ctl.Accept().Token)
 	if err != nil {
 		t.Fatal(err)
@@ -36,20 +44,6 @@ func startRawRR(t *testing.T, port int, s spec.Spec) (*session.Control, proto.To
 		t.Fatal(err)
 	}
 	return ctl, tok
-}
-
-func expectFrame(t *testing.T, c net.Conn, typ proto.Type, v any) {
-	t.Helper()
-	fr, err := proto.ReadFrame(c)
-	if err != nil {
-		t.Fatalf("waiting for %v: %v", typ, err)
-	}
-	if fr.Type != typ {
-		t.Fatalf("got %v (%s), want %v", fr.Type, fr.Body, typ)
-	}
-	if err := fr.Decode(v); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // threadsCreated is how many OS threads the process has started: what Go
@@ -70,6 +64,7 @@ func TestCRRFloodKeepsTheServerAlive(t *testing.T) {
 	s := rrSpec(spec.RRCRR, 64)
 	s.RRCount, s.Duration = 0, time.Minute
 	ctl, tok := startRawRR(t, srv.Addr().Port, s)
+	ev := ctl.Listen()
 	hello := proto.DataHello{Token: tok, StreamID: 1}.Marshal()
 	before := threadsCreated()
 	addr := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: srv.Addr().Port}
@@ -108,8 +103,13 @@ func TestCRRFloodKeepsTheServerAlive(t *testing.T) {
 		t.Fatal(err)
 	}
 	var end result.End
-	_ = ctl.Conn().SetReadDeadline(time.Now().Add(10 * time.Second))
-	expectFrame(t, ctl.Conn(), proto.TypeEndReport, &end)
+	select {
+	case end = <-ev.End:
+	case err := <-ev.Lost:
+		t.Fatalf("waiting for the server's report: %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server's report did not come within 10 s")
+	}
 	if end.RR == nil || end.RR.Connections >= flood {
 		t.Fatalf("the flooded test answered every idle connection instead of turning the excess away: %+v", end.RR)
 	}

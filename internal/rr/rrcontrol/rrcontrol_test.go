@@ -23,10 +23,15 @@ func quiet() *slog.Logger { return slog.New(slog.DiscardHandler) }
 // startServer runs a wireperf server on loopback for the test. When the
 // test ends it stops the server and checks that nothing the test started
 // is still running.
-func startServer(t *testing.T) *server.Server {
+func startServer(t *testing.T) *server.Server { return startServerWith(t, func(*server.Config) {}) }
+
+// startServerWith is startServer with the configuration changed first.
+func startServerWith(t *testing.T, mutate func(*server.Config)) *server.Server {
 	t.Helper()
 	before := goleak.IgnoreCurrent()
-	srv := server.New(server.Config{Bind: "127.0.0.1", Limits: server.DefaultLimits(), Logger: quiet(), ShutdownGrace: time.Second})
+	cfg := server.Config{Bind: "127.0.0.1", Limits: server.DefaultLimits(), Logger: quiet(), ShutdownGrace: time.Second}
+	mutate(&cfg)
+	srv := server.New(cfg)
 	if err := srv.Listen(); err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +54,7 @@ func runRR(t *testing.T, srv *server.Server, s spec.Spec) *result.Result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	res, err := rrcontrol.Run(ctx, rrcontrol.Config{Host: "127.0.0.1", Port: srv.Addr().Port, Spec: s, Logger: quiet()})
+	res, err := rrcontrol.Run(ctx, rrcontrol.Config{ClientConfig: session.ClientConfig{Host: "127.0.0.1", Port: srv.Addr().Port, Spec: s, Logger: quiet()}})
 	if err != nil {
 		t.Fatalf("%s: %v", s.RRMode, err)
 	}
@@ -130,7 +135,7 @@ func TestRRCancelEndsCleanly(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	res, err := rrcontrol.Run(ctx, rrcontrol.Config{Host: "127.0.0.1", Port: srv.Addr().Port, Spec: s, Logger: quiet()})
+	res, err := rrcontrol.Run(ctx, rrcontrol.Config{ClientConfig: session.ClientConfig{Host: "127.0.0.1", Port: srv.Addr().Port, Spec: s, Logger: quiet()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +154,7 @@ func TestRRCancelEndsCleanly(t *testing.T) {
 func TestRRRefusesBadSpec(t *testing.T) {
 	srv := startServer(t)
 	s := rrSpec(spec.RRUDP, 20)
-	_, err := rrcontrol.Run(context.Background(), rrcontrol.Config{Host: "127.0.0.1", Port: srv.Addr().Port, Spec: s, Logger: quiet()})
+	_, err := rrcontrol.Run(context.Background(), rrcontrol.Config{ClientConfig: session.ClientConfig{Host: "127.0.0.1", Port: srv.Addr().Port, Spec: s, Logger: quiet()}})
 	if err == nil {
 		t.Fatal("a 20-byte request was accepted")
 	}
@@ -165,19 +170,13 @@ func TestRRRefusesATestWhoseSocketOptionsFail(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			s := rrSpec(mode, 64)
 			s.Congestion = "nosuchcc"
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			ctl, err := session.Connect(ctx, session.ClientConfig{Host: "127.0.0.1", Port: srv.Addr().Port, Spec: s, Logger: quiet()})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ctl.Close()
+			ctl := connectRaw(t, srv.Addr().Port, s)
 			if mode == spec.RRTCP {
 				tok, err := proto.ParseToken(ctl.Accept().Token)
 				if err != nil {
 					t.Fatal(err)
 				}
-				c, err := ctl.Dial(ctx, "tcp", sockopt.Options{})
+				c, err := ctl.Dial(context.Background(), "tcp", sockopt.Options{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -186,7 +185,7 @@ func TestRRRefusesATestWhoseSocketOptionsFail(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			err = ctl.ReadReady(&proto.StreamsReady{})
+			err := ctl.ReadReady(&proto.StreamsReady{})
 			if err == nil || !strings.Contains(err.Error(), "TCP_CONGESTION") || !strings.Contains(err.Error(), "nosuchcc") {
 				t.Fatalf("the server took a test whose congestion control it cannot set: %v", err)
 			}

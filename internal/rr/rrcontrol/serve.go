@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"sync/atomic"
 	"syscall"
@@ -44,12 +43,8 @@ import (
 //	                       ←  EndReport (the server's End, RR filled)
 //	EndReport              →  (the client's End, for the server's record)
 type server struct {
-	ctx  context.Context
-	t    *session.AdmittedTest
-	log  *slog.Logger
-	spec spec.Spec
-	// controlRTT is the client's measure of the control round trip.
-	controlRTT time.Duration
+	*session.AdmittedTest
+	ctx context.Context
 
 	udp  *net.UDPConn
 	tcp  *net.TCPConn
@@ -58,116 +53,148 @@ type server struct {
 	// failed (tryOptions makes that unlikely).
 	crrOptions sockopt.Options
 	crrErr     atomic.Pointer[error]
-	done       chan struct{} // closed when Serve returns
 }
 
 // Serve runs a request-response test on an admitted control connection;
 // session.Serve hands it over after the admission (ServeConfig.RR).
 func Serve(ctx context.Context, t *session.AdmittedTest) (*result.Result, error) {
-	req, adm, conn := t.Request, t.Admission, t.Conn
-	s := &server{
-		ctx: ctx, t: t, spec: req.Spec,
-		controlRTT: time.Duration(req.ControlRTTNs),
-		log:        t.Log.With("test", adm.Token.String()[:8], "client", conn.RemoteAddr().String(), "kind", "rr"),
-		done:       make(chan struct{}),
-	}
+	t.Log = t.Log.With("kind", "rr")
+	s := &server{AdmittedTest: t, ctx: ctx}
+	req, adm := t.Request, t.Admission
 	defer s.close()
-	res := &result.Result{Spec: s.spec, Token: adm.Token.String(), StartedAt: time.Now()}
+	res := &result.Result{Spec: req.Spec, Token: adm.Token.String(), StartedAt: time.Now()}
 	res.Remote = result.End{Role: result.RoleClient, Host: req.Client}
-	if err := s.t.Send(proto.TypeTestAccept, proto.TestAccept{
+	if err := s.Send(proto.TypeTestAccept, proto.TestAccept{
 		Token: adm.Token.String(), Server: flowrun.LocalHost(), Limits: netsetup.LocalLimits(),
 	}); err != nil {
 		return nil, err
 	}
+	// From here the reader watches the control connection: a client that
+	// hangs up during set-up frees its slot at once, and one that sends
+	// what the state does not admit hears why.
+	ev := s.Listen()
 	var ready proto.StreamsReady
-	if err := s.dataPath(&ready); err != nil {
-		_ = s.t.Send(proto.TypeError, proto.Error{Message: err.Error()})
+	if err := s.dataPath(&ready, ev.Lost); err != nil {
+		s.Abort(err.Error())
 		return nil, err
 	}
-	if err := s.t.Send(proto.TypeStreamsReady, ready); err != nil {
+	if err := s.Send(proto.TypeStreamsReady, ready); err != nil {
 		return nil, err
 	}
-	_ = conn.SetDeadline(time.Time{})
-	_ = conn.SetKeepAlive(true)
-	_ = conn.SetKeepAlivePeriod(5 * time.Second)
-	ctl := s.readControl()
-	if err := s.waitStart(ctl); err != nil {
-		return nil, fmt.Errorf("waiting for start: %w", err)
+	if tc := s.TCP(); tc != nil {
+		_ = tc.SetKeepAlive(true)
+		_ = tc.SetKeepAlivePeriod(5 * time.Second)
 	}
-	s.log.Info("rr test started", "mode", s.spec.RRMode, "sizes", s.spec.RRSizes, "busy_poll", s.spec.RRBusyPoll)
-	end, testErr := s.run(ctl)
+	if err := s.waitStart(ev); err != nil {
+		err = fmt.Errorf("waiting for start: %w", err)
+		s.Abort(err.Error())
+		return nil, err
+	}
+	s.Log.Info("rr test started", "mode", s.Request.Spec.RRMode, "sizes", s.Request.Spec.RRSizes, "busy_poll", s.Request.Spec.RRBusyPoll)
+	end, testErr := s.run(ev)
 	if testErr != nil {
 		end.Error = testErr.Error()
 		res.Error = testErr.Error()
 	}
 	res.Local = end
-	if err := s.t.Send(proto.TypeEndReport, end); err == nil && testErr == nil {
+	var pe *session.ProtocolError
+	if errors.As(testErr, &pe) {
+		s.Abort(pe.Error()) // the client broke the protocol: it hears why, not a report
+	} else if err := s.Send(proto.TypeEndReport, end); err == nil && testErr == nil {
+		timer := time.NewTimer(session.EndReportTimeout)
+		defer timer.Stop()
 		select {
-		case fr := <-ctl.frames:
-			var ce result.End
-			if fr.Type == proto.TypeEndReport && fr.Decode(&ce) == nil {
+		case ce := <-ev.End:
+			res.Remote = ce
+		case <-ev.Lost:
+			// The client hangs up right after its report: both may be ready.
+			select {
+			case ce := <-ev.End:
 				res.Remote = ce
+			default:
 			}
-		case <-ctl.lost:
-		case <-time.After(session.EndReportTimeout):
+		case <-timer.C:
+		case <-s.ctx.Done():
 		}
 	}
-	s.log.Info("rr test finished", "error", res.Error, "served", end.RR.Served, "crr_turned_away", s.refl.TurnedAway())
+	s.Log.Info("rr test finished", "error", res.Error, "served", end.RR.Served, "crr_turned_away", s.refl.TurnedAway())
 	return res, testErr
 }
 
-// dataPath sets up the test's UDP socket or TCP connection.
-func (s *server) dataPath(ready *proto.StreamsReady) error {
-	switch s.spec.RRMode {
+// dataPath sets up the test's UDP socket or TCP connection. lost is the
+// control reader's: a client that leaves or breaks the protocol ends the
+// set-up.
+func (s *server) dataPath(ready *proto.StreamsReady, lost <-chan error) error {
+	switch s.Request.Spec.RRMode {
 	case spec.RRUDP:
-		if s.t.Config.UDP == nil {
+		if s.Config.UDP == nil {
 			return errors.New("this server does not serve UDP")
 		}
-		peer := s.t.Conn.RemoteAddr().(*net.TCPAddr).IP
-		ctx, cancel := context.WithTimeout(s.ctx, s.t.Handshake)
+		peer := s.TCP().RemoteAddr().(*net.TCPAddr).IP
+		ctx, cancel := context.WithTimeout(s.ctx, s.Handshake)
 		defer cancel()
-		conn, _, _, err := s.t.Config.UDP.Expect(ctx, func(p []byte, from *net.UDPAddr) bool {
+		// A client that leaves during the wait ends it at once.
+		watch, stopWatch := make(chan error, 1), make(chan struct{})
+		go func() {
+			select {
+			case err := <-lost:
+				cancel()
+				watch <- err
+			case <-stopWatch:
+				watch <- nil
+			}
+		}()
+		conn, _, _, err := s.Config.UDP.Expect(ctx, func(p []byte, from *net.UDPAddr) bool {
 			h, ok := udpflow.ParseHello(p)
-			return ok && h.Token == [16]byte(s.t.Admission.Token) && h.StreamID == 1 && from.IP.Equal(peer)
+			return ok && h.Token == [16]byte(s.Admission.Token) && h.StreamID == 1 && from.IP.Equal(peer)
 		})
+		close(stopWatch)
+		if lostErr := <-watch; lostErr != nil {
+			if conn != nil {
+				_ = conn.Close()
+			}
+			return fmt.Errorf("set-up: %w", lostErr)
+		}
 		if err != nil {
 			return fmt.Errorf("the rr UDP socket never said hello: %w", err)
 		}
 		s.udp = conn
-		if err := applyOptions(conn, sockopt.Options{SndBuf: int(s.spec.Window), RcvBuf: int(s.spec.Window), TOS: s.spec.TOS}); err != nil {
+		if err := applyOptions(conn, netsetup.UDPOptions(s.Request.Spec, false)); err != nil {
 			return err
 		}
 		ready.Streams = append(ready.Streams, proto.ServerStream{
 			ID: 1, LocalAddr: conn.LocalAddr().String(), RemoteAddr: conn.RemoteAddr().String(),
-			Socket: flowrun.GrantedSocket(conn, s.spec),
+			Socket: flowrun.GrantedSocket(conn, s.Request.Spec),
 		})
 	case spec.RRTCP:
-		timer := time.NewTimer(s.t.Handshake)
+		timer := time.NewTimer(s.Handshake)
 		defer timer.Stop()
 		select {
-		case dc := <-s.t.Admission.Data:
+		case dc := <-s.Admission.Data:
 			if dc.StreamID != 1 {
 				_ = dc.Conn.Close()
 				return fmt.Errorf("data connection with bad stream ID %d", dc.StreamID)
 			}
 			s.tcp = dc.Conn
 		case <-timer.C:
-			return fmt.Errorf("the rr data connection did not arrive within %v", s.t.Handshake)
+			return fmt.Errorf("the rr data connection did not arrive within %v", s.Handshake)
+		case err := <-lost:
+			return fmt.Errorf("set-up: %w", err)
 		case <-s.ctx.Done():
 			return errors.New("server shutting down")
 		}
-		if err := applyOptions(s.tcp, netsetup.TCPOptions(s.spec, false, false)); err != nil {
+		if err := applyOptions(s.tcp, netsetup.TCPOptions(s.Request.Spec, false, false)); err != nil {
 			return err
 		}
 		ready.Streams = append(ready.Streams, proto.ServerStream{
 			ID: 1, LocalAddr: s.tcp.LocalAddr().String(), RemoteAddr: s.tcp.RemoteAddr().String(),
-			Socket: flowrun.GrantedSocket(s.tcp, s.spec),
+			Socket: flowrun.GrantedSocket(s.tcp, s.Request.Spec),
 		})
 	case spec.RRCRR:
 		// Connections come one per transaction once the test runs: try
 		// their options now on a socket of the same kind, so that a test
 		// they fail on is refused before it starts, as in the other modes.
-		if err := tryOptions(s.ctx, s.t.Conn.LocalAddr().(*net.TCPAddr).IP, netsetup.TCPOptions(s.spec, false, false)); err != nil {
+		if err := tryOptions(s.ctx, s.TCP().LocalAddr().(*net.TCPAddr).IP, netsetup.TCPOptions(s.Request.Spec, false, false)); err != nil {
 			return err
 		}
 	}
@@ -198,58 +225,13 @@ func tryOptions(ctx context.Context, ip net.IP, opts sockopt.Options) error {
 	return ln.Close()
 }
 
-// rrControl is the client's control messages during an rr test. Clock
-// requests are answered as they arrive, by the reader itself.
-type rrControl struct {
-	frames chan proto.Frame
-	lost   chan error
-}
-
-// readControl reads the control connection until it fails; the server
-// closes it when the test is over, which ends the reader.
-func (s *server) readControl() *rrControl {
-	c := &rrControl{frames: make(chan proto.Frame, 4), lost: make(chan error, 1)}
-	go func() {
-		for {
-			fr, err := proto.ReadFrame(s.t.Conn)
-			t2 := time.Now().UnixNano()
-			if err != nil {
-				c.lost <- err
-				return
-			}
-			if fr.Type == proto.TypeClockRequest {
-				var q proto.ClockRequest
-				if err := fr.Decode(&q); err != nil {
-					c.lost <- err
-					return
-				}
-				_ = s.t.Send(proto.TypeClockReply, proto.ClockReply{T1: q.T1, T2: t2, T3: time.Now().UnixNano()})
-				continue
-			}
-			select {
-			case c.frames <- fr:
-			case <-s.done:
-				return
-			}
-			if fr.Type == proto.TypeError {
-				c.lost <- errors.New("the client aborted the test")
-				return
-			}
-		}
-	}()
-	return c
-}
-
-func (s *server) waitStart(ctl *rrControl) error {
-	timer := time.NewTimer(s.t.Handshake)
+func (s *server) waitStart(ev session.Events) error {
+	timer := time.NewTimer(s.Handshake)
 	defer timer.Stop()
 	select {
-	case fr := <-ctl.frames:
-		if fr.Type != proto.TypeStart {
-			return fmt.Errorf("expected %v, got %v", proto.TypeStart, fr.Type)
-		}
+	case <-ev.Started:
 		return nil
-	case err := <-ctl.lost:
+	case err := <-ev.Lost:
 		return err
 	case <-timer.C:
 		return errors.New("no start")
@@ -260,21 +242,21 @@ func (s *server) waitStart(ctl *rrControl) error {
 
 // run answers requests until the client's Stop, a lost client, the
 // server's shutdown or the test's time limit.
-func (s *server) run(ctl *rrControl) (result.End, error) {
-	req, resp := s.spec.RRLargest()
-	s.refl = rr.NewReflector(rr.ReflectorConfig{MaxRequest: req, MaxResponse: resp, BusyPoll: s.spec.RRBusyPoll})
+func (s *server) run(ev session.Events) (result.End, error) {
+	req, resp := s.Request.Spec.RRLargest()
+	s.refl = rr.NewReflector(rr.ReflectorConfig{MaxRequest: req, MaxResponse: resp, BusyPoll: s.Request.Spec.RRBusyPoll})
 	cpuStart, cpuErr := hostmon.ProcessCPU()
-	host := flowrun.StartHostCounters(s.spec)
+	host := flowrun.StartHostCounters(s.Request.Spec)
 	stopCRR := make(chan struct{})
 	crrDone := make(chan struct{})
-	switch s.spec.RRMode {
+	switch s.Request.Spec.RRMode {
 	case spec.RRUDP:
 		s.refl.Go(func() error { return s.refl.ServeUDP(s.udp) })
 	case spec.RRTCP:
 		s.refl.Go(func() error { return s.refl.ServeTCP(s.tcp) })
 	case spec.RRCRR:
-		s.crrOptions = netsetup.TCPOptions(s.spec, false, false)
-		s.refl.StartCRR(crrRequestWait(s.controlRTT))
+		s.crrOptions = netsetup.TCPOptions(s.Request.Spec, false, false)
+		s.refl.StartCRR(crrRequestWait(s.ControlRTT()))
 		go s.acceptCRR(stopCRR, crrDone)
 	}
 	var limit <-chan time.Time
@@ -287,34 +269,31 @@ func (s *server) run(ctl *rrControl) (result.End, error) {
 wait:
 	for {
 		select {
-		case fr := <-ctl.frames:
-			switch fr.Type {
-			case proto.TypeStop:
-				break wait
-			case proto.TypeError:
-				var e proto.Error
-				_ = fr.Decode(&e)
-				testErr = fmt.Errorf("client: %s", e.Message)
-				break wait
-			default:
-				testErr = fmt.Errorf("unexpected %v during the test", fr.Type)
-				break wait
+		case <-ev.Stopped:
+			break wait
+		case <-ev.End:
+			testErr = errors.New("the client reported before it stopped the test")
+			break wait
+		case err := <-ev.Lost:
+			var pe *session.ProtocolError
+			if errors.As(err, &pe) {
+				testErr = pe
+			} else {
+				testErr = fmt.Errorf("client went away: %w", err)
 			}
-		case err := <-ctl.lost:
-			testErr = fmt.Errorf("client went away: %w", err)
 			break wait
 		case <-limit:
-			s.log.Warn("rr test exceeded its time; stopping it")
+			s.Log.Warn("rr test exceeded its time; stopping it")
 			testErr = errors.New("the test ran past its time limit")
 			break wait
 		case <-s.ctx.Done():
-			_ = s.t.Send(proto.TypeError, proto.Error{Message: "server shutting down: test aborted"})
+			_ = s.Send(proto.TypeError, proto.Error{Message: "server shutting down: test aborted"})
 			testErr = errors.New("aborted: server shutting down")
 			break wait
 		}
 	}
 	close(stopCRR)
-	if s.spec.RRMode == spec.RRCRR {
+	if s.Request.Spec.RRMode == spec.RRCRR {
 		<-crrDone
 	}
 	s.refl.Stop()
@@ -325,12 +304,12 @@ wait:
 	if e := s.crrErr.Load(); testErr == nil && e != nil {
 		testErr = *e
 	}
-	end := result.End{Role: result.RoleServer, Host: flowrun.LocalHost(), Limits: netsetup.LocalLimits(), ConcurrentTests: s.t.Admission.Concurrent()}
+	end := result.End{Role: result.RoleServer, Host: flowrun.LocalHost(), Limits: netsetup.LocalLimits(), ConcurrentTests: s.Admission.Concurrent()}
 	if cpu, err := hostmon.ProcessCPU(); err == nil && cpuErr == nil {
 		u, sy, t := hostmon.Usage(cpuStart, cpu)
 		end.CPU = result.CPU{UserPercent: u, SystemPercent: sy, TotalPercent: t}
 	}
-	end.RR = s.refl.Report(s.spec.RRMode)
+	end.RR = s.refl.Report(s.Request.Spec.RRMode)
 	end.HostCounters = host.Finish()
 	var c net.Conn
 	switch {
@@ -355,7 +334,7 @@ func (s *server) acceptCRR(stop <-chan struct{}, done chan<- struct{}) {
 		select {
 		case <-stop:
 			return
-		case dc := <-s.t.Admission.Data:
+		case dc := <-s.Admission.Data:
 			if dc.StreamID != 1 {
 				_ = dc.Conn.Close()
 				continue
@@ -381,14 +360,13 @@ func crrRequestWait(controlRTT time.Duration) time.Duration {
 // limit is how long the server lets an rr test run: its time plus a
 // margin, or the server's maximum for a test run by count.
 func (s *server) limit() time.Duration {
-	if d := s.spec.RRTotal(); d > 0 {
+	if d := s.Request.Spec.RRTotal(); d > 0 {
 		return d + 30*time.Second
 	}
-	return s.t.Config.MaxDuration
+	return s.Config.MaxDuration
 }
 
 func (s *server) close() {
-	close(s.done)
 	if s.udp != nil {
 		_ = s.udp.Close()
 	}

@@ -29,3 +29,51 @@ func FreePort(t testing.TB) int {
 	t.Fatal("no port free for both TCP and UDP on 127.0.0.1")
 	return 0
 }
+
+// UDPPair is two UDP sockets on 127.0.0.1 connected to each other, closed
+// when the test ends.
+func UDPPair(t testing.TB) (a, b *net.UDPConn) {
+	t.Helper()
+	var addrs [2]*net.UDPAddr
+	for i := range addrs {
+		c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		addrs[i] = c.LocalAddr().(*net.UDPAddr)
+		_ = c.Close()
+	}
+	a, err := net.DialUDP("udp", addrs[0], addrs[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err = net.DialUDP("udp", addrs[1], addrs[0])
+	if err != nil {
+		_ = a.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = a.Close(); _ = b.Close() })
+	return a, b
+}
+
+// TCPPair is a connected pair of TCP sockets on 127.0.0.1, closed when
+// the test ends.
+func TCPPair(t testing.TB) (a, b *net.TCPConn) {
+	t.Helper()
+	l, err := net.ListenTCP("tcp", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	a, err = net.DialTCP("tcp", nil, l.Addr().(*net.TCPAddr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err = l.AcceptTCP()
+	if err != nil {
+		_ = a.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = a.Close(); _ = b.Close() })
+	return a, b
+}

@@ -1,11 +1,10 @@
-// Package tcpflow is the TCP data plane: senders and receivers that move
-// bytes as fast as the path allows and count what they moved.
-package tcpflow
+package flowrun
 
 import "sync/atomic"
 
-// Budget shares a byte limit (-n) among the streams of one direction, so
-// that together they send exactly that many bytes.
+// Budget shares a byte limit (-n) among the sending streams of one end
+// (one direction), so that together they send exactly that many bytes.
+// The runner makes one per test and hands it to every flow in Start.
 type Budget struct {
 	limited   bool
 	remaining atomic.Int64

@@ -1,4 +1,4 @@
-package tcpflow
+package flowrun
 
 import (
 	"sync"

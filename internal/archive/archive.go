@@ -1,0 +1,201 @@
+// Package archive stores test runs and campaigns in a database: an
+// embedded SQLite file by default, or a PostgreSQL server that a team
+// shares. One schema and one code path serve both; the schema is created
+// and upgraded by versioned migrations that only ever add.
+package archive
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // registers "pgx"
+	_ "modernc.org/sqlite"             // registers "sqlite"
+)
+
+// EnvDSN names the environment variable that picks the archive when
+// --db is not given.
+const EnvDSN = "WIREPERF_DB"
+
+// busyTimeout is how long an SQLite writer waits for another's lock.
+const busyTimeout = 10 * time.Second
+
+// openTimeout bounds the first contact with a database server, so that
+// an unreachable one fails at once rather than when a test has run.
+const openTimeout = 10 * time.Second
+
+type dialect int
+
+const (
+	sqliteDialect dialect = iota
+	postgresDialect
+)
+
+// Store is an open archive.
+type Store struct {
+	db      *sql.DB
+	dialect dialect
+	dsn     string // as the user gave it, password removed
+}
+
+// DefaultPath is where the archive lives when no DSN is given:
+// $XDG_DATA_HOME/wireperf/wireperf.db, or ~/.local/share/wireperf/wireperf.db.
+func DefaultPath() (string, error) {
+	base := os.Getenv("XDG_DATA_HOME")
+	if base == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("no archive location: set --db, %s or XDG_DATA_HOME (%v)", EnvDSN, err)
+		}
+		base = filepath.Join(home, ".local", "share")
+	}
+	return filepath.Join(base, "wireperf", "wireperf.db"), nil
+}
+
+// ResolveDSN picks the archive: the flag's DSN, else $WIREPERF_DB, else
+// the default path.
+func ResolveDSN(flag string) (string, error) {
+	if flag != "" {
+		return flag, nil
+	}
+	if v := os.Getenv(EnvDSN); v != "" {
+		return v, nil
+	}
+	return DefaultPath()
+}
+
+// Redact returns the DSN without its password, for messages.
+func Redact(dsn string) string {
+	if !isPostgres(dsn) {
+		return dsn
+	}
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return "postgres://(unparsable DSN)"
+	}
+	if _, has := u.User.Password(); has {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	q := u.Query()
+	if q.Has("password") {
+		q.Set("password", "xxxxx")
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
+}
+
+func isPostgres(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+}
+
+// Open opens the archive named by dsn (see ResolveDSN), creating it and
+// bringing its schema up to date. A database that a newer wireperf has
+// written is refused.
+func Open(ctx context.Context, dsn string) (*Store, error) {
+	s := &Store{dsn: Redact(dsn)}
+	var err error
+	if isPostgres(dsn) {
+		s.dialect = postgresDialect
+		s.db, err = sql.Open("pgx", dsn)
+	} else {
+		s.dialect = sqliteDialect
+		s.db, err = openSQLite(dsn)
+	}
+	if err != nil {
+		return nil, s.wrap(err, dsn)
+	}
+	pctx, cancel := context.WithTimeout(ctx, openTimeout)
+	defer cancel()
+	if err := s.db.PingContext(pctx); err != nil {
+		s.db.Close()
+		return nil, s.wrap(fmt.Errorf("unreachable: %w", err), dsn)
+	}
+	if err := s.migrate(ctx); err != nil {
+		s.db.Close()
+		return nil, s.wrap(err, dsn)
+	}
+	return s, nil
+}
+
+// wrap names the archive in an error, and makes sure the password never
+// shows, whatever the driver put in its message.
+func (s *Store) wrap(err error, dsn string) error {
+	msg := err.Error()
+	if u, perr := url.Parse(dsn); perr == nil && isPostgres(dsn) {
+		if pw, ok := u.User.Password(); ok && pw != "" {
+			msg = strings.ReplaceAll(msg, pw, "xxxxx")
+		}
+		if pw := u.Query().Get("password"); pw != "" {
+			msg = strings.ReplaceAll(msg, pw, "xxxxx")
+		}
+	}
+	return &Error{DSN: s.dsn, Msg: msg, err: err}
+}
+
+// Error is a failure of the archive, with its DSN (password removed).
+type Error struct {
+	DSN string
+	Msg string
+	err error
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("archive %s: %s", e.DSN, e.Msg) }
+func (e *Error) Unwrap() error { return e.err }
+
+// openSQLite opens a file in WAL mode, with a busy timeout and
+// transactions that take the write lock at once (so that two writers
+// queue rather than deadlock on a lock upgrade).
+func openSQLite(dsn string) (*sql.DB, error) {
+	path := strings.TrimPrefix(dsn, "sqlite:")
+	path = strings.TrimPrefix(path, "//")
+	if path == "" {
+		return nil, errors.New("empty SQLite path")
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout("+strconv.Itoa(int(busyTimeout/time.Millisecond))+")")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Set("_txlock", "immediate")
+	q.Set("_time_format", "sqlite") // instants as SQLite's own date functions read them
+	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, err
+	}
+	return db, nil
+}
+
+// DSN is the archive's DSN without its password.
+func (s *Store) DSN() string { return s.dsn }
+
+// Close closes the archive.
+func (s *Store) Close() error { return s.db.Close() }
+
+// q turns the ? placeholders of a query into PostgreSQL's $n.
+func (s *Store) q(query string) string {
+	if s.dialect != postgresDialect {
+		return query
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range query {
+		if r == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}

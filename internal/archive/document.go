@@ -1,0 +1,410 @@
+package archive
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+)
+
+// Parsed is what the archive keeps beside a -J document: read from the
+// document itself, so that a native run, an imported iperf3 log and an
+// imported wireperf log are summarised by one piece of code.
+type Parsed struct {
+	Wireperf     bool // the document has wireperf's extension
+	Version      string
+	Started      time.Time
+	Ended        time.Time
+	LocalHost    string
+	RemoteHost   string
+	LocalKernel  string
+	RemoteKernel string
+	Error        string
+	Summary      Summary
+	Intervals    []Interval
+	Hosts        []HostSample
+	Limits       []HostLimits
+	// Axes are the test's settings that a campaign may sweep, as the
+	// document states them (window, parallel, time, length, ...).
+	Axes map[string]Axis
+}
+
+// iperf3's -J layout, the parts the archive reads. Numbers that a log may
+// omit are pointers.
+type docSum struct {
+	Start         float64  `json:"start"`
+	End           float64  `json:"end"`
+	Seconds       float64  `json:"seconds"`
+	Bytes         *int64   `json:"bytes"`
+	BitsPerSecond *float64 `json:"bits_per_second"`
+	Retransmits   *int64   `json:"retransmits"`
+	JitterMs      *float64 `json:"jitter_ms"`
+	LostPackets   *int64   `json:"lost_packets"`
+	Packets       *int64   `json:"packets"`
+	LostPercent   *float64 `json:"lost_percent"`
+	OutOfOrder    *int64   `json:"out_of_order"`
+	Omitted       bool     `json:"omitted"`
+	Sender        *bool    `json:"sender"`
+}
+
+type docIntervalStream struct {
+	docSum
+	Socket        int      `json:"socket"`
+	SndCwnd       *int64   `json:"snd_cwnd"`
+	RTT           *float64 `json:"rtt"`
+	ReceiverBytes *int64   `json:"receiver_bytes"`
+}
+
+type docInterval struct {
+	Streams           []docIntervalStream `json:"streams"`
+	Sum               *docSum             `json:"sum"`
+	SumBidirReverse   *docSum             `json:"sum_bidir_reverse"`
+	SumSent           *docSum             `json:"sum_sent"`
+	SumReceived       *docSum             `json:"sum_received"`
+	SumSentReverse    *docSum             `json:"sum_sent_bidir_reverse"`
+	SumReceiveReverse *docSum             `json:"sum_received_bidir_reverse"`
+}
+
+type docEndStream struct {
+	Sender *struct {
+		MinRTT  *float64 `json:"min_rtt"`
+		MeanRTT *float64 `json:"mean_rtt"`
+	} `json:"sender"`
+}
+
+type docHostEnd struct {
+	Role string `json:"role"`
+	Host struct {
+		Hostname string `json:"hostname"`
+		System   string `json:"system"`
+		Version  string `json:"version"`
+	} `json:"host"`
+	Limits  json.RawMessage `json:"limits"`
+	Streams []struct {
+		Socket struct {
+			MTU int `json:"mtu"`
+		} `json:"socket"`
+	} `json:"streams"`
+	HostCounters *struct {
+		Seconds float64 `json:"seconds"`
+		CPUs    []struct {
+			Name    string  `json:"name"`
+			User    float64 `json:"user"`
+			System  float64 `json:"system"`
+			SoftIRQ float64 `json:"softirq"`
+		} `json:"cpus"`
+	} `json:"host_counters"`
+	RR *struct {
+		Points []struct {
+			RequestSize int `json:"request_size"`
+			RTT         struct {
+				Min  *float64 `json:"min"`
+				Mean *float64 `json:"mean"`
+				P50  *float64 `json:"p50"`
+				P99  *float64 `json:"p99"`
+			} `json:"rtt_us"`
+			Lost int64 `json:"lost"`
+			Sent int64 `json:"sent"`
+		} `json:"points"`
+	} `json:"rr"`
+}
+
+type document struct {
+	Start *struct {
+		Version    string `json:"version"`
+		SystemInfo string `json:"system_info"`
+		Timestamp  struct {
+			Timesecs int64 `json:"timesecs"`
+		} `json:"timestamp"`
+		ConnectingTo struct {
+			Host string `json:"host"`
+		} `json:"connecting_to"`
+		TestStart struct {
+			Protocol   string  `json:"protocol"`
+			NumStreams int     `json:"num_streams"`
+			Blksize    int64   `json:"blksize"`
+			Duration   float64 `json:"duration"`
+			Reverse    int     `json:"reverse"`
+			Bidir      int     `json:"bidir"`
+		} `json:"test_start"`
+		SockBufsize int64 `json:"sock_bufsize"`
+	} `json:"start"`
+	Intervals []docInterval `json:"intervals"`
+	End       *struct {
+		Streams               []docEndStream `json:"streams"`
+		Sum                   *docSum        `json:"sum"`
+		SumSent               *docSum        `json:"sum_sent"`
+		SumReceived           *docSum        `json:"sum_received"`
+		ServerOutput          json.RawMessage
+		CPUUtilizationPercent *struct {
+			HostTotal   float64 `json:"host_total"`
+			HostUser    float64 `json:"host_user"`
+			HostSystem  float64 `json:"host_system"`
+			RemoteTotal float64 `json:"remote_total"`
+			RemoteUser  float64 `json:"remote_user"`
+			RemoteSys   float64 `json:"remote_system"`
+		} `json:"cpu_utilization_percent"`
+	} `json:"end"`
+	Error string `json:"error"`
+	// A request-response document (wireperf rr -J): a kind and the result.
+	Kind   string `json:"kind"`
+	Result *struct {
+		StartedAt   time.Time  `json:"started_at"`
+		ConnectHost string     `json:"connect_host"`
+		Local       docHostEnd `json:"local"`
+		Remote      docHostEnd `json:"remote"`
+	} `json:"result"`
+	Wireperf *struct {
+		Result struct {
+			Local  docHostEnd `json:"local"`
+			Remote docHostEnd `json:"remote"`
+		} `json:"result"`
+	} `json:"wireperf"`
+}
+
+// ErrNotDocument is a file that is not a -J document.
+var ErrNotDocument = errors.New("not an iperf3 or wireperf JSON document")
+
+// ParseDocument reads a -J document (iperf3's layout, with or without
+// wireperf's extension).
+func ParseDocument(doc []byte) (*Parsed, error) {
+	var d document
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	if err := dec.Decode(&d); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNotDocument, err)
+	}
+	if d.Kind == "rr" && d.Result != nil {
+		return parseRR(&d), nil
+	}
+	if d.Start == nil && d.End == nil {
+		return nil, fmt.Errorf("%w: no start or end object", ErrNotDocument)
+	}
+	p := &Parsed{Wireperf: d.Wireperf != nil, Error: d.Error, Axes: map[string]Axis{}}
+	if st := d.Start; st != nil {
+		p.Version = st.Version
+		if st.Timestamp.Timesecs > 0 {
+			p.Started = time.Unix(st.Timestamp.Timesecs, 0).UTC()
+		}
+		p.RemoteHost = st.ConnectingTo.Host
+		p.LocalKernel = st.SystemInfo
+		ts := st.TestStart
+		if ts.NumStreams > 0 {
+			p.Axes["parallel"] = numAxis(float64(ts.NumStreams), fmt.Sprint(ts.NumStreams))
+		}
+		if ts.Duration > 0 {
+			p.Axes["time"] = numAxis(ts.Duration, fmt.Sprint(ts.Duration))
+		}
+		if ts.Blksize > 0 {
+			p.Axes["length"] = numAxis(float64(ts.Blksize), fmt.Sprint(ts.Blksize))
+		}
+		if st.SockBufsize > 0 {
+			p.Axes["window"] = numAxis(float64(st.SockBufsize), fmt.Sprint(st.SockBufsize))
+		}
+		if ts.Protocol != "" {
+			p.Axes["proto"] = Axis{Label: lower(ts.Protocol)}
+		}
+		dir := "up"
+		if ts.Bidir != 0 {
+			dir = "bidir"
+		} else if ts.Reverse != 0 {
+			dir = "down"
+		}
+		p.Axes["direction"] = Axis{Label: dir}
+	}
+	p.readEnd(&d)
+	p.readIntervals(&d)
+	if w := d.Wireperf; w != nil {
+		p.readHost("local", &w.Result.Local)
+		p.readHost("remote", &w.Result.Remote)
+		p.LocalHost = w.Result.Local.Host.Hostname
+		if p.RemoteHost == "" {
+			p.RemoteHost = w.Result.Remote.Host.Hostname
+		}
+		if s := w.Result.Local.Host.System; s != "" {
+			p.LocalKernel = s
+		}
+		p.RemoteKernel = w.Result.Remote.Host.System
+		if p.Version == "" {
+			p.Version = w.Result.Local.Host.Version
+		}
+		p.readRR(&w.Result.Local)
+	}
+	if !p.Started.IsZero() && p.Summary.Seconds != nil {
+		p.Ended = p.Started.Add(time.Duration(*p.Summary.Seconds * float64(time.Second)))
+	}
+	return p, nil
+}
+
+func numAxis(v float64, label string) Axis { return Axis{Num: &v, Label: label} }
+
+func lower(s string) string { return string(bytes.ToLower([]byte(s))) }
+
+func (p *Parsed) readEnd(d *document) {
+	end := d.End
+	if end == nil {
+		return
+	}
+	m := &p.Summary
+	sent, recv := end.SumSent, end.SumReceived
+	if sent == nil && recv == nil && end.Sum != nil { // iperf3 UDP before 3.x's sum_sent
+		sent = end.Sum
+	}
+	if sent != nil {
+		m.SentBytes, m.SentBps, m.Retransmits = sent.Bytes, finitePtr(sent.BitsPerSecond), sent.Retransmits
+		m.Seconds = ptr(sent.Seconds)
+	}
+	if recv != nil {
+		m.ReceivedBytes, m.ReceivedBps = recv.Bytes, finitePtr(recv.BitsPerSecond)
+		if recv.Seconds > 0 {
+			m.Seconds = ptr(recv.Seconds)
+		}
+	}
+	// UDP: the receiver's loss and jitter; iperf3 puts them in "sum".
+	for _, s := range []*docSum{end.Sum, recv} {
+		if s == nil {
+			continue
+		}
+		if s.LostPercent != nil {
+			m.LostPercent = finitePtr(s.LostPercent)
+		}
+		if s.JitterMs != nil {
+			m.JitterMs = finitePtr(s.JitterMs)
+		}
+		if s.OutOfOrder != nil {
+			m.OutOfOrder = s.OutOfOrder
+		}
+	}
+	var minRTT, sumRTT float64
+	n := 0
+	for _, st := range end.Streams {
+		if st.Sender == nil || st.Sender.MeanRTT == nil || *st.Sender.MeanRTT <= 0 {
+			continue
+		}
+		if r := st.Sender.MinRTT; r != nil && *r > 0 && (n == 0 || *r < minRTT) {
+			minRTT = *r
+		}
+		sumRTT += *st.Sender.MeanRTT
+		n++
+	}
+	if n > 0 {
+		m.MeanRTTms = ptr(sumRTT / float64(n) / 1000)
+		if minRTT > 0 {
+			m.MinRTTms = ptr(minRTT / 1000)
+		}
+	}
+}
+
+func (p *Parsed) readIntervals(d *document) {
+	for i, iv := range d.Intervals {
+		for _, s := range iv.Streams {
+			id := s.Socket
+			p.Intervals = append(p.Intervals, intervalOf(i, &id, &s.docSum, s.SndCwnd, s.RTT, s.ReceiverBytes))
+		}
+		if iv.Sum != nil {
+			p.Intervals = append(p.Intervals, intervalOf(i, nil, iv.Sum, nil, nil, nil))
+		}
+		if iv.SumBidirReverse != nil {
+			p.Intervals = append(p.Intervals, intervalOf(i, nil, iv.SumBidirReverse, nil, nil, nil))
+		}
+	}
+}
+
+func intervalOf(i int, stream *int, s *docSum, cwnd *int64, rtt *float64, recvBytes *int64) Interval {
+	iv := Interval{
+		Index: i, Stream: stream, Start: s.Start, End: s.End,
+		Bytes: s.Bytes, ReceivedBytes: recvBytes, BitsPerSecond: finitePtr(s.BitsPerSecond),
+		Retransmits: s.Retransmits, SndCwnd: cwnd, RTTus: rtt,
+		Packets: s.Packets, LostPackets: s.LostPackets, JitterMs: finitePtr(s.JitterMs), Omitted: s.Omitted,
+	}
+	if s.Sender != nil {
+		iv.SenderRole = "server"
+		if *s.Sender {
+			iv.SenderRole = "client"
+		}
+	}
+	return iv
+}
+
+func (p *Parsed) readHost(host string, e *docHostEnd) {
+	if e.Role == "" && e.Host.Hostname == "" {
+		return
+	}
+	var limits map[string]any
+	if len(e.Limits) > 0 && string(e.Limits) != "null" {
+		if json.Unmarshal(e.Limits, &limits) != nil {
+			limits = nil
+		}
+	}
+	if limits == nil {
+		limits = map[string]any{}
+	}
+	for _, s := range e.Streams {
+		if s.Socket.MTU > 0 {
+			limits["mtu"] = s.Socket.MTU
+			break
+		}
+	}
+	lj, _ := json.Marshal(limits)
+	p.Limits = append(p.Limits, HostLimits{Host: host, Hostname: e.Host.Hostname, Kernel: e.Host.System, Limits: string(lj)})
+	if hc := e.HostCounters; hc != nil && len(hc.CPUs) > 0 {
+		// The first entry is the whole machine when /proc/stat's "cpu" line is there.
+		c := hc.CPUs[0]
+		if c.Name != "cpu" {
+			for _, x := range hc.CPUs[1:] {
+				c.User += x.User
+				c.System += x.System
+				c.SoftIRQ += x.SoftIRQ
+			}
+			k := float64(len(hc.CPUs))
+			c.User, c.System, c.SoftIRQ = c.User/k, c.System/k, c.SoftIRQ/k
+		}
+		p.Hosts = append(p.Hosts, HostSample{Host: host, T: hc.Seconds, CPUUser: ptr(c.User), CPUSys: ptr(c.System), CPUSoftIRQ: ptr(c.SoftIRQ)})
+	}
+}
+
+// parseRR reads wireperf's request-response document.
+func parseRR(d *document) *Parsed {
+	res := d.Result
+	p := &Parsed{Wireperf: true, Axes: map[string]Axis{}, Started: res.StartedAt, RemoteHost: res.ConnectHost,
+		LocalHost: res.Local.Host.Hostname, LocalKernel: res.Local.Host.System, RemoteKernel: res.Remote.Host.System,
+		Version: res.Local.Host.Version}
+	p.readHost("local", &res.Local)
+	p.readHost("remote", &res.Remote)
+	p.readRR(&res.Local)
+	return p
+}
+
+// readRR takes the request-response figures of the first point (one per
+// request size; a campaign sweeps sizes as an axis).
+func (p *Parsed) readRR(e *docHostEnd) {
+	if e.RR == nil || len(e.RR.Points) == 0 {
+		return
+	}
+	pt := e.RR.Points[0]
+	m := &p.Summary
+	m.RRp50us, m.RRp99us = finitePtr(pt.RTT.P50), finitePtr(pt.RTT.P99)
+	if v := finitePtr(pt.RTT.Min); v != nil {
+		m.MinRTTms = ptr(*v / 1000)
+	}
+	if v := finitePtr(pt.RTT.Mean); v != nil {
+		m.MeanRTTms = ptr(*v / 1000)
+	}
+	if pt.Sent > 0 {
+		m.LostPercent = ptr(100 * float64(pt.Lost) / float64(pt.Sent))
+	}
+	if len(e.RR.Points) == 1 && pt.RequestSize > 0 {
+		p.Axes["length"] = numAxis(float64(pt.RequestSize), fmt.Sprint(pt.RequestSize))
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// finitePtr drops NaN and infinities, which neither database stores alike.
+func finitePtr(v *float64) *float64 {
+	if v == nil || math.IsNaN(*v) || math.IsInf(*v, 0) {
+		return nil
+	}
+	return v
+}

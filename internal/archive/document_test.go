@@ -1,0 +1,116 @@
+package archive
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"testing"
+)
+
+func readDoc(t *testing.T, name string) ([]byte, map[string]any) {
+	t.Helper()
+	b, err := os.ReadFile("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return b, m
+}
+
+func path(m any, keys ...string) any {
+	for _, k := range keys {
+		m = m.(map[string]any)[k]
+	}
+	return m
+}
+
+func TestParseTCPDocument(t *testing.T) {
+	b, m := readDoc(t, "tcp-p2.json")
+	p, err := ParseDocument(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := p.Summary
+	if s.ReceivedBps == nil || *s.ReceivedBps != path(m, "end", "sum_received", "bits_per_second").(float64) {
+		t.Errorf("received bps %v", s.ReceivedBps)
+	}
+	if s.SentBps == nil || *s.SentBps != path(m, "end", "sum_sent", "bits_per_second").(float64) {
+		t.Errorf("sent bps %v", s.SentBps)
+	}
+	if s.Retransmits == nil || float64(*s.Retransmits) != path(m, "end", "sum_sent", "retransmits").(float64) {
+		t.Errorf("retransmits %v", s.Retransmits)
+	}
+	if s.MinRTTms == nil || s.MeanRTTms == nil || *s.MinRTTms > *s.MeanRTTms || *s.MinRTTms <= 0 {
+		t.Errorf("RTT min %v mean %v", s.MinRTTms, s.MeanRTTms)
+	}
+	if s.JitterMs != nil || s.LostPercent != nil {
+		t.Errorf("a TCP test has no jitter or loss: %v %v", s.JitterMs, s.LostPercent)
+	}
+	ivs := m["intervals"].([]any)
+	if want := len(ivs) * 3; len(p.Intervals) != want { // two streams and the sum
+		t.Errorf("%d interval rows, want %d", len(p.Intervals), want)
+	}
+	if !p.Wireperf || len(p.Limits) != 2 || p.LocalKernel == "" || p.Started.IsZero() || !p.Ended.After(p.Started) {
+		t.Errorf("provenance: %+v", p)
+	}
+	if a := p.Axes["parallel"]; a.Num == nil || *a.Num != 2 {
+		t.Errorf("parallel axis %+v", a)
+	}
+}
+
+func TestParseUDPDocument(t *testing.T) {
+	b, m := readDoc(t, "udp.json")
+	p, err := ParseDocument(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := p.Summary
+	if s.LostPercent == nil || *s.LostPercent != path(m, "end", "sum_received", "lost_percent").(float64) {
+		t.Errorf("lost %v", s.LostPercent)
+	}
+	if s.JitterMs == nil || *s.JitterMs != path(m, "end", "sum_received", "jitter_ms").(float64) {
+		t.Errorf("jitter %v", s.JitterMs)
+	}
+	if p.Axes["proto"].Label != "udp" {
+		t.Errorf("proto axis %+v", p.Axes["proto"])
+	}
+}
+
+func TestParseRRDocument(t *testing.T) {
+	b, m := readDoc(t, "rr-udp.json")
+	p, err := ParseDocument(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pt := path(m, "result", "local", "rr").(map[string]any)["points"].([]any)[0]
+	rtt := pt.(map[string]any)["rtt_us"].(map[string]any)
+	s := p.Summary
+	if s.RRp50us == nil || *s.RRp50us != rtt["p50"].(float64) || *s.RRp99us != rtt["p99"].(float64) || *s.MinRTTms != rtt["min"].(float64)/1000 {
+		t.Errorf("rr summary %+v", s.Values())
+	}
+	if !p.Wireperf || p.Started.IsZero() || len(p.Limits) != 2 || *p.Axes["length"].Num != 64 || s.LostPercent == nil {
+		t.Errorf("rr document: %+v", p)
+	}
+}
+
+func TestParseNotADocument(t *testing.T) {
+	for _, in := range []string{"", "[1,2]", `{"a":1}`, "hello", `{"start":`, `{"kind":"rr"}`} {
+		if _, err := ParseDocument([]byte(in)); !errors.Is(err, ErrNotDocument) {
+			t.Errorf("ParseDocument(%q) = %v", in, err)
+		}
+	}
+}
+
+func FuzzParseDocument(f *testing.F) {
+	for _, n := range []string{"tcp-p2.json", "udp.json", "rr-udp.json"} {
+		b, _ := os.ReadFile("testdata/" + n)
+		f.Add(b)
+	}
+	f.Add([]byte(`{"start":{},"end":{"sum_sent":{"bits_per_second":1e400}}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ParseDocument(b) // must not panic
+	})
+}

@@ -1,0 +1,207 @@
+package archive
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/wireperf/wireperf/internal/version"
+)
+
+// migrations are the schema's versions, in order: migration i+1 is
+// migrations[i]. The schema only ever grows: a migration adds tables,
+// columns or indexes, and never removes or renames one, so that an older
+// wireperf's queries keep working on a newer archive's data. Never edit a
+// migration that has shipped; append a new one.
+//
+// The DDL is written once for both databases; {{TIME}} and {{BYTES}}
+// become each one's type for instants and raw documents.
+var migrations = [][]string{
+	{ // 1: runs, campaigns and what is stored beside a run
+		`CREATE TABLE campaign (
+			name        TEXT PRIMARY KEY,
+			spec        TEXT NOT NULL,
+			spec_format TEXT NOT NULL,
+			spec_sha256 TEXT NOT NULL,
+			order_seed  BIGINT NOT NULL,
+			created     {{TIME}} NOT NULL
+		)`,
+		`CREATE TABLE run (
+			id              TEXT PRIMARY KEY,
+			campaign        TEXT REFERENCES campaign(name),
+			point_key       TEXT NOT NULL DEFAULT '',
+			rep             INTEGER NOT NULL DEFAULT 0,
+			seq             INTEGER NOT NULL DEFAULT 0,
+			state           TEXT NOT NULL,
+			error           TEXT NOT NULL DEFAULT '',
+			attempts        INTEGER NOT NULL DEFAULT 1,
+			source          TEXT NOT NULL,
+			source_file     TEXT NOT NULL DEFAULT '',
+			source_sha256   TEXT NOT NULL DEFAULT '',
+			tool_version    TEXT NOT NULL DEFAULT '',
+			cmdline         TEXT NOT NULL DEFAULT '',
+			local_host      TEXT NOT NULL DEFAULT '',
+			remote_host     TEXT NOT NULL DEFAULT '',
+			local_kernel    TEXT NOT NULL DEFAULT '',
+			remote_kernel   TEXT NOT NULL DEFAULT '',
+			started         {{TIME}},
+			ended           {{TIME}},
+			document        {{BYTES}},
+			document_format TEXT NOT NULL DEFAULT '',
+			rounded         INTEGER NOT NULL DEFAULT 0,
+			recorded        {{TIME}} NOT NULL
+		)`,
+		`CREATE INDEX run_campaign ON run (campaign)`,
+		`CREATE INDEX run_started ON run (started)`,
+		`CREATE INDEX run_source_sha256 ON run (source_sha256)`,
+		`CREATE TABLE run_axis (
+			run_id TEXT NOT NULL REFERENCES run(id),
+			axis   TEXT NOT NULL,
+			num    DOUBLE PRECISION,
+			label  TEXT NOT NULL,
+			PRIMARY KEY (run_id, axis)
+		)`,
+		`CREATE TABLE run_summary (
+			run_id         TEXT PRIMARY KEY REFERENCES run(id),
+			seconds        DOUBLE PRECISION,
+			sent_bytes     BIGINT,
+			received_bytes BIGINT,
+			sent_bps       DOUBLE PRECISION,
+			received_bps   DOUBLE PRECISION,
+			retransmits    BIGINT,
+			min_rtt_ms     DOUBLE PRECISION,
+			mean_rtt_ms    DOUBLE PRECISION,
+			lost_percent   DOUBLE PRECISION,
+			jitter_ms      DOUBLE PRECISION,
+			rr_p50_us      DOUBLE PRECISION,
+			rr_p99_us      DOUBLE PRECISION,
+			out_of_order   BIGINT
+		)`,
+		`CREATE TABLE run_interval (
+			run_id          TEXT NOT NULL REFERENCES run(id),
+			idx             INTEGER NOT NULL,
+			stream          INTEGER,
+			sender_role     TEXT NOT NULL DEFAULT '',
+			t_start         DOUBLE PRECISION NOT NULL,
+			t_end           DOUBLE PRECISION NOT NULL,
+			bytes           BIGINT,
+			received_bytes  BIGINT,
+			bits_per_second DOUBLE PRECISION,
+			retransmits     BIGINT,
+			snd_cwnd        BIGINT,
+			rtt_us          DOUBLE PRECISION,
+			packets         BIGINT,
+			lost_packets    BIGINT,
+			jitter_ms       DOUBLE PRECISION,
+			omitted         INTEGER NOT NULL DEFAULT 0
+		)`,
+		`CREATE INDEX run_interval_run ON run_interval (run_id, idx)`,
+		`CREATE TABLE host_state (
+			run_id      TEXT NOT NULL REFERENCES run(id),
+			host        TEXT NOT NULL,
+			t           DOUBLE PRECISION NOT NULL,
+			cpu_user    DOUBLE PRECISION,
+			cpu_sys     DOUBLE PRECISION,
+			cpu_softirq DOUBLE PRECISION,
+			mem_used    BIGINT
+		)`,
+		`CREATE INDEX host_state_run ON host_state (run_id)`,
+		`CREATE TABLE host_limits (
+			run_id   TEXT NOT NULL REFERENCES run(id),
+			host     TEXT NOT NULL,
+			hostname TEXT NOT NULL DEFAULT '',
+			kernel   TEXT NOT NULL DEFAULT '',
+			limits   TEXT NOT NULL DEFAULT '',
+			PRIMARY KEY (run_id, host)
+		)`,
+	},
+}
+
+// SchemaVersion is the newest schema this wireperf knows.
+func SchemaVersion() int { return len(migrations) }
+
+// NewerSchemaError refuses a database that a newer wireperf wrote.
+type NewerSchemaError struct {
+	Have, Know int
+	WrittenBy  string
+}
+
+func (e *NewerSchemaError) Error() string {
+	return fmt.Sprintf("schema version %d (written by wireperf %s) is newer than this wireperf (%s) knows (version %d): upgrade wireperf",
+		e.Have, e.WrittenBy, version.String(), e.Know)
+}
+
+func (s *Store) ddl(stmt string) string {
+	t, b := "TIMESTAMP", "BLOB"
+	if s.dialect == postgresDialect {
+		t, b = "TIMESTAMPTZ", "BYTEA"
+	}
+	return strings.NewReplacer("{{TIME}}", t, "{{BYTES}}", b).Replace(stmt)
+}
+
+// migrate applies the missing migrations, each in its own transaction.
+// Two processes opening a new archive at once both get a whole schema:
+// PostgreSQL serialises them on an advisory lock, SQLite on its write
+// lock (transactions begin IMMEDIATE).
+func (s *Store) migrate(ctx context.Context) error {
+	if _, err := s.db.ExecContext(ctx, s.ddl(`CREATE TABLE IF NOT EXISTS schema_version (
+		version    INTEGER PRIMARY KEY,
+		applied    {{TIME}} NOT NULL,
+		applied_by TEXT NOT NULL
+	)`)); err != nil {
+		return fmt.Errorf("creating the schema table: %w", err)
+	}
+	for {
+		done, err := s.migrateOne(ctx)
+		if err != nil || done {
+			return err
+		}
+	}
+}
+
+// migrateOne applies the next migration, if any; done says there was none.
+func (s *Store) migrateOne(ctx context.Context) (done bool, err error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return false, err
+	}
+	defer tx.Rollback()
+	if s.dialect == postgresDialect {
+		// An arbitrary constant key: "wireperf" in ASCII.
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(8675309001)`); err != nil {
+			return false, err
+		}
+	}
+	have, by, err := currentVersion(ctx, tx)
+	if err != nil {
+		return false, err
+	}
+	if have > len(migrations) {
+		return false, &NewerSchemaError{Have: have, Know: len(migrations), WrittenBy: by}
+	}
+	if have == len(migrations) {
+		return true, nil
+	}
+	for _, stmt := range migrations[have] {
+		if _, err := tx.ExecContext(ctx, s.ddl(stmt)); err != nil {
+			return false, fmt.Errorf("migration %d: %w", have+1, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO schema_version (version, applied, applied_by) VALUES (?, ?, ?)`),
+		have+1, time.Now().UTC(), version.String()); err != nil {
+		return false, fmt.Errorf("migration %d: %w", have+1, err)
+	}
+	return false, tx.Commit()
+}
+
+func currentVersion(ctx context.Context, tx *sql.Tx) (int, string, error) {
+	var v int
+	var by string
+	err := tx.QueryRowContext(ctx, `SELECT version, applied_by FROM schema_version ORDER BY version DESC LIMIT 1`).Scan(&v, &by)
+	if err == sql.ErrNoRows {
+		return 0, "", nil
+	}
+	return v, by, err
+}

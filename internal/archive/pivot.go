@@ -1,0 +1,218 @@
+package archive
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// SummaryColumns are the summary values by their names in JSON and on
+// the command line, with their units.
+var SummaryColumns = []struct{ Name, Unit string }{
+	{"received_bits_per_second", "bits/s"},
+	{"sent_bits_per_second", "bits/s"},
+	{"retransmits", ""},
+	{"lost_percent", "%"},
+	{"jitter_ms", "ms"},
+	{"min_rtt_ms", "ms"},
+	{"mean_rtt_ms", "ms"},
+	{"rr_p50_us", "us"},
+	{"rr_p99_us", "us"},
+	{"out_of_order", "datagrams"},
+	{"seconds", "s"},
+	{"sent_bytes", "bytes"},
+	{"received_bytes", "bytes"},
+}
+
+// Values maps the summary's columns that apply to their values.
+func (m Summary) Values() map[string]float64 {
+	out := map[string]float64{}
+	f := func(name string, v *float64) {
+		if v != nil {
+			out[name] = *v
+		}
+	}
+	i := func(name string, v *int64) {
+		if v != nil {
+			out[name] = float64(*v)
+		}
+	}
+	f("received_bits_per_second", m.ReceivedBps)
+	f("sent_bits_per_second", m.SentBps)
+	i("retransmits", m.Retransmits)
+	f("lost_percent", m.LostPercent)
+	f("jitter_ms", m.JitterMs)
+	f("min_rtt_ms", m.MinRTTms)
+	f("mean_rtt_ms", m.MeanRTTms)
+	f("rr_p50_us", m.RRp50us)
+	f("rr_p99_us", m.RRp99us)
+	i("out_of_order", m.OutOfOrder)
+	f("seconds", m.Seconds)
+	i("sent_bytes", m.SentBytes)
+	i("received_bytes", m.ReceivedBytes)
+	return out
+}
+
+// IsSummaryColumn reports whether name is a summary column.
+func IsSummaryColumn(name string) bool {
+	for _, c := range SummaryColumns {
+		if c.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Stats over repetitions.
+const (
+	StatMean   = "mean"
+	StatMedian = "median"
+	StatMin    = "min"
+	StatMax    = "max"
+)
+
+// AxisKey is an axis value's identity: the number in base units, or the
+// label.
+func (a Axis) Key() string {
+	if a.Num != nil {
+		return strconv.FormatFloat(*a.Num, 'f', -1, 64)
+	}
+	return a.Label
+}
+
+// Cell is one cell: the statistic over the runs at a row and column, with
+// their count and spread.
+type Cell struct {
+	Row, Col int // indexes into Table.Rows and Table.Cols
+	Value    float64
+	N        int
+	Min, Max float64
+}
+
+// Table is runs pivoted on two axes.
+type Table struct {
+	RowAxis, ColAxis string // ColAxis "" is a single column
+	Value, Stat      string
+	Rows, Cols       []Axis
+	Cells            []Cell // only where there are runs
+}
+
+// Cell returns the cell at row i, column j.
+func (t *Table) Cell(i, j int) (Cell, bool) {
+	for _, c := range t.Cells {
+		if c.Row == i && c.Col == j {
+			return c, true
+		}
+	}
+	return Cell{}, false
+}
+
+// Pivot tabulates the finished runs' value over the row and column axes.
+// Runs that lack an axis or the value are left out, and counted in
+// skipped.
+func Pivot(runs []*Run, rowAxis, colAxis, value, stat string) (t *Table, skipped int, err error) {
+	if !IsSummaryColumn(value) {
+		var names []string
+		for _, c := range SummaryColumns {
+			names = append(names, c.Name)
+		}
+		return nil, 0, fmt.Errorf("--value %q: want one of %s", value, strings.Join(names, ", "))
+	}
+	switch stat {
+	case StatMean, StatMedian, StatMin, StatMax:
+	default:
+		return nil, 0, fmt.Errorf("--stat %q: want mean, median, min or max", stat)
+	}
+	t = &Table{RowAxis: rowAxis, ColAxis: colAxis, Value: value, Stat: stat}
+	rowIdx, colIdx := map[string]int{}, map[string]int{}
+	type key struct{ r, c string }
+	samples := map[key][]float64{}
+	seenAxes := map[string]bool{}
+	for _, r := range runs {
+		for a := range r.Axes {
+			seenAxes[a] = true
+		}
+		if r.State != StateFinished {
+			continue
+		}
+		ra, ok := r.Axes[rowAxis]
+		ca, cok := r.Axes[colAxis]
+		if colAxis == "" {
+			ca, cok = Axis{Label: value}, true
+		}
+		v, vok := r.Summary.Values()[value]
+		if !ok || !cok || !vok {
+			skipped++
+			continue
+		}
+		if _, ok := rowIdx[ra.Key()]; !ok {
+			rowIdx[ra.Key()] = len(t.Rows)
+			t.Rows = append(t.Rows, ra)
+		}
+		if _, ok := colIdx[ca.Key()]; !ok {
+			colIdx[ca.Key()] = len(t.Cols)
+			t.Cols = append(t.Cols, ca)
+		}
+		k := key{ra.Key(), ca.Key()}
+		samples[k] = append(samples[k], v)
+	}
+	for _, a := range []string{rowAxis, colAxis} {
+		if a != "" && len(runs) > 0 && !seenAxes[a] {
+			var have []string
+			for n := range seenAxes {
+				have = append(have, n)
+			}
+			sort.Strings(have)
+			return nil, 0, fmt.Errorf("no run has the axis %q (axes: %s)", a, strings.Join(have, ", "))
+		}
+	}
+	sortAxes(t.Rows)
+	sortAxes(t.Cols)
+	for i, ra := range t.Rows {
+		for j, ca := range t.Cols {
+			vs := samples[key{ra.Key(), ca.Key()}]
+			if len(vs) == 0 {
+				continue
+			}
+			sort.Float64s(vs)
+			c := Cell{Row: i, Col: j, N: len(vs), Min: vs[0], Max: vs[len(vs)-1]}
+			switch stat {
+			case StatMean:
+				var sum float64
+				for _, v := range vs {
+					sum += v
+				}
+				c.Value = sum / float64(len(vs))
+			case StatMedian:
+				if n := len(vs); n%2 == 1 {
+					c.Value = vs[n/2]
+				} else {
+					c.Value = (vs[n/2-1] + vs[n/2]) / 2
+				}
+			case StatMin:
+				c.Value = c.Min
+			case StatMax:
+				c.Value = c.Max
+			}
+			t.Cells = append(t.Cells, c)
+		}
+	}
+	return t, skipped, nil
+}
+
+// sortAxes orders numbers by value, then words by name.
+func sortAxes(as []Axis) {
+	sort.SliceStable(as, func(i, j int) bool {
+		a, b := as[i], as[j]
+		switch {
+		case a.Num != nil && b.Num != nil:
+			return *a.Num < *b.Num
+		case a.Num != nil:
+			return true
+		case b.Num != nil:
+			return false
+		}
+		return a.Label < b.Label
+	})
+}

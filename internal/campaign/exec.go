@@ -1,0 +1,89 @@
+package campaign
+
+import (
+	"context"
+	"time"
+)
+
+// Executor runs a campaign's runs through the caller's functions, so that
+// the order, the pauses and the retries are tested without a network.
+type Executor struct {
+	// Run runs and stores one test. attempt is 1, or 2 for the retry at
+	// the end. An error is a failed run, already stored by Run; the
+	// campaign goes on.
+	Run func(ctx context.Context, r Run, attempt int) error
+	// Pause is the gap between two runs.
+	Pause time.Duration
+	// Sleep waits d or until ctx ends (tests inject a fake clock).
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+// Outcome counts what happened.
+type Outcome struct {
+	Ran       int   // runs attempted, retries included
+	Finished  int   // runs that finished
+	Failed    []Run // runs that failed twice
+	Cancelled bool  // ctx ended before the campaign did
+}
+
+// Execute runs every run in order, then retries once each run that
+// failed. A failure never stops the campaign; the context's end does.
+func (x *Executor) Execute(ctx context.Context, runs []Run) Outcome {
+	var o Outcome
+	var failed []Run
+	first := true
+	do := func(r Run, attempt int) bool {
+		if !first && x.Pause > 0 {
+			if err := x.sleep(ctx, x.Pause); err != nil {
+				o.Cancelled = true
+				return false
+			}
+		}
+		first = false
+		if ctx.Err() != nil {
+			o.Cancelled = true
+			return false
+		}
+		o.Ran++
+		err := x.Run(ctx, r, attempt)
+		if ctx.Err() != nil {
+			o.Cancelled = true
+			return false
+		}
+		if err != nil {
+			if attempt == 1 {
+				failed = append(failed, r)
+			} else {
+				o.Failed = append(o.Failed, r)
+			}
+			return true
+		}
+		o.Finished++
+		return true
+	}
+	for _, r := range runs {
+		if !do(r, 1) {
+			return o
+		}
+	}
+	for _, r := range failed {
+		if !do(r, 2) {
+			return o
+		}
+	}
+	return o
+}
+
+func (x *Executor) sleep(ctx context.Context, d time.Duration) error {
+	if x.Sleep != nil {
+		return x.Sleep(ctx, d)
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

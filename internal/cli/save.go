@@ -1,0 +1,52 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+	"time"
+
+	"github.com/wireperf/wireperf/internal/archive"
+	"github.com/wireperf/wireperf/internal/emit"
+	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/version"
+)
+
+// saveRun stores one test outside any campaign (a client's --save): its
+// -J document, its summary and its provenance. runErr is the test's
+// error, stored with a failed run.
+func saveRun(ctx context.Context, db string, res *result.Result, runErr error, cmdline []string) (string, error) {
+	var doc bytes.Buffer
+	if res != nil {
+		if err := (&emit.JSON{W: &doc}).Write(res); err != nil {
+			return "", err
+		}
+	}
+	rec := &archive.Run{Source: archive.SourceNative, State: archive.StateFinished, ToolVersion: version.String(),
+		Cmdline: strings.Join(cmdline, " "), Started: time.Now(), Axes: map[string]archive.Axis{}}
+	if doc.Len() > 0 {
+		rec.Document, rec.DocumentFormat = doc.Bytes(), archive.FormatJSON
+		if p, err := archive.ParseDocument(doc.Bytes()); err == nil {
+			rec.Summary, rec.Intervals, rec.Hosts, rec.Limits, rec.Axes = p.Summary, p.Intervals, p.Hosts, p.Limits, p.Axes
+			rec.LocalHost, rec.RemoteHost, rec.LocalKernel, rec.RemoteKernel = p.LocalHost, p.RemoteHost, p.LocalKernel, p.RemoteKernel
+			rec.Started, rec.Ended = p.Started, p.Ended
+		}
+	}
+	if res != nil && !res.StartedAt.IsZero() {
+		rec.Started = res.StartedAt
+	}
+	if runErr != nil {
+		rec.State, rec.Error = archive.StateFailed, oneLine(runErr)
+	}
+	// A single run's ID: its start and command line.
+	sum := sha256.Sum256([]byte(rec.Started.UTC().Format(time.RFC3339Nano) + "\x00" + rec.Cmdline))
+	rec.ID = "s" + hex.EncodeToString(sum[:8])
+	store, err := openArchive(ctx, db)
+	if err != nil {
+		return "", err
+	}
+	defer store.Close()
+	return rec.ID, store.PutRun(ctx, rec)
+}

@@ -1,0 +1,704 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+
+	"github.com/wireperf/wireperf/internal/archive"
+	"github.com/wireperf/wireperf/internal/campaign"
+	"github.com/wireperf/wireperf/internal/emit"
+	"github.com/wireperf/wireperf/internal/hostmon"
+	"github.com/wireperf/wireperf/internal/rr/rrcontrol"
+	"github.com/wireperf/wireperf/internal/spec"
+	"github.com/wireperf/wireperf/internal/units"
+	"github.com/wireperf/wireperf/internal/version"
+)
+
+// sweepFlags are the sweep command's own flags; the axes are comma lists
+// under the client's flag names.
+type sweepFlags struct {
+	axes     map[string]*string
+	udp      bool
+	reverse  bool
+	bidir    bool
+	port     int
+	name     string
+	repeat   int
+	order    string
+	seed     int64
+	pause    time.Duration
+	count    int64
+	rr       bool
+	file     string
+	dryRun   bool
+	resume   string
+	db       string
+	quiet    bool
+	log      logOptions
+	progress bool // set by the command: stdout is a terminal and not --quiet
+}
+
+// sweepAxisFlags are the axes' flags: long name, short name, what a value is.
+var sweepAxisFlags = []struct{ name, short, help string }{
+	{campaign.AxisWindow, "w", "socket buffers, e.g. 64K,1M,16M"},
+	{campaign.AxisParallel, "P", "parallel streams, e.g. 1,4,16"},
+	{campaign.AxisTime, "t", "test lengths, e.g. 10s,60s"},
+	{campaign.AxisLength, "l", "bytes per write, e.g. 64,512,1472"},
+	{campaign.AxisBitrate, "b", "rates per stream, e.g. 100m,1g"},
+	{campaign.AxisSpacing, "", "UDP gaps between datagrams, e.g. 0,10us,20us"},
+	{campaign.AxisCongestion, "C", "congestion control algorithms, e.g. cubic,bbr"},
+	{campaign.AxisSetMSS, "M", "TCP maximum segment sizes"},
+	{campaign.AxisDirection, "", "up (client sends), down (-R) or bidir"},
+	{campaign.AxisProto, "", "tcp or udp"},
+}
+
+func newSweepCmd(e env) *cobra.Command {
+	f := &sweepFlags{axes: map[string]*string{}, log: logOptions{level: "warn", format: "text"}}
+	cmd := &cobra.Command{
+		Use:   "sweep [HOST] [--AXIS LIST]... [-- CLIENT-FLAGS]",
+		Short: "Run a campaign: the cross-product of axes, repeated, stored in the archive",
+		Long: `sweep runs a campaign of client tests: every combination of the axes given, each a
+comma list, repeated, in a shuffled order whose seed is recorded. Every run is stored in the
+archive (--db) under an ID made from the campaign, the point and the repetition, so that
+--resume NAME runs only what is missing. Client flags after -- apply to every run.
+See docs/campaigns.md for the file form (-f).`,
+		Example: `  wireperf sweep host --window 64K,1M,16M -P 1,4,16 -t 10s,60s --repeat 3 --name grid
+  wireperf sweep host -u -l 64,512,1472 --spacing 0,10us,20us --name udpmon -- -i 0
+  wireperf sweep -f examples/windows-streams.yaml --dry-run
+  wireperf sweep --resume grid`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f.progress = !f.quiet && isTerminal(e.stdout)
+			return runSweep(cmd, e, f, args)
+		},
+	}
+	fs := cmd.Flags()
+	f.registerSpec(fs)
+	fs.StringVarP(&f.file, "file", "f", "", "read the campaign from this YAML file")
+	fs.BoolVar(&f.dryRun, "dry-run", false, "print the plan and its estimated time; run nothing")
+	fs.StringVar(&f.resume, "resume", "", "resume the stored campaign NAME: run only what is missing")
+	fs.BoolVarP(&f.quiet, "quiet", "q", false, "no progress bar (the result lines still print)")
+	dbFlag(cmd, &f.db)
+	fs.StringVar(&f.log.level, "log-level", f.log.level, "diagnostic log level on stderr: debug, info, warn, error")
+	return cmd
+}
+
+// registerSpec registers the flags that say what a campaign is (not
+// where or how it runs): the axes and the campaign's settings.
+func (f *sweepFlags) registerSpec(fs *pflag.FlagSet) {
+	for _, a := range sweepAxisFlags {
+		p := new(string)
+		f.axes[a.name] = p
+		fs.StringVarP(p, a.name, a.short, "", a.help)
+	}
+	fs.BoolVarP(&f.udp, "udp", "u", false, "UDP tests (as --proto udp)")
+	fs.BoolVarP(&f.reverse, "reverse", "R", false, "the server sends (as --direction down)")
+	fs.BoolVar(&f.bidir, "bidir", false, "both ends send (as --direction bidir)")
+	fs.IntVarP(&f.port, "port", "p", 0, "server port (default 5201)")
+	fs.StringVar(&f.name, "name", "", "the campaign's name (required; resume with --resume NAME)")
+	fs.IntVar(&f.repeat, "repeat", 1, "runs per point")
+	fs.StringVar(&f.order, "order", campaign.OrderShuffle, "shuffle (seeded, recorded) or sequential")
+	fs.Int64Var(&f.seed, "seed", 0, "the shuffle's seed (default: chosen and recorded)")
+	fs.Var(durationValue{&f.pause}, "pause", "pause between runs, e.g. 5s")
+	fs.Int64Var(&f.count, "count", 0, "UDPmon sweeps: datagrams per run (with -u, -l and --spacing axes)")
+	fs.BoolVar(&f.rr, "rr", false, "each run is a request-response test (wireperf rr); --length is the request size")
+}
+
+// storedFlags is the flags form of a campaign as stored: the arguments
+// that made it, so that --resume plans exactly the same runs.
+type storedFlags struct {
+	Args []string `json:"args"`
+}
+
+func runSweep(cmd *cobra.Command, e env, f *sweepFlags, args []string) error {
+	ctx := cmd.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	var store *archive.Store
+	openStore := func() error {
+		if store != nil {
+			return nil
+		}
+		s, err := openArchive(ctx, f.db)
+		store = s
+		return err
+	}
+	defer func() {
+		if store != nil {
+			store.Close()
+		}
+	}()
+
+	var spec *campaign.Spec
+	var text, format string
+	var err error
+	switch {
+	case f.resume != "":
+		if f.file != "" || len(args) > 0 {
+			return usagef("--resume takes the campaign from the archive: give no HOST or -f")
+		}
+		if changed := specFlagsChanged(cmd.Flags()); changed != "" {
+			return usagef("--%s: --resume runs the campaign as it was stored", changed)
+		}
+		if err := openStore(); err != nil {
+			return err
+		}
+		c, err := store.GetCampaign(ctx, f.resume)
+		if errors.Is(err, archive.ErrNotFound) {
+			names, _ := store.Campaigns(ctx)
+			return usagef("no campaign %q in %s (campaigns: %s)", f.resume, store.DSN(), strings.Join(names, ", "))
+		}
+		if err != nil {
+			return err
+		}
+		spec, err = specFromStored(c)
+		if err != nil {
+			return fmt.Errorf("campaign %s: the stored spec: %w", c.Name, err)
+		}
+		spec.Seed = c.OrderSeed
+		text, format = c.Spec, c.SpecFormat
+	case f.file != "":
+		if changed := specFlagsChanged(cmd.Flags()); changed != "" {
+			return usagef("--%s: the campaign comes from %s; set it there", changed, f.file)
+		}
+		data, err := os.ReadFile(f.file)
+		if err != nil {
+			return usagef("%v", err)
+		}
+		spec, err = campaign.ParseFile(f.file, data)
+		if err != nil {
+			return usageError{err}
+		}
+		if len(args) > 0 {
+			return usagef("-f takes the target from the file: give no HOST")
+		}
+		text, format = string(data), "yaml"
+	default:
+		spec, err = specFromFlags(cmd.Flags(), f, args, cmd.ArgsLenAtDash())
+		if err != nil {
+			return err
+		}
+		stored, _ := json.Marshal(storedFlags{Args: canonicalArgs(cmd.Flags(), args, cmd.ArgsLenAtDash())})
+		text, format = string(stored), "flags"
+	}
+	runs := spec.Plan()
+	// Every point's client flags must parse before anything runs.
+	points := map[string]pointTest{}
+	for _, r := range runs {
+		if points[r.Point.Key()] != nil {
+			continue
+		}
+		pt, err := newPointTest(spec, r.Point)
+		if err != nil {
+			return usagef("point %s: %v", r.Point.Label(), err)
+		}
+		points[r.Point.Key()] = pt
+	}
+	defaultTime := campaign.DefaultTime
+	for _, pt := range points {
+		defaultTime = pt.duration() // the fixed flags' -t, when no time axis
+		break
+	}
+	if f.dryRun && f.resume == "" {
+		if spec.Order == campaign.OrderShuffle && spec.Seed == 0 {
+			fmt.Fprintln(e.stdout, "(the order shown is one shuffle; a real run picks and records its own seed)")
+		}
+		printPlan(e.stdout, spec, runs, defaultTime)
+		return nil
+	}
+	if err := openStore(); err != nil {
+		return err
+	}
+	if spec.Seed == 0 {
+		spec.Seed = campaign.NewSeed()
+	}
+	stored, err := store.PutCampaign(ctx, archive.Campaign{Name: spec.Name, Spec: text, SpecFormat: format, OrderSeed: spec.Seed})
+	if err != nil {
+		return err
+	}
+	if stored.Spec != text || stored.SpecFormat != format {
+		return usagef("campaign %q is already stored with another spec: choose another --name, or --resume %s", spec.Name, spec.Name)
+	}
+	if stored.OrderSeed != spec.Seed {
+		spec.Seed = stored.OrderSeed
+		runs = spec.Plan()
+	}
+	states, err := store.States(ctx, spec.Name)
+	if err != nil {
+		return err
+	}
+	todo := campaign.Missing(runs, func(id string) bool { return states[id] == archive.StateFinished })
+	if f.dryRun {
+		fmt.Fprintf(e.stdout, "%d of %d runs done; left:\n", len(runs)-len(todo), len(runs))
+		printPlan(e.stdout, spec, todo, defaultTime)
+		return nil
+	}
+	rio, err := startRun(ctx, e, f.log, "")
+	if err != nil {
+		return err
+	}
+	defer rio.done()
+	sw := &sweeper{e: e, f: f, spec: spec, store: store, points: points, total: len(runs), log: rio}
+	fmt.Fprintf(e.stdout, "campaign %s: %d runs, %d to run, order %s (seed %d), archive %s\n",
+		spec.Name, len(runs), len(todo), spec.Order, spec.Seed, store.DSN())
+	var bar *mpb.Bar
+	var progress *mpb.Progress
+	if f.progress && len(todo) > 0 {
+		progress = mpb.NewWithContext(rio.ctx, mpb.WithOutput(e.stdout), mpb.WithWidth(40))
+		bar = progress.AddBar(int64(len(todo)),
+			mpb.PrependDecorators(decor.Name(spec.Name+" "), decor.CountersNoUnit("%d/%d"), decor.Any(func(decor.Statistics) string { return " " + sw.current })),
+			mpb.AppendDecorators(decor.Elapsed(decor.ET_STYLE_GO), decor.Any(func(st decor.Statistics) string {
+				// The plan knows each run's length, so the time left is
+				// the estimate of the runs not yet done.
+				done := int(st.Current)
+				if done > len(todo) {
+					done = len(todo)
+				}
+				return " ETA " + spec.Estimate(todo[done:], defaultTime, runOverhead).Round(time.Second).String()
+			})))
+		sw.lines = progress
+	}
+	x := campaign.Executor{Pause: spec.Pause, Run: func(ctx context.Context, r campaign.Run, attempt int) error {
+		err := sw.run(ctx, r, attempt)
+		if bar != nil && (err == nil || attempt == 2) {
+			bar.Increment()
+		}
+		return err
+	}}
+	out := x.Execute(rio.ctx, todo)
+	if progress != nil {
+		if out.Cancelled || bar.Current() < int64(len(todo)) {
+			bar.Abort(false)
+		}
+		progress.Wait()
+	}
+	fmt.Fprintf(e.stdout, "campaign %s: %d finished, %d failed, %d done before\n", spec.Name, out.Finished, len(out.Failed), len(runs)-len(todo))
+	if out.Cancelled {
+		return fmt.Errorf("interrupted: resume with wireperf sweep --resume %s", spec.Name)
+	}
+	if len(out.Failed) > 0 {
+		return fmt.Errorf("%d runs failed twice (stored with their errors); resume with wireperf sweep --resume %s", len(out.Failed), spec.Name)
+	}
+	return nil
+}
+
+// specFlagsChanged names a flag that says what the campaign is, if one
+// was given (they conflict with -f and --resume).
+func specFlagsChanged(fs *pflag.FlagSet) string {
+	probe := pflag.NewFlagSet("probe", pflag.ContinueOnError)
+	(&sweepFlags{axes: map[string]*string{}}).registerSpec(probe)
+	name := ""
+	probe.VisitAll(func(fl *pflag.Flag) {
+		if name == "" && fs.Changed(fl.Name) {
+			name = fl.Name
+		}
+	})
+	return name
+}
+
+// specFromFlags builds the campaign from the command line.
+func specFromFlags(fs *pflag.FlagSet, f *sweepFlags, args []string, dash int) (*campaign.Spec, error) {
+	hosts, fixed := args, []string(nil)
+	if dash >= 0 {
+		hosts, fixed = args[:dash], args[dash:]
+	}
+	if len(hosts) != 1 {
+		return nil, usagef("sweep needs one HOST (or -f FILE, or --resume NAME); got %d", len(hosts))
+	}
+	if f.name == "" {
+		return nil, usagef("sweep needs --name: the campaign's name, to find and resume it")
+	}
+	s := &campaign.Spec{Name: f.name, Targets: hosts, Port: f.port, Fixed: fixed, Repeat: f.repeat, Order: f.order, Seed: f.seed, Pause: f.pause, Count: f.count}
+	if f.rr {
+		s.Test = campaign.TestRR
+	}
+	for _, a := range sweepAxisFlags {
+		if !fs.Changed(a.name) {
+			continue
+		}
+		vals, err := campaign.ParseList(a.name, *f.axes[a.name])
+		if err != nil {
+			return nil, usagef("--%s: %v", a.name, err)
+		}
+		s.Axes = append(s.Axes, campaign.AxisValues{Name: a.name, Values: vals})
+	}
+	fixedAxis := func(flag, axis, value string) error {
+		if fs.Changed(axis) {
+			return usagef("--%s and --%s: choose one", flag, axis)
+		}
+		v, _ := campaign.ParseValue(axis, value)
+		s.Axes = append(s.Axes, campaign.AxisValues{Name: axis, Values: []campaign.Value{v}})
+		return nil
+	}
+	if f.udp {
+		if err := fixedAxis("udp", campaign.AxisProto, "udp"); err != nil {
+			return nil, err
+		}
+	}
+	if f.reverse && f.bidir {
+		return nil, usagef("-R and --bidir: choose one")
+	}
+	if f.reverse {
+		if err := fixedAxis("reverse", campaign.AxisDirection, "down"); err != nil {
+			return nil, err
+		}
+	}
+	if f.bidir {
+		if err := fixedAxis("bidir", campaign.AxisDirection, "bidir"); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.Validate(); err != nil {
+		return nil, usageError{err}
+	}
+	return s, nil
+}
+
+// canonicalArgs is the command line that made a flags-form campaign, in a
+// stable form: every flag set, HOST, then -- and the client flags.
+func canonicalArgs(fs *pflag.FlagSet, args []string, dash int) []string {
+	var out []string
+	fs.Visit(func(fl *pflag.Flag) {
+		switch fl.Name {
+		case "db", "dry-run", "quiet", "log-level", "resume":
+			return // where and how it runs, not what
+		}
+		out = append(out, "--"+fl.Name+"="+fl.Value.String())
+	})
+	hosts, fixed := args, []string(nil)
+	if dash >= 0 {
+		hosts, fixed = args[:dash], args[dash:]
+	}
+	out = append(out, hosts...)
+	if len(fixed) > 0 {
+		out = append(append(out, "--"), fixed...)
+	}
+	return out
+}
+
+// specFromStored rebuilds a stored campaign's spec.
+func specFromStored(c archive.Campaign) (*campaign.Spec, error) {
+	if c.SpecFormat == "yaml" {
+		return campaign.ParseFile(c.Name+".yaml", []byte(c.Spec))
+	}
+	var sf storedFlags
+	if err := json.Unmarshal([]byte(c.Spec), &sf); err != nil {
+		return nil, err
+	}
+	f, fs := &sweepFlags{axes: map[string]*string{}}, pflag.NewFlagSet("sweep", pflag.ContinueOnError)
+	f.registerSpec(fs)
+	if err := fs.Parse(sf.Args); err != nil {
+		return nil, err
+	}
+	return specFromFlags(fs, f, fs.Args(), fs.ArgsLenAtDash())
+}
+
+// pointTest is one point's test, its flags parsed and checked before the
+// campaign starts.
+type pointTest interface {
+	// run runs the test once and returns its -J document.
+	run(ctx context.Context, e env, host string, log *slog.Logger) ([]byte, error)
+	duration() time.Duration
+}
+
+func newPointTest(s *campaign.Spec, p campaign.Point) (pointTest, error) {
+	if s.Test == campaign.TestRR {
+		return rrPointFlags(s, p)
+	}
+	cf, err := pointFlags(s, p)
+	if err != nil {
+		return nil, err
+	}
+	return clientPoint{cf}, nil
+}
+
+// clientPoint is a client test (wireperf client).
+type clientPoint struct{ cf *clientFlags }
+
+func (c clientPoint) duration() time.Duration { return c.cf.spec.Duration }
+
+func (c clientPoint) run(ctx context.Context, e env, host string, log *slog.Logger) ([]byte, error) {
+	cf := *c.cf // a copy: the run must not change the point's flags
+	var buf bytes.Buffer
+	em := &emit.JSON{W: &buf, Opt: emit.Options{Format: cf.format}}
+	obs := &observer{em: em, host: host, port: cf.port}
+	if err := cf.tcpinfo.prepare(&cf.spec); err != nil {
+		return nil, err
+	}
+	res, err := runTest(ctx, e, &cf, host, obs, log)
+	if res != nil {
+		if werr := em.Summary(res); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	return buf.Bytes(), err
+}
+
+// rrPoint is a request-response test (wireperf rr) of one request size.
+type rrPoint struct{ rf *rrFlags }
+
+func (r rrPoint) duration() time.Duration { return r.rf.spec.Duration }
+
+func (r rrPoint) run(ctx context.Context, e env, host string, log *slog.Logger) ([]byte, error) {
+	cfg, err := r.rf.config(host, log)
+	if err != nil {
+		return nil, err
+	}
+	res, err := rrcontrol.Run(ctx, cfg)
+	var buf bytes.Buffer
+	if res != nil {
+		if werr := (&emit.RRJSON{W: &buf}).Write(res); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	return buf.Bytes(), err
+}
+
+// rrPointFlags parses a point's flags as the rr command does: the length
+// axis is the request size (--sizes), proto picks --udp or --tcp.
+func rrPointFlags(s *campaign.Spec, p campaign.Point) (pointTest, error) {
+	rf := newRRFlags()
+	cmd := &cobra.Command{Use: "rr"}
+	rf.register(cmd)
+	var args []string
+	for _, a := range p.Args(s.Fixed) {
+		switch {
+		case strings.HasPrefix(a, "--length="):
+			a = "--sizes=" + strings.TrimPrefix(a, "--length=")
+		case a == "--reverse" || a == "--bidir":
+			return nil, fmt.Errorf("%s does not apply to request-response tests", a)
+		}
+		args = append(args, a)
+	}
+	if v, ok := p.Value(campaign.AxisProto); ok && v.Label == "tcp" {
+		args = append(args, "--tcp") // udp is rr's default, and its own flag
+	}
+	if s.Port != 0 {
+		args = append([]string{fmt.Sprintf("--port=%d", s.Port)}, args...)
+	}
+	if err := cmd.ParseFlags(args); err != nil {
+		return nil, err
+	}
+	if cmd.Flags().NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments %q", cmd.Flags().Args())
+	}
+	if rf.json || rf.logfile != "" || rf.load != "" {
+		return nil, errors.New("a sweep of rr tests stores each run's JSON itself: give no -J, --logfile or --load")
+	}
+	if err := rf.finish(cmd); err != nil {
+		return nil, err
+	}
+	rf.spec.HostCounters = true
+	return rrPoint{rf}, nil
+}
+
+// pointFlags parses a point's client flags as the client command does,
+// so that a sweep run is exactly the client test it names.
+func pointFlags(s *campaign.Spec, p campaign.Point) (*clientFlags, error) {
+	cf := newClientFlags()
+	cmd := &cobra.Command{Use: "client"}
+	cf.register(cmd)
+	args := p.Args(s.Fixed)
+	if s.Port != 0 {
+		args = append([]string{fmt.Sprintf("--port=%d", s.Port)}, args...)
+	}
+	if err := cmd.ParseFlags(args); err != nil {
+		return nil, err
+	}
+	if cmd.Flags().NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments %q", cmd.Flags().Args())
+	}
+	if cf.save || cf.db != "" {
+		return nil, errors.New("a sweep stores every run in its own --db: give no --save or --db among a run's flags")
+	}
+	if cf.json || cf.jsonStream || cf.logfile != "" {
+		return nil, errors.New("a sweep stores each run's JSON itself: give no -J, --json-stream or --logfile")
+	}
+	if s.Count > 0 {
+		// UDPmon's method: a fixed number of datagrams at a fixed gap,
+		// however long they take (-n, no -t).
+		if cmd.Flags().Changed("time") || cmd.Flags().Changed("bytes") {
+			return nil, errors.New("--count sets the bytes of each run: give no -t or -n")
+		}
+		if !cf.udp {
+			return nil, errors.New("--count is for UDP sweeps (-u)")
+		}
+		length := cf.length
+		if !cmd.Flags().Changed("length") {
+			length = int64(spec.DefaultUDPLength)
+		}
+		if err := cmd.Flags().Set("bytes", strconv.FormatInt(s.Count*length, 10)); err != nil {
+			return nil, err
+		}
+	}
+	if err := cf.finish(cmd); err != nil {
+		return nil, err
+	}
+	cf.spec.HostCounters = true // both hosts' CPU split, kept beside the run
+	return cf, nil
+}
+
+// clientCmdline is the client command that a point runs.
+func clientCmdline(s *campaign.Spec, p campaign.Point) string {
+	args := append([]string{"wireperf", "client", p.Target}, p.Args(s.Fixed)...)
+	if s.Port != 0 {
+		args = append(args, fmt.Sprintf("--port=%d", s.Port))
+	}
+	return strings.Join(args, " ")
+}
+
+func printPlan(w io.Writer, s *campaign.Spec, runs []campaign.Run, defaultTime time.Duration) {
+	for i, r := range runs {
+		target := ""
+		if len(s.Targets) > 1 {
+			target = r.Point.Target + " "
+		}
+		fmt.Fprintf(w, "%4d  %s  %s%s  rep %d\n", i+1, r.ID, target, r.Point.Label(), r.Rep)
+	}
+	est := s.Estimate(runs, defaultTime, runOverhead)
+	fmt.Fprintf(w, "%d runs, estimated %s (order %s, pause %s)\n", len(runs), est.Round(time.Second), s.Order, s.Pause)
+}
+
+// hostSamplePeriod is how often a sweep samples this host's CPU and
+// memory during a run.
+const hostSamplePeriod = time.Second
+
+// runOverhead is the time a run takes beyond its test: connecting, the
+// server's report, storing.
+const runOverhead = time.Second
+
+// sweeper runs one campaign run and stores it.
+type sweeper struct {
+	e       env
+	f       *sweepFlags
+	spec    *campaign.Spec
+	store   *archive.Store
+	points  map[string]pointTest
+	total   int
+	current string
+	lines   io.Writer // the progress bar's writer, which prints above the bar
+	log     *runIO
+}
+
+func (s *sweeper) println(format string, args ...any) {
+	w := s.e.stdout
+	if s.lines != nil {
+		w = s.lines
+	}
+	fmt.Fprintf(w, format+"\n", args...)
+}
+
+func (s *sweeper) run(ctx context.Context, r campaign.Run, attempt int) error {
+	s.current = r.Point.Label()
+	rec := &archive.Run{
+		ID: r.ID, Campaign: s.spec.Name, PointKey: r.Point.Key(), Rep: r.Rep, Seq: r.Seq,
+		Source: archive.SourceNative, ToolVersion: version.String(), Cmdline: clientCmdline(s.spec, r.Point),
+		RemoteHost: r.Point.Target, Started: time.Now(), Axes: map[string]archive.Axis{},
+	}
+	for _, st := range r.Point.Settings {
+		rec.Axes[st.Axis] = archive.Axis{Num: st.Value.Num, Label: st.Value.Label}
+	}
+	sampler := hostmon.StartSampler(hostSamplePeriod)
+	doc, runErr := s.points[r.Point.Key()].run(ctx, s.e, r.Point.Target, s.log.log)
+	local := sampler.Stop()
+	rec.Ended = time.Now()
+	if len(doc) > 0 {
+		rec.Document, rec.DocumentFormat = doc, archive.FormatJSON
+		if p, err := archive.ParseDocument(doc); err == nil {
+			rec.Summary, rec.Intervals, rec.Hosts, rec.Limits = p.Summary, p.Intervals, p.Hosts, p.Limits
+			rec.LocalHost, rec.LocalKernel, rec.RemoteKernel = p.LocalHost, p.LocalKernel, p.RemoteKernel
+			if !p.Started.IsZero() {
+				rec.Started = p.Started
+			}
+			if runErr == nil && p.Error != "" {
+				runErr = errors.New(p.Error)
+			}
+		}
+	}
+	// This host's CPU and memory per period of the run replace its one
+	// whole-test CPU figure from the result; the remote host keeps that
+	// one. Each row covers the period that ends at its t.
+	if len(local) > 0 {
+		kept := rec.Hosts[:0]
+		for _, h := range rec.Hosts {
+			if h.Host != "local" {
+				kept = append(kept, h)
+			}
+		}
+		rec.Hosts = kept
+	}
+	for _, smp := range local {
+		rec.Hosts = append(rec.Hosts, archive.HostSample{Host: "local", T: smp.T.Seconds(),
+			CPUUser: smp.User, CPUSys: smp.System, CPUSoftIRQ: smp.SoftIRQ, MemUsed: smp.MemUsed})
+	}
+	rec.State = archive.StateFinished
+	switch {
+	case ctx.Err() != nil:
+		// A test cut short by Ctrl-C may still end "cleanly" with a
+		// partial report: it is not a finished run, and resume runs it.
+		rec.State, rec.Error = archive.StateAborted, "interrupted"
+		if runErr == nil {
+			runErr = ctx.Err()
+		}
+	case runErr != nil:
+		rec.State, rec.Error = archive.StateFailed, oneLine(runErr)
+	}
+	// Store with a context of its own: an interrupted run is still recorded.
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if err := s.store.PutRun(sctx, rec); err != nil {
+		s.println("%s: not stored: %v", r.ID, err)
+		return err
+	}
+	retry := ""
+	if attempt > 1 {
+		retry = " (retry)"
+	}
+	head := fmt.Sprintf("[%d/%d] %s %s rep %d%s", r.Seq+1, s.total, r.ID[:8], r.Point.Label(), r.Rep, retry)
+	if runErr != nil {
+		s.println("%s: %s: %s", head, rec.State, rec.Error)
+		return runErr
+	}
+	s.println("%s: %s", head, resultLine(rec.Summary))
+	return nil
+}
+
+// resultLine is one run's result in iperf's units.
+func resultLine(m archive.Summary) string {
+	var parts []string
+	if m.ReceivedBps != nil {
+		parts = append(parts, strings.TrimSpace(units.FormatRate(*m.ReceivedBps, 'a'))+" received")
+	} else if m.SentBps != nil {
+		parts = append(parts, strings.TrimSpace(units.FormatRate(*m.SentBps, 'a'))+" sent")
+	}
+	if m.RRp50us != nil && m.RRp99us != nil {
+		parts = append(parts, fmt.Sprintf("RTT p50 %.1f us, p99 %.1f us", *m.RRp50us, *m.RRp99us))
+	}
+	if m.Retransmits != nil {
+		parts = append(parts, fmt.Sprintf("%d retransmits", *m.Retransmits))
+	}
+	if m.LostPercent != nil {
+		parts = append(parts, fmt.Sprintf("%.3g%% lost", *m.LostPercent))
+	}
+	if m.JitterMs != nil {
+		parts = append(parts, fmt.Sprintf("jitter %.3f ms", *m.JitterMs))
+	}
+	if len(parts) == 0 {
+		return "finished"
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,263 @@
+package flowrun
+
+import (
+	"math"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/spec"
+	"github.com/wireperf/wireperf/internal/tcpflow"
+	"github.com/wireperf/wireperf/internal/testutil/loopback"
+)
+
+// clockFlow is a flow whose bytes are a function of the (synctest) clock:
+// it moves bytesPerMs from the epoch until stopAt, its last byte.
+type clockFlow struct {
+	id         int
+	sender     bool
+	bytesPerMs int64
+	stopAt     time.Duration
+	firstAt    time.Duration // a receiver's first byte; 0: at once
+	epoch      time.Time
+	started    atomic.Bool
+	done       chan struct{}
+}
+
+func newClockFlow(id int, sender bool, bytesPerMs int64, stopAt time.Duration) *clockFlow {
+	return &clockFlow{id: id, sender: sender, bytesPerMs: bytesPerMs, stopAt: stopAt}
+}
+
+func (f *clockFlow) elapsed() time.Duration {
+	if !f.started.Load() {
+		return 0
+	}
+	return min(time.Since(f.epoch), f.stopAt)
+}
+
+func (f *clockFlow) FirstByte() time.Duration {
+	if f.sender || !f.started.Load() {
+		return 0
+	}
+	return max(f.firstAt, time.Nanosecond)
+}
+
+func (f *clockFlow) ID() int      { return f.id }
+func (f *clockFlow) Sender() bool { return f.sender }
+func (f *clockFlow) Start(b Begin) {
+	f.epoch = b.Epoch
+	f.started.Store(true)
+	go func() {
+		time.Sleep(f.stopAt)
+		close(f.done)
+	}()
+}
+func (f *clockFlow) Stop(time.Time)                      {}
+func (f *clockFlow) Abort()                              {}
+func (f *clockFlow) Done() <-chan struct{}               { return f.done }
+func (f *clockFlow) Bytes() int64                        { return f.bytesPerMs * f.elapsed().Milliseconds() }
+func (f *clockFlow) LastByte() time.Duration             { return f.elapsed() }
+func (f *clockFlow) Err() error                          { return nil }
+func (f *clockFlow) Addrs() (string, string)             { return "a", "b" }
+func (f *clockFlow) Close() error                        { return nil }
+func (f *clockFlow) Sample(*result.StreamInterval, bool) {}
+func (f *clockFlow) MarkOmitEnd()                        {}
+func (f *clockFlow) Total(*result.Stream)                {}
+func (f *clockFlow) bytesAt(d time.Duration) int64 {
+	return f.bytesPerMs * min(d, f.stopAt).Milliseconds()
+}
+func (f *clockFlow) waitDone()     { <-f.done }
+func (f *clockFlow) rate() float64 { return float64(f.bytesPerMs) * 8e3 }
+
+// runClock runs one flow under a runner with spec s on the synctest
+// clock, until the flow's last byte, and returns the end's view.
+func runClock(t *testing.T, s spec.Spec, f *clockFlow) result.End {
+	t.Helper()
+	var end result.End
+	synctest.Test(t, func(t *testing.T) {
+		f.done = make(chan struct{}) // a channel of the bubble
+		r := New(s, []Flow{f}, nil, nil)
+		r.Start()
+		f.waitDone()
+		end = r.Finish(result.RoleClient)
+	})
+	return end
+}
+
+func TestRunnerCutsWholeIntervals(t *testing.T) {
+	s := spec.Default()
+	s.Duration = 2 * time.Second
+	for _, tc := range []struct {
+		name   string
+		sender bool
+		last   time.Duration // the flow's last byte
+		rows   int           // intervals reported
+	}{
+		// A sender's last write lands just after the final boundary.
+		{"sender sliver", true, 2*time.Second + 20*time.Microsecond, 2},
+		// A receiver's drain after the sender stopped: short, then long enough.
+		{"short drain", false, 2*time.Second + 90*time.Millisecond, 2},
+		{"long drain", false, 2*time.Second + 300*time.Millisecond, 3},
+		{"stops at the boundary", true, 2 * time.Second, 2},
+		// A test shorter than one interval still gets its one row.
+		{"shorter than an interval", true, 50 * time.Millisecond, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newClockFlow(1, tc.sender, 1000, tc.last)
+			end := runClock(t, s, f)
+			if len(end.Intervals) != tc.rows {
+				t.Fatalf("%d intervals %+v, want %d", len(end.Intervals), end.Intervals, tc.rows)
+			}
+			var sum int64
+			for _, iv := range end.Intervals {
+				sum += iv.Streams[0].Bytes
+				// No row short enough for its rate to mislead, unless it is the only one.
+				if iv.Seconds() < s.Interval.Seconds()/10 && len(end.Intervals) > 1 {
+					t.Errorf("interval %.6f-%.6f is shorter than a tenth of -i", iv.Start, iv.End)
+				}
+				if r := result.Rate(iv.Streams[0].Bytes, iv.Seconds()); r > 1.01*f.rate() {
+					t.Errorf("interval %.6f-%.6f reads %.0f bit/s, the flow moved %.0f", iv.Start, iv.End, r, f.rate())
+				}
+			}
+			// The bytes after the last row are in the totals all the same.
+			total := end.Streams[0].Bytes
+			if total != f.bytesAt(tc.last) {
+				t.Errorf("total %d bytes, want %d", total, f.bytesAt(tc.last))
+			}
+			if sum > total || total-sum > f.bytesPerMs*int64(s.Interval/10/time.Millisecond) {
+				t.Errorf("rows sum to %d of %d bytes: more than a tenth of an interval left out", sum, total)
+			}
+			// What no row carries is the end's tail: rows and tail add up.
+			var tail int64
+			for _, st := range end.Tail {
+				tail += st.Bytes
+			}
+			if sum+tail != total {
+				t.Errorf("rows %d + tail %d = %d bytes, total %d", sum, tail, sum+tail, total)
+			}
+			if got := end.Streams[0].End; math.Abs(got-tc.last.Seconds()) > 1e-9 {
+				t.Errorf("stream ends at %v s, want its last byte %v", got, tc.last.Seconds())
+			}
+		})
+	}
+}
+
+func TestRunnerOmitsTheStart(t *testing.T) {
+	// -t 2 -O 1: three seconds run, the first is left out of the totals.
+	s := spec.Default()
+	s.Omit = time.Second
+	s.Duration = 3 * time.Second
+	f := newClockFlow(1, true, 1000, s.Duration+10*time.Microsecond)
+	end := runClock(t, s, f)
+	if len(end.Intervals) != 3 {
+		t.Fatalf("%d intervals, want 3 (one omitted, two counted)", len(end.Intervals))
+	}
+	for i, iv := range end.Intervals {
+		if iv.Omitted != (i == 0) {
+			t.Errorf("interval %d omitted=%v", i, iv.Omitted)
+		}
+		if iv.Index != i {
+			t.Errorf("interval %d has index %d", i, iv.Index)
+		}
+		if iv.Start != float64(i) || iv.End != float64(i+1) {
+			t.Errorf("interval %d spans %v-%v", i, iv.Start, iv.End)
+		}
+	}
+	st := end.Streams[0]
+	if st.Start != 1 {
+		t.Errorf("totals start at %v s, want 1 (after the omitted start)", st.Start)
+	}
+	if want := f.bytesAt(f.stopAt) - f.bytesAt(s.Omit); st.Bytes != want {
+		t.Errorf("total %d bytes, want %d (the omitted second left out)", st.Bytes, want)
+	}
+}
+
+func TestRunnerOmitBoundaryBetweenTicks(t *testing.T) {
+	// -O 1.5 -i 1: a forced cut at the end of the omitted start, so that no
+	// row straddles it; counted rows then run from there.
+	s := spec.Default()
+	s.Omit = 1500 * time.Millisecond
+	s.Duration = 3500 * time.Millisecond
+	f := newClockFlow(1, true, 1000, s.Duration)
+	end := runClock(t, s, f)
+	want := [][2]float64{{0, 1}, {1, 1.5}, {1.5, 2.5}, {2.5, 3.5}}
+	if len(end.Intervals) != len(want) {
+		t.Fatalf("%d intervals, want %d", len(end.Intervals), len(want))
+	}
+	for i, iv := range end.Intervals {
+		if iv.Start != want[i][0] || iv.End != want[i][1] {
+			t.Errorf("interval %d spans %v-%v, want %v", i, iv.Start, iv.End, want[i])
+		}
+		if iv.Omitted != (iv.End <= 1.5) {
+			t.Errorf("interval %d omitted=%v", i, iv.Omitted)
+		}
+	}
+}
+
+// TestRunnerReceiverSpan: a receiver's span runs from its first byte to
+// its last, so that on a long path neither the round trip before the
+// peer's first byte (-R) nor a wait after its last byte is counted; and
+// the receiver says how long it drained after the sender stopped.
+func TestRunnerReceiverSpan(t *testing.T) {
+	s := spec.Default()
+	s.Duration = 2 * time.Second
+	f := newClockFlow(1, false, 1000, 2300*time.Millisecond)
+	f.firstAt = 215 * time.Millisecond
+	var end result.End
+	synctest.Test(t, func(t *testing.T) {
+		f.done = make(chan struct{})
+		r := New(s, []Flow{f}, nil, nil)
+		r.Start()
+		time.Sleep(2100 * time.Millisecond) // the peer's SenderDone arrives
+		r.DrainReceivers(time.Second)
+		f.waitDone()
+		time.Sleep(240 * time.Millisecond) // the end-of-test exchange
+		end = r.Finish(result.RoleServer)
+	})
+	st := end.Streams[0]
+	if st.Start != 0.215 || st.End != 2.3 {
+		t.Errorf("receiver span %v-%v s, want 0.215-2.3 (first byte to last)", st.Start, st.End)
+	}
+	if math.Abs(st.Drain-0.2) > 1e-9 {
+		t.Errorf("drain %v s, want 0.2", st.Drain)
+	}
+}
+
+// TestRunnerSharesTimelineAndBudget: Start gives every flow the same -n
+// budget, and each stream that keeps a TCP_INFO timeline its share of the
+// samples the end's report has room for.
+func TestRunnerSharesTimelineAndBudget(t *testing.T) {
+	s := spec.Default()
+	s.Duration, s.Bytes = 0, 3<<20
+	var senders, receivers []Flow
+	for id := 1; id <= 3; id++ {
+		a, b := loopback.TCPPair(t)
+		senders = append(senders, NewTCPFlow(tcpflow.NewStream(id, true, a), 64<<10, 100*time.Millisecond))
+		receivers = append(receivers, NewTCPFlow(tcpflow.NewStream(id, false, b), 64<<10, 100*time.Millisecond))
+	}
+	rx := New(s, receivers, nil, nil)
+	tx := New(s, senders, nil, nil)
+	rx.Start()
+	tx.Start()
+	<-tx.Done()
+	<-rx.Done()
+	sent := tx.Finish(result.RoleClient)
+	got := rx.Finish(result.RoleServer)
+	var total int64
+	for i, f := range senders {
+		if share := f.(*TCPFlow).share; share != maxTimelineSamples/3 {
+			t.Errorf("sender %d: timeline share %d, want %d", i+1, share, maxTimelineSamples/3)
+		}
+		total += sent.Streams[i].Bytes
+	}
+	if total != s.Bytes {
+		t.Errorf("the streams sent %d bytes together, -n %d", total, s.Bytes)
+	}
+	for i := range receivers {
+		if got.Streams[i].Bytes != sent.Streams[i].Bytes {
+			t.Errorf("stream %d: received %d of %d", i+1, got.Streams[i].Bytes, sent.Streams[i].Bytes)
+		}
+	}
+}
