@@ -92,6 +92,8 @@ type labFlags struct {
 	queue       int64
 	mtu         int
 	seed        uint64
+	senders     int
+	accessRate  float64
 }
 
 // config turns the flags into the lab's configuration, checking what the
@@ -110,9 +112,16 @@ func (f *labFlags) config(cmd *cobra.Command) (lab.Config, error) {
 	if changed("queue") && (f.queue < 1 || f.queue > 1<<31-1) {
 		return lab.Config{}, usagef("--queue %d: want 1 byte to 2 GiB", f.queue)
 	}
+	if f.senders < 0 || f.senders > lab.MaxSenders {
+		return lab.Config{}, usagef("--senders %d: want 1 to %d", f.senders, lab.MaxSenders)
+	}
+	if changed("access-rate") && f.senders == 0 {
+		return lab.Config{}, usagef("--access-rate caps each sender's access link: give --senders too")
+	}
 	cfg := lab.Config{
 		RTT: f.rtt, Jitter: f.jitter, Rate: f.rate, Loss: f.loss, Reorder: f.reorder,
 		MTU: f.mtu, Seed: f.seed, RouterCommand: labRouterCommand,
+		Senders: f.senders, AccessRate: f.accessRate,
 	}
 	atob, btoa := cfg.Directions()
 	if f.duplicate > 0 || f.burst != nil || changed("queue") {
@@ -173,6 +182,8 @@ direction (the delay is half the RTT each way). Rates and sizes take k, m, g
 	fs.Var(sizeValue{&f.queue}, "queue", "bytes that may wait for the rate cap, each way (e.g. 1M; default 50 ms at the rate)")
 	fs.IntVar(&f.mtu, "mtu", f.mtu, "MTU of every link")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed of the emulator's random decisions (0: from the clock; status shows it)")
+	fs.IntVar(&f.senders, "senders", 0, "build senders a1…aN, each with its own access link, sharing the path to b (wireperf group)")
+	fs.Var(rateValue{&f.accessRate}, "access-rate", "with --senders: cap each access link, both ways (e.g. 300m)")
 	return cmd
 }
 
@@ -192,8 +203,8 @@ func newLabExecCmd() *cobra.Command {
 			if err := lab.CheckName(args[0]); err != nil {
 				return usageError{err}
 			}
-			if h := args[1]; h != "a" && h != "b" && h != "r" {
-				return usagef("host %q: want a, b or r", h)
+			if h := args[1]; !lab.IsHostName(h) {
+				return usagef("host %q: want a, b or r (or s, a1…aN with --senders)", h)
 			}
 			if len(args) < 3 {
 				return usagef("say what to run in %s: wireperf lab exec %s %s -- COMMAND", args[1], args[0], args[1])
@@ -257,7 +268,11 @@ func writeLabStatus(e env, st *lab.State) error {
 		state = fmt.Sprintf("running (pid %d)", st.RouterPID)
 	}
 	fmt.Fprintf(w, "lab %q: router %s; counters from %s\n", st.Name, state, st.Updated.Format(time.RFC3339))
-	fmt.Fprintf(w, "  a (%s) ─ r ─ b (%s), MTU %d, seed %d\n", st.Addrs["a"], st.Addrs["b"], st.MTU, st.Seed)
+	if st.Senders > 0 {
+		fmt.Fprintf(w, "  a1…a%d ─ s ─ r ─ b (%s), MTU %d, seed %d\n", st.Senders, st.Addrs["b"], st.MTU, st.Seed)
+	} else {
+		fmt.Fprintf(w, "  a (%s) ─ r ─ b (%s), MTU %d, seed %d\n", st.Addrs["a"], st.Addrs["b"], st.MTU, st.Seed)
+	}
 	fmt.Fprintf(w, "  a→b: %s\n  b→a: %s\n\n", st.AtoB, st.BtoA)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "\tin\tout\tlost\tloss\tqueue\tlimit\tduplicated\treordered\theld\tqueued\twrite errors\toversize\tTUN queue drops\t")
@@ -276,6 +291,7 @@ func writeLabStatus(e env, st *lab.State) error {
 		return err
 	}
 	fmt.Fprintln(w, "\n  lost = loss + queue + limit + write errors + oversize + TUN queue drops")
+	writeAccessStats(w, st)
 	// The router's TUN devices: imp-a carries a→b packets into the router
 	// (and b→a packets out), imp-b the other way.
 	for _, d := range []struct {
@@ -329,6 +345,9 @@ func newLabListCmd(e env) *cobra.Command {
 				state := "router not running"
 				if st, err := lab.Status(n); err == nil && st.Running {
 					state = fmt.Sprintf("a %s ─ r ─ b %s; a→b %s", st.Addrs["a"], st.Addrs["b"], st.AtoB)
+					if st.Senders > 0 {
+						state = fmt.Sprintf("a1…a%d ─ s ─ r ─ b %s; s→b %s", st.Senders, st.Addrs["b"], st.AtoB)
+					}
 				}
 				if _, err := fmt.Fprintf(e.stdout, "%s\t%s\n", n, state); err != nil {
 					return err

@@ -19,6 +19,8 @@ func newServerCmd(e env) *cobra.Command {
 	var logfile string
 	var sec serverSecurity
 	var jsonOutput bool
+	var agentMode bool
+	var agentKeyFile string
 	log := logOptions{level: "info", format: "text"}
 	cmd := &cobra.Command{
 		Use:   "server",
@@ -44,6 +46,9 @@ func newServerCmd(e env) *cobra.Command {
 				return err
 			}
 			cfg.Iperf3Open = sec.iperf3Open
+			if cfg.Agent, err = agentOf(agentMode, agentKeyFile); err != nil {
+				return err
+			}
 			out, closeOut, err := openOutput(logfile, e.stderr)
 			if err != nil {
 				return err
@@ -54,6 +59,9 @@ func newServerCmd(e env) *cobra.Command {
 				return err
 			}
 			cfg.Logger = logger
+			if cfg.Agent != nil {
+				cfg.Agent.Logger = logger
+			}
 			cfg.ServerOutput = emit.ServerOutput(!jsonOutput)
 			srv := server.New(cfg)
 			if err := srv.Listen(); err != nil {
@@ -88,6 +96,8 @@ func newServerCmd(e env) *cobra.Command {
 	fs.IntVar(&cfg.Limits.PrefixV6, "client-prefix-v6", cfg.Limits.PrefixV6, "leading bits of an IPv6 address that make one client, for the per-client limits")
 	fs.Var(durationValue{&cfg.StatusInterval}, "status-interval", "log the server's counters and goroutines this often (0: never)")
 	sec.register(fs)
+	fs.BoolVar(&agentMode, "agent", false, "also run client tests for a group controller that holds a key of --agent-key-file (wireperf group)")
+	fs.StringVar(&agentKeyFile, "agent-key-file", "", "with --agent: the keys of the controllers it serves, a file of \"name key\" lines (mode 600)")
 	fs.Var(durationValue{&cfg.ShutdownGrace}, "shutdown-grace", "on SIGINT/SIGTERM, how long running tests may finish before they are aborted")
 	fs.BoolVarP(&jsonOutput, "json", "J", false, "iperf3 clients' --get-server-output in JSON rather than text")
 	fs.StringVar(&logfile, "logfile", "", "write the log to this file instead of stderr (appends)")

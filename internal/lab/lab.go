@@ -84,6 +84,8 @@ type Topology struct {
 	// Router, when set, runs the impairment router in-process on one
 	// forwarding host between two of its links.
 	Router *RouterSpec
+	// Routes are static routes added once the links are up (Senders).
+	Routes []Route
 }
 
 // Link is a veth pair between hosts A and B.
@@ -91,6 +93,9 @@ type Link struct {
 	A, B  string
 	MTU   int    // 0 means 1500
 	Shape *Shape // nil for none
+	// Shapes are further shapes on the link, such as the other end's
+	// egress (Senders caps an access link both ways).
+	Shapes []Shape
 }
 
 // Shape rate-limits one end's egress on a link.
@@ -183,7 +188,11 @@ func (t Topology) Validate() error {
 		if l.MTU != 0 && (l.MTU < 576 || l.MTU > 65535) {
 			return fmt.Errorf("lab: link %s-%s: MTU %d out of range [576, 65535]", l.A, l.B, l.MTU)
 		}
-		if s := l.Shape; s != nil {
+		shapes := l.Shapes
+		if l.Shape != nil {
+			shapes = append([]Shape{*l.Shape}, shapes...)
+		}
+		for _, s := range shapes {
 			if s.On != l.A && s.On != l.B {
 				return fmt.Errorf("lab: link %s-%s: shape.On %q is not an end of the link", l.A, l.B, s.On)
 			}
@@ -207,6 +216,11 @@ func (t Topology) Validate() error {
 			return fmt.Errorf("lab: forwarder %q is not a host", f)
 		}
 		fw[f] = true
+	}
+	for _, r := range t.Routes {
+		if !pairs[[2]string{min(r.Host, r.Via), max(r.Host, r.Via)}] || !r.To.IsValid() {
+			return fmt.Errorf("lab: route in %s to %v via %s: want a prefix and a host linked to %s", r.Host, r.To, r.Via, r.Host)
+		}
 	}
 	if r := t.Router; r != nil {
 		if !fw[r.Host] {
@@ -364,6 +378,11 @@ type Config struct {
 	// RouterCommand runs the router process; it gets "--name NAME"
 	// appended. Empty means [this executable, "lab", "router"].
 	RouterCommand []string
+	// Senders, when set, builds the many-senders lab instead of a ─ r ─ b:
+	// senders a1…aN, each on its own access link of AccessRate bit/s
+	// (0: uncapped), sharing the router's path to b (Senders).
+	Senders    int
+	AccessRate float64
 }
 
 // Directions turns the simple settings into the two per-direction configs.
@@ -407,6 +426,8 @@ type Info struct {
 	RouterPID  int               `json:"router_pid"`
 	StatusFile string            `json:"status_file"`
 	LogFile    string            `json:"log_file"`
+	Senders    int               `json:"senders,omitempty"`
+	AccessRate float64           `json:"access_rate_bps,omitempty"`
 }
 
 // NextSteps is what `wireperf lab up` prints: the commands to type next.
@@ -414,6 +435,9 @@ type Info struct {
 func (i *Info) NextSteps(prog string) string {
 	if prog == "" {
 		prog = "wireperf"
+	}
+	if i.Senders > 0 {
+		return i.senderSteps(prog)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "lab %q is up: a (%s) ─ r ─ b (%s), MTU %d, seed %d\n", i.Name, i.Addrs["a"], i.Addrs["b"], i.MTU, i.Seed)
@@ -433,6 +457,8 @@ type State struct {
 	Running bool        `json:"running"` // the router process is alive
 	Updated time.Time   `json:"updated"` // when the router last wrote its counters
 	Router  RouterStats `json:"router"`
+	// Access are the access links' counters in a many-senders lab.
+	Access []AccessStats `json:"access,omitempty"`
 }
 
 // routerStatus is what the router writes to its status file.

@@ -297,7 +297,11 @@ func (l *Lab) build() error {
 				}
 			}
 		}
-		if s := lk.Shape; s != nil {
+		shapes := lk.Shapes
+		if lk.Shape != nil {
+			shapes = append([]Shape{*lk.Shape}, shapes...)
+		}
+		for _, s := range shapes {
 			on := l.hosts[s.On]
 			peer := lk.B
 			if s.On == lk.B {
@@ -306,6 +310,12 @@ func (l *Lab) build() error {
 			if err := applyShape(on.NS, on.ifaces[peer], s.withDefaults(mtu)); err != nil {
 				return err
 			}
+		}
+	}
+	for _, rt := range topo.Routes {
+		h, via := l.hosts[rt.Host], l.hosts[rt.Via]
+		if err := ip("-n", h.NS, "route", "add", rt.To.String(), "via", via.addrs[rt.Host].String(), "dev", h.ifaces[rt.Via]); err != nil {
+			return err
 		}
 	}
 	// Default routes: a host that is not a forwarder routes through the

@@ -48,7 +48,7 @@ func Up(name string, cfg Config) (*Info, error) {
 	if reason := missingPrivilege(true); reason != "" {
 		return nil, fmt.Errorf("lab: %s", reason)
 	}
-	for _, h := range []string{"a", "r", "b"} {
+	for _, h := range persistHosts() {
 		if _, err := os.Stat(nsPath(persistNS(name, h))); err == nil {
 			return nil, fmt.Errorf("lab: %q is already up (namespace %s exists); take it down with `wireperf lab down %s`", name, persistNS(name, h), name)
 		}
@@ -78,7 +78,10 @@ func Up(name string, cfg Config) (*Info, error) {
 	}
 	argv = append(append([]string(nil), argv...), "--name", name)
 
-	topo := Chain(mtu, BigTCPBuffers())
+	topo, routerA, err := cfg.topology(mtu)
+	if err != nil {
+		return nil, err
+	}
 	if err := topo.Validate(); err != nil {
 		return nil, err
 	}
@@ -105,13 +108,15 @@ func Up(name string, cfg Config) (*Info, error) {
 		MTU:        mtu,
 		StatusFile: stateFile(name, ".status.json"),
 		LogFile:    stateFile(name, ".log"),
+		Senders:    cfg.Senders,
+		AccessRate: cfg.AccessRate,
 	}
 	for _, h := range topo.Hosts {
 		info.Namespaces[h] = l.hosts[h].NS
 		info.Addrs[h] = l.hosts[h].Addr.String()
 	}
 	rc := RouterConfig{
-		NetNS: r.NS, IfaceA: r.Iface("a"), IfaceB: r.Iface("b"),
+		NetNS: r.NS, IfaceA: r.Iface(routerA), IfaceB: r.Iface("b"),
 		AtoB: atob, BtoA: btoa, Seed: seed, MTU: mtu,
 		StatusFile: info.StatusFile, StatusInterval: time.Second,
 	}
@@ -275,6 +280,11 @@ func Status(name string) (*State, error) {
 		return st, fmt.Errorf("lab: router status: %w", err)
 	}
 	st.Updated, st.Router = rs.Updated, rs.Stats
+	for n := 1; n <= p.Info.Senders; n++ {
+		if ls, err := linkStats(persistNS(name, "s"), ifaceTo(SenderName(n))); err == nil {
+			st.Access = append(st.Access, AccessStats{Sender: SenderName(n), Link: ls})
+		}
+	}
 	if st.Running {
 		// Fresh device counters (the router's may be up to a second old).
 		if la, err := linkStats(p.Router.NetNS, tunA); err == nil {
@@ -311,7 +321,7 @@ func Down(name string) error {
 		}
 	}
 	var names []string
-	for _, h := range []string{"a", "r", "b"} {
+	for _, h := range persistHosts() {
 		names = append(names, persistNS(name, h))
 	}
 	if err := deleteNamespaces(names); err != nil {
@@ -331,7 +341,7 @@ var stateSuffixes = []string{".json", ".json.tmp", ".status.json", ".status.json
 // anythingLeft reports whether any namespace or file of the lab NAME
 // exists.
 func anythingLeft(name string) bool {
-	for _, h := range []string{"a", "r", "b"} {
+	for _, h := range persistHosts() {
 		if _, err := os.Lstat(nsPath(persistNS(name, h))); err == nil {
 			return true
 		}
@@ -351,8 +361,8 @@ func Exec(name, host string, argv []string) error {
 	if err := checkName(name); err != nil {
 		return err
 	}
-	if host != "a" && host != "b" && host != "r" {
-		return fmt.Errorf("lab: host %q is not a, r or b", host)
+	if !IsHostName(host) {
+		return fmt.Errorf("lab: host %q is not a, r, b, s or a sender a1…a%d", host, MaxSenders)
 	}
 	if len(argv) == 0 {
 		return errors.New("lab: exec needs a command")

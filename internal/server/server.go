@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/agent"
 	"github.com/wireperf/wireperf/internal/auth"
 	"github.com/wireperf/wireperf/internal/iperf3"
 	"github.com/wireperf/wireperf/internal/proto"
@@ -58,6 +59,8 @@ type Config struct {
 	// StatusInterval, when set, logs the server's counters and its
 	// goroutines that often.
 	StatusInterval time.Duration
+	// Agent, when set, also serves controllers of group tests (--agent).
+	Agent *agent.Agent
 }
 
 // Stats count what the server saw; tests read them.
@@ -104,6 +107,9 @@ func New(cfg Config) *Server {
 	}
 	if cfg.ShutdownGrace == 0 {
 		cfg.ShutdownGrace = 5 * time.Second
+	}
+	if cfg.Agent != nil && cfg.Agent.Admit == nil {
+		cfg.Agent.Admit = cfg.Limits.check // an agent's test is bounded as a served one
 	}
 	return &Server{cfg: cfg, log: cfg.Logger, reg: newRegistry(cfg.Limits), ip3: iperf3.NewRegistry(),
 		hs: newGate(cfg.Limits.MaxHandshakes, cfg.Limits.MaxHandshakesPerClient)}
@@ -268,6 +274,13 @@ func (s *Server) handle(ctx context.Context, conn *net.TCPConn, accepted time.Ti
 		return s.serveTest(ctx, conn, conn, denied, past)
 	case magic[0] == tlsHandshake && s.cfg.TLS != nil:
 		return s.serveTLS(ctx, conn, magic, denied, past)
+	case magic == agent.Magic && s.cfg.Agent != nil:
+		if denied == nil {
+			s.cfg.Agent.ServeConn(ctx, conn, past)
+		} else {
+			_ = conn.Close()
+		}
+		return false
 	case magic == proto.MagicData:
 		if denied == nil {
 			s.acceptData(conn, magic)

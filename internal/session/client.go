@@ -50,6 +50,10 @@ type ClientConfig struct {
 	// TLS, when set, wraps the control connection; data connections stay
 	// plain, bound to the test by its token.
 	TLS *tls.Config
+	// StartGate, when set, is called once every data connection is up and
+	// before Start is sent: a group test's agent holds its streams there
+	// until the common start instant. An error closes the test unstarted.
+	StartGate func(context.Context) error
 }
 
 // Iperf3Server is a server that answered as iperf3 does, handed to
@@ -95,6 +99,13 @@ func RunClient(ctx context.Context, cfg ClientConfig) (*result.Result, error) {
 	}
 	if err := c.connectStreams(ctx); err != nil {
 		return nil, err
+	}
+	if cfg.StartGate != nil {
+		_ = c.conn.SetDeadline(time.Time{}) // the wait is the gate's to bound
+		if err := cfg.StartGate(ctx); err != nil {
+			return nil, err
+		}
+		c.res.StartedAt = time.Now()
 	}
 	return c.run(ctx)
 }

@@ -31,6 +31,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/agent"
+	"github.com/wireperf/wireperf/internal/auth"
 	"github.com/wireperf/wireperf/internal/server"
 )
 
@@ -166,20 +168,34 @@ const (
 )
 
 // MaybeServe turns the test binary into a wireperf server when it runs as
-// the helper process that StartServer starts, and does not return then.
-// Call it first in TestMain.
+// the helper process that StartServer (or StartAgent) starts, and does not
+// return then. Call it first in TestMain.
 func MaybeServe() {
-	bind := os.Getenv(serverEnv)
-	if bind == "" {
-		return
+	if bind := os.Getenv(serverEnv); bind != "" {
+		serve(bind, "", time.Second, listening)
 	}
+	MaybeServeAgent()
+}
+
+// serve runs a server bound to bind, an agent for the keys of keyFile
+// when given, prints ready and its port once it listens, and exits.
+func serve(bind, keyFile string, grace time.Duration, ready string) {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	srv := server.New(server.Config{Bind: bind, Limits: server.DefaultLimits(), ShutdownGrace: time.Second, Logger: logger})
+	cfg := server.Config{Bind: bind, Limits: server.DefaultLimits(), ShutdownGrace: grace, Logger: logger}
+	if keyFile != "" {
+		keys, err := auth.LoadKeys(keyFile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		cfg.Agent = &agent.Agent{Keys: keys, Logger: logger}
+	}
+	srv := server.New(cfg)
 	if err := srv.Listen(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	fmt.Printf("%s%d\n", listening, srv.Addr().Port)
+	fmt.Printf("%s%d\n", ready, srv.Addr().Port)
 	// Bounded: the parent stops this process when its test ends, and
 	// the lab's teardown kills what is left in the namespace; this is
 	// the last resort.
@@ -200,7 +216,15 @@ func MaybeServe() {
 // binary's TestMain must call MaybeServe.
 func StartServer(t testing.TB, h Host) int {
 	t.Helper()
-	p := start(t, h, []string{serverEnv + "=" + h.Addr.String()}, listening, []string{"-test.run=^$"})
+	_, port := startServing(t, h, serverEnv+"="+h.Addr.String(), listening)
+	return port
+}
+
+// startServing starts a helper whose server prints ready and its port,
+// and waits for that line.
+func startServing(t testing.TB, h Host, env, ready string) (*Proc, int) {
+	t.Helper()
+	p := start(t, h, []string{env}, ready, []string{"-test.run=^$"})
 	// Registered after start's own Stop, so it runs first.
 	t.Cleanup(func() {
 		p.Stop()
@@ -214,11 +238,11 @@ func StartServer(t testing.TB, h Host) int {
 		if err != nil {
 			t.Fatalf("wireperf server in %s: bad port %q:\n%s", h.Name, s, p.Output())
 		}
-		return port
+		return p, port
 	case <-p.done:
 		t.Fatalf("wireperf server in %s exited before listening (%v):\n%s", h.Name, p.err, p.Output())
 	case <-time.After(20 * time.Second):
 		t.Fatalf("wireperf server in %s did not start listening within 20 s:\n%s", h.Name, p.Output())
 	}
-	return 0
+	return nil, 0
 }

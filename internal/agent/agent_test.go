@@ -1,0 +1,300 @@
+package agent_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/wireperf/wireperf/internal/agent"
+	"github.com/wireperf/wireperf/internal/agent/agenttest"
+	"github.com/wireperf/wireperf/internal/auth"
+	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/spec"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func shortSpec() spec.Spec {
+	s := spec.Default()
+	s.Duration = 500 * time.Millisecond
+	s.Interval = 250 * time.Millisecond
+	s.Rate = 50e6 // keep loopback traffic modest on a shared machine
+	return s
+}
+
+func dial(t *testing.T, a agenttest.Server, cred auth.Credential) *agent.Conn {
+	t.Helper()
+	c, err := agent.Dial(context.Background(), a.HostPort(), &cred, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+func TestAgentRunsATestFromTheStartInstant(t *testing.T) {
+	target := agenttest.Start(t, nil)
+	ag := agenttest.Start(t, agenttest.Keys())
+	c := dial(t, ag, agenttest.Key)
+
+	off, err := c.MeasureClock(8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One host, one clock: the offset is within its own bound (plus the
+	// scheduling noise of a loaded machine).
+	if abs(off.OffsetNs) > off.UncertaintyNs+int64(2*time.Millisecond) {
+		t.Fatalf("offset %v ± %v on one host", time.Duration(off.OffsetNs), time.Duration(off.UncertaintyNs))
+	}
+	if off.Samples != 8 {
+		t.Fatalf("samples = %d", off.Samples)
+	}
+	if err := c.Prepare(agent.Prepare{Target: target.HostPort(), Spec: shortSpec()}); err != nil {
+		t.Fatal(err)
+	}
+	if st := target.Stats(); st.Running != 1 || st.TestsFinished != 0 {
+		t.Fatalf("target after prepare: %+v", st)
+	}
+	at := time.Now().Add(300*time.Millisecond).UnixNano() + off.OffsetNs
+	if err := c.Start(at); err != nil {
+		t.Fatal(err)
+	}
+	out, err := c.Wait(10 * time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.StartedAtNs < at || out.StartedAtNs > at+int64(50*time.Millisecond) {
+		t.Fatalf("started %v after the instant", time.Duration(out.StartedAtNs-at))
+	}
+	if out.Report.Error != "" {
+		t.Fatalf("report error: %s", out.Report.Error)
+	}
+	var res result.Result
+	if err := json.Unmarshal(out.Report.Result, &res); err != nil {
+		t.Fatal(err)
+	}
+	dirs := res.Directions()
+	if len(dirs) != 1 || dirs[0].Received.Bytes == 0 {
+		t.Fatalf("directions: %+v", dirs)
+	}
+}
+
+func abs(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func TestAgentRefusesAWrongKey(t *testing.T) {
+	ag := agenttest.Start(t, agenttest.Keys())
+	for _, cred := range []auth.Credential{
+		{User: agenttest.Key.User, Key: []byte("not-the-key-0123456789")},
+		{User: "mallory", Key: agenttest.Key.Key},
+	} {
+		_, err := agent.Dial(context.Background(), ag.HostPort(), &cred, 5*time.Second)
+		if !errors.Is(err, auth.ErrFailed) || !strings.Contains(err.Error(), ag.HostPort()) {
+			t.Fatalf("user %s: err = %v, want authentication failed naming the agent", cred.User, err)
+		}
+	}
+}
+
+func TestPlainServerIsNoAgent(t *testing.T) {
+	plain := agenttest.Start(t, nil)
+	cred := agenttest.Key
+	_, err := agent.Dial(context.Background(), plain.HostPort(), &cred, 5*time.Second)
+	if err == nil || !strings.Contains(err.Error(), "not a wireperf agent") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// countingListener accepts connections and counts what they send,
+// answering nothing: a host with no wireperf server behind the port.
+type countingListener struct {
+	ln    net.Listener
+	bytes atomic.Int64
+	done  chan struct{}
+}
+
+func listenCounting(t *testing.T) *countingListener {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &countingListener{ln: ln, done: make(chan struct{})}
+	go func() {
+		defer close(l.done)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				buf := make([]byte, 64<<10)
+				_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+				for {
+					n, err := c.Read(buf)
+					l.bytes.Add(int64(n))
+					if err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	t.Cleanup(func() { _ = ln.Close(); <-l.done })
+	return l
+}
+
+func TestAgentSendsNothingToATargetWithoutAServer(t *testing.T) {
+	ag := agenttest.Start(t, agenttest.Keys())
+	silent := listenCounting(t)
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closedAddr := closed.Addr().String()
+	_ = closed.Close()
+	for _, tc := range []struct {
+		name, target string
+		udp          bool
+	}{
+		{"silent port, TCP", silent.ln.Addr().String(), false},
+		{"silent port, UDP", silent.ln.Addr().String(), true},
+		{"closed port, UDP", closedAddr, true},
+	} {
+		c := dial(t, ag, agenttest.Key)
+		s := shortSpec()
+		if tc.udp {
+			s.Protocol, s.Length = spec.UDP, spec.DefaultUDPLength
+		}
+		err := c.Prepare(agent.Prepare{Target: tc.target, Spec: s})
+		var re *agent.RefusedError
+		if !errors.As(err, &re) || !strings.Contains(re.Message, "setting up the test with "+tc.target) {
+			t.Fatalf("%s: err = %v, want a set-up refusal naming the target", tc.name, err)
+		}
+	}
+	// The silent port heard two greetings (8 bytes each) and nothing else.
+	if got := silent.bytes.Load(); got > 16 {
+		t.Fatalf("the silent target received %d bytes", got)
+	}
+}
+
+func TestAgentStoppedBeforeStartSendsNoData(t *testing.T) {
+	target := agenttest.Start(t, nil)
+	ag := agenttest.Start(t, agenttest.Keys())
+	c := dial(t, ag, agenttest.Key)
+	if err := c.Prepare(agent.Prepare{Target: target.HostPort(), Spec: shortSpec()}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Stop("test"); err != nil {
+		t.Fatal(err)
+	}
+	out, err := c.Wait(10 * time.Second)
+	var re *agent.RefusedError
+	if !errors.As(err, &re) || out.StartedAtNs != 0 {
+		t.Fatalf("out = %+v, err = %v: want an abort before the start", out, err)
+	}
+	if st := target.Stats(); st.TestsFinished != 0 {
+		t.Fatalf("target ran the test: %+v", st)
+	}
+}
+
+func TestAgentRefusesAStartTooFarAhead(t *testing.T) {
+	target := agenttest.Start(t, nil)
+	ag := agenttest.Start(t, agenttest.Keys())
+	c := dial(t, ag, agenttest.Key)
+	if err := c.Prepare(agent.Prepare{Target: target.HostPort(), Spec: shortSpec()}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(time.Now().Add(time.Hour).UnixNano()); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.Wait(10 * time.Second)
+	if err == nil || !strings.Contains(err.Error(), "ahead") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestFrameRoundTripAndBounds(t *testing.T) {
+	var b bytes.Buffer
+	if err := agent.WriteFrame(&b, agent.TypeStart, agent.Start{AtNs: 42}); err != nil {
+		t.Fatal(err)
+	}
+	fr, err := agent.ReadFrame(&b, nil)
+	if err != nil || fr.Type != agent.TypeStart {
+		t.Fatalf("frame %v, %v", fr.Type, err)
+	}
+	var s agent.Start
+	if err := fr.Decode(&s); err != nil || s.AtNs != 42 {
+		t.Fatalf("start %+v, %v", s, err)
+	}
+	for name, raw := range map[string][]byte{
+		"empty":          {0, 0, 0, 0},
+		"unknown type":   {0, 0, 0, 3, 99, '{', '}'},
+		"too big":        {0, 1, 0, 0, byte(agent.TypeStart)},
+		"short body":     {0, 0, 0, 9, byte(agent.TypeStart), '{'},
+		"report too big": {0x7f, 0xff, 0xff, 0xff, byte(agent.TypeReport)},
+	} {
+		if _, err := agent.ReadFrame(bytes.NewReader(raw), nil); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	refuse := func(agent.Type) error { return errors.New("no") }
+	if _, err := agent.ReadFrame(bytes.NewReader([]byte{0, 0, 0, 3, byte(agent.TypeStop), '{', '}'}), refuse); err == nil {
+		t.Error("admit was not asked")
+	}
+}
+
+func FuzzReadFrame(f *testing.F) {
+	var b bytes.Buffer
+	_ = agent.WriteFrame(&b, agent.TypeClockReply, agent.ClockReply{T1: 1, T2: 2, T3: 3})
+	f.Add(b.Bytes())
+	f.Add([]byte{0, 0, 0, 2, byte(agent.TypeReport), '['})
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 1})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fr, err := agent.ReadFrame(bytes.NewReader(data), nil)
+		if err != nil {
+			return
+		}
+		if len(fr.Body)+5 > len(data) {
+			t.Fatalf("body of %d bytes from %d bytes of input", len(fr.Body), len(data))
+		}
+		var v map[string]any
+		_ = fr.Decode(&v)
+		var r agent.Report
+		_ = fr.Decode(&r)
+	})
+}
+
+func TestLocalClockSync(t *testing.T) {
+	cs := agent.LocalClockSync()
+	if cs.Known && cs.MaxErrorNs < 0 {
+		t.Fatalf("clock sync %+v", cs)
+	}
+}
+
+func TestAgentAppliesItsServersLimits(t *testing.T) {
+	target := agenttest.Start(t, nil)
+	ag := agenttest.Start(t, agenttest.Keys())
+	c := dial(t, ag, agenttest.Key)
+	s := shortSpec()
+	s.Duration = 48 * time.Hour // over the default --max-duration
+	err := c.Prepare(agent.Prepare{Target: target.HostPort(), Spec: s})
+	var re *agent.RefusedError
+	if !errors.As(err, &re) || !strings.Contains(re.Message, "agent refuses") || !strings.Contains(re.Message, "--max-duration") {
+		t.Fatalf("err = %v", err)
+	}
+	if st := target.Stats(); st.Running != 0 || st.TestsFinished != 0 {
+		t.Fatalf("the target saw a test: %+v", st)
+	}
+}

@@ -1,0 +1,69 @@
+// Package agenttest starts wireperf servers, with or without the agent
+// role, on loopback for tests of agents and group tests.
+package agenttest
+
+import (
+	"context"
+	"log/slog"
+	"net"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/wireperf/wireperf/internal/agent"
+	"github.com/wireperf/wireperf/internal/auth"
+	"github.com/wireperf/wireperf/internal/server"
+)
+
+// Key is the test controllers' key.
+var Key = auth.Credential{User: "ctl", Key: []byte("agent-key-0123456789")}
+
+// Keys holds Key.
+func Keys() auth.Keys { return auth.Keys{Key.User: Key.Key} }
+
+// Server is a running server on 127.0.0.1.
+type Server struct {
+	*server.Server
+	// Kill stops the server at once, aborting its running tests, as a
+	// receiver that dies mid-test.
+	Kill func()
+}
+
+// HostPort is the server's address as host:port.
+func (s Server) HostPort() string {
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(s.Addr().Port))
+}
+
+// Start serves on a free loopback port until the test ends; keys, when
+// set, make it an agent with those controller keys.
+func Start(t testing.TB, keys auth.Keys) Server {
+	t.Helper()
+	cfg := server.Config{
+		Bind: "127.0.0.1", Limits: server.DefaultLimits(), HandshakeTimeout: 5 * time.Second,
+		ShutdownGrace: time.Millisecond, Logger: slog.New(slog.DiscardHandler),
+	}
+	if keys != nil {
+		cfg.Agent = &agent.Agent{Keys: keys, Timeout: 5 * time.Second, Logger: cfg.Logger}
+	}
+	srv := server.New(cfg)
+	if err := srv.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx) }()
+	var once sync.Once
+	kill := func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case <-served:
+			case <-time.After(20 * time.Second):
+				t.Error("server did not stop")
+			}
+		})
+	}
+	t.Cleanup(kill)
+	return Server{Server: srv, Kill: kill}
+}

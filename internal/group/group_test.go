@@ -1,0 +1,202 @@
+package group
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/wireperf/wireperf/internal/agent/agenttest"
+	"github.com/wireperf/wireperf/internal/auth"
+	"github.com/wireperf/wireperf/internal/lab/labtest"
+	"github.com/wireperf/wireperf/internal/testutil/jsondoc"
+)
+
+func TestMain(m *testing.M) {
+	labtest.MaybeServeAgent() // the lab tests' agents and receivers are this binary again
+	goleak.VerifyTestMain(m)
+}
+
+// loopbackPairs starts n agents and n receivers; agentKeys, per agent,
+// default to the controller's key.
+func loopbackPairs(t *testing.T, n int, d time.Duration, agentKeys ...auth.Keys) ([]Pair, []agenttest.Server) {
+	t.Helper()
+	s, err := Options{Duration: d, Interval: 250 * time.Millisecond, Bitrate: "40m"}.Spec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pairs []Pair
+	var receivers []agenttest.Server
+	for i := range n {
+		keys := agenttest.Keys()
+		if i < len(agentKeys) && agentKeys[i] != nil {
+			keys = agentKeys[i]
+		}
+		ag := agenttest.Start(t, keys)
+		rx := agenttest.Start(t, nil)
+		p, err := NewPair(ag.HostPort(), rx.HostPort(), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Spec = s
+		pairs = append(pairs, p)
+		receivers = append(receivers, rx)
+	}
+	return pairs, receivers
+}
+
+func testConfig(pairs []Pair) Config {
+	cred := agenttest.Key
+	return Config{Pairs: pairs, Cred: &cred, StartIn: 300 * time.Millisecond, Timeout: 5 * time.Second}
+}
+
+func TestGroupRunsThePairsTogether(t *testing.T) {
+	pairs, _ := loopbackPairs(t, 2, 1500*time.Millisecond)
+	rep := Run(context.Background(), testConfig(pairs))
+	if rep.Failed() {
+		t.Fatal(rep.Error)
+	}
+	var pairSum float64
+	for _, p := range rep.Pairs {
+		if p.Result == nil || p.Error != "" || p.Clock == nil || p.StartedAt.IsZero() {
+			t.Fatalf("pair %s: %+v", p.Pair.Name(), p)
+		}
+		pairSum += receivedBps(p.Result)
+	}
+	if rep.Sum.ReceivedBitsPerSecond != pairSum || pairSum < 2*30e6 {
+		t.Fatalf("sum %v, pairs %v", rep.Sum.ReceivedBitsPerSecond, pairSum)
+	}
+	// Every byte of the pairs' intervals lands in one bin or another.
+	var binBytes, pairBytes float64
+	for _, iv := range rep.Sum.Intervals {
+		binBytes += iv.ReceivedBitsPerSecond * (iv.End - iv.Start) / 8
+	}
+	for _, p := range rep.Pairs {
+		for _, iv := range receivedIntervals(rep.Start, p) {
+			pairBytes += float64(iv.bytes)
+		}
+	}
+	if math.Abs(binBytes-pairBytes) > 1e-6*pairBytes || pairBytes == 0 {
+		t.Fatalf("bins hold %v bytes, the pairs' intervals %v", binBytes, pairBytes)
+	}
+	// Loopback on a loaded machine: a loose bound here; the lab test holds 5 ms.
+	if rep.Skew.Seconds > 0.05 {
+		t.Fatalf("start skew %v s", rep.Skew.Seconds)
+	}
+
+	var b bytes.Buffer
+	if err := WriteJSON(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	doc := jsondoc.Decode(t, b.Bytes())
+	for _, path := range [][]any{
+		{"pairs", 0, "sender"}, {"pairs", 0, "receiver"}, {"pairs", 0, "result", "end"},
+		{"pairs", 1, "result", "intervals"}, {"sum", "received_bits_per_second"},
+		{"sum", "intervals", 0, "start"}, {"sum", "intervals", 0, "end"},
+		{"sum", "intervals", 0, "received_bits_per_second"},
+		{"start_skew", "seconds"}, {"start_skew", "uncertainty_seconds"},
+	} {
+		jsondoc.At(t, doc, path...)
+	}
+	if got := jsondoc.FloatAt(t, doc, "sum", "received_bits_per_second"); got != pairSum {
+		t.Fatalf("JSON sum %v, pairs %v", got, pairSum)
+	}
+	var text bytes.Buffer
+	if err := WriteText(&text, rep, 'm'); err != nil || !strings.Contains(text.String(), "start skew") {
+		t.Fatalf("text report %q, %v", text.String(), err)
+	}
+}
+
+func TestGroupWithAWrongKeyOnOneAgentStartsNothing(t *testing.T) {
+	other := auth.Keys{agenttest.Key.User: []byte("another-key-0123456789")}
+	pairs, receivers := loopbackPairs(t, 2, time.Second, nil, other)
+	rep := Run(context.Background(), testConfig(pairs))
+	if !rep.Failed() || rep.Started || !strings.Contains(rep.Error, "group not started") ||
+		!strings.Contains(rep.Error, pairs[1].Sender.String()) || !strings.Contains(rep.Error, "authentication failed") {
+		t.Fatalf("report error %q", rep.Error)
+	}
+	for i, p := range rep.Pairs {
+		if p.Result != nil || !p.StartedAt.IsZero() {
+			t.Fatalf("pair %d ran: %+v", i, p)
+		}
+	}
+	for i, rx := range receivers {
+		if st := rx.Stats(); st.TestsFinished != 0 {
+			t.Fatalf("receiver %d ran a test: %+v", i, st)
+		}
+	}
+}
+
+func TestGroupWithAReceiverKilledMidTest(t *testing.T) {
+	pairs, receivers := loopbackPairs(t, 2, 2*time.Second)
+	cfg := testConfig(pairs)
+	cfg.OnStart = func(at time.Time) {
+		time.AfterFunc(time.Until(at.Add(700*time.Millisecond)), receivers[1].Kill)
+	}
+	rep := Run(context.Background(), cfg)
+	if !rep.Failed() || !strings.Contains(rep.Error, pairs[1].Name()) {
+		t.Fatalf("report error %q", rep.Error)
+	}
+	ok, broken := rep.Pairs[0], rep.Pairs[1]
+	if ok.Error != "" || ok.Result == nil || receivedBps(ok.Result) == 0 {
+		t.Fatalf("the healthy pair: %+v", ok)
+	}
+	if broken.Error == "" || !broken.Partial || broken.Result == nil {
+		t.Fatalf("the broken pair: error %q partial %v", broken.Error, broken.Partial)
+	}
+	var b bytes.Buffer
+	_ = WriteJSON(&b, rep)
+	if !strings.Contains(b.String(), `"partial": true`) {
+		t.Fatal("the JSON report does not mark the broken pair")
+	}
+}
+
+func TestGroupInterruptedStopsEveryPair(t *testing.T) {
+	pairs, _ := loopbackPairs(t, 2, 5*time.Second)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cfg := testConfig(pairs)
+	cfg.OnStart = func(at time.Time) { time.AfterFunc(time.Until(at.Add(500*time.Millisecond)), cancel) }
+	began := time.Now()
+	rep := Run(ctx, cfg)
+	if rep.Error != "interrupted" {
+		t.Fatalf("report error %q", rep.Error)
+	}
+	if d := time.Since(began); d > 4*time.Second {
+		t.Fatalf("the group ran %v after the interrupt at ~0.8 s", d)
+	}
+	for _, p := range rep.Pairs {
+		if p.Result == nil || p.Result.Local.Streams[0].Seconds() > 2 {
+			t.Fatalf("pair %s did not stop early: %+v", p.Pair.Name(), p.Result)
+		}
+	}
+}
+
+func TestGroupReceiverWithoutServerStartsNothing(t *testing.T) {
+	pairs, receivers := loopbackPairs(t, 2, time.Second)
+	receivers[1].Kill()
+	rep := Run(context.Background(), testConfig(pairs))
+	if rep.Started || !strings.Contains(rep.Error, "setting up the test with "+pairs[1].Receiver.String()) {
+		t.Fatalf("report error %q", rep.Error)
+	}
+	if st := receivers[0].Stats(); st.TestsFinished != 0 {
+		t.Fatalf("the other receiver ran a test: %+v", st)
+	}
+}
+
+func TestGroupRefusesAnOffsetKnownTooLoosely(t *testing.T) {
+	pairs, receivers := loopbackPairs(t, 1, time.Second)
+	cfg := testConfig(pairs)
+	cfg.MaxUncertainty = time.Nanosecond // no exchange is that quick
+	rep := Run(context.Background(), cfg)
+	if rep.Started || !strings.Contains(rep.Error, "clock offset known within") || rep.Pairs[0].Clock == nil {
+		t.Fatalf("report error %q", rep.Error)
+	}
+	if st := receivers[0].Stats(); st.TestsFinished != 0 || st.Running != 0 {
+		t.Fatalf("the receiver saw a test: %+v", st)
+	}
+}
