@@ -37,8 +37,16 @@ type Report struct {
 	BDPBytes         float64      `json:"bdp_bytes"`
 	Single           Measurement  `json:"single"`
 	Multi            *Measurement `json:"multi,omitempty"`
-	Verdict          Verdict      `json:"verdict"`
-	Advice           Advice       `json:"advice"`
+	// StreamSteps are the multi-stream tests in the order run: more
+	// streams while the streams were window-limited (NextStreams). Multi
+	// is the one with the highest goodput.
+	StreamSteps []StreamStep `json:"stream_steps,omitempty"`
+	// TestSeconds is each test's length; LengthGiven says the user chose
+	// it (-t) rather than advise (TestLength, Lengthen).
+	TestSeconds float64 `json:"test_seconds,omitempty"`
+	LengthGiven bool    `json:"length_given,omitempty"`
+	Verdict     Verdict `json:"verdict"`
+	Advice      Advice  `json:"advice"`
 	// Results are the tests' full results, for the record.
 	Results []*result.Result `json:"results,omitempty"`
 }
@@ -53,6 +61,14 @@ type Inputs struct {
 	// ProbeMSS and ProbeMTU are the probes' negotiated MSS and path MTU.
 	ProbeMSS, ProbeMTU int
 	Single, Multi      *result.Result
+	// Steps are the multi-stream tests run, Multi the best of them; Extra
+	// are other results for the record (tests run again longer, the
+	// other multi-stream tests).
+	Steps []StreamStep
+	Extra []*result.Result
+	// Length is each test's length, LengthGiven whether the user chose it.
+	Length      time.Duration
+	LengthGiven bool
 	// LocalLimits are this host's limits, for when its test results lack
 	// them.
 	LocalLimits *result.Limits
@@ -63,12 +79,13 @@ type Inputs struct {
 // the bottleneck and BDP, the verdict and the advice.
 func Analyze(in Inputs) *Report {
 	rep := &Report{Target: in.Target, StartedAt: in.StartedAt, Direction: "client→server", Probes: in.Probes,
-		ProbeMethod: in.ProbeMethod, BaselineRTTus: minProbe(in.Probes), MSS: in.ProbeMSS, PathMTU: in.ProbeMTU}
+		ProbeMethod: in.ProbeMethod, BaselineRTTus: MinProbe(in.Probes), MSS: in.ProbeMSS, PathMTU: in.ProbeMTU,
+		StreamSteps: in.Steps, TestSeconds: in.Length.Seconds(), LengthGiven: in.LengthGiven}
 	senderRole := result.RoleClient
 	if in.Reverse {
 		rep.Direction, senderRole = "server→client", result.RoleServer
 	}
-	for _, r := range []*result.Result{in.Single, in.Multi} {
+	for _, r := range append([]*result.Result{in.Single, in.Multi}, in.Extra...) {
 		if r != nil {
 			rep.Results = append(rep.Results, r)
 		}
@@ -128,7 +145,8 @@ func withIdeal(r Measurement, ideal float64) *figures.DirectionFigures {
 	return &t
 }
 
-func minProbe(ps []Probe) uint32 {
+// MinProbe is the least RTT of the probes, in µs (0 without probes).
+func MinProbe(ps []Probe) uint32 {
 	var m uint32
 	for i, p := range ps {
 		if i == 0 || p.RTTus < m {
