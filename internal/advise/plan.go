@@ -50,17 +50,21 @@ func TestLength(rtt time.Duration, mtu int) time.Duration {
 	return clampLength(time.Duration(SlowStartRuns * ss * float64(time.Second)))
 }
 
-// Lengthen says whether a test of length ran must be run again, longer,
-// because its slow start took SlowStartShare of it or never ended (the
-// verdict would read slow-start-limited), and for how long: until slow
-// start (when it ended, or else at least the whole test) is
-// 1/SlowStartRuns of the test, at most MaxTestLength. ss nil (no
-// timeline) keeps the test.
-func Lengthen(ss *figures.SlowStartFigures, ran time.Duration) (time.Duration, bool) {
+// Lengthen says whether a single-stream test of length ran must be run
+// again, longer, because the verdict on it would read slow-start-limited
+// for a test too short (slow start took SlowStartShare of it, or never
+// ended, and no window, buffer or CPU limit comes first), and for how
+// long: until slow start (when it ended, or else at least the whole
+// test) is 1/SlowStartRuns of the test, at most MaxTestLength. A stream
+// held back by its window may never leave slow start: that is a window
+// limit, and a longer test would not change it.
+func Lengthen(m Measurement, rtt time.Duration, mtu int, ran time.Duration) (time.Duration, bool) {
+	ss := m.SlowStart()
 	if ss == nil || ran >= MaxTestLength {
 		return ran, false
 	}
-	if ss.Ended && ss.Share < SlowStartShare {
+	c := signalsOf(Evidence{Single: m, BaselineRTT: rtt, MTU: mtu})
+	if !c.slowStartHeavy || firstLimit(c) != LimitSlowStart {
 		return ran, false
 	}
 	took := ran.Seconds() // never ended: at least the whole test

@@ -31,29 +31,39 @@ func TestTestLength(t *testing.T) {
 }
 
 func TestLengthen(t *testing.T) {
-	ended := func(end, test float64) *figures.SlowStartFigures {
-		return &figures.SlowStartFigures{Ended: true, End: end, Share: end / test, Duration: test}
-	}
+	const rtt = 215 * time.Millisecond
+	noTimeline := measured(500e6, 5)
+	noTimeline.TCP.SlowStart = nil
 	for _, tc := range []struct {
 		name  string
-		ss    *figures.SlowStartFigures
+		m     Measurement
 		ran   time.Duration
 		want  time.Duration
 		again bool
 	}{
-		{"no timeline", nil, 5 * time.Second, 5 * time.Second, false},
-		{"slow start a fifth of the test", ended(1, 5), 5 * time.Second, 5 * time.Second, false},
+		{"no timeline", noTimeline, 5 * time.Second, 5 * time.Second, false},
+		{"slow start a fifth of the test", measured(500e6, 5, slowStart(1, true)), 5 * time.Second, 5 * time.Second, false},
 		// After the buffers are raised at 215 ms, slow start to 27 MB
 		// took 3.4 s of a 5 s test: run 14 s.
-		{"slow start most of the test", ended(3.4, 5), 5 * time.Second, 14 * time.Second, true},
-		{"never ended", &figures.SlowStartFigures{Share: 1, Duration: 5}, 5 * time.Second, 20 * time.Second, true},
-		{"never ended, bounded", &figures.SlowStartFigures{Share: 1, Duration: 13}, 13 * time.Second, MaxTestLength, true},
-		{"already the longest", &figures.SlowStartFigures{Share: 1, Duration: 30}, MaxTestLength, MaxTestLength, false},
+		{"slow start most of the test", measured(500e6, 5, slowStart(3.4, true)), 5 * time.Second, 14 * time.Second, true},
+		{"never ended", measured(500e6, 5, slowStart(0, false)), 5 * time.Second, 20 * time.Second, true},
+		{"never ended, bounded", measured(500e6, 13, slowStart(0, false)), 13 * time.Second, MaxTestLength, true},
+		{"already the longest", measured(500e6, 30, slowStart(0, false)), MaxTestLength, MaxTestLength, false},
+		// A stream held at its capped window (1 MiB tcp_rmem) may never
+		// leave slow start: a window limit, which a longer test keeps.
+		{"window-limited", measured(24e6, 13, slowStart(0, false), shares(0.95, 0), window(694000, true)), 13 * time.Second, 13 * time.Second, false},
+		// A window still opening (autotuning) is slow start's.
+		{"window still opening", measured(24e6, 5, slowStart(0, false), shares(0.95, 0), window(694000, false)), 5 * time.Second, 20 * time.Second, true},
 	} {
-		got, again := Lengthen(tc.ss, tc.ran)
+		got, again := Lengthen(tc.m, rtt, 1500, tc.ran)
 		if got != tc.want || again != tc.again {
 			t.Errorf("%s: Lengthen = %v, %v; want %v, %v", tc.name, got, again, tc.want, tc.again)
 		}
+	}
+	cpu := measured(24e6, 5, slowStart(0, false))
+	cpu.SenderCPU = 99
+	if got, again := Lengthen(cpu, rtt, 1500, 5*time.Second); again {
+		t.Errorf("a CPU-bound sender's test is run again for %v", got)
 	}
 }
 

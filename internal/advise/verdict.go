@@ -142,12 +142,9 @@ type Verdict struct {
 func Classify(e Evidence) Verdict {
 	c := signalsOf(e)
 	v := Verdict{Limit: LimitUnknown, Reached: c.reached}
-	for _, r := range rules {
-		if r.holds(c) {
-			v.Limit = r.limit
-			r.say(c, &v)
-			break
-		}
+	if r := firstRule(c); r != nil {
+		v.Limit = r.limit
+		r.say(c, &v)
 	}
 	if lt := c.lt; lt != nil {
 		v.Details = append(v.Details, fmt.Sprintf("busy %.2f s: receiver window %s, sender buffer %s, network %s",

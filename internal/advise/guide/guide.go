@@ -129,7 +129,7 @@ func Run(ctx context.Context, cfg Config) (*advise.Report, error) {
 	}
 	if !in.LengthGiven {
 		single := advise.MeasurementOf(in.Single, senderRole, cfg.Bottleneck)
-		if next, again := advise.Lengthen(single.SlowStart(), in.Length); again {
+		if next, again := advise.Lengthen(single, time.Duration(advise.MinProbe(probes))*time.Microsecond, in.ProbeMTU, in.Length); again {
 			progress(fmt.Sprintf("slow start took most of the %v test: running it again for %v", in.Length, next))
 			in.Extra = append(in.Extra, in.Single)
 			in.Length = next
