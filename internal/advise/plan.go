@@ -147,3 +147,41 @@ func BestStep(steps []StreamStep) int {
 	}
 	return best
 }
+
+// A packet train: TrainDatagrams datagrams of TrainSize bytes sent as
+// fast as the sender can. Where the sender is faster than the path, the
+// path's narrowest link spaces them, and the rate they arrive at is its
+// capacity (on the wire, with Ethernet's framing), whatever windows the
+// hosts' TCP is held to. advise runs one when the streams were
+// window-limited.
+const (
+	TrainDatagrams = 10000
+	TrainSize      = 1472 // fills a 1500-byte MTU over IPv4
+	// TrainMargin: a train sent at least this many times faster than it
+	// arrived was spaced by the path; one sent about as fast as it arrived
+	// measured the sender.
+	TrainMargin = 1.1
+)
+
+// Train is a packet train's estimate of the path's capacity.
+type Train struct {
+	Datagrams   int64   `json:"datagrams"`
+	Received    int64   `json:"received"`
+	SentWireBps float64 `json:"sent_wire_bps"`
+	RecvWireBps float64 `json:"received_wire_bps"`
+	// CapacityBps is RecvWireBps when the train was sent TrainMargin
+	// faster than it arrived; 0 when the sender, not the path, set the
+	// pace (or too little arrived to tell).
+	CapacityBps float64 `json:"capacity_bps,omitempty"`
+	Error       string  `json:"error,omitempty"`
+}
+
+// TrainOf judges a train from its send and arrival rates (wire bit/s)
+// and how many datagrams arrived.
+func TrainOf(datagrams, received int64, sentWire, recvWire float64) Train {
+	t := Train{Datagrams: datagrams, Received: received, SentWireBps: finite(sentWire), RecvWireBps: finite(recvWire)}
+	if received >= 100 && t.RecvWireBps > 0 && t.SentWireBps >= TrainMargin*t.RecvWireBps {
+		t.CapacityBps = t.RecvWireBps
+	}
+	return t
+}

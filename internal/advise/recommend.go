@@ -164,7 +164,7 @@ func Recommend(e Evidence, v Verdict) Advice {
 	default:
 		a.Steps = append(a.Steps, "not enough TCP_INFO to tell (is the sender Linux?)")
 	}
-	if !e.BottleneckGiven && e.Multi.WindowLimited() {
+	if !e.BottleneckGiven && !e.FromTrain && e.Multi.WindowLimited() {
 		a.Notes = append(a.Notes, fmt.Sprintf("The bottleneck was estimated from the best multi-stream test (%s), whose streams were window-limited too: "+
 			"the path may be faster. Give --bottleneck RATE for a firmer verdict.", plural(e.Multi.Streams, "stream")))
 	}

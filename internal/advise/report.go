@@ -29,8 +29,9 @@ type Report struct {
 	MSS           int     `json:"mss"`
 	Sender        Host    `json:"sender"`
 	Receiver      Host    `json:"receiver"`
-	// Bottleneck in bit/s, and where it came from: "given" (--bottleneck)
-	// or "measured" (the best goodput of the tests).
+	// Bottleneck in bit/s, and where it came from: "given" (--bottleneck),
+	// "measured" (the best goodput of the tests) or "packet train" (the
+	// rate a train of datagrams arrived at, on the wire).
 	BottleneckBps    float64      `json:"bottleneck_bps"`
 	BottleneckSource string       `json:"bottleneck_source"`
 	IdealBps         float64      `json:"ideal_bps"`
@@ -41,6 +42,8 @@ type Report struct {
 	// streams while the streams were window-limited (NextStreams). Multi
 	// is the one with the highest goodput.
 	StreamSteps []StreamStep `json:"stream_steps,omitempty"`
+	// Train is the packet train's capacity estimate, when one ran.
+	Train *Train `json:"packet_train,omitempty"`
 	// TestSeconds is each test's length; LengthGiven says the user chose
 	// it (-t) rather than advise (TestLength, Lengthen).
 	TestSeconds float64 `json:"test_seconds,omitempty"`
@@ -66,6 +69,8 @@ type Inputs struct {
 	// other multi-stream tests).
 	Steps []StreamStep
 	Extra []*result.Result
+	// Train is a packet train's capacity estimate, when one ran.
+	Train *Train
 	// Length is each test's length, LengthGiven whether the user chose it.
 	Length      time.Duration
 	LengthGiven bool
@@ -80,7 +85,7 @@ type Inputs struct {
 func Analyze(in Inputs) *Report {
 	rep := &Report{Target: in.Target, StartedAt: in.StartedAt, Direction: "client→server", Probes: in.Probes,
 		ProbeMethod: in.ProbeMethod, BaselineRTTus: MinProbe(in.Probes), MSS: in.ProbeMSS, PathMTU: in.ProbeMTU,
-		StreamSteps: in.Steps, TestSeconds: in.Length.Seconds(), LengthGiven: in.LengthGiven}
+		StreamSteps: in.Steps, Train: in.Train, TestSeconds: in.Length.Seconds(), LengthGiven: in.LengthGiven}
 	senderRole := result.RoleClient
 	if in.Reverse {
 		rep.Direction, senderRole = "server→client", result.RoleServer
@@ -117,10 +122,15 @@ func Analyze(in Inputs) *Report {
 	if !e.BottleneckGiven {
 		rep.BottleneckSource = "measured"
 		e.Bottleneck = max(rep.Single.GoodputBps, rep.Multi.goodput())
-		// The measured rate is a TCP goodput already: it is the ideal.
-		rep.Single.TCP = withIdeal(rep.Single, e.Bottleneck)
+		// A packet train measures the capacity past windows that held
+		// every stream back; it counts when its goodput beats the tests'.
+		if tr := in.Train; tr != nil && tr.CapacityBps > 0 && figures.LineRateGoodput(tr.CapacityBps, rep.PathMTU) > e.Bottleneck {
+			rep.BottleneckSource = "packet train"
+			e.Bottleneck, e.FromTrain = tr.CapacityBps, true
+		}
+		rep.Single.TCP = withIdeal(rep.Single, e.Ideal())
 		if rep.Multi != nil {
-			rep.Multi.TCP = withIdeal(*rep.Multi, e.Bottleneck)
+			rep.Multi.TCP = withIdeal(*rep.Multi, e.Ideal())
 		}
 		e.Single, e.Multi = rep.Single, rep.Multi
 	}

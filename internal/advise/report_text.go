@@ -43,7 +43,10 @@ func (r *Report) WriteText(w io.Writer) error {
 		line("Test length   %.0f s each, %s", r.TestSeconds, how)
 	}
 	bn := fmt.Sprintf("%s (%s)", rate(r.BottleneckBps), r.BottleneckSource)
-	if r.BottleneckSource == "given" {
+	if t := r.Train; t != nil {
+		line("Packet train  %s", t.describe())
+	}
+	if r.BottleneckSource != "measured" {
 		bn += fmt.Sprintf(", %s of TCP goodput by line-rate arithmetic", rate(r.IdealBps))
 	}
 	line("Bottleneck    %s", bn)
@@ -197,4 +200,16 @@ func (r *Report) stepsText() string {
 		parts = append(parts, p)
 	}
 	return strings.Join(parts, " → ")
+}
+
+func (t *Train) describe() string {
+	if t.Error != "" {
+		return "failed: " + t.Error
+	}
+	s := fmt.Sprintf("%d datagrams of %d B sent at %s, %d arrived at %s (on the wire)",
+		t.Datagrams, TrainSize, rate(t.SentWireBps), t.Received, rate(t.RecvWireBps))
+	if t.CapacityBps == 0 {
+		s += ": not sent fast enough to measure the path"
+	}
+	return s
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/wireperf/wireperf/internal/sockopt"
 	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/tcpinfo"
+	"github.com/wireperf/wireperf/internal/udpmon"
 )
 
 // Config is a guided run against a wireperf server.
@@ -156,6 +157,15 @@ func Run(ctx context.Context, cfg Config) (*advise.Report, error) {
 			progress(fmt.Sprintf("the streams were window-limited: trying %d", streams))
 		}
 	}
+	// The streams were window-limited: the TCP tests may not have filled
+	// the path, whose capacity a packet train measures past the windows.
+	if cfg.Bottleneck == 0 && len(in.Steps) > 0 && in.Steps[0].WindowLimited {
+		progress(fmt.Sprintf("packet train: %d datagrams of %d bytes, %s", advise.TrainDatagrams, advise.TrainSize, direction))
+		in.Train = runTrain(ctx, cfg, base)
+		if in.Train.Error == "" && in.Train.CapacityBps == 0 {
+			cfg.logger().Info("the packet train was not sent faster than it arrived", "sent_bps", in.Train.SentWireBps, "received_bps", in.Train.RecvWireBps)
+		}
+	}
 	best := advise.BestStep(in.Steps)
 	for i, r := range multi {
 		if i == best {
@@ -166,6 +176,38 @@ func Run(ctx context.Context, cfg Config) (*advise.Report, error) {
 	}
 	in.LocalLimits = readLimits()
 	return advise.Analyze(in), nil
+}
+
+// runTrain sends a packet train (advise.TrainDatagrams datagrams as fast
+// as the sender can) and judges the rate it arrived at. A failed train
+// says why in its Error: the tests before it still make a verdict.
+func runTrain(ctx context.Context, cfg Config, base spec.Spec) *advise.Train {
+	s := udpmon.Config{Count: advise.TrainDatagrams, Reverse: cfg.Reverse}.Spec(advise.TrainSize, 0)
+	s.Congestion = base.Congestion
+	res, err := session.RunClient(ctx, session.ClientConfig{
+		Host: cfg.Host, Port: cfg.Port, Bind: cfg.Bind, ConnectTimeout: cfg.ConnectTimeout,
+		Spec: s, Logger: cfg.Logger,
+	})
+	if res == nil {
+		t := &advise.Train{Datagrams: advise.TrainDatagrams, Error: "no result"}
+		if err != nil {
+			t.Error = err.Error()
+		}
+		return t
+	}
+	p := udpmon.PointOf(res, cfg.Reverse)
+	t := advise.TrainOf(advise.TrainDatagrams, p.Received, p.SentWireBps, p.RecvWireBps)
+	if err != nil {
+		t.Error = err.Error()
+	}
+	return &t
+}
+
+func (cfg Config) logger() *slog.Logger {
+	if cfg.Logger != nil {
+		return cfg.Logger
+	}
+	return slog.New(slog.DiscardHandler)
 }
 
 // ProbeRTT times the idle path's RTT through the server: count TCP
