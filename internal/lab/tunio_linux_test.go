@@ -120,3 +120,90 @@ func TestSegmentHeaders(t *testing.T) {
 		t.Fatalf("plain packet parsed as %+v", p2)
 	}
 }
+
+// udpSuperPacket builds what the kernel hands over for a UDP/IPv4 GSO
+// super-packet (USO): virtio-net header, IPv4 header, UDP header with the
+// length of the whole and the pseudo-header sum, payload.
+func udpSuperPacket(payload []byte, size int) []byte {
+	const iphl = 20
+	b := make([]byte, vnetHdrLen+iphl+udpHdrLen+len(payload))
+	vh := vnetHdr{flags: vnetNeedsCsum, gsoType: vnetGSOUDPL4, hdrLen: iphl + udpHdrLen, gsoSize: uint16(size), csumStart: iphl, csumOffset: udpChecksumField}
+	vh.encode(b)
+	ip := b[vnetHdrLen:]
+	ip[0] = 0x45
+	binary.BigEndian.PutUint16(ip[2:], uint16(len(ip)))
+	binary.BigEndian.PutUint16(ip[4:], 0x1234)
+	ip[8], ip[9] = 64, unix.IPPROTO_UDP
+	copy(ip[12:], []byte{10, 77, 1, 1, 10, 77, 2, 2})
+	binary.BigEndian.PutUint16(ip[10:], ^checksum(ip[:iphl], 0))
+	udp := ip[iphl:]
+	binary.BigEndian.PutUint16(udp[0:], 40000)
+	binary.BigEndian.PutUint16(udp[2:], 5201)
+	binary.BigEndian.PutUint16(udp[4:], uint16(udpHdrLen+len(payload)))
+	copy(udp[udpHdrLen:], payload)
+	var ph [12]byte
+	copy(ph[:8], ip[12:20])
+	ph[9] = unix.IPPROTO_UDP
+	binary.BigEndian.PutUint16(ph[10:], uint16(udpHdrLen+len(payload)))
+	binary.BigEndian.PutUint16(udp[udpChecksumField:], checksum(ph[:], 0))
+	return b
+}
+
+// A UDP GSO batch is segmented per datagram, each with its own lengths,
+// IP ID and a checksum that verifies once offload completes it.
+func TestSegmentUDPHeaders(t *testing.T) {
+	const size = 1472
+	payload := make([]byte, 2*size+300)
+	for i := range payload {
+		payload[i] = byte(i * 13)
+	}
+	raw := udpSuperPacket(payload, size)
+	sp := &superPkt{buf: &pbuf{b: raw}, n: len(raw)}
+	sp.parse()
+	if !sp.gso || !sp.udp || sp.nseg != 3 || sp.hl != 28 || sp.plen != len(payload) {
+		t.Fatalf("parse: %+v", sp)
+	}
+	if got := []int{sp.segSize(0), sp.segSize(1), sp.segSize(2)}; got[0] != 1500 || got[1] != 1500 || got[2] != 28+300 {
+		t.Fatalf("segment sizes %v", got)
+	}
+	for _, r := range [][2]int{{0, 0}, {1, 1}, {2, 2}, {0, 1}, {1, 2}} {
+		first, last := r[0], r[1]
+		var scratch [vnetHdrLen + 120]byte
+		h, pl := sp.segment(scratch[:], first, last)
+		var vh vnetHdr
+		vh.decode(h)
+		pkt := append(append([]byte(nil), h[vnetHdrLen:]...), pl...)
+		off, end := first*size, min(len(payload), (last+1)*size)
+		if !bytes.Equal(pl, payload[off:end]) {
+			t.Fatalf("%v: wrong payload slice", r)
+		}
+		if int(binary.BigEndian.Uint16(pkt[2:])) != len(pkt) || int(binary.BigEndian.Uint16(pkt[24:])) != len(pkt)-20 {
+			t.Errorf("%v: IP length %d, UDP length %d, packet %d", r, binary.BigEndian.Uint16(pkt[2:]), binary.BigEndian.Uint16(pkt[24:]), len(pkt))
+		}
+		if id := binary.BigEndian.Uint16(pkt[4:]); id != uint16(0x1234+first) {
+			t.Errorf("%v: IP ID %#x", r, id)
+		}
+		if checksum(pkt[:20], 0) != 0xffff {
+			t.Errorf("%v: bad IP header checksum", r)
+		}
+		wantGSO := uint8(vnetGSONone)
+		if last > first {
+			wantGSO = vnetGSOUDPL4
+		}
+		if vh.gsoType != wantGSO || vh.csumStart != 20 || vh.csumOffset != udpChecksumField || vh.hdrLen != 28 ||
+			(last > first && vh.gsoSize != size) {
+			t.Errorf("%v: virtio header %+v", r, vh)
+		}
+		if last > first {
+			continue // the kernel segments it and fixes each datagram's checksum
+		}
+		finishChecksum(pkt, 20, udpChecksumField)
+		var ph [12]byte
+		copy(ph[:8], pkt[12:20])
+		ph[9] = unix.IPPROTO_UDP
+		binary.BigEndian.PutUint16(ph[10:], uint16(len(pkt)-20))
+		if checksum(pkt[20:], uint32(checksum(ph[:], 0))) != 0xffff {
+			t.Errorf("%v: UDP checksum does not verify", r)
+		}
+	}
+}
