@@ -14,8 +14,8 @@ import (
 // Acceptance: advise finds the bottleneck by itself. On the 215 ms,
 // 1 Gbit/s path with tcp_rmem capped at 1 MiB, four streams are
 // window-limited too (about 80 Mbit/s together); without --bottleneck,
-// advise adds streams until they fill the path, and the BDP it prints is
-// within ±15% of 1 Gbit/s × 215 ms = 26.9 MB. With the buffers raised as
+// advise adds streams (4, 16, 64) and sends a packet train, and the BDP
+// it prints is within ±15% of 1 Gbit/s × 215 ms = 26.9 MB. With the buffers raised as
 // it says, the verdict is neither window-limited nor slow-start-limited:
 // advise chose tests long enough for slow start at this RTT. Each test
 // is at most advise.MaxTestLength; both runs take about two minutes.
@@ -29,8 +29,11 @@ func TestAcceptAdviseFindsBottleneck(t *testing.T) {
 	bdp := figures.BDP(1e9, rtt)
 	t.Logf("streams tried %+v; bottleneck %s (%s); BDP %.1f MB; router %+v", before.StreamSteps,
 		mbit(before.BottleneckBps), before.BottleneckSource, before.BDPBytes/1e6, l.Router().Stats())
-	if before.BottleneckSource != "measured" {
-		t.Errorf("bottleneck %s, want measured", before.BottleneckSource)
+	if before.BottleneckSource == "given" {
+		t.Errorf("bottleneck %s, want measured by the tests or the packet train", before.BottleneckSource)
+	}
+	if before.Train == nil {
+		t.Errorf("no packet train though the streams were window-limited")
 	}
 	if math.Abs(before.BDPBytes-bdp) > 0.15*bdp {
 		t.Errorf("BDP %.1f MB, want %.1f MB ± 15%%", before.BDPBytes/1e6, bdp/1e6)
@@ -55,6 +58,13 @@ func TestAcceptAdviseFindsBottleneck(t *testing.T) {
 	after, _ := runAdviseIn(t, a, b, port, 0, 0, "cubic")
 	t.Logf("after: verdict %s; one stream %s; streams tried %+v; test %.0f s; router %+v", after.Verdict.Limit,
 		mbit(after.Single.GoodputBps), after.StreamSteps, after.TestSeconds, l.Router().Stats())
+	// The router's memory limit is sized for the configured path: it
+	// drops nothing of its own, whatever the number of streams.
+	for _, d := range []DirStats{l.Router().Stats().AtoB, l.Router().Stats().BtoA} {
+		if d.DroppedLimit != 0 {
+			t.Errorf("the router dropped %d packets at its memory limit", d.DroppedLimit)
+		}
+	}
 	switch after.Verdict.Limit {
 	case advise.LimitReceiverWindow, advise.LimitSenderBuffer, advise.LimitSlowStart:
 		t.Errorf("after raising the buffers the verdict is %s: %s", after.Verdict.Limit, after.Verdict.Summary)
