@@ -157,6 +157,10 @@ func BestStep(steps []StreamStep) int {
 const (
 	TrainDatagrams = 10000
 	TrainSize      = 1472 // fills a 1500-byte MTU over IPv4
+	// Trains is how many trains advise sends; the fastest arrival counts.
+	// A host or router that stalls spreads a train out and reads low; a
+	// train cannot arrive faster than the narrowest link lets it.
+	Trains = 2
 	// TrainMargin: a train sent at least this many times faster than it
 	// arrived was spaced by the path; one sent about as fast as it arrived
 	// measured the sender.
@@ -184,4 +188,19 @@ func TrainOf(datagrams, received int64, sentWire, recvWire float64) Train {
 		t.CapacityBps = t.RecvWireBps
 	}
 	return t
+}
+
+// BestTrain is the train that measured the highest capacity, or else the
+// last one; nil for none.
+func BestTrain(trains []Train) *Train {
+	if len(trains) == 0 {
+		return nil
+	}
+	best := len(trains) - 1
+	for i, t := range trains {
+		if t.CapacityBps > trains[best].CapacityBps {
+			best = i
+		}
+	}
+	return &trains[best]
 }

@@ -161,3 +161,61 @@ func TestBestStep(t *testing.T) {
 		t.Errorf("BestStep = %d, want 1", got)
 	}
 }
+
+func TestTrainOf(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		received     int64
+		sent, recv   float64
+		wantCapacity float64
+	}{
+		{"spaced by the path", 5624, 19.8e9, 1.018e9, 1.018e9},
+		{"paced by the sender", 10000, 700e6, 690e6, 0},
+		{"too few arrived", 50, 19.8e9, 1e9, 0},
+		{"nothing arrived", 0, 19.8e9, 0, 0},
+	} {
+		if got := TrainOf(10000, tc.received, tc.sent, tc.recv).CapacityBps; got != tc.wantCapacity {
+			t.Errorf("%s: capacity %.4g, want %.4g", tc.name, got, tc.wantCapacity)
+		}
+	}
+	if BestTrain(nil) != nil {
+		t.Error("BestTrain(nil) is not nil")
+	}
+	trains := []Train{{CapacityBps: 650e6}, {CapacityBps: 1018e6}, {}}
+	if got := BestTrain(trains); got.CapacityBps != 1018e6 {
+		t.Errorf("BestTrain took %.4g, want the fastest arrival", got.CapacityBps)
+	}
+	if got := BestTrain([]Train{{Error: "a"}, {Error: "b"}}); got.Error != "b" {
+		t.Errorf("BestTrain of failed trains took %q, want the last", got.Error)
+	}
+}
+
+// A train that measured the capacity sets the bottleneck where window-
+// limited streams fell short of it, as a line rate.
+func TestAnalyzeTakesTheTrain(t *testing.T) {
+	in := Inputs{Probes: []Probe{{RTTus: 215000, Kernel: true}}, ProbeMTU: 1500,
+		Single: pathResult(1, 20.2e6, 941e6), Multi: pathResult(4, 20.2e6, 941e6),
+		Train: &Train{Datagrams: 10000, Received: 5624, SentWireBps: 19.8e9, RecvWireBps: 1e9, CapacityBps: 1e9}}
+	rep := Analyze(in)
+	want := figures.BDP(1e9, 215*time.Millisecond)
+	if rep.BottleneckSource != "packet train" || math.Abs(rep.BDPBytes-want) > 0.01*want {
+		t.Errorf("bottleneck %s, BDP %.1f MB; want the packet train's, %.1f MB", rep.BottleneckSource, rep.BDPBytes/1e6, want/1e6)
+	}
+	if !near(rep.IdealBps, figures.LineRateGoodput(1e9, 1500), 1e-9) {
+		t.Errorf("ideal %.4g, want the line-rate goodput of 1 Gbit/s", rep.IdealBps)
+	}
+	var b strings.Builder
+	if err := rep.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Packet train  10000 datagrams of 1472 B sent at", "5624 arrived at", "(packet train)"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, b.String())
+		}
+	}
+	// A train slower than what the tests reached does not count.
+	in.Train = &Train{CapacityBps: 50e6}
+	if rep := Analyze(in); rep.BottleneckSource != "measured" {
+		t.Errorf("a train slower than the tests set the bottleneck (%s)", rep.BottleneckSource)
+	}
+}
