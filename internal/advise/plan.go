@@ -1,7 +1,9 @@
 package advise
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/wireperf/wireperf/internal/figures"
@@ -152,15 +154,16 @@ func BestStep(steps []StreamStep) int {
 // fast as the sender can. Where the sender is faster than the path, the
 // path's narrowest link spaces them, and the rate they arrive at is its
 // capacity (on the wire, with Ethernet's framing), whatever windows the
-// hosts' TCP is held to. advise runs one when the streams were
-// window-limited.
+// hosts' TCP is held to, and whatever its congestion control made of the
+// tests. advise sends them unless the bottleneck is given.
 const (
 	TrainDatagrams = 10000
 	TrainSize      = 1472 // fills a 1500-byte MTU over IPv4
-	// Trains is how many trains advise sends; the fastest arrival counts.
-	// A host or router that stalls spreads a train out and reads low; a
-	// train cannot arrive faster than the narrowest link lets it.
-	Trains = 2
+	// Trains is how many trains advise sends; the median capacity counts.
+	// A router or host that stalls while it forwards a train either
+	// spreads it out (reads low) or lets it go in a burst (reads high);
+	// the median of three is the one neither did to.
+	Trains = 3
 	// TrainMargin: a train sent at least this many times faster than it
 	// arrived was spaced by the path; one sent about as fast as it arrived
 	// measured the sender.
@@ -190,17 +193,22 @@ func TrainOf(datagrams, received int64, sentWire, recvWire float64) Train {
 	return t
 }
 
-// BestTrain is the train that measured the highest capacity, or else the
-// last one; nil for none.
-func BestTrain(trains []Train) *Train {
+// MedianTrain is the train whose capacity is the median of those that
+// measured one (the lower middle of an even count), or else the last
+// one; nil for none.
+func MedianTrain(trains []Train) *Train {
 	if len(trains) == 0 {
 		return nil
 	}
-	best := len(trains) - 1
+	var valid []int
 	for i, t := range trains {
-		if t.CapacityBps > trains[best].CapacityBps {
-			best = i
+		if t.CapacityBps > 0 {
+			valid = append(valid, i)
 		}
 	}
-	return &trains[best]
+	if len(valid) == 0 {
+		return &trains[len(trains)-1]
+	}
+	slices.SortStableFunc(valid, func(a, b int) int { return cmp.Compare(trains[a].CapacityBps, trains[b].CapacityBps) })
+	return &trains[valid[(len(valid)-1)/2]]
 }

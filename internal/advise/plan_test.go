@@ -178,15 +178,20 @@ func TestTrainOf(t *testing.T) {
 			t.Errorf("%s: capacity %.4g, want %.4g", tc.name, got, tc.wantCapacity)
 		}
 	}
-	if BestTrain(nil) != nil {
-		t.Error("BestTrain(nil) is not nil")
+	if MedianTrain(nil) != nil {
+		t.Error("MedianTrain(nil) is not nil")
 	}
-	trains := []Train{{CapacityBps: 650e6}, {CapacityBps: 1018e6}, {}}
-	if got := BestTrain(trains); got.CapacityBps != 1018e6 {
-		t.Errorf("BestTrain took %.4g, want the fastest arrival", got.CapacityBps)
+	// Measured on the loaded lab: a train spread out by a stalled reader
+	// (650 Mbit/s), one let go in a burst by a stalled writer (8.88 Gbit/s).
+	trains := []Train{{CapacityBps: 650e6}, {CapacityBps: 8.88e9}, {}, {CapacityBps: 1.018e9}}
+	if got := MedianTrain(trains); got.CapacityBps != 1.018e9 {
+		t.Errorf("MedianTrain took %.4g, want the median 1.018e9", got.CapacityBps)
 	}
-	if got := BestTrain([]Train{{Error: "a"}, {Error: "b"}}); got.Error != "b" {
-		t.Errorf("BestTrain of failed trains took %q, want the last", got.Error)
+	if got := MedianTrain(trains[:2]); got.CapacityBps != 650e6 {
+		t.Errorf("MedianTrain of two took %.4g, want the lower", got.CapacityBps)
+	}
+	if got := MedianTrain([]Train{{Error: "a"}, {Error: "b"}}); got.Error != "b" {
+		t.Errorf("MedianTrain of failed trains took %q, want the last", got.Error)
 	}
 }
 

@@ -59,9 +59,10 @@ const (
 
 // Run runs advise's steps against a server: the idle RTT from short
 // connections, a single-stream test (run again longer when slow start
-// took most of it), and multi-stream tests with more streams while the
-// streams are window-limited; then advise.Analyze gives the verdict and
-// the advice.
+// took most of it), packet trains for the path's capacity (unless the
+// bottleneck is given), and multi-stream tests with more streams while
+// the streams are window-limited; then advise.Analyze gives the verdict
+// and the advice.
 func Run(ctx context.Context, cfg Config) (*advise.Report, error) {
 	if cfg.Port == 0 {
 		cfg.Port = spec.DefaultPort
@@ -139,6 +140,19 @@ func Run(ctx context.Context, cfg Config) (*advise.Report, error) {
 			}
 		}
 	}
+	// Packet trains measure the path's capacity past whatever held TCP
+	// back: windows, or a congestion control that left slow start early.
+	if cfg.Bottleneck == 0 {
+		var trains []advise.Train
+		for i := range advise.Trains {
+			progress(fmt.Sprintf("packet train %d of %d: %d datagrams of %d bytes, %s", i+1, advise.Trains, advise.TrainDatagrams, advise.TrainSize, direction))
+			trains = append(trains, *runTrain(ctx, cfg, base))
+		}
+		in.Train = advise.MedianTrain(trains)
+		if in.Train.Error == "" && in.Train.CapacityBps == 0 {
+			cfg.logger().Info("the packet trains were not sent faster than they arrived", "sent_bps", in.Train.SentWireBps, "received_bps", in.Train.RecvWireBps)
+		}
+	}
 	var multi []*result.Result
 	var spent time.Duration
 	for streams := cfg.Streams; streams > 0; {
@@ -155,19 +169,6 @@ func Run(ctx context.Context, cfg Config) (*advise.Report, error) {
 		}
 		if streams = advise.NextStreams(in.Steps, spent, in.Length); streams > 0 {
 			progress(fmt.Sprintf("the streams were window-limited: trying %d", streams))
-		}
-	}
-	// The streams were window-limited: the TCP tests may not have filled
-	// the path, whose capacity a packet train measures past the windows.
-	if cfg.Bottleneck == 0 && len(in.Steps) > 0 && in.Steps[0].WindowLimited {
-		var trains []advise.Train
-		for range advise.Trains {
-			progress(fmt.Sprintf("packet train: %d datagrams of %d bytes, %s", advise.TrainDatagrams, advise.TrainSize, direction))
-			trains = append(trains, *runTrain(ctx, cfg, base))
-		}
-		in.Train = advise.BestTrain(trains)
-		if in.Train.Error == "" && in.Train.CapacityBps == 0 {
-			cfg.logger().Info("the packet train was not sent faster than it arrived", "sent_bps", in.Train.SentWireBps, "received_bps", in.Train.RecvWireBps)
 		}
 	}
 	best := advise.BestStep(in.Steps)
