@@ -66,11 +66,7 @@ func TestSegmentHeaders(t *testing.T) {
 	}
 	for _, r := range [][2]int{{0, 0}, {1, 1}, {2, 2}, {0, 1}, {1, 2}} {
 		first, last := r[0], r[1]
-		var scratch [vnetHdrLen + 120]byte
-		h, pl := sp.segment(scratch[:], first, last)
-		var vh vnetHdr
-		vh.decode(h)
-		pkt := append(append([]byte(nil), h[vnetHdrLen:]...), pl...)
+		vh, pkt, pl := segmentOf(sp, first, last)
 		off, end := first*mss, min(3500, (last+1)*mss)
 		if !bytes.Equal(pl, payload[off:end]) {
 			t.Fatalf("%v: wrong payload slice", r)
@@ -102,12 +98,7 @@ func TestSegmentHeaders(t *testing.T) {
 		// Completing the checksum as the kernel would gives a valid TCP
 		// checksum: the ones'-complement sum over pseudo-header and
 		// segment is all ones.
-		finishChecksum(pkt, 20, 16)
-		var ph [12]byte
-		copy(ph[:8], pkt[12:20])
-		ph[9] = unix.IPPROTO_TCP
-		binary.BigEndian.PutUint16(ph[10:], uint16(len(pkt)-20))
-		if checksum(pkt[20:], uint32(checksum(ph[:], 0))) != 0xffff {
+		if !l4ChecksumOK(pkt, unix.IPPROTO_TCP, 16) {
 			t.Errorf("%v: TCP checksum does not verify", r)
 		}
 	}
@@ -168,11 +159,7 @@ func TestSegmentUDPHeaders(t *testing.T) {
 	}
 	for _, r := range [][2]int{{0, 0}, {1, 1}, {2, 2}, {0, 1}, {1, 2}} {
 		first, last := r[0], r[1]
-		var scratch [vnetHdrLen + 120]byte
-		h, pl := sp.segment(scratch[:], first, last)
-		var vh vnetHdr
-		vh.decode(h)
-		pkt := append(append([]byte(nil), h[vnetHdrLen:]...), pl...)
+		vh, pkt, pl := segmentOf(sp, first, last)
 		off, end := first*size, min(len(payload), (last+1)*size)
 		if !bytes.Equal(pl, payload[off:end]) {
 			t.Fatalf("%v: wrong payload slice", r)
@@ -197,13 +184,29 @@ func TestSegmentUDPHeaders(t *testing.T) {
 		if last > first {
 			continue // the kernel segments it and fixes each datagram's checksum
 		}
-		finishChecksum(pkt, 20, udpChecksumField)
-		var ph [12]byte
-		copy(ph[:8], pkt[12:20])
-		ph[9] = unix.IPPROTO_UDP
-		binary.BigEndian.PutUint16(ph[10:], uint16(len(pkt)-20))
-		if checksum(pkt[20:], uint32(checksum(ph[:], 0))) != 0xffff {
+		if !l4ChecksumOK(pkt, unix.IPPROTO_UDP, udpChecksumField) {
 			t.Errorf("%v: UDP checksum does not verify", r)
 		}
 	}
+}
+
+// segmentOf builds segments first..last of sp and returns its virtio-net
+// header, the whole packet (headers and payload) and the payload slice.
+func segmentOf(sp *superPkt, first, last int) (vh vnetHdr, pkt, payload []byte) {
+	var scratch [vnetHdrLen + 120]byte
+	h, pl := sp.segment(scratch[:], first, last)
+	vh.decode(h)
+	return vh, append(append([]byte(nil), h[vnetHdrLen:]...), pl...), pl
+}
+
+// l4ChecksumOK completes the TCP or UDP checksum of an IPv4 packet (20-byte
+// header) as checksum offload would, and checks that the ones'-complement
+// sum over pseudo-header and segment is all ones.
+func l4ChecksumOK(pkt []byte, proto byte, field int) bool {
+	finishChecksum(pkt, 20, field)
+	var ph [12]byte
+	copy(ph[:8], pkt[12:20])
+	ph[9] = proto
+	binary.BigEndian.PutUint16(ph[10:], uint16(len(pkt)-20))
+	return checksum(pkt[20:], uint32(checksum(ph[:], 0))) == 0xffff
 }
