@@ -109,9 +109,10 @@ func Run(ctx context.Context, cfg Config) (*advise.Report, error) {
 		in.ProbeMSS, in.ProbeMTU = int(info.SndMSS), int(info.PMTU)
 	}
 
+	rtt := time.Duration(advise.MinProbe(probes)) * time.Microsecond
 	in.Length, in.LengthGiven = cfg.Duration, cfg.Duration > 0
 	if !in.LengthGiven {
-		in.Length = advise.TestLength(time.Duration(advise.MinProbe(probes))*time.Microsecond, in.ProbeMTU)
+		in.Length = advise.TestLength(rtt, in.ProbeMTU)
 	}
 	run := func(streams int) (*result.Result, error) {
 		s := base
@@ -131,7 +132,7 @@ func Run(ctx context.Context, cfg Config) (*advise.Report, error) {
 	}
 	if !in.LengthGiven {
 		single := advise.MeasurementOf(in.Single, senderRole, cfg.Bottleneck)
-		if next, again := advise.Lengthen(single, time.Duration(advise.MinProbe(probes))*time.Microsecond, in.ProbeMTU, in.Length); again {
+		if next, again := advise.Lengthen(single, rtt, in.ProbeMTU, in.Length); again {
 			progress(fmt.Sprintf("slow start took most of the %v test: running it again for %v", in.Length, next))
 			in.Extra = append(in.Extra, in.Single)
 			in.Length = next
@@ -146,7 +147,7 @@ func Run(ctx context.Context, cfg Config) (*advise.Report, error) {
 		var trains []advise.Train
 		for i := range advise.Trains {
 			progress(fmt.Sprintf("packet train %d of %d: %d datagrams of %d bytes, %s", i+1, advise.Trains, advise.TrainDatagrams, advise.TrainSize, direction))
-			trains = append(trains, *runTrain(ctx, cfg, base))
+			trains = append(trains, *runTrain(ctx, cfg))
 		}
 		in.Train = advise.MedianTrain(trains)
 		if in.Train.Error == "" && in.Train.CapacityBps == 0 {
@@ -186,9 +187,8 @@ func Run(ctx context.Context, cfg Config) (*advise.Report, error) {
 // runTrain sends a packet train (advise.TrainDatagrams datagrams as fast
 // as the sender can) and judges the rate it arrived at. A failed train
 // says why in its Error: the tests before it still make a verdict.
-func runTrain(ctx context.Context, cfg Config, base spec.Spec) *advise.Train {
+func runTrain(ctx context.Context, cfg Config) *advise.Train {
 	s := udpmon.Config{Count: advise.TrainDatagrams, Reverse: cfg.Reverse}.Spec(advise.TrainSize, 0)
-	s.Congestion = base.Congestion
 	res, err := session.RunClient(ctx, session.ClientConfig{
 		Host: cfg.Host, Port: cfg.Port, Bind: cfg.Bind, ConnectTimeout: cfg.ConnectTimeout,
 		Spec: s, Logger: cfg.Logger,
