@@ -312,8 +312,11 @@ func (c *clientTest) connectTCP(ctx context.Context, token proto.Token, ready *p
 	// The data connections are dialled side by side: one after another,
 	// each takes a round trip, and at a long RTT many streams would not
 	// all connect within the server's handshake timeout (64 streams at
-	// 215 ms take 14 s).
+	// 215 ms take 14 s). A caller whose thread is in another network
+	// namespace than the process's dials from that thread, one after
+	// another: other threads would open their sockets elsewhere.
 	n := c.spec.DataConns()
+	sequential := n == 1 || !threadsShareNetns()
 	type dialed struct {
 		flow   flowrun.Flow
 		socket result.Socket
@@ -323,6 +326,13 @@ func (c *clientTest) connectTCP(ctx context.Context, token proto.Token, ready *p
 	sem := make(chan struct{}, maxDialsAtOnce)
 	var wg sync.WaitGroup
 	for id := 1; id <= n; id++ {
+		if sequential {
+			out[id].flow, out[id].socket, out[id].err = c.dialTCP(ctx, token, id)
+			if out[id].err != nil {
+				break
+			}
+			continue
+		}
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
