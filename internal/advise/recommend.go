@@ -106,12 +106,12 @@ func Recommend(e Evidence, v Verdict) Advice {
 		}
 		a.Flags = append(a.Flags, fmt.Sprintf("-t %.0f", secs))
 		a.Steps = append(a.Steps, fmt.Sprintf("measure for longer: -t %.0f (advise -t %.0f), so that slow start is a small part of the test", secs, secs))
-		if omit := omitFor(e.Single.slowStart(), bdp, rtt, e.MTU); omit > 0 {
+		if omit := omitFor(e.Single.SlowStart(), bdp, rtt, e.MTU); omit > 0 {
 			// -O runs that much longer first and leaves it out of the
 			// totals, as iperf3's does, so it goes with any -t.
 			a.Steps = append(a.Steps, fmt.Sprintf("or run slow start before the measured time: -O %d (%d s more, not counted in the totals)", omit, omit))
 		}
-		if ss := e.Single.slowStart(); ss != nil && ss.Ended && ss.Cause == result.SlowStartSsthresh && float64(ss.CwndBytes) < bdp/4 {
+		if ss := e.Single.SlowStart(); ss != nil && ss.Ended && ss.Cause == result.SlowStartSsthresh && float64(ss.CwndBytes) < bdp/4 {
 			a.Flags = append(a.Flags, "-C bbr")
 			a.Steps = append(a.Steps, "or -C bbr, which ramps up by measuring the bottleneck rather than by watching the delay")
 		}
@@ -164,9 +164,9 @@ func Recommend(e Evidence, v Verdict) Advice {
 	default:
 		a.Steps = append(a.Steps, "not enough TCP_INFO to tell (is the sender Linux?)")
 	}
-	if !e.BottleneckGiven && e.Multi != nil && e.Multi.TCP != nil && e.Multi.TCP.Limited != nil && e.Multi.TCP.Limited.Rwnd+e.Multi.TCP.Limited.Sndbuf >= figures.LimitedShare {
-		a.Notes = append(a.Notes, "The bottleneck was estimated from the multi-stream test, whose streams were window-limited too: "+
-			"the path may be faster. Give --bottleneck RATE for a firmer verdict.")
+	if !e.BottleneckGiven && !e.FromTrain && e.Multi.WindowLimited() {
+		a.Notes = append(a.Notes, fmt.Sprintf("The bottleneck was estimated from the best multi-stream test (%s), whose streams were window-limited too: "+
+			"the path may be faster. Give --bottleneck RATE for a firmer verdict.", plural(e.Multi.Streams, "stream")))
 	}
 	return a
 }
@@ -256,7 +256,9 @@ func slowStartNote(bdp float64, rtt time.Duration, mtu int) string {
 		"test for much longer than that to see the steady rate.", secs/rtt.Seconds(), secs, ms(rtt), size(bdp))
 }
 
-func (r *Measurement) slowStart() *figures.SlowStartFigures {
+// SlowStart is a single-stream measurement's slow-start figures; nil
+// without a timeline.
+func (r *Measurement) SlowStart() *figures.SlowStartFigures {
 	if r == nil || r.TCP == nil {
 		return nil
 	}

@@ -29,16 +29,27 @@ type Report struct {
 	MSS           int     `json:"mss"`
 	Sender        Host    `json:"sender"`
 	Receiver      Host    `json:"receiver"`
-	// Bottleneck in bit/s, and where it came from: "given" (--bottleneck)
-	// or "measured" (the best goodput of the tests).
+	// Bottleneck in bit/s, and where it came from: "given" (--bottleneck),
+	// "measured" (the best goodput of the tests) or "packet train" (the
+	// rate a train of datagrams arrived at, on the wire).
 	BottleneckBps    float64      `json:"bottleneck_bps"`
 	BottleneckSource string       `json:"bottleneck_source"`
 	IdealBps         float64      `json:"ideal_bps"`
 	BDPBytes         float64      `json:"bdp_bytes"`
 	Single           Measurement  `json:"single"`
 	Multi            *Measurement `json:"multi,omitempty"`
-	Verdict          Verdict      `json:"verdict"`
-	Advice           Advice       `json:"advice"`
+	// StreamSteps are the multi-stream tests in the order run: more
+	// streams while the streams were window-limited (NextStreams). Multi
+	// is the one with the highest goodput.
+	StreamSteps []StreamStep `json:"stream_steps,omitempty"`
+	// Train is the packet train's capacity estimate, when one ran.
+	Train *Train `json:"packet_train,omitempty"`
+	// TestSeconds is each test's length; LengthGiven says the user chose
+	// it (-t) rather than advise (TestLength, Lengthen).
+	TestSeconds float64 `json:"test_seconds,omitempty"`
+	LengthGiven bool    `json:"length_given,omitempty"`
+	Verdict     Verdict `json:"verdict"`
+	Advice      Advice  `json:"advice"`
 	// Results are the tests' full results, for the record.
 	Results []*result.Result `json:"results,omitempty"`
 }
@@ -53,6 +64,16 @@ type Inputs struct {
 	// ProbeMSS and ProbeMTU are the probes' negotiated MSS and path MTU.
 	ProbeMSS, ProbeMTU int
 	Single, Multi      *result.Result
+	// Steps are the multi-stream tests run, Multi the best of them; Extra
+	// are other results for the record (tests run again longer, the
+	// other multi-stream tests).
+	Steps []StreamStep
+	Extra []*result.Result
+	// Train is a packet train's capacity estimate, when one ran.
+	Train *Train
+	// Length is each test's length, LengthGiven whether the user chose it.
+	Length      time.Duration
+	LengthGiven bool
 	// LocalLimits are this host's limits, for when its test results lack
 	// them.
 	LocalLimits *result.Limits
@@ -63,12 +84,13 @@ type Inputs struct {
 // the bottleneck and BDP, the verdict and the advice.
 func Analyze(in Inputs) *Report {
 	rep := &Report{Target: in.Target, StartedAt: in.StartedAt, Direction: "client→server", Probes: in.Probes,
-		ProbeMethod: in.ProbeMethod, BaselineRTTus: minProbe(in.Probes), MSS: in.ProbeMSS, PathMTU: in.ProbeMTU}
+		ProbeMethod: in.ProbeMethod, BaselineRTTus: MinProbe(in.Probes), MSS: in.ProbeMSS, PathMTU: in.ProbeMTU,
+		StreamSteps: in.Steps, Train: in.Train, TestSeconds: in.Length.Seconds(), LengthGiven: in.LengthGiven}
 	senderRole := result.RoleClient
 	if in.Reverse {
 		rep.Direction, senderRole = "server→client", result.RoleServer
 	}
-	for _, r := range []*result.Result{in.Single, in.Multi} {
+	for _, r := range append([]*result.Result{in.Single, in.Multi}, in.Extra...) {
 		if r != nil {
 			rep.Results = append(rep.Results, r)
 		}
@@ -100,10 +122,15 @@ func Analyze(in Inputs) *Report {
 	if !e.BottleneckGiven {
 		rep.BottleneckSource = "measured"
 		e.Bottleneck = max(rep.Single.GoodputBps, rep.Multi.goodput())
-		// The measured rate is a TCP goodput already: it is the ideal.
-		rep.Single.TCP = withIdeal(rep.Single, e.Bottleneck)
+		// A packet train measures the capacity past windows that held
+		// every stream back; it counts when its goodput beats the tests'.
+		if tr := in.Train; tr != nil && tr.CapacityBps > 0 && figures.LineRateGoodput(tr.CapacityBps, rep.PathMTU) > e.Bottleneck {
+			rep.BottleneckSource = "packet train"
+			e.Bottleneck, e.FromTrain = tr.CapacityBps, true
+		}
+		rep.Single.TCP = withIdeal(rep.Single, e.Ideal())
 		if rep.Multi != nil {
-			rep.Multi.TCP = withIdeal(*rep.Multi, e.Bottleneck)
+			rep.Multi.TCP = withIdeal(*rep.Multi, e.Ideal())
 		}
 		e.Single, e.Multi = rep.Single, rep.Multi
 	}
@@ -128,7 +155,8 @@ func withIdeal(r Measurement, ideal float64) *figures.DirectionFigures {
 	return &t
 }
 
-func minProbe(ps []Probe) uint32 {
+// MinProbe is the least RTT of the probes, in µs (0 without probes).
+func MinProbe(ps []Probe) uint32 {
 	var m uint32
 	for i, p := range ps {
 		if i == 0 || p.RTTus < m {

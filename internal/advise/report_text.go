@@ -32,8 +32,21 @@ func (r *Report) WriteText(w io.Writer) error {
 			line("%-13s %s", plural(run.Streams, "stream"), run.describe())
 		}
 	}
+	if len(r.StreamSteps) > 1 {
+		line("Streams tried %s", r.stepsText())
+	}
+	if r.TestSeconds > 0 {
+		how := "chosen from the RTT and slow start"
+		if r.LengthGiven {
+			how = "as given (-t)"
+		}
+		line("Test length   %.0f s each, %s", r.TestSeconds, how)
+	}
 	bn := fmt.Sprintf("%s (%s)", rate(r.BottleneckBps), r.BottleneckSource)
-	if r.BottleneckSource == "given" {
+	if t := r.Train; t != nil {
+		line("Packet train  %s", t.describe())
+	}
+	if r.BottleneckSource != "measured" {
 		bn += fmt.Sprintf(", %s of TCP goodput by line-rate arithmetic", rate(r.IdealBps))
 	}
 	line("Bottleneck    %s", bn)
@@ -173,4 +186,30 @@ func capital(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// stepsText lists the multi-stream tests: "4: 80.8 Mbits/sec
+// (window-limited) → 16: 322 Mbits/sec".
+func (r *Report) stepsText() string {
+	parts := make([]string, 0, len(r.StreamSteps))
+	for _, s := range r.StreamSteps {
+		p := fmt.Sprintf("%d: %s", s.Streams, rate(s.GoodputBps))
+		if s.WindowLimited {
+			p += " (window-limited)"
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, " → ")
+}
+
+func (t *Train) describe() string {
+	if t.Error != "" {
+		return "failed: " + t.Error
+	}
+	s := fmt.Sprintf("%d datagrams of %d B sent at %s, %d arrived at %s (on the wire)",
+		t.Datagrams, TrainSize, rate(t.SentWireBps), t.Received, rate(t.RecvWireBps))
+	if t.CapacityBps == 0 {
+		s += ": not sent fast enough to measure the path"
+	}
+	return s
 }

@@ -111,6 +111,24 @@ var rules = []rule{
 	{LimitNetwork, func(*signals) bool { return true }, sayNoHostLimit},
 }
 
+// firstRule is the first of rules that holds; nil when none does.
+func firstRule(c *signals) *rule {
+	for i := range rules {
+		if rules[i].holds(c) {
+			return &rules[i]
+		}
+	}
+	return nil
+}
+
+// firstLimit is the limit the first rule that holds names.
+func firstLimit(c *signals) string {
+	if r := firstRule(c); r != nil {
+		return r.limit
+	}
+	return LimitUnknown
+}
+
 func fillsThePath(c *signals) bool { return c.ideal > 0 && !c.belowIdeal }
 
 func sayFillsThePath(c *signals, v *Verdict) {

@@ -108,14 +108,17 @@ type Evidence struct {
 	// goodput). BottleneckGiven says which.
 	Bottleneck      float64
 	BottleneckGiven bool
-	Single          Measurement
-	Multi           *Measurement
+	// FromTrain: Bottleneck is a packet train's capacity, a line rate
+	// like a given one.
+	FromTrain bool
+	Single    Measurement
+	Multi     *Measurement
 }
 
 // Ideal is the TCP goodput a full bottleneck gives: the line-rate
 // arithmetic for a given rate, the measurement itself otherwise.
 func (e Evidence) Ideal() float64 {
-	if e.BottleneckGiven {
+	if e.BottleneckGiven || e.FromTrain {
 		return figures.LineRateGoodput(e.Bottleneck, e.MTU)
 	}
 	return e.Bottleneck
@@ -142,12 +145,9 @@ type Verdict struct {
 func Classify(e Evidence) Verdict {
 	c := signalsOf(e)
 	v := Verdict{Limit: LimitUnknown, Reached: c.reached}
-	for _, r := range rules {
-		if r.holds(c) {
-			v.Limit = r.limit
-			r.say(c, &v)
-			break
-		}
+	if r := firstRule(c); r != nil {
+		v.Limit = r.limit
+		r.say(c, &v)
 	}
 	if lt := c.lt; lt != nil {
 		v.Details = append(v.Details, fmt.Sprintf("busy %.2f s: receiver window %s, sender buffer %s, network %s",
@@ -157,8 +157,11 @@ func Classify(e Evidence) Verdict {
 }
 
 func (e Evidence) idealWhat() string {
-	if e.BottleneckGiven {
+	switch {
+	case e.BottleneckGiven:
 		return fmt.Sprintf("that %s gives (line-rate arithmetic at MTU %d)", rate(e.Bottleneck), mtuOr(e.MTU))
+	case e.FromTrain:
+		return fmt.Sprintf("that the %s a packet train arrived at gives (line-rate arithmetic at MTU %d)", rate(e.Bottleneck), mtuOr(e.MTU))
 	}
 	return "that several streams reached together"
 }

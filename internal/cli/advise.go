@@ -35,7 +35,7 @@ type adviseFlags struct {
 
 func newAdviseCmd(e env) *cobra.Command {
 	f := &adviseFlags{
-		port: spec.DefaultPort, duration: guide.DefaultDuration, streams: guide.DefaultStreams,
+		port: spec.DefaultPort, streams: guide.DefaultStreams,
 		probes: guide.DefaultProbes, connectTimeout: spec.DefaultConnectTO,
 		log: logOptions{level: "warn", format: "text"},
 	}
@@ -66,8 +66,8 @@ CPU, or the application) and prints the change to make, with numbers.`,
 	fs := cmd.Flags()
 	fs.IntVarP(&f.port, "port", "p", f.port, "server port")
 	fs.StringVarP(&f.bind, "bind", "B", "", "local address for the connections")
-	fs.VarP(durationValue{&f.duration}, "time", "t", "length of each of the two tests")
-	fs.IntVarP(&f.streams, "parallel", "P", f.streams, "streams of the multi-stream test")
+	fs.VarP(durationValue{&f.duration}, "time", "t", "length of each test (default: chosen from the RTT and slow start, 5 s to 30 s)")
+	fs.IntVarP(&f.streams, "parallel", "P", f.streams, "streams of the first multi-stream test (more while they are window-limited)")
 	fs.BoolVarP(&f.reverse, "reverse", "R", false, "measure server → client instead")
 	fs.StringVarP(&f.congestion, "congestion", "C", "", "congestion control on both ends (default: each host's)")
 	fs.StringVar(&f.bottleneck, "bottleneck", "", "the path's bottleneck rate, e.g. 1g or 622m (default: the best multi-stream goodput)")
@@ -88,7 +88,7 @@ func (f *adviseFlags) config(host string) (guide.Config, error) {
 	if f.port < 1 || f.port > 65535 {
 		return cfg, usagef("-p %d: want 1 to 65535", f.port)
 	}
-	if f.duration < 500*time.Millisecond || f.duration > time.Hour {
+	if f.duration != 0 && (f.duration < 500*time.Millisecond || f.duration > time.Hour) {
 		return cfg, usagef("-t %v: want 0.5 s to 1 hour", f.duration)
 	}
 	if f.streams < 2 || f.streams > spec.MaxStreams {

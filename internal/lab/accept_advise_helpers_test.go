@@ -84,7 +84,7 @@ func TestAdviseHelper(t *testing.T) {
 }
 
 // runAdviseIn runs `wireperf advise` in host from against the server at
-// to:port, each test d long, and returns the report and its text.
+// to:port, each test d long (0: as advise chooses), and returns the report and its text.
 func runAdviseIn(t *testing.T, from, to *Host, port int, d time.Duration, bottleneck float64, cc string) (*advise.Report, string) {
 	t.Helper()
 	dir := t.TempDir()
@@ -98,7 +98,11 @@ func runAdviseIn(t *testing.T, from, to *Host, port int, d time.Duration, bottle
 	}
 	p := labtest.Start(t, helperHost(from), []string{adviseHelperEnv + "=" + string(job)},
 		"-test.run=^TestAdviseHelper$", "-test.count=1", "-test.v")
-	exited, err := p.Wait(2*d + 90*time.Second)
+	wait := 2*d + 90*time.Second
+	if d == 0 { // advise chooses: up to two single-stream tests and the multi-stream ones
+		wait = 2*advise.MaxTestLength + advise.MaxStreamTime + 2*advise.MaxTestLength + 60*time.Second
+	}
+	exited, err := p.Wait(wait)
 	if !exited {
 		t.Fatalf("advise in %s did not finish:\n%s", from.Name, p.Output())
 	}

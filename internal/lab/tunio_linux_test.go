@@ -66,11 +66,7 @@ func TestSegmentHeaders(t *testing.T) {
 	}
 	for _, r := range [][2]int{{0, 0}, {1, 1}, {2, 2}, {0, 1}, {1, 2}} {
 		first, last := r[0], r[1]
-		var scratch [vnetHdrLen + 120]byte
-		h, pl := sp.segment(scratch[:], first, last)
-		var vh vnetHdr
-		vh.decode(h)
-		pkt := append(append([]byte(nil), h[vnetHdrLen:]...), pl...)
+		vh, pkt, pl := segmentOf(sp, first, last)
 		off, end := first*mss, min(3500, (last+1)*mss)
 		if !bytes.Equal(pl, payload[off:end]) {
 			t.Fatalf("%v: wrong payload slice", r)
@@ -102,12 +98,7 @@ func TestSegmentHeaders(t *testing.T) {
 		// Completing the checksum as the kernel would gives a valid TCP
 		// checksum: the ones'-complement sum over pseudo-header and
 		// segment is all ones.
-		finishChecksum(pkt, 20, 16)
-		var ph [12]byte
-		copy(ph[:8], pkt[12:20])
-		ph[9] = unix.IPPROTO_TCP
-		binary.BigEndian.PutUint16(ph[10:], uint16(len(pkt)-20))
-		if checksum(pkt[20:], uint32(checksum(ph[:], 0))) != 0xffff {
+		if !l4ChecksumOK(pkt, unix.IPPROTO_TCP, 16) {
 			t.Errorf("%v: TCP checksum does not verify", r)
 		}
 	}
@@ -119,4 +110,103 @@ func TestSegmentHeaders(t *testing.T) {
 	if p2.gso || p2.nseg != 1 || p2.segSize(0) != 152 {
 		t.Fatalf("plain packet parsed as %+v", p2)
 	}
+}
+
+// udpSuperPacket builds what the kernel hands over for a UDP/IPv4 GSO
+// super-packet (USO): virtio-net header, IPv4 header, UDP header with the
+// length of the whole and the pseudo-header sum, payload.
+func udpSuperPacket(payload []byte, size int) []byte {
+	const iphl = 20
+	b := make([]byte, vnetHdrLen+iphl+udpHdrLen+len(payload))
+	vh := vnetHdr{flags: vnetNeedsCsum, gsoType: vnetGSOUDPL4, hdrLen: iphl + udpHdrLen, gsoSize: uint16(size), csumStart: iphl, csumOffset: udpChecksumField}
+	vh.encode(b)
+	ip := b[vnetHdrLen:]
+	ip[0] = 0x45
+	binary.BigEndian.PutUint16(ip[2:], uint16(len(ip)))
+	binary.BigEndian.PutUint16(ip[4:], 0x1234)
+	ip[8], ip[9] = 64, unix.IPPROTO_UDP
+	copy(ip[12:], []byte{10, 77, 1, 1, 10, 77, 2, 2})
+	binary.BigEndian.PutUint16(ip[10:], ^checksum(ip[:iphl], 0))
+	udp := ip[iphl:]
+	binary.BigEndian.PutUint16(udp[0:], 40000)
+	binary.BigEndian.PutUint16(udp[2:], 5201)
+	binary.BigEndian.PutUint16(udp[4:], uint16(udpHdrLen+len(payload)))
+	copy(udp[udpHdrLen:], payload)
+	var ph [12]byte
+	copy(ph[:8], ip[12:20])
+	ph[9] = unix.IPPROTO_UDP
+	binary.BigEndian.PutUint16(ph[10:], uint16(udpHdrLen+len(payload)))
+	binary.BigEndian.PutUint16(udp[udpChecksumField:], checksum(ph[:], 0))
+	return b
+}
+
+// A UDP GSO batch is segmented per datagram, each with its own lengths,
+// IP ID and a checksum that verifies once offload completes it.
+func TestSegmentUDPHeaders(t *testing.T) {
+	const size = 1472
+	payload := make([]byte, 2*size+300)
+	for i := range payload {
+		payload[i] = byte(i * 13)
+	}
+	raw := udpSuperPacket(payload, size)
+	sp := &superPkt{buf: &pbuf{b: raw}, n: len(raw)}
+	sp.parse()
+	if !sp.gso || !sp.udp || sp.nseg != 3 || sp.hl != 28 || sp.plen != len(payload) {
+		t.Fatalf("parse: %+v", sp)
+	}
+	if got := []int{sp.segSize(0), sp.segSize(1), sp.segSize(2)}; got[0] != 1500 || got[1] != 1500 || got[2] != 28+300 {
+		t.Fatalf("segment sizes %v", got)
+	}
+	for _, r := range [][2]int{{0, 0}, {1, 1}, {2, 2}, {0, 1}, {1, 2}} {
+		first, last := r[0], r[1]
+		vh, pkt, pl := segmentOf(sp, first, last)
+		off, end := first*size, min(len(payload), (last+1)*size)
+		if !bytes.Equal(pl, payload[off:end]) {
+			t.Fatalf("%v: wrong payload slice", r)
+		}
+		if int(binary.BigEndian.Uint16(pkt[2:])) != len(pkt) || int(binary.BigEndian.Uint16(pkt[24:])) != len(pkt)-20 {
+			t.Errorf("%v: IP length %d, UDP length %d, packet %d", r, binary.BigEndian.Uint16(pkt[2:]), binary.BigEndian.Uint16(pkt[24:]), len(pkt))
+		}
+		if id := binary.BigEndian.Uint16(pkt[4:]); id != uint16(0x1234+first) {
+			t.Errorf("%v: IP ID %#x", r, id)
+		}
+		if checksum(pkt[:20], 0) != 0xffff {
+			t.Errorf("%v: bad IP header checksum", r)
+		}
+		wantGSO := uint8(vnetGSONone)
+		if last > first {
+			wantGSO = vnetGSOUDPL4
+		}
+		if vh.gsoType != wantGSO || vh.csumStart != 20 || vh.csumOffset != udpChecksumField || vh.hdrLen != 28 ||
+			(last > first && vh.gsoSize != size) {
+			t.Errorf("%v: virtio header %+v", r, vh)
+		}
+		if last > first {
+			continue // the kernel segments it and fixes each datagram's checksum
+		}
+		if !l4ChecksumOK(pkt, unix.IPPROTO_UDP, udpChecksumField) {
+			t.Errorf("%v: UDP checksum does not verify", r)
+		}
+	}
+}
+
+// segmentOf builds segments first..last of sp and returns its virtio-net
+// header, the whole packet (headers and payload) and the payload slice.
+func segmentOf(sp *superPkt, first, last int) (vh vnetHdr, pkt, payload []byte) {
+	var scratch [vnetHdrLen + 120]byte
+	h, pl := sp.segment(scratch[:], first, last)
+	vh.decode(h)
+	return vh, append(append([]byte(nil), h[vnetHdrLen:]...), pl...), pl
+}
+
+// l4ChecksumOK completes the TCP or UDP checksum of an IPv4 packet (20-byte
+// header) as checksum offload would, and checks that the ones'-complement
+// sum over pseudo-header and segment is all ones.
+func l4ChecksumOK(pkt []byte, proto byte, field int) bool {
+	finishChecksum(pkt, 20, field)
+	var ph [12]byte
+	copy(ph[:8], pkt[12:20])
+	ph[9] = proto
+	binary.BigEndian.PutUint16(ph[10:], uint16(len(pkt)-20))
+	return checksum(pkt[20:], uint32(checksum(ph[:], 0))) == 0xffff
 }

@@ -15,6 +15,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/wireperf/wireperf/internal/auth"
@@ -314,29 +315,77 @@ func (c *clientTest) connectStreams(ctx context.Context) error {
 }
 
 func (c *clientTest) connectTCP(ctx context.Context, token proto.Token, ready *proto.StreamsReady) error {
-	for id := 1; id <= c.spec.DataConns(); id++ {
-		d, err := c.dialer("tcp", netsetup.TCPOptions(c.spec, true, c.spec.ClientSendsOn(id)), c.localPort(id))
-		if err != nil {
-			return err
+	// The data connections are dialled side by side: one after another,
+	// each takes a round trip, and at a long RTT many streams would not
+	// all connect within the server's handshake timeout (64 streams at
+	// 215 ms take 14 s). A caller whose thread is in another network
+	// namespace than the process's dials from that thread, one after
+	// another: other threads would open their sockets elsewhere.
+	n := c.spec.DataConns()
+	sequential := n == 1 || !threadsShareNetns()
+	type dialed struct {
+		flow   flowrun.Flow
+		socket result.Socket
+		err    error
+	}
+	out := make([]dialed, n+1)
+	sem := make(chan struct{}, maxDialsAtOnce)
+	var wg sync.WaitGroup
+	for id := 1; id <= n; id++ {
+		if sequential {
+			out[id].flow, out[id].socket, out[id].err = c.dialTCP(ctx, token, id)
+			if out[id].err != nil {
+				break
+			}
+			continue
 		}
-		conn, err := d.DialContext(ctx, "tcp", c.addr)
-		if err != nil {
-			return fmt.Errorf("data connection %d to %s: %w", id, c.addr, netsetup.DialError(err))
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			out[id].flow, out[id].socket, out[id].err = c.dialTCP(ctx, token, id)
+		}()
+	}
+	wg.Wait()
+	for id := 1; id <= n; id++ {
+		if out[id].flow != nil {
+			c.flows = append(c.flows, out[id].flow)
+			c.sockets[id] = out[id].socket
 		}
-		tc := conn.(*net.TCPConn)
-		netsetup.SetNagle(tc, c.spec)
-		st, err := newTCPStream(id, c.spec.ClientSendsOn(id), tc, c.spec)
-		if err != nil {
-			_ = tc.Close()
-			return err
+	}
+	for id := 1; id <= n; id++ {
+		if out[id].err != nil {
+			return out[id].err
 		}
-		c.flows = append(c.flows, flowrun.NewTCPFlow(st, c.spec.Length, c.spec.TimelinePeriod()))
-		if _, err := tc.Write(proto.DataHello{Token: token, StreamID: uint32(id)}.Marshal()); err != nil {
-			return fmt.Errorf("data connection %d: %w", id, err)
-		}
-		c.sockets[id] = flowrun.GrantedSocket(tc, c.spec)
 	}
 	return c.readReady(ready)
+}
+
+// maxDialsAtOnce bounds the data connections dialled side by side.
+const maxDialsAtOnce = 16
+
+// dialTCP opens data connection id and says hello on it.
+func (c *clientTest) dialTCP(ctx context.Context, token proto.Token, id int) (flowrun.Flow, result.Socket, error) {
+	d, err := c.dialer("tcp", netsetup.TCPOptions(c.spec, true, c.spec.ClientSendsOn(id)), c.localPort(id))
+	if err != nil {
+		return nil, result.Socket{}, err
+	}
+	conn, err := d.DialContext(ctx, "tcp", c.addr)
+	if err != nil {
+		return nil, result.Socket{}, fmt.Errorf("data connection %d to %s: %w", id, c.addr, netsetup.DialError(err))
+	}
+	tc := conn.(*net.TCPConn)
+	netsetup.SetNagle(tc, c.spec)
+	st, err := newTCPStream(id, c.spec.ClientSendsOn(id), tc, c.spec)
+	if err != nil {
+		_ = tc.Close()
+		return nil, result.Socket{}, err
+	}
+	flow := flowrun.NewTCPFlow(st, c.spec.Length, c.spec.TimelinePeriod())
+	if _, err := tc.Write(proto.DataHello{Token: token, StreamID: uint32(id)}.Marshal()); err != nil {
+		return flow, result.Socket{}, fmt.Errorf("data connection %d: %w", id, err)
+	}
+	return flow, flowrun.GrantedSocket(tc, c.spec), nil
 }
 
 // connectUDP opens each stream's socket and says hello from it until the

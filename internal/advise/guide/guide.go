@@ -4,6 +4,7 @@
 package guide
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -21,6 +22,7 @@ import (
 	"github.com/wireperf/wireperf/internal/sockopt"
 	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/tcpinfo"
+	"github.com/wireperf/wireperf/internal/udpmon"
 )
 
 // Config is a guided run against a wireperf server.
@@ -28,9 +30,12 @@ type Config struct {
 	Host string
 	Port int    // 0 means spec.DefaultPort
 	Bind string // local address; "" for any
-	// Duration of each of the two tests; 0 means DefaultDuration.
+	// Duration of each test; 0 means advise chooses it from the RTT and
+	// the slow start it measures (advise.TestLength, advise.Lengthen).
 	Duration time.Duration
-	// Streams of the multi-stream test; 0 means DefaultStreams.
+	// Streams of the first multi-stream test; 0 means DefaultStreams.
+	// Without a Bottleneck, advise tries more streams while they are
+	// window-limited (advise.NextStreams).
 	Streams int
 	// Reverse measures server → client instead of client → server.
 	Reverse bool
@@ -52,23 +57,21 @@ type Config struct {
 	Progress func(step string)
 }
 
-// Defaults of a guided run: short, since a verdict needs the counters'
-// proportions more than a precise rate.
+// Defaults of a guided run.
 const (
-	DefaultDuration = 5 * time.Second
-	DefaultStreams  = 4
-	DefaultProbes   = 5
+	DefaultStreams = 4
+	DefaultProbes  = 5
 )
 
 // Run runs advise's steps against a server: the idle RTT from short
-// connections, a single-stream test and a multi-stream test; then
-// advise.Analyze gives the verdict and the advice.
+// connections, a single-stream test (run again longer when slow start
+// took most of it), packet trains for the path's capacity (unless the
+// bottleneck is given), and multi-stream tests with more streams while
+// the streams are window-limited; then advise.Analyze gives the verdict
+// and the advice.
 func Run(ctx context.Context, cfg Config) (*advise.Report, error) {
 	if cfg.Port == 0 {
 		cfg.Port = spec.DefaultPort
-	}
-	if cfg.Duration <= 0 {
-		cfg.Duration = DefaultDuration
 	}
 	if cfg.Streams <= 1 {
 		cfg.Streams = DefaultStreams
@@ -84,16 +87,16 @@ func Run(ctx context.Context, cfg Config) (*advise.Report, error) {
 		progress = func(string) {}
 	}
 	base := spec.Default()
-	base.Duration = cfg.Duration
+	base.Duration = cmp.Or(cfg.Duration, advise.MinTestLength)
 	base.Interval = time.Second
 	base.Reverse = cfg.Reverse
 	base.Congestion = cfg.Congestion
 	if err := base.Validate(); err != nil {
 		return nil, err
 	}
-	direction := "client→server"
+	direction, senderRole := "client→server", result.RoleClient
 	if cfg.Reverse {
-		direction = "server→client"
+		direction, senderRole = "server→client", result.RoleServer
 	}
 	addr := net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port))
 	in := advise.Inputs{Target: addr, Reverse: cfg.Reverse, Bottleneck: cfg.Bottleneck, StartedAt: time.Now()}
@@ -112,10 +115,15 @@ func Run(ctx context.Context, cfg Config) (*advise.Report, error) {
 		in.ProbeMSS, in.ProbeMTU = int(info.SndMSS), int(info.PMTU)
 	}
 
+	rtt := time.Duration(advise.MinProbe(probes)) * time.Microsecond
+	in.Length, in.LengthGiven = cfg.Duration, cfg.Duration > 0
+	if !in.LengthGiven {
+		in.Length = advise.TestLength(rtt, in.ProbeMTU)
+	}
 	run := func(streams int) (*result.Result, error) {
 		s := base
-		s.Streams = streams
-		progress(fmt.Sprintf("%d-stream test, %v, %s", streams, cfg.Duration, direction))
+		s.Streams, s.Duration = streams, in.Length
+		progress(fmt.Sprintf("%d-stream test, %v, %s", streams, in.Length, direction))
 		res, err := session.RunClient(ctx, session.ClientConfig{
 			Host: cfg.Host, Port: cfg.Port, Bind: cfg.Bind, ConnectTimeout: cfg.ConnectTimeout,
 			Spec: s, Logger: cfg.Logger, Auth: cfg.Auth, TLS: cfg.TLS,
@@ -128,11 +136,89 @@ func Run(ctx context.Context, cfg Config) (*advise.Report, error) {
 	if in.Single, err = run(1); err != nil {
 		return nil, fmt.Errorf("single-stream test: %w", err)
 	}
-	if in.Multi, err = run(cfg.Streams); err != nil {
-		return nil, fmt.Errorf("%d-stream test: %w", cfg.Streams, err)
+	if !in.LengthGiven {
+		single := advise.MeasurementOf(in.Single, senderRole, cfg.Bottleneck)
+		if next, again := advise.Lengthen(single, rtt, in.ProbeMTU, in.Length); again {
+			progress(fmt.Sprintf("slow start took most of the %v test: running it again for %v", in.Length, next))
+			in.Extra = append(in.Extra, in.Single)
+			in.Length = next
+			if in.Single, err = run(1); err != nil {
+				return nil, fmt.Errorf("single-stream test: %w", err)
+			}
+		}
+	}
+	// Packet trains measure the path's capacity past whatever held TCP
+	// back: windows, or a congestion control that left slow start early.
+	if cfg.Bottleneck == 0 {
+		var trains []advise.Train
+		for i := range advise.Trains {
+			progress(fmt.Sprintf("packet train %d of %d: %d datagrams of %d bytes, %s", i+1, advise.Trains, advise.TrainDatagrams, advise.TrainSize, direction))
+			trains = append(trains, *runTrain(ctx, cfg))
+		}
+		in.Train = advise.MedianTrain(trains)
+		if in.Train.Error == "" && in.Train.CapacityBps == 0 {
+			cfg.logger().Info("the packet trains were not sent faster than they arrived", "sent_bps", in.Train.SentWireBps, "received_bps", in.Train.RecvWireBps)
+		}
+	}
+	var multi []*result.Result
+	var spent time.Duration
+	for streams := cfg.Streams; streams > 0; {
+		start := time.Now()
+		res, err := run(streams)
+		if err != nil {
+			return nil, fmt.Errorf("%d-stream test: %w", streams, err)
+		}
+		spent += time.Since(start)
+		multi = append(multi, res)
+		in.Steps = append(in.Steps, advise.StepOf(advise.MeasurementOf(res, senderRole, cfg.Bottleneck)))
+		if cfg.Bottleneck > 0 {
+			break // the path's rate is known: more streams add nothing to the verdict
+		}
+		if streams = advise.NextStreams(in.Steps, spent, in.Length); streams > 0 {
+			progress(fmt.Sprintf("the streams were window-limited: trying %d", streams))
+		}
+	}
+	best := advise.BestStep(in.Steps)
+	for i, r := range multi {
+		if i == best {
+			in.Multi = r
+		} else {
+			in.Extra = append(in.Extra, r)
+		}
 	}
 	in.LocalLimits = readLimits()
 	return advise.Analyze(in), nil
+}
+
+// runTrain sends a packet train (advise.TrainDatagrams datagrams as fast
+// as the sender can) and judges the rate it arrived at. A failed train
+// says why in its Error: the tests before it still make a verdict.
+func runTrain(ctx context.Context, cfg Config) *advise.Train {
+	s := udpmon.Config{Count: advise.TrainDatagrams, Reverse: cfg.Reverse}.Spec(advise.TrainSize, 0)
+	res, err := session.RunClient(ctx, session.ClientConfig{
+		Host: cfg.Host, Port: cfg.Port, Bind: cfg.Bind, ConnectTimeout: cfg.ConnectTimeout,
+		Spec: s, Logger: cfg.Logger,
+	})
+	if res == nil {
+		t := &advise.Train{Datagrams: advise.TrainDatagrams, Error: "no result"}
+		if err != nil {
+			t.Error = err.Error()
+		}
+		return t
+	}
+	p := udpmon.PointOf(res, cfg.Reverse)
+	t := advise.TrainOf(advise.TrainDatagrams, p.Received, p.SentWireBps, p.RecvWireBps)
+	if err != nil {
+		t.Error = err.Error()
+	}
+	return &t
+}
+
+func (cfg Config) logger() *slog.Logger {
+	if cfg.Logger != nil {
+		return cfg.Logger
+	}
+	return slog.New(slog.DiscardHandler)
 }
 
 // ProbeRTT times the idle path's RTT through the server: count TCP

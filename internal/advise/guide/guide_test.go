@@ -2,10 +2,15 @@ package guide
 
 import (
 	"context"
+	"log/slog"
 	"net"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/wireperf/wireperf/internal/advise"
+	"github.com/wireperf/wireperf/internal/server"
 )
 
 func TestProbeRTT(t *testing.T) {
@@ -58,5 +63,51 @@ func TestProbeRTTRefused(t *testing.T) {
 func TestRunRejectsBadSpec(t *testing.T) {
 	if _, err := Run(context.Background(), Config{Host: "127.0.0.1", Port: 1, Congestion: "NOT VALID"}); err == nil {
 		t.Error("a bad congestion name was accepted")
+	}
+}
+
+// A guided run on loopback without --bottleneck: the length as given,
+// the trains sent and judged, every multi-stream test in the report.
+func TestRunOnLoopback(t *testing.T) {
+	srv := server.New(server.Config{Bind: "127.0.0.1", Limits: server.DefaultLimits(), Logger: slog.New(slog.DiscardHandler)})
+	if err := srv.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = srv.Serve(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+
+	var steps []string
+	rep, err := Run(ctx, Config{Host: "127.0.0.1", Port: srv.Addr().Port, Duration: 500 * time.Millisecond, Streams: 2, Probes: 2,
+		Progress: func(s string) { steps = append(steps, s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.LengthGiven || rep.TestSeconds != 0.5 {
+		t.Errorf("length %.1f s, given %v; want 0.5 s as given", rep.TestSeconds, rep.LengthGiven)
+	}
+	if rep.Train == nil || rep.Train.Error != "" || rep.Train.Received == 0 || rep.Train.SentWireBps <= 0 {
+		t.Errorf("packet train %+v", rep.Train)
+	}
+	trains := 0
+	for _, s := range steps {
+		if strings.HasPrefix(s, "packet train") {
+			trains++
+		}
+	}
+	if trains != advise.Trains {
+		t.Errorf("%d packet trains, want %d: %q", trains, advise.Trains, steps)
+	}
+	if len(rep.StreamSteps) == 0 || rep.StreamSteps[0].Streams != 2 || rep.Multi == nil {
+		t.Fatalf("multi-stream tests %+v", rep.StreamSteps)
+	}
+	if best := rep.StreamSteps[advise.BestStep(rep.StreamSteps)]; rep.Multi.Streams != best.Streams {
+		t.Errorf("the report's multi-stream test has %d streams, the best step %d", rep.Multi.Streams, best.Streams)
+	}
+	// Every test is in the record: the single-stream one, the trains are
+	// not (they are summed in Train), each multi-stream one.
+	if want := 1 + len(rep.StreamSteps); len(rep.Results) != want {
+		t.Errorf("%d results, want %d", len(rep.Results), want)
 	}
 }
