@@ -14,6 +14,7 @@ const pageHTML = `<!DOCTYPE html>
 body { font-family: system-ui, sans-serif; margin: 1.5em auto; max-width: 1100px; padding: 0 1em; color: #222; }
 h1 { font-size: 1.5em; } h2 { border-bottom: 1px solid #ccc; padding-bottom: .2em; margin-top: 2em; }
 table { border-collapse: collapse; margin: .5em 0 1em; }
+table.host { display: inline-table; margin-right: 1em; vertical-align: top; }
 th, td { border: 1px solid #ccc; padding: .25em .6em; text-align: left; vertical-align: top; }
 th { background: #f3f3f3; }
 table.results td { text-align: right; font-variant-numeric: tabular-nums; }
