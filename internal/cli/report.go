@@ -327,7 +327,18 @@ func sweepChart(t *archive.Table, in plot.SweepInput) report.Chart {
 	for _, r := range t.Rows {
 		c.X = append(c.X, axisNumber(t.RowAxis, *r.Num))
 	}
-	c.LogX = spansDecades(c.X)
+	// Windows, durations and sizes read on a log axis, as the static
+	// sweep draws them; other axes only when they span decades.
+	switch t.RowAxis {
+	case campaign.AxisWindow, campaign.AxisLength:
+		c.XUnit = "bytes"
+		c.LogX = true
+	case campaign.AxisTime:
+		c.XUnit = "seconds"
+		c.LogX = true
+	default:
+		c.LogX = spansDecades(c.X)
+	}
 	for j := range t.Cols {
 		s := report.Series{Name: in.Series[j].Name}
 		for i := range t.Rows {
@@ -507,7 +518,7 @@ func intervalChart(r *archive.Run) *report.Chart {
 			xs[p.t] = true
 		}
 	}
-	c := &report.Chart{Title: "Goodput per interval, run " + r.ID, XLabel: "Time (s)", YLabel: "Goodput (" + unit + ")"}
+	c := &report.Chart{Title: "Goodput per interval, run " + r.ID, XLabel: "Time", XUnit: "seconds", YLabel: "Goodput (" + unit + ")"}
 	for x := range xs {
 		c.X = append(c.X, x)
 	}

@@ -84,11 +84,18 @@ Interactive charts: drag to zoom, double-click to reset, hover for values, click
   var charts = {{.Charts}};
   var colours = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"];
   var fmt = function (v) { return v == null ? "—" : (Math.abs(v) >= 100 ? v.toFixed(0) : +v.toPrecision(4)).toString(); };
+  var bytes = function (v) {
+    var units = ["", "K", "M", "G", "T"], i = 0;
+    while (Math.abs(v) >= 1024 && i < units.length - 1) { v /= 1024; i++; }
+    return +v.toPrecision(3) + units[i];
+  };
+  var xfmt = { bytes: bytes, seconds: function (v) { return +v.toPrecision(3) + " s"; } };
   window.wireperfCharts = [];
   charts.forEach(function (c) {
     var el = document.getElementById(c.id);
     if (!el) { return; }
-    var series = [{ label: c.xlabel, value: function (u, v) { return fmt(v); } }];
+    var fx = xfmt[c.xunit] || fmt;
+    var series = [{ label: c.xlabel, value: function (u, v) { return v == null ? "—" : fx(v); } }];
     c.names.forEach(function (n, i) {
       series.push({ label: n, stroke: colours[i % colours.length], width: 2, spanGaps: true,
         points: { show: true, size: 6 }, value: function (u, v) { return fmt(v); } });
@@ -96,8 +103,9 @@ Interactive charts: drag to zoom, double-click to reset, hover for values, click
     var width = Math.max(320, Math.min(el.clientWidth || 900, 1000));
     var u = new uPlot({
       title: c.title, width: width, height: 320,
-      scales: { x: { time: false, distr: c.logx ? 3 : 1 } },
-      axes: [{ label: c.xlabel }, { label: c.ylabel, size: 60 }],
+      scales: { x: { time: false, distr: c.logx ? 3 : 1, log: c.xunit === "bytes" ? 2 : 10 } },
+      axes: [{ label: c.xlabel, values: function (u, vals) { return vals.map(function (v) { return v == null ? "" : fx(v); }); } },
+        { label: c.ylabel, size: 60 }],
       series: series
     }, c.data, el);
     window.wireperfCharts.push(u);

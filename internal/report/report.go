@@ -77,6 +77,9 @@ type Chart struct {
 	XLabel string
 	YLabel string
 	LogX   bool
+	// XUnit is how x values read: "bytes" (64K, 1M, powers of two),
+	// "seconds", or "" for plain numbers.
+	XUnit  string
 	X      []float64
 	Series []Series
 }
@@ -105,12 +108,13 @@ type chartJSON struct {
 	XLabel string       `json:"xlabel"`
 	YLabel string       `json:"ylabel"`
 	LogX   bool         `json:"logx"`
+	XUnit  string       `json:"xunit"`
 	Names  []string     `json:"names"`
 	Data   [][]*float64 `json:"data"`
 }
 
 func (c Chart) json(id string) chartJSON {
-	out := chartJSON{ID: id, Title: c.Title, XLabel: c.XLabel, YLabel: c.YLabel, LogX: c.LogX}
+	out := chartJSON{ID: id, Title: c.Title, XLabel: c.XLabel, YLabel: c.YLabel, LogX: c.LogX, XUnit: c.XUnit}
 	keep := make([]bool, len(c.X))
 	var xs []*float64
 	for i, x := range c.X {
