@@ -482,12 +482,13 @@ func reportRun(r *archive.Run, dir string, figures bool) report.Run {
 	if r.Campaign != "" {
 		subject += " of campaign " + r.Campaign
 	}
-	kind := map[string]string{resultjson.KindTest: "timeline", resultjson.KindRR: "latency", resultjson.KindUDPMon: "udpmon"}[doc.Kind]
-	if kind == "" {
-		return out
-	}
-	if fig, err := figureOf(kind, doc, subject); err == nil {
-		out.Figures = append(out.Figures, saveReportFigure(fig, dir, "run-"+r.ID+"-"+kind+".svg", kind+" of "+subject, ""))
+	// Each figure the run's document can give; a load figure only where
+	// the rr run had a load phase.
+	kinds := map[string][]string{resultjson.KindTest: {"timeline"}, resultjson.KindRR: {"latency", "load"}, resultjson.KindUDPMon: {"udpmon"}}[doc.Kind]
+	for _, kind := range kinds {
+		if fig, err := figureOf(kind, doc, subject); err == nil {
+			out.Figures = append(out.Figures, saveReportFigure(fig, dir, "run-"+r.ID+"-"+kind+".svg", kind+" of "+subject, ""))
+		}
 	}
 	return out
 }

@@ -356,3 +356,25 @@ func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// A request/response campaign tabulates its latency, and each run draws
+// its RTT histogram.
+func TestReportRRCampaign(t *testing.T) {
+	port := strconv.Itoa(startServer(t))
+	db := filepath.Join(t.TempDir(), "rr.db")
+	if code, out, stderr := runCLI("sweep", "127.0.0.1", "-p", port, "--rr", "-l", "64,512", "-t", "0.2", "--name", "rr", "--db", db); code != ExitOK {
+		t.Fatalf("sweep: exit %d\n%s%s", code, out, stderr)
+	}
+	dir := filepath.Join(t.TempDir(), "report")
+	if code, _, stderr := runCLI("report", "--db", db, "--campaign", "rr", "-o", dir); code != ExitOK {
+		t.Fatalf("report: exit %d: %s", code, stderr)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "index.html"))
+	page := string(b)
+	if !strings.Contains(page, "rr_p50_us, mean over repetitions") {
+		t.Error("the rr campaign's table is not of its latency")
+	}
+	if n := strings.Count(page, "-latency.svg"); n != 2 {
+		t.Errorf("%d latency figures, want one per run (2)", n)
+	}
+}
