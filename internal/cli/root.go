@@ -86,6 +86,7 @@ func newRoot(e env) *cobra.Command {
 	root.AddCommand(newImportCmd(e))
 	root.AddCommand(newPlotCmd(e))
 	root.AddCommand(newGroupCmd(e))
+	root.AddCommand(newReportCmd(e))
 	for _, c := range root.Commands() {
 		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	}

@@ -190,11 +190,9 @@ func spreadText(name string, value, v float64) string {
 	return valueText(name, v)
 }
 
-func writeTableText(w io.Writer, t *archive.Table, markdown bool) {
-	if len(t.Rows) == 0 {
-		fmt.Fprintln(w, "no finished runs with these axes and this value")
-		return
-	}
+// tableGrid is the table as printed: a header row, then one row per
+// value of the row axis, each cell the value with its spread.
+func tableGrid(t *archive.Table) [][]string {
 	corner := t.RowAxis
 	if t.ColAxis != "" {
 		corner += " \\ " + t.ColAxis
@@ -226,6 +224,16 @@ func writeTableText(w io.Writer, t *archive.Table, markdown bool) {
 		}
 		grid = append(grid, line)
 	}
+	return grid
+}
+
+func writeTableText(w io.Writer, t *archive.Table, markdown bool) {
+	if len(t.Rows) == 0 {
+		fmt.Fprintln(w, "no finished runs with these axes and this value")
+		return
+	}
+	grid := tableGrid(t)
+	header := grid[0]
 	widths := make([]int, len(header))
 	for _, line := range grid {
 		for j, s := range line {

@@ -1,0 +1,569 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wireperf/wireperf/internal/archive"
+	"github.com/wireperf/wireperf/internal/campaign"
+	"github.com/wireperf/wireperf/internal/plot"
+	"github.com/wireperf/wireperf/internal/report"
+	"github.com/wireperf/wireperf/internal/resultjson"
+	"github.com/wireperf/wireperf/internal/version"
+)
+
+// maxRunFigures bounds the static per-run figures one campaign writes; the
+// remaining runs keep their tables and interactive charts.
+const maxRunFigures = 24
+
+type reportFlags struct {
+	db       string
+	campaign string
+	run      string
+	since    time.Duration
+	output   string
+}
+
+func newReportCmd(e env) *cobra.Command {
+	f := &reportFlags{}
+	cmd := &cobra.Command{
+		Use:   "report --campaign NAME | --run ID | --since DURATION -o DIR",
+		Short: "Write one self-contained HTML page (DIR/index.html) of a campaign, a run or a day's campaigns",
+		Example: `  wireperf report --campaign grid -o grid-report
+  wireperf report --run 3f2a9c -o run-report
+  wireperf report --since 24h -o today`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runReport(cmd.Context(), e, f)
+		},
+	}
+	dbFlag(cmd, &f.db)
+	fs := cmd.Flags()
+	fs.StringVar(&f.campaign, "campaign", "", "the campaign to report")
+	fs.StringVar(&f.run, "run", "", "the run to report")
+	fs.Var(durationValue{&f.since}, "since", "every campaign with runs started this long ago or less, e.g. 24h")
+	fs.StringVarP(&f.output, "output", "o", "", "the directory to write index.html and its figures into (required)")
+	return cmd
+}
+
+func runReport(ctx context.Context, e env, f *reportFlags) error {
+	given := 0
+	for _, set := range []bool{f.campaign != "", f.run != "", f.since > 0} {
+		if set {
+			given++
+		}
+	}
+	if given != 1 {
+		return usagef("report needs exactly one of --campaign NAME, --run ID or --since DURATION")
+	}
+	if f.output == "" {
+		return usagef("report needs -o DIR")
+	}
+	store, err := openArchive(ctx, f.db)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	p := report.Page{Generated: time.Now(), Version: version.String()}
+	var names []string
+	switch {
+	case f.campaign != "":
+		if _, err := store.GetCampaign(ctx, f.campaign); err != nil {
+			all, _ := store.Campaigns(ctx)
+			return usagef("no campaign %q in %s (campaigns: %s)", f.campaign, archive.Redact(store.DSN()), listOrNone(all))
+		}
+		names = []string{f.campaign}
+		p.Title = "wireperf report: campaign " + f.campaign
+	case f.run != "":
+		r, err := store.Get(ctx, f.run)
+		if err != nil {
+			if errors.Is(err, archive.ErrNotFound) {
+				return usagef("no run %q in %s (runs: %s)", f.run, archive.Redact(store.DSN()), recentRunIDs(ctx, store))
+			}
+			return err
+		}
+		p.Title = "wireperf report: run " + r.ID
+		if err := os.MkdirAll(f.output, 0o755); err != nil {
+			return err
+		}
+		s := report.Section{Name: "run " + r.ID}
+		if r.Campaign != "" {
+			s.Name += " of campaign " + r.Campaign
+		}
+		s.Hosts = reportHosts([]*archive.Run{r})
+		s.Runs = []report.Run{reportRun(r, f.output, true)}
+		p.Sections = []report.Section{s}
+	default:
+		runs, err := store.List(ctx, archive.Filter{Since: time.Now().Add(-f.since)})
+		if err != nil {
+			return err
+		}
+		seen := map[string]bool{}
+		for _, r := range runs {
+			if r.Campaign != "" && !seen[r.Campaign] {
+				seen[r.Campaign] = true
+				names = append(names, r.Campaign)
+			}
+		}
+		sort.Strings(names)
+		p.Title = fmt.Sprintf("wireperf report: campaigns of the last %s", f.since)
+		if len(names) == 0 {
+			p.Empty = fmt.Sprintf("No campaign has runs started in the last %s.", f.since)
+		}
+	}
+	if err := os.MkdirAll(f.output, 0o755); err != nil {
+		return err
+	}
+	for _, name := range names {
+		s, err := campaignSection(ctx, store, name, f.output)
+		if err != nil {
+			return err
+		}
+		p.Sections = append(p.Sections, s)
+	}
+	var buf bytes.Buffer
+	if err := report.Render(&buf, p); err != nil {
+		return err
+	}
+	out := filepath.Join(f.output, "index.html")
+	if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "wrote %s\n", out)
+	return nil
+}
+
+func listOrNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+// recentRunIDs names up to ten stored runs, newest first.
+func recentRunIDs(ctx context.Context, store *archive.Store) string {
+	runs, _ := store.List(ctx, archive.Filter{})
+	sort.SliceStable(runs, func(i, j int) bool { return runs[i].Started.After(runs[j].Started) })
+	var ids []string
+	for i, r := range runs {
+		if i == 10 {
+			ids = append(ids, fmt.Sprintf("and %d more", len(runs)-10))
+			break
+		}
+		ids = append(ids, r.ID)
+	}
+	return listOrNone(ids)
+}
+
+// campaignSection is one campaign's part of the page: its spec, hosts,
+// table, figures and runs. Its figures are written into dir.
+func campaignSection(ctx context.Context, store *archive.Store, name, dir string) (report.Section, error) {
+	c, err := store.GetCampaign(ctx, name)
+	if err != nil {
+		return report.Section{}, err
+	}
+	s := report.Section{Name: "campaign " + name, Spec: c.Spec, SpecFormat: c.SpecFormat, Created: c.Created}
+	listed, err := store.List(ctx, archive.Filter{Campaign: name})
+	if err != nil {
+		return s, err
+	}
+	if len(listed) == 0 {
+		s.Empty = "This campaign has no runs yet: nothing to show."
+		return s, nil
+	}
+	// Get fills in what List leaves out: intervals and host limits.
+	runs := make([]*archive.Run, 0, len(listed))
+	for _, r := range listed {
+		full, err := store.Get(ctx, r.ID)
+		if err != nil {
+			return s, err
+		}
+		runs = append(runs, full)
+	}
+	sort.SliceStable(runs, func(i, j int) bool { return runs[i].Seq < runs[j].Seq })
+	s.Hosts = reportHosts(runs)
+	footer := campaignFooter(name, append([]*archive.Run(nil), runs...))
+	rows, cols := reportAxes(runs)
+	if t, value := reportPivot(runs, rows, cols); t != nil {
+		s.Table = &report.Table{
+			Caption: fmt.Sprintf("%s, mean over repetitions (min–max, n=runs)", value),
+			Grid:    tableGrid(t),
+		}
+		addCampaignFigures(&s, t, footer, name, dir)
+	} else {
+		s.Empty = "This campaign has no finished runs with a summary value to tabulate."
+	}
+	for i, r := range runs {
+		s.Runs = append(s.Runs, reportRun(r, dir, i < maxRunFigures))
+	}
+	return s, nil
+}
+
+// reportAxes picks the table's axes: the campaign's axes whose values
+// differ between runs, in the order a sweep draws them best along x.
+func reportAxes(runs []*archive.Run) (rows, cols string) {
+	order := []string{campaign.AxisWindow, campaign.AxisTime, campaign.AxisLength, campaign.AxisSpacing,
+		campaign.AxisBitrate, campaign.AxisParallel, campaign.AxisSetMSS}
+	for _, a := range campaign.AxisNames() {
+		if !slices.Contains(order, a) {
+			order = append(order, a)
+		}
+	}
+	var varying, constant []string
+	for _, axis := range order {
+		keys := map[string]bool{}
+		for _, r := range runs {
+			if a, ok := r.Axes[axis]; ok {
+				keys[a.Key()] = true
+			}
+		}
+		switch {
+		case len(keys) > 1:
+			varying = append(varying, axis)
+		case len(keys) == 1:
+			constant = append(constant, axis)
+		}
+	}
+	// Numbers first: they can lie along x.
+	sort.SliceStable(varying, func(i, j int) bool {
+		return numericAxis(runs, varying[i]) && !numericAxis(runs, varying[j])
+	})
+	switch {
+	case len(varying) >= 2:
+		return varying[0], varying[1]
+	case len(varying) == 1:
+		return varying[0], ""
+	case len(constant) >= 1:
+		return constant[0], ""
+	}
+	return "", ""
+}
+
+func numericAxis(runs []*archive.Run, axis string) bool {
+	for _, r := range runs {
+		if a, ok := r.Axes[axis]; ok && a.Num == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// reportPivot tabulates the campaign's first summary value that its runs
+// have: goodput, else the request/response latency, else the RTT.
+func reportPivot(runs []*archive.Run, rows, cols string) (*archive.Table, string) {
+	if rows == "" {
+		return nil, ""
+	}
+	for _, value := range []string{"received_bits_per_second", "rr_p50_us", "mean_rtt_ms"} {
+		t, _, err := archive.Pivot(runs, rows, cols, value, archive.StatMean)
+		if err == nil && len(t.Cells) > 0 {
+			return t, value
+		}
+	}
+	return nil, ""
+}
+
+// addCampaignFigures writes the sweep (and, over two axes, the heatmap)
+// of the pivot into dir, and adds them and their interactive chart to s.
+func addCampaignFigures(s *report.Section, t *archive.Table, footer plot.Footer, name, dir string) {
+	numericRows := len(t.Rows) > 0
+	for _, r := range t.Rows {
+		numericRows = numericRows && r.Num != nil
+	}
+	if numericRows {
+		if in, err := sweepOf(t, footer); err == nil {
+			if fig, err := plot.Sweep(in); err == nil {
+				s.Figures = append(s.Figures, saveReportFigure(fig, dir, name+"-sweep.svg", in.Title, ""))
+			}
+			s.Charts = append(s.Charts, sweepChart(t, in))
+		}
+	}
+	if t.ColAxis != "" && len(t.Cols) > 1 {
+		if in, err := heatmapOf(t, footer); err == nil {
+			if fig, err := plot.Heatmap(in); err == nil {
+				s.Figures = append(s.Figures, saveReportFigure(fig, dir, name+"-heatmap.svg", in.Title, ""))
+			}
+		}
+	}
+}
+
+// saveReportFigure writes fig into dir as file; a figure that fails to
+// write is named in the caption rather than failing the page.
+func saveReportFigure(fig *plot.Figure, dir, file, alt, caption string) report.Figure {
+	file = safeFileName(file)
+	if err := fig.Save(filepath.Join(dir, file)); err != nil {
+		return report.Figure{Alt: alt, Caption: "not drawn: " + err.Error()}
+	}
+	return report.Figure{File: file, Alt: alt, Caption: caption}
+}
+
+func safeFileName(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '-', r == '_':
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+// sweepChart is the sweep as an interactive chart, in the unit the
+// largest value reads best in.
+func sweepChart(t *archive.Table, in plot.SweepInput) report.Chart {
+	div, unit := chartUnit(t)
+	c := report.Chart{Title: in.Title, XLabel: in.X.Label, YLabel: fmt.Sprintf("%s (%s)", in.Y.Label, unit)}
+	for _, r := range t.Rows {
+		c.X = append(c.X, axisNumber(t.RowAxis, *r.Num))
+	}
+	// Windows, durations and sizes read on a log axis, as the static
+	// sweep draws them; other axes only when they span decades.
+	switch t.RowAxis {
+	case campaign.AxisWindow, campaign.AxisLength:
+		c.XUnit = "bytes"
+		c.LogX = true
+	case campaign.AxisTime:
+		c.XUnit = "seconds"
+		c.LogX = true
+	default:
+		c.LogX = spansDecades(c.X)
+	}
+	for j := range t.Cols {
+		s := report.Series{Name: in.Series[j].Name}
+		for i := range t.Rows {
+			v := math.NaN()
+			if cell, ok := t.Cell(i, j); ok {
+				v = cell.Value / div
+			}
+			s.Y = append(s.Y, v)
+		}
+		c.Series = append(c.Series, s)
+	}
+	return c
+}
+
+// chartUnit is the divisor and unit name for a table's values.
+func chartUnit(t *archive.Table) (float64, string) {
+	unit := ""
+	for _, c := range archive.SummaryColumns {
+		if c.Name == t.Value {
+			unit = c.Unit
+		}
+	}
+	if unit != "bits/s" {
+		return 1, unit
+	}
+	top := 0.0
+	for _, c := range t.Cells {
+		top = math.Max(top, c.Value)
+	}
+	return rateUnit(top)
+}
+
+func rateUnit(top float64) (float64, string) {
+	switch {
+	case top >= 1e9:
+		return 1e9, "Gbits/sec"
+	case top >= 1e6:
+		return 1e6, "Mbits/sec"
+	case top >= 1e3:
+		return 1e3, "Kbits/sec"
+	}
+	return 1, "bits/sec"
+}
+
+func spansDecades(xs []float64) bool {
+	lo, hi := math.Inf(1), 0.0
+	for _, x := range xs {
+		if x > 0 {
+			lo, hi = math.Min(lo, x), math.Max(hi, x)
+		}
+	}
+	return hi > 0 && hi/lo >= 100
+}
+
+// reportHosts lists each host once with its kernel limits, as the first
+// run that recorded them saw them.
+func reportHosts(runs []*archive.Run) []report.Host {
+	var out []report.Host
+	seen := map[string]bool{}
+	for _, r := range runs {
+		for _, l := range r.Limits {
+			key := l.Host + "\x00" + l.Hostname
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			out = append(out, report.Host{Role: l.Host, Hostname: l.Hostname, Kernel: l.Kernel, Limits: limitsKV(l.Limits)})
+		}
+	}
+	if len(out) == 0 && len(runs) > 0 {
+		// No limits recorded (an imported log): the names and kernels.
+		r := runs[0]
+		if r.LocalHost != "" {
+			out = append(out, report.Host{Role: "local", Hostname: r.LocalHost, Kernel: r.LocalKernel})
+		}
+		if r.RemoteHost != "" {
+			out = append(out, report.Host{Role: "remote", Hostname: r.RemoteHost, Kernel: r.RemoteKernel})
+		}
+	}
+	return out
+}
+
+// limitsKV spreads the stored limits' JSON object into rows.
+func limitsKV(s string) []report.KV {
+	var m map[string]any
+	if json.Unmarshal([]byte(s), &m) != nil {
+		if s == "" {
+			return nil
+		}
+		return []report.KV{{Key: "limits", Value: s}}
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var out []report.KV
+	for _, k := range keys {
+		v := m[k]
+		var text string
+		switch v := v.(type) {
+		case string:
+			text = v
+		default:
+			b, _ := json.Marshal(v)
+			text = string(b)
+		}
+		out = append(out, report.KV{Key: k, Value: text})
+	}
+	return out
+}
+
+// reportRun is one run's detail section; with figures, its timeline or
+// latency figure is written into dir.
+func reportRun(r *archive.Run, dir string, figures bool) report.Run {
+	out := report.Run{ID: r.ID, State: r.State, Error: r.Error, Cmdline: r.Cmdline, Started: r.Started}
+	axes := make([]string, 0, len(r.Axes))
+	for a := range r.Axes {
+		axes = append(axes, a)
+	}
+	sort.Strings(axes)
+	for _, a := range axes {
+		out.Axes = append(out.Axes, report.KV{Key: a, Value: axisText(a, r.Axes[a])})
+	}
+	vals := r.Summary.Values()
+	for _, c := range archive.SummaryColumns {
+		if v, ok := vals[c.Name]; ok {
+			out.Summary = append(out.Summary, report.KV{Key: c.Name, Value: valueText(c.Name, v)})
+		}
+	}
+	out.Verdicts = documentVerdicts(r)
+	out.Chart = intervalChart(r)
+	if !figures || r.DocumentFormat != archive.FormatJSON {
+		return out
+	}
+	doc, err := resultjson.Read(bytes.NewReader(r.Document))
+	if err != nil {
+		return out
+	}
+	subject := "run " + r.ID
+	if r.Campaign != "" {
+		subject += " of campaign " + r.Campaign
+	}
+	// Each figure the run's document can give; a load figure only where
+	// the rr run had a load phase.
+	kinds := map[string][]string{resultjson.KindTest: {"timeline"}, resultjson.KindRR: {"latency", "load"}, resultjson.KindUDPMon: {"udpmon"}}[doc.Kind]
+	for _, kind := range kinds {
+		if fig, err := figureOf(kind, doc, subject); err == nil {
+			out.Figures = append(out.Figures, saveReportFigure(fig, dir, "run-"+r.ID+"-"+kind+".svg", kind+" of "+subject, ""))
+		}
+	}
+	return out
+}
+
+// intervalChart is a run's goodput per interval (the intervals' sums).
+func intervalChart(r *archive.Run) *report.Chart {
+	type point struct{ t, bps float64 }
+	bySender := map[string][]point{}
+	var roles []string
+	top := 0.0
+	for _, iv := range r.Intervals {
+		if iv.Stream != nil || iv.BitsPerSecond == nil || iv.Omitted {
+			continue
+		}
+		if _, ok := bySender[iv.SenderRole]; !ok {
+			roles = append(roles, iv.SenderRole)
+		}
+		bySender[iv.SenderRole] = append(bySender[iv.SenderRole], point{iv.End, *iv.BitsPerSecond})
+		top = math.Max(top, *iv.BitsPerSecond)
+	}
+	if len(roles) == 0 {
+		return nil
+	}
+	div, unit := rateUnit(top)
+	xs := map[float64]bool{}
+	for _, ps := range bySender {
+		for _, p := range ps {
+			xs[p.t] = true
+		}
+	}
+	c := &report.Chart{Title: "Goodput per interval, run " + r.ID, XLabel: "Time", XUnit: "seconds", YLabel: "Goodput (" + unit + ")"}
+	for x := range xs {
+		c.X = append(c.X, x)
+	}
+	sort.Float64s(c.X)
+	for _, role := range roles {
+		at := map[float64]float64{}
+		for _, p := range bySender[role] {
+			at[p.t] = p.bps / div
+		}
+		s := report.Series{Name: role + " sends"}
+		for _, x := range c.X {
+			if v, ok := at[x]; ok {
+				s.Y = append(s.Y, v)
+			} else {
+				s.Y = append(s.Y, math.NaN())
+			}
+		}
+		c.Series = append(c.Series, s)
+	}
+	return c
+}
+
+// documentVerdicts are the verdicts a run's -J document carries: where
+// each direction's lost UDP datagrams went.
+func documentVerdicts(r *archive.Run) []string {
+	if r.DocumentFormat != archive.FormatJSON {
+		return nil
+	}
+	var doc struct {
+		Wireperf struct {
+			UDPLoss []struct {
+				Direction string `json:"direction"`
+				Verdict   string `json:"verdict"`
+			} `json:"udp_loss"`
+		} `json:"wireperf"`
+	}
+	if json.Unmarshal(r.Document, &doc) != nil {
+		return nil
+	}
+	var out []string
+	for _, l := range doc.Wireperf.UDPLoss {
+		if l.Verdict != "" {
+			out = append(out, fmt.Sprintf("UDP loss %s: %s", l.Direction, l.Verdict))
+		}
+	}
+	return out
+}
