@@ -121,8 +121,12 @@ func invalidLine(u *result.UDP) string {
 	if u.Invalid == 0 {
 		return ""
 	}
-	return fmt.Sprintf("receiver: %s not counted: not the sender's (a wrong token or stream, or a sequence number beyond what the sender sent)",
+	line := fmt.Sprintf("receiver: %s not counted: not the sender's (a wrong token or stream, or a sequence number beyond what the sender sent)",
 		countNoun(u.Invalid, "datagram"))
+	if u.Forged > 0 {
+		line += fmt.Sprintf("; %d of them forged (the test's token without a valid MAC)", u.Forged)
+	}
+	return line
 }
 
 // lossPercent renders lost ÷ total with up to two decimals: "0%",

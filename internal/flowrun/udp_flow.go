@@ -124,14 +124,16 @@ func (f *UDPFlow) Total(rs *result.Stream) {
 		return
 	}
 	u := f.rcv.Final(f.peerSent)
-	u.Invalid += f.rcv.Foreign()
+	u.Forged = f.rcv.Forged()
+	u.Invalid += f.rcv.Foreign() + u.Forged
 	rs.UDP = &u
 	rs.UDPSettlements = f.rcv.Settlements()
 }
 
 // NewUDPFlow sets up one UDP stream on a connected socket: the spec's
-// buffers and TOS, then a sender or a receiver.
-func NewUDPFlow(conn *net.UDPConn, s spec.Spec, token [16]byte, id int, send bool) (*UDPFlow, error) {
+// buffers and TOS, then a sender or a receiver. key, when set, signs and
+// checks every datagram (authentication is on; auth.Session.DatagramKey).
+func NewUDPFlow(conn *net.UDPConn, s spec.Spec, token [16]byte, id int, send bool, key []byte) (*UDPFlow, error) {
 	if raw, err := conn.SyscallConn(); err == nil {
 		if err := sockopt.Apply(raw, netsetup.UDPOptions(s, !send)); err != nil {
 			return nil, err
@@ -141,11 +143,11 @@ func NewUDPFlow(conn *net.UDPConn, s spec.Spec, token [16]byte, id int, send boo
 	var err error
 	if send {
 		f.snd, err = udpflow.NewSender(conn, udpflow.SenderConfig{
-			Token: token, StreamID: uint32(id), Size: s.Length, Pace: paceFor(s), GSO: !s.NoGSO,
+			Token: token, StreamID: uint32(id), Size: s.Length, Pace: paceFor(s), GSO: !s.NoGSO, Key: key,
 		})
 	} else {
 		f.rcv, err = udpflow.NewReceiver(conn, udpflow.ReceiverConfig{
-			Token: token, StreamID: uint32(id), Size: s.Length, GRO: !s.NoGSO, LateThreshold: s.EffectiveLateThreshold(),
+			Token: token, StreamID: uint32(id), Size: s.Length, GRO: !s.NoGSO, LateThreshold: s.EffectiveLateThreshold(), Key: key,
 		})
 	}
 	if err != nil {

@@ -26,6 +26,10 @@ type UDP struct {
 	// or stream, or a sequence number no sender could have sent (beyond
 	// what the sender says it sent). They are in no other count.
 	Invalid int64 `json:"invalid,omitempty"`
+	// Forged is the part of Invalid that carried this test's token but no
+	// valid MAC, with authentication on: injected by someone without the
+	// key.
+	Forged int64 `json:"forged,omitempty"`
 
 	// Provisional marks an interval's loss as not final when the row was
 	// cut: a datagram due in it may still arrive within the late

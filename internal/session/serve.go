@@ -134,13 +134,13 @@ func Serve(ctx context.Context, conn net.Conn, cfg ServeConfig) (*result.Result,
 		return nil, err
 	}
 	cc := newControlConn(conn, first)
-	user := ""
+	var authed *auth.Session
 	if cfg.Keys != nil {
 		var err error
-		if user, err = authenticate(cc, fw, cfg.Keys); err != nil {
+		if authed, err = authenticate(cc, fw, cfg.Keys); err != nil {
 			return nil, err
 		}
-		log = log.With("user", user)
+		log = log.With("user", authed.User)
 	}
 	var req proto.TestRequest
 	err := cc.expect(&req)
@@ -175,7 +175,7 @@ func Serve(ctx context.Context, conn net.Conn, cfg ServeConfig) (*result.Result,
 	t := &serverTest{
 		ctx: ctx, cfg: cfg, log: log.With("test", adm.Token.String()[:8], "client", conn.RemoteAddr().String()),
 		conn: conn, fw: fw, cc: cc, spec: req.Spec, adm: adm, hs: hs,
-		controlRTT: time.Duration(req.ControlRTTNs),
+		controlRTT: time.Duration(req.ControlRTTNs), authed: authed,
 	}
 	res, err := t.run(req.Client)
 	for _, f := range t.flows {
@@ -186,45 +186,47 @@ func Serve(ctx context.Context, conn net.Conn, cfg ServeConfig) (*result.Result,
 
 // authenticate challenges the client and checks its answer: a fresh nonce
 // per connection, so a recorded answer is worth nothing.
-func authenticate(cc *controlConn, fw *frameWriter, keys auth.Keys) (string, error) {
+func authenticate(cc *controlConn, fw *frameWriter, keys auth.Keys) (*auth.Session, error) {
 	nonce, err := auth.Nonce()
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	if err := fw.send(proto.TypeChallenge, proto.Challenge{Nonce: nonce}); err != nil {
-		return "", err
+		return nil, err
 	}
 	var a proto.Auth
 	if err := cc.expect(&a); err != nil {
 		var pe *ProtocolError
 		if errors.As(err, &pe) && pe.Got == proto.TypeTestRequest {
 			_ = fw.send(proto.TypeError, proto.Error{Message: "authentication failed: this server requires a key (--auth-key-file)"})
-			return "", &AuthError{Reason: "the client sent no key"}
+			return nil, &AuthError{Reason: "the client sent no key"}
 		}
-		return "", &AuthError{Reason: fmt.Sprintf("no answer to the challenge (a client without a key?): %v", err)}
+		return nil, &AuthError{Reason: fmt.Sprintf("no answer to the challenge (a client without a key?): %v", err)}
 	}
 	key, ok := keys.Verify(a.User, nonce, a.Nonce, a.MAC)
 	if !ok {
 		_ = fw.send(proto.TypeError, proto.Error{Message: "authentication failed"})
-		return "", &AuthError{User: a.User, Reason: "wrong user or key"}
+		return nil, &AuthError{User: a.User, Reason: "wrong user or key"}
 	}
 	if err := fw.send(proto.TypeAuthOK, proto.AuthOK{MAC: auth.ServerProof(key, nonce, a.Nonce, a.User)}); err != nil {
-		return "", err
+		return nil, err
 	}
-	return a.User, nil
+	return &auth.Session{User: a.User, Key: key, ServerNonce: nonce, ClientNonce: a.Nonce}, nil
 }
 
 type serverTest struct {
-	ctx   context.Context
-	cfg   ServeConfig
-	log   *slog.Logger
-	conn  net.Conn
-	fw    *frameWriter
-	cc    *controlConn
-	spec  spec.Spec
-	adm   *Admission
-	hs    time.Duration
-	flows []flowrun.Flow
+	ctx  context.Context
+	cfg  ServeConfig
+	log  *slog.Logger
+	conn net.Conn
+	fw   *frameWriter
+	cc   *controlConn
+	spec spec.Spec
+	adm  *Admission
+	hs   time.Duration
+	// authed is the handshake's, when authenticated: it signs UDP datagrams.
+	authed *auth.Session
+	flows  []flowrun.Flow
 	// controlRTT is the client's measure of the control round trip.
 	controlRTT time.Duration
 	// clockStopped says the server's own clock had to end the test, and
@@ -443,7 +445,7 @@ func (t *serverTest) collectUDP(ready *proto.StreamsReady) error {
 			}
 			continue
 		}
-		f, err := flowrun.NewUDPFlow(g.conn, t.spec, [16]byte(t.adm.Token), g.id, !t.spec.ClientSendsOn(g.id))
+		f, err := flowrun.NewUDPFlow(g.conn, t.spec, [16]byte(t.adm.Token), g.id, !t.spec.ClientSendsOn(g.id), t.authed.DatagramKey([16]byte(t.adm.Token)))
 		if err != nil {
 			_ = g.conn.Close()
 			firstErr = cmp.Or(firstErr, err)

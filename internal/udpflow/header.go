@@ -14,14 +14,16 @@ const HeaderLen = 40
 //
 //	0  magic "WU"        2 bytes
 //	2  version           1 byte
-//	3  flags             1 byte (reserved, 0)
+//	3  flags             1 byte: 0x01 a MAC follows; others reserved, 0
 //	4  test token        16 bytes
 //	20 stream ID         4 bytes
 //	24 sequence number   8 bytes, from 0
 //	32 send time         8 bytes, ns since the Unix epoch (sender's wall clock)
+//	40 MAC               16 bytes, only with flag 0x01 (see Signer)
 const (
 	magic0, magic1 = 'W', 'U'
 	version        = 1
+	flagMAC        = 0x01
 )
 
 // Header is what each datagram carries.

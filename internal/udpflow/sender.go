@@ -2,6 +2,7 @@ package udpflow
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -33,6 +34,8 @@ type SenderConfig struct {
 	// Pace is the schedule; nil sends as fast as the socket takes them.
 	Pace *pace.Config
 	GSO  bool
+	// Key, when set, signs every datagram (Signer): authentication is on.
+	Key []byte
 }
 
 // Sender sends one stream's datagrams, numbered from 0.
@@ -58,6 +61,9 @@ type Sender struct {
 func NewSender(conn *net.UDPConn, cfg SenderConfig) (*Sender, error) {
 	if cfg.Size < HeaderLen {
 		return nil, errors.New("udpflow: datagrams must hold the header")
+	}
+	if len(cfg.Key) > 0 && cfg.Size < SignedHeaderLen {
+		return nil, fmt.Errorf("udpflow: with authentication, datagrams must hold the signed header (%d bytes)", SignedHeaderLen)
 	}
 	io, err := newBatchIO(conn, cfg.Size, cfg.GSO)
 	if err != nil {
@@ -90,6 +96,7 @@ func (s *Sender) run(budget Budget) {
 	size := s.cfg.Size
 	batch := s.batchSize()
 	buf := make([]byte, batch*size)
+	signer := NewSigner(s.cfg.Key)
 	tmpl := Header{Token: s.cfg.Token, StreamID: s.cfg.StreamID}
 	for i := 0; i < batch; i++ {
 		tmpl.Put(buf[i*size:])
@@ -122,6 +129,9 @@ func (s *Sender) run(budget Budget) {
 		ns := now.UnixNano()
 		for i := 0; i < n; i++ {
 			PutSeqTime(buf[i*size:], seq+uint64(i), ns)
+			if signer != nil {
+				signer.Sign(buf[i*size:])
+			}
 		}
 		k, err := s.io.send(buf, size, n)
 		if s.pacer != nil {
