@@ -119,6 +119,7 @@ func (f *UDPFlow) Total(rs *result.Stream) {
 			Sent:        f.snd.Sent() - f.omitSent,
 			SendErrors:  f.snd.SendErrors() - f.omitErrors,
 			Spacing:     f.snd.Spacing(),
+			Schedule:    f.snd.Schedule(),
 			GSOSegments: f.snd.GSOSegments(),
 		}
 		return
@@ -172,6 +173,7 @@ func paceFor(s spec.Spec) *pace.Config {
 	switch {
 	case s.Spacing > 0:
 		cfg = pace.ForSpacing(s.Spacing)
+		cfg.Spin = s.Spin
 	case s.PPS > 0:
 		cfg = pace.ForPPS(s.PPS, autoBurst(s.Burst, time.Duration(float64(time.Second)/float64(s.PPS))))
 	case s.Rate > 0:

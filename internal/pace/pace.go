@@ -19,14 +19,13 @@ import (
 // stall or because the send call is slower than the interval, sends at a
 // lower rate instead of sending the missed slots back to back.
 //
-// Waiting sleeps for the long part of a wait and busy-waits on the
-// monotonic clock for the last part (Config.SpinThreshold plus the sleep
-// overshoot the pacer has measured, ~1 ms with Go's timers). At intervals
-// below a millisecond or so the sending goroutine therefore keeps a CPU
-// busy. The caller may runtime.LockOSThread that goroutine so it is not
-// moved between threads mid-schedule, and give the process enough
-// GOMAXPROCS that the spinning doesn't starve its other goroutines; the
-// pacer does neither itself.
+// Waiting sleeps, to an absolute deadline. With Config.Spin it sleeps
+// only the long part of a wait and busy-waits on the monotonic clock for
+// the last part (Config.SpinThreshold plus the sleep overshoot the pacer
+// has measured): at intervals below a millisecond or so the sending
+// goroutine then keeps a CPU busy. The caller may runtime.LockOSThread
+// that goroutine (and LowTimerSlack it) so it is not moved between
+// threads mid-schedule; the pacer does neither itself.
 //
 // A Pacer is used by one goroutine; Spacing may be read once it is done.
 type Pacer struct {
@@ -52,9 +51,12 @@ func New(cfg Config) *Pacer {
 	if spin <= 0 {
 		spin = DefaultSpinThreshold
 	}
+	if !cfg.Spin {
+		spin = 0
+	}
 	return &Pacer{
 		interval: int64(max(cfg.Interval, 0)),
-		w:        waiter{spin: int64(spin), overshoot: int64(initialOvershoot)},
+		w:        waiter{spin: int64(spin), spinning: cfg.Spin, overshoot: int64(initialOvershoot)},
 		// Two significant digits (under 1 %), up to 10 s; larger errors
 		// count as 10 s, the exact maximum is kept beside.
 		errs: hdrhistogram.New(1, 10e9, 2),
