@@ -29,6 +29,7 @@ type Receiver struct {
 	conn *net.UDPConn
 	io   batchIO
 	sig  *Signer // nil: datagrams are not signed
+	m    matcher // this stream's datagrams
 
 	mu    sync.Mutex // guards stats between the read loop and interval cuts
 	stats *stats.UDPReceiver
@@ -58,6 +59,7 @@ func NewReceiver(conn *net.UDPConn, cfg ReceiverConfig) (*Receiver, error) {
 	}
 	return &Receiver{
 		cfg: cfg, conn: conn, io: io, done: make(chan struct{}), sig: NewSigner(cfg.Key),
+		m:     newMatcher(cfg.Token, cfg.StreamID),
 		stats: stats.NewUDPReceiver(stats.UDPConfig{LateThreshold: cfg.LateThreshold, TimestampSource: src}),
 	}, nil
 }
@@ -91,8 +93,8 @@ func (r *Receiver) account(segs []Segment) {
 	r.mu.Lock()
 	for i := range segs {
 		sg := &segs[i]
-		h, err := Parse(sg.Payload)
-		if err != nil || h.Token != r.cfg.Token || h.StreamID != r.cfg.StreamID {
+		seq, sentNs, ok := r.m.match(sg.Payload)
+		if !ok {
 			r.foreign.Add(1)
 			continue
 		}
@@ -100,7 +102,7 @@ func (r *Receiver) account(segs []Segment) {
 			r.forged.Add(1)
 			continue
 		}
-		r.stats.Add(stats.Arrival{Seq: h.Seq, SentNs: h.SentNs, RecvNs: sg.RecvNs, SharedRecvTime: sg.Shared})
+		r.stats.Add(stats.Arrival{Seq: seq, SentNs: sentNs, RecvNs: sg.RecvNs, SharedRecvTime: sg.Shared})
 		if r.arr != nil {
 			r.arr.add(sg.RecvNs, sg.Shared)
 		}
