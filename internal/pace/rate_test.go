@@ -121,11 +121,15 @@ func TestRateSleeps(t *testing.T) {
 		sent += int64(n)
 	}
 	el := time.Since(start)
+	// Never ahead of the schedule; behind it only by what a loaded machine
+	// delays (the catch-up runs at twice the rate, so a late wake-up may
+	// still be owed at the end).
 	want := int64(el/(500*time.Microsecond)) + 1
-	if sent < want-1 || sent > want+1 {
-		t.Errorf("sent %d in %v, want %d", sent, el, want)
+	sp := p.Spacing()
+	if sent > want+1 || sent < want-1-int64(sp.ErrMaxNs)/500_000 {
+		t.Errorf("sent %d in %v, want %d (latest wake-up %.0f µs late)", sent, el, want, sp.ErrMaxNs/1e3)
 	}
-	if sp := p.Spacing(); sp.TargetNs != 500_000 || sp.Samples == 0 {
+	if sp.TargetNs != 500_000 || sp.Samples == 0 {
 		t.Errorf("spacing %+v", sp)
 	}
 	stop := make(chan struct{})
