@@ -516,3 +516,21 @@ func TestScheduleLine(t *testing.T) {
 		}
 	}
 }
+
+func TestReceiverCPULine(t *testing.T) {
+	r := &result.Result{
+		Local:  result.End{Role: result.RoleClient, CPU: result.CPU{TotalPercent: 40}},
+		Remote: result.End{Role: result.RoleServer, CPU: result.CPU{TotalPercent: 97}},
+	}
+	up := result.Direction{SenderRole: result.RoleClient}
+	want := "receiver: CPU-bound (97% of a core): it may have dropped datagrams itself, in its socket buffer"
+	if got := receiverCPULine(r, up, false); got != want {
+		t.Errorf("client→server: %q, want %q", got, want)
+	}
+	if got := receiverCPULine(r, result.Direction{SenderRole: result.RoleServer}, false); got != "" {
+		t.Errorf("server→client, the client's receiver at 40%%: %q", got)
+	}
+	if got := receiverCPULine(r, up, true); got != "" {
+		t.Errorf("bidirectional: %q", got)
+	}
+}
