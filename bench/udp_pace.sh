@@ -22,19 +22,6 @@ need "$IPERF3" "build iperf3 3.21, or apt-get install iperf3"
 
 serve_pair $P_IPERF $P_WP "$IPERF3" -s -p $P_IPERF
 
-# "receive-bps lost-percent cpu-sender cpu-receiver" from an iperf3-layout document.
-measure() {
-	python3 -c '
-import json, sys
-d = json.load(sys.stdin)
-e = d["end"]
-r = e.get("sum_received") or e["sum"]
-s = e.get("sum") or r
-lost = s.get("lost_percent", r.get("lost_percent", 0))
-c = e.get("cpu_utilization_percent", {})
-print(r["bits_per_second"], lost, c.get("host_total", 0), c.get("remote_total", 0))'
-}
-
 load() { cut -d' ' -f1 /proc/loadavg; }
 
 bps_of() { # 300m, 2g, 10g → bits/s
@@ -46,7 +33,7 @@ run() {
 	local name=$1 rate=$2; shift 2
 	local l line
 	l=$(load)
-	line=$("$@" -b "$rate" | measure) || { echo "  $name -b $rate: failed" >&2; BPS=0 LOST=100 CS=0 CR=0; return; }
+	line=$("$@" -b "$rate" | udp_measure) || { echo "  $name -b $rate: failed" >&2; BPS=0 LOST=100 CS=0 CR=0; return; }
 	read -r BPS LOST CS CR <<<"$line"
 	local want
 	want=$(bps_of "$rate")

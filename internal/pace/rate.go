@@ -4,7 +4,6 @@ import (
 	"math"
 	"time"
 
-	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/wireperf/wireperf/internal/result"
 )
 
@@ -90,12 +89,11 @@ type Rate struct {
 	start    time.Time
 	timer    waiter
 	st       RateState
-	released int64 // datagrams released to the caller
-	written  int64 // datagrams written off: owed beyond MaxDebt
-	nowAt    int64 // when the last release was decided
-	behind   int64 // releases that were late by more than a slot
-	lateMax  int64
-	late     *hdrhistogram.Histogram // how late each release was, ns
+	released int64    // datagrams released to the caller
+	written  int64    // datagrams written off: owed beyond MaxDebt
+	nowAt    int64    // when the last release was decided
+	behind   int64    // releases that were late by more than a slot
+	late     sendErrs // how late each release was
 	releases int64
 	firstAt  int64
 	lastAt   int64
@@ -103,7 +101,7 @@ type Rate struct {
 
 // NewRate returns a rate pacer for cfg; call Start.
 func NewRate(cfg Config) *Rate {
-	return &Rate{rule: NewRateRule(cfg), late: hdrhistogram.New(1, 10e9, 2)}
+	return &Rate{rule: NewRateRule(cfg), late: newSendErrs()}
 }
 
 // Rule is the pacer's rule.
@@ -144,8 +142,7 @@ func (p *Rate) Next(stop <-chan struct{}, most int) (n int, ok bool) {
 		if late > int64(float64(p.rule.Burst)*p.rule.Gap) {
 			p.behind++
 		}
-		p.lateMax = max(p.lateMax, late)
-		_ = p.late.RecordValue(min(late, p.late.HighestTrackableValue()))
+		p.late.record(late)
 		if p.releases == 0 {
 			p.firstAt = now
 		}
@@ -178,9 +175,7 @@ func (p *Rate) Spacing() result.Spacing {
 		s.MeanNs = float64(p.lastAt-p.firstAt) / float64(sent-1)
 	}
 	if p.releases > 0 {
-		s.ErrP50Ns = float64(min(p.late.ValueAtPercentile(50), p.lateMax))
-		s.ErrP99Ns = float64(min(p.late.ValueAtPercentile(99), p.lateMax))
-		s.ErrMaxNs = float64(p.lateMax)
+		p.late.fill(&s)
 	}
 	return s
 }
