@@ -272,6 +272,9 @@ func scheduleLine(s *result.Schedule, f units.Format) string {
 		if s.WrittenOff > 0 {
 			line += fmt.Sprintf("; %s datagrams written off the schedule", units.Thousands(s.WrittenOff))
 		}
+		if s.Spin {
+			line += fmt.Sprintf("; spinning (--spin) cost %.0f%% of a core", s.CPUPercent)
+		}
 		return line
 	}
 	if s.Spin {

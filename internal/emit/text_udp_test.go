@@ -509,6 +509,8 @@ func TestScheduleLine(t *testing.T) {
 		{&result.Schedule{RequestedBps: 1e9, SentBps: 900e6, Sends: 10, SlowSends: 3, Limit: "slow send calls"},
 			"sender: 900 Mbits/sec of 1.00 Gbits/sec requested (90%): slow send calls (3 of 10 took longer than their slot)"},
 		{&result.Schedule{Spin: true, CPUPercent: 97}, "sender: spinning to hold each gap (--spin) cost 97% of a core"},
+		{&result.Schedule{RequestedBps: 100e6, SentBps: 80e6, Spin: true, CPUPercent: 97, Limit: "unknown"},
+			"sender: 80.0 Mbits/sec of 100 Mbits/sec requested (80%): cause unknown (97% of a core, no refused or slow sends); spinning (--spin) cost 97% of a core"},
 	}
 	for _, tc := range tests {
 		if got := scheduleLine(tc.s, f); got != tc.want {

@@ -117,7 +117,8 @@ type Schedule struct {
 	RequestedBps float64 `json:"requested_bps"`
 	SentBps      float64 `json:"sent_bps"` // over the sender's own span
 	// WrittenOff counts datagrams the schedule dropped because the sender
-	// was more than its debt bound behind (a stall, or too slow).
+	// was late: more than its debt bound behind with -b (a stall, or too
+	// slow), or more than a gap late with --spacing (a skipped slot).
 	WrittenOff int64 `json:"written_off,omitempty"`
 	// CPUPercent is the sending thread's CPU time over its span, in % of
 	// one core; 0 where unknown.

@@ -30,7 +30,7 @@ func scheduleLimit(s *result.Schedule) string {
 		return ""
 	}
 	switch {
-	case s.CPUPercent >= cpuBoundPct:
+	case s.CPUPercent >= cpuBoundPct && !s.Spin: // spinning fills a core by design
 		return "CPU-bound"
 	case s.BufferFull > 0:
 		return "socket buffer full"

@@ -23,6 +23,7 @@ func TestScheduleLimit(t *testing.T) {
 		{"slow sends", result.Schedule{RequestedBps: 100, SentBps: 64, CPUPercent: 40, Sends: 100, SlowSends: 10}, "slow send calls"},
 		{"a few slow sends explain nothing", result.Schedule{RequestedBps: 100, SentBps: 64, Sends: 100, SlowSends: 9}, "unknown"},
 		{"stalls", result.Schedule{RequestedBps: 100, SentBps: 64, WrittenOff: 3}, "descheduled"},
+		{"a spinning sender is busy by design", result.Schedule{RequestedBps: 100, SentBps: 64, CPUPercent: 99, Spin: true}, "unknown"},
 	}
 	for _, tc := range tests {
 		if got := scheduleLimit(&tc.s); got != tc.want {

@@ -218,8 +218,11 @@ func (s *Sender) run(budget Budget) {
 		sc.RequestedBps = float64(s.cfg.Pace.Burst*size*8) / s.cfg.Pace.Interval.Seconds()
 		sc.SentBps = float64(s.sent.Load()*int64(size)*8) / wall.Seconds()
 	}
-	if s.rate != nil {
+	switch {
+	case s.rate != nil:
 		sc.WrittenOff = s.rate.WrittenOff()
+	case s.pacer != nil:
+		sc.WrittenOff = s.pacer.Skipped() * int64(max(1, s.cfg.Pace.Burst))
 	}
 	sc.Limit = scheduleLimit(sc)
 	s.schedule = sc
