@@ -47,3 +47,17 @@ serve_pair() {
 }
 
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+
+# udp_measure: "receive-bps lost-percent cpu-sender cpu-receiver" from a
+# UDP test's iperf3-layout -J document (iperf3's or wireperf's).
+udp_measure() {
+	python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+e = d["end"]
+r = e.get("sum_received") or e["sum"]
+s = e.get("sum") or r
+lost = s.get("lost_percent", r.get("lost_percent", 0))
+c = e.get("cpu_utilization_percent", {})
+print(r["bits_per_second"], lost, c.get("host_total", 0), c.get("remote_total", 0))'
+}

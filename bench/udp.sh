@@ -16,25 +16,12 @@ need "$IPERF3" "apt-get install iperf3"
 
 serve_pair $P_IPERF $P_WP "$IPERF3" -s -p $P_IPERF
 
-# "receive-bps lost-percent cpu-sender cpu-receiver" from an iperf3-layout document.
-measure() {
-	python3 -c '
-import json, sys
-d = json.load(sys.stdin)
-e = d["end"]
-r = e.get("sum_received") or e["sum"]
-s = e.get("sum") or r
-lost = s.get("lost_percent", r.get("lost_percent", 0))
-c = e.get("cpu_utilization_percent", {})
-print(r["bits_per_second"], lost, c.get("host_total", 0), c.get("remote_total", 0))'
-}
-
 # best NAME CMD... : step through RATES, print the best rate under 0.1% loss.
 best() {
 	local name=$1; shift
 	local bestbps=0 bestline=""
 	for rate in $RATES; do
-		line=$("$@" -b "$rate" | measure) || continue
+		line=$("$@" -b "$rate" | udp_measure) || continue
 		read -r bps lost cs cr <<<"$line"
 		printf '  %-22s -b %-6s receive %7.2f Gbit/s  loss %6.3f%%  cpu snd %5.1f%% rcv %5.1f%%\n' "$name" "$rate" "$(awk -v b="$bps" 'BEGIN{print b/1e9}')" "$lost" "$cs" "$cr" >&2
 		if awk -v l="$lost" 'BEGIN{exit !(l < 0.1)}' && awk -v a="$bps" -v b="$bestbps" 'BEGIN{exit !(a > b)}'; then
@@ -49,4 +36,4 @@ RATES="250m 500m 750m 1g 1500m 2g" best "iperf3" "$IPERF3" -c 127.0.0.1 -p $P_IP
 RATES="500m 1g 1500m 2g 3g 4g" best "wireperf --no-gso" "$WP" -c 127.0.0.1 -p $P_WP -u -l 1448 -t "$SECS" -J --no-gso
 RATES="2g 4g 6g 8g 10g 12g 15g 20g" best "wireperf (GSO/GRO)" "$WP" -c 127.0.0.1 -p $P_WP -u -l 1448 -t "$SECS" -J
 echo "paced -b 10g (wireperf, GSO):"
-"$WP" -c 127.0.0.1 -p $P_WP -u -l 1448 -t "$SECS" -b 10g -J | measure
+"$WP" -c 127.0.0.1 -p $P_WP -u -l 1448 -t "$SECS" -b 10g -J | udp_measure

@@ -159,3 +159,30 @@ func (k Keys) Verify(user string, serverNonce, clientNonce, proof []byte) ([]byt
 func (c *Credential) CheckServerProof(serverNonce, clientNonce, proof []byte) bool {
 	return hmac.Equal(ServerProof(c.Key, serverNonce, clientNonce, c.User), proof)
 }
+
+// Session is what both ends of an authenticated control connection know
+// once the handshake is done: the user's key and the two nonces. Keys
+// derived from it are fresh for every connection, and bound to the user.
+type Session struct {
+	User                     string
+	Key                      []byte
+	ServerNonce, ClientNonce []byte
+}
+
+// DatagramKey is the key that signs one test's UDP datagrams: an HMAC of
+// the session and the test's token under the user's key, so that nobody
+// without the key can compute it, and no other test or connection shares
+// it.
+func (s *Session) DatagramKey(token [16]byte) []byte {
+	if s == nil {
+		return nil
+	}
+	m := hmac.New(sha256.New, s.Key)
+	m.Write([]byte("wireperf datagram key v1\x00"))
+	m.Write(s.ServerNonce)
+	m.Write(s.ClientNonce)
+	m.Write([]byte(s.User))
+	m.Write([]byte{0})
+	m.Write(token[:])
+	return m.Sum(nil)
+}

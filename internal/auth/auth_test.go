@@ -108,3 +108,29 @@ func TestACL(t *testing.T) {
 		t.Errorf("a bare address is /%d, want /32", got.Bits())
 	}
 }
+
+func TestDatagramKey(t *testing.T) {
+	sn, _ := Nonce()
+	cn, _ := Nonce()
+	s := &Session{User: "alice", Key: []byte("0123456789abcdef0123"), ServerNonce: sn, ClientNonce: cn}
+	tok := [16]byte{1, 2, 3}
+	k := s.DatagramKey(tok)
+	if len(k) != 32 || string(k) != string(s.DatagramKey(tok)) {
+		t.Fatalf("key %x: not 32 bytes, or not the same at both ends", k)
+	}
+	other := tok
+	other[15] = 9
+	fresh, _ := Nonce()
+	for name, k2 := range map[string][]byte{
+		"other test":  s.DatagramKey(other),
+		"other nonce": (&Session{User: "alice", Key: s.Key, ServerNonce: fresh, ClientNonce: cn}).DatagramKey(tok),
+		"other key":   (&Session{User: "alice", Key: []byte("fedcba9876543210fedc"), ServerNonce: sn, ClientNonce: cn}).DatagramKey(tok),
+	} {
+		if string(k2) == string(k) {
+			t.Errorf("%s: same datagram key", name)
+		}
+	}
+	if (*Session)(nil).DatagramKey(tok) != nil {
+		t.Error("no session, yet a key")
+	}
+}

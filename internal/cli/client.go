@@ -70,6 +70,7 @@ func (f *clientFlags) register(cmd *cobra.Command) {
 	fs.StringVarP(&f.bitrate, "bitrate", "b", "", "rate per stream: UDP RATE or RATE/BURST (e.g. 750m, 10G/32; 0 = as fast as possible; default 1m); TCP paces with the kernel")
 	fs.Int64Var(&s.PPS, "pps", 0, "UDP: datagrams per second per stream, instead of -b")
 	fs.Var(durationValue{&s.Spacing}, "spacing", "UDP: a fixed gap between datagrams, e.g. 12us (UDPmon's method), instead of -b")
+	fs.BoolVar(&s.Spin, "spin", false, "UDP with --spacing: busy-wait the last microseconds of each gap for exact gaps, at the cost of a core (reported)")
 	fs.BoolVar(&s.NoGSO, "no-gso", false, "UDP: no segmentation offload (GSO) on send nor GRO on receive")
 	fs.Var(durationValue{&s.LateThreshold}, "late-threshold", "UDP: a missing datagram counts as lost after this long (2s)")
 	fs.BoolVarP(&s.Reverse, "reverse", "R", false, "the server sends, the client receives")
@@ -142,7 +143,7 @@ func (f *clientFlags) finish(cmd *cobra.Command) error {
 func (f *clientFlags) finishUDP(cmd *cobra.Command) error {
 	changed := cmd.Flags().Changed
 	if !f.udp {
-		for _, name := range []string{"pps", "spacing", "no-gso", "late-threshold"} {
+		for _, name := range []string{"pps", "spacing", "spin", "no-gso", "late-threshold"} {
 			if changed(name) {
 				return usagef("--%s applies to UDP tests (-u)", name)
 			}

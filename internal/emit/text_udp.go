@@ -121,8 +121,12 @@ func invalidLine(u *result.UDP) string {
 	if u.Invalid == 0 {
 		return ""
 	}
-	return fmt.Sprintf("receiver: %s not counted: not the sender's (a wrong token or stream, or a sequence number beyond what the sender sent)",
+	line := fmt.Sprintf("receiver: %s not counted: not the sender's (a wrong token or stream, or a sequence number beyond what the sender sent)",
 		countNoun(u.Invalid, "datagram"))
+	if u.Forged > 0 {
+		line += fmt.Sprintf("; %d of them forged (the test's token without a valid MAC)", u.Forged)
+	}
+	return line
 }
 
 // lossPercent renders lost ÷ total with up to two decimals: "0%",
@@ -159,6 +163,9 @@ func (t *Text) udpSummary(r *result.Result) error {
 			l.add("%s", t.udpSumTotal(tag, d.Received, received, "receiver"))
 		}
 		l.add("%s", lossLine(r, d))
+		if line := receiverCPULine(r, d, bidir); line != "" {
+			l.add("%s", line)
+		}
 	}
 	for _, d := range dirs {
 		l.add("%s", t.goodput(d))
@@ -169,6 +176,9 @@ func (t *Text) udpSummary(r *result.Result) error {
 			tag := flowTag(f.ID, d.SenderRole, bidir)
 			if u := streamUDP(f.Sent); u != nil {
 				l.add("%s %s", tag, udpSenderDetail(u))
+				if line := scheduleLine(u.Schedule, t.Opt.Format); line != "" {
+					l.add("%s %s", tag, line)
+				}
 			}
 			if u := streamUDP(f.Received); u != nil {
 				l.add("%s %s", tag, udpReceiverDetail(u, late))
@@ -234,6 +244,60 @@ func udpTotalCells(u *result.UDP, which string) (jitter, lost string) {
 		return "", fmt.Sprintf("%d sent", u.Sent)
 	}
 	return jitterCell(u), lostCell(u)
+}
+
+// scheduleLine says what held a paced sender below its rate, or what
+// spinning cost it; "" when it held its rate without spinning.
+func scheduleLine(s *result.Schedule, f units.Format) string {
+	if s == nil {
+		return ""
+	}
+	var cause string
+	switch s.Limit {
+	case "":
+	case "CPU-bound":
+		cause = fmt.Sprintf("CPU-bound (%.0f%% of a core)", s.CPUPercent)
+	case "socket buffer full":
+		cause = fmt.Sprintf("the socket buffer was full (%s sends refused: ENOBUFS/EAGAIN)", units.Thousands(s.BufferFull))
+	case "slow send calls":
+		cause = fmt.Sprintf("slow send calls (%s of %s took longer than their slot)", units.Thousands(s.SlowSends), units.Thousands(s.Sends))
+	case "descheduled":
+		cause = fmt.Sprintf("descheduled (%.0f%% of a core used, but its wake-ups came late: the machine is busy)", s.CPUPercent)
+	default:
+		cause = fmt.Sprintf("cause unknown (%.0f%% of a core, no refused or slow sends)", s.CPUPercent)
+	}
+	if cause != "" {
+		line := fmt.Sprintf("sender: %s of %s requested (%.0f%%): %s", strings.TrimSpace(units.FormatRate(s.SentBps, f)),
+			strings.TrimSpace(units.FormatRate(s.RequestedBps, f)), 100*s.SentBps/s.RequestedBps, cause)
+		if s.WrittenOff > 0 {
+			line += fmt.Sprintf("; %s datagrams written off the schedule", units.Thousands(s.WrittenOff))
+		}
+		if s.Spin {
+			line += fmt.Sprintf("; spinning (--spin) cost %.0f%% of a core", s.CPUPercent)
+		}
+		return line
+	}
+	if s.Spin {
+		return fmt.Sprintf("sender: spinning to hold each gap (--spin) cost %.0f%% of a core", s.CPUPercent)
+	}
+	return ""
+}
+
+// receiverCPULine warns that a direction's receiving process was
+// CPU-bound: then it, not the path, may have dropped datagrams. Not for
+// bidirectional tests, where each end both sends and receives.
+func receiverCPULine(r *result.Result, d result.Direction, bidir bool) string {
+	if bidir {
+		return ""
+	}
+	e := &r.Local
+	if e.Role == d.SenderRole {
+		e = &r.Remote
+	}
+	if e.CPU.TotalPercent < 90 {
+		return ""
+	}
+	return fmt.Sprintf("receiver: CPU-bound (%.0f%% of a core): it may have dropped datagrams itself, in its socket buffer", e.CPU.TotalPercent)
 }
 
 // lossLine states where a direction's lost datagrams were dropped.

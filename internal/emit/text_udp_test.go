@@ -493,3 +493,46 @@ func TestTextUDPProvisionalAndInvalid(t *testing.T) {
 		t.Errorf("settled rows still marked provisional:\n%s", settled)
 	}
 }
+
+func TestScheduleLine(t *testing.T) {
+	f := units.Format('a')
+	tests := []struct {
+		s    *result.Schedule
+		want string
+	}{
+		{nil, ""},
+		{&result.Schedule{RequestedBps: 300e6, SentBps: 299e6, CPUPercent: 20}, ""},
+		{&result.Schedule{RequestedBps: 300e6, SentBps: 192e6, CPUPercent: 99, Limit: "CPU-bound"},
+			"sender: 192 Mbits/sec of 300 Mbits/sec requested (64%): CPU-bound (99% of a core)"},
+		{&result.Schedule{RequestedBps: 1e9, SentBps: 500e6, BufferFull: 1234, WrittenOff: 7, Limit: "socket buffer full"},
+			"sender: 500 Mbits/sec of 1.00 Gbits/sec requested (50%): the socket buffer was full (1,234 sends refused: ENOBUFS/EAGAIN); 7 datagrams written off the schedule"},
+		{&result.Schedule{RequestedBps: 1e9, SentBps: 900e6, Sends: 10, SlowSends: 3, Limit: "slow send calls"},
+			"sender: 900 Mbits/sec of 1.00 Gbits/sec requested (90%): slow send calls (3 of 10 took longer than their slot)"},
+		{&result.Schedule{Spin: true, CPUPercent: 97}, "sender: spinning to hold each gap (--spin) cost 97% of a core"},
+		{&result.Schedule{RequestedBps: 100e6, SentBps: 80e6, Spin: true, CPUPercent: 97, Limit: "unknown"},
+			"sender: 80.0 Mbits/sec of 100 Mbits/sec requested (80%): cause unknown (97% of a core, no refused or slow sends); spinning (--spin) cost 97% of a core"},
+	}
+	for _, tc := range tests {
+		if got := scheduleLine(tc.s, f); got != tc.want {
+			t.Errorf("scheduleLine(%+v) =\n%q, want\n%q", tc.s, got, tc.want)
+		}
+	}
+}
+
+func TestReceiverCPULine(t *testing.T) {
+	r := &result.Result{
+		Local:  result.End{Role: result.RoleClient, CPU: result.CPU{TotalPercent: 40}},
+		Remote: result.End{Role: result.RoleServer, CPU: result.CPU{TotalPercent: 97}},
+	}
+	up := result.Direction{SenderRole: result.RoleClient}
+	want := "receiver: CPU-bound (97% of a core): it may have dropped datagrams itself, in its socket buffer"
+	if got := receiverCPULine(r, up, false); got != want {
+		t.Errorf("client→server: %q, want %q", got, want)
+	}
+	if got := receiverCPULine(r, result.Direction{SenderRole: result.RoleServer}, false); got != "" {
+		t.Errorf("server→client, the client's receiver at 40%%: %q", got)
+	}
+	if got := receiverCPULine(r, up, true); got != "" {
+		t.Errorf("bidirectional: %q", got)
+	}
+}

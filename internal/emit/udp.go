@@ -40,6 +40,7 @@ func sumUDP(us []*result.UDP) *result.UDP {
 		sum.ReorderMaxExtent = max(sum.ReorderMaxExtent, u.ReorderMaxExtent)
 		sum.Expected += u.Expected
 		sum.Invalid += u.Invalid
+		sum.Forged += u.Forged
 		sum.Provisional = sum.Provisional || u.Provisional
 		sum.GROBatches += u.GROBatches
 		if u.JitterSamples > 0 {

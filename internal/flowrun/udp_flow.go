@@ -119,19 +119,22 @@ func (f *UDPFlow) Total(rs *result.Stream) {
 			Sent:        f.snd.Sent() - f.omitSent,
 			SendErrors:  f.snd.SendErrors() - f.omitErrors,
 			Spacing:     f.snd.Spacing(),
+			Schedule:    f.snd.Schedule(),
 			GSOSegments: f.snd.GSOSegments(),
 		}
 		return
 	}
 	u := f.rcv.Final(f.peerSent)
-	u.Invalid += f.rcv.Foreign()
+	u.Forged = f.rcv.Forged()
+	u.Invalid += f.rcv.Foreign() + u.Forged
 	rs.UDP = &u
 	rs.UDPSettlements = f.rcv.Settlements()
 }
 
 // NewUDPFlow sets up one UDP stream on a connected socket: the spec's
-// buffers and TOS, then a sender or a receiver.
-func NewUDPFlow(conn *net.UDPConn, s spec.Spec, token [16]byte, id int, send bool) (*UDPFlow, error) {
+// buffers and TOS, then a sender or a receiver. key, when set, signs and
+// checks every datagram (authentication is on; auth.Session.DatagramKey).
+func NewUDPFlow(conn *net.UDPConn, s spec.Spec, token [16]byte, id int, send bool, key []byte) (*UDPFlow, error) {
 	if raw, err := conn.SyscallConn(); err == nil {
 		if err := sockopt.Apply(raw, netsetup.UDPOptions(s, !send)); err != nil {
 			return nil, err
@@ -141,11 +144,11 @@ func NewUDPFlow(conn *net.UDPConn, s spec.Spec, token [16]byte, id int, send boo
 	var err error
 	if send {
 		f.snd, err = udpflow.NewSender(conn, udpflow.SenderConfig{
-			Token: token, StreamID: uint32(id), Size: s.Length, Pace: paceFor(s), GSO: !s.NoGSO,
+			Token: token, StreamID: uint32(id), Size: s.Length, Pace: paceFor(s), GSO: !s.NoGSO, Key: key,
 		})
 	} else {
 		f.rcv, err = udpflow.NewReceiver(conn, udpflow.ReceiverConfig{
-			Token: token, StreamID: uint32(id), Size: s.Length, GRO: !s.NoGSO, LateThreshold: s.EffectiveLateThreshold(),
+			Token: token, StreamID: uint32(id), Size: s.Length, GRO: !s.NoGSO, LateThreshold: s.EffectiveLateThreshold(), Key: key,
 		})
 	}
 	if err != nil {
@@ -170,6 +173,7 @@ func paceFor(s spec.Spec) *pace.Config {
 	switch {
 	case s.Spacing > 0:
 		cfg = pace.ForSpacing(s.Spacing)
+		cfg.Spin = s.Spin
 	case s.PPS > 0:
 		cfg = pace.ForPPS(s.PPS, autoBurst(s.Burst, time.Duration(float64(time.Second)/float64(s.PPS))))
 	case s.Rate > 0:

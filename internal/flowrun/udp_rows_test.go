@@ -96,17 +96,61 @@ func TestUDPForgedDatagrams(t *testing.T) {
 	}
 }
 
+// TestUDPForgedWithoutMAC: with authentication on, datagrams with the
+// test's token and stream but no valid MAC (none, a wrong one, one made
+// with another key) are counted forged and invalid, never received, while
+// the sender's signed datagrams all count.
+func TestUDPForgedWithoutMAC(t *testing.T) {
+	s := spec.Default()
+	s.Protocol = spec.UDP
+	s.Length = 1000
+	s.Rate = 8e6
+	s.Duration = 300 * time.Millisecond
+	s.Interval = 100 * time.Millisecond
+	token := [16]byte{7, 7}
+	key := []byte("the test's datagram key, 32 byte")
+	send, recv := runSignedUDP(t, s, token, key, func(sc *net.UDPConn) {
+		forge := func(seq uint64, sign func(b []byte)) {
+			b := make([]byte, s.Length)
+			h := udpflow.Header{Token: token, StreamID: 1}
+			h.Put(b)
+			udpflow.PutSeqTime(b, seq, time.Now().UnixNano())
+			sign(b)
+			if _, err := sc.Write(b); err != nil {
+				t.Error(err)
+			}
+		}
+		forge(1, func([]byte) {})                                                               // no MAC
+		forge(2, func(b []byte) { b[3] |= 1; copy(b[udpflow.HeaderLen:], "0123456789abcdef") }) // a made-up one
+		forge(3, udpflow.NewSigner([]byte("not the test's key at all......")).Sign)             // another key
+	})
+	sent := send.Streams[0].UDP.Sent
+	u := recv.Streams[0].UDP
+	if u.Forged != 3 || u.Invalid != 3 {
+		t.Errorf("forged %d, invalid %d; want 3 and 3", u.Forged, u.Invalid)
+	}
+	if sent == 0 || u.Received+u.Lost != sent || u.Duplicates != 0 || u.Received < sent*9/10 {
+		t.Errorf("received %d lost %d duplicates %d; the sender sent %d signed datagrams", u.Received, u.Lost, u.Duplicates, sent)
+	}
+}
+
 // runUDP runs one UDP stream of spec s on loopback, a sending and a
 // receiving runner, for s.Duration; during, if set, runs once both have
 // started, with the sender's socket. It returns both ends' views.
 func runUDP(t *testing.T, s spec.Spec, token [16]byte, during func(sc *net.UDPConn)) (send, recv result.End) {
 	t.Helper()
+	return runSignedUDP(t, s, token, nil, during)
+}
+
+// runSignedUDP is runUDP with both ends holding a datagram key.
+func runSignedUDP(t *testing.T, s spec.Spec, token [16]byte, key []byte, during func(sc *net.UDPConn)) (send, recv result.End) {
+	t.Helper()
 	sc, rc := loopback.UDPPair(t)
-	sf, err := NewUDPFlow(sc, s, token, 1, true)
+	sf, err := NewUDPFlow(sc, s, token, 1, true, key)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rf, err := NewUDPFlow(rc, s, token, 1, false)
+	rf, err := NewUDPFlow(rc, s, token, 1, false, key)
 	if err != nil {
 		t.Fatal(err)
 	}

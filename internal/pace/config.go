@@ -9,10 +9,17 @@ import (
 type Config struct {
 	Interval time.Duration // between slots; 0 or less: no pacing
 	Burst    int           // datagrams per slot; below 1 means 1
-	// SpinThreshold is the last part of every wait, spent busy-waiting on
-	// the monotonic clock instead of sleeping; 0 means DefaultSpinThreshold.
-	// The pacer sleeps only for the part of a wait that lies beyond this
-	// plus the sleep overshoot it has measured (see Pacer).
+	// Spacing holds each gap (UDPmon's spacing: Pacer); otherwise the
+	// schedule is an average rate that a late sender catches up (Rate).
+	Spacing bool
+	// Spin busy-waits the last part of every wait of a Pacer on the
+	// monotonic clock instead of sleeping it: the gaps are exact to a
+	// microsecond, at the cost of a core. Off, every wait sleeps.
+	Spin bool
+	// SpinThreshold is the last part of every wait spent spinning, with
+	// Spin; 0 means DefaultSpinThreshold. The pacer sleeps only for the
+	// part of a wait that lies beyond this plus the sleep overshoot it has
+	// measured (see Pacer).
 	SpinThreshold time.Duration
 }
 
@@ -43,7 +50,7 @@ func ForPPS(pps int64, burst int) Config {
 
 // ForSpacing sends one datagram every gap (UDPmon's inter-packet spacing).
 func ForSpacing(gap time.Duration) Config {
-	return Config{Interval: max(gap, 0), Burst: 1}
+	return Config{Interval: max(gap, 0), Burst: 1, Spacing: true}
 }
 
 // roundNs rounds to a Duration, at least 1 ns (a positive rate paces),

@@ -25,8 +25,8 @@ func TestScheduleArithmetic(t *testing.T) {
 		{"pps", ForPPS(100_000, 1), Config{Interval: 10 * time.Microsecond, Burst: 1}},
 		{"pps with burst", ForPPS(3, 2), Config{Interval: 666_666_667, Burst: 2}},
 		{"zero pps: unpaced", ForPPS(0, 0), Config{Burst: 1}},
-		{"spacing", ForSpacing(25 * time.Microsecond), Config{Interval: 25 * time.Microsecond, Burst: 1}},
-		{"negative spacing: unpaced", ForSpacing(-1), Config{Burst: 1}},
+		{"spacing", ForSpacing(25 * time.Microsecond), Config{Interval: 25 * time.Microsecond, Burst: 1, Spacing: true}},
+		{"negative spacing: unpaced", ForSpacing(-1), Config{Burst: 1, Spacing: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -4,7 +4,6 @@ package pace
 import (
 	"time"
 
-	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/wireperf/wireperf/internal/result"
 )
 
@@ -19,14 +18,13 @@ import (
 // stall or because the send call is slower than the interval, sends at a
 // lower rate instead of sending the missed slots back to back.
 //
-// Waiting sleeps for the long part of a wait and busy-waits on the
-// monotonic clock for the last part (Config.SpinThreshold plus the sleep
-// overshoot the pacer has measured, ~1 ms with Go's timers). At intervals
-// below a millisecond or so the sending goroutine therefore keeps a CPU
-// busy. The caller may runtime.LockOSThread that goroutine so it is not
-// moved between threads mid-schedule, and give the process enough
-// GOMAXPROCS that the spinning doesn't starve its other goroutines; the
-// pacer does neither itself.
+// Waiting sleeps, to an absolute deadline. With Config.Spin it sleeps
+// only the long part of a wait and busy-waits on the monotonic clock for
+// the last part (Config.SpinThreshold plus the sleep overshoot the pacer
+// has measured): at intervals below a millisecond or so the sending
+// goroutine then keeps a CPU busy. The caller may runtime.LockOSThread
+// that goroutine (and LowTimerSlack it) so it is not moved between
+// threads mid-schedule; the pacer does neither itself.
 //
 // A Pacer is used by one goroutine; Spacing may be read once it is done.
 type Pacer struct {
@@ -40,10 +38,9 @@ type Pacer struct {
 	open    bool  // a slot was released and awaits Sent
 	slotAt  int64 // its scheduled time, ns since start
 
-	sent                int64 // Sent calls
-	firstSent, lastSent int64 // ns since start
-	errMax              int64
-	errs                *hdrhistogram.Histogram // |sent - scheduled|, ns
+	sent                int64    // Sent calls
+	firstSent, lastSent int64    // ns since start
+	errs                sendErrs // |sent - scheduled|
 }
 
 // New returns a pacer for cfg; call Start, or the first Wait starts it.
@@ -52,12 +49,13 @@ func New(cfg Config) *Pacer {
 	if spin <= 0 {
 		spin = DefaultSpinThreshold
 	}
+	if !cfg.Spin {
+		spin = 0
+	}
 	return &Pacer{
 		interval: int64(max(cfg.Interval, 0)),
-		w:        waiter{spin: int64(spin), overshoot: int64(initialOvershoot)},
-		// Two significant digits (under 1 %), up to 10 s; larger errors
-		// count as 10 s, the exact maximum is kept beside.
-		errs: hdrhistogram.New(1, 10e9, 2),
+		w:        waiter{spin: int64(spin), spinning: cfg.Spin, overshoot: int64(initialOvershoot)},
+		errs:     newSendErrs(),
 	}
 }
 
@@ -67,8 +65,8 @@ func (p *Pacer) Start(t time.Time) {
 	p.start, p.started = t, true
 	p.w.base = t
 	p.next, p.skipped, p.open = 0, 0, false
-	p.sent, p.firstSent, p.lastSent, p.errMax = 0, 0, 0, 0
-	p.errs.Reset()
+	p.sent, p.firstSent, p.lastSent = 0, 0, 0
+	p.errs.reset()
 }
 
 // Wait blocks until the next slot is due, then returns its scheduled time.
@@ -134,8 +132,7 @@ func (p *Pacer) sentAt(at int64) {
 	if e < 0 {
 		e = -e
 	}
-	p.errMax = max(p.errMax, e)
-	_ = p.errs.RecordValue(min(e, p.errs.HighestTrackableValue()))
+	p.errs.record(e)
 	if p.sent == 0 {
 		p.firstSent = at
 	}
@@ -155,9 +152,7 @@ func (p *Pacer) Spacing() result.Spacing {
 		s.MeanNs = float64(p.lastSent-p.firstSent) / float64(p.sent-1)
 	}
 	if p.sent > 0 {
-		s.ErrP50Ns = float64(min(p.errs.ValueAtPercentile(50), p.errMax))
-		s.ErrP99Ns = float64(min(p.errs.ValueAtPercentile(99), p.errMax))
-		s.ErrMaxNs = float64(p.errMax)
+		p.errs.fill(&s)
 	}
 	return s
 }

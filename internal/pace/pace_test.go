@@ -18,7 +18,9 @@ type runResult struct {
 // returns, and runs stall (if set) after slot stallAt.
 func runSchedule(t *testing.T, iv time.Duration, n, stallAt int, stall func()) runResult {
 	t.Helper()
-	p := New(ForSpacing(iv))
+	cfg := ForSpacing(iv)
+	cfg.Spin = true // the bounds below are the spinning pacer's
+	p := New(cfg)
 	start := time.Now()
 	p.Start(start)
 	var r runResult
@@ -127,7 +129,7 @@ func TestWaitStop(t *testing.T) {
 	}{
 		{"closed before", Config{Interval: time.Hour}, "before"},
 		{"while sleeping", Config{Interval: time.Hour}, "sleep"},
-		{"while spinning", Config{Interval: time.Second, SpinThreshold: time.Hour}, "spin"},
+		{"while spinning", Config{Interval: time.Second, Spin: true, SpinThreshold: time.Hour}, "spin"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -28,6 +28,7 @@ const (
 type waiter struct {
 	base      time.Time
 	spin      int64 // always spin for at least this last part
+	spinning  bool  // spin at all; off, every wait sleeps to its deadline
 	overshoot int64 // how late sleeps wake: the latest, or a decaying maximum
 	timer     *time.Timer
 	// entered, when set (by tests), is called as a wait starts sleeping
@@ -46,6 +47,16 @@ func (w *waiter) until(deadline int64, stop <-chan struct{}) bool {
 			return true
 		}
 		rest := left - w.spin // what may be slept at all
+		if !w.spinning {
+			rest = left
+		}
+		if !w.spinning && rest <= int64(timerAbove) {
+			if w.entered != nil {
+				w.entered(true)
+			}
+			sleepUntil(w.base, deadline)
+			continue
+		}
 		if rest > int64(timerAbove) {
 			if !w.sleep(rest-int64(timerMargin), stop) {
 				return false

@@ -44,7 +44,7 @@ func TestWaiterUntil(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			w := waiter{base: time.Now(), spin: int64(tt.spin), overshoot: int64(initialOvershoot)}
+			w := waiter{base: time.Now(), spin: int64(tt.spin), spinning: true, overshoot: int64(initialOvershoot)}
 			slept := false
 			w.entered = func(sleeping bool) { slept = slept || sleeping }
 			deadline := w.now() + int64(tt.deadline)
@@ -56,5 +56,28 @@ func TestWaiterUntil(t *testing.T) {
 				t.Fatalf("returned %d ns before the deadline", deadline-w.now())
 			}
 		})
+	}
+}
+
+// TestWaiterSleepsOnly: without spinning, a short wait sleeps (never
+// spins), ends at or after its deadline, and a long one is stopped.
+func TestWaiterSleepsOnly(t *testing.T) {
+	for _, d := range []time.Duration{-time.Millisecond, 50 * time.Microsecond, 300 * time.Microsecond, 4 * time.Millisecond} {
+		w := waiter{base: time.Now()}
+		spun := false
+		w.entered = func(sleeping bool) { spun = spun || !sleeping }
+		deadline := w.now() + int64(d)
+		if !w.until(deadline, nil) || w.now() < deadline {
+			t.Fatalf("%v: ended %d ns early", d, deadline-w.now())
+		}
+		if spun {
+			t.Fatalf("%v: spun without Spin", d)
+		}
+	}
+	closed := make(chan struct{})
+	close(closed)
+	w := waiter{base: time.Now()}
+	if w.until(int64(time.Hour), closed) {
+		t.Fatal("a stopped hour-long wait returned true")
 	}
 }

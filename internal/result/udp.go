@@ -8,6 +8,8 @@ type UDP struct {
 	Sent       int64    `json:"sent,omitempty"`        // datagrams handed to the kernel
 	SendErrors int64    `json:"send_errors,omitempty"` // ENOBUFS and other failed sends
 	Spacing    *Spacing `json:"spacing,omitempty"`     // achieved send spacing against the schedule
+	// Schedule says whether a paced sender held its rate, and if not why.
+	Schedule *Schedule `json:"schedule,omitempty"`
 	// GSOSegments is the most datagrams one send carried as GSO segments
 	// (0 or 1: no GSO). A receiving host that drops such a batch counts
 	// one RcvbufError for all of them.
@@ -26,6 +28,10 @@ type UDP struct {
 	// or stream, or a sequence number no sender could have sent (beyond
 	// what the sender says it sent). They are in no other count.
 	Invalid int64 `json:"invalid,omitempty"`
+	// Forged is the part of Invalid that carried this test's token but no
+	// valid MAC, with authentication on: injected by someone without the
+	// key.
+	Forged int64 `json:"forged,omitempty"`
 
 	// Provisional marks an interval's loss as not final when the row was
 	// cut: a datagram due in it may still arrive within the late
@@ -103,6 +109,31 @@ type Spacing struct {
 	ErrP99Ns float64 `json:"error_p99_ns"`
 	ErrMaxNs float64 `json:"error_max_ns"`
 	Samples  int64   `json:"samples"`
+}
+
+// Schedule is how a paced sender kept its schedule, and what held it back
+// when it did not.
+type Schedule struct {
+	RequestedBps float64 `json:"requested_bps"`
+	SentBps      float64 `json:"sent_bps"` // over the sender's own span
+	// WrittenOff counts datagrams the schedule dropped because the sender
+	// was late: more than its debt bound behind with -b (a stall, or too
+	// slow), or more than a gap late with --spacing (a skipped slot).
+	WrittenOff int64 `json:"written_off,omitempty"`
+	// CPUPercent is the sending thread's CPU time over its span, in % of
+	// one core; 0 where unknown.
+	CPUPercent float64 `json:"cpu_percent,omitempty"`
+	// BufferFull counts sends refused for a full queue (ENOBUFS, EAGAIN).
+	BufferFull int64 `json:"buffer_full,omitempty"`
+	Sends      int64 `json:"sends"`                // send calls
+	SlowSends  int64 `json:"slow_sends,omitempty"` // send calls longer than a slot
+	// Spin: the pacer busy-waited the end of each gap (--spin); the CPU
+	// figure is then mostly its cost.
+	Spin bool `json:"spin,omitempty"`
+	// Limit names what held the rate back: "CPU-bound", "socket buffer
+	// full", "slow send calls", "descheduled" (ready, but not given a CPU
+	// in time), "unknown"; "" when the rate was held.
+	Limit string `json:"limit,omitempty"`
 }
 
 // SNMP is the host's UDP counters over the test (from /proc/net/snmp).

@@ -125,6 +125,7 @@ type clientTest struct {
 	sockets map[int]result.Socket
 	res     *result.Result
 	iperf3  *Iperf3Server // the server answered as iperf3 does
+	authed  *auth.Session // the handshake's, when authenticated: signs UDP datagrams
 }
 
 // dialer dials network from -B's address and localPort, with opts set
@@ -228,6 +229,7 @@ func (c *clientTest) authenticate() error {
 	if !cred.CheckServerProof(ch.Nonce, nonce, ok.MAC) {
 		return fmt.Errorf("%w: the server does not hold the key", auth.ErrFailed)
 	}
+	c.authed = &auth.Session{User: cred.User, Key: cred.Key, ServerNonce: ch.Nonce, ClientNonce: nonce}
 	return nil
 }
 
@@ -403,7 +405,7 @@ func (c *clientTest) connectUDP(ctx context.Context, token proto.Token, ready *p
 			return fmt.Errorf("UDP stream %d to %s: %w", id, c.addr, netsetup.DialError(err))
 		}
 		uc := conn.(*net.UDPConn)
-		f, err := flowrun.NewUDPFlow(uc, c.spec, [16]byte(token), id, c.spec.ClientSendsOn(id))
+		f, err := flowrun.NewUDPFlow(uc, c.spec, [16]byte(token), id, c.spec.ClientSendsOn(id), c.authed.DatagramKey([16]byte(token)))
 		if err != nil {
 			_ = uc.Close()
 			return fmt.Errorf("UDP stream %d: %w", id, err)

@@ -134,13 +134,13 @@ func Serve(ctx context.Context, conn net.Conn, cfg ServeConfig) (*result.Result,
 		return nil, err
 	}
 	cc := newControlConn(conn, first)
-	user := ""
+	var authed *auth.Session
 	if cfg.Keys != nil {
 		var err error
-		if user, err = authenticate(cc, fw, cfg.Keys); err != nil {
+		if authed, err = authenticate(cc, fw, cfg.Keys); err != nil {
 			return nil, err
 		}
-		log = log.With("user", user)
+		log = log.With("user", authed.User)
 	}
 	var req proto.TestRequest
 	err := cc.expect(&req)
@@ -171,7 +171,7 @@ func Serve(ctx context.Context, conn net.Conn, cfg ServeConfig) (*result.Result,
 		cc.branch()
 		return cfg.RR(ctx, at)
 	}
-	t := &serverTest{AdmittedTest: at, ctx: ctx}
+	t := &serverTest{AdmittedTest: at, ctx: ctx, authed: authed}
 	res, err := t.run(req.Client)
 	for _, f := range t.flows {
 		_ = f.Close()
@@ -181,32 +181,32 @@ func Serve(ctx context.Context, conn net.Conn, cfg ServeConfig) (*result.Result,
 
 // authenticate challenges the client and checks its answer: a fresh nonce
 // per connection, so a recorded answer is worth nothing.
-func authenticate(cc *controlConn, fw *frameWriter, keys auth.Keys) (string, error) {
+func authenticate(cc *controlConn, fw *frameWriter, keys auth.Keys) (*auth.Session, error) {
 	nonce, err := auth.Nonce()
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	if err := fw.send(proto.TypeChallenge, proto.Challenge{Nonce: nonce}); err != nil {
-		return "", err
+		return nil, err
 	}
 	var a proto.Auth
 	if err := cc.expect(&a); err != nil {
 		var pe *ProtocolError
 		if errors.As(err, &pe) && pe.Got == proto.TypeTestRequest {
 			_ = fw.send(proto.TypeError, proto.Error{Message: "authentication failed: this server requires a key (--auth-key-file)"})
-			return "", &AuthError{Reason: "the client sent no key"}
+			return nil, &AuthError{Reason: "the client sent no key"}
 		}
-		return "", &AuthError{Reason: fmt.Sprintf("no answer to the challenge (a client without a key?): %v", err)}
+		return nil, &AuthError{Reason: fmt.Sprintf("no answer to the challenge (a client without a key?): %v", err)}
 	}
 	key, ok := keys.Verify(a.User, nonce, a.Nonce, a.MAC)
 	if !ok {
 		_ = fw.send(proto.TypeError, proto.Error{Message: "authentication failed"})
-		return "", &AuthError{User: a.User, Reason: "wrong user or key"}
+		return nil, &AuthError{User: a.User, Reason: "wrong user or key"}
 	}
 	if err := fw.send(proto.TypeAuthOK, proto.AuthOK{MAC: auth.ServerProof(key, nonce, a.Nonce, a.User)}); err != nil {
-		return "", err
+		return nil, err
 	}
-	return a.User, nil
+	return &auth.Session{User: a.User, Key: key, ServerNonce: nonce, ClientNonce: a.Nonce}, nil
 }
 
 // serverTest is a bulk test (TCP or UDP streams) on the server: what
@@ -215,6 +215,8 @@ type serverTest struct {
 	*AdmittedTest
 	ctx   context.Context
 	flows []flowrun.Flow
+	// authed is the handshake's, when authenticated: it signs UDP datagrams.
+	authed *auth.Session
 	// clockStopped says the server's own clock had to end the test, and
 	// clientSpoke that the client said Stop or SenderDone at some point:
 	// a client that was late but is there still gets its full ending.
@@ -431,7 +433,7 @@ func (t *serverTest) collectUDP(ready *proto.StreamsReady) error {
 			}
 			continue
 		}
-		f, err := flowrun.NewUDPFlow(g.conn, t.Request.Spec, [16]byte(t.Admission.Token), g.id, !t.Request.Spec.ClientSendsOn(g.id))
+		f, err := flowrun.NewUDPFlow(g.conn, t.Request.Spec, [16]byte(t.Admission.Token), g.id, !t.Request.Spec.ClientSendsOn(g.id), t.authed.DatagramKey([16]byte(t.Admission.Token)))
 		if err != nil {
 			_ = g.conn.Close()
 			firstErr = cmp.Or(firstErr, err)

@@ -69,10 +69,12 @@ type Spec struct {
 
 	// UDP pacing: at most one of Rate, PPS and Spacing is set. Rate 0 with
 	// none of the others sends as fast as possible.
-	Rate          float64       `json:"rate_bps,omitempty"` // bits per second of UDP payload
-	Burst         int           `json:"burst,omitempty"`    // datagrams per burst with Rate (-b RATE/BURST)
-	PPS           int64         `json:"pps,omitempty"`
-	Spacing       time.Duration `json:"spacing_ns,omitempty"` // fixed gap between datagrams (UDPmon)
+	Rate    float64       `json:"rate_bps,omitempty"` // bits per second of UDP payload
+	Burst   int           `json:"burst,omitempty"`    // datagrams per burst with Rate (-b RATE/BURST)
+	PPS     int64         `json:"pps,omitempty"`
+	Spacing time.Duration `json:"spacing_ns,omitempty"` // fixed gap between datagrams (UDPmon)
+	// Spin busy-waits the end of each --spacing gap: exact gaps for a core.
+	Spin          bool          `json:"spin,omitempty"`
 	NoGSO         bool          `json:"no_gso,omitempty"`
 	LateThreshold time.Duration `json:"late_threshold_ns,omitempty"` // 0: DefaultLateThresh
 
@@ -219,6 +221,9 @@ func (s Spec) validateUDP() error {
 	}
 	if s.Burst > 0 && s.Rate == 0 {
 		return errors.New("-b RATE/BURST: a burst needs a rate")
+	}
+	if s.Spin && s.Spacing == 0 {
+		return errors.New("--spin holds --spacing's gaps; it needs --spacing")
 	}
 	if s.LateThreshold < 0 {
 		return errors.New("--late-threshold must not be negative")

@@ -74,7 +74,83 @@ func FuzzParse(f *testing.F) {
 		if err != nil || back != h {
 			t.Fatalf("re-encode differs: %+v vs %+v", back, h)
 		}
+		_ = fuzzSigner.Verify(data)
+		// The receiver's matcher agrees with Parse.
+		m := newMatcher(h.Token, h.StreamID)
+		if seq, sent, ok := m.match(data); !ok || seq != h.Seq || sent != h.SentNs {
+			t.Fatalf("matcher: %d %d %v, Parse: %+v", seq, sent, ok, h)
+		}
 		_, _ = ParseHello(data)
 		_, _ = ParseAck(data)
 	})
+}
+
+var fuzzSigner = NewSigner([]byte("fuzz key"))
+
+func TestSigner(t *testing.T) {
+	if NewSigner(nil) != nil {
+		t.Fatal("a signer without a key")
+	}
+	s := NewSigner([]byte("a test's datagram key"))
+	b := make([]byte, 200)
+	(&Header{Token: [16]byte{1}, StreamID: 2}).Put(b)
+	PutSeqTime(b, 77, 123456789)
+	if s.Verify(b) {
+		t.Fatal("an unsigned header verified")
+	}
+	s.Sign(b)
+	if !s.Verify(b) {
+		t.Fatal("a signed header did not verify")
+	}
+	if h, err := Parse(b); err != nil || h.Seq != 77 {
+		t.Fatalf("a signed header parses as %+v, %v", h, err)
+	}
+	if NewSigner([]byte("another key")).Verify(b) {
+		t.Fatal("verified under another key")
+	}
+	if s.Verify(b[:SignedHeaderLen-1]) {
+		t.Fatal("a truncated MAC verified")
+	}
+	for i := 0; i < SignedHeaderLen*8; i++ {
+		c := append([]byte(nil), b...)
+		c[i/8] ^= 1 << (i % 8)
+		if s.Verify(c) {
+			t.Fatalf("bit %d flipped, still verified", i)
+		}
+	}
+	c := append([]byte(nil), b...)
+	c[SignedHeaderLen] ^= 1
+	if !s.Verify(c) {
+		t.Fatal("the filler is not covered, yet a change to it failed")
+	}
+	if n := testing.AllocsPerRun(100, func() { s.Sign(b); _ = s.Verify(b) }); n != 0 {
+		t.Errorf("%v allocations per sign and verify, want 0", n)
+	}
+}
+
+func TestMatcher(t *testing.T) {
+	tok := [16]byte{3, 1, 4, 1, 5}
+	m := newMatcher(tok, 9)
+	b := make([]byte, SignedHeaderLen)
+	(&Header{Token: tok, StreamID: 9, Seq: 42, SentNs: -7}).Put(b)
+	if seq, sent, ok := m.match(b); !ok || seq != 42 || sent != -7 {
+		t.Fatalf("match = %d %d %v", seq, sent, ok)
+	}
+	NewSigner([]byte("k")).Sign(b) // the flags byte may vary
+	if _, _, ok := m.match(b); !ok {
+		t.Fatal("a signed datagram of the stream did not match")
+	}
+	for i := 0; i < 24; i++ {
+		if i == 3 {
+			continue
+		}
+		c := append([]byte(nil), b...)
+		c[i] ^= 0x10
+		if _, _, ok := m.match(c); ok {
+			t.Errorf("byte %d changed, still matched", i)
+		}
+	}
+	if _, _, ok := m.match(b[:HeaderLen-1]); ok {
+		t.Error("a short datagram matched")
+	}
 }

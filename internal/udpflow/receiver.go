@@ -19,6 +19,8 @@ type ReceiverConfig struct {
 	Size          int // the largest datagram expected
 	GRO           bool
 	LateThreshold time.Duration
+	// Key, when set, accepts only datagrams signed with it (Signer).
+	Key []byte
 }
 
 // Receiver accounts one stream's datagrams.
@@ -26,6 +28,8 @@ type Receiver struct {
 	cfg  ReceiverConfig
 	conn *net.UDPConn
 	io   batchIO
+	sig  *Signer // nil: datagrams are not signed
+	m    matcher // this stream's datagrams
 
 	mu    sync.Mutex // guards stats between the read loop and interval cuts
 	stats *stats.UDPReceiver
@@ -33,6 +37,7 @@ type Receiver struct {
 
 	bytes     atomic.Int64
 	foreign   atomic.Int64 // datagrams of another test, or not ours at all
+	forged    atomic.Int64 // this test's token and stream, but no valid MAC
 	lastNano  atomic.Int64
 	firstNano atomic.Int64 // 0 until the first datagram
 	stopping  atomic.Bool
@@ -53,7 +58,8 @@ func NewReceiver(conn *net.UDPConn, cfg ReceiverConfig) (*Receiver, error) {
 		src = "kernel"
 	}
 	return &Receiver{
-		cfg: cfg, conn: conn, io: io, done: make(chan struct{}),
+		cfg: cfg, conn: conn, io: io, done: make(chan struct{}), sig: NewSigner(cfg.Key),
+		m:     newMatcher(cfg.Token, cfg.StreamID),
 		stats: stats.NewUDPReceiver(stats.UDPConfig{LateThreshold: cfg.LateThreshold, TimestampSource: src}),
 	}, nil
 }
@@ -87,12 +93,16 @@ func (r *Receiver) account(segs []Segment) {
 	r.mu.Lock()
 	for i := range segs {
 		sg := &segs[i]
-		h, err := Parse(sg.Payload)
-		if err != nil || h.Token != r.cfg.Token || h.StreamID != r.cfg.StreamID {
+		seq, sentNs, ok := r.m.match(sg.Payload)
+		if !ok {
 			r.foreign.Add(1)
 			continue
 		}
-		r.stats.Add(stats.Arrival{Seq: h.Seq, SentNs: h.SentNs, RecvNs: sg.RecvNs, SharedRecvTime: sg.Shared})
+		if r.sig != nil && !r.sig.Verify(sg.Payload) {
+			r.forged.Add(1)
+			continue
+		}
+		r.stats.Add(stats.Arrival{Seq: seq, SentNs: sentNs, RecvNs: sg.RecvNs, SharedRecvTime: sg.Shared})
 		if r.arr != nil {
 			r.arr.add(sg.RecvNs, sg.Shared)
 		}
@@ -126,6 +136,11 @@ func (r *Receiver) Bytes() int64 { return r.bytes.Load() }
 
 // Foreign counts datagrams dropped for an unknown token or stream.
 func (r *Receiver) Foreign() int64 { return r.foreign.Load() }
+
+// Forged counts datagrams that named this stream but carried no valid
+// MAC, with authentication on: someone who saw the token on the wire, not
+// the sender. They are in no other count.
+func (r *Receiver) Forged() int64 { return r.forged.Load() }
 
 // LastByte is when the last datagram arrived, since the epoch.
 func (r *Receiver) LastByte() time.Duration { return time.Duration(r.lastNano.Load()) }

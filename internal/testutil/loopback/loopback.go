@@ -34,22 +34,22 @@ func FreePort(t testing.TB) int {
 // when the test ends.
 func UDPPair(t testing.TB) (a, b *net.UDPConn) {
 	t.Helper()
-	var addrs [2]*net.UDPAddr
-	for i := range addrs {
-		c, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		addrs[i] = c.LocalAddr().(*net.UDPAddr)
-		_ = c.Close()
-	}
-	a, err := net.DialUDP("udp", addrs[0], addrs[1])
+	// Hold a's port while b takes its own, so that the kernel can't hand
+	// out the same port twice; then connect a to b from the port it held.
+	l, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err = net.DialUDP("udp", addrs[1], addrs[0])
+	aAddr := l.LocalAddr().(*net.UDPAddr)
+	b, err = net.DialUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)}, aAddr)
 	if err != nil {
-		_ = a.Close()
+		_ = l.Close()
+		t.Fatal(err)
+	}
+	_ = l.Close()
+	a, err = net.DialUDP("udp", aAddr, b.LocalAddr().(*net.UDPAddr))
+	if err != nil {
+		_ = b.Close()
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = a.Close(); _ = b.Close() })
