@@ -59,8 +59,11 @@ func TestSenderHoldsRate(t *testing.T) {
 	}
 	t.Logf("in %v: schedule %+v, spacing %+v", el, *sch, *s.Spacing())
 	due := int64(el.Seconds()*5000) + 1
-	if got := s.Sent() + sch.WrittenOff; got > due+rule.Cap || got < due-rule.MaxDebt-rule.Cap {
-		t.Errorf("sent %d + written off %d for %d due", s.Sent(), sch.WrittenOff, due)
+	// Never ahead of the schedule. (How far behind it ends depends on
+	// when the thread last ran before Stop: the exact catch-up and
+	// write-off rule is pace's TestRateRule, on an injected clock.)
+	if got := s.Sent() + sch.WrittenOff; got > due+rule.Cap {
+		t.Errorf("sent %d + written off %d for %d due: ahead of the schedule", s.Sent(), sch.WrittenOff, due)
 	}
 	held := sch.SentBps >= 0.99*sch.RequestedBps
 	if held != (sch.Limit == "") {
