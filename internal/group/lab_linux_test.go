@@ -125,7 +125,7 @@ func TestLabGroup(t *testing.T) {
 			// less than three access links: on a 2-core machine the lab's
 			// user-space router, three senders and three receivers share
 			// two CPUs, and the router (which lost nothing) is the limit.
-			if total >= 0.75*3*want && most <= 1.05*least {
+			if total >= 0.75*3*want && most <= 1.15*least {
 				t.Skipf("NOT JUDGED, the lab's router carried %.0f Mbit/s in all, under three access links' %.0f: %s",
 					total/1e6, 3*want/1e6, strings.Join(missed, "; "))
 			}
@@ -177,9 +177,9 @@ func TestLabGroup(t *testing.T) {
 			}
 		}
 		// Started at one instant and run for one length, the pairs share
-		// the path alike.
-		if most > 1.05*least {
-			t.Errorf("pairs' goodput from %.1f to %.1f Mbit/s: more than 5%% apart", least/1e6, most/1e6)
+		// the path alike, as far as TCP flows through one queue do.
+		if most > 1.15*least {
+			t.Errorf("pairs' goodput from %.1f to %.1f Mbit/s: more than 15%% apart", least/1e6, most/1e6)
 		}
 		if rep.Skew.Seconds >= 0.005 {
 			t.Errorf("start skew %.3f ms, want under 5 ms", rep.Skew.Seconds*1e3)
