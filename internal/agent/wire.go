@@ -241,15 +241,7 @@ func ReadFrame(r io.Reader, admit func(Type) error) (Frame, error) {
 
 // Decode unmarshals the body into v, refusing shapes that would decode to
 // far more memory than their size (proto.CheckShape).
-func (f Frame) Decode(v any) error {
-	if err := proto.CheckShape(f.Body); err != nil {
-		return fmt.Errorf("decoding %v: %w", f.Type, err)
-	}
-	if err := json.Unmarshal(f.Body, v); err != nil {
-		return fmt.Errorf("decoding %v: %w", f.Type, err)
-	}
-	return nil
-}
+func (f Frame) Decode(v any) error { return proto.DecodeBody(f.Type, f.Body, v) }
 
 func noEOF(err error) error {
 	if err == io.EOF {

@@ -180,12 +180,17 @@ func readBody(r io.Reader, n int) ([]byte, error) {
 // Decode unmarshals a frame's body into v, which must match its type. A
 // body whose shape could decode to far more memory than its size (deep
 // nesting, huge arrays of empty objects) is refused before it is decoded.
-func (f Frame) Decode(v any) error {
-	if err := CheckShape(f.Body); err != nil {
-		return fmt.Errorf("decoding %v: %w", f.Type, err)
+func (f Frame) Decode(v any) error { return DecodeBody(f.Type, f.Body, v) }
+
+// DecodeBody is Decode for any framing whose bodies are JSON (the agent's
+// too): the shape is bounded before the body is decoded. what names the
+// frame in errors.
+func DecodeBody(what fmt.Stringer, body []byte, v any) error {
+	if err := CheckShape(body); err != nil {
+		return fmt.Errorf("decoding %v: %w", what, err)
 	}
-	if err := json.Unmarshal(f.Body, v); err != nil {
-		return fmt.Errorf("decoding %v: %w", f.Type, err)
+	if err := json.Unmarshal(body, v); err != nil {
+		return fmt.Errorf("decoding %v: %w", what, err)
 	}
 	return nil
 }
