@@ -2,6 +2,7 @@
 GO       ?= go
 FUZZTIME ?= 30s
 BIN      ?= wireperf
+BUILDDIR ?= build
 
 .PHONY: all build test vet cross bench fuzz selftest clean man completions
 
@@ -18,9 +19,21 @@ vet:
 # race detector, which would slow the router and the measured stacks
 # alike (they skip their timing checks under -race; the lab package runs
 # only here).
+#
+# The server's soak (bench/soak.sh, SOAK_SECS long) runs beside the race
+# pass: it checks that the server's memory, descriptors and goroutines
+# stay flat under normal, failing and hostile clients, which load does
+# not change, and it must be over before the timed pass starts.
 TIMED_PKGS := ./internal/lab ./internal/rr ./internal/udpmon ./internal/group
+SOAK_SECS  ?= 120
 test:
-	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v '/internal/lab$$')
+	@mkdir -p $(BUILDDIR)
+	$(GO) build -o $(BUILDDIR)/wireperf-soak ./cmd/wireperf
+	@echo "soak: bench/soak.sh for $(SOAK_SECS) s beside the race pass"
+	@bash bench/soak.sh $(BUILDDIR)/wireperf-soak $(SOAK_SECS) 30 >$(BUILDDIR)/soak.log 2>&1 & soak=$$!; \
+	rc=0; $(GO) test -race -count=1 $$($(GO) list ./... | grep -v '/internal/lab$$') || rc=$$?; \
+	if wait $$soak; then echo "== soak: flat"; else echo "== soak: FAILED"; rc=1; fi; \
+	cat $(BUILDDIR)/soak.log; exit $$rc
 	$(GO) test -count=1 -p 1 $(TIMED_PKGS)
 
 cross:
@@ -33,7 +46,6 @@ selftest:
 # Man pages and shell completions, generated from the command definitions
 # into $(BUILDDIR) (not committed). The pages carry the last commit's date,
 # so they change only when the code does.
-BUILDDIR ?= build
 man: build
 	SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct 2>/dev/null || date +%s) ./$(BIN) man $(BUILDDIR)/man
 

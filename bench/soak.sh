@@ -20,7 +20,7 @@ set -euo pipefail
 WP=${1:-./wireperf}
 SECS=${2:-120}
 WARM=${3:-30}
-PORT=15311
+PORT=${SOAK_PORT:-15311}
 . "$(dirname "$0")/lib.sh"
 
 DIR=$(mktemp -d)
