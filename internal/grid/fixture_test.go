@@ -63,7 +63,7 @@ func meshGrid() (Grid, map[halfKey]Colour) {
 		{Green, func(c Cell) (Cell, bool) { c.At = now.Add(-29 * time.Minute); return c, true }},
 		{Grey, func(c Cell) (Cell, bool) { c.At = now.Add(-31 * time.Minute); return c, true }},
 	}
-	i := 0
+	i, j := 0, 0
 	for _, src := range g.Hosts {
 		for _, dst := range g.Hosts {
 			if src == dst {
@@ -83,7 +83,8 @@ func meshGrid() (Grid, map[halfKey]Colour) {
 				}
 				want[halfKey{src, dst, "tcp", dir}] = tc.colour
 			}
-			uc := udpCases[i%len(udpCases)]
+			uc := udpCases[j%len(udpCases)]
+			j++
 			c := Cell{Src: src, Dst: dst, Test: "latency", State: "finished", At: now.Add(-3 * time.Minute), GoodputBps: math.NaN(),
 				RTTp50: 4 * time.Millisecond, RTTp99: 6 * time.Millisecond, LastSuccess: now.Add(-3 * time.Minute)}
 			c, _ = uc.cell(c)
@@ -112,8 +113,12 @@ func history(src, dst, test string, seed int) History {
 			continue
 		}
 		for _, dir := range []Direction{Forward, Reverse} {
-			p := Point{At: at, Direction: dir, State: "finished", GoodputBps: 900e6 + 60e6*wave - float64(len(dir))*10e6, LostPercent: math.NaN(),
-				RTTp50: 11 * time.Millisecond, RTTp99: 14 * time.Millisecond}
+			p := Point{At: at, Direction: dir, State: "finished", GoodputBps: 900e6 + 60e6*wave, LostPercent: math.NaN(),
+				RTTp50: 11 * time.Millisecond, RTTp99: time.Duration(14e6 + 1e6*wave)}
+			if dir == Reverse {
+				p.GoodputBps = 850e6 - 40e6*wave
+				p.RTTp50, p.RTTp99 = 12*time.Millisecond, time.Duration(16e6+2e6*wave)
+			}
 			if k == 17 && dir == Forward {
 				p = Point{At: at, Direction: dir, State: "failed", Reason: "connection refused", GoodputBps: math.NaN(), LostPercent: math.NaN()}
 			}

@@ -298,7 +298,7 @@ func legend(t Test) string {
 }
 
 // shortLabel is what a half-cell says in its box: the goodput, else the
-// RTT, else the state.
+// RTT p99 and loss, or the state of a run that did not finish.
 func shortLabel(c Cell, v Verdict) string {
 	switch {
 	case c.At.IsZero():
@@ -307,12 +307,19 @@ func shortLabel(c Cell, v Verdict) string {
 		return c.State
 	case measured(c.GoodputBps):
 		return compactRate(c.GoodputBps)
-	case c.RTTp99 > 0:
-		return ms(c.RTTp99)
-	case measured(c.LostPercent):
-		return percent(c.LostPercent)
 	}
-	return string(v.Colour)
+	// A latency test: its RTT, and its loss when there was any.
+	var parts []string
+	if c.RTTp99 > 0 {
+		parts = append(parts, ms(c.RTTp99))
+	}
+	if measured(c.LostPercent) && (c.LostPercent > 0 || len(parts) == 0) {
+		parts = append(parts, percent(c.LostPercent)+" loss")
+	}
+	if len(parts) == 0 {
+		return string(v.Colour)
+	}
+	return strings.Join(parts, " ")
 }
 
 // compactRate fits a rate in a cell: "941M", "9.4G".

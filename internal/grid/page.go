@@ -10,6 +10,7 @@ const pageHTML = `<!DOCTYPE html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 {{with .RefreshSeconds}}<meta http-equiv="refresh" content="{{.}}">{{end}}
 <title>{{.Title}}</title>
+<link rel="icon" href="data:,">
 <style>{{.UPlotCSS}}</style>
 <style>
 body { font-family: system-ui, sans-serif; margin: 1.2em auto; max-width: 1200px; padding: 0 1em; color: #222; }
@@ -20,10 +21,10 @@ code { background: #f3f3f3; padding: 0 .25em; }
 table.grid { border-collapse: collapse; margin: .6em 0 1em; }
 table.grid th { background: #f3f3f3; border: 1px solid #ccc; padding: .3em .6em; font-weight: 600; }
 table.grid th.corner { font-weight: normal; color: #555; font-size: .8em; }
-table.grid td { border: 1px solid #ccc; padding: 2px; width: 7.5em; height: 3.2em; vertical-align: middle; }
+table.grid td { border: 1px solid #ccc; padding: 2px; min-width: 7.5em; height: 3.2em; vertical-align: middle; }
 table.grid td.self { background: repeating-linear-gradient(45deg, #fafafa, #fafafa 4px, #eee 4px, #eee 8px); }
 .half { display: block; width: 100%; border: 0; margin: 1px 0; padding: .2em .3em; font: inherit; font-size: .85em;
-  font-variant-numeric: tabular-nums; text-align: left; cursor: pointer; border-radius: 2px; }
+  font-variant-numeric: tabular-nums; text-align: left; white-space: nowrap; cursor: pointer; border-radius: 2px; }
 .oneway .half { padding: .75em .3em; }
 .half:focus-visible { outline: 2px solid #1f4fa0; outline-offset: 1px; }
 .green { background: #2f9e44; color: #fff; }
@@ -71,6 +72,7 @@ footer { margin-top: 2em; }
   var panel = document.getElementById("history"), chartsEl = document.getElementById("history-charts");
   var fmt = function (v) { return v == null ? "—" : (Math.abs(v) >= 100 ? v.toFixed(0) : +v.toPrecision(4)).toString(); };
   var utc = function (ts) { return uPlot.tzDate(new Date(ts * 1e3), "Etc/UTC"); };
+  var hhmm = uPlot.fmtDate("{HH}:{mm}"), stamp = uPlot.fmtDate("{YYYY}-{MM}-{DD} {HH}:{mm}");
   window.wireperfCharts = [];
   function show(id) {
     var h = histories[id];
@@ -88,13 +90,13 @@ footer { margin-top: 2em; }
         var el = document.createElement("div");
         el.className = "chart";
         chartsEl.appendChild(el);
-        var series = [{ label: "time (UTC)" }];
+        var series = [{ label: "time (UTC)", value: function (u, v) { return v == null ? "—" : stamp(utc(v)); } }];
         c.names.forEach(function (n, i) {
           series.push({ label: n, stroke: colours[i % colours.length], width: 2, spanGaps: true,
             points: { show: true, size: 5 }, value: function (u, v) { return fmt(v); } });
         });
         var u = new uPlot({ title: c.title + " (" + c.unit + ")", width: width, height: 220, tzDate: utc,
-          axes: [{}, { label: c.unit, size: 60 }], series: series }, [h.x].concat(c.series), el);
+          axes: [{ values: function (u, vals) { return vals.map(function (v) { return hhmm(utc(v)); }); } }, { label: c.unit, size: 60 }], series: series }, [h.x].concat(c.series), el);
         window.wireperfCharts.push(u);
       });
       h.events.forEach(function (e) {
