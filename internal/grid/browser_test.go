@@ -5,22 +5,15 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
-	cdplog "github.com/chromedp/cdproto/log"
-	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
-)
 
-const chromiumPath = "/usr/bin/chromium"
+	"github.com/wireperf/wireperf/internal/testutil/chromium"
+)
 
 // The page's palette as the browser computes it.
 var computed = map[Colour]string{
@@ -36,76 +29,15 @@ var computed = map[Colour]string{
 // no request beyond the page. The screenshot goes to the test's temp dir
 // and, when WIREPERF_GRID_SCREENSHOT names a file, there too.
 func TestGridInChromium(t *testing.T) {
-	if _, err := os.Stat(chromiumPath); err != nil {
-		t.Skipf("chromium is not installed at %s (apt-get install chromium): the browser test needs it", chromiumPath)
-	}
 	g, want := meshGrid()
 	mux := http.NewServeMux()
 	mux.Handle("GET /grid", Handler(func(context.Context) (Grid, error) { return g, nil }))
 	srv := httptest.NewServer(mux)
-	defer srv.Close()
-
-	var mu sync.Mutex
-	var problems []string
-	requests := 0
-	add := func(s string) {
-		mu.Lock()
-		problems = append(problems, s)
-		mu.Unlock()
-	}
-	listener := func(ev any) {
-		switch ev := ev.(type) {
-		case *runtime.EventConsoleAPICalled:
-			if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeAssert || ev.Type == runtime.ConsoleAPICalledTypeWarning {
-				var args []string
-				for _, a := range ev.Args {
-					args = append(args, fmt.Sprint(a.Value)+a.Description)
-				}
-				add("console " + string(ev.Type) + ": " + strings.Join(args, " "))
-			}
-		case *runtime.EventExceptionThrown:
-			add(fmt.Sprintf("exception: %s at %d:%d", ev.ExceptionDetails.Text, ev.ExceptionDetails.LineNumber, ev.ExceptionDetails.ColumnNumber))
-		case *cdplog.EventEntryAdded:
-			if ev.Entry.Level == cdplog.EntryLevelError || ev.Entry.Level == cdplog.EntryLevelWarning {
-				add("log " + string(ev.Entry.Level) + ": " + ev.Entry.Text + " " + ev.Entry.URL)
-			}
-		case *network.EventRequestWillBeSent:
-			mu.Lock()
-			requests++
-			mu.Unlock()
-			if u := ev.Request.URL; u != srv.URL+"/grid" && !strings.HasPrefix(u, "data:") {
-				add("request to " + u)
-			}
-		}
-	}
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chromiumPath),
-		chromedp.Flag("headless", true),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("hide-scrollbars", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1000, 800),
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	bctx, cancel := chromedp.NewContext(actx, chromedp.WithListener(listener))
-	defer cancel()
-	// The first call starts the browser, on a context without a deadline.
-	if _, err := chromedp.Call(bctx, network.Enable, network.EnableParams{}); err != nil {
-		t.Fatalf("chromium: %v", err)
-	}
-	ctx, cancelTime := context.WithTimeout(bctx, 90*time.Second)
-	defer cancelTime()
-	if _, err := chromedp.Call(ctx, cdplog.Enable, cdp.Empty{}); err != nil {
-		t.Fatal(err)
-	}
+	t.Cleanup(srv.Close) // after the browser's cleanup has closed its connections
+	b := chromium.Start(t, 1000, 800, 90*time.Second, func(u string) bool {
+		return u == srv.URL+"/grid" || strings.HasPrefix(u, "data:")
+	})
+	ctx := b.Ctx
 	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/grid"), chromedp.WaitReady("body")); err != nil {
 		t.Fatalf("chromium: %v", err)
 	}
@@ -203,16 +135,7 @@ func TestGridInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	shotPath := filepath.Join(t.TempDir(), "grid.png")
-	if err := os.WriteFile(shotPath, shot, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("screenshot: %s (%d bytes)", shotPath, len(shot))
-	if out := os.Getenv("WIREPERF_GRID_SCREENSHOT"); out != "" {
-		if err := os.WriteFile(out, shot, 0o644); err != nil {
-			t.Error(err)
-		}
-	}
+	chromium.SaveScreenshot(t, shot, "grid.png", "WIREPERF_GRID_SCREENSHOT")
 
 	// Without JavaScript the cells, their colours and hover text remain.
 	ctx2, cancel2 := chromedp.NewContext(ctx)
@@ -236,12 +159,5 @@ func TestGridInChromium(t *testing.T) {
 		}
 	}
 
-	mu.Lock()
-	defer mu.Unlock()
-	if requests == 0 {
-		t.Error("no network request heard, not even the page's own")
-	}
-	for _, p := range problems {
-		t.Error(p)
-	}
+	b.Check(t)
 }
