@@ -37,7 +37,8 @@ const (
 // Grid is everything the page shows.
 type Grid struct {
 	Title string
-	// Generated is the time the cells are judged at: now.
+	// Generated is the time the cells are judged at: now. Handler sets
+	// it to the request's time when load leaves it zero.
 	Generated time.Time
 	// Refresh, when set, reloads the page this often.
 	Refresh time.Duration
@@ -109,8 +110,8 @@ type Point struct {
 	RTTp99        time.Duration
 }
 
-// Handler serves the page, built by load on every request. A load that
-// fails is a 500 with the error's one line, logged.
+// Handler serves the page, built by load on every request (GET or HEAD).
+// A load that fails is a 500 with the error's one line, logged.
 func Handler(load func(ctx context.Context) (Grid, error)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -121,6 +122,9 @@ func Handler(load func(ctx context.Context) (Grid, error)) http.Handler {
 		g, err := load(r.Context())
 		var b bytes.Buffer
 		if err == nil {
+			if g.Generated.IsZero() {
+				g.Generated = time.Now()
+			}
 			err = Render(&b, g)
 		}
 		if err != nil {

@@ -244,6 +244,13 @@ func TestHandler(t *testing.T) {
 	if resp, _ := get("POST"); resp.StatusCode != http.StatusMethodNotAllowed {
 		t.Errorf("POST: %d, want 405", resp.StatusCode)
 	}
+	// Without a time of its own, the grid is judged at the request's: a
+	// run three hours old of a test every half hour is grey.
+	g = Grid{Hosts: []string{"a", "b"}, Tests: []Test{tcpTest},
+		Cells: []Cell{{Src: "a", Dst: "b", Test: "tcp", State: "finished", At: time.Now().Add(-3 * time.Hour), GoodputBps: 941e6}}}
+	if _, body := get("GET"); !strings.Contains(body, `class="half grey" data-dir="forward"`) {
+		t.Error("a grid without its time is not judged at the request's")
+	}
 	fail = true
 	resp, body = get("GET")
 	if resp.StatusCode != 500 || strings.TrimSpace(body) != "grid: archive unreachable" {
