@@ -69,7 +69,8 @@ type Pair struct {
 	LastSuccess time.Time
 }
 
-// SnapshotFunc reads the snapshot; it is called once per scrape.
+// SnapshotFunc reads the snapshot; it is called once per scrape, and by
+// scrapes that overlap at the same time.
 type SnapshotFunc func(ctx context.Context) (Snapshot, error)
 
 // LagBuckets are the schedule lag histogram's upper bounds in seconds:
