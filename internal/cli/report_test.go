@@ -3,28 +3,21 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
-	cdplog "github.com/chromedp/cdproto/log"
-	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"github.com/wireperf/wireperf/internal/archive"
+	"github.com/wireperf/wireperf/internal/testutil/chromium"
 )
-
-const chromiumPath = "/usr/bin/chromium"
 
 // reportCampaign runs a small windows × streams campaign on loopback into
 // a fresh SQLite archive and returns the archive's path.
@@ -155,8 +148,8 @@ func TestReportPageAndBadInput(t *testing.T) {
 // file, every chart drawn from the archive's numbers, and the table and
 // static figures without JavaScript.
 func TestReportInChromium(t *testing.T) {
-	if _, err := os.Stat(chromiumPath); err != nil {
-		t.Skipf("chromium is not installed at %s (apt-get install chromium): the browser test needs it", chromiumPath)
+	if _, err := os.Stat(chromium.Path); err != nil {
+		t.Skipf("chromium is not installed at %s (apt-get install chromium): the browser test needs it", chromium.Path)
 	}
 	db := reportCampaign(t)
 	dir := filepath.Join(t.TempDir(), "report")
@@ -166,66 +159,10 @@ func TestReportInChromium(t *testing.T) {
 	index, _ := filepath.Abs(filepath.Join(dir, "index.html"))
 	url := "file://" + index
 
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chromiumPath),
-		chromedp.Flag("headless", true),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1100, 900),
-	}
-	var mu sync.Mutex
-	var problems []string
-	requests := 0 // seen, so that the listener is known to hear the page
-	add := func(s string) {
-		mu.Lock()
-		problems = append(problems, s)
-		mu.Unlock()
-	}
-	listener := func(ev any) {
-		switch ev := ev.(type) {
-		case *runtime.EventConsoleAPICalled:
-			if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeAssert {
-				var args []string
-				for _, a := range ev.Args {
-					args = append(args, fmt.Sprint(a.Value)+a.Description)
-				}
-				add("console " + string(ev.Type) + ": " + strings.Join(args, " "))
-			}
-		case *runtime.EventExceptionThrown:
-			add(fmt.Sprintf("exception: %s at %d:%d", ev.ExceptionDetails.Text, ev.ExceptionDetails.LineNumber, ev.ExceptionDetails.ColumnNumber))
-		case *cdplog.EventEntryAdded:
-			if ev.Entry.Level == cdplog.EntryLevelError {
-				add("log error: " + ev.Entry.Text + " " + ev.Entry.URL)
-			}
-		case *network.EventRequestWillBeSent:
-			mu.Lock()
-			requests++
-			mu.Unlock()
-			if u := ev.Request.URL; !strings.HasPrefix(u, "file:") && !strings.HasPrefix(u, "data:") {
-				add("request to " + u)
-			}
-		}
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	bctx, cancel := chromedp.NewContext(actx, chromedp.WithListener(listener))
-	defer cancel()
-	// The first call starts the browser, on a context without a deadline.
-	if _, err := chromedp.Call(bctx, network.Enable, network.EnableParams{}); err != nil {
-		t.Fatalf("chromium: %v", err)
-	}
-	ctx, cancelTime := context.WithTimeout(bctx, 90*time.Second)
-	defer cancelTime()
-	if _, err := chromedp.Call(ctx, cdplog.Enable, cdp.Empty{}); err != nil {
-		t.Fatal(err)
-	}
+	b := chromium.Start(t, 1100, 900, 90*time.Second, func(u string) bool {
+		return strings.HasPrefix(u, "file:") || strings.HasPrefix(u, "data:")
+	})
+	ctx := b.Ctx
 
 	type chartState struct {
 		Series int         `json:"series"`
@@ -260,14 +197,7 @@ func TestReportInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	shotPath := filepath.Join(t.TempDir(), "report.png")
-	if err := os.WriteFile(shotPath, shot, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("screenshot: %s (%d bytes)", shotPath, len(shot))
-	if out := os.Getenv("WIREPERF_REPORT_SCREENSHOT"); out != "" {
-		os.WriteFile(out, shot, 0o644)
-	}
+	chromium.SaveScreenshot(t, shot, "report.png", "WIREPERF_REPORT_SCREENSHOT")
 
 	tab := campaignTable(t, db, "grid")
 	// One sweep chart, and one goodput chart per run.
@@ -342,14 +272,7 @@ func TestReportInChromium(t *testing.T) {
 	if noJS.Rows != len(want) || noJS.Images < 3 || noJS.Loaded != noJS.Images || noJS.Canvass != 0 {
 		t.Errorf("without JavaScript: %+v; want %d table rows, every image loaded, no canvas", noJS, len(want))
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if requests == 0 {
-		t.Error("no network request heard, not even the page's own file")
-	}
-	for _, p := range problems {
-		t.Error(p)
-	}
+	b.Check(t)
 }
 
 func mustJSON(v any) string {

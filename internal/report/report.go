@@ -24,6 +24,12 @@ var (
 	uplotLicense string
 )
 
+// UPlot is the embedded uPlot script, stylesheet and licence text, for
+// another self-contained page that draws its charts the way reports do.
+func UPlot() (js template.JS, css template.CSS, license string) {
+	return template.JS(uplotJS), template.CSS(uplotCSS), uplotLicense
+}
+
 // Page is everything one report shows.
 type Page struct {
 	Title     string

@@ -1,0 +1,460 @@
+// Package grid renders the mesh as the page research networks watch: a
+// matrix per test with sources as rows and destinations as columns, each
+// cell split into the forward and the reverse direction and coloured by
+// the test's thresholds. Hovering a cell shows its last values (a title,
+// so it works without JavaScript); clicking it draws the pair's history
+// with the charts reports use. The page is self-contained: it makes no
+// request of its own.
+package grid
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"log/slog"
+	"net/http"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/wireperf/wireperf/internal/report"
+	"github.com/wireperf/wireperf/internal/units"
+)
+
+// Direction is which way a half-cell's data flowed: from the row's host
+// to the column's (Forward), or back in the same run (Reverse).
+type Direction string
+
+const (
+	Forward Direction = "forward"
+	Reverse Direction = "reverse"
+)
+
+// Grid is everything the page shows.
+type Grid struct {
+	Title string
+	// Generated is the time the cells are judged at: now. Handler sets
+	// it to the request's time when load leaves it zero.
+	Generated time.Time
+	// Refresh, when set, reloads the page this often.
+	Refresh time.Duration
+	// Hosts are the mesh's hosts, in the order of rows and columns.
+	Hosts []string
+	// Tests get a matrix each, in this order.
+	Tests []Test
+	// Cells are each pair's last run, one per (Src, Dst, Test, Direction).
+	// A cell whose hosts or test the grid does not name is not shown.
+	Cells []Cell
+	// Histories are the pairs' past runs, drawn when a cell is clicked.
+	Histories []History
+}
+
+// Test is one test of the mesh and how its cells are judged.
+type Test struct {
+	Name string
+	// Command is the test's command line, shown under its name.
+	Command string
+	// Interval is how often the test repeats; staleness counts in it.
+	Interval time.Duration
+	// OneWay tests have no reverse direction: their cells are not split.
+	OneWay     bool
+	Thresholds Thresholds
+}
+
+// Thresholds colour a finished run's values; a zero threshold is not
+// checked. Goodput is bad below its thresholds, loss and RTT above.
+type Thresholds struct {
+	GoodputAmberBps, GoodputRedBps   float64
+	LossAmberPercent, LossRedPercent float64
+	RTTp99Amber, RTTp99Red           time.Duration
+	// StaleIntervals intervals without a result turn a cell grey
+	// (DefaultStaleIntervals when zero).
+	StaleIntervals int
+}
+
+// Cell is the last run of one test from Src to Dst, in one direction. A
+// value not measured is NaN (goodput, loss) or zero (RTT, times).
+type Cell struct {
+	Src, Dst, Test string
+	// Direction is Forward when empty.
+	Direction Direction
+	// State is the run's state: finished, failed, missed or aborted.
+	State, Reason string
+	// At is when the run ran (or was due, for a missed one).
+	At          time.Time
+	GoodputBps  float64
+	LostPercent float64
+	RTTp50      time.Duration
+	RTTp99      time.Duration
+	LastSuccess time.Time
+}
+
+// History is one pair's past runs, both directions, for one test.
+type History struct {
+	Src, Dst, Test string
+	Points         []Point
+}
+
+// Point is one past run in one direction; values as in Cell.
+type Point struct {
+	At            time.Time
+	Direction     Direction
+	State, Reason string
+	GoodputBps    float64
+	LostPercent   float64
+	RTTp50        time.Duration
+	RTTp99        time.Duration
+}
+
+// Handler serves the page, built by load on every request (GET or HEAD).
+// A load that fails is a 500 with the error's one line, logged.
+func Handler(load func(ctx context.Context) (Grid, error)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			http.Error(w, "grid: method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		g, err := load(r.Context())
+		var b bytes.Buffer
+		if err == nil {
+			if g.Generated.IsZero() {
+				g.Generated = time.Now()
+			}
+			err = Render(&b, g)
+		}
+		if err != nil {
+			slog.ErrorContext(r.Context(), "grid page", "err", err)
+			http.Error(w, "grid: "+err.Error(), http.StatusInternalServerError)
+			return
+		}
+		h := w.Header()
+		h.Set("Content-Type", "text/html; charset=utf-8")
+		h.Set("Cache-Control", "no-store")
+		// The page needs nothing but itself; the browser is told so.
+		h.Set("Content-Security-Policy", "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'")
+		h.Set("X-Content-Type-Options", "nosniff")
+		w.Write(b.Bytes())
+	})
+}
+
+// Render writes the page as HTML to w.
+func Render(w io.Writer, g Grid) error {
+	v := view{Title: g.Title, Hosts: g.Hosts}
+	v.UPlotJS, v.UPlotCSS, v.License = report.UPlot()
+	if v.Title == "" {
+		v.Title = "wireperf mesh"
+	}
+	if !g.Generated.IsZero() {
+		v.Generated = fmtTime(g.Generated)
+	}
+	if g.Refresh > 0 {
+		v.RefreshSeconds = int(max(g.Refresh, time.Second) / time.Second)
+	}
+	type cellKey struct {
+		src, dst, test string
+		dir            Direction
+	}
+	cells := make(map[cellKey]Cell, len(g.Cells))
+	for _, c := range g.Cells {
+		if c.Direction == "" {
+			c.Direction = Forward
+		}
+		k := cellKey{c.Src, c.Dst, c.Test, c.Direction}
+		if old, ok := cells[k]; !ok || c.At.After(old.At) {
+			cells[k] = c
+		}
+	}
+	type pairKey struct{ src, dst, test string }
+	histIDs := map[pairKey]int{}
+	var hists []historyJSON
+	for _, h := range g.Histories {
+		k := pairKey{h.Src, h.Dst, h.Test}
+		if _, dup := histIDs[k]; dup || !slices.Contains(g.Hosts, h.Src) || !slices.Contains(g.Hosts, h.Dst) || len(h.Points) == 0 {
+			continue
+		}
+		histIDs[k] = len(hists)
+		hists = append(hists, h.json())
+	}
+	for ti, t := range g.Tests {
+		tv := testView{Test: t, Anchor: fmt.Sprintf("test-%d", ti), Legend: legend(t), Counts: map[Colour]int{}}
+		for _, src := range g.Hosts {
+			row := rowView{Host: src}
+			for _, dst := range g.Hosts {
+				cv := cellView{Src: src, Dst: dst, Self: src == dst, History: -1}
+				if id, ok := histIDs[pairKey{src, dst, t.Name}]; ok {
+					cv.History = id
+				}
+				if !cv.Self {
+					dirs := []Direction{Forward, Reverse}
+					if t.OneWay {
+						dirs = dirs[:1]
+					}
+					for _, d := range dirs {
+						c, ok := cells[cellKey{src, dst, t.Name, d}]
+						if !ok {
+							c = Cell{Src: src, Dst: dst, Test: t.Name, Direction: d}
+						}
+						verdict := Judge(c, t, g.Generated)
+						tv.Counts[verdict.Colour]++
+						cv.Halves = append(cv.Halves, halfView{Direction: d, Colour: verdict.Colour,
+							Label: shortLabel(c, verdict), Title: tooltip(c, t, verdict)})
+					}
+				}
+				row.Cells = append(row.Cells, cv)
+			}
+			tv.Rows = append(tv.Rows, row)
+		}
+		for _, col := range []Colour{Green, Amber, Red, Grey} {
+			if n := tv.Counts[col]; n > 0 {
+				tv.Summary = append(tv.Summary, fmt.Sprintf("%d %s", n, col))
+			}
+		}
+		v.Tests = append(v.Tests, tv)
+	}
+	if hists == nil {
+		hists = []historyJSON{}
+	}
+	// json.Marshal escapes <, > and &, so the data cannot close its script.
+	b, err := json.Marshal(hists)
+	if err != nil {
+		return err
+	}
+	v.Histories = template.JS(b)
+	return page.Execute(w, v)
+}
+
+type view struct {
+	Title, Generated string
+	RefreshSeconds   int
+	Hosts            []string
+	Tests            []testView
+	Histories        template.JS
+	UPlotJS          template.JS
+	UPlotCSS         template.CSS
+	License          string
+}
+
+type testView struct {
+	Test
+	Anchor  string
+	Legend  string
+	Rows    []rowView
+	Counts  map[Colour]int
+	Summary []string
+}
+
+type rowView struct {
+	Host  string
+	Cells []cellView
+}
+
+type cellView struct {
+	Src, Dst string
+	Self     bool
+	History  int
+	Halves   []halfView
+}
+
+type halfView struct {
+	Direction Direction
+	Colour    Colour
+	Label     string
+	Title     string
+}
+
+// legend says the test's thresholds in words.
+func legend(t Test) string {
+	th := t.Thresholds
+	var parts []string
+	pair := func(what, dir, amber, red string) {
+		switch {
+		case amber != "" && red != "":
+			parts = append(parts, fmt.Sprintf("%s amber %s %s, red %s %s", what, dir, amber, dir, red))
+		case amber != "":
+			parts = append(parts, fmt.Sprintf("%s amber %s %s", what, dir, amber))
+		case red != "":
+			parts = append(parts, fmt.Sprintf("%s red %s %s", what, dir, red))
+		}
+	}
+	str := func(ok bool, s string) string {
+		if ok {
+			return s
+		}
+		return ""
+	}
+	pair("goodput", "below", str(th.GoodputAmberBps > 0, rate(th.GoodputAmberBps)), str(th.GoodputRedBps > 0, rate(th.GoodputRedBps)))
+	pair("loss", "above", str(th.LossAmberPercent > 0, percent(th.LossAmberPercent)), str(th.LossRedPercent > 0, percent(th.LossRedPercent)))
+	pair("RTT p99", "above", str(th.RTTp99Amber > 0, ms(th.RTTp99Amber)), str(th.RTTp99Red > 0, ms(th.RTTp99Red)))
+	parts = append(parts, "a failed run red, a missed or aborted one amber")
+	if t.Interval > 0 {
+		stale := th.StaleIntervals
+		if stale <= 0 {
+			stale = DefaultStaleIntervals
+		}
+		parts = append(parts, fmt.Sprintf("grey after %d intervals of %s without a result", stale, units.DurationString(t.Interval)))
+	}
+	return strings.Join(parts, "; ") + "."
+}
+
+// shortLabel is what a half-cell says in its box: the goodput, else the
+// RTT p99 and loss, or the state of a run that did not finish.
+func shortLabel(c Cell, v Verdict) string {
+	switch {
+	case c.At.IsZero():
+		return "–"
+	case c.State != "finished":
+		return c.State
+	case measured(c.GoodputBps):
+		return compactRate(c.GoodputBps)
+	}
+	// A latency test: its RTT, and its loss when there was any.
+	var parts []string
+	if c.RTTp99 > 0 {
+		parts = append(parts, ms(c.RTTp99))
+	}
+	if measured(c.LostPercent) && (c.LostPercent > 0 || len(parts) == 0) {
+		parts = append(parts, percent(c.LostPercent)+" loss")
+	}
+	if len(parts) == 0 {
+		return string(v.Colour)
+	}
+	return strings.Join(parts, " ")
+}
+
+// compactRate fits a rate in a cell: "941M", "9.4G".
+func compactRate(bps float64) string {
+	s := rate(bps) // "941 Mbits/sec"
+	num, unit, _ := strings.Cut(s, " ")
+	if p := strings.TrimSuffix(unit, "bits/sec"); p != unit {
+		return num + p
+	}
+	return s
+}
+
+// tooltip is a half-cell's last values, one per line.
+func tooltip(c Cell, t Test, v Verdict) string {
+	arrow := "→"
+	if c.Direction == Reverse {
+		arrow = "←"
+	}
+	lines := []string{fmt.Sprintf("%s %s %s, %s (%s)", c.Src, arrow, c.Dst, t.Name, c.Direction),
+		string(v.Colour) + ": " + strings.Join(v.Reasons, "; ")}
+	if !c.At.IsZero() {
+		l := "last run " + fmtTime(c.At) + ": " + orUnknown(c.State)
+		if c.Reason != "" {
+			l += " (" + c.Reason + ")"
+		}
+		lines = append(lines, l)
+	}
+	if measured(c.GoodputBps) {
+		lines = append(lines, "goodput "+rate(c.GoodputBps))
+	}
+	if measured(c.LostPercent) {
+		lines = append(lines, "loss "+percent(c.LostPercent))
+	}
+	if c.RTTp50 > 0 || c.RTTp99 > 0 {
+		lines = append(lines, fmt.Sprintf("RTT p50 %s, p99 %s", ms(c.RTTp50), ms(c.RTTp99)))
+	}
+	if !c.LastSuccess.IsZero() {
+		lines = append(lines, "last success "+fmtTime(c.LastSuccess))
+	} else if !c.At.IsZero() {
+		lines = append(lines, "no success on record")
+	}
+	return strings.Join(lines, "\n")
+}
+
+func fmtTime(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") }
+
+// historyJSON is a pair's history as the page's script draws it: uPlot's
+// layout, unix seconds first, one array per series, null for no value.
+type historyJSON struct {
+	Title  string      `json:"title"`
+	X      []float64   `json:"x"`
+	Charts []chartJSON `json:"charts"`
+	Events []eventJSON `json:"events"`
+}
+
+type chartJSON struct {
+	Title  string       `json:"title"`
+	Unit   string       `json:"unit"`
+	Names  []string     `json:"names"`
+	Series [][]*float64 `json:"series"`
+}
+
+type eventJSON struct {
+	At    string `json:"at"`
+	Dir   string `json:"dir"`
+	State string `json:"state"`
+	Why   string `json:"why"`
+}
+
+func (h History) json() historyJSON {
+	pts := slices.Clone(h.Points)
+	sort.SliceStable(pts, func(i, j int) bool { return pts[i].At.Before(pts[j].At) })
+	out := historyJSON{Title: fmt.Sprintf("%s ⇄ %s, %s", h.Src, h.Dst, h.Test), Events: []eventJSON{}}
+	index := map[int64]int{}
+	for _, p := range pts {
+		ns := p.At.UnixNano()
+		if _, ok := index[ns]; !ok {
+			index[ns] = len(out.X)
+			out.X = append(out.X, float64(ns)/1e9)
+		}
+		if p.State != "" && p.State != "finished" {
+			out.Events = append(out.Events, eventJSON{At: fmtTime(p.At), Dir: string(dirOr(p.Direction)), State: p.State, Why: p.Reason})
+		}
+	}
+	type metric struct {
+		name string
+		get  func(Point) (float64, bool)
+	}
+	charts := []struct {
+		title, unit string
+		metrics     []metric
+	}{
+		{"Goodput", "Mbit/s", []metric{{"goodput", func(p Point) (float64, bool) { return p.GoodputBps / 1e6, measured(p.GoodputBps) }}}},
+		{"Round-trip time", "ms", []metric{
+			{"p50", func(p Point) (float64, bool) { return float64(p.RTTp50) / 1e6, p.RTTp50 > 0 }},
+			{"p99", func(p Point) (float64, bool) { return float64(p.RTTp99) / 1e6, p.RTTp99 > 0 }}}},
+		{"Loss", "%", []metric{{"loss", func(p Point) (float64, bool) { return p.LostPercent, measured(p.LostPercent) }}}},
+	}
+	for _, c := range charts {
+		cj := chartJSON{Title: c.title, Unit: c.unit}
+		for _, m := range c.metrics {
+			for _, d := range []Direction{Forward, Reverse} {
+				ys := make([]*float64, len(out.X))
+				some := false
+				for _, p := range pts {
+					if dirOr(p.Direction) != d || (p.State != "" && p.State != "finished") {
+						continue
+					}
+					if y, ok := m.get(p); ok {
+						ys[index[p.At.UnixNano()]] = &y
+						some = true
+					}
+				}
+				if some {
+					cj.Names = append(cj.Names, m.name+" "+string(d))
+					cj.Series = append(cj.Series, ys)
+				}
+			}
+		}
+		if len(cj.Series) > 0 {
+			out.Charts = append(out.Charts, cj)
+		}
+	}
+	return out
+}
+
+func dirOr(d Direction) Direction {
+	if d == "" {
+		return Forward
+	}
+	return d
+}
+
+var page = template.Must(template.New("grid").Parse(pageHTML))

@@ -1,0 +1,124 @@
+package grid
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/wireperf/wireperf/internal/units"
+)
+
+// Colour is a cell's verdict, as research networks' dashboards show it.
+type Colour string
+
+const (
+	Green Colour = "green" // within every threshold
+	Amber Colour = "amber" // past an amber threshold, or the last run did not happen
+	Red   Colour = "red"   // past a red threshold, or the last run failed
+	Grey  Colour = "grey"  // no result recent enough to judge
+)
+
+// DefaultStaleIntervals is how many intervals without a result turn a
+// cell grey when the test does not say.
+const DefaultStaleIntervals = 2
+
+// Verdict is a cell's colour and the reasons for it, worst first.
+type Verdict struct {
+	Colour  Colour
+	Reasons []string
+}
+
+// Judge colours one half-cell: its last run, against its test's
+// thresholds, as of now. A cell with no run, or whose last run is older
+// than the test's stale intervals, is grey; a failed run is red; a missed
+// or aborted one amber; a finished one is judged by its values, the
+// worst threshold winning. A value not measured is not judged.
+func Judge(c Cell, t Test, now time.Time) Verdict {
+	if c.At.IsZero() {
+		return Verdict{Grey, []string{"no result yet"}}
+	}
+	stale := t.Thresholds.StaleIntervals
+	if stale <= 0 {
+		stale = DefaultStaleIntervals
+	}
+	if t.Interval > 0 {
+		if age := now.Sub(c.At); age >= time.Duration(stale)*t.Interval {
+			return Verdict{Grey, []string{fmt.Sprintf("no result for %d intervals of %s (last %s ago)",
+				stale, units.DurationString(t.Interval), units.DurationString(age.Truncate(time.Second)))}}
+		}
+	}
+	withReason := func(s string) string {
+		if c.Reason == "" {
+			return s
+		}
+		return s + ": " + c.Reason
+	}
+	switch c.State {
+	case "finished":
+	case "failed":
+		return Verdict{Red, []string{withReason("last run failed")}}
+	case "missed", "aborted":
+		return Verdict{Amber, []string{withReason("last run " + c.State)}}
+	default:
+		return Verdict{Grey, []string{withReason(fmt.Sprintf("last run %s", orUnknown(c.State)))}}
+	}
+	v := Verdict{Colour: Green}
+	var red, amber []string
+	th := t.Thresholds
+	if measured(c.GoodputBps) {
+		g := rate(c.GoodputBps)
+		switch {
+		case th.GoodputRedBps > 0 && c.GoodputBps < th.GoodputRedBps:
+			red = append(red, fmt.Sprintf("goodput %s below %s", g, rate(th.GoodputRedBps)))
+		case th.GoodputAmberBps > 0 && c.GoodputBps < th.GoodputAmberBps:
+			amber = append(amber, fmt.Sprintf("goodput %s below %s", g, rate(th.GoodputAmberBps)))
+		}
+	}
+	if measured(c.LostPercent) {
+		l := percent(c.LostPercent)
+		switch {
+		case th.LossRedPercent > 0 && c.LostPercent > th.LossRedPercent:
+			red = append(red, fmt.Sprintf("loss %s above %s", l, percent(th.LossRedPercent)))
+		case th.LossAmberPercent > 0 && c.LostPercent > th.LossAmberPercent:
+			amber = append(amber, fmt.Sprintf("loss %s above %s", l, percent(th.LossAmberPercent)))
+		}
+	}
+	if c.RTTp99 > 0 {
+		r := ms(c.RTTp99)
+		switch {
+		case th.RTTp99Red > 0 && c.RTTp99 > th.RTTp99Red:
+			red = append(red, fmt.Sprintf("RTT p99 %s above %s", r, ms(th.RTTp99Red)))
+		case th.RTTp99Amber > 0 && c.RTTp99 > th.RTTp99Amber:
+			amber = append(amber, fmt.Sprintf("RTT p99 %s above %s", r, ms(th.RTTp99Amber)))
+		}
+	}
+	switch {
+	case len(red) > 0:
+		v.Colour = Red
+	case len(amber) > 0:
+		v.Colour = Amber
+	default:
+		return Verdict{Green, []string{"within every threshold"}}
+	}
+	v.Reasons = append(red, amber...)
+	return v
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "in no known state"
+	}
+	return s
+}
+
+func measured(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// rate prints bits per second as iperf does ("941 Mbits/sec").
+func rate(bps float64) string {
+	return strings.TrimSpace(units.FormatRate(bps, units.AdaptiveBits))
+}
+
+func percent(p float64) string { return fmt.Sprintf("%.3g%%", p) }
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.3g ms", float64(d)/float64(time.Millisecond)) }

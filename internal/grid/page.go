@@ -1,0 +1,119 @@
+package grid
+
+// pageHTML is the grid's template. The matrices and their tooltips work
+// without JavaScript; the script at the end only draws a clicked pair's
+// history.
+const pageHTML = `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+{{with .RefreshSeconds}}<meta http-equiv="refresh" content="{{.}}">{{end}}
+<title>{{.Title}}</title>
+<link rel="icon" href="data:,">
+<style>{{.UPlotCSS}}</style>
+<style>
+body { font-family: system-ui, sans-serif; margin: 1.2em auto; max-width: 1200px; padding: 0 1em; color: #222; }
+h1 { font-size: 1.4em; margin-bottom: .2em; } h2 { font-size: 1.15em; margin: 1.4em 0 .2em; }
+.note { color: #555; font-size: .9em; margin: .2em 0; }
+code { background: #f3f3f3; padding: 0 .25em; }
+.legend span { display: inline-block; padding: .1em .6em; margin-right: .4em; border-radius: 3px; font-size: .85em; }
+table.grid { border-collapse: collapse; margin: .6em 0 1em; }
+table.grid th { background: #f3f3f3; border: 1px solid #ccc; padding: .3em .6em; font-weight: 600; }
+table.grid th.corner { font-weight: normal; color: #555; font-size: .8em; }
+table.grid td { border: 1px solid #ccc; padding: 2px; min-width: 7.5em; height: 3.2em; vertical-align: middle; }
+table.grid td.self { background: repeating-linear-gradient(45deg, #fafafa, #fafafa 4px, #eee 4px, #eee 8px); }
+.half { display: block; width: 100%; border: 0; margin: 1px 0; padding: .2em .3em; font: inherit; font-size: .85em;
+  font-variant-numeric: tabular-nums; text-align: left; white-space: nowrap; cursor: pointer; border-radius: 2px; }
+.oneway .half { padding: .75em .3em; }
+.half:focus-visible { outline: 2px solid #1f4fa0; outline-offset: 1px; }
+.green { background: #2f9e44; color: #fff; }
+.amber { background: #f2a900; color: #1a1a1a; }
+.red { background: #d0312d; color: #fff; }
+.grey { background: #b8b8b8; color: #1a1a1a; }
+#history { border: 1px solid #ccc; border-radius: 4px; padding: .6em 1em; margin: 1em 0; background: #fcfcfc; }
+#history[hidden] { display: none; }
+#history .close { float: right; }
+#history .chart { margin: .6em 0; }
+#history ul { font-size: .9em; }
+footer { margin-top: 2em; }
+</style>
+</head>
+<body>
+<h1>{{.Title}}</h1>
+<p class="note">{{with .Generated}}As of {{.}}. {{end}}Sources are rows, destinations columns; in each cell → is the source's data to the destination, ← the data back. Hover a cell for its last values, click it for the pair's history.</p>
+<p class="legend note"><span class="green">green: within thresholds</span><span class="amber">amber: past a warning threshold, or a run missed</span><span class="red">red: past a critical threshold, or a run failed</span><span class="grey">grey: no recent result</span></p>
+<noscript><p class="note">JavaScript is off: the cells and their hover text work; the history charts are not drawn.</p></noscript>
+{{if not .Tests}}<p class="note" id="empty">The mesh has no tests.</p>{{end}}
+{{range .Tests}}
+<section class="test" id="{{.Anchor}}" data-test="{{.Name}}">
+<h2>{{.Name}}</h2>
+{{with .Command}}<p class="note"><code>{{.}}</code></p>{{end}}
+<p class="note">{{.Legend}}{{with .Summary}} Now: {{range $i, $s := .}}{{if $i}}, {{end}}{{$s}}{{end}}.{{end}}</p>
+<table class="grid{{if .OneWay}} oneway{{end}}">
+<tr><th class="corner">source ↓ destination →</th>{{range $.Hosts}}<th scope="col">{{.}}</th>{{end}}</tr>
+{{range .Rows}}<tr><th scope="row">{{.Host}}</th>{{range .Cells}}{{if .Self}}<td class="self"></td>{{else}}<td data-src="{{.Src}}" data-dst="{{.Dst}}">{{$h := .History}}{{range .Halves}}<button type="button" class="half {{.Colour}}" data-dir="{{.Direction}}" data-colour="{{.Colour}}" data-history="{{$h}}" title="{{.Title}}">{{if eq .Direction "reverse"}}←{{else}}→{{end}} {{.Label}}</button>{{end}}</td>{{end}}{{end}}</tr>
+{{end}}</table>
+</section>
+{{end}}
+<section id="history" hidden aria-live="polite">
+<button type="button" class="close">close</button>
+<h2 id="history-title"></h2>
+<p class="note" id="history-note"></p>
+<div id="history-charts"></div>
+<ul id="history-events"></ul>
+</section>
+<footer class="note"><details><summary>Charts are drawn by uPlot (MIT licence)</summary><pre>{{.License}}</pre></details></footer>
+<script>{{.UPlotJS}}</script>
+<script>
+(function () {
+  var histories = {{.Histories}};
+  var colours = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"];
+  var panel = document.getElementById("history"), chartsEl = document.getElementById("history-charts");
+  var fmt = function (v) { return v == null ? "—" : (Math.abs(v) >= 100 ? v.toFixed(0) : +v.toPrecision(4)).toString(); };
+  var utc = function (ts) { return uPlot.tzDate(new Date(ts * 1e3), "Etc/UTC"); };
+  var hhmm = uPlot.fmtDate("{HH}:{mm}"), stamp = uPlot.fmtDate("{YYYY}-{MM}-{DD} {HH}:{mm}");
+  window.wireperfCharts = [];
+  function show(id) {
+    var h = histories[id];
+    window.wireperfCharts.forEach(function (u) { u.destroy(); });
+    window.wireperfCharts = [];
+    chartsEl.textContent = "";
+    var events = document.getElementById("history-events");
+    events.textContent = "";
+    document.getElementById("history-title").textContent = h ? h.title : "No history";
+    document.getElementById("history-note").textContent = h ? h.x.length + " runs; times in UTC. Drag to zoom, double-click to reset." : "No past run of this pair is on record.";
+    panel.hidden = false;
+    if (h) {
+      var width = Math.max(320, Math.min(panel.clientWidth - 40, 1100));
+      h.charts.forEach(function (c) {
+        var el = document.createElement("div");
+        el.className = "chart";
+        chartsEl.appendChild(el);
+        var series = [{ label: "time (UTC)", value: function (u, v) { return v == null ? "—" : stamp(utc(v)); } }];
+        c.names.forEach(function (n, i) {
+          series.push({ label: n, stroke: colours[i % colours.length], width: 2, spanGaps: true,
+            points: { show: true, size: 5 }, value: function (u, v) { return fmt(v); } });
+        });
+        var u = new uPlot({ title: c.title + " (" + c.unit + ")", width: width, height: 220, tzDate: utc,
+          axes: [{ values: function (u, vals) { return vals.map(function (v) { return hhmm(utc(v)); }); } }, { label: c.unit, size: 60 }], series: series }, [h.x].concat(c.series), el);
+        window.wireperfCharts.push(u);
+      });
+      h.events.forEach(function (e) {
+        var li = document.createElement("li");
+        li.textContent = e.at + " " + e.dir + ": " + e.state + (e.why ? " (" + e.why + ")" : "");
+        events.appendChild(li);
+      });
+    }
+    panel.scrollIntoView({ block: "nearest" });
+  }
+  document.addEventListener("click", function (ev) {
+    var b = ev.target.closest && ev.target.closest("button.half");
+    if (b) { show(+b.getAttribute("data-history")); }
+  });
+  panel.querySelector(".close").addEventListener("click", function () { panel.hidden = true; });
+})();
+</script>
+</body>
+</html>
+`

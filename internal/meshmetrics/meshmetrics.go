@@ -1,0 +1,250 @@
+// Package meshmetrics exports the mesh's state to Prometheus: the last
+// values measured on every (source, destination, test), the runs by
+// state, the schedule lag, the queue depth and Go's runtime metrics.
+//
+// The per-pair values, the run counts and the queue depth are read from a
+// snapshot at scrape time, so that the archive stays the one place that
+// holds them and no gauge can go stale when a pair leaves the mesh. Only
+// the schedule lag is observed as it happens, by the worker that starts
+// the runs.
+//
+// Label values are bounded by the mesh: a pair whose source, destination
+// or test the snapshot's mesh does not name, a queue of a host it does not
+// name and a run state outside States are left out of the scrape and
+// counted in wireperf_mesh_snapshot_dropped.
+package meshmetrics
+
+import (
+	"context"
+	"errors"
+	"math"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Direction is which way a pair's data flowed: from the source to the
+// destination (Forward), or back (Reverse, a test run with -R or both ways).
+type Direction string
+
+const (
+	Forward Direction = "forward"
+	Reverse Direction = "reverse"
+)
+
+// States are the run states, in the order a run goes through them.
+var States = []string{"scheduled", "running", "finished", "failed", "missed", "aborted"}
+
+// Snapshot is the mesh as the archive has it at scrape time.
+type Snapshot struct {
+	// Hosts and Tests are the configured mesh: they bound every label.
+	Hosts []string
+	Tests []string
+	// Pairs are the last values of every measured pair.
+	Pairs []Pair
+	// Runs counts the archive's runs by state (keys from States).
+	Runs map[string]int64
+	// QueueDepth counts, per host, the jobs waiting on its queue.
+	QueueDepth map[string]int64
+}
+
+// Pair is the last result of one test from Src to Dst in one direction.
+// A value not measured is NaN (goodput, loss) or zero (RTT, times): it is
+// left out of the scrape rather than shown as zero.
+type Pair struct {
+	Src, Dst, Test string
+	// Direction is Forward when empty.
+	Direction Direction
+	// At is when the values below were measured.
+	At          time.Time
+	GoodputBps  float64
+	LostPercent float64
+	RTTp50      time.Duration
+	RTTp99      time.Duration
+	// LastSuccess is when the pair's last run finished successfully.
+	LastSuccess time.Time
+}
+
+// SnapshotFunc reads the snapshot; it is called once per scrape, and by
+// scrapes that overlap at the same time.
+type SnapshotFunc func(ctx context.Context) (Snapshot, error)
+
+// LagBuckets are the schedule lag histogram's upper bounds in seconds:
+// fine below the 2 s a healthy schedule keeps to, coarse up to the
+// minutes a run may slip.
+var LagBuckets = []float64{0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300, 900}
+
+// DefaultTimeout bounds one snapshot read.
+const DefaultTimeout = 10 * time.Second
+
+// Metrics is the daemon's metrics on a registry of its own.
+type Metrics struct {
+	reg *prometheus.Registry
+	lag prometheus.Histogram
+}
+
+// New registers the mesh collector reading snapshot (with timeout per
+// scrape, DefaultTimeout if zero), the schedule lag histogram and the Go
+// runtime and process collectors on a new registry.
+func New(snapshot SnapshotFunc, timeout time.Duration) *Metrics {
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	m := &Metrics{
+		reg: prometheus.NewRegistry(),
+		lag: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "wireperf_mesh_schedule_lag_seconds",
+			Help:    "How late this host's worker started its runs: actual start minus planned start (an early start counts as 0).",
+			Buckets: LagBuckets,
+		}),
+	}
+	m.reg.MustRegister(
+		&meshCollector{snapshot: snapshot, timeout: timeout},
+		m.lag,
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+	)
+	return m
+}
+
+// ObserveLag records that a run planned for planned started at started.
+func (m *Metrics) ObserveLag(planned, started time.Time) {
+	m.lag.Observe(max(started.Sub(planned), 0).Seconds())
+}
+
+// Registry is the registry the metrics live on, for a caller that adds
+// collectors of its own.
+func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
+
+// Handler serves the metrics in Prometheus's text format (or the format
+// the scraper asks for). A snapshot that fails leaves its metrics out and
+// is reported in the body's place only when nothing else can be served;
+// promhttp_metric_handler_errors_total counts it.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.InstrumentMetricHandler(m.reg,
+		promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError, Registry: m.reg}))
+}
+
+var (
+	pairLabels  = []string{"src", "dst", "test", "direction"}
+	descGoodput = prometheus.NewDesc("wireperf_mesh_goodput_bits_per_second",
+		"Goodput of the pair's last finished run.", pairLabels, nil)
+	descLoss = prometheus.NewDesc("wireperf_mesh_loss_ratio",
+		"Share of datagrams or packets lost in the pair's last finished run (0 to 1).", pairLabels, nil)
+	descRTTp50 = prometheus.NewDesc("wireperf_mesh_rtt_p50_seconds",
+		"Median round-trip time of the pair's last finished run.", pairLabels, nil)
+	descRTTp99 = prometheus.NewDesc("wireperf_mesh_rtt_p99_seconds",
+		"99th percentile round-trip time of the pair's last finished run.", pairLabels, nil)
+	descResultTime = prometheus.NewDesc("wireperf_mesh_result_timestamp_seconds",
+		"Unix time the pair's last values were measured.", pairLabels, nil)
+	descLastSuccess = prometheus.NewDesc("wireperf_mesh_last_success_timestamp_seconds",
+		"Unix time the pair's last successful run finished.", pairLabels, nil)
+	descRuns = prometheus.NewDesc("wireperf_mesh_runs",
+		"Runs in the archive, by state.", []string{"state"}, nil)
+	descQueue = prometheus.NewDesc("wireperf_mesh_queue_depth",
+		"Jobs waiting on a host's queue.", []string{"host"}, nil)
+	descDropped = prometheus.NewDesc("wireperf_mesh_snapshot_dropped",
+		"Entries of the last snapshot left out because the mesh does not name them (kind: pair, state or queue).", []string{"kind"}, nil)
+)
+
+// meshCollector turns one snapshot per scrape into constant metrics.
+type meshCollector struct {
+	snapshot SnapshotFunc
+	timeout  time.Duration
+}
+
+func (c *meshCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descGoodput, descLoss, descRTTp50, descRTTp99, descResultTime, descLastSuccess, descRuns, descQueue, descDropped} {
+		ch <- d
+	}
+}
+
+func (c *meshCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
+	defer cancel()
+	s, err := c.snapshot(ctx)
+	if err != nil {
+		ch <- prometheus.NewInvalidMetric(descRuns, errors.Join(errors.New("mesh snapshot"), err))
+		return
+	}
+	for _, m := range s.metrics() {
+		ch <- m
+	}
+}
+
+// metrics are the snapshot's metrics, with what the mesh does not name
+// left out and counted.
+func (s Snapshot) metrics() []prometheus.Metric {
+	var out []prometheus.Metric
+	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
+		out = append(out, prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...))
+	}
+	var droppedPairs, droppedStates, droppedQueues int
+	// A pair named twice is shown once (the first): two samples with the
+	// same labels would fail the whole scrape.
+	seen := make(map[[4]string]bool, len(s.Pairs))
+	for _, p := range s.Pairs {
+		dir := p.Direction
+		if dir == "" {
+			dir = Forward
+		}
+		key := [4]string{p.Src, p.Dst, p.Test, string(dir)}
+		if !slices.Contains(s.Hosts, p.Src) || !slices.Contains(s.Hosts, p.Dst) || !slices.Contains(s.Tests, p.Test) ||
+			(dir != Forward && dir != Reverse) || seen[key] {
+			droppedPairs++
+			continue
+		}
+		seen[key] = true
+		labels := key[:]
+		if finite(p.GoodputBps) {
+			gauge(descGoodput, p.GoodputBps, labels...)
+		}
+		if finite(p.LostPercent) {
+			gauge(descLoss, p.LostPercent/100, labels...)
+		}
+		if p.RTTp50 > 0 {
+			gauge(descRTTp50, p.RTTp50.Seconds(), labels...)
+		}
+		if p.RTTp99 > 0 {
+			gauge(descRTTp99, p.RTTp99.Seconds(), labels...)
+		}
+		if !p.At.IsZero() {
+			gauge(descResultTime, unixSeconds(p.At), labels...)
+		}
+		if !p.LastSuccess.IsZero() {
+			gauge(descLastSuccess, unixSeconds(p.LastSuccess), labels...)
+		}
+	}
+	// Every state is always shown, 0 when no run is in it, so that a
+	// rate or an alert on it has a series to work on from the start.
+	for _, st := range States {
+		gauge(descRuns, float64(s.Runs[st]), st)
+	}
+	for st := range s.Runs {
+		if !slices.Contains(States, st) {
+			droppedStates++
+		}
+	}
+	for _, h := range s.Hosts {
+		if d, ok := s.QueueDepth[h]; ok {
+			gauge(descQueue, float64(d), h)
+		}
+	}
+	for h := range s.QueueDepth {
+		if !slices.Contains(s.Hosts, h) {
+			droppedQueues++
+		}
+	}
+	gauge(descDropped, float64(droppedPairs), "pair")
+	gauge(descDropped, float64(droppedStates), "state")
+	gauge(descDropped, float64(droppedQueues), "queue")
+	return out
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+func unixSeconds(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }

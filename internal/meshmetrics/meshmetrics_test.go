@@ -1,0 +1,278 @@
+package meshmetrics
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// scrape fetches the handler's page and parses it with Prometheus's own
+// text parser.
+func scrape(t *testing.T, h http.Handler) map[string]*dto.MetricFamily {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d: %s", resp.StatusCode, body)
+	}
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(bytes.NewReader(body))
+	if err != nil {
+		t.Fatalf("the text parser refuses the page: %v\n%s", err, body)
+	}
+	return fams
+}
+
+func labels(m *dto.Metric) map[string]string {
+	out := map[string]string{}
+	for _, l := range m.GetLabel() {
+		out[l.GetName()] = l.GetValue()
+	}
+	return out
+}
+
+// sample finds the family's sample with exactly these labels.
+func sample(fams map[string]*dto.MetricFamily, name string, want map[string]string) (*dto.Metric, bool) {
+	f := fams[name]
+	if f == nil {
+		return nil, false
+	}
+	for _, m := range f.GetMetric() {
+		got := labels(m)
+		if len(got) != len(want) {
+			continue
+		}
+		match := true
+		for k, v := range want {
+			if got[k] != v {
+				match = false
+			}
+		}
+		if match {
+			return m, true
+		}
+	}
+	return nil, false
+}
+
+var base = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+
+// meshSnapshot is three hosts with every ordered pair measured by a TCP
+// test both ways and a UDP test forward, each pair with its own values.
+func meshSnapshot() Snapshot {
+	s := Snapshot{
+		Hosts:      []string{"ams", "fra", "lon"},
+		Tests:      []string{"tcp", "udp"},
+		Runs:       map[string]int64{"finished": 40, "failed": 2, "missed": 1, "running": 3, "scheduled": 12, "paused": 5},
+		QueueDepth: map[string]int64{"ams": 4, "fra": 0, "lon": 7, "gone": 9},
+	}
+	i := 0
+	for _, src := range s.Hosts {
+		for _, dst := range s.Hosts {
+			if src == dst {
+				continue
+			}
+			for _, dir := range []Direction{Forward, Reverse} {
+				i++
+				s.Pairs = append(s.Pairs, Pair{Src: src, Dst: dst, Test: "tcp", Direction: dir,
+					At: base.Add(-time.Duration(i) * time.Minute), GoodputBps: float64(i) * 1e8, LostPercent: math.NaN(),
+					RTTp50: time.Duration(i) * time.Millisecond, RTTp99: time.Duration(3*i) * time.Millisecond,
+					LastSuccess: base.Add(-time.Duration(i) * time.Hour)})
+			}
+			i++
+			s.Pairs = append(s.Pairs, Pair{Src: src, Dst: dst, Test: "udp",
+				At: base.Add(-time.Duration(i) * time.Minute), GoodputBps: float64(i) * 1e6, LostPercent: float64(i) / 10,
+				LastSuccess: base.Add(-time.Duration(i) * time.Hour)})
+		}
+	}
+	// Outside the mesh: a removed host, an unknown test, a bad direction,
+	// and a pair named twice.
+	s.Pairs = append(s.Pairs,
+		Pair{Src: "gone", Dst: "ams", Test: "tcp", GoodputBps: 1},
+		Pair{Src: "ams", Dst: "fra", Test: "old", GoodputBps: 1},
+		Pair{Src: "ams", Dst: "fra", Test: "tcp", Direction: "sideways", GoodputBps: 1},
+		Pair{Src: "ams", Dst: "fra", Test: "tcp", GoodputBps: 1},
+	)
+	return s
+}
+
+func TestEveryPairIsScrapedWithItsValues(t *testing.T) {
+	snap := meshSnapshot()
+	calls := 0
+	m := New(func(ctx context.Context) (Snapshot, error) {
+		calls++
+		if _, ok := ctx.Deadline(); !ok {
+			t.Error("the snapshot is read without a deadline")
+		}
+		return snap, nil
+	}, 0)
+	m.ObserveLag(base, base.Add(300*time.Millisecond))
+	m.ObserveLag(base, base.Add(1500*time.Millisecond))
+	m.ObserveLag(base, base.Add(-time.Second)) // early: counts as 0
+	m.ObserveLag(base, base.Add(4*time.Second))
+	fams := scrape(t, m.Handler())
+	if calls != 1 {
+		t.Errorf("the snapshot was read %d times in one scrape, want 1", calls)
+	}
+
+	// Every metric is documented by its help and typed.
+	types := map[string]dto.MetricType{
+		"wireperf_mesh_goodput_bits_per_second":        dto.MetricType_GAUGE,
+		"wireperf_mesh_loss_ratio":                     dto.MetricType_GAUGE,
+		"wireperf_mesh_rtt_p50_seconds":                dto.MetricType_GAUGE,
+		"wireperf_mesh_rtt_p99_seconds":                dto.MetricType_GAUGE,
+		"wireperf_mesh_result_timestamp_seconds":       dto.MetricType_GAUGE,
+		"wireperf_mesh_last_success_timestamp_seconds": dto.MetricType_GAUGE,
+		"wireperf_mesh_runs":                           dto.MetricType_GAUGE,
+		"wireperf_mesh_queue_depth":                    dto.MetricType_GAUGE,
+		"wireperf_mesh_snapshot_dropped":               dto.MetricType_GAUGE,
+		"wireperf_mesh_schedule_lag_seconds":           dto.MetricType_HISTOGRAM,
+		"go_goroutines":                                dto.MetricType_GAUGE,
+		"go_memstats_heap_alloc_bytes":                 dto.MetricType_GAUGE,
+		"promhttp_metric_handler_requests_total":       dto.MetricType_COUNTER,
+	}
+	if runtime.GOOS == "linux" {
+		types["process_cpu_seconds_total"] = dto.MetricType_COUNTER
+		types["process_resident_memory_bytes"] = dto.MetricType_GAUGE
+	}
+	for name, typ := range types {
+		f := fams[name]
+		if f == nil {
+			t.Errorf("%s is missing", name)
+			continue
+		}
+		if f.GetType() != typ {
+			t.Errorf("%s is a %v, want a %v", name, f.GetType(), typ)
+		}
+		if len(f.GetHelp()) < 15 {
+			t.Errorf("%s has no help worth the name: %q", name, f.GetHelp())
+		}
+	}
+
+	// Every pair, with its own values, and nothing else.
+	value := func(name string, l map[string]string) (float64, bool) {
+		m, ok := sample(fams, name, l)
+		return m.GetGauge().GetValue(), ok
+	}
+	for _, p := range snap.Pairs[:len(snap.Pairs)-4] {
+		dir := p.Direction
+		if dir == "" {
+			dir = Forward
+		}
+		l := map[string]string{"src": p.Src, "dst": p.Dst, "test": p.Test, "direction": string(dir)}
+		check := func(name string, want float64, present bool) {
+			got, ok := value(name, l)
+			switch {
+			case ok != present:
+				t.Errorf("%s%v: present %v, want %v", name, l, ok, present)
+			case ok && math.Abs(got-want) > 1e-9*math.Abs(want):
+				t.Errorf("%s%v = %v, want %v", name, l, got, want)
+			}
+		}
+		check("wireperf_mesh_goodput_bits_per_second", p.GoodputBps, true)
+		check("wireperf_mesh_loss_ratio", p.LostPercent/100, !math.IsNaN(p.LostPercent))
+		check("wireperf_mesh_rtt_p50_seconds", p.RTTp50.Seconds(), p.RTTp50 > 0)
+		check("wireperf_mesh_rtt_p99_seconds", p.RTTp99.Seconds(), p.RTTp99 > 0)
+		check("wireperf_mesh_result_timestamp_seconds", float64(p.At.Unix()), true)
+		check("wireperf_mesh_last_success_timestamp_seconds", float64(p.LastSuccess.Unix()), true)
+	}
+	// 6 ordered pairs × (tcp both ways + udp forward).
+	if n := len(fams["wireperf_mesh_goodput_bits_per_second"].GetMetric()); n != 18 {
+		t.Errorf("%d goodput series, want 18 (every ordered pair of 3 hosts, tcp both ways, udp forward)", n)
+	}
+	if v, _ := value("wireperf_mesh_goodput_bits_per_second", map[string]string{"src": "ams", "dst": "fra", "test": "tcp", "direction": "forward"}); v != 1e8 {
+		t.Errorf("the pair named twice shows %v, want its first values", v)
+	}
+
+	for _, st := range States {
+		got, ok := value("wireperf_mesh_runs", map[string]string{"state": st})
+		if !ok || got != float64(snap.Runs[st]) {
+			t.Errorf("runs in state %s: %v (present %v), want %d", st, got, ok, snap.Runs[st])
+		}
+	}
+	if n := len(fams["wireperf_mesh_runs"].GetMetric()); n != len(States) {
+		t.Errorf("%d run states shown, want %d", n, len(States))
+	}
+	for _, h := range snap.Hosts {
+		if got, ok := value("wireperf_mesh_queue_depth", map[string]string{"host": h}); !ok || got != float64(snap.QueueDepth[h]) {
+			t.Errorf("queue depth of %s: %v, want %d", h, got, snap.QueueDepth[h])
+		}
+	}
+	if _, ok := value("wireperf_mesh_queue_depth", map[string]string{"host": "gone"}); ok {
+		t.Error("a host outside the mesh has a queue depth")
+	}
+	for kind, want := range map[string]float64{"pair": 4, "state": 1, "queue": 1} {
+		if got, _ := value("wireperf_mesh_snapshot_dropped", map[string]string{"kind": kind}); got != want {
+			t.Errorf("dropped %s: %v, want %v", kind, got, want)
+		}
+	}
+
+	h := fams["wireperf_mesh_schedule_lag_seconds"].GetMetric()[0].GetHistogram()
+	if h.GetSampleCount() != 4 || math.Abs(h.GetSampleSum()-5.8) > 1e-9 {
+		t.Errorf("lag histogram: %d samples summing to %v, want 4 summing to 5.8", h.GetSampleCount(), h.GetSampleSum())
+	}
+	for _, b := range h.GetBucket() {
+		want := uint64(0)
+		for _, lag := range []float64{0.3, 1.5, 0, 4} {
+			if lag <= b.GetUpperBound() {
+				want++
+			}
+		}
+		if b.GetCumulativeCount() != want {
+			t.Errorf("lag bucket le=%v holds %d, want %d", b.GetUpperBound(), b.GetCumulativeCount(), want)
+		}
+	}
+}
+
+// A snapshot that fails leaves the mesh out but keeps the rest of the
+// page, and the handler counts the error.
+func TestFailedSnapshot(t *testing.T) {
+	m := New(func(context.Context) (Snapshot, error) { return Snapshot{}, errors.New("archive unreachable") }, time.Second)
+	fams := scrape(t, m.Handler())
+	if fams["wireperf_mesh_runs"] != nil || fams["go_goroutines"] == nil {
+		t.Errorf("after a failed snapshot: runs %v, go_goroutines %v; want none and some", fams["wireperf_mesh_runs"] != nil, fams["go_goroutines"] != nil)
+	}
+	// The error is counted by the scrape after it.
+	fams = scrape(t, m.Handler())
+	got, ok := sample(fams, "promhttp_metric_handler_errors_total", map[string]string{"cause": "gathering"})
+	if !ok || got.GetCounter().GetValue() < 1 {
+		t.Errorf("gathering errors: %v", got)
+	}
+}
+
+// An empty mesh scrapes cleanly: every run state at 0, no pair.
+func TestEmptyMesh(t *testing.T) {
+	m := New(func(context.Context) (Snapshot, error) { return Snapshot{}, nil }, 0)
+	fams := scrape(t, m.Handler())
+	if fams["wireperf_mesh_goodput_bits_per_second"] != nil {
+		t.Error("an empty mesh has goodput series")
+	}
+	for _, st := range States {
+		if got, ok := sample(fams, "wireperf_mesh_runs", map[string]string{"state": st}); !ok || got.GetGauge().GetValue() != 0 {
+			t.Errorf("state %s: %v", st, got)
+		}
+	}
+}
