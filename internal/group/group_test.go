@@ -200,3 +200,69 @@ func TestGroupRefusesAnOffsetKnownTooLoosely(t *testing.T) {
 		t.Fatalf("the receiver saw a test: %+v", st)
 	}
 }
+
+// receiverKey is the agents' key for receivers that require one: another
+// user and key than the controller's, as on real hosts.
+var receiverKey = auth.Credential{User: "agent-a1", Key: []byte("receiver-key-0123456789")}
+
+// keyedPair starts an agent holding cred for receivers and a receiver that
+// requires receiverKey.
+func keyedPair(t *testing.T, cred *auth.Credential) (Pair, agenttest.Server) {
+	t.Helper()
+	ag := agenttest.StartWith(t, agenttest.Options{AgentKeys: agenttest.Keys(), ClientCred: cred})
+	rx := agenttest.StartWith(t, agenttest.Options{Keys: auth.Keys{receiverKey.User: receiverKey.Key}})
+	p, err := NewPair(ag.HostPort(), rx.HostPort(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Spec, err = (Options{Duration: time.Second, Interval: 250 * time.Millisecond, Bitrate: "20m", UDP: true}).Spec(); err != nil {
+		t.Fatal(err)
+	}
+	return p, rx
+}
+
+func TestGroupWithAReceiverThatRequiresAKey(t *testing.T) {
+	p, rx := keyedPair(t, &receiverKey)
+	rep := Run(context.Background(), testConfig([]Pair{p}))
+	if rep.Failed() {
+		t.Fatal(rep.Error)
+	}
+	if got := rep.Pairs[0].Result; got == nil || receivedBps(got) == 0 {
+		t.Fatalf("the pair: %+v", rep.Pairs[0])
+	}
+	if st := rx.Stats(); st.TestsAccepted != 1 || st.AuthFailed != 0 {
+		t.Fatalf("receiver: %+v", st)
+	}
+}
+
+func TestGroupWhoseReceiverRefusesTheAgentsKeyStartsNothing(t *testing.T) {
+	wrong := auth.Credential{User: receiverKey.User, Key: []byte("not-the-receivers-key-0123")}
+	for _, tc := range []struct {
+		name string
+		cred *auth.Credential
+		want string
+	}{
+		{"wrong key", &wrong, "the receiver refused the agent's key"},
+		{"no key", nil, "this agent holds none (wireperf server --agent --client-key-file)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			good, goodRx := loopbackPairs(t, 1, time.Second)
+			bad, badRx := keyedPair(t, tc.cred)
+			pairs := []Pair{good[0], bad}
+			rep := Run(context.Background(), testConfig(pairs))
+			if rep.Started || strings.Contains(rep.Error, "\n") ||
+				!strings.Contains(rep.Error, "group not started: pair "+bad.Name()) || !strings.Contains(rep.Error, tc.want) {
+				t.Fatalf("report error %q", rep.Error)
+			}
+			t.Log(rep.Error)
+			// The healthy pair's receiver had its test prepared; the agent
+			// abandons it unstarted.
+			if st := goodRx[0].Stats(); st.TestsFinished != 0 {
+				t.Fatalf("the healthy pair's receiver ran a test: %+v", st)
+			}
+			if st := badRx.Stats(); st.TestsAccepted != 0 || st.Running != 0 {
+				t.Fatalf("the keyed receiver accepted a test: %+v", st)
+			}
+		})
+	}
+}
