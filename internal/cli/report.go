@@ -202,6 +202,13 @@ func campaignSection(ctx context.Context, store *archive.Store, name, dir string
 			Grid:    tableGrid(t),
 		}
 		addCampaignFigures(&s, t, footer, name, dir)
+		if isUDPMonCampaign(runs) {
+			if in, err := udpmonCampaignOf(runs, name, footer); err == nil {
+				if fig, err := plot.UDPMon(in); err == nil {
+					s.Figures = append(s.Figures, saveReportFigure(fig, dir, name+"-udpmon.svg", in.Title, ""))
+				}
+			}
+		}
 	} else {
 		s.Empty = "This campaign has no finished runs with a summary value to tabulate."
 	}
