@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/advise"
 	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/emit"
 	"github.com/wireperf/wireperf/internal/result"
@@ -43,6 +44,52 @@ func saveRun(ctx context.Context, db string, res *result.Result, runErr error, c
 	// A single run's ID: its start and command line.
 	sum := sha256.Sum256([]byte(rec.Started.UTC().Format(time.RFC3339Nano) + "\x00" + rec.Cmdline))
 	rec.ID = "s" + hex.EncodeToString(sum[:8])
+	store, err := openArchive(ctx, db)
+	if err != nil {
+		return "", err
+	}
+	defer store.Close()
+	return rec.ID, store.PutRun(ctx, rec)
+}
+
+// checkAdviseArchive opens the archive advise --save stores into, and
+// checks the campaign named to hold the report, before any test runs.
+func checkAdviseArchive(ctx context.Context, db, campaign string) error {
+	store, err := openArchive(ctx, db)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	if campaign == "" {
+		return nil
+	}
+	if _, err := store.GetCampaign(ctx, campaign); err != nil {
+		names, _ := store.Campaigns(ctx)
+		return usagef("no campaign %q in %s (campaigns: %s)", campaign, archive.Redact(store.DSN()), listOrNone(names))
+	}
+	return nil
+}
+
+// saveAdvise stores an advise report as a run of its own: its -J
+// document (verdict, evidence, advice and the tests' full results) under
+// archive.FormatAdviseJSON, with the campaign when one is named.
+func saveAdvise(ctx context.Context, db, campaign string, rep *advise.Report, doc []byte, cmdline []string) (string, error) {
+	rec := &archive.Run{Campaign: campaign, Source: archive.SourceAdvise, State: archive.StateFinished,
+		ToolVersion: version.String(), Cmdline: strings.Join(cmdline, " "), Started: rep.StartedAt, Ended: time.Now(),
+		Document: doc, DocumentFormat: archive.FormatAdviseJSON, Axes: map[string]archive.Axis{}, RemoteHost: rep.Target}
+	// The hosts as the tests saw them: this client and the server.
+	if len(rep.Results) > 0 && rep.Results[0] != nil {
+		r := rep.Results[0]
+		rec.LocalHost, rec.LocalKernel = r.Local.Host.Hostname, r.Local.Host.System
+		if r.Remote.Host.Hostname != "" {
+			rec.RemoteHost, rec.RemoteKernel = r.Remote.Host.Hostname, r.Remote.Host.System
+		}
+	}
+	if rec.Started.IsZero() {
+		rec.Started = rec.Ended
+	}
+	sum := sha256.Sum256([]byte(rec.Started.UTC().Format(time.RFC3339Nano) + "\x00" + rec.Cmdline + "\x00" + campaign))
+	rec.ID = "a" + hex.EncodeToString(sum[:8])
 	store, err := openArchive(ctx, db)
 	if err != nil {
 		return "", err

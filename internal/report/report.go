@@ -41,8 +41,11 @@ type Section struct {
 	SpecFormat string
 	Created    time.Time
 	// Empty, when set, is said instead of table, figures and runs.
-	Empty   string
-	Hosts   []Host
+	Empty string
+	// Verdicts are those of the advise reports stored with the section's
+	// runs (wireperf advise --save), one line each.
+	Verdicts []string
+	Hosts    []Host
 	Table   *Table
 	Figures []Figure
 	Charts  []Chart
