@@ -46,10 +46,10 @@ type Section struct {
 	// runs (wireperf advise --save), one line each.
 	Verdicts []string
 	Hosts    []Host
-	Table   *Table
-	Figures []Figure
-	Charts  []Chart
-	Runs    []Run
+	Table    *Table
+	Figures  []Figure
+	Charts   []Chart
+	Runs     []Run
 }
 
 // Host is one host's identity and kernel limits.
