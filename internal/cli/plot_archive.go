@@ -64,9 +64,8 @@ func campaignFigure(ctx context.Context, kind string, f *plotFlags) (*plot.Figur
 		return nil, err
 	}
 	defer store.Close()
-	if _, err := store.GetCampaign(ctx, f.campaign); err != nil {
-		names, _ := store.Campaigns(ctx)
-		return nil, usagef("no campaign %q in %s (campaigns: %s)", f.campaign, archive.Redact(store.DSN()), strings.Join(names, ", "))
+	if err := requireCampaign(ctx, store, f.campaign); err != nil {
+		return nil, err
 	}
 	runs, err := store.List(ctx, archive.Filter{Campaign: f.campaign})
 	if err != nil {
@@ -93,6 +92,16 @@ func campaignFigure(ctx context.Context, kind string, f *plotFlags) (*plot.Figur
 		return nil, err
 	}
 	return plot.Sweep(in)
+}
+
+// requireCampaign fails in one line, naming the campaigns there are,
+// when the archive holds no campaign of that name.
+func requireCampaign(ctx context.Context, store *archive.Store, name string) error {
+	if _, err := store.GetCampaign(ctx, name); err != nil {
+		names, _ := store.Campaigns(ctx)
+		return usagef("no campaign %q in %s (campaigns: %s)", name, archive.Redact(store.DSN()), listOrNone(names))
+	}
+	return nil
 }
 
 // plotAxisFlag checks a campaign axis given to a flag; "" stays "".

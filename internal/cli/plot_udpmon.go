@@ -117,9 +117,8 @@ func udpmonCampaignFigure(ctx context.Context, f *plotFlags) (*plot.Figure, erro
 		return nil, err
 	}
 	defer store.Close()
-	if _, err := store.GetCampaign(ctx, f.campaign); err != nil {
-		names, _ := store.Campaigns(ctx)
-		return nil, usagef("no campaign %q in %s (campaigns: %s)", f.campaign, archive.Redact(store.DSN()), listOrNone(names))
+	if err := requireCampaign(ctx, store, f.campaign); err != nil {
+		return nil, err
 	}
 	runs, err := store.List(ctx, archive.Filter{Campaign: f.campaign})
 	if err != nil {

@@ -81,9 +81,8 @@ func runReport(ctx context.Context, e env, f *reportFlags) error {
 	var names []string
 	switch {
 	case f.campaign != "":
-		if _, err := store.GetCampaign(ctx, f.campaign); err != nil {
-			all, _ := store.Campaigns(ctx)
-			return usagef("no campaign %q in %s (campaigns: %s)", f.campaign, archive.Redact(store.DSN()), listOrNone(all))
+		if err := requireCampaign(ctx, store, f.campaign); err != nil {
+			return err
 		}
 		names = []string{f.campaign}
 		p.Title = "wireperf report: campaign " + f.campaign

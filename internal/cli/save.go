@@ -63,11 +63,7 @@ func checkAdviseArchive(ctx context.Context, db, campaign string) error {
 	if campaign == "" {
 		return nil
 	}
-	if _, err := store.GetCampaign(ctx, campaign); err != nil {
-		names, _ := store.Campaigns(ctx)
-		return usagef("no campaign %q in %s (campaigns: %s)", campaign, archive.Redact(store.DSN()), listOrNone(names))
-	}
-	return nil
+	return requireCampaign(ctx, store, campaign)
 }
 
 // saveAdvise stores an advise report as a run of its own: its -J
