@@ -112,15 +112,7 @@ func sortedStrings(s []string) []string {
 
 // udpmonCampaignFigure draws f.campaign as a UDPmon sweep.
 func udpmonCampaignFigure(ctx context.Context, f *plotFlags) (*plot.Figure, error) {
-	store, err := openArchive(ctx, f.db)
-	if err != nil {
-		return nil, err
-	}
-	defer store.Close()
-	if err := requireCampaign(ctx, store, f.campaign); err != nil {
-		return nil, err
-	}
-	runs, err := store.List(ctx, archive.Filter{Campaign: f.campaign})
+	runs, err := campaignRuns(ctx, f.db, f.campaign)
 	if err != nil {
 		return nil, err
 	}
