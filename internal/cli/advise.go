@@ -144,7 +144,7 @@ func runAdvise(ctx context.Context, e env, f *adviseFlags, cfg guide.Config, cmd
 	}
 	if f.save {
 		// Before any traffic: the archive opens and the campaign is there.
-		if err := checkAdviseArchive(ctx, f.db, f.campaign); err != nil {
+		if err := checkArchiveFor(ctx, f.db, f.campaign); err != nil {
 			return err
 		}
 	}

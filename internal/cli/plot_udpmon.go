@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/campaign"
 	"github.com/wireperf/wireperf/internal/plot"
+	"github.com/wireperf/wireperf/internal/resultjson"
 )
 
 // The archive's side of `wireperf plot udpmon --campaign`: a sizes ×
@@ -116,11 +118,55 @@ func udpmonCampaignFigure(ctx context.Context, f *plotFlags) (*plot.Figure, erro
 	if err != nil {
 		return nil, err
 	}
+	if !isUDPMonCampaign(runs) {
+		// A campaign of whole sweeps (wireperf udpmon --save --campaign):
+		// each drawn from its document, overlaid when there are several.
+		if fig, err := storedSweepsFigure(ctx, f.db, runs); fig != nil || err != nil {
+			return fig, err
+		}
+	}
 	in, err := udpmonCampaignOf(runs, f.campaign, campaignFooter(f.campaign, runs))
 	if err != nil {
 		return nil, err
 	}
 	return plot.UDPMon(in)
+}
+
+// storedSweepsFigure draws the campaign's stored udpmon sweeps (runs whose
+// document is a udpmon -J document), or returns nil when it has none.
+func storedSweepsFigure(ctx context.Context, db string, runs []*archive.Run) (*plot.Figure, error) {
+	store, err := openArchive(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	var labels []string
+	var ins []plot.UDPMonInput
+	for _, r := range runs {
+		if r.DocumentFormat != archive.FormatJSON || len(r.Axes) > 0 || r.State != archive.StateFinished {
+			continue
+		}
+		full, err := store.Get(ctx, r.ID)
+		if err != nil {
+			return nil, err
+		}
+		doc, err := resultjson.Read(bytes.NewReader(full.Document))
+		if err != nil || doc.Kind != resultjson.KindUDPMon {
+			continue
+		}
+		in, err := plot.UDPMonOf(doc.Sweep, "run "+r.ID+" of campaign "+r.Campaign)
+		if err != nil {
+			continue
+		}
+		labels, ins = append(labels, "run "+r.ID), append(ins, in)
+	}
+	switch len(ins) {
+	case 0:
+		return nil, nil
+	case 1:
+		return plot.UDPMon(ins[0])
+	}
+	return plot.CompareUDPMon(labels, ins)
 }
 
 // isUDPMonCampaign says a campaign's runs sweep UDP sizes × spacings.

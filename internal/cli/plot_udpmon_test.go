@@ -147,3 +147,66 @@ func TestPlotUDPMonCampaignBadInput(t *testing.T) {
 		}
 	}
 }
+
+// udpmon --save stores the sweep as one run; plot udpmon draws it by its
+// run and by its campaign, with the stored document's numbers.
+func TestUDPMonSaveAndPlot(t *testing.T) {
+	port := strconv.Itoa(startServer(t))
+	db := filepath.Join(t.TempDir(), "w.db")
+	if code, out, stderr := runCLI("sweep", "127.0.0.1", "-p", port, "-P", "1", "-t", "0.1", "--name", "path", "--db", db, "-q"); code != ExitOK {
+		t.Fatalf("sweep: exit %d\n%s\n%s", code, out, stderr)
+	}
+	code, out, stderr := runCLI("udpmon", "127.0.0.1", "-p", port, "--sizes", "512,1472", "--spacing", "10us,20us", "--count", "200",
+		"--no-progress", "-J", "--save", "--db", db, "--campaign", "path")
+	if code != ExitOK {
+		t.Fatalf("udpmon: exit %d: %s", code, stderr)
+	}
+	var id string
+	for _, r := range listRuns(t, "--db", db, "--campaign", "path") {
+		if len(r.Axes) == 0 {
+			id = r.ID
+		}
+	}
+	if id == "" || !strings.Contains(stderr, "stored as run "+id) {
+		t.Fatalf("no sweep stored (stderr %q)", stderr)
+	}
+	var doc struct {
+		Sweep struct {
+			Points []struct {
+				Size        int     `json:"size"`
+				SpacingNs   float64 `json:"spacing_ns"`
+				RecvWireBps float64 `json:"recv_wire_bps"`
+			} `json:"points"`
+		} `json:"sweep"`
+	}
+	sweep := &doc.Sweep
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(sweep.Points) != 4 {
+		t.Fatalf("udpmon -J: %v\n%s", err, out)
+	}
+	for _, by := range [][]string{{"--run", id}, {"--campaign", "path"}} {
+		svg := filepath.Join(t.TempDir(), "u.svg")
+		if code, _, stderr := runCLI(append([]string{"plot", "udpmon", "--db", db, "-o", svg}, by...)...); code != ExitOK {
+			t.Fatalf("plot udpmon %v: exit %d: %s", by, code, stderr)
+		}
+	}
+	fig, err := udpmonCampaignFigure(t.Context(), &plotFlags{db: db, campaign: "path"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range sweep.Points {
+		s := fig.Panels[0].Find(strconv.Itoa(p.Size) + " B")
+		if s == nil {
+			t.Fatalf("no series for %d B", p.Size)
+		}
+		found := false
+		for _, q := range s.Points {
+			found = found || q.X == p.SpacingNs/1000 && q.Y == p.RecvWireBps
+		}
+		if !found {
+			t.Errorf("%d B at %g µs: %g bit/s is not drawn (%v)", p.Size, p.SpacingNs/1000, p.RecvWireBps, s.Points)
+		}
+	}
+	if code, _, stderr := runCLI("udpmon", "127.0.0.1", "-p", "9", "--save", "--db", db, "--campaign", "nope"); code != ExitUsage || !strings.Contains(stderr, `no campaign "nope"`) {
+		t.Errorf("udpmon --save to an unknown campaign: exit %d, %q", code, stderr)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/emit"
 	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/udpmon"
 	"github.com/wireperf/wireperf/internal/version"
 )
 
@@ -52,9 +53,9 @@ func saveRun(ctx context.Context, db string, res *result.Result, runErr error, c
 	return rec.ID, store.PutRun(ctx, rec)
 }
 
-// checkAdviseArchive opens the archive advise --save stores into, and
-// checks the campaign named to hold the report, before any test runs.
-func checkAdviseArchive(ctx context.Context, db, campaign string) error {
+// checkArchiveFor opens the archive that --save stores into, and checks
+// the campaign named to hold the run, before any test runs.
+func checkArchiveFor(ctx context.Context, db, campaign string) error {
 	store, err := openArchive(ctx, db)
 	if err != nil {
 		return err
@@ -86,6 +87,32 @@ func saveAdvise(ctx context.Context, db, campaign string, rep *advise.Report, do
 	}
 	sum := sha256.Sum256([]byte(rec.Started.UTC().Format(time.RFC3339Nano) + "\x00" + rec.Cmdline + "\x00" + campaign))
 	rec.ID = "a" + hex.EncodeToString(sum[:8])
+	store, err := openArchive(ctx, db)
+	if err != nil {
+		return "", err
+	}
+	defer store.Close()
+	return rec.ID, store.PutRun(ctx, rec)
+}
+
+// saveUDPMon stores a udpmon sweep as one run: its -J document, with the
+// campaign when one is named. `wireperf plot udpmon --run ID` draws it.
+func saveUDPMon(ctx context.Context, db, campaign string, sw *udpmon.Sweep, runErr error, cmdline []string) (string, error) {
+	var doc bytes.Buffer
+	if err := (&emit.UDPMonJSON{W: &doc}).Write(sw); err != nil {
+		return "", err
+	}
+	rec := &archive.Run{Campaign: campaign, Source: archive.SourceNative, State: archive.StateFinished,
+		ToolVersion: version.String(), Cmdline: strings.Join(cmdline, " "), Started: sw.StartedAt, Ended: time.Now(),
+		Document: doc.Bytes(), DocumentFormat: archive.FormatJSON, Axes: map[string]archive.Axis{}, RemoteHost: sw.Server}
+	if rec.Started.IsZero() {
+		rec.Started = rec.Ended
+	}
+	if runErr != nil {
+		rec.State, rec.Error = archive.StateFailed, oneLine(runErr)
+	}
+	sum := sha256.Sum256([]byte(rec.Started.UTC().Format(time.RFC3339Nano) + "\x00" + rec.Cmdline + "\x00" + campaign))
+	rec.ID = "u" + hex.EncodeToString(sum[:8])
 	store, err := openArchive(ctx, db)
 	if err != nil {
 		return "", err
