@@ -32,6 +32,11 @@ type Agent struct {
 	// Keys are the controllers' keys (--agent-key-file); every controller
 	// must prove it holds one.
 	Keys auth.Keys
+	// ClientCred, when set, is the key the agent proves to a receiver that
+	// requires one (--client-key-file). It stays on this host: the
+	// receiver's challenge is answered here, and no controller can send
+	// or learn a key.
+	ClientCred *auth.Credential
 	// Timeout bounds each wait on a controller outside a running test,
 	// and the set-up with the target.
 	Timeout time.Duration
@@ -235,11 +240,17 @@ func (c *agentConn) runTest(ctx context.Context, p Prepare) error {
 	}
 	res, err := session.RunClient(ctx, session.ClientConfig{
 		Host: host, Port: port, Spec: p.Spec, StartGate: gate,
-		ConnectTimeout: c.a.timeout(), Logger: c.log,
+		ConnectTimeout: c.a.timeout(), Logger: c.log, Auth: c.a.ClientCred,
 	})
 	if res == nil {
 		msg := fmt.Sprintf("test to %s: %v", p.Target, err)
-		if !gated {
+		switch {
+		case !gated && errors.Is(err, auth.ErrFailed) && c.a.ClientCred == nil:
+			msg = fmt.Sprintf("setting up the test with %s: %v: the receiver requires a key and this agent holds none (wireperf server --agent --client-key-file)",
+				p.Target, auth.ErrFailed)
+		case !gated && errors.Is(err, auth.ErrFailed):
+			msg = fmt.Sprintf("setting up the test with %s: the receiver refused the agent's key: %v", p.Target, err)
+		case !gated:
 			msg = fmt.Sprintf("setting up the test with %s: %v", p.Target, err)
 		}
 		c.refuse(msg)

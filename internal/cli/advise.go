@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -29,6 +30,9 @@ type adviseFlags struct {
 	probes         int
 	connectTimeout time.Duration
 	json           bool
+	save           bool
+	db             string
+	campaign       string
 	log            logOptions
 	security       clientSecurity // --auth-key-file, --tls-ca, --tls-pin (security.go)
 }
@@ -48,7 +52,8 @@ It then names the limit (receiver window, sender buffer, congestion or loss, the
 CPU, or the application) and prints the change to make, with numbers.`,
 		Example: `  wireperf advise host                       client → server
   wireperf advise host --bottleneck 1g       the path's narrowest link is 1 Gbit/s
-  wireperf advise host -R -J                 server → client, as JSON`,
+  wireperf advise host -R -J                 server → client, as JSON
+  wireperf advise host --save --campaign g   store the report with campaign g's runs`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usagef("advise needs exactly one HOST (got %d arguments)", len(args))
@@ -60,7 +65,10 @@ CPU, or the application) and prints the change to make, with numbers.`,
 			if err != nil {
 				return err
 			}
-			return runAdvise(cmd.Context(), e, f, cfg)
+			if !f.save && (f.campaign != "" || cmd.Flags().Changed("db")) {
+				return usagef("--db and --campaign say where --save stores the report: give --save")
+			}
+			return runAdvise(cmd.Context(), e, f, cfg, os.Args)
 		},
 	}
 	fs := cmd.Flags()
@@ -74,6 +82,9 @@ CPU, or the application) and prints the change to make, with numbers.`,
 	fs.IntVar(&f.probes, "probes", f.probes, "connections that time the idle RTT")
 	fs.Var(durationValue{&f.connectTimeout}, "connect-timeout", "give up connecting after this long")
 	fs.BoolVarP(&f.json, "json", "J", false, "the report as JSON")
+	fs.BoolVar(&f.save, "save", false, "store the report (verdict, evidence, advice and its tests) in the archive (see --db)")
+	fs.StringVar(&f.campaign, "campaign", "", "with --save: store the report with this campaign's runs (it must exist)")
+	dbFlag(cmd, &f.db)
 	fs.StringVar(&f.log.level, "log-level", f.log.level, "diagnostic log level on stderr: debug, info, warn, error")
 	fs.StringVar(&f.log.format, "log-format", f.log.format, "diagnostic log format: text or json")
 	f.security.register(fs)
@@ -123,13 +134,19 @@ func parseBottleneck(s string) (float64, error) {
 	return r, nil
 }
 
-func runAdvise(ctx context.Context, e env, f *adviseFlags, cfg guide.Config) error {
+func runAdvise(ctx context.Context, e env, f *adviseFlags, cfg guide.Config, cmdline []string) error {
 	log, err := f.log.logger(e.stderr)
 	if err != nil {
 		return err
 	}
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if f.save {
+		// Before any traffic: the archive opens and the campaign is there.
+		if err := checkArchiveFor(ctx, f.db, f.campaign); err != nil {
+			return err
+		}
 	}
 	cfg.Logger = log
 	if !f.json {
@@ -139,13 +156,27 @@ func runAdvise(ctx context.Context, e env, f *adviseFlags, cfg guide.Config) err
 	if err != nil {
 		return err
 	}
-	if f.json {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(rep)
+	var doc bytes.Buffer
+	enc := json.NewEncoder(&doc)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(rep); err != nil {
+		return err
 	}
-	return rep.WriteText(e.stdout)
+	if f.json {
+		_, err = e.stdout.Write(doc.Bytes())
+	} else {
+		err = rep.WriteText(e.stdout)
+	}
+	if err != nil || !f.save {
+		return err
+	}
+	id, err := saveAdvise(ctx, f.db, f.campaign, rep, doc.Bytes(), cmdline)
+	if err != nil {
+		return fmt.Errorf("storing the advise report: %w", err)
+	}
+	fmt.Fprintf(e.stderr, "advise: stored as run %s\n", id)
+	return nil
 }
 
 // The client's TCP-internals flags: --tcpinfo-interval, --tcpinfo-csv

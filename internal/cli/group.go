@@ -20,10 +20,14 @@ import (
 )
 
 // agentOf is the server's --agent role, or nil without --agent.
-func agentOf(on bool, keyFile string) (*agent.Agent, error) {
+// clientKeyFile, when set, is the key the agent proves to receivers that
+// require one.
+func agentOf(on bool, keyFile, clientKeyFile string) (*agent.Agent, error) {
 	switch {
 	case !on && keyFile != "":
 		return nil, usagef("--agent-key-file needs --agent")
+	case !on && clientKeyFile != "":
+		return nil, usagef("--client-key-file needs --agent")
 	case !on:
 		return nil, nil
 	case keyFile == "":
@@ -33,7 +37,13 @@ func agentOf(on bool, keyFile string) (*agent.Agent, error) {
 	if err != nil {
 		return nil, usageError{err}
 	}
-	return &agent.Agent{Keys: keys}, nil
+	a := &agent.Agent{Keys: keys}
+	if clientKeyFile != "" {
+		if a.ClientCred, err = auth.LoadCredential(clientKeyFile); err != nil {
+			return nil, usageError{fmt.Errorf("--client-key-file: %w", err)}
+		}
+	}
+	return a, nil
 }
 
 // groupFlags are the group command's flags.

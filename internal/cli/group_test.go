@@ -52,9 +52,12 @@ func TestServerAgentFlags(t *testing.T) {
 		{"server", "--agent"},
 		{"server", "--agent-key-file", agentKeyFile(t, 0o600)},
 		{"server", "--agent", "--agent-key-file", agentKeyFile(t, 0o644)},
+		{"server", "--client-key-file", agentKeyFile(t, 0o600)},
+		{"server", "--agent", "--agent-key-file", agentKeyFile(t, 0o600), "--client-key-file", agentKeyFile(t, 0o644)},
+		{"server", "--agent", "--agent-key-file", agentKeyFile(t, 0o600), "--client-key-file", filepath.Join(t.TempDir(), "nope")},
 	} {
 		code, _, stderr := runCLI(args...)
-		if code != ExitUsage || !strings.Contains(stderr, "agent") {
+		if code != ExitUsage || !strings.Contains(stderr, "agent") && !strings.Contains(stderr, "--client-key-file") || strings.Count(stderr, "\n") != 1 {
 			t.Errorf("%v: exit %d, %q", args, code, stderr)
 		}
 	}

@@ -53,13 +53,15 @@ func newPlotCmd(e env) *cobra.Command {
 
 timeline, latency, load and udpmon draw one run: wireperf's own -J output (--from FILE), or a
 run stored in the archive (--run ID). sweep and heatmap draw a campaign from the archive
-(--campaign NAME) over its axes (--x, and --series or --y), as wireperf table pivots it. The
-output's extension picks PNG or SVG.`,
+(--campaign NAME) over its axes (--x, and --series or --y), as wireperf table pivots it;
+udpmon also draws a UDP sizes × spacings campaign (--campaign NAME). The output's extension
+picks PNG or SVG.`,
 		Example: `  wireperf -c host -t 30 -J > run.json && wireperf plot timeline --from run.json -o t.png
   wireperf rr host --load tcp,4 -J > rr.json && wireperf plot load --from rr.json -o load.svg
   wireperf plot compare latency --from before.json --from after.json -o cmp.png
   wireperf plot sweep --campaign grid --x window --series parallel -o sweep.svg
-  wireperf plot heatmap --campaign grid --x window --y parallel -o heatmap.png`,
+  wireperf plot heatmap --campaign grid --x window --y parallel -o heatmap.png
+  wireperf plot udpmon --campaign cern-udpmon -o udpmon.svg`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("plot needs a KIND: %s", strings.Join(plotKinds, ", "))
@@ -111,6 +113,11 @@ func runPlot(ctx context.Context, e env, f *plotFlags, args []string) error {
 		fig, err = campaignFigure(ctx, kind, f)
 	case kind == "compare":
 		fig, err = comparePlot(f, args[1:])
+	case kind == "udpmon" && f.campaign != "":
+		if len(f.from) > 0 || f.run != "" {
+			return usagef("plot udpmon: give --campaign NAME, --run ID or --from FILE, one of them")
+		}
+		fig, err = udpmonCampaignFigure(ctx, f)
 	case f.run != "":
 		if len(f.from) > 0 || f.campaign != "" {
 			return usagef("plot %s: give --run ID or --from FILE, not both", kind)
@@ -121,7 +128,7 @@ func runPlot(ctx context.Context, e env, f *plotFlags, args []string) error {
 			fig, err = figureOf(kind, doc, subject)
 		}
 	case f.campaign != "":
-		return usagef("plot %s draws one run: give --run ID (or --from FILE); --campaign is for sweep and heatmap", kind)
+		return usagef("plot %s draws one run: give --run ID (or --from FILE); --campaign is for sweep, heatmap and udpmon", kind)
 	default:
 		if len(f.from) != 1 {
 			return usagef("plot %s: give one --from FILE (wireperf's -J output) or --run ID", kind)

@@ -59,16 +59,7 @@ func campaignFigure(ctx context.Context, kind string, f *plotFlags) (*plot.Figur
 	if kind == "heatmap" && other == "" {
 		return nil, usagef("plot heatmap needs --y AXIS (%s)", strings.Join(campaign.AxisNames(), ", "))
 	}
-	store, err := openArchive(ctx, f.db)
-	if err != nil {
-		return nil, err
-	}
-	defer store.Close()
-	if _, err := store.GetCampaign(ctx, f.campaign); err != nil {
-		names, _ := store.Campaigns(ctx)
-		return nil, usagef("no campaign %q in %s (campaigns: %s)", f.campaign, archive.Redact(store.DSN()), strings.Join(names, ", "))
-	}
-	runs, err := store.List(ctx, archive.Filter{Campaign: f.campaign})
+	runs, err := campaignRuns(ctx, f.db, f.campaign)
 	if err != nil {
 		return nil, err
 	}
@@ -93,6 +84,29 @@ func campaignFigure(ctx context.Context, kind string, f *plotFlags) (*plot.Figur
 		return nil, err
 	}
 	return plot.Sweep(in)
+}
+
+// campaignRuns are the stored runs of a campaign the archive must hold.
+func campaignRuns(ctx context.Context, db, name string) ([]*archive.Run, error) {
+	store, err := openArchive(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	if err := requireCampaign(ctx, store, name); err != nil {
+		return nil, err
+	}
+	return store.List(ctx, archive.Filter{Campaign: name})
+}
+
+// requireCampaign fails in one line, naming the campaigns there are,
+// when the archive holds no campaign of that name.
+func requireCampaign(ctx context.Context, store *archive.Store, name string) error {
+	if _, err := store.GetCampaign(ctx, name); err != nil {
+		names, _ := store.Campaigns(ctx)
+		return usagef("no campaign %q in %s (campaigns: %s)", name, archive.Redact(store.DSN()), listOrNone(names))
+	}
+	return nil
 }
 
 // plotAxisFlag checks a campaign axis given to a flag; "" stays "".

@@ -181,7 +181,7 @@ func TestPlotBadUsage(t *testing.T) {
 		{[]string{"plot", "heatmap", "--campaign", "g", "--x", "window", "--series", "parallel", "-o", out}, ExitUsage, "not --series"},
 		{[]string{"plot", "timeline", "-o", out}, ExitUsage, "--from FILE"},
 		{[]string{"plot", "timeline", "--x", "window", "--from", junk, "-o", out}, ExitUsage, "for sweep and heatmap"},
-		{[]string{"plot", "timeline", "--campaign", "g", "-o", out}, ExitUsage, "--campaign is for sweep and heatmap"},
+		{[]string{"plot", "timeline", "--campaign", "g", "-o", out}, ExitUsage, "--campaign is for sweep, heatmap and udpmon"},
 		{[]string{"plot", "timeline", "--run", "abc", "--from", junk, "-o", out}, ExitUsage, "not both"},
 		{[]string{"plot", "timeline", "--from", filepath.Join(dir, "missing.json"), "-o", out}, ExitFailed, "no such file"},
 		{[]string{"plot", "timeline", "--from", junk, "-o", out}, ExitFailed, "iperf3 document without wireperf"},

@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wireperf/wireperf/internal/advise"
 	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/campaign"
 	"github.com/wireperf/wireperf/internal/plot"
@@ -80,9 +81,8 @@ func runReport(ctx context.Context, e env, f *reportFlags) error {
 	var names []string
 	switch {
 	case f.campaign != "":
-		if _, err := store.GetCampaign(ctx, f.campaign); err != nil {
-			all, _ := store.Campaigns(ctx)
-			return usagef("no campaign %q in %s (campaigns: %s)", f.campaign, archive.Redact(store.DSN()), listOrNone(all))
+		if err := requireCampaign(ctx, store, f.campaign); err != nil {
+			return err
 		}
 		names = []string{f.campaign}
 		p.Title = "wireperf report: campaign " + f.campaign
@@ -103,6 +103,7 @@ func runReport(ctx context.Context, e env, f *reportFlags) error {
 			s.Name += " of campaign " + r.Campaign
 		}
 		s.Hosts = reportHosts([]*archive.Run{r})
+		s.Verdicts = sectionVerdicts([]*archive.Run{r})
 		s.Runs = []report.Run{reportRun(r, f.output, true)}
 		p.Sections = []report.Section{s}
 	default:
@@ -193,6 +194,7 @@ func campaignSection(ctx context.Context, store *archive.Store, name, dir string
 		runs = append(runs, full)
 	}
 	sort.SliceStable(runs, func(i, j int) bool { return runs[i].Seq < runs[j].Seq })
+	s.Verdicts = sectionVerdicts(runs)
 	s.Hosts = reportHosts(runs)
 	footer := campaignFooter(name, append([]*archive.Run(nil), runs...))
 	rows, cols := reportAxes(runs)
@@ -202,6 +204,13 @@ func campaignSection(ctx context.Context, store *archive.Store, name, dir string
 			Grid:    tableGrid(t),
 		}
 		addCampaignFigures(&s, t, footer, name, dir)
+		if isUDPMonCampaign(runs) {
+			if in, err := udpmonCampaignOf(runs, name, footer); err == nil {
+				if fig, err := plot.UDPMon(in); err == nil {
+					s.Figures = append(s.Figures, saveReportFigure(fig, dir, name+"-udpmon.svg", in.Title, ""))
+				}
+			}
+		}
 	} else {
 		s.Empty = "This campaign has no finished runs with a summary value to tabulate."
 	}
@@ -542,9 +551,13 @@ func intervalChart(r *archive.Run) *report.Chart {
 	return c
 }
 
-// documentVerdicts are the verdicts a run's -J document carries: where
-// each direction's lost UDP datagrams went.
+// documentVerdicts are the verdicts a run's document carries: an advise
+// report's verdict and advice, or where each direction's lost UDP
+// datagrams went.
 func documentVerdicts(r *archive.Run) []string {
+	if r.IsAdvise() {
+		return adviseVerdicts(r)
+	}
 	if r.DocumentFormat != archive.FormatJSON {
 		return nil
 	}
@@ -563,6 +576,43 @@ func documentVerdicts(r *archive.Run) []string {
 	for _, l := range doc.Wireperf.UDPLoss {
 		if l.Verdict != "" {
 			out = append(out, fmt.Sprintf("UDP loss %s: %s", l.Direction, l.Verdict))
+		}
+	}
+	return out
+}
+
+// adviseVerdicts are a stored advise report's verdict, then its advice,
+// one line each.
+func adviseVerdicts(r *archive.Run) []string {
+	var rep advise.Report
+	if err := json.Unmarshal(r.Document, &rep); err != nil {
+		return []string{fmt.Sprintf("advise report %s: unreadable: %v", r.ID, err)}
+	}
+	v := rep.Verdict
+	line := fmt.Sprintf("advise %s (%s): %s", rep.Target, rep.Direction, v.Limit)
+	if v.Host != "" {
+		line += " on the " + v.Host
+	}
+	if v.Summary != "" {
+		line += ": " + v.Summary
+	}
+	if v.Reached > 0 {
+		line += fmt.Sprintf(" (one stream reached %.0f%% of the ideal)", 100*v.Reached)
+	}
+	out := []string{line}
+	for _, step := range rep.Advice.Steps {
+		out = append(out, "what to do: "+step)
+	}
+	return out
+}
+
+// sectionVerdicts gathers the verdicts of the advise reports among runs,
+// in the runs' order.
+func sectionVerdicts(runs []*archive.Run) []string {
+	var out []string
+	for _, r := range runs {
+		if r.IsAdvise() {
+			out = append(out, adviseVerdicts(r)...)
 		}
 	}
 	return out

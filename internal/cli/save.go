@@ -8,9 +8,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/advise"
 	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/emit"
 	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/udpmon"
 	"github.com/wireperf/wireperf/internal/version"
 )
 
@@ -43,6 +45,74 @@ func saveRun(ctx context.Context, db string, res *result.Result, runErr error, c
 	// A single run's ID: its start and command line.
 	sum := sha256.Sum256([]byte(rec.Started.UTC().Format(time.RFC3339Nano) + "\x00" + rec.Cmdline))
 	rec.ID = "s" + hex.EncodeToString(sum[:8])
+	store, err := openArchive(ctx, db)
+	if err != nil {
+		return "", err
+	}
+	defer store.Close()
+	return rec.ID, store.PutRun(ctx, rec)
+}
+
+// checkArchiveFor opens the archive that --save stores into, and checks
+// the campaign named to hold the run, before any test runs.
+func checkArchiveFor(ctx context.Context, db, campaign string) error {
+	store, err := openArchive(ctx, db)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	if campaign == "" {
+		return nil
+	}
+	return requireCampaign(ctx, store, campaign)
+}
+
+// saveAdvise stores an advise report as a run of its own: its -J
+// document (verdict, evidence, advice and the tests' full results) under
+// archive.FormatAdviseJSON, with the campaign when one is named.
+func saveAdvise(ctx context.Context, db, campaign string, rep *advise.Report, doc []byte, cmdline []string) (string, error) {
+	rec := &archive.Run{Campaign: campaign, Source: archive.SourceAdvise, State: archive.StateFinished,
+		ToolVersion: version.String(), Cmdline: strings.Join(cmdline, " "), Started: rep.StartedAt, Ended: time.Now(),
+		Document: doc, DocumentFormat: archive.FormatAdviseJSON, Axes: map[string]archive.Axis{}, RemoteHost: rep.Target}
+	// The hosts as the tests saw them: this client and the server.
+	if len(rep.Results) > 0 && rep.Results[0] != nil {
+		r := rep.Results[0]
+		rec.LocalHost, rec.LocalKernel = r.Local.Host.Hostname, r.Local.Host.System
+		if r.Remote.Host.Hostname != "" {
+			rec.RemoteHost, rec.RemoteKernel = r.Remote.Host.Hostname, r.Remote.Host.System
+		}
+	}
+	if rec.Started.IsZero() {
+		rec.Started = rec.Ended
+	}
+	sum := sha256.Sum256([]byte(rec.Started.UTC().Format(time.RFC3339Nano) + "\x00" + rec.Cmdline + "\x00" + campaign))
+	rec.ID = "a" + hex.EncodeToString(sum[:8])
+	store, err := openArchive(ctx, db)
+	if err != nil {
+		return "", err
+	}
+	defer store.Close()
+	return rec.ID, store.PutRun(ctx, rec)
+}
+
+// saveUDPMon stores a udpmon sweep as one run: its -J document, with the
+// campaign when one is named. `wireperf plot udpmon --run ID` draws it.
+func saveUDPMon(ctx context.Context, db, campaign string, sw *udpmon.Sweep, runErr error, cmdline []string) (string, error) {
+	var doc bytes.Buffer
+	if err := (&emit.UDPMonJSON{W: &doc}).Write(sw); err != nil {
+		return "", err
+	}
+	rec := &archive.Run{Campaign: campaign, Source: archive.SourceNative, State: archive.StateFinished,
+		ToolVersion: version.String(), Cmdline: strings.Join(cmdline, " "), Started: sw.StartedAt, Ended: time.Now(),
+		Document: doc.Bytes(), DocumentFormat: archive.FormatJSON, Axes: map[string]archive.Axis{}, RemoteHost: sw.Server}
+	if rec.Started.IsZero() {
+		rec.Started = rec.Ended
+	}
+	if runErr != nil {
+		rec.State, rec.Error = archive.StateFailed, oneLine(runErr)
+	}
+	sum := sha256.Sum256([]byte(rec.Started.UTC().Format(time.RFC3339Nano) + "\x00" + rec.Cmdline + "\x00" + campaign))
+	rec.ID = "u" + hex.EncodeToString(sum[:8])
 	store, err := openArchive(ctx, db)
 	if err != nil {
 		return "", err

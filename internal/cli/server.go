@@ -20,7 +20,7 @@ func newServerCmd(e env) *cobra.Command {
 	var sec serverSecurity
 	var jsonOutput bool
 	var agentMode bool
-	var agentKeyFile string
+	var agentKeyFile, clientKeyFile string
 	log := logOptions{level: "info", format: "text"}
 	cmd := &cobra.Command{
 		Use:   "server",
@@ -46,7 +46,7 @@ func newServerCmd(e env) *cobra.Command {
 				return err
 			}
 			cfg.Iperf3Open = sec.iperf3Open
-			if cfg.Agent, err = agentOf(agentMode, agentKeyFile); err != nil {
+			if cfg.Agent, err = agentOf(agentMode, agentKeyFile, clientKeyFile); err != nil {
 				return err
 			}
 			out, closeOut, err := openOutput(logfile, e.stderr)
@@ -98,6 +98,7 @@ func newServerCmd(e env) *cobra.Command {
 	sec.register(fs)
 	fs.BoolVar(&agentMode, "agent", false, "also run client tests for a group controller that holds a key of --agent-key-file (wireperf group)")
 	fs.StringVar(&agentKeyFile, "agent-key-file", "", "with --agent: the keys of the controllers it serves, a file of \"name key\" lines (mode 600)")
+	fs.StringVar(&clientKeyFile, "client-key-file", "", "with --agent: the key it proves to receivers that require one (--auth-key-file on their server), a file whose first \"name key\" line is used (mode 600)")
 	fs.Var(durationValue{&cfg.ShutdownGrace}, "shutdown-grace", "on SIGINT/SIGTERM, how long running tests may finish before they are aborted")
 	fs.BoolVarP(&jsonOutput, "json", "J", false, "iperf3 clients' --get-server-output in JSON rather than text")
 	fs.StringVar(&logfile, "logfile", "", "write the log to this file instead of stderr (appends)")

@@ -32,6 +32,9 @@ type udpmonFlags struct {
 	title          string
 	logfile        string
 	noBar          bool
+	save           bool
+	db             string
+	campaign       string
 	log            logOptions
 	security       clientSecurity // --auth-key-file, --tls-ca, --tls-pin (security.go)
 }
@@ -65,6 +68,9 @@ func (f *udpmonFlags) register(cmd *cobra.Command) {
 	fs.BoolVar(&f.csv, "csv", false, "CSV, one row per point")
 	fs.BoolVarP(&f.json, "json", "J", false, "one JSON document: every point with both hosts' counters and its histograms")
 	fs.BoolVar(&f.noBar, "no-progress", false, "no progress bar, even on a terminal")
+	fs.BoolVar(&f.save, "save", false, "store the sweep (its -J document) in the archive (see --db) as one run")
+	fs.StringVar(&f.campaign, "campaign", "", "with --save: store the sweep with this campaign's runs (it must exist)")
+	dbFlag(cmd, &f.db)
 	fs.StringVarP(&f.title, "title", "T", "", "prefix every table line with this title")
 	fs.StringVar(&f.logfile, "logfile", "", "write the report to this file instead of stdout (appends)")
 	fs.StringVar(&f.log.level, "log-level", f.log.level, "diagnostic log level on stderr: debug, info, warn, error")
@@ -147,6 +153,15 @@ func runUDPMon(ctx context.Context, e env, f *udpmonFlags, host string) error {
 	}
 	defer rio.done()
 	log, out, ctx := rio.log, rio.out, rio.ctx
+	if !f.save && (f.campaign != "" || f.db != "") {
+		return usagef("--db and --campaign say where --save stores the sweep: give --save")
+	}
+	if f.save {
+		// Before any traffic: the archive opens and the campaign is there.
+		if err := checkArchiveFor(ctx, f.db, f.campaign); err != nil {
+			return err
+		}
+	}
 	client := session.ClientConfig{Host: host, Port: f.port, Bind: f.bind, ConnectTimeout: f.connectTimeout, Logger: log}
 	if err := f.security.apply(&client); err != nil {
 		return err
@@ -221,6 +236,13 @@ func runUDPMon(ctx context.Context, e env, f *udpmonFlags, host string) error {
 	}
 	if runErr == nil && sw.Failed == len(sw.Points) {
 		runErr = fmt.Errorf("every point failed: %s", sw.Points[0].Error)
+	}
+	if f.save {
+		id, err := saveUDPMon(ctx, f.db, f.campaign, sw, runErr, os.Args)
+		if err != nil {
+			return fmt.Errorf("storing the sweep: %w", err)
+		}
+		fmt.Fprintf(e.stderr, "udpmon: stored as run %s\n", id)
 	}
 	return runErr
 }

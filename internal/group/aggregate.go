@@ -2,6 +2,7 @@ package group
 
 import (
 	"math"
+	"sort"
 	"time"
 
 	"github.com/wireperf/wireperf/internal/result"
@@ -11,10 +12,11 @@ import (
 type pairInterval struct {
 	start, end float64 // seconds since the common start
 	bytes      int64   // received in the interval
+	omitted    bool    // in the omitted start (-O)
 }
 
-// receivedIntervals are a pair's non-omitted intervals, shifted by its
-// actual start's distance from the common instant.
+// receivedIntervals are a pair's intervals, the omitted start's too,
+// shifted by its actual start's distance from the common instant.
 func receivedIntervals(common time.Time, p PairReport) []pairInterval {
 	if p.Result == nil || p.StartedAt.IsZero() {
 		return nil
@@ -22,25 +24,43 @@ func receivedIntervals(common time.Time, p PairReport) []pairInterval {
 	shift := p.StartedAt.Sub(common).Seconds()
 	var out []pairInterval
 	for _, row := range p.Result.IntervalRows() {
-		if row.Omitted {
-			continue
-		}
 		var b int64
 		for _, role := range []string{result.RoleClient, result.RoleServer} {
 			b += row.SumDirection(role).ReceivedBytes
 		}
-		out = append(out, pairInterval{start: row.Start + shift, end: row.End + shift, bytes: b})
+		out = append(out, pairInterval{start: row.Start + shift, end: row.End + shift, bytes: b, omitted: row.Omitted})
 	}
 	return out
 }
 
+// binEdges are the common time base's cuts up to last: every width from
+// the start, with one at the end of the omitted start, as a pair's own
+// intervals are cut, so that no bin straddles the omitted start's end.
+func binEdges(width, omit, last float64) []float64 {
+	const eps = 1e-9
+	edges := []float64{0}
+	for at := 0.0; at < last-eps; {
+		switch next := at + width; {
+		case at < omit-eps && next > omit+eps:
+			at = omit
+		default:
+			at = next
+		}
+		edges = append(edges, math.Min(at, last))
+	}
+	return edges
+}
+
 // Aggregate adds the pairs up on the common time base: bins of the first
-// pair's interval length from the common start instant, each pair's
-// interval spread over the bins it overlaps in proportion to the
-// overlap. The total is the sum of the pairs' received rates.
+// pair's interval length from the common start instant (cut at the end of
+// its omitted start), each pair's interval spread over the bins it
+// overlaps in proportion to the overlap. The bins inside the omitted
+// start are marked omitted, as iperf3 marks its omitted rows. The total
+// is the sum of the pairs' received rates, which leave the omitted start
+// out.
 func Aggregate(common time.Time, pairs []PairReport) Sum {
 	sum := Sum{Intervals: []SumInterval{}}
-	var width float64
+	var width, omit float64
 	var ivs [][]pairInterval
 	last := 0.0
 	for _, p := range pairs {
@@ -51,7 +71,7 @@ func Aggregate(common time.Time, pairs []PairReport) Sum {
 			sum.ReceivedBitsPerSecond += d.Received.BitsPerSecond()
 		}
 		if width == 0 {
-			width = p.Result.Spec.Interval.Seconds()
+			width, omit = p.Result.Spec.Interval.Seconds(), p.Result.Spec.Omit.Seconds()
 		}
 		pi := receivedIntervals(common, p)
 		for _, iv := range pi {
@@ -62,7 +82,8 @@ func Aggregate(common time.Time, pairs []PairReport) Sum {
 	if width <= 0 || last <= 0 {
 		return sum
 	}
-	n := int(math.Ceil(last/width - 1e-9))
+	edges := binEdges(width, omit, last)
+	n := len(edges) - 1
 	bytes := make([]float64, n)
 	for _, pi := range ivs {
 		for _, iv := range pi {
@@ -70,8 +91,10 @@ func Aggregate(common time.Time, pairs []PairReport) Sum {
 			if span <= 0 {
 				continue
 			}
-			for k := max(0, int(math.Floor(iv.start/width))); k < n && float64(k)*width < iv.end; k++ {
-				overlap := math.Min(iv.end, float64(k+1)*width) - math.Max(iv.start, float64(k)*width)
+			// The first bin that ends after the interval starts.
+			k := max(0, sort.SearchFloat64s(edges, iv.start)-1)
+			for ; k < n && edges[k] < iv.end; k++ {
+				overlap := math.Min(iv.end, edges[k+1]) - math.Max(iv.start, edges[k])
 				if overlap > 0 {
 					bytes[k] += float64(iv.bytes) * overlap / span
 				}
@@ -79,11 +102,12 @@ func Aggregate(common time.Time, pairs []PairReport) Sum {
 		}
 	}
 	for k := range n {
-		start, end := float64(k)*width, math.Min(float64(k+1)*width, last)
+		start, end := edges[k], edges[k+1]
 		if end <= start {
 			continue
 		}
-		sum.Intervals = append(sum.Intervals, SumInterval{Start: start, End: end, ReceivedBitsPerSecond: bytes[k] * 8 / (end - start)})
+		sum.Intervals = append(sum.Intervals, SumInterval{Start: start, End: end,
+			ReceivedBitsPerSecond: bytes[k] * 8 / (end - start), Omitted: end <= omit+1e-9})
 	}
 	return sum
 }

@@ -1,13 +1,17 @@
 package group
 
 import (
+	"bytes"
 	"math"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/wireperf/wireperf/internal/agent"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/spec"
+	"github.com/wireperf/wireperf/internal/testutil/jsondoc"
 )
 
 // received builds a client→server result whose receiver got perInterval
@@ -39,7 +43,7 @@ func TestAggregateOnTheCommonTimeBase(t *testing.T) {
 		{Pair: Pair{}, Error: "set-up failed"}, // never ran: adds nothing
 	}
 	sum := Aggregate(common, pairs)
-	want := []SumInterval{{0, 1, 1500 * 8}, {1, 2, 2000 * 8}, {2, 2.5, 500 * 8 / 0.5}}
+	want := []SumInterval{{Start: 0, End: 1, ReceivedBitsPerSecond: 1500 * 8}, {Start: 1, End: 2, ReceivedBitsPerSecond: 2000 * 8}, {Start: 2, End: 2.5, ReceivedBitsPerSecond: 500 * 8 / 0.5}}
 	if len(sum.Intervals) != len(want) {
 		t.Fatalf("intervals %+v", sum.Intervals)
 	}
@@ -58,13 +62,93 @@ func TestAggregateOnTheCommonTimeBase(t *testing.T) {
 	}
 }
 
-func TestAggregateSkipsTheOmittedStart(t *testing.T) {
+// withOmit marks a result's first k intervals omitted, as a -O of k
+// seconds does (the stream totals, as a pair reports them, leave them out).
+func withOmit(r *result.Result, k int) *result.Result {
+	r.Spec.Omit = time.Duration(k) * time.Second
+	for i := range k {
+		r.Local.Intervals[i].Omitted, r.Remote.Intervals[i].Omitted = true, true
+	}
+	n := len(r.Remote.Intervals)
+	per := r.Remote.Intervals[0].Streams[0].Bytes
+	for _, e := range []*result.End{&r.Local, &r.Remote} {
+		e.Streams[0].Start, e.Streams[0].Bytes = float64(k), per*int64(n-k)
+	}
+	return r
+}
+
+func TestAggregateMarksTheOmittedStart(t *testing.T) {
 	common := time.Unix(1_000_000, 0)
-	r := received(1000, 3)
-	r.Local.Intervals[0].Omitted, r.Remote.Intervals[0].Omitted = true, true
-	sum := Aggregate(common, []PairReport{{Result: r, StartedAt: common, Clock: &agent.Offset{}}})
-	if len(sum.Intervals) != 3 || sum.Intervals[0].ReceivedBitsPerSecond != 0 || sum.Intervals[1].ReceivedBitsPerSecond != 8000 {
+	a, b := withOmit(received(1000, 4), 2), withOmit(received(3000, 4), 2)
+	b.Remote.Intervals[0].Streams[0].Bytes = 500 // slow start: not the steady rate
+	pairs := []PairReport{
+		{Result: a, StartedAt: common, Clock: &agent.Offset{}},
+		{Result: b, StartedAt: common, Clock: &agent.Offset{}},
+	}
+	sum := Aggregate(common, pairs)
+	if len(sum.Intervals) != 4 {
 		t.Fatalf("intervals %+v", sum.Intervals)
+	}
+	// Interval by interval, the aggregate is the pairs' sum, omitted rows
+	// included and marked.
+	for k, iv := range sum.Intervals {
+		var want float64
+		for _, p := range pairs {
+			want += float64(p.Result.Remote.Intervals[k].Streams[0].Bytes) * 8
+		}
+		if iv.Start != float64(k) || iv.End != float64(k+1) || iv.ReceivedBitsPerSecond != want || iv.Omitted != (k < 2) {
+			t.Errorf("interval %d = %+v, want %v bits/s, omitted %v", k, iv, want, k < 2)
+		}
+	}
+	// The total leaves the omitted start out, as each pair's does.
+	if want := 2 * (1000 + 3000) * 8 / 2.0; sum.ReceivedBitsPerSecond != want {
+		t.Errorf("total %v, want %v", sum.ReceivedBitsPerSecond, want)
+	}
+	rep := &Report{Pairs: pairs, Sum: sum, Started: true, Start: common}
+	var text bytes.Buffer
+	if err := WriteText(&text, rep, 'k'); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(text.String(), "\n") {
+		if !strings.HasPrefix(line, "[SUM] ") || strings.Contains(line, "interval") || strings.Contains(line, "total") {
+			continue
+		}
+		omitted := strings.Contains(line, "0.00-1.00") || strings.Contains(line, "1.00-2.00")
+		if strings.HasSuffix(line, "(omitted)") != omitted || strings.Contains(line, " 0.00 Kbits") {
+			t.Errorf("line %q: want the omitted mark on the first two rows only, and no zero rate", line)
+		}
+	}
+	var js bytes.Buffer
+	if err := WriteJSON(&js, rep); err != nil {
+		t.Fatal(err)
+	}
+	doc := jsondoc.Decode(t, js.Bytes())
+	for k := range 4 {
+		got, _ := jsondoc.At(t, doc, "sum", "intervals", k).(map[string]any)["omitted"].(bool)
+		if got != (k < 2) {
+			t.Errorf("JSON interval %d omitted %v", k, got)
+		}
+	}
+}
+
+func TestAggregateCutsAtAnOmitBetweenIntervals(t *testing.T) {
+	if got, want := binEdges(1, 1.5, 3.6), []float64{0, 1, 1.5, 2.5, 3.5, 3.6}; !slices.Equal(got, want) {
+		t.Fatalf("edges %v, want %v", got, want)
+	}
+	if got, want := binEdges(1, 0, 2), []float64{0, 1, 2}; !slices.Equal(got, want) {
+		t.Fatalf("edges %v, want %v", got, want)
+	}
+	// A pair started late spreads across the omit's end: every byte
+	// lands in some bin.
+	common := time.Unix(1_000_000, 0)
+	r := withOmit(received(1000, 3), 1)
+	sum := Aggregate(common, []PairReport{{Result: r, StartedAt: common.Add(100 * time.Millisecond), Clock: &agent.Offset{}}})
+	var bins float64
+	for _, iv := range sum.Intervals {
+		bins += iv.ReceivedBitsPerSecond * (iv.End - iv.Start) / 8
+	}
+	if math.Abs(bins-3000) > 1e-6 || !sum.Intervals[0].Omitted || sum.Intervals[1].Omitted {
+		t.Fatalf("intervals %+v hold %v bytes", sum.Intervals, bins)
 	}
 }
 

@@ -200,3 +200,127 @@ func TestGroupRefusesAnOffsetKnownTooLoosely(t *testing.T) {
 		t.Fatalf("the receiver saw a test: %+v", st)
 	}
 }
+
+// receiverKey is the agents' key for receivers that require one: another
+// user and key than the controller's, as on real hosts.
+var receiverKey = auth.Credential{User: "agent-a1", Key: []byte("receiver-key-0123456789")}
+
+// keyedPair starts an agent holding cred for receivers and a receiver that
+// requires receiverKey.
+func keyedPair(t *testing.T, cred *auth.Credential) (Pair, agenttest.Server) {
+	t.Helper()
+	ag := agenttest.StartWith(t, agenttest.Options{AgentKeys: agenttest.Keys(), ClientCred: cred})
+	rx := agenttest.StartWith(t, agenttest.Options{Keys: auth.Keys{receiverKey.User: receiverKey.Key}})
+	p, err := NewPair(ag.HostPort(), rx.HostPort(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Spec, err = (Options{Duration: time.Second, Interval: 250 * time.Millisecond, Bitrate: "20m", UDP: true}).Spec(); err != nil {
+		t.Fatal(err)
+	}
+	return p, rx
+}
+
+func TestGroupWithAReceiverThatRequiresAKey(t *testing.T) {
+	p, rx := keyedPair(t, &receiverKey)
+	rep := Run(context.Background(), testConfig([]Pair{p}))
+	if rep.Failed() {
+		t.Fatal(rep.Error)
+	}
+	if got := rep.Pairs[0].Result; got == nil || receivedBps(got) == 0 {
+		t.Fatalf("the pair: %+v", rep.Pairs[0])
+	}
+	if st := rx.Stats(); st.TestsAccepted != 1 || st.AuthFailed != 0 {
+		t.Fatalf("receiver: %+v", st)
+	}
+}
+
+func TestGroupWhoseReceiverRefusesTheAgentsKeyStartsNothing(t *testing.T) {
+	wrong := auth.Credential{User: receiverKey.User, Key: []byte("not-the-receivers-key-0123")}
+	for _, tc := range []struct {
+		name string
+		cred *auth.Credential
+		want string
+	}{
+		{"wrong key", &wrong, "the receiver refused the agent's key"},
+		{"no key", nil, "this agent holds none (wireperf server --agent --client-key-file)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			good, goodRx := loopbackPairs(t, 1, time.Second)
+			bad, badRx := keyedPair(t, tc.cred)
+			pairs := []Pair{good[0], bad}
+			rep := Run(context.Background(), testConfig(pairs))
+			if rep.Started || strings.Contains(rep.Error, "\n") ||
+				!strings.Contains(rep.Error, "group not started: pair "+bad.Name()) || !strings.Contains(rep.Error, tc.want) {
+				t.Fatalf("report error %q", rep.Error)
+			}
+			t.Log(rep.Error)
+			// The healthy pair's receiver had its test prepared; the agent
+			// abandons it unstarted.
+			if st := goodRx[0].Stats(); st.TestsFinished != 0 {
+				t.Fatalf("the healthy pair's receiver ran a test: %+v", st)
+			}
+			if st := badRx.Stats(); st.TestsAccepted != 0 || st.Running != 0 {
+				t.Fatalf("the keyed receiver accepted a test: %+v", st)
+			}
+		})
+	}
+}
+
+func TestGroupWithAnOmittedStartOverLoopback(t *testing.T) {
+	pairs, _ := loopbackPairs(t, 2, time.Second)
+	for i := range pairs {
+		pairs[i].Spec.Omit = 500 * time.Millisecond
+	}
+	rep := Run(context.Background(), testConfig(pairs))
+	if rep.Failed() {
+		t.Fatal(rep.Error)
+	}
+	edges := []float64{0}
+	for _, iv := range rep.Sum.Intervals {
+		edges = append(edges, iv.End)
+	}
+	// Each bin against the pairs' rows of the same index: they differ only
+	// by the bytes a pair's start shift and its late cuts move across the
+	// bin's edges, at most each row's displacement at its peak rate.
+	for k, iv := range rep.Sum.Intervals {
+		if iv.Omitted != (iv.End <= 0.5+1e-9) || iv.ReceivedBitsPerSecond <= 0 {
+			t.Errorf("interval %d: %+v", k, iv)
+		}
+		var rows, slack float64
+		for _, p := range rep.Pairs {
+			pi := receivedIntervals(rep.Start, p)
+			if k >= len(pi) {
+				continue
+			}
+			if pi[k].omitted != iv.Omitted {
+				t.Errorf("interval %d omitted %v, pair %s's %v", k, iv.Omitted, p.Pair.Name(), pi[k].omitted)
+			}
+			var peak float64
+			for _, r := range pi {
+				if r.end-r.start >= 0.1 { // a sliver's rate is noise
+					peak = max(peak, float64(r.bytes)/(r.end-r.start))
+				}
+			}
+			rows += float64(pi[k].bytes)
+			slack += 2 * peak * (math.Abs(pi[k].start-edges[k]) + math.Abs(pi[k].end-edges[k+1]))
+		}
+		bins := iv.ReceivedBitsPerSecond * (iv.End - iv.Start) / 8
+		t.Logf("[SUM] %.3f-%.3f %v: %.0f bytes, pairs' rows %.0f ± %.0f", iv.Start, iv.End, iv.Omitted, bins, rows, slack)
+		for _, p := range rep.Pairs {
+			if pi := receivedIntervals(rep.Start, p); k < len(pi) {
+				t.Logf("   %s: %.4f-%.4f %d", p.Pair.Name(), pi[k].start, pi[k].end, pi[k].bytes)
+			}
+		}
+		if math.Abs(bins-rows) > slack+1e-6*rows {
+			t.Errorf("interval %d: %.0f bytes, the pairs' rows %.0f (± %.0f)", k, bins, rows, slack)
+		}
+	}
+	var pairSum float64
+	for _, p := range rep.Pairs {
+		pairSum += receivedBps(p.Result)
+	}
+	if rep.Sum.ReceivedBitsPerSecond != pairSum {
+		t.Fatalf("total %v, pairs %v", rep.Sum.ReceivedBitsPerSecond, pairSum)
+	}
+}

@@ -108,7 +108,11 @@ func WriteText(w io.Writer, rep *Report, f units.Format) error {
 	if rep.Started {
 		fmt.Fprintln(&b, "[SUM] interval        received")
 		for _, iv := range rep.Sum.Intervals {
-			fmt.Fprintf(&b, "[SUM] %6.2f-%-6.2f sec  %s\n", iv.Start, iv.End, units.FormatRate(iv.ReceivedBitsPerSecond, f))
+			suffix := ""
+			if iv.Omitted {
+				suffix = "  (omitted)"
+			}
+			fmt.Fprintf(&b, "[SUM] %6.2f-%-6.2f sec  %s%s\n", iv.Start, iv.End, units.FormatRate(iv.ReceivedBitsPerSecond, f), suffix)
 		}
 		fmt.Fprintf(&b, "[SUM] total            %s over %d pairs\n", units.FormatRate(rep.Sum.ReceivedBitsPerSecond, f), len(rep.Pairs))
 		fmt.Fprintf(&b, "start skew %.3f ms ± %.3f ms\n", rep.Skew.Seconds*1e3, rep.Skew.UncertaintySeconds*1e3)

@@ -84,11 +84,13 @@ type Sum struct {
 }
 
 // SumInterval is the aggregate over one interval of the common time base:
-// seconds since the common start instant.
+// seconds since the common start instant. An omitted interval lies in the
+// omitted start (-O): shown with its rate, counted in no total.
 type SumInterval struct {
 	Start                 float64 `json:"start"`
 	End                   float64 `json:"end"`
 	ReceivedBitsPerSecond float64 `json:"received_bits_per_second"`
+	Omitted               bool    `json:"omitted,omitempty"`
 }
 
 // Skew is the spread between the first and the last pair's start, on the

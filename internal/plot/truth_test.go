@@ -310,3 +310,46 @@ func TestRebinKeepsEverySample(t *testing.T) {
 		}
 	}
 }
+
+// TestUDPMonSVGTruth: each size's rate line in the top panel, read back
+// through the axes, is the input's rate at the input's spacing.
+func TestUDPMonSVGTruth(t *testing.T) {
+	in := udpmonFixture()
+	f, err := UDPMon(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	top := f.Panels[0]
+	f.Panels = f.Panels[:1] // one panel: its grid lines alone, its x ticks labelled again
+	if u, ok := top.Plot.X.Tick.Marker.(unlabelled); ok {
+		top.Plot.X.Tick.Marker = u.Ticker
+	}
+	paths := parseSVGPaths(renderSVG(t, f))
+	xm, ym := gridMaps(t, paths, top)
+	for i, s := range in.Series {
+		var pts []UDPMonPoint
+		for _, p := range s.Points {
+			if (!top.XLog || p.SpacingUs > 0) && (!top.YLog || p.BitsPerSecond > 0) {
+				pts = append(pts, p)
+			}
+		}
+		// The size's rate line: its colour and width, one vertex a point
+		// (its 1/t curve shares the colour with many more vertices).
+		var line *svgPath
+		want := hexOf(plotutil.Color(i))
+		for k := range paths {
+			if p := &paths[k]; p.stroke == want && math.Abs(p.width-1.4) < 0.01 && len(p.pts) == len(pts) {
+				line = p
+			}
+		}
+		if line == nil {
+			t.Fatalf("series %q: no path of %d points in the SVG", s.Name, len(pts))
+		}
+		for k, sp := range pts {
+			gotX, gotY := xm.value(line.pts[k][0]), ym.value(line.pts[k][1])
+			if !near(gotX, sp.SpacingUs, 0.01) || !near(gotY, sp.BitsPerSecond, 0.01) {
+				t.Errorf("series %q point %d: SVG reads (%g µs, %g bit/s), the input is (%g, %g)", s.Name, k, gotX, gotY, sp.SpacingUs, sp.BitsPerSecond)
+			}
+		}
+	}
+}

@@ -40,6 +40,9 @@ Interactive charts: drag to zoom, double-click to reset, hover for values, click
 {{with .Created | time}}<p class="note">Created {{.}}</p>{{end}}
 {{if .Spec}}<h3>Specification{{with .SpecFormat}} ({{.}}){{end}}</h3>
 <pre class="spec">{{.Spec}}</pre>{{end}}
+{{if .Verdicts}}<h3>Verdicts</h3>
+{{range .Verdicts}}<p class="verdict">{{.}}</p>
+{{end}}{{end}}
 {{if .Empty}}<p class="empty">{{.Empty}}</p>{{else}}
 {{if .Hosts}}<h3>Hosts</h3>
 {{range .Hosts}}<table class="host">

@@ -47,12 +47,15 @@ type Section struct {
 	SpecFormat string
 	Created    time.Time
 	// Empty, when set, is said instead of table, figures and runs.
-	Empty   string
-	Hosts   []Host
-	Table   *Table
-	Figures []Figure
-	Charts  []Chart
-	Runs    []Run
+	Empty string
+	// Verdicts are those of the advise reports stored with the section's
+	// runs (wireperf advise --save), one line each.
+	Verdicts []string
+	Hosts    []Host
+	Table    *Table
+	Figures  []Figure
+	Charts   []Chart
+	Runs     []Run
 }
 
 // Host is one host's identity and kernel limits.

@@ -39,12 +39,30 @@ func (s Server) HostPort() string {
 // set, make it an agent with those controller keys.
 func Start(t testing.TB, keys auth.Keys) Server {
 	t.Helper()
+	return StartWith(t, Options{AgentKeys: keys})
+}
+
+// Options are a test server's roles and keys.
+type Options struct {
+	// AgentKeys, when set, make the server an agent with those
+	// controller keys.
+	AgentKeys auth.Keys
+	// ClientCred is the key the agent proves to receivers.
+	ClientCred *auth.Credential
+	// Keys, when set, make the server require a key of its clients
+	// (--auth-key-file).
+	Keys auth.Keys
+}
+
+// StartWith serves on a free loopback port until the test ends.
+func StartWith(t testing.TB, o Options) Server {
+	t.Helper()
 	cfg := server.Config{
 		Bind: "127.0.0.1", Limits: server.DefaultLimits(), HandshakeTimeout: 5 * time.Second,
-		ShutdownGrace: time.Millisecond, Logger: slog.New(slog.DiscardHandler),
+		ShutdownGrace: time.Millisecond, Logger: slog.New(slog.DiscardHandler), Keys: o.Keys,
 	}
-	if keys != nil {
-		cfg.Agent = &agent.Agent{Keys: keys, Timeout: 5 * time.Second, Logger: cfg.Logger}
+	if o.AgentKeys != nil {
+		cfg.Agent = &agent.Agent{Keys: o.AgentKeys, ClientCred: o.ClientCred, Timeout: 5 * time.Second, Logger: cfg.Logger}
 	}
 	srv := server.New(cfg)
 	if err := srv.Listen(); err != nil {
