@@ -230,7 +230,7 @@ func TestGroupWithAReceiverThatRequiresAKey(t *testing.T) {
 	if got := rep.Pairs[0].Result; got == nil || receivedBps(got) == 0 {
 		t.Fatalf("the pair: %+v", rep.Pairs[0])
 	}
-	if st := rx.Stats(); st.TestsAccepted != 1 || st.AuthFailed != 0 {
+	if st := rx.Settled(t); st.TestsAccepted != 1 || st.AuthFailed != 0 {
 		t.Fatalf("receiver: %+v", st)
 	}
 }

@@ -178,8 +178,10 @@ func TestLabGroup(t *testing.T) {
 		}
 		// Started at one instant and run for one length, the pairs share
 		// the path alike, as far as TCP flows through one queue do.
+		// On an overloaded machine the pairs' processes get unequal CPU,
+		// so this is judged with the goodput (see the deferred check).
 		if most > 1.15*least {
-			t.Errorf("pairs' goodput from %.1f to %.1f Mbit/s: more than 15%% apart", least/1e6, most/1e6)
+			missed = append(missed, fmt.Sprintf("pairs' goodput from %.1f to %.1f Mbit/s: more than 15%% apart", least/1e6, most/1e6))
 		}
 		if rep.Skew.Seconds >= 0.005 {
 			t.Errorf("start skew %.3f ms, want under 5 ms", rep.Skew.Seconds*1e3)

@@ -35,6 +35,24 @@ func (s Server) HostPort() string {
 	return net.JoinHostPort("127.0.0.1", strconv.Itoa(s.Addr().Port))
 }
 
+// Settled returns the server's counters once no test runs on it: a
+// test's client can be done before the server has closed its side and
+// counted it.
+func (s Server) Settled(t testing.TB) server.Stats {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		st := s.Stats()
+		if st.Running == 0 {
+			return st
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a test still runs on the server 10 s on: %+v", st)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 // Start serves on a free loopback port until the test ends; keys, when
 // set, make it an agent with those controller keys.
 func Start(t testing.TB, keys auth.Keys) Server {
