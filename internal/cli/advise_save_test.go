@@ -56,8 +56,13 @@ func adviseSaveAndReport(t *testing.T, port, db string) {
 		t.Fatalf("no advise run stored (stderr %q)", stderr)
 	}
 	// The document is the -J output, byte for byte.
-	if code, doc, stderr := runCLI("show", "--db", db, id); code != ExitOK || !bytes.Equal([]byte(doc), []byte(out)) {
-		t.Errorf("show %s: exit %d %s; the stored document differs from the printed one", id, code, stderr)
+	if code, doc, stderr := runCLI("show", "--db", db, id, "-J"); code != ExitOK || !bytes.Equal([]byte(doc), []byte(out)) {
+		t.Errorf("show %s -J: exit %d %s; the stored document differs from the printed one", id, code, stderr)
+	}
+	// Without -J, show prints advise's own text report with its verdict.
+	if code, text, stderr := runCLI("show", "--db", db, id); code != ExitOK ||
+		!strings.Contains(text, "Verdict: ") || !strings.Contains(text, printed.Verdict.Summary) {
+		t.Errorf("show %s: exit %d %s; want advise's text report with the verdict %q:\n%s", id, code, stderr, printed.Verdict.Summary, text)
 	}
 	// The campaign's table leaves the report out: two cells, one run each.
 	code, tab, stderr := runCLI("table", "--db", db, "--campaign", "g", "--rows", "parallel", "--format", "json")

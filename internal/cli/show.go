@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wireperf/wireperf/internal/advise"
 	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/emit"
 	"github.com/wireperf/wireperf/internal/result"
@@ -52,6 +53,17 @@ func newShowCmd(e env) *cobra.Command {
 }
 
 func showRun(w io.Writer, r *archive.Run, asJSON bool) error {
+	if r.IsAdvise() { // advise's own report, as advise printed it
+		if asJSON {
+			_, err := w.Write(r.Document)
+			return err
+		}
+		var rep advise.Report
+		if err := json.Unmarshal(r.Document, &rep); err != nil {
+			return fmt.Errorf("run %s: the stored advise report does not decode: %w", r.ID, err)
+		}
+		return rep.WriteText(w)
+	}
 	if asJSON {
 		if r.DocumentFormat != archive.FormatJSON {
 			return usagef("run %s was imported from a %s log, not JSON: show it without -J", r.ID, r.DocumentFormat)
