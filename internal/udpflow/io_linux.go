@@ -3,6 +3,7 @@ package udpflow
 import (
 	"errors"
 	"net"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/net/ipv4"
@@ -35,10 +36,17 @@ type linuxIO struct {
 	sendMsgs []ipv4.Message
 	recvMsgs []ipv4.Message
 	segs     []Segment
+
+	// The receive path after takeOver (recv_block_linux.go).
+	tookOver bool
+	rfd      int // -1: reads go through Go's poller
+	mmsgs    []mmsghdr
+	iovs     []unix.Iovec
+	deadline atomic.Int64 // unix ns at which receives end; 0: none
 }
 
 func newBatchIO(conn *net.UDPConn, size int, wantGSO bool) (batchIO, error) {
-	io := &linuxIO{conn: conn, feat: Features{Batch: true}}
+	io := &linuxIO{conn: conn, feat: Features{Batch: true}, rfd: -1}
 	if a, ok := conn.LocalAddr().(*net.UDPAddr); ok && a.IP.To4() == nil {
 		io.batch = ipv6.NewPacketConn(conn)
 	} else {
@@ -129,10 +137,20 @@ func gsoUnsupported(err error) bool {
 }
 
 func (io *linuxIO) recv() ([]Segment, error) {
-	for i := range io.recvMsgs {
-		io.recvMsgs[i].OOB = io.recvMsgs[i].OOB[:cap(io.recvMsgs[i].OOB)]
+	if !io.tookOver {
+		io.tookOver = true
+		io.takeOver()
 	}
-	n, err := io.batch.ReadBatch(io.recvMsgs, 0)
+	var n int
+	var err error
+	if io.rfd >= 0 {
+		n, err = io.recvBlocking()
+	} else {
+		for i := range io.recvMsgs {
+			io.recvMsgs[i].OOB = io.recvMsgs[i].OOB[:cap(io.recvMsgs[i].OOB)]
+		}
+		n, err = io.batch.ReadBatch(io.recvMsgs, 0)
+	}
 	if err != nil {
 		return nil, err
 	}

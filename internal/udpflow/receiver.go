@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net"
 	"os"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -70,8 +71,13 @@ func (r *Receiver) Start(epoch time.Time) {
 	go r.run()
 }
 
+// run reads on a thread of its own, which sleeps in the receive call
+// itself where the platform allows (takeOver): an arrival then wakes that
+// thread alone.
 func (r *Receiver) run() {
 	defer close(r.done)
+	runtime.LockOSThread()
+	defer r.io.close()
 	for {
 		segs, err := r.io.recv()
 		if err != nil {
@@ -121,7 +127,7 @@ func (r *Receiver) account(segs []Segment) {
 // Stop lets the receiver read what is still in flight until deadline.
 func (r *Receiver) Stop(deadline time.Time) {
 	r.stopping.Store(true)
-	_ = r.conn.SetReadDeadline(deadline)
+	r.io.setReadDeadline(deadline)
 }
 
 // Abort ends the receiver now.
