@@ -4,7 +4,6 @@ import (
 	"errors"
 	"net"
 	"os"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -76,9 +75,10 @@ func (r *Receiver) Start(epoch time.Time) {
 // thread alone.
 func (r *Receiver) run() {
 	defer close(r.done)
-	runtime.LockOSThread()
 	defer r.io.close()
+	var y yielder
 	for {
+		y.at(time.Now().UnixNano())
 		segs, err := r.io.recv()
 		if err != nil {
 			if !(r.stopping.Load() && errors.Is(err, os.ErrDeadlineExceeded)) && !isTransientRecv(err) {
