@@ -29,12 +29,15 @@ type UDPFlow struct {
 func (f *UDPFlow) ID() int      { return f.idv }
 func (f *UDPFlow) Sender() bool { return f.snd != nil }
 
-// Close closes the socket; a receiver still reading is told to end
-// first, since it reads a descriptor of its own (udpflow's takeOver) that
-// closing the socket does not wake.
+// Close closes the socket; a sender or receiver still running is told to
+// end first, since it uses a descriptor of its own (udpflow's takeOver)
+// that closing the socket does not end.
 func (f *UDPFlow) Close() error {
 	if f.rcv != nil {
 		f.rcv.Abort()
+	}
+	if f.snd != nil {
+		f.snd.Stop()
 	}
 	return f.conn.Close()
 }

@@ -43,10 +43,14 @@ type linuxIO struct {
 	mmsgs    []mmsghdr
 	iovs     []unix.Iovec
 	deadline atomic.Int64 // unix ns at which receives end; 0: none
+
+	// The send path after takeOverSend (send_raw_linux.go).
+	sendTook bool
+	raw      rawSend
 }
 
 func newBatchIO(conn *net.UDPConn, size int, wantGSO bool) (batchIO, error) {
-	io := &linuxIO{conn: conn, feat: Features{Batch: true}, rfd: -1}
+	io := &linuxIO{conn: conn, feat: Features{Batch: true}, rfd: -1, raw: rawSend{fd: -1}}
 	if a, ok := conn.LocalAddr().(*net.UDPAddr); ok && a.IP.To4() == nil {
 		io.batch = ipv6.NewPacketConn(conn)
 	} else {
@@ -88,6 +92,10 @@ func (io *linuxIO) maxSendBatch(size int) int {
 }
 
 func (io *linuxIO) send(buf []byte, size, n int) (int, error) {
+	if !io.sendTook {
+		io.sendTook = true
+		io.takeOverSend()
+	}
 	if io.feat.GSO && n > 1 {
 		if io.segSize != size {
 			io.segCmsg, io.segSize = segmentCmsg(size), size
@@ -97,7 +105,12 @@ func (io *linuxIO) send(buf []byte, size, n int) (int, error) {
 		sent := 0
 		for sent < n {
 			k := min(per, n-sent)
-			_, _, err := io.conn.WriteMsgUDP(buf[sent*size:(sent+k)*size], io.segCmsg, nil)
+			var err error
+			if io.raw.fd >= 0 {
+				err = io.sendGSORaw(buf[sent*size : (sent+k)*size])
+			} else {
+				_, _, err = io.conn.WriteMsgUDP(buf[sent*size:(sent+k)*size], io.segCmsg, nil)
+			}
 			if err != nil {
 				if sent == 0 && gsoUnsupported(err) {
 					io.feat.GSO = false // the kernel or the route cannot segment: batch instead
@@ -110,6 +123,9 @@ func (io *linuxIO) send(buf []byte, size, n int) (int, error) {
 		if io.feat.GSO {
 			return sent, nil
 		}
+	}
+	if io.raw.fd >= 0 {
+		return io.sendmmsgRaw(buf, size, n)
 	}
 	if cap(io.sendMsgs) < n {
 		io.sendMsgs = make([]ipv4.Message, n)

@@ -2,6 +2,7 @@ package udpflow
 
 import (
 	"os"
+	"syscall"
 	"time"
 	"unsafe"
 
@@ -29,16 +30,8 @@ type mmsghdr struct {
 // duplicate can be made blocking with a receive timeout; otherwise reads
 // stay on Go's poller.
 func (io *linuxIO) takeOver() {
-	raw, err := io.conn.SyscallConn()
-	if err != nil {
-		return
-	}
-	fd := -1
-	if raw.Control(func(s uintptr) {
-		if d, err := unix.FcntlInt(s, unix.F_DUPFD_CLOEXEC, 0); err == nil {
-			fd = d
-		}
-	}) != nil || fd < 0 {
+	fd := dupSocket(io.conn)
+	if fd < 0 {
 		return
 	}
 	tv := unix.NsecToTimeval(int64(recvPoll))
@@ -62,6 +55,26 @@ func (io *linuxIO) takeOver() {
 		h.SetIovlen(1)
 		h.Control = &m.OOB[0]
 	}
+}
+
+// dupSocket is a duplicate of conn's descriptor, unknown to Go's poller;
+// -1 if it can't be made.
+func dupSocket(conn interface {
+	SyscallConn() (syscall.RawConn, error)
+}) int {
+	raw, err := conn.SyscallConn()
+	if err != nil {
+		return -1
+	}
+	fd := -1
+	if raw.Control(func(s uintptr) {
+		if d, err := unix.FcntlInt(s, unix.F_DUPFD_CLOEXEC, 0); err == nil {
+			fd = d
+		}
+	}) != nil {
+		return -1
+	}
+	return fd
 }
 
 // recvBlocking fills io.recvMsgs (N, NN) from the blocking descriptor: it
@@ -106,10 +119,14 @@ func (io *linuxIO) setReadDeadline(t time.Time) {
 	_ = io.conn.SetReadDeadline(t)
 }
 
-// close releases the descriptor takeOver kept.
+// close releases the descriptors takeOver and takeOverSend kept.
 func (io *linuxIO) close() {
 	if io.rfd >= 0 {
 		_ = unix.Close(io.rfd)
 		io.rfd = -1
+	}
+	if io.raw.fd >= 0 {
+		_ = unix.Close(io.raw.fd)
+		io.raw.fd = -1
 	}
 }

@@ -111,6 +111,7 @@ func (s *Sender) batchSize() int {
 // sender's alone. The thread ends with the goroutine.
 func (s *Sender) run(budget Budget) {
 	defer close(s.done)
+	defer s.io.close()
 	runtime.LockOSThread()
 	if s.cfg.Pace != nil {
 		pace.LowTimerSlack()
