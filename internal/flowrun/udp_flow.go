@@ -28,7 +28,19 @@ type UDPFlow struct {
 
 func (f *UDPFlow) ID() int      { return f.idv }
 func (f *UDPFlow) Sender() bool { return f.snd != nil }
-func (f *UDPFlow) Close() error { return f.conn.Close() }
+
+// Close closes the socket; a sender or receiver still running is told to
+// end first, since it uses a descriptor of its own (udpflow's takeOver)
+// that closing the socket does not end.
+func (f *UDPFlow) Close() error {
+	if f.rcv != nil {
+		f.rcv.Abort()
+	}
+	if f.snd != nil {
+		f.snd.Stop()
+	}
+	return f.conn.Close()
+}
 
 // Conn is the stream's socket.
 func (f *UDPFlow) Conn() *net.UDPConn { return f.conn }

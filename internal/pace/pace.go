@@ -63,7 +63,7 @@ func New(cfg Config) *Pacer {
 // time.Now, so that waits use the monotonic clock.
 func (p *Pacer) Start(t time.Time) {
 	p.start, p.started = t, true
-	p.w.base = t
+	p.w.base, p.w.mono = t, 0
 	p.next, p.skipped, p.open = 0, 0, false
 	p.sent, p.firstSent, p.lastSent = 0, 0, 0
 	p.errs.reset()

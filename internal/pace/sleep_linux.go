@@ -23,15 +23,19 @@ func preciseSleep(d time.Duration) {
 // absolute CLOCK_MONOTONIC deadline (TIMER_ABSTIME): Go's monotonic clock
 // is CLOCK_MONOTONIC, so the time spent between reading the clock and
 // going to sleep does not add to the wait, as it would to a relative one.
-func sleepUntil(base time.Time, deadline int64) {
-	var ts unix.Timespec
-	if unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts) != nil {
-		preciseSleep(time.Duration(deadline - int64(time.Since(base))))
-		return
+// *mono caches CLOCK_MONOTONIC's reading at base (0: not yet read), so
+// that a wait costs one system call, the sleep.
+func sleepUntil(base time.Time, deadline int64, mono *int64) {
+	if *mono == 0 {
+		var ts unix.Timespec
+		if unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts) != nil {
+			preciseSleep(time.Duration(deadline - int64(time.Since(base))))
+			return
+		}
+		// The two clocks are the same clock read a few ns apart.
+		*mono = max(ts.Nano()-int64(time.Since(base)), 1)
 	}
-	// The two clocks are the same clock read a few ns apart.
-	abs := ts.Nano() + deadline - int64(time.Since(base))
-	at := unix.NsecToTimespec(abs)
+	at := unix.NsecToTimespec(*mono + deadline)
 	for unix.ClockNanosleep(unix.CLOCK_MONOTONIC, unix.TIMER_ABSTIME, &at, nil) == unix.EINTR {
 	}
 }

@@ -31,6 +31,7 @@ type waiter struct {
 	spinning  bool  // spin at all; off, every wait sleeps to its deadline
 	overshoot int64 // how late sleeps wake: the latest, or a decaying maximum
 	timer     *time.Timer
+	mono      int64 // CLOCK_MONOTONIC at base, for absolute sleeps; 0 until read
 	// entered, when set (by tests), is called as a wait starts sleeping
 	// (true) or spinning (false).
 	entered func(sleeping bool)
@@ -54,7 +55,7 @@ func (w *waiter) until(deadline int64, stop <-chan struct{}) bool {
 			if w.entered != nil {
 				w.entered(true)
 			}
-			sleepUntil(w.base, deadline)
+			sleepUntil(w.base, deadline, &w.mono)
 			continue
 		}
 		if rest > int64(timerAbove) {

@@ -1,5 +1,7 @@
 package udpflow
 
+import "time"
+
 // Segment is one datagram as received: its bytes, its receive time, and
 // whether that time is shared with the previous segment (one GRO batch
 // carries one timestamp).
@@ -19,6 +21,12 @@ type batchIO interface {
 	// recv blocks for at least one datagram and returns the segments
 	// received; they are valid until the next call.
 	recv() ([]Segment, error)
+	// setReadDeadline ends recv at t: it then returns
+	// os.ErrDeadlineExceeded. Safe to call from another goroutine.
+	setReadDeadline(t time.Time)
+	// close releases what recv holds beyond the socket (the socket itself
+	// is the caller's); call it once the last recv has returned.
+	close()
 	// maxSendBatch is the most datagrams one send takes.
 	maxSendBatch(size int) int
 	features() Features

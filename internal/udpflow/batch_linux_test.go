@@ -51,7 +51,7 @@ func TestBatchSendRecv(t *testing.T) {
 			if k, err := tx.send(numbered(n, size), size, n); k != n || err != nil {
 				t.Fatalf("sent %d of %d: %v", k, n, err)
 			}
-			_ = b.SetReadDeadline(time.Now().Add(5 * time.Second))
+			rx.setReadDeadline(time.Now().Add(5 * time.Second))
 			var got []Segment
 			for len(got) < n {
 				segs, err := rx.recv()
@@ -124,7 +124,7 @@ func TestSenderBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_ = b.SetReadDeadline(time.Now().Add(5 * time.Second))
+	rx.setReadDeadline(time.Now().Add(5 * time.Second))
 	for seen := uint64(0); seen < 6; {
 		segs, err := rx.recv()
 		if err != nil {

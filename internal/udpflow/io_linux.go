@@ -3,6 +3,7 @@ package udpflow
 import (
 	"errors"
 	"net"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/net/ipv4"
@@ -35,10 +36,21 @@ type linuxIO struct {
 	sendMsgs []ipv4.Message
 	recvMsgs []ipv4.Message
 	segs     []Segment
+
+	// The receive path after takeOver (recv_block_linux.go).
+	tookOver bool
+	rfd      int // -1: reads go through Go's poller
+	mmsgs    []mmsghdr
+	iovs     []unix.Iovec
+	deadline atomic.Int64 // unix ns at which receives end; 0: none
+
+	// The send path after takeOverSend (send_raw_linux.go).
+	sendTook bool
+	raw      rawSend
 }
 
 func newBatchIO(conn *net.UDPConn, size int, wantGSO bool) (batchIO, error) {
-	io := &linuxIO{conn: conn, feat: Features{Batch: true}}
+	io := &linuxIO{conn: conn, feat: Features{Batch: true}, rfd: -1, raw: rawSend{fd: -1}}
 	if a, ok := conn.LocalAddr().(*net.UDPAddr); ok && a.IP.To4() == nil {
 		io.batch = ipv6.NewPacketConn(conn)
 	} else {
@@ -80,6 +92,10 @@ func (io *linuxIO) maxSendBatch(size int) int {
 }
 
 func (io *linuxIO) send(buf []byte, size, n int) (int, error) {
+	if !io.sendTook {
+		io.sendTook = true
+		io.takeOverSend()
+	}
 	if io.feat.GSO && n > 1 {
 		if io.segSize != size {
 			io.segCmsg, io.segSize = segmentCmsg(size), size
@@ -89,7 +105,12 @@ func (io *linuxIO) send(buf []byte, size, n int) (int, error) {
 		sent := 0
 		for sent < n {
 			k := min(per, n-sent)
-			_, _, err := io.conn.WriteMsgUDP(buf[sent*size:(sent+k)*size], io.segCmsg, nil)
+			var err error
+			if io.raw.fd >= 0 {
+				err = io.sendGSORaw(buf[sent*size : (sent+k)*size])
+			} else {
+				_, _, err = io.conn.WriteMsgUDP(buf[sent*size:(sent+k)*size], io.segCmsg, nil)
+			}
 			if err != nil {
 				if sent == 0 && gsoUnsupported(err) {
 					io.feat.GSO = false // the kernel or the route cannot segment: batch instead
@@ -102,6 +123,9 @@ func (io *linuxIO) send(buf []byte, size, n int) (int, error) {
 		if io.feat.GSO {
 			return sent, nil
 		}
+	}
+	if io.raw.fd >= 0 {
+		return io.sendmmsgRaw(buf, size, n)
 	}
 	if cap(io.sendMsgs) < n {
 		io.sendMsgs = make([]ipv4.Message, n)
@@ -129,10 +153,20 @@ func gsoUnsupported(err error) bool {
 }
 
 func (io *linuxIO) recv() ([]Segment, error) {
-	for i := range io.recvMsgs {
-		io.recvMsgs[i].OOB = io.recvMsgs[i].OOB[:cap(io.recvMsgs[i].OOB)]
+	if !io.tookOver {
+		io.tookOver = true
+		io.takeOver()
 	}
-	n, err := io.batch.ReadBatch(io.recvMsgs, 0)
+	var n int
+	var err error
+	if io.rfd >= 0 {
+		n, err = io.recvBlocking()
+	} else {
+		for i := range io.recvMsgs {
+			io.recvMsgs[i].OOB = io.recvMsgs[i].OOB[:cap(io.recvMsgs[i].OOB)]
+		}
+		n, err = io.batch.ReadBatch(io.recvMsgs, 0)
+	}
 	if err != nil {
 		return nil, err
 	}

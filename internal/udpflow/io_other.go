@@ -38,3 +38,6 @@ func (io *plainIO) recv() ([]Segment, error) {
 	io.segs[0] = Segment{Payload: io.buf[:n], RecvNs: time.Now().UnixNano()}
 	return io.segs, nil
 }
+
+func (io *plainIO) setReadDeadline(t time.Time) { _ = io.conn.SetReadDeadline(t) }
+func (io *plainIO) close()                      {}

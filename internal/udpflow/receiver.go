@@ -70,9 +70,15 @@ func (r *Receiver) Start(epoch time.Time) {
 	go r.run()
 }
 
+// run reads on a thread of its own, which sleeps in the receive call
+// itself where the platform allows (takeOver): an arrival then wakes that
+// thread alone.
 func (r *Receiver) run() {
 	defer close(r.done)
+	defer r.io.close()
+	var y yielder
 	for {
+		y.at(time.Now().UnixNano())
 		segs, err := r.io.recv()
 		if err != nil {
 			if !(r.stopping.Load() && errors.Is(err, os.ErrDeadlineExceeded)) && !isTransientRecv(err) {
@@ -121,7 +127,7 @@ func (r *Receiver) account(segs []Segment) {
 // Stop lets the receiver read what is still in flight until deadline.
 func (r *Receiver) Stop(deadline time.Time) {
 	r.stopping.Store(true)
-	_ = r.conn.SetReadDeadline(deadline)
+	r.io.setReadDeadline(deadline)
 }
 
 // Abort ends the receiver now.

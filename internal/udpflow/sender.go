@@ -111,6 +111,7 @@ func (s *Sender) batchSize() int {
 // sender's alone. The thread ends with the goroutine.
 func (s *Sender) run(budget Budget) {
 	defer close(s.done)
+	defer s.io.close()
 	runtime.LockOSThread()
 	if s.cfg.Pace != nil {
 		pace.LowTimerSlack()
@@ -138,6 +139,7 @@ func (s *Sender) run(budget Budget) {
 	}
 	var seq uint64
 	var sends, slow, full int64
+	var y yielder
 	for !s.stopping.Load() {
 		n := batch
 		if s.rate != nil {
@@ -174,6 +176,7 @@ func (s *Sender) run(budget Budget) {
 			}
 		}
 		k, err := s.io.send(buf, size, n)
+		y.at(ns) // after the send: its datagrams carry ns
 		sends++
 		if slot > 0 && time.Since(now) > slot {
 			slow++
