@@ -1,7 +1,7 @@
 package flowrun
 
 import (
-	"net"
+	"io"
 	"testing"
 	"time"
 
@@ -73,7 +73,7 @@ func TestUDPForgedDatagrams(t *testing.T) {
 	s.Duration = 300 * time.Millisecond
 	s.Interval = 100 * time.Millisecond
 	token := [16]byte{9, 9, 9}
-	send, recv := runUDP(t, s, token, func(sc *net.UDPConn) {
+	send, recv := runUDP(t, s, token, func(sc io.Writer) {
 		forge := func(tok [16]byte, seq uint64) {
 			b := make([]byte, s.Length)
 			h := udpflow.Header{Token: tok, StreamID: 1}
@@ -109,7 +109,7 @@ func TestUDPForgedWithoutMAC(t *testing.T) {
 	s.Interval = 100 * time.Millisecond
 	token := [16]byte{7, 7}
 	key := []byte("the test's datagram key, 32 byte")
-	send, recv := runSignedUDP(t, s, token, key, func(sc *net.UDPConn) {
+	send, recv := runSignedUDP(t, s, token, key, func(sc io.Writer) {
 		forge := func(seq uint64, sign func(b []byte)) {
 			b := make([]byte, s.Length)
 			h := udpflow.Header{Token: token, StreamID: 1}
@@ -137,13 +137,13 @@ func TestUDPForgedWithoutMAC(t *testing.T) {
 // runUDP runs one UDP stream of spec s on loopback, a sending and a
 // receiving runner, for s.Duration; during, if set, runs once both have
 // started, with the sender's socket. It returns both ends' views.
-func runUDP(t *testing.T, s spec.Spec, token [16]byte, during func(sc *net.UDPConn)) (send, recv result.End) {
+func runUDP(t *testing.T, s spec.Spec, token [16]byte, during func(sc io.Writer)) (send, recv result.End) {
 	t.Helper()
 	return runSignedUDP(t, s, token, nil, during)
 }
 
 // runSignedUDP is runUDP with both ends holding a datagram key.
-func runSignedUDP(t *testing.T, s spec.Spec, token [16]byte, key []byte, during func(sc *net.UDPConn)) (send, recv result.End) {
+func runSignedUDP(t *testing.T, s spec.Spec, token [16]byte, key []byte, during func(sc io.Writer)) (send, recv result.End) {
 	t.Helper()
 	sc, rc := loopback.UDPPair(t)
 	sf, err := NewUDPFlow(sc, s, token, 1, true, key)
@@ -154,12 +154,19 @@ func runSignedUDP(t *testing.T, s spec.Spec, token [16]byte, key []byte, during 
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The sender takes its socket off Go's poller once it starts, which
+	// closes sc's descriptor: forged datagrams go out through a copy.
+	forger, err := sc.File()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer forger.Close()
 	sender := New(s, []Flow{sf}, nil, nil)
 	receiver := New(s, []Flow{rf}, nil, nil)
 	receiver.Start()
 	sender.Start()
 	if during != nil {
-		during(sc)
+		during(forger)
 	}
 	timer := time.NewTimer(s.Duration)
 	<-timer.C

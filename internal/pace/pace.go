@@ -87,29 +87,46 @@ func (p *Pacer) Wait(stop <-chan struct{}) (slot time.Time, ok bool) {
 		return p.start.Add(time.Duration(p.slotAt)), true
 	}
 	for {
-		due := p.next * iv
-		// The earliest this slot may go: its time, and half an interval
-		// after the last send.
-		earliest := due
-		if p.sent > 0 {
-			earliest = max(earliest, p.lastSent+iv/2)
-		}
-		now := p.w.now()
-		if late := max(now, earliest) - due - iv; late > 0 {
-			k := (late + iv - 1) / iv // slots that would go more than a slot late
-			p.next += k
-			p.skipped += k
-			continue
-		}
-		if now < earliest {
-			if !p.w.until(earliest, stop) {
+		next, skipped, wait := slotRule(iv, p.w.now(), p.next, p.sent, p.lastSent)
+		p.next, p.skipped = next, p.skipped+skipped
+		if wait > 0 {
+			if !p.w.until(wait, stop) {
 				return time.Time{}, false
 			}
 			continue // woken late, perhaps: judge again
 		}
+		due := p.next * iv
 		p.next++
 		p.slotAt, p.open = due, true
 		return p.start.Add(time.Duration(due)), true
+	}
+}
+
+// slotRule is spacing mode's rule, a pure function of now (ns since the
+// start): slot next is due at next×iv, and may go no earlier than its
+// time and half an interval after the last send (sent of them so far,
+// the last at lastSent), so that a late send is not followed by a burst.
+// A slot that would go more than one interval late is skipped, which
+// keeps the schedule's phase. It returns the slot to release (after
+// skipping skipped), or, if wait > 0, the instant to wait for before
+// judging again.
+func slotRule(iv, now, next, sent, lastSent int64) (slot, skipped, wait int64) {
+	for {
+		due := next * iv
+		earliest := due
+		if sent > 0 {
+			earliest = max(earliest, lastSent+iv/2)
+		}
+		if late := max(now, earliest) - due - iv; late > 0 {
+			k := (late + iv - 1) / iv // slots that would go more than a slot late
+			next += k
+			skipped += k
+			continue
+		}
+		if now < earliest {
+			return next, skipped, earliest
+		}
+		return next, skipped, 0
 	}
 }
 

@@ -5,12 +5,10 @@ import (
 	"time"
 )
 
-// TestSlotRule checks the pacer's slot and catch-up rule as a function of
-// time alone. Each case puts the pacer in a state (the next slot, the last
-// send) and at a moment ("now", by moving the pacer's start that far into
-// the past), calls Wait once, and checks what it decided: release a slot
-// now (which one, after skipping how many), or wait. With 1 s slots the
-// microseconds the test itself takes cannot move a decision.
+// TestSlotRule checks the pacer's slot and catch-up rule (slotRule) as
+// the pure function of time it is: each case gives a state (the next
+// slot, the last send) and a moment, and checks what it decides: release
+// a slot now (which one, after skipping how many), or wait.
 //
 // The rule: slot k is due at k·interval; it goes no earlier than its time
 // and than half an interval after the last send, and no later than one
@@ -39,35 +37,22 @@ func TestSlotRule(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p := New(ForSpacing(time.Second))
-			p.Start(time.Now().Add(-time.Duration(tc.now * float64(s))))
-			p.next = tc.next
+			var sent, last int64
 			if tc.lastSent >= 0 {
-				p.sent, p.lastSent = 1, int64(tc.lastSent*float64(s))
+				sent, last = 1, int64(tc.lastSent*float64(s))
 			}
-			stop := make(chan struct{})
-			waited := false
-			p.w.entered = func(bool) { // it would wait: stop it there
-				if !waited {
-					waited = true
-					close(stop)
-				}
-			}
-			slot, ok := p.Wait(stop)
+			slot, skipped, wait := slotRule(s, int64(tc.now*float64(s)), tc.next, sent, last)
 			if tc.wait {
-				if ok || !waited {
-					t.Fatalf("released slot at %v; want a wait", slot.Sub(p.start))
+				if wait <= int64(tc.now*float64(s)) {
+					t.Fatalf("released slot %d (wait %d); want a wait", slot, wait)
 				}
 				return
 			}
-			if !ok || waited {
-				t.Fatalf("waited; want slot %d at once", tc.slot)
+			if wait != 0 {
+				t.Fatalf("waits until %v; want slot %d at once", time.Duration(wait), tc.slot)
 			}
-			if got := slot.Sub(p.start); got != time.Duration(tc.slot*s) {
-				t.Errorf("released the slot due at %v, want slot %d", got, tc.slot)
-			}
-			if p.Skipped() != tc.skipped || p.next != tc.slot+1 {
-				t.Errorf("skipped %d (next %d), want %d skipped", p.Skipped(), p.next, tc.skipped)
+			if slot != tc.slot || skipped != tc.skipped {
+				t.Errorf("slot %d with %d skipped, want slot %d with %d skipped", slot, skipped, tc.slot, tc.skipped)
 			}
 		})
 	}
