@@ -165,7 +165,8 @@ type routerDir struct {
 	mu      sync.Mutex
 	d       *impair.Direction[seg]
 	waiting bool  // the writer is (about to be) blocked on the timer
-	armed   int64 // router-clock time the timer is armed for; MaxInt64 when not
+	armed   int64 // router-clock time a one-shot timer is armed for; MaxInt64 when off, MinInt64 when ticking
+	ticking bool  // the timer is periodic (writeTick)
 	batch   []outItem
 	emit    func(seg, int)
 
@@ -318,14 +319,22 @@ func StartRouter(cfg RouterConfig) (*Router, error) {
 	return r, nil
 }
 
-// RunRouter starts the router and serves until ctx is cancelled, then
-// stops it (writing the final counters to the status file). This is what
-// `wireperf lab router` runs; tests run the same code in-process.
+// RunRouter raises the process to real-time scheduling (see
+// raiseProcessPriority), starts the router and serves until ctx is
+// cancelled, then stops it (writing the final counters to the status
+// file). This is what `wireperf lab router` runs, a process of its own;
+// tests run the same router in-process with StartRouter, at the test's
+// priority.
 func RunRouter(ctx context.Context, cfg RouterConfig) error {
+	how, err := raiseProcessPriority()
+	if err != nil {
+		return err
+	}
 	r, err := StartRouter(cfg)
 	if err != nil {
 		return err
 	}
+	r.logf("lab: router scheduling: %s", how)
 	<-ctx.Done()
 	return r.Close()
 }
