@@ -4,16 +4,17 @@ package lab
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -114,11 +115,14 @@ type Router struct {
 	cfg  RouterConfig
 	t0   time.Time
 	dirs [2]*routerDir // a→b, b→a
-	tuns [2]*os.File   // imp-a, imp-b
-	wg   sync.WaitGroup
-	stop chan struct{}
-	once sync.Once
-	err  error
+	tuns [2]int        // imp-a, imp-b; -1 when not open
+	// stopFd is an eventfd that Close signals to wake the directions'
+	// threads from poll(2).
+	stopFd int
+	wg     sync.WaitGroup
+	stop   chan struct{}
+	once   sync.Once
+	err    error
 }
 
 type pbuf struct {
@@ -157,23 +161,23 @@ type outItem struct {
 type routerDir struct {
 	r       *Router
 	name    string
-	in, out *os.File
-	outRaw  syscall.RawConn
-	timer   *os.File
+	in, out int // TUN descriptors, non-blocking
 	timerFd int
 
+	// Shared by the reader and the writer (and Close, once they ended).
 	mu      sync.Mutex
 	d       *impair.Direction[seg]
-	waiting bool  // the writer is (about to be) blocked on the timer
-	armed   int64 // router-clock time a one-shot timer is armed for; MaxInt64 when off, MinInt64 when ticking
+	waiting bool  // the writer is (about to be) asleep on the timer
+	armed   int64 // router-clock time a one-shot timer is armed for; MaxInt64 when none, MinInt64 while ticking
 	ticking bool  // the timer is periodic (writeTick)
 	batch   []outItem
 	emit    func(seg, int)
+	iov     [2][]byte
 
 	readErrs, writeErrs, oversize, writes atomic.Uint64
 	bufs                                  [len(bufClasses)]sync.Pool
 	sps                                   sync.Pool
-	hdr                                   [vnetHdrLen + 120]byte // writer's scratch header
+	hdr                                   [vnetHdrLen + 120]byte // scratch header for rebuilt segments
 }
 
 // StartRouter sets up the TUN devices and policy routing in cfg.NetNS and
@@ -206,7 +210,7 @@ func StartRouter(cfg RouterConfig) (*Router, error) {
 	if cfg.MTU < 576 || cfg.MTU > 65535 {
 		return nil, fmt.Errorf("lab: router MTU %d out of range", cfg.MTU)
 	}
-	r := &Router{cfg: cfg, t0: time.Now(), stop: make(chan struct{})}
+	r := &Router{cfg: cfg, t0: time.Now(), stop: make(chan struct{}), tuns: [2]int{-1, -1}, stopFd: -1}
 	ok := false
 	defer func() {
 		if !ok {
@@ -241,6 +245,9 @@ func StartRouter(cfg RouterConfig) (*Router, error) {
 	if err != nil {
 		return nil, err
 	}
+	if r.stopFd, err = unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK); err != nil {
+		return nil, fmt.Errorf("lab: eventfd: %w", err)
+	}
 	for _, name := range []string{tunA, tunB} {
 		if err := ip("-n", cfg.NetNS, "link", "set", "dev", name, "mtu", strconv.Itoa(cfg.MTU),
 			"txqueuelen", strconv.Itoa(cfg.TxQueueLen), "up"); err != nil {
@@ -262,7 +269,8 @@ func StartRouter(cfg RouterConfig) (*Router, error) {
 			}
 		}
 		d.SetMemoryLimit(lim)
-		dr := &routerDir{r: r, d: d, armed: math.MaxInt64}
+		dr := &routerDir{r: r, d: d, armed: math.MaxInt64, timerFd: -1}
+		r.dirs[i] = dr
 		dr.emit = func(s seg, copies int) { dr.batch = append(dr.batch, outItem{s, copies}) }
 		dr.initPools()
 		if i == 0 {
@@ -270,16 +278,19 @@ func StartRouter(cfg RouterConfig) (*Router, error) {
 		} else {
 			dr.name, dr.in, dr.out = "b→a", r.tuns[1], r.tuns[0]
 		}
-		if dr.outRaw, err = dr.out.SyscallConn(); err != nil {
-			return nil, err
-		}
 		fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
 		if err != nil {
 			return nil, fmt.Errorf("lab: timerfd: %w", err)
 		}
 		dr.timerFd = fd
-		dr.timer = os.NewFile(uintptr(fd), "timerfd")
-		r.dirs[i] = dr
+	}
+	// Each of the router's threads needs a P while it runs Go code; with
+	// GOMAXPROCS at the CPU count, a thread coming back from poll(2) could
+	// wait for the Go scheduler to free one, behind whatever else the
+	// process runs (a test's traffic). A P for each of them on top lets
+	// them carry on at once; the kernel still shares the CPUs.
+	if want := runtime.NumCPU() + 2*len(r.dirs); runtime.GOMAXPROCS(0) < want {
+		runtime.GOMAXPROCS(want)
 	}
 	for _, dr := range r.dirs {
 		r.wg.Add(2)
@@ -394,27 +405,30 @@ func (r *Router) StatsWithLinks() (RouterStats, error) {
 func (r *Router) Close() error {
 	r.once.Do(func() {
 		close(r.stop)
-		for _, dr := range r.dirs {
-			if dr != nil {
-				// Under the lock, so that no arm call uses the descriptor
-				// after it is closed (and perhaps reused).
-				dr.mu.Lock()
-				dr.timer.Close()
-				dr.mu.Unlock()
-			}
+		if r.stopFd >= 0 {
+			var one [8]byte
+			binary.NativeEndian.PutUint64(one[:], 1)
+			_, _ = unix.Write(r.stopFd, one[:])
 		}
-		for _, f := range r.tuns {
-			if f != nil {
-				f.Close()
-			}
-		}
+		// The threads end before their descriptors close, so that none is
+		// used after it is closed (and perhaps reused).
 		r.wg.Wait()
 		for _, dr := range r.dirs {
-			if dr != nil {
-				dr.mu.Lock()
-				dr.d.Drain(func(s seg) { dr.release(s.sp, 1) })
-				dr.mu.Unlock()
+			if dr == nil {
+				continue
 			}
+			if dr.timerFd >= 0 {
+				unix.Close(dr.timerFd)
+			}
+			dr.d.Drain(func(s seg) { dr.release(s.sp, 1) })
+		}
+		for _, fd := range r.tuns {
+			if fd >= 0 {
+				unix.Close(fd)
+			}
+		}
+		if r.stopFd >= 0 {
+			unix.Close(r.stopFd)
 		}
 		if r.cfg.StatusFile != "" {
 			r.err = r.writeStatus()
@@ -471,26 +485,27 @@ func (r *Router) writeStatus() error {
 }
 
 // openTUN creates a TUN device (IP packets, no packet-information header)
-// in the calling thread's namespace and returns it as a non-blocking file
-// served by Go's poller.
-func openTUN(name string) (*os.File, error) {
+// in the calling thread's namespace and returns its non-blocking
+// descriptor, which the router's threads read and write with plain system
+// calls (outside Go's poller).
+func openTUN(name string) (int, error) {
 	fd, err := unix.Open("/dev/net/tun", unix.O_RDWR|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return nil, fmt.Errorf("lab: open /dev/net/tun: %w", err)
+		return -1, fmt.Errorf("lab: open /dev/net/tun: %w", err)
 	}
 	ifr, err := unix.NewIfreq(name)
 	if err != nil {
 		unix.Close(fd)
-		return nil, err
+		return -1, err
 	}
 	ifr.SetUint16(unix.IFF_TUN | unix.IFF_NO_PI | unix.IFF_VNET_HDR)
 	if err := unix.IoctlIfreq(fd, unix.TUNSETIFF, ifr); err != nil {
 		unix.Close(fd)
-		return nil, fmt.Errorf("lab: TUNSETIFF %s: %w", name, err)
+		return -1, fmt.Errorf("lab: TUNSETIFF %s: %w", name, err)
 	}
 	if err := unix.IoctlSetPointerInt(fd, unix.TUNSETVNETHDRSZ, vnetHdrLen); err != nil {
 		unix.Close(fd)
-		return nil, fmt.Errorf("lab: TUNSETVNETHDRSZ %s: %w", name, err)
+		return -1, fmt.Errorf("lab: TUNSETVNETHDRSZ %s: %w", name, err)
 	}
 	// Checksum offload and TCP segmentation offload for IPv4: the kernel
 	// hands over TCP super-packets (up to 64 KiB) instead of segmenting
@@ -502,14 +517,14 @@ func openTUN(name string) (*os.File, error) {
 	if err := unix.IoctlSetInt(fd, unix.TUNSETOFFLOAD, tunFCsum|tunFTSO4|tunFUSO4|tunFUSO6); err != nil {
 		if err := unix.IoctlSetInt(fd, unix.TUNSETOFFLOAD, tunFCsum|tunFTSO4); err != nil {
 			unix.Close(fd)
-			return nil, fmt.Errorf("lab: TUNSETOFFLOAD %s: %w", name, err)
+			return -1, fmt.Errorf("lab: TUNSETOFFLOAD %s: %w", name, err)
 		}
 	}
 	if err := unix.SetNonblock(fd, true); err != nil {
 		unix.Close(fd)
-		return nil, err
+		return -1, err
 	}
-	return os.NewFile(uintptr(fd), name), nil
+	return fd, nil
 }
 
 func deviceMTU(ns, dev string) (int, error) {
