@@ -60,10 +60,11 @@ type RouterConfig struct {
 	MTU int `json:"mtu,omitempty"`
 	// TxQueueLen of the TUN devices; 0 means DefaultTxQueueLen.
 	TxQueueLen int `json:"txqueuelen,omitempty"`
-	// MemoryLimit caps the packet bytes held per direction. 0 means twice
-	// what the rate cap, delay and queue limit allow (see
-	// impair.Config.MaxHeldBytes) plus 16 MiB, or 1 GiB without a rate cap.
-	// Packets beyond it are dropped and counted (DroppedLimit).
+	// MemoryLimit caps the packet bytes held per direction. 0 means
+	// impair.Config.DefaultMemoryLimit: twice what the rate cap, delay and
+	// queue limit allow, plus a second at the rate, plus 16 MiB, or 1 GiB
+	// without a rate cap. Packets beyond it are dropped and counted
+	// (DroppedLimit).
 	MemoryLimit int64 `json:"memory_limit,omitempty"`
 	// StatusFile, when set, receives the counters as JSON every
 	// StatusInterval (default 1 s) and when the router stops.
@@ -78,9 +79,9 @@ type RouterConfig struct {
 // In the router's namespace, policy routing sends every IPv4 packet that
 // arrives on IfaceA to table 100, whose default route is the TUN device
 // imp-a, and what arrives on IfaceB to table 101 and imp-b. For each
-// direction one goroutine reads packets from its TUN device as fast as they
+// direction one thread reads packets from its TUN device as fast as they
 // come and hands them to an impair.Direction; another writes the packets
-// that are due into the other TUN device. A packet written into a TUN
+// that are due into the other TUN device (see tunio_linux.go). A packet written into a TUN
 // device is received by the namespace's stack as if it had arrived on that
 // device; the rules match only IfaceA and IfaceB, so the main table then
 // forwards it toward its destination. Reverse-path filtering is off in the
@@ -98,11 +99,12 @@ type RouterConfig struct {
 //
 // The writer sleeps on a timerfd armed for the head of its queue (Go's
 // timers wake about 1 ms late for short sleeps on this kind of VM; a
-// timerfd wakes within tens of microseconds), so emulated delays come out
-// about 0.1-0.2 ms long. Packets are kept in pooled buffers of a few size
-// classes (256 B for ACKs up to 64 KiB for super-packets), so memory
-// follows the bytes held: rate × delay plus the queue limit, and
-// MemoryLimit as a hard stop.
+// timerfd wakes within tens of microseconds), or ticking every writeTick
+// while departures come closer together than that, so emulated delays
+// come out about 0.1-0.2 ms long. Packets are kept in pooled buffers of a
+// few size classes (256 B for ACKs up to 64 KiB for super-packets), so
+// memory follows the bytes held: rate × delay plus the queue limit, and
+// MemoryLimit as a hard stop that a configured path never reaches.
 //
 // Measured on the 2-core development VM at 215 ms RTT with no rate cap:
 // one TCP stream reaches a delivery rate of about 3.3 Gbit/s with a
@@ -262,11 +264,7 @@ func StartRouter(cfg RouterConfig) (*Router, error) {
 		}
 		lim := cfg.MemoryLimit
 		if lim == 0 {
-			if b, ok := c.MaxHeldBytes(); ok {
-				lim = 2*b + 16<<20
-			} else {
-				lim = 1 << 30
-			}
+			lim = c.DefaultMemoryLimit()
 		}
 		d.SetMemoryLimit(lim)
 		dr := &routerDir{r: r, d: d, armed: math.MaxInt64, timerFd: -1}
