@@ -103,6 +103,8 @@ if "sum_sent" in e or "sum" in e:
         rcv = e.get("sum_received", s)
         print(f"  sender held {held/1e6:.1f} Mbit/s" + (f" ({held/want*100:.2f}% of the rate)" if want else "")
               + f"; received {rcv.get('bits_per_second', 0)/1e6:.1f} Mbit/s; lost {s.get('lost_packets', 0)} of {s.get('packets', 0)} datagrams ({s.get('lost_percent', 0):.4f}%)")
+        for l in (d.get("wireperf") or {}).get("udp_loss") or []:
+            print(f"  of the loss: {l.get('receiver_rcvbuf_errors', 0)} in the receiver's socket buffer, {l.get('network', 0)} in the network (the router)")
     else:
         print(f"  goodput {e.get('sum_received', {}).get('bits_per_second', 0)/1e6:.1f} Mbit/s received, {e.get('sum_sent', {}).get('retransmits', 0)} retransmits")
 for key, name in (("a_to_b", "a→b"), ("b_to_a", "b→a")):

@@ -120,11 +120,12 @@ type Router struct {
 	tuns [2]int        // imp-a, imp-b; -1 when not open
 	// stopFd is an eventfd that Close signals to wake the directions'
 	// threads from poll(2).
-	stopFd int
-	wg     sync.WaitGroup
-	stop   chan struct{}
-	once   sync.Once
-	err    error
+	stopFd    int
+	wg        sync.WaitGroup
+	stop      chan struct{}
+	once      sync.Once
+	schedOnce sync.Once // logs the threads\' scheduling class once
+	err       error
 }
 
 type pbuf struct {
@@ -328,22 +329,14 @@ func StartRouter(cfg RouterConfig) (*Router, error) {
 	return r, nil
 }
 
-// RunRouter raises the process to real-time scheduling (see
-// raiseProcessPriority), starts the router and serves until ctx is
-// cancelled, then stops it (writing the final counters to the status
-// file). This is what `wireperf lab router` runs, a process of its own;
-// tests run the same router in-process with StartRouter, at the test's
-// priority.
+// RunRouter starts the router and serves until ctx is cancelled, then
+// stops it (writing the final counters to the status file). This is what
+// `wireperf lab router` runs; tests run the same code in-process.
 func RunRouter(ctx context.Context, cfg RouterConfig) error {
-	how, err := raiseProcessPriority()
-	if err != nil {
-		return err
-	}
 	r, err := StartRouter(cfg)
 	if err != nil {
 		return err
 	}
-	r.logf("lab: router scheduling: %s", how)
 	<-ctx.Done()
 	return r.Close()
 }

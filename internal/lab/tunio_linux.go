@@ -5,7 +5,6 @@ package lab
 import (
 	"encoding/binary"
 	"math"
-	"runtime"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -198,8 +197,8 @@ func (dr *routerDir) wait(fd int) bool {
 
 func (dr *routerDir) readLoop() {
 	defer dr.r.wg.Done()
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
+	how := lockRouterThread() // for good: the thread ends with the goroutine
+	dr.r.schedOnce.Do(func() { dr.r.logf("lab: router threads: %s", how) })
 	scratch := dr.getBuf(maxRead)
 	for {
 		n, err := unix.Read(dr.in, scratch.b)
@@ -223,8 +222,8 @@ func (dr *routerDir) readLoop() {
 
 func (dr *routerDir) writeLoop() {
 	defer dr.r.wg.Done()
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
+	how := lockRouterThread() // for good: the thread ends with the goroutine
+	dr.r.schedOnce.Do(func() { dr.r.logf("lab: router threads: %s", how) })
 	var tick [8]byte
 	for {
 		dr.mu.Lock()
