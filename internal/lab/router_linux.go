@@ -175,7 +175,7 @@ type routerDir struct {
 	ticking bool  // the timer is periodic (writeTick)
 	batch   []outItem
 	emit    func(seg, int)
-	iov     [2][]byte
+	iov     [2]unix.Iovec // writev(2) of a rebuilt header and its payload
 
 	readErrs, writeErrs, oversize, writes atomic.Uint64
 	bufs                                  [len(bufClasses)]sync.Pool
@@ -329,14 +329,22 @@ func StartRouter(cfg RouterConfig) (*Router, error) {
 	return r, nil
 }
 
-// RunRouter starts the router and serves until ctx is cancelled, then
-// stops it (writing the final counters to the status file). This is what
-// `wireperf lab router` runs; tests run the same code in-process.
+// RunRouter raises the whole process to real-time scheduling (see
+// raiseProcessPriority), starts the router and serves until ctx is
+// cancelled, then stops it (writing the final counters to the status
+// file). This is what `wireperf lab router` runs, a process of its own;
+// tests run the same router in-process with StartRouter, where only the
+// router's threads are raised.
 func RunRouter(ctx context.Context, cfg RouterConfig) error {
+	how, err := raiseProcessPriority()
+	if err != nil {
+		return err
+	}
 	r, err := StartRouter(cfg)
 	if err != nil {
 		return err
 	}
+	r.logf("lab: router process: %s", how)
 	<-ctx.Done()
 	return r.Close()
 }

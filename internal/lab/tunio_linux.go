@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"math"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -180,16 +181,18 @@ const writeTick = 100 * time.Microsecond
 // most of the router's CPU.
 
 // wait blocks in poll(2) until fd is readable or the router stops; it
-// returns false when the router stops.
-func (dr *routerDir) wait(fd int) bool {
-	fds := [2]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}, {Fd: int32(dr.r.stopFd), Events: unix.POLLIN}}
+// returns false when the router stops. fds is the caller's, so that the
+// call allocates nothing (unix.Poll's slice would escape to the heap, and
+// garbage collection stalls the router).
+func (dr *routerDir) wait(fds *[2]unix.PollFd, fd int) bool {
+	*fds = [2]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}, {Fd: int32(dr.r.stopFd), Events: unix.POLLIN}}
 	for {
-		_, err := unix.Poll(fds[:], -1)
-		if err == nil {
+		_, _, e := unix.Syscall6(unix.SYS_PPOLL, uintptr(unsafe.Pointer(&fds[0])), 2, 0, 0, 0, 0)
+		if e == 0 {
 			return fds[1].Revents == 0
 		}
-		if err != unix.EINTR {
-			dr.r.logf("lab: router %s: poll: %v", dr.name, err)
+		if e != unix.EINTR {
+			dr.r.logf("lab: router %s: poll: %v", dr.name, e)
 			return false
 		}
 	}
@@ -200,13 +203,14 @@ func (dr *routerDir) readLoop() {
 	how := lockRouterThread() // for good: the thread ends with the goroutine
 	dr.r.schedOnce.Do(func() { dr.r.logf("lab: router threads: %s", how) })
 	scratch := dr.getBuf(maxRead)
+	fds := new([2]unix.PollFd)
 	for {
 		n, err := unix.Read(dr.in, scratch.b)
 		switch {
 		case err == nil:
 			scratch = dr.arrive(scratch, n)
 		case err == unix.EAGAIN:
-			if !dr.wait(dr.in) {
+			if !dr.wait(fds, dr.in) {
 				return
 			}
 		case err == unix.EINTR:
@@ -225,6 +229,7 @@ func (dr *routerDir) writeLoop() {
 	how := lockRouterThread() // for good: the thread ends with the goroutine
 	dr.r.schedOnce.Do(func() { dr.r.logf("lab: router threads: %s", how) })
 	var tick [8]byte
+	fds := new([2]unix.PollFd)
 	for {
 		dr.mu.Lock()
 		dr.waiting = false
@@ -247,7 +252,7 @@ func (dr *routerDir) writeLoop() {
 			if err == nil {
 				break
 			}
-			if err == unix.EAGAIN && !dr.wait(dr.timerFd) {
+			if err == unix.EAGAIN && !dr.wait(fds, dr.timerFd) {
 				return
 			}
 		}
@@ -377,9 +382,16 @@ func (dr *routerDir) writeSegs(sp *superPkt, first, last int) error {
 		if !sp.gso || (first == 0 && last == sp.nseg-1) {
 			_, err = unix.Write(dr.out, sp.buf.b[:sp.n])
 		} else {
+			// writev(2) by hand: unix.Writev allocates its iovecs.
 			h, payload := sp.segment(dr.hdr[:], first, last)
-			dr.iov[0], dr.iov[1] = h, payload
-			_, err = unix.Writev(dr.out, dr.iov[:])
+			dr.iov[0].Base = &h[0]
+			dr.iov[0].SetLen(len(h))
+			dr.iov[1].Base = &payload[0]
+			dr.iov[1].SetLen(len(payload))
+			_, _, e := unix.Syscall(unix.SYS_WRITEV, uintptr(dr.out), uintptr(unsafe.Pointer(&dr.iov[0])), 2)
+			if e != 0 {
+				err = e
+			}
 		}
 		if err != unix.EINTR {
 			return err
