@@ -4,16 +4,17 @@ package lab
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -59,10 +60,11 @@ type RouterConfig struct {
 	MTU int `json:"mtu,omitempty"`
 	// TxQueueLen of the TUN devices; 0 means DefaultTxQueueLen.
 	TxQueueLen int `json:"txqueuelen,omitempty"`
-	// MemoryLimit caps the packet bytes held per direction. 0 means twice
-	// what the rate cap, delay and queue limit allow (see
-	// impair.Config.MaxHeldBytes) plus 16 MiB, or 1 GiB without a rate cap.
-	// Packets beyond it are dropped and counted (DroppedLimit).
+	// MemoryLimit caps the packet bytes held per direction. 0 means
+	// impair.Config.DefaultMemoryLimit: twice what the rate cap, delay and
+	// queue limit allow, plus a second at the rate, plus 16 MiB, or 1 GiB
+	// without a rate cap. Packets beyond it are dropped and counted
+	// (DroppedLimit).
 	MemoryLimit int64 `json:"memory_limit,omitempty"`
 	// StatusFile, when set, receives the counters as JSON every
 	// StatusInterval (default 1 s) and when the router stops.
@@ -77,9 +79,9 @@ type RouterConfig struct {
 // In the router's namespace, policy routing sends every IPv4 packet that
 // arrives on IfaceA to table 100, whose default route is the TUN device
 // imp-a, and what arrives on IfaceB to table 101 and imp-b. For each
-// direction one goroutine reads packets from its TUN device as fast as they
+// direction one thread reads packets from its TUN device as fast as they
 // come and hands them to an impair.Direction; another writes the packets
-// that are due into the other TUN device. A packet written into a TUN
+// that are due into the other TUN device (see tunio_linux.go). A packet written into a TUN
 // device is received by the namespace's stack as if it had arrived on that
 // device; the rules match only IfaceA and IfaceB, so the main table then
 // forwards it toward its destination. Reverse-path filtering is off in the
@@ -97,11 +99,12 @@ type RouterConfig struct {
 //
 // The writer sleeps on a timerfd armed for the head of its queue (Go's
 // timers wake about 1 ms late for short sleeps on this kind of VM; a
-// timerfd wakes within tens of microseconds), so emulated delays come out
-// about 0.1-0.2 ms long. Packets are kept in pooled buffers of a few size
-// classes (256 B for ACKs up to 64 KiB for super-packets), so memory
-// follows the bytes held: rate × delay plus the queue limit, and
-// MemoryLimit as a hard stop.
+// timerfd wakes within tens of microseconds), or ticking every writeTick
+// while departures come closer together than that, so emulated delays
+// come out about 0.1-0.2 ms long. Packets are kept in pooled buffers of a
+// few size classes (256 B for ACKs up to 64 KiB for super-packets), so
+// memory follows the bytes held: rate × delay plus the queue limit, and
+// MemoryLimit as a hard stop that a configured path never reaches.
 //
 // Measured on the 2-core development VM at 215 ms RTT with no rate cap:
 // one TCP stream reaches a delivery rate of about 3.3 Gbit/s with a
@@ -114,11 +117,15 @@ type Router struct {
 	cfg  RouterConfig
 	t0   time.Time
 	dirs [2]*routerDir // a→b, b→a
-	tuns [2]*os.File   // imp-a, imp-b
-	wg   sync.WaitGroup
-	stop chan struct{}
-	once sync.Once
-	err  error
+	tuns [2]int        // imp-a, imp-b; -1 when not open
+	// stopFd is an eventfd that Close signals to wake the directions'
+	// threads from poll(2).
+	stopFd    int
+	wg        sync.WaitGroup
+	stop      chan struct{}
+	once      sync.Once
+	schedOnce sync.Once // logs the threads\' scheduling class once
+	err       error
 }
 
 type pbuf struct {
@@ -157,22 +164,23 @@ type outItem struct {
 type routerDir struct {
 	r       *Router
 	name    string
-	in, out *os.File
-	outRaw  syscall.RawConn
-	timer   *os.File
+	in, out int // TUN descriptors, non-blocking
 	timerFd int
 
+	// Shared by the reader and the writer (and Close, once they ended).
 	mu      sync.Mutex
 	d       *impair.Direction[seg]
-	waiting bool  // the writer is (about to be) blocked on the timer
-	armed   int64 // router-clock time the timer is armed for; MaxInt64 when not
+	waiting bool  // the writer is (about to be) asleep on the timer
+	armed   int64 // router-clock time a one-shot timer is armed for; MaxInt64 when none, MinInt64 while ticking
+	ticking bool  // the timer is periodic (writeTick)
 	batch   []outItem
 	emit    func(seg, int)
+	iov     [2]unix.Iovec // writev(2) of a rebuilt header and its payload
 
 	readErrs, writeErrs, oversize, writes atomic.Uint64
 	bufs                                  [len(bufClasses)]sync.Pool
 	sps                                   sync.Pool
-	hdr                                   [vnetHdrLen + 120]byte // writer's scratch header
+	hdr                                   [vnetHdrLen + 120]byte // scratch header for rebuilt segments
 }
 
 // StartRouter sets up the TUN devices and policy routing in cfg.NetNS and
@@ -205,7 +213,7 @@ func StartRouter(cfg RouterConfig) (*Router, error) {
 	if cfg.MTU < 576 || cfg.MTU > 65535 {
 		return nil, fmt.Errorf("lab: router MTU %d out of range", cfg.MTU)
 	}
-	r := &Router{cfg: cfg, t0: time.Now(), stop: make(chan struct{})}
+	r := &Router{cfg: cfg, t0: time.Now(), stop: make(chan struct{}), tuns: [2]int{-1, -1}, stopFd: -1}
 	ok := false
 	defer func() {
 		if !ok {
@@ -240,6 +248,9 @@ func StartRouter(cfg RouterConfig) (*Router, error) {
 	if err != nil {
 		return nil, err
 	}
+	if r.stopFd, err = unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK); err != nil {
+		return nil, fmt.Errorf("lab: eventfd: %w", err)
+	}
 	for _, name := range []string{tunA, tunB} {
 		if err := ip("-n", cfg.NetNS, "link", "set", "dev", name, "mtu", strconv.Itoa(cfg.MTU),
 			"txqueuelen", strconv.Itoa(cfg.TxQueueLen), "up"); err != nil {
@@ -254,14 +265,11 @@ func StartRouter(cfg RouterConfig) (*Router, error) {
 		}
 		lim := cfg.MemoryLimit
 		if lim == 0 {
-			if b, ok := c.MaxHeldBytes(); ok {
-				lim = 2*b + 16<<20
-			} else {
-				lim = 1 << 30
-			}
+			lim = c.DefaultMemoryLimit()
 		}
 		d.SetMemoryLimit(lim)
-		dr := &routerDir{r: r, d: d, armed: math.MaxInt64}
+		dr := &routerDir{r: r, d: d, armed: math.MaxInt64, timerFd: -1}
+		r.dirs[i] = dr
 		dr.emit = func(s seg, copies int) { dr.batch = append(dr.batch, outItem{s, copies}) }
 		dr.initPools()
 		if i == 0 {
@@ -269,16 +277,19 @@ func StartRouter(cfg RouterConfig) (*Router, error) {
 		} else {
 			dr.name, dr.in, dr.out = "b→a", r.tuns[1], r.tuns[0]
 		}
-		if dr.outRaw, err = dr.out.SyscallConn(); err != nil {
-			return nil, err
-		}
 		fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
 		if err != nil {
 			return nil, fmt.Errorf("lab: timerfd: %w", err)
 		}
 		dr.timerFd = fd
-		dr.timer = os.NewFile(uintptr(fd), "timerfd")
-		r.dirs[i] = dr
+	}
+	// Each of the router's threads needs a P while it runs Go code; with
+	// GOMAXPROCS at the CPU count, a thread coming back from poll(2) could
+	// wait for the Go scheduler to free one, behind whatever else the
+	// process runs (a test's traffic). A P for each of them on top lets
+	// them carry on at once; the kernel still shares the CPUs.
+	if want := runtime.NumCPU() + 2*len(r.dirs); runtime.GOMAXPROCS(0) < want {
+		runtime.GOMAXPROCS(want)
 	}
 	for _, dr := range r.dirs {
 		r.wg.Add(2)
@@ -318,14 +329,22 @@ func StartRouter(cfg RouterConfig) (*Router, error) {
 	return r, nil
 }
 
-// RunRouter starts the router and serves until ctx is cancelled, then
-// stops it (writing the final counters to the status file). This is what
-// `wireperf lab router` runs; tests run the same code in-process.
+// RunRouter raises the whole process to real-time scheduling (see
+// raiseProcessPriority), starts the router and serves until ctx is
+// cancelled, then stops it (writing the final counters to the status
+// file). This is what `wireperf lab router` runs, a process of its own;
+// tests run the same router in-process with StartRouter, where only the
+// router's threads are raised.
 func RunRouter(ctx context.Context, cfg RouterConfig) error {
+	how, err := raiseProcessPriority()
+	if err != nil {
+		return err
+	}
 	r, err := StartRouter(cfg)
 	if err != nil {
 		return err
 	}
+	r.logf("lab: router process: %s", how)
 	<-ctx.Done()
 	return r.Close()
 }
@@ -385,27 +404,30 @@ func (r *Router) StatsWithLinks() (RouterStats, error) {
 func (r *Router) Close() error {
 	r.once.Do(func() {
 		close(r.stop)
-		for _, dr := range r.dirs {
-			if dr != nil {
-				// Under the lock, so that no arm call uses the descriptor
-				// after it is closed (and perhaps reused).
-				dr.mu.Lock()
-				dr.timer.Close()
-				dr.mu.Unlock()
-			}
+		if r.stopFd >= 0 {
+			var one [8]byte
+			binary.NativeEndian.PutUint64(one[:], 1)
+			_, _ = unix.Write(r.stopFd, one[:])
 		}
-		for _, f := range r.tuns {
-			if f != nil {
-				f.Close()
-			}
-		}
+		// The threads end before their descriptors close, so that none is
+		// used after it is closed (and perhaps reused).
 		r.wg.Wait()
 		for _, dr := range r.dirs {
-			if dr != nil {
-				dr.mu.Lock()
-				dr.d.Drain(func(s seg) { dr.release(s.sp, 1) })
-				dr.mu.Unlock()
+			if dr == nil {
+				continue
 			}
+			if dr.timerFd >= 0 {
+				unix.Close(dr.timerFd)
+			}
+			dr.d.Drain(func(s seg) { dr.release(s.sp, 1) })
+		}
+		for _, fd := range r.tuns {
+			if fd >= 0 {
+				unix.Close(fd)
+			}
+		}
+		if r.stopFd >= 0 {
+			unix.Close(r.stopFd)
 		}
 		if r.cfg.StatusFile != "" {
 			r.err = r.writeStatus()
@@ -462,26 +484,27 @@ func (r *Router) writeStatus() error {
 }
 
 // openTUN creates a TUN device (IP packets, no packet-information header)
-// in the calling thread's namespace and returns it as a non-blocking file
-// served by Go's poller.
-func openTUN(name string) (*os.File, error) {
+// in the calling thread's namespace and returns its non-blocking
+// descriptor, which the router's threads read and write with plain system
+// calls (outside Go's poller).
+func openTUN(name string) (int, error) {
 	fd, err := unix.Open("/dev/net/tun", unix.O_RDWR|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return nil, fmt.Errorf("lab: open /dev/net/tun: %w", err)
+		return -1, fmt.Errorf("lab: open /dev/net/tun: %w", err)
 	}
 	ifr, err := unix.NewIfreq(name)
 	if err != nil {
 		unix.Close(fd)
-		return nil, err
+		return -1, err
 	}
 	ifr.SetUint16(unix.IFF_TUN | unix.IFF_NO_PI | unix.IFF_VNET_HDR)
 	if err := unix.IoctlIfreq(fd, unix.TUNSETIFF, ifr); err != nil {
 		unix.Close(fd)
-		return nil, fmt.Errorf("lab: TUNSETIFF %s: %w", name, err)
+		return -1, fmt.Errorf("lab: TUNSETIFF %s: %w", name, err)
 	}
 	if err := unix.IoctlSetPointerInt(fd, unix.TUNSETVNETHDRSZ, vnetHdrLen); err != nil {
 		unix.Close(fd)
-		return nil, fmt.Errorf("lab: TUNSETVNETHDRSZ %s: %w", name, err)
+		return -1, fmt.Errorf("lab: TUNSETVNETHDRSZ %s: %w", name, err)
 	}
 	// Checksum offload and TCP segmentation offload for IPv4: the kernel
 	// hands over TCP super-packets (up to 64 KiB) instead of segmenting
@@ -493,14 +516,14 @@ func openTUN(name string) (*os.File, error) {
 	if err := unix.IoctlSetInt(fd, unix.TUNSETOFFLOAD, tunFCsum|tunFTSO4|tunFUSO4|tunFUSO6); err != nil {
 		if err := unix.IoctlSetInt(fd, unix.TUNSETOFFLOAD, tunFCsum|tunFTSO4); err != nil {
 			unix.Close(fd)
-			return nil, fmt.Errorf("lab: TUNSETOFFLOAD %s: %w", name, err)
+			return -1, fmt.Errorf("lab: TUNSETOFFLOAD %s: %w", name, err)
 		}
 	}
 	if err := unix.SetNonblock(fd, true); err != nil {
 		unix.Close(fd)
-		return nil, err
+		return -1, err
 	}
-	return os.NewFile(uintptr(fd), name), nil
+	return fd, nil
 }
 
 func deviceMTU(ns, dev string) (int, error) {

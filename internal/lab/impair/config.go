@@ -221,6 +221,26 @@ func (c Config) MaxHeldBytes() (int64, bool) {
 	return int64(b) + int64(c.queueLimit()), true
 }
 
+// LateSlack is how late a router may fall behind its departures (its
+// writer descheduled) before the memory limit, rather than the emulated
+// path, drops packets.
+const LateSlack = time.Second
+
+// DefaultMemoryLimit is the memory limit a router sets when it is given
+// none: twice the most a configured path holds (MaxHeldBytes), plus what
+// arrives at the rate cap during LateSlack, plus 16 MiB; 1 GiB without a
+// rate cap, which bounds nothing else. On a path the configuration
+// describes the limit is then never reached: it only catches what the
+// configuration does not bound, so a run that counts DroppedLimit was
+// misconfigured or had a router that could not keep up for a second.
+func (c Config) DefaultMemoryLimit() int64 {
+	b, ok := c.MaxHeldBytes()
+	if !ok {
+		return 1 << 30
+	}
+	return 2*b + int64(c.Rate/8*LateSlack.Seconds()) + 16<<20
+}
+
 func checkProb(name string, p float64) error {
 	if math.IsNaN(p) || p < 0 || p > 1 {
 		return fmt.Errorf("impair: %s %v is not a probability in [0, 1]", name, p)

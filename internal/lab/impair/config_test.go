@@ -100,3 +100,44 @@ func FuzzParseConfig(f *testing.F) {
 		}
 	})
 }
+
+// The default memory limit holds a configured path twice over, plus a
+// second of lateness at the rate: at 215 ms and 1 Gbit/s with the 50 ms
+// queue that is 2 × (13.4375 + 6.25) MB + 125 MB + 16 MiB.
+func TestDefaultMemoryLimit(t *testing.T) {
+	c := Config{Delay: 107500 * time.Microsecond, Rate: 1e9}
+	held, ok := c.MaxHeldBytes()
+	if !ok || held != 13_437_500+6_250_000 {
+		t.Fatalf("MaxHeldBytes = %d, %v; want 19687500", held, ok)
+	}
+	if got, want := c.DefaultMemoryLimit(), int64(2*19_687_500+125_000_000+16<<20); got != want {
+		t.Errorf("DefaultMemoryLimit = %d, want %d", got, want)
+	}
+	if got := (Config{Delay: time.Second}).DefaultMemoryLimit(); got != 1<<30 {
+		t.Errorf("without a rate cap: %d, want 1 GiB", got)
+	}
+	// A path that fills its queue and delay line never reaches the
+	// limit: every packet is queued or dropped by the queue, none by the
+	// limit.
+	d, err := NewDirection[int](c, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.SetMemoryLimit(c.DefaultMemoryLimit())
+	for i := 0; i < 200_000; i++ {
+		d.Arrive(int64(i)*1000, i, 1500) // 12 Gbit/s offered for 0.2 s
+	}
+	cs := d.Counters()
+	if cs.DroppedLimit != 0 || cs.DroppedQueue == 0 {
+		t.Errorf("overload of a configured path: limit %d (want 0), queue %d (want > 0)", cs.DroppedLimit, cs.DroppedQueue)
+	}
+	// A limit below what the path holds is what counts DroppedLimit.
+	d2, _ := NewDirection[int](c, 1, 1)
+	d2.SetMemoryLimit(held / 2)
+	for i := 0; i < 200_000; i++ {
+		d2.Arrive(int64(i)*1000, i, 1500)
+	}
+	if d2.Counters().DroppedLimit == 0 {
+		t.Error("a limit of half the path's bytes dropped nothing")
+	}
+}
