@@ -87,10 +87,10 @@ func (p *Pacer) Wait(stop <-chan struct{}) (slot time.Time, ok bool) {
 		return p.start.Add(time.Duration(p.slotAt)), true
 	}
 	for {
-		next, skipped, wait := slotRule(iv, p.w.now(), p.next, p.sent, p.lastSent)
+		next, skipped, until, wait := slotRule(iv, p.w.now(), p.next, p.sent, p.lastSent)
 		p.next, p.skipped = next, p.skipped+skipped
-		if wait > 0 {
-			if !p.w.until(wait, stop) {
+		if wait {
+			if !p.w.until(until, stop) {
 				return time.Time{}, false
 			}
 			continue // woken late, perhaps: judge again
@@ -108,9 +108,10 @@ func (p *Pacer) Wait(stop <-chan struct{}) (slot time.Time, ok bool) {
 // the last at lastSent), so that a late send is not followed by a burst.
 // A slot that would go more than one interval late is skipped, which
 // keeps the schedule's phase. It returns the slot to release (after
-// skipping skipped), or, if wait > 0, the instant to wait for before
-// judging again.
-func slotRule(iv, now, next, sent, lastSent int64) (slot, skipped, wait int64) {
+// skipping skipped), or, with wait, the instant to wait until before
+// judging again (slot 0 of a schedule that starts in the future waits
+// until 0).
+func slotRule(iv, now, next, sent, lastSent int64) (slot, skipped, until int64, wait bool) {
 	for {
 		due := next * iv
 		earliest := due
@@ -124,9 +125,9 @@ func slotRule(iv, now, next, sent, lastSent int64) (slot, skipped, wait int64) {
 			continue
 		}
 		if now < earliest {
-			return next, skipped, earliest
+			return next, skipped, earliest, true
 		}
-		return next, skipped, 0
+		return next, skipped, 0, false
 	}
 }
 

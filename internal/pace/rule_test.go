@@ -26,6 +26,7 @@ func TestSlotRule(t *testing.T) {
 		skipped  int64   // slots skipped on the way
 	}{
 		{"first slot at once", 0, -1, 0.2, false, 0, 0},
+		{"a schedule that starts in the future: wait for slot 0", 0, -1, -0.3, true, 0, 0},
 		{"before its time", 1, 0, 0.3, true, 0, 0},
 		{"a little late: released", 1, 0, 1.2, false, 1, 0},
 		{"almost a slot late: released", 1, 0, 1.99, false, 1, 0},
@@ -41,15 +42,15 @@ func TestSlotRule(t *testing.T) {
 			if tc.lastSent >= 0 {
 				sent, last = 1, int64(tc.lastSent*float64(s))
 			}
-			slot, skipped, wait := slotRule(s, int64(tc.now*float64(s)), tc.next, sent, last)
+			slot, skipped, until, wait := slotRule(s, int64(tc.now*float64(s)), tc.next, sent, last)
 			if tc.wait {
-				if wait <= int64(tc.now*float64(s)) {
-					t.Fatalf("released slot %d (wait %d); want a wait", slot, wait)
+				if !wait || until <= int64(tc.now*float64(s)) {
+					t.Fatalf("released slot %d (wait %v until %d); want a wait", slot, wait, until)
 				}
 				return
 			}
-			if wait != 0 {
-				t.Fatalf("waits until %v; want slot %d at once", time.Duration(wait), tc.slot)
+			if wait {
+				t.Fatalf("waits until %v; want slot %d at once", time.Duration(until), tc.slot)
 			}
 			if slot != tc.slot || skipped != tc.skipped {
 				t.Errorf("slot %d with %d skipped, want slot %d with %d skipped", slot, skipped, tc.slot, tc.skipped)
