@@ -71,7 +71,11 @@ func TestAcceptWireperfShapedUDPLoss(t *testing.T) {
 		t.Logf("%s leaf under 1:10 (htb %.0f Mbit/s): sent %d packets, dropped %d, backlog now %d; wireperf sent %.1f Mbit/s and received %.1f Mbit/s of payload (the limit allows %.1f)",
 			after.Kind, rate/1e6, qsent, dropped, after.BacklogPackets, float64(sent.Sent)*1448*8/sp.Duration.Seconds()/1e6,
 			float64(rx.Bytes)*8/rx.Seconds()/1e6, Goodput(rate, 1448+28, 28, FramingTC)/1e6)
-		if got.Expected != sent.Sent || got.Late != 0 || got.Duplicates != 0 || got.Reordered != 0 {
+		// Re-ordering is not checked: a sending thread that the kernel
+		// moves to the other CPU puts its next datagrams on that CPU's
+		// backlog queue of the veth pair, which can deliver them first
+		// (one such swap was seen); the counts below hold either way.
+		if got.Expected != sent.Sent || got.Late != 0 || got.Duplicates != 0 {
 			t.Errorf("receiver expected %d (late %d, duplicates %d, re-ordered %d), sender sent %d",
 				got.Expected, got.Late, got.Duplicates, got.Reordered, sent.Sent)
 		}
