@@ -72,6 +72,21 @@ type Task struct {
 	// Resources a run reserves; empty means both hosts' interfaces.
 	Resources []string
 	Origin    string // "cli", or the mesh file's name
+
+	Thresholds Thresholds // how the grid colours this test's results
+}
+
+// Thresholds colour a test's last result: below the amber or red goodput,
+// above the amber or red loss or RTT; with no result for StaleIntervals
+// repeat intervals, grey. Zero fields do not apply.
+type Thresholds struct {
+	GoodputAmberBps float64 `json:"goodput_amber_bps,omitempty"`
+	GoodputRedBps   float64 `json:"goodput_red_bps,omitempty"`
+	LossAmberPct    float64 `json:"loss_amber_pct,omitempty"`
+	LossRedPct      float64 `json:"loss_red_pct,omitempty"`
+	RTTAmberMs      float64 `json:"rtt_amber_ms,omitempty"`
+	RTTRedMs        float64 `json:"rtt_red_ms,omitempty"`
+	StaleIntervals  int     `json:"stale_intervals,omitempty"`
 }
 
 // Direction is the test's direction, from its flags.
