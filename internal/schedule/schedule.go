@@ -220,12 +220,14 @@ func Plan(t *Task, after int, now time.Time, horizon time.Duration) (toRun, miss
 		return nil, nil
 	}
 	seq := after + 1
-	if seq < 0 {
-		seq = 0
+	if after < 0 {
+		// A task planned for the first time starts with its first run
+		// still to come: the runs before it were never planned, so none
+		// of them was missed.
+		seq = t.firstFrom(now.Add(-t.Slip))
 	}
-	// Jump over whole periods already past, so that a task that has been
-	// stopped for a year does not plan a year of runs one by one; the
-	// ones skipped are still reported missed, a bounded number of them.
+	// After a long stop, only MaxMissedPerPlan runs are recorded missed
+	// one by one; the planner then jumps to the runs still to come.
 	end := now.Add(horizon)
 	for ; ; seq++ {
 		r, ok := t.At(seq)

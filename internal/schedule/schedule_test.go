@@ -81,11 +81,12 @@ func first(a, _ []Run) []Run { return a }
 
 func TestPlanMissedWhileDown(t *testing.T) {
 	tk := task()
-	// The host comes back 100 s after the start: runs at 0, 30, 60 and
-	// 90 s are past their 5 s slip (the last one's deadline is 95 s).
+	// The host comes back 100 s after the start: runs at 30, 60 and 90 s
+	// are past their 5 s slip (the last one's deadline is 95 s).
+	// Run 0 was planned before the host went down.
 	now := t0.Add(100 * time.Second)
-	run, missed := Plan(tk, -1, now, 30*time.Second)
-	if got := planned(missed); !eq(got, []time.Duration{0, 30 * time.Second, 60 * time.Second, 90 * time.Second}) {
+	run, missed := Plan(tk, 0, now, 30*time.Second)
+	if got := planned(missed); !eq(got, []time.Duration{30 * time.Second, 60 * time.Second, 90 * time.Second}) {
 		t.Fatalf("missed %v", got)
 	}
 	if got := planned(run); !eq(got, []time.Duration{120 * time.Second}) {
@@ -101,7 +102,7 @@ func TestPlanMissedWhileDown(t *testing.T) {
 func TestPlanBoundsMissedAfterLongDowntime(t *testing.T) {
 	tk := task()
 	now := t0.Add(365 * 24 * time.Hour)
-	run, missed := Plan(tk, -1, now, time.Minute)
+	run, missed := Plan(tk, 0, now, time.Minute)
 	if len(missed) != MaxMissedPerPlan {
 		t.Fatalf("missed %d, want the bound %d", len(missed), MaxMissedPerPlan)
 	}
@@ -222,5 +223,23 @@ func TestNextTryNeverLate(t *testing.T) {
 	rs := task().Reservations("t-1", t0)
 	if len(rs) != 2 || !rs[0].To.Equal(t0.Add(10*time.Second)) || rs[1].Resource != "host:b" {
 		t.Fatal(rs)
+	}
+}
+
+func TestFirstPlanningStartsWithTheNextRun(t *testing.T) {
+	tk := task()
+	tk.Start = time.Unix(0, 0).UTC() // the mesh file's default: aligned to the epoch
+	now := t0.Add(7 * time.Second)   // 2 s past a run's slip
+	run, missed := Plan(tk, -1, now, time.Minute)
+	if len(missed) != 0 {
+		t.Fatalf("a new task recorded %d missed runs", len(missed))
+	}
+	if got := planned(run); !eq(got, []time.Duration{30 * time.Second, 60 * time.Second}) {
+		t.Fatalf("planned %v", got)
+	}
+	// Within the slip, the run just due is still taken.
+	run, _ = Plan(tk, -1, t0.Add(3*time.Second), 20*time.Second)
+	if got := planned(run); !eq(got, []time.Duration{0}) {
+		t.Fatalf("within slip %v", got)
 	}
 }
