@@ -579,3 +579,12 @@ func (s *Store) Reservations(ctx context.Context, from, to time.Time) ([]schedul
 	}
 	return out, rows.Err()
 }
+
+// IsPostgres says whether a DSN names a PostgreSQL server (else it is an
+// SQLite file).
+func IsPostgres(dsn string) bool { return isPostgres(dsn) }
+
+// OpenSQLitePool opens another pool on an SQLite archive, with the
+// archive's settings (WAL, busy timeout, immediate transactions), for a
+// component that keeps its own tables in the same file: the job queue.
+func OpenSQLitePool(dsn string) (*sql.DB, error) { return openSQLite(dsn) }

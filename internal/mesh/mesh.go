@@ -565,10 +565,14 @@ func (p *parser) test(e entry) (Test, error) {
 		return t, p.errf(e.v, key+".test", "missing")
 	}
 	if t.Reserve == 0 {
-		t.Reserve = testTime(t.Args) + reserveMargin
+		t.Reserve = ReserveFor(t.Args)
 	}
 	return t, nil
 }
+
+// ReserveFor is how long a run of a test line holds its hosts by
+// default: the test's time and a margin for its set-up and report.
+func ReserveFor(args []string) time.Duration { return testTime(args) + reserveMargin }
 
 // testLine splits a test line into words and checks it.
 func (p *parser) testLine(v string) ([]string, error) {
