@@ -45,10 +45,12 @@ type riverQueue[TTx any] struct {
 	close  func()
 }
 
-func (q *riverQueue[TTx]) Start(ctx context.Context) error         { return q.client.Start(ctx) }
-func (q *riverQueue[TTx]) Stop(ctx context.Context) error          { return q.client.Stop(ctx) }
-func (q *riverQueue[TTx]) StopAndCancel(ctx context.Context) error { return q.client.StopAndCancel(ctx) }
-func (q *riverQueue[TTx]) Close()                                  { q.close() }
+func (q *riverQueue[TTx]) Start(ctx context.Context) error { return q.client.Start(ctx) }
+func (q *riverQueue[TTx]) Stop(ctx context.Context) error  { return q.client.Stop(ctx) }
+func (q *riverQueue[TTx]) StopAndCancel(ctx context.Context) error {
+	return q.client.StopAndCancel(ctx)
+}
+func (q *riverQueue[TTx]) Close() { q.close() }
 
 func (q *riverQueue[TTx]) Enqueue(ctx context.Context, host, runID string, at time.Time) error {
 	_, err := q.client.Insert(ctx, RunArgs{RunID: runID}, &river.InsertOpts{
