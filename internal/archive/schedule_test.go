@@ -191,7 +191,7 @@ func TestReservationsNeverOverlap(t *testing.T) {
 			// c→b overlaps on b: refused, naming the holder and its end.
 			err := s.Reserve(ctx, cb.Reservations("cb-0", s0.Add(5*time.Second)))
 			var busy *schedule.Busy
-			if !errors.As(err, &busy) || busy.RunID != "ab-0" || busy.Resource != "host:b" || !busy.Until.Equal(s0.Add(10*time.Second)) {
+			if !errors.As(err, &busy) || busy.RunID != "ab-0" || busy.Resource != "host:b" || !busy.Until.Equal(s0.Add(ab.Hold())) {
 				t.Fatalf("overlap: %v", err)
 			}
 			// Nothing of the refused run was kept (c's row neither).
@@ -236,7 +236,7 @@ func TestConcurrentReservations(t *testing.T) {
 				go func(i int) {
 					defer wg.Done()
 					tk := schedTask("tput", fmt.Sprint("s", i), "hub")
-					err := s.Reserve(ctx, tk.Reservations(fmt.Sprint("r", i), s0.Add(time.Duration(i)*3*time.Second)))
+					err := s.Reserve(ctx, tk.Reservations(fmt.Sprint("r", i), s0.Add(time.Duration(i)*20*time.Second)))
 					var busy *schedule.Busy
 					if err != nil && !errors.As(err, &busy) {
 						t.Error(err)

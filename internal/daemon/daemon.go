@@ -85,10 +85,11 @@ const (
 	DefaultGrace     = 30 * time.Second
 	DefaultHorizon   = 10 * time.Minute
 	DefaultPlanEvery = 30 * time.Second
-	// DefaultLead: River polls for due jobs about once a second, so a
-	// run's job is due a few seconds early and its worker sleeps to the
-	// exact instant.
-	DefaultLead    = 3 * time.Second
+	// DefaultLead: a run's job is due this long before the run, and its
+	// worker sleeps to the exact instant.
+	// River's scheduler makes due jobs available every 5 s, and its
+	// workers poll every second: 10 s ahead leaves room for both.
+	DefaultLead    = 10 * time.Second
 	DefaultWorkers = 4
 )
 
@@ -188,6 +189,9 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 	}
 	for _, id := range ids {
 		d.log.Warn("run aborted: the daemon stopped while it ran", "run", id)
+		if err := d.store.Release(ctx, id, cfg.Clock.Now()); err != nil {
+			return nil, err
+		}
 	}
 	if cfg.Server != nil {
 		sc := *cfg.Server
@@ -258,12 +262,15 @@ func (d *Daemon) Run(ctx context.Context) error {
 		defer wg.Done()
 		d.planLoop(ctx)
 	}()
+	// The server stops after the queue: this host's own running tests,
+	// and other hosts' tests to it, have the grace period too.
+	sctx, stopServer := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopServer()
 	if d.srv != nil {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			// The server's own grace applies to tests others run here.
-			if err := d.srv.Serve(ctx); err != nil {
+			if err := d.srv.Serve(sctx); err != nil {
 				errs <- fmt.Errorf("server: %w", err)
 			}
 		}()
@@ -293,9 +300,10 @@ func (d *Daemon) Run(ctx context.Context) error {
 		}
 		cancel()
 	}
+	stopServer()
 	if api != nil {
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		api.Shutdown(sctx)
+		actx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		api.Shutdown(actx)
 		cancel()
 	}
 	wg.Wait()

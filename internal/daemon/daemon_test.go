@@ -40,7 +40,7 @@ func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)
 func newDaemon(t *testing.T, host, dsn string, withServer bool, mut func(*daemon.Config)) *daemon.Daemon {
 	t.Helper()
 	cfg := daemon.Config{Host: host, DSN: dsn, Env: []string{envCLI + "=1"}, Logger: quiet(),
-		Grace: 5 * time.Second, PlanEvery: time.Second, Horizon: time.Minute, Lead: time.Second}
+		Grace: 5 * time.Second, PlanEvery: time.Second, Horizon: time.Minute}
 	if withServer {
 		cfg.Server = &server.Config{Bind: "127.0.0.1", Limits: server.DefaultLimits(), ShutdownGrace: time.Second, Logger: quiet()}
 	}
@@ -77,7 +77,7 @@ func loopTask(name, src, dst string, port int, secs int, repeat, slip time.Durat
 	return &schedule.Task{ID: schedule.DefineID("test", name, src, dst), Name: name, Source: src, Dest: dst,
 		DestAddr: fmt.Sprintf("127.0.0.1:%d", port), Args: args, Class: schedule.Exclusive,
 		Duration: time.Duration(secs)*time.Second + 2*time.Second,
-		Start:    time.Now().Truncate(time.Second).Add(2 * time.Second), Repeat: repeat, Slip: slip, MaxRuns: runs, Origin: "test"}
+		Start:    time.Now().Truncate(time.Second).Add(5 * time.Second), Repeat: repeat, Slip: slip, MaxRuns: runs, Origin: "test"}
 }
 
 // waitDone waits until every run of the tasks has ended (bounded).
@@ -113,7 +113,7 @@ func waitDone(t *testing.T, st *archive.Store, want int, limit time.Duration) []
 func TestOneHostRunsItsSchedule(t *testing.T) {
 	dsn := archivetest.Backends(t)["sqlite"]
 	d := newDaemon(t, "a", dsn, true, nil)
-	tk := loopTask("tput", "a", "a", d.ServerPort(), 1, 4*time.Second, 2*time.Second, 3)
+	tk := loopTask("tput", "a", "a", d.ServerPort(), 1, 5*time.Second, 4*time.Second, 3)
 	if _, err := d.Store().PutTask(context.Background(), tk); err != nil {
 		t.Fatal(err)
 	}
@@ -291,5 +291,116 @@ func TestReadsNeedTokenWhenConfigured(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("read without a token: %d", resp.StatusCode)
+	}
+}
+
+// SIGTERM during a test longer than the grace period: the test is
+// stopped and its run recorded aborted, in the schedule and the archive.
+func TestStopPastGraceRecordsAborted(t *testing.T) {
+	dsn := archivetest.Backends(t)["sqlite"]
+	d := newDaemon(t, "a", dsn, true, func(c *daemon.Config) { c.Grace = 500 * time.Millisecond })
+	tk := loopTask("long", "a", "a", d.ServerPort(), 30, 0, 4*time.Second, 1)
+	if _, err := d.Store().PutTask(context.Background(), tk); err != nil {
+		t.Fatal(err)
+	}
+	st, err := archive.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	stop := start(t, d)
+	id := schedule.RunID(tk.ID, 0)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		r, err := st.GetSchedRun(context.Background(), id)
+		if err == nil && r.State == archive.StateRunning {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the run never started: %+v %v", r, err)
+		}
+		time.Sleep(100 * time.Millisecond) // polling the archive, bounded
+	}
+	began := time.Now()
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(began); took > 20*time.Second {
+		t.Fatalf("stopping took %v: the 30 s test was not stopped", took)
+	}
+	r, err := st.GetSchedRun(context.Background(), id)
+	if err != nil || r.State != archive.StateAborted || !strings.Contains(r.Reason, "grace") || r.Ended.IsZero() {
+		t.Fatalf("after SIGTERM: %+v %v", r, err)
+	}
+	rec, err := st.Get(context.Background(), id)
+	if err != nil || rec.State != archive.StateAborted {
+		t.Fatalf("archived run: %+v %v", rec, err)
+	}
+}
+
+// A daemon killed mid-run comes back: the run it left running is
+// recorded aborted, a run whose deadline passed while it was away is
+// recorded missed, and a run still to come is taken.
+func TestRestartAfterKill(t *testing.T) {
+	dsn := archivetest.Backends(t)["sqlite"]
+	ctx := context.Background()
+	st, err := archive.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	now := time.Now()
+	// The daemon's server port is only known once it runs; the task is
+	// updated with it below, which keeps its planned runs' IDs.
+	tk := loopTask("tput", "a", "a", 1, 1, 10*time.Second, 2*time.Second, 0)
+	tk.Start = now.Truncate(time.Second).Add(-15 * time.Second) // runs at -15 s, -5 s, +5 s
+	if _, err := st.PutTask(ctx, tk); err != nil {
+		t.Fatal(err)
+	}
+	r0, _ := tk.At(0) // was running when the daemon died
+	r1, _ := tk.At(1) // its time came and went
+	if _, err := st.PlanRuns(ctx, []*archive.SchedRun{archive.NewSchedRun(tk, r0), archive.NewSchedRun(tk, r1)}); err != nil {
+		t.Fatal(err)
+	}
+	st.Transition(ctx, r0.ID, []string{archive.StateScheduled}, archive.StateRunning, "", r0.Planned, time.Time{})
+
+	d := newDaemon(t, "a", dsn, true, nil)
+	tk.DestAddr = fmt.Sprintf("127.0.0.1:%d", d.ServerPort())
+	if _, err := st.PutTask(ctx, tk); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := st.GetSchedRun(ctx, r0.ID)
+	if got.State != archive.StateAborted || !strings.Contains(got.Reason, "daemon stopped") {
+		t.Fatalf("the run left running: %+v", got)
+	}
+	stop := start(t, d)
+	r2, _ := tk.At(2)
+	waitFor(t, st, r2.ID, 40*time.Second)
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	got, _ = st.GetSchedRun(ctx, r1.ID)
+	if got.State != archive.StateMissed || got.Reason == "" || !got.ActualStart.IsZero() {
+		t.Fatalf("the run whose time passed: %+v", got)
+	}
+	got, _ = st.GetSchedRun(ctx, r2.ID)
+	if got.State != archive.StateFinished {
+		t.Fatalf("the run still to come: %+v", got)
+	}
+}
+
+// waitFor waits until a run has ended (bounded).
+func waitFor(t *testing.T, st *archive.Store, id string, limit time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for {
+		r, err := st.GetSchedRun(context.Background(), id)
+		if err == nil && r.State != archive.StateScheduled && r.State != archive.StateRunning {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("run %s not ended after %v: %+v %v", id, limit, r, err)
+		}
+		time.Sleep(200 * time.Millisecond) // polling the archive, bounded
 	}
 }

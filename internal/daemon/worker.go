@@ -82,16 +82,11 @@ func (d *Daemon) execute(ctx context.Context, runID string) error {
 		err := st.Reserve(ctx, task.Reservations(r.ID, now))
 		var busy *schedule.Busy
 		if errors.As(err, &busy) {
-			at, ok, why := schedule.NextTry(plan, busy, now)
+			at, ok, why := schedule.NextTry(plan, busy, now, reservePoll)
 			if !ok {
 				log.Warn("run missed", "reason", why)
 				_, err := d.settle(ctx, r.ID, []string{archive.StateScheduled}, archive.StateMissed, why, time.Time{})
 				return err
-			}
-			// The holder usually ends before its reservation does, and
-			// releases the rest: look again often rather than only at its end.
-			if poll := now.Add(reservePoll); at.After(poll) || !at.After(now) {
-				at = poll
 			}
 			start = at
 			continue
@@ -198,8 +193,9 @@ func (d *Daemon) runTest(ctx context.Context, t *schedule.Task) (doc []byte, cmd
 		return nil, "", err
 	}
 	cmdline = "wireperf " + strings.Join(args, " ")
-	// The test bounds itself; this bounds a test that hangs.
-	tctx, cancel := context.WithTimeout(ctx, 2*t.Duration+time.Minute)
+	// The test bounds itself; this bounds a test that hangs, to the time
+	// its reservations cover.
+	tctx, cancel := context.WithTimeout(ctx, t.Hold())
 	defer cancel()
 	cmd := exec.CommandContext(tctx, d.cfg.Binary, args...)
 	cmd.Env = append(os.Environ(), d.cfg.Env...)

@@ -22,11 +22,18 @@ func Conflicts(a, b Reservation) bool {
 		a.RunID != b.RunID && a.From.Before(b.To) && b.From.Before(a.To)
 }
 
-// Reservations are the rows a run of t starting at from reserves.
+// Hold is the longest a run of t may take: twice its planned time and a
+// minute. A run is stopped when it has run that long, and its
+// reservations cover it until then, so that a run slower than planned
+// still overlaps nothing; the end of the run releases what it did not use.
+func (t *Task) Hold() time.Duration { return 2*t.Duration + time.Minute }
+
+// Reservations are the rows a run of t starting at from reserves: each
+// resource until the longest the run may take (Hold).
 func (t *Task) Reservations(runID string, from time.Time) []Reservation {
 	var out []Reservation
 	for _, r := range t.ReservedResources() {
-		out = append(out, Reservation{Resource: r, From: from, To: from.Add(t.Duration), RunID: runID, Class: t.Class})
+		out = append(out, Reservation{Resource: r, From: from, To: from.Add(t.Hold()), RunID: runID, Class: t.Class})
 	}
 	return out
 }
@@ -44,17 +51,19 @@ func (b *Busy) Error() string {
 }
 
 // NextTry decides what a run does when its reservation meets busy at
-// now: wait until the holder's end and try again (ok), or give up,
-// because the earliest start would be past the run's deadline. The
-// reason says why, for the run's record.
-func NextTry(r Run, busy *Busy, now time.Time) (at time.Time, ok bool, reason string) {
-	if busy.Until.After(r.Deadline) {
+// now: look again at the holder's end or after poll, whichever comes
+// first (a holder releases its reservation when it ends, usually well
+// before the reservation's end), or give up when that would be past the
+// run's deadline. The reason says why, for the run's record.
+func NextTry(r Run, busy *Busy, now time.Time, poll time.Duration) (at time.Time, ok bool, reason string) {
+	at = now.Add(poll)
+	if busy.Until.After(now) && busy.Until.Before(at) {
+		at = busy.Until
+	}
+	if at.After(r.Deadline) {
 		return time.Time{}, false, fmt.Sprintf("no slot within slip: %v (deadline %s)", busy, r.Deadline.UTC().Format(time.RFC3339))
 	}
-	if busy.Until.Before(now) {
-		return now, true, ""
-	}
-	return busy.Until, true, ""
+	return at, true, ""
 }
 
 // Late says whether a run picked up at now may still start: a run never

@@ -206,11 +206,20 @@ func TestConflicts(t *testing.T) {
 
 func TestNextTryNeverLate(t *testing.T) {
 	r := Run{ID: "t-1", Planned: t0, Deadline: t0.Add(5 * time.Second)}
-	at, ok, _ := NextTry(r, &Busy{Resource: "host:a", RunID: "x", Until: t0.Add(3 * time.Second)}, t0)
-	if !ok || !at.Equal(t0.Add(3*time.Second)) {
-		t.Fatalf("busy until +3 s with 5 s slip: %v %v", at, ok)
+	poll := time.Second
+	// The holder's reservation ends in 0.3 s: look again then.
+	at, ok, _ := NextTry(r, &Busy{Resource: "host:a", RunID: "x", Until: t0.Add(300 * time.Millisecond)}, t0, poll)
+	if !ok || !at.Equal(t0.Add(300*time.Millisecond)) {
+		t.Fatalf("busy until +0.3 s: %v %v", at, ok)
 	}
-	_, ok, reason := NextTry(r, &Busy{Resource: "host:a", RunID: "x", Until: t0.Add(6 * time.Second)}, t0)
+	// It ends in an hour (the longest it may take): look again after poll,
+	// since it releases when it ends.
+	at, ok, _ = NextTry(r, &Busy{Resource: "host:a", RunID: "x", Until: t0.Add(time.Hour)}, t0, poll)
+	if !ok || !at.Equal(t0.Add(poll)) {
+		t.Fatalf("busy for long: %v %v", at, ok)
+	}
+	// The next look would be past the deadline: missed, with the reason.
+	_, ok, reason := NextTry(r, &Busy{Resource: "host:a", RunID: "x", Until: t0.Add(time.Hour)}, t0.Add(4500*time.Millisecond), poll)
 	if ok || !strings.Contains(reason, "no slot within slip") || !strings.Contains(reason, "run x") {
 		t.Fatalf("busy past the deadline: %v %q", ok, reason)
 	}
@@ -220,26 +229,9 @@ func TestNextTryNeverLate(t *testing.T) {
 	if late, why := Late(r, t0.Add(5*time.Second+time.Millisecond)); !late || !strings.Contains(why, "past its slip") {
 		t.Fatal("past the deadline ran late", why)
 	}
-	rs := task().Reservations("t-1", t0)
-	if len(rs) != 2 || !rs[0].To.Equal(t0.Add(10*time.Second)) || rs[1].Resource != "host:b" {
-		t.Fatal(rs)
-	}
-}
-
-func TestFirstPlanningStartsWithTheNextRun(t *testing.T) {
 	tk := task()
-	tk.Start = time.Unix(0, 0).UTC() // the mesh file's default: aligned to the epoch
-	now := t0.Add(7 * time.Second)   // 2 s past a run's slip
-	run, missed := Plan(tk, -1, now, time.Minute)
-	if len(missed) != 0 {
-		t.Fatalf("a new task recorded %d missed runs", len(missed))
-	}
-	if got := planned(run); !eq(got, []time.Duration{30 * time.Second, 60 * time.Second}) {
-		t.Fatalf("planned %v", got)
-	}
-	// Within the slip, the run just due is still taken.
-	run, _ = Plan(tk, -1, t0.Add(3*time.Second), 20*time.Second)
-	if got := planned(run); !eq(got, []time.Duration{0}) {
-		t.Fatalf("within slip %v", got)
+	rs := tk.Reservations("t-1", t0)
+	if len(rs) != 2 || !rs[0].To.Equal(t0.Add(tk.Hold())) || rs[1].Resource != "host:b" || tk.Hold() != 80*time.Second {
+		t.Fatal(rs)
 	}
 }
