@@ -87,9 +87,8 @@ const (
 	DefaultPlanEvery = 30 * time.Second
 	// DefaultLead: a run's job is due this long before the run, and its
 	// worker sleeps to the exact instant.
-	// River's scheduler makes due jobs available every 5 s, and its
-	// workers poll every second: 10 s ahead leaves room for both.
-	DefaultLead    = 10 * time.Second
+	// Workers poll for available jobs every second.
+	DefaultLead    = 5 * time.Second
 	DefaultWorkers = 4
 )
 

@@ -10,12 +10,24 @@ import (
 	"github.com/wireperf/wireperf/internal/schedule"
 )
 
-// planLoop plans this host's tasks now and every PlanEvery until ctx ends.
+// enqueueEvery is how often runs coming due get their jobs.
+const enqueueEvery = time.Second
+
+// planLoop plans this host's tasks now and every PlanEvery, and every
+// second queues the runs due within Lead, until ctx ends.
 func (d *Daemon) planLoop(ctx context.Context) {
-	t := time.NewTicker(d.cfg.PlanEvery)
+	t := time.NewTicker(enqueueEvery)
 	defer t.Stop()
+	var planned time.Time
 	for {
-		if err := d.PlanOnce(ctx); err != nil && ctx.Err() == nil {
+		var err error
+		if now := d.cfg.Clock.Now(); now.Sub(planned) >= d.cfg.PlanEvery {
+			planned = now
+			err = d.PlanOnce(ctx)
+		} else {
+			err = d.enqueueDue(ctx)
+		}
+		if err != nil && ctx.Err() == nil {
 			d.log.Error("planning failed", "err", err)
 		}
 		select {
@@ -55,10 +67,18 @@ func (d *Daemon) PlanOnce(ctx context.Context) error {
 			return err
 		}
 	}
-	// Every scheduled run of this host gets its job (again: River keeps
-	// one per run), so that a run stored but not queued before a crash is
-	// queued now.
-	runs, err := d.store.SchedRuns(ctx, archive.RunQuery{Source: d.cfg.Host, States: []string{archive.StateScheduled}})
+	return d.enqueueDue(ctx)
+}
+
+// enqueueDue gives the scheduled runs of this host due within Lead their
+// jobs, available at once (River keeps one job per run, so queueing a run
+// again adds nothing): a job is never left to River's scheduler, which
+// makes scheduled jobs available only every 5 s, on its leader. A
+// scheduled run whose deadline passed without a worker taking it is
+// recorded missed.
+func (d *Daemon) enqueueDue(ctx context.Context) error {
+	now := d.cfg.Clock.Now()
+	runs, err := d.store.SchedRuns(ctx, archive.RunQuery{Source: d.cfg.Host, States: []string{archive.StateScheduled}, Until: now.Add(d.cfg.Lead)})
 	if err != nil {
 		return err
 	}
@@ -72,11 +92,7 @@ func (d *Daemon) PlanOnce(ctx context.Context) error {
 			}
 			continue
 		}
-		at := r.Planned.Add(-d.cfg.Lead)
-		if at.Before(now) {
-			at = now
-		}
-		if err := d.queue.Enqueue(ctx, d.cfg.Host, r.ID, at); err != nil {
+		if err := d.queue.Enqueue(ctx, d.cfg.Host, r.ID, now); err != nil {
 			return fmt.Errorf("queueing run %s: %w", r.ID, err)
 		}
 	}

@@ -68,6 +68,7 @@ func (d *Daemon) execute(ctx context.Context, runID string) error {
 	plan := schedule.Run{ID: r.ID, TaskID: r.TaskID, Seq: r.Seq, Planned: r.Planned, Deadline: r.Deadline}
 	clk := d.cfg.Clock
 	start := r.Planned
+	var waited *schedule.Busy // the first holder this run waited for
 	for {
 		if err := clk.SleepUntil(ctx, start); err != nil {
 			_, err := d.settle(ctx, r.ID, []string{archive.StateScheduled}, archive.StateMissed, "the daemon stopped before the run's start", time.Time{})
@@ -82,6 +83,9 @@ func (d *Daemon) execute(ctx context.Context, runID string) error {
 		err := st.Reserve(ctx, task.Reservations(r.ID, now))
 		var busy *schedule.Busy
 		if errors.As(err, &busy) {
+			if waited == nil {
+				waited = busy
+			}
 			at, ok, why := schedule.NextTry(plan, busy, now, reservePoll)
 			if !ok {
 				log.Warn("run missed", "reason", why)
@@ -122,13 +126,20 @@ func (d *Daemon) execute(ctx context.Context, runID string) error {
 		}
 	}
 	state, reason := archive.StateFinished, ""
+	if waited != nil {
+		// A finished run that started late says why.
+		reason = fmt.Sprintf("started %v late: waited for %s (run %s)", began.Sub(r.Planned).Round(time.Millisecond), waited.Resource, waited.RunID)
+	}
 	switch {
 	case ctx.Err() != nil:
 		state, reason = archive.StateAborted, "the daemon stopped: the test ran past the grace period"
 	case runErr != nil:
 		state, reason = archive.StateFailed, oneLine(runErr)
 	}
-	rec.State, rec.Error = state, reason
+	rec.State = state
+	if state != archive.StateFinished {
+		rec.Error = reason
+	}
 	rctx, cancel := record(ctx)
 	defer cancel()
 	if err := st.PutRun(rctx, rec); err != nil {

@@ -769,12 +769,20 @@ func (m *Mesh) Tasks() []*schedule.Task {
 	var out []*schedule.Task
 	for _, s := range m.Schedules {
 		t := m.Tests[s.Test]
-		for _, pr := range m.pairs[s.Group] {
+		pairs := m.pairs[s.Group]
+		for i, pr := range pairs {
+			// Exclusive runs of one schedule are spread evenly over its
+			// period rather than all planned at one instant, where all but
+			// one would wait for the others.
+			start := s.Start
+			if t.Class == schedule.Exclusive && s.Repeat > 0 {
+				start = start.Add(time.Duration(i) * (s.Repeat / time.Duration(len(pairs))).Truncate(time.Millisecond))
+			}
 			out = append(out, &schedule.Task{
 				ID:   schedule.DefineID(m.Name, s.Group+"/"+s.Test, pr.Source, pr.Dest),
 				Name: s.Test, Source: pr.Source, Dest: pr.Dest, DestAddr: m.Hosts[pr.Dest].Endpoint(),
 				Args: append([]string(nil), t.Args...), Class: t.Class, Duration: t.Reserve,
-				Start: s.Start, Repeat: s.Repeat, Slip: s.Slip, RandomSlip: s.RandomSlip, Until: s.Until, MaxRuns: s.MaxRuns,
+				Start: start, Repeat: s.Repeat, Slip: s.Slip, RandomSlip: s.RandomSlip, Until: s.Until, MaxRuns: s.MaxRuns,
 				Origin: m.Name, Thresholds: t.Thresholds,
 			})
 		}

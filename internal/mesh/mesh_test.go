@@ -51,6 +51,23 @@ func TestExampleMesh(t *testing.T) {
 	if len(ids) != 10 {
 		t.Fatal("task IDs collide")
 	}
+	// The 6 exclusive runs of a 30 min schedule are 5 min apart; the
+	// background probes all start on the period.
+	offsets := map[time.Duration]bool{}
+	for _, tk := range tasks {
+		off := tk.Start.Sub(time.Unix(0, 0))
+		if tk.Name == "latency" && off != 0 {
+			t.Fatalf("a background task starts at +%v", off)
+		}
+		if tk.Name == "tput" {
+			offsets[off] = true
+		}
+	}
+	for i := 0; i < 6; i++ {
+		if !offsets[time.Duration(i)*5*time.Minute] {
+			t.Fatalf("exclusive offsets %v, want 0, 5m … 25m", offsets)
+		}
+	}
 	// Expanding again gives the same tasks.
 	m2, _ := Parse("mesh-3hosts.yaml", data, Options{})
 	if !reflect.DeepEqual(m2.Tasks(), tasks) {
