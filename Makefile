@@ -18,7 +18,7 @@ vet:
 # race detector, which would slow the router and the measured stacks
 # alike (they skip their timing checks under -race; the lab package runs
 # only here).
-TIMED_PKGS := ./internal/lab ./internal/rr ./internal/udpmon ./internal/group
+TIMED_PKGS := ./internal/lab ./internal/rr ./internal/udpmon ./internal/group ./internal/daemon
 test:
 	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v '/internal/lab$$')
 	$(GO) test -count=1 -p 1 $(TIMED_PKGS)

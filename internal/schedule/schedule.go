@@ -223,8 +223,9 @@ func Plan(t *Task, after int, now time.Time, horizon time.Duration) (toRun, miss
 	if after < 0 {
 		// A task planned for the first time starts with its first run
 		// still to come: the runs before it were never planned, so none
-		// of them was missed.
-		seq = t.firstFrom(now.Add(-t.Slip))
+		// of them was missed, and none starts late because a daemon
+		// started within its slip.
+		seq = t.firstFrom(now)
 	}
 	// After a long stop, only MaxMissedPerPlan runs are recorded missed
 	// one by one; the planner then jumps to the runs still to come.

@@ -92,9 +92,9 @@ func TestPlanMissedWhileDown(t *testing.T) {
 	if got := planned(run); !eq(got, []time.Duration{120 * time.Second}) {
 		t.Fatalf("to run %v", got)
 	}
-	// Within the slip, a run is still to run.
-	run, missed = Plan(tk, -1, t0.Add(4*time.Second), 10*time.Second)
-	if len(missed) != 0 || len(run) != 1 || run[0].Seq != 0 {
+	// Within its slip, a run is still to run.
+	run, missed = Plan(tk, 0, t0.Add(34*time.Second), 10*time.Second)
+	if len(missed) != 0 || len(run) != 1 || run[0].Seq != 1 {
 		t.Fatalf("within slip: run %v missed %v", run, missed)
 	}
 }
@@ -233,5 +233,28 @@ func TestNextTryNeverLate(t *testing.T) {
 	rs := tk.Reservations("t-1", t0)
 	if len(rs) != 2 || !rs[0].To.Equal(t0.Add(tk.Hold())) || rs[1].Resource != "host:b" || tk.Hold() != 80*time.Second {
 		t.Fatal(rs)
+	}
+}
+
+func TestFirstPlanningStartsWithTheNextRun(t *testing.T) {
+	tk := task()
+	tk.Start = time.Unix(0, 0).UTC() // the mesh file's default: aligned to the epoch
+	now := t0.Add(7 * time.Second)   // 2 s past a run's slip
+	run, missed := Plan(tk, -1, now, time.Minute)
+	if len(missed) != 0 {
+		t.Fatalf("a new task recorded %d missed runs", len(missed))
+	}
+	if got := planned(run); !eq(got, []time.Duration{30 * time.Second, 60 * time.Second}) {
+		t.Fatalf("planned %v", got)
+	}
+	// Even within its slip, a run already due is not started late by a
+	// task's first planning.
+	run, _ = Plan(tk, -1, t0.Add(3*time.Second), 30*time.Second)
+	if got := planned(run); !eq(got, []time.Duration{30 * time.Second}) {
+		t.Fatalf("within slip %v", got)
+	}
+	run, _ = Plan(tk, -1, t0, 10*time.Second)
+	if got := planned(run); !eq(got, []time.Duration{0}) {
+		t.Fatalf("at the instant %v", got)
 	}
 }
