@@ -24,7 +24,7 @@ vet:
 # pass: it checks that the server's memory, descriptors and goroutines
 # stay flat under normal, failing and hostile clients, which load does
 # not change, and it must be over before the timed pass starts.
-TIMED_PKGS := ./internal/lab ./internal/rr ./internal/udpmon ./internal/group
+TIMED_PKGS := ./internal/lab ./internal/rr ./internal/udpmon ./internal/group ./internal/daemon
 SOAK_SECS  ?= 120
 test:
 	@mkdir -p $(BUILDDIR)

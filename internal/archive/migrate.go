@@ -17,7 +17,8 @@ import (
 // migration that has shipped; append a new one.
 //
 // The DDL is written once for both databases; {{TIME}} and {{BYTES}}
-// become each one's type for instants and raw documents.
+// become each one's type for instants and raw documents, and a statement
+// that begins {{PG}} runs on PostgreSQL only.
 var migrations = [][]string{
 	{ // 1: runs, campaigns and what is stored beside a run
 		`CREATE TABLE campaign (
@@ -117,6 +118,68 @@ var migrations = [][]string{
 			PRIMARY KEY (run_id, host)
 		)`,
 	},
+	{ // 2: the schedule: tasks, their planned runs, and reservations
+		`CREATE TABLE sched_task (
+			id             TEXT PRIMARY KEY,
+			name           TEXT NOT NULL,
+			source         TEXT NOT NULL,
+			dest           TEXT NOT NULL,
+			dest_addr      TEXT NOT NULL DEFAULT '',
+			args           TEXT NOT NULL,
+			direction      TEXT NOT NULL,
+			class          TEXT NOT NULL,
+			duration_ms    BIGINT NOT NULL,
+			start_at       {{TIME}} NOT NULL,
+			repeat_ms      BIGINT NOT NULL DEFAULT 0,
+			slip_ms        BIGINT NOT NULL DEFAULT 0,
+			random_slip_ms BIGINT NOT NULL DEFAULT 0,
+			until_at       {{TIME}},
+			max_runs       INTEGER NOT NULL DEFAULT 0,
+			paused         INTEGER NOT NULL DEFAULT 0,
+			resources      TEXT NOT NULL DEFAULT '',
+			thresholds     TEXT NOT NULL DEFAULT '',
+			origin         TEXT NOT NULL DEFAULT '',
+			created        {{TIME}} NOT NULL,
+			updated        {{TIME}} NOT NULL
+		)`,
+		`CREATE INDEX sched_task_source ON sched_task (source)`,
+		`CREATE INDEX sched_task_origin ON sched_task (origin)`,
+		`CREATE TABLE sched_run (
+			id           TEXT PRIMARY KEY,
+			task_id      TEXT NOT NULL,
+			seq          INTEGER NOT NULL,
+			source       TEXT NOT NULL,
+			dest         TEXT NOT NULL,
+			test         TEXT NOT NULL,
+			direction    TEXT NOT NULL,
+			class        TEXT NOT NULL,
+			planned      {{TIME}} NOT NULL,
+			deadline     {{TIME}} NOT NULL,
+			actual_start {{TIME}},
+			ended        {{TIME}},
+			state        TEXT NOT NULL,
+			reason       TEXT NOT NULL DEFAULT '',
+			updated      {{TIME}} NOT NULL
+		)`,
+		`CREATE INDEX sched_run_task ON sched_run (task_id, seq)`,
+		`CREATE INDEX sched_run_pair ON sched_run (source, dest, test, direction, planned)`,
+		`CREATE INDEX sched_run_planned ON sched_run (planned)`,
+		`CREATE TABLE reservation (
+			resource TEXT NOT NULL,
+			lo       {{TIME}} NOT NULL,
+			hi       {{TIME}} NOT NULL,
+			run_id   TEXT NOT NULL,
+			class    TEXT NOT NULL,
+			PRIMARY KEY (run_id, resource)
+		)`,
+		`CREATE INDEX reservation_resource ON reservation (resource, lo)`,
+		// PostgreSQL refuses overlapping exclusive reservations itself;
+		// SQLite checks the same inside the reserving write transaction.
+		`{{PG}}CREATE EXTENSION IF NOT EXISTS btree_gist`,
+		`{{PG}}ALTER TABLE reservation ADD COLUMN during TSTZRANGE GENERATED ALWAYS AS (tstzrange(lo, hi, '[)')) STORED`,
+		`{{PG}}ALTER TABLE reservation ADD CONSTRAINT reservation_exclusive
+			EXCLUDE USING gist (resource WITH =, during WITH &&) WHERE (class = 'exclusive')`,
+	},
 }
 
 // SchemaVersion is the newest schema this wireperf knows.
@@ -185,6 +248,12 @@ func (s *Store) migrateOne(ctx context.Context) (done bool, err error) {
 		return true, nil
 	}
 	for _, stmt := range migrations[have] {
+		if rest, pgOnly := strings.CutPrefix(stmt, "{{PG}}"); pgOnly {
+			if s.dialect != postgresDialect {
+				continue
+			}
+			stmt = rest
+		}
 		if _, err := tx.ExecContext(ctx, s.ddl(stmt)); err != nil {
 			return false, fmt.Errorf("migration %d: %w", have+1, err)
 		}

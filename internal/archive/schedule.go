@@ -1,0 +1,590 @@
+package archive
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/wireperf/wireperf/internal/schedule"
+)
+
+// The schedule's tables: tasks (sched_task), their planned runs
+// (sched_run, one row per run from planning to its end, with its state
+// and the reason for it) and reservations. A scheduled run's ID is also
+// its ID in the run table, where its -J document lands.
+
+const taskColumns = `id, name, source, dest, dest_addr, args, direction, class, duration_ms, start_at, repeat_ms,
+	slip_ms, random_slip_ms, until_at, max_runs, paused, resources, thresholds, origin`
+
+func ms(d time.Duration) int64  { return d.Milliseconds() }
+func dur(v int64) time.Duration { return time.Duration(v) * time.Millisecond }
+func jsonText(v any) string     { b, _ := json.Marshal(v); return string(b) }
+func isEmptyJSON(s string) bool { return s == "" || s == "null" || s == "{}" || s == "[]" }
+func unmarshalText(s string, v any) error {
+	if isEmptyJSON(s) {
+		return nil
+	}
+	return json.Unmarshal([]byte(s), v)
+}
+
+func taskArgs(t *schedule.Task) []any {
+	res := ""
+	if len(t.Resources) > 0 {
+		res = jsonText(t.Resources)
+	}
+	return []any{t.ID, t.Name, t.Source, t.Dest, t.DestAddr, jsonText(t.Args), t.Direction(), string(t.Class),
+		ms(t.Duration), t.Start.UTC(), ms(t.Repeat), ms(t.Slip), ms(t.RandomSlip), nullTime(t.Until), t.MaxRuns,
+		boolInt(t.Paused), res, jsonText(t.Thresholds), t.Origin}
+}
+
+func scanTask(sc scanner) (*schedule.Task, error) {
+	var t schedule.Task
+	var args, direction, class, res, thr string
+	var durMS, repMS, slipMS, rslipMS int64
+	var until sql.NullTime
+	var paused int
+	if err := sc.Scan(&t.ID, &t.Name, &t.Source, &t.Dest, &t.DestAddr, &args, &direction, &class, &durMS, &t.Start,
+		&repMS, &slipMS, &rslipMS, &until, &t.MaxRuns, &paused, &res, &thr, &t.Origin); err != nil {
+		return nil, err
+	}
+	t.Class = schedule.Class(class)
+	t.Duration, t.Repeat, t.Slip, t.RandomSlip = dur(durMS), dur(repMS), dur(slipMS), dur(rslipMS)
+	t.Start = t.Start.UTC()
+	if until.Valid {
+		t.Until = until.Time.UTC()
+	}
+	t.Paused = paused != 0
+	if err := unmarshalText(args, &t.Args); err != nil {
+		return nil, fmt.Errorf("task %s: args: %w", t.ID, err)
+	}
+	if err := unmarshalText(res, &t.Resources); err != nil {
+		return nil, fmt.Errorf("task %s: resources: %w", t.ID, err)
+	}
+	if err := unmarshalText(thr, &t.Thresholds); err != nil {
+		return nil, fmt.Errorf("task %s: thresholds: %w", t.ID, err)
+	}
+	return &t, nil
+}
+
+// sameTask compares two tasks as stored (instants to the millisecond).
+func sameTask(a, b *schedule.Task) bool {
+	x, y := *a, *b
+	for _, t := range []*schedule.Task{&x, &y} {
+		t.Start = t.Start.UTC().Truncate(time.Millisecond)
+		t.Until = t.Until.UTC().Truncate(time.Millisecond)
+		if len(t.Resources) == 0 {
+			t.Resources = nil
+		}
+	}
+	return reflect.DeepEqual(x, y)
+}
+
+// TaskChange says what storing a task did.
+type TaskChange int
+
+const (
+	TaskUnchanged TaskChange = iota
+	TaskAdded
+	TaskUpdated
+)
+
+// PutTask stores a task, or updates the stored one with the same ID; a
+// task stored exactly as given is left alone (TaskUnchanged).
+func (s *Store) PutTask(ctx context.Context, t *schedule.Task) (TaskChange, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	c, err := s.putTask(ctx, tx, t, time.Now())
+	if err != nil {
+		return 0, err
+	}
+	return c, tx.Commit()
+}
+
+func (s *Store) putTask(ctx context.Context, tx *sql.Tx, t *schedule.Task, now time.Time) (TaskChange, error) {
+	if err := t.Validate(); err != nil {
+		return 0, fmt.Errorf("task %s: %w", t.ID, err)
+	}
+	old, err := scanTask(tx.QueryRowContext(ctx, s.q(`SELECT `+taskColumns+` FROM sched_task WHERE id = ?`+s.forUpdate()), t.ID))
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		_, err = tx.ExecContext(ctx, s.q(`INSERT INTO sched_task (`+taskColumns+`, created, updated)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`), append(taskArgs(t), now.UTC(), now.UTC())...)
+		if err != nil {
+			return 0, fmt.Errorf("storing task %s: %w", t.ID, err)
+		}
+		return TaskAdded, nil
+	case err != nil:
+		return 0, err
+	case sameTask(old, t):
+		return TaskUnchanged, nil
+	}
+	a := taskArgs(t)
+	_, err = tx.ExecContext(ctx, s.q(`UPDATE sched_task SET name = ?, source = ?, dest = ?, dest_addr = ?, args = ?, direction = ?,
+		class = ?, duration_ms = ?, start_at = ?, repeat_ms = ?, slip_ms = ?, random_slip_ms = ?, until_at = ?, max_runs = ?,
+		paused = ?, resources = ?, thresholds = ?, origin = ?, updated = ? WHERE id = ?`), append(a[1:], now.UTC(), t.ID)...)
+	if err != nil {
+		return 0, fmt.Errorf("updating task %s: %w", t.ID, err)
+	}
+	// Runs planned from the old definition and not started are dropped;
+	// the planner plans the new one's.
+	if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM sched_run WHERE task_id = ? AND state = ?`), t.ID, StateScheduled); err != nil {
+		return 0, err
+	}
+	return TaskUpdated, nil
+}
+
+// ApplyResult counts what ApplyTasks did.
+type ApplyResult struct{ Added, Updated, Unchanged, Removed int }
+
+// ApplyTasks makes the tasks of one origin (a mesh file) exactly those
+// given, in one transaction: new ones are added, changed ones updated,
+// and the origin's tasks that are no longer given removed. Applying the
+// same tasks twice changes nothing the second time.
+func (s *Store) ApplyTasks(ctx context.Context, origin string, tasks []*schedule.Task) (ApplyResult, error) {
+	var res ApplyResult
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return res, err
+	}
+	defer tx.Rollback()
+	now := time.Now()
+	keep := map[string]bool{}
+	for _, t := range tasks {
+		if t.Origin != origin {
+			return res, fmt.Errorf("task %s: origin %q, applying %q", t.ID, t.Origin, origin)
+		}
+		c, err := s.putTask(ctx, tx, t, now)
+		if err != nil {
+			return res, err
+		}
+		keep[t.ID] = true
+		switch c {
+		case TaskAdded:
+			res.Added++
+		case TaskUpdated:
+			res.Updated++
+		default:
+			res.Unchanged++
+		}
+	}
+	rows, err := tx.QueryContext(ctx, s.q(`SELECT id FROM sched_task WHERE origin = ?`), origin)
+	if err != nil {
+		return res, err
+	}
+	var gone []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return res, err
+		}
+		if !keep[id] {
+			gone = append(gone, id)
+		}
+	}
+	rows.Close()
+	for _, id := range gone {
+		if err := s.deleteTask(ctx, tx, id); err != nil {
+			return res, err
+		}
+		res.Removed++
+	}
+	return res, tx.Commit()
+}
+
+func (s *Store) deleteTask(ctx context.Context, tx *sql.Tx, id string) error {
+	if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM sched_run WHERE task_id = ? AND state = ?`), id, StateScheduled); err != nil {
+		return err
+	}
+	r, err := tx.ExecContext(ctx, s.q(`DELETE FROM sched_task WHERE id = ?`), id)
+	if err != nil {
+		return err
+	}
+	if n, _ := r.RowsAffected(); n == 0 {
+		return fmt.Errorf("task %s: %w", id, ErrNotFound)
+	}
+	return nil
+}
+
+// DeleteTask removes a task and its runs not yet started; runs that
+// have run stay in the archive.
+func (s *Store) DeleteTask(ctx context.Context, id string) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := s.deleteTask(ctx, tx, id); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// SetPaused pauses or resumes a task. Pausing drops its runs not yet
+// started; resuming plans from the next run to come.
+func (s *Store) SetPaused(ctx context.Context, id string, paused bool) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	r, err := tx.ExecContext(ctx, s.q(`UPDATE sched_task SET paused = ?, updated = ? WHERE id = ?`), boolInt(paused), time.Now().UTC(), id)
+	if err != nil {
+		return err
+	}
+	if n, _ := r.RowsAffected(); n == 0 {
+		return fmt.Errorf("task %s: %w", id, ErrNotFound)
+	}
+	if paused {
+		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM sched_run WHERE task_id = ? AND state = ?`), id, StateScheduled); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// GetTask returns a stored task.
+func (s *Store) GetTask(ctx context.Context, id string) (*schedule.Task, error) {
+	t, err := scanTask(s.db.QueryRowContext(ctx, s.q(`SELECT `+taskColumns+` FROM sched_task WHERE id = ?`), id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("task %s: %w", id, ErrNotFound)
+	}
+	return t, err
+}
+
+// Tasks lists the tasks; source "" lists every host's.
+func (s *Store) Tasks(ctx context.Context, source string) ([]*schedule.Task, error) {
+	q, args := `SELECT `+taskColumns+` FROM sched_task`, []any{}
+	if source != "" {
+		q, args = q+` WHERE source = ?`, append(args, source)
+	}
+	rows, err := s.db.QueryContext(ctx, s.q(q+` ORDER BY source, dest, name, id`), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*schedule.Task
+	for rows.Next() {
+		t, err := scanTask(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+// SchedRun is one planned run and what became of it.
+type SchedRun struct {
+	ID, TaskID        string
+	Seq               int
+	Source, Dest      string
+	Test, Direction   string
+	Class             schedule.Class
+	Planned, Deadline time.Time
+	ActualStart       time.Time // zero until it starts
+	Ended             time.Time // zero until it ends
+	State             string
+	Reason            string
+}
+
+// Lag is how late the run started: actual start − planned start.
+func (r *SchedRun) Lag() (time.Duration, bool) {
+	if r.ActualStart.IsZero() {
+		return 0, false
+	}
+	return r.ActualStart.Sub(r.Planned), true
+}
+
+// NewSchedRun is a planned run of t, in state scheduled.
+func NewSchedRun(t *schedule.Task, r schedule.Run) *SchedRun {
+	return &SchedRun{ID: r.ID, TaskID: t.ID, Seq: r.Seq, Source: t.Source, Dest: t.Dest, Test: t.Name,
+		Direction: t.Direction(), Class: t.Class, Planned: r.Planned, Deadline: r.Deadline, State: StateScheduled}
+}
+
+const schedRunColumns = `id, task_id, seq, source, dest, test, direction, class, planned, deadline, actual_start, ended, state, reason`
+
+func scanSchedRun(sc scanner) (*SchedRun, error) {
+	var r SchedRun
+	var class string
+	var start, ended sql.NullTime
+	if err := sc.Scan(&r.ID, &r.TaskID, &r.Seq, &r.Source, &r.Dest, &r.Test, &r.Direction, &class, &r.Planned, &r.Deadline,
+		&start, &ended, &r.State, &r.Reason); err != nil {
+		return nil, err
+	}
+	r.Class = schedule.Class(class)
+	r.Planned, r.Deadline = r.Planned.UTC(), r.Deadline.UTC()
+	if start.Valid {
+		r.ActualStart = start.Time.UTC()
+	}
+	if ended.Valid {
+		r.Ended = ended.Time.UTC()
+	}
+	return &r, nil
+}
+
+// PlanRuns stores planned runs; a run already stored (planned before, or
+// recorded since) is left as it is. It returns the runs it added.
+func (s *Store) PlanRuns(ctx context.Context, runs []*SchedRun) ([]*SchedRun, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	now := time.Now().UTC()
+	var added []*SchedRun
+	for _, r := range runs {
+		res, err := tx.ExecContext(ctx, s.q(`INSERT INTO sched_run (`+schedRunColumns+`, updated)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`),
+			r.ID, r.TaskID, r.Seq, r.Source, r.Dest, r.Test, r.Direction, string(r.Class), r.Planned.UTC(), r.Deadline.UTC(),
+			nullTime(r.ActualStart), nullTime(r.Ended), r.State, r.Reason, now)
+		if err != nil {
+			return nil, fmt.Errorf("planning run %s: %w", r.ID, err)
+		}
+		if n, _ := res.RowsAffected(); n > 0 {
+			added = append(added, r)
+		}
+	}
+	return added, tx.Commit()
+}
+
+// LastSeq is the highest sequence number planned for a task, -1 if none.
+func (s *Store) LastSeq(ctx context.Context, taskID string) (int, error) {
+	var n sql.NullInt64
+	if err := s.db.QueryRowContext(ctx, s.q(`SELECT MAX(seq) FROM sched_run WHERE task_id = ?`), taskID).Scan(&n); err != nil {
+		return 0, err
+	}
+	if !n.Valid {
+		return -1, nil
+	}
+	return int(n.Int64), nil
+}
+
+// GetSchedRun returns a planned run.
+func (s *Store) GetSchedRun(ctx context.Context, id string) (*SchedRun, error) {
+	r, err := scanSchedRun(s.db.QueryRowContext(ctx, s.q(`SELECT `+schedRunColumns+` FROM sched_run WHERE id = ?`), id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("scheduled run %s: %w", id, ErrNotFound)
+	}
+	return r, err
+}
+
+// Transition moves a run to state `to` if it is in one of the states
+// `from`, setting its reason and, when not zero, its actual start and
+// end. ok false: the run was not in one of those states (another
+// daemon, or an earlier attempt, took it).
+func (s *Store) Transition(ctx context.Context, id string, from []string, to, reason string, start, ended time.Time) (ok bool, err error) {
+	if len(from) == 0 {
+		return false, errors.New("transition: no from state")
+	}
+	q := `UPDATE sched_run SET state = ?, reason = ?, updated = ?`
+	args := []any{to, reason, time.Now().UTC()}
+	if !start.IsZero() {
+		q, args = q+`, actual_start = ?`, append(args, start.UTC())
+	}
+	if !ended.IsZero() {
+		q, args = q+`, ended = ?`, append(args, ended.UTC())
+	}
+	q += ` WHERE id = ? AND state IN (?` + strings.Repeat(", ?", len(from)-1) + `)`
+	args = append(args, id)
+	for _, f := range from {
+		args = append(args, f)
+	}
+	res, err := s.db.ExecContext(ctx, s.q(q), args...)
+	if err != nil {
+		return false, fmt.Errorf("run %s to %s: %w", id, to, err)
+	}
+	n, _ := res.RowsAffected()
+	return n > 0, nil
+}
+
+// AbortRunning records as aborted the runs of a source host still marked
+// running: its daemon stopped while they ran. It returns their IDs.
+func (s *Store) AbortRunning(ctx context.Context, source, reason string, now time.Time) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT id FROM sched_run WHERE source = ? AND state = ?`), source, StateRunning)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	var done []string
+	for _, id := range ids {
+		ok, err := s.Transition(ctx, id, []string{StateRunning}, StateAborted, reason, time.Time{}, now)
+		if err != nil {
+			return done, err
+		}
+		if ok {
+			done = append(done, id)
+		}
+	}
+	return done, nil
+}
+
+// RunQuery picks planned runs. Zero fields pick everything.
+type RunQuery struct {
+	Source, Dest string
+	Host         string    // source or destination
+	Since, Until time.Time // planned in [Since, Until)
+	States       []string
+	Limit        int
+}
+
+// SchedRuns returns the runs q picks, by planned start.
+func (s *Store) SchedRuns(ctx context.Context, q RunQuery) ([]*SchedRun, error) {
+	var conds []string
+	var args []any
+	add := func(c string, a ...any) { conds, args = append(conds, c), append(args, a...) }
+	if q.Source != "" {
+		add("source = ?", q.Source)
+	}
+	if q.Dest != "" {
+		add("dest = ?", q.Dest)
+	}
+	if q.Host != "" {
+		add("(source = ? OR dest = ?)", q.Host, q.Host)
+	}
+	if !q.Since.IsZero() {
+		add("planned >= ?", q.Since.UTC())
+	}
+	if !q.Until.IsZero() {
+		add("planned < ?", q.Until.UTC())
+	}
+	if len(q.States) > 0 {
+		c := "state IN (?" + strings.Repeat(", ?", len(q.States)-1) + ")"
+		var a []any
+		for _, st := range q.States {
+			a = append(a, st)
+		}
+		add(c, a...)
+	}
+	query := `SELECT ` + schedRunColumns + ` FROM sched_run`
+	if len(conds) > 0 {
+		query += " WHERE " + strings.Join(conds, " AND ")
+	}
+	query += ` ORDER BY planned, id`
+	if q.Limit > 0 {
+		query += fmt.Sprintf(" LIMIT %d", q.Limit)
+	}
+	rows, err := s.db.QueryContext(ctx, s.q(query), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*SchedRun
+	for rows.Next() {
+		r, err := scanSchedRun(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// Reserve takes every reservation of one run, or none: an exclusive one
+// that overlaps another run's exclusive one on the same resource fails
+// with a *schedule.Busy naming the holder. PostgreSQL's exclusion
+// constraint refuses the overlap even between two daemons reserving at
+// the same instant; SQLite's write lock, taken when the transaction
+// begins, makes the check and the insert one step.
+func (s *Store) Reserve(ctx context.Context, rs []schedule.Reservation) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, r := range rs {
+		if r.Class == schedule.Exclusive {
+			if b, err := s.holder(ctx, tx, r); err != nil || b != nil {
+				if b != nil {
+					return b
+				}
+				return err
+			}
+		}
+		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO reservation (resource, lo, hi, run_id, class) VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT (run_id, resource) DO UPDATE SET lo = excluded.lo, hi = excluded.hi, class = excluded.class`),
+			r.Resource, r.From.UTC(), r.To.UTC(), r.RunID, string(r.Class))
+		if err != nil {
+			var pe *pgconn.PgError
+			if errors.As(err, &pe) && pe.Code == "23P01" { // exclusion_violation: another daemon won the race
+				return &schedule.Busy{Resource: r.Resource, RunID: "(another run, reserved at the same time)", Until: r.To}
+			}
+			return fmt.Errorf("reserving %s for %s: %w", r.Resource, r.RunID, err)
+		}
+	}
+	return tx.Commit()
+}
+
+// holder is the exclusive reservation that r would overlap, the one that
+// ends last; nil if none.
+func (s *Store) holder(ctx context.Context, tx *sql.Tx, r schedule.Reservation) (*schedule.Busy, error) {
+	var b schedule.Busy
+	err := tx.QueryRowContext(ctx, s.q(`SELECT run_id, hi FROM reservation
+		WHERE resource = ? AND class = 'exclusive' AND run_id <> ? AND lo < ? AND hi > ?
+		ORDER BY hi DESC LIMIT 1`), r.Resource, r.RunID, r.To.UTC(), r.From.UTC()).Scan(&b.RunID, &b.Until)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	b.Resource, b.Until = r.Resource, b.Until.UTC()
+	return &b, nil
+}
+
+// Release ends a run's reservations at end (its actual end), so that the
+// time it did not use is free again.
+func (s *Store) Release(ctx context.Context, runID string, end time.Time) error {
+	_, err := s.db.ExecContext(ctx, s.q(`UPDATE reservation SET hi = CASE WHEN lo > ? THEN lo ELSE ? END WHERE run_id = ? AND hi > ?`),
+		end.UTC(), end.UTC(), runID, end.UTC())
+	return err
+}
+
+// Reservations lists the reservations that overlap [from, to).
+func (s *Store) Reservations(ctx context.Context, from, to time.Time) ([]schedule.Reservation, error) {
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT resource, lo, hi, run_id, class FROM reservation WHERE lo < ? AND hi > ? ORDER BY resource, lo`),
+		to.UTC(), from.UTC())
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []schedule.Reservation
+	for rows.Next() {
+		var r schedule.Reservation
+		var class string
+		if err := rows.Scan(&r.Resource, &r.From, &r.To, &r.RunID, &class); err != nil {
+			return nil, err
+		}
+		r.Class, r.From, r.To = schedule.Class(class), r.From.UTC(), r.To.UTC()
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// IsPostgres says whether a DSN names a PostgreSQL server (else it is an
+// SQLite file).
+func IsPostgres(dsn string) bool { return isPostgres(dsn) }
+
+// OpenSQLitePool opens another pool on an SQLite archive, with the
+// archive's settings (WAL, busy timeout, immediate transactions), for a
+// component that keeps its own tables in the same file: the job queue.
+func OpenSQLitePool(dsn string) (*sql.DB, error) { return openSQLite(dsn) }

@@ -1,0 +1,269 @@
+package archive
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/wireperf/wireperf/internal/schedule"
+)
+
+var s0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+func schedTask(name, src, dst string) *schedule.Task {
+	return &schedule.Task{ID: schedule.DefineID("m.yaml", name, src, dst), Name: name, Source: src, Dest: dst, DestAddr: dst + ":5201",
+		Args: []string{"client", "-t", "5"}, Class: schedule.Exclusive, Duration: 10 * time.Second,
+		Start: s0, Repeat: 30 * time.Second, Slip: 5 * time.Second, Origin: "m.yaml",
+		Thresholds: schedule.Thresholds{GoodputAmberBps: 500e6, GoodputRedBps: 100e6, StaleIntervals: 2}}
+}
+
+func TestTasksApplyIdempotent(t *testing.T) {
+	for name, dsn := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			s := open(t, dsn)
+			tasks := []*schedule.Task{schedTask("tput", "a", "b"), schedTask("tput", "b", "a"), schedTask("tput", "a", "c")}
+			res, err := s.ApplyTasks(ctx, "m.yaml", tasks)
+			if err != nil || res != (ApplyResult{Added: 3}) {
+				t.Fatalf("first apply: %+v %v", res, err)
+			}
+			res, err = s.ApplyTasks(ctx, "m.yaml", tasks)
+			if err != nil || res != (ApplyResult{Unchanged: 3}) {
+				t.Fatalf("second apply changed something: %+v %v", res, err)
+			}
+			got, err := s.GetTask(ctx, tasks[0].ID)
+			if err != nil || !sameTask(got, tasks[0]) {
+				t.Fatalf("round trip:\n%+v\n%+v (%v)", got, tasks[0], err)
+			}
+			// A changed repeat updates; a task left out is removed.
+			changed := *tasks[0]
+			changed.Repeat = time.Minute
+			res, err = s.ApplyTasks(ctx, "m.yaml", []*schedule.Task{&changed, tasks[1]})
+			if err != nil || res != (ApplyResult{Updated: 1, Unchanged: 1, Removed: 1}) {
+				t.Fatalf("third apply: %+v %v", res, err)
+			}
+			list, err := s.Tasks(ctx, "a")
+			if err != nil || len(list) != 1 || list[0].Repeat != time.Minute {
+				t.Fatalf("tasks of a: %v %v", list, err)
+			}
+			if err := s.SetPaused(ctx, changed.ID, true); err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := s.GetTask(ctx, changed.ID); !got.Paused {
+				t.Fatal("not paused")
+			}
+			if err := s.DeleteTask(ctx, changed.ID); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.DeleteTask(ctx, changed.ID); !errors.Is(err, ErrNotFound) {
+				t.Fatalf("deleting twice: %v", err)
+			}
+			bad := *tasks[1]
+			bad.Slip = -time.Second
+			if _, err := s.ApplyTasks(ctx, "m.yaml", []*schedule.Task{tasks[0], &bad}); err == nil {
+				t.Fatal("an invalid task was applied")
+			}
+			if all, _ := s.Tasks(ctx, ""); len(all) != 1 {
+				t.Fatalf("a failed apply changed the tasks: %d", len(all))
+			}
+		})
+	}
+}
+
+func TestPlanTransitionQueries(t *testing.T) {
+	for name, dsn := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			s := open(t, dsn)
+			tk := schedTask("tput", "a", "b")
+			if _, err := s.PutTask(ctx, tk); err != nil {
+				t.Fatal(err)
+			}
+			if n, _ := s.LastSeq(ctx, tk.ID); n != -1 {
+				t.Fatalf("last seq of a new task %d", n)
+			}
+			plan, _ := schedule.Plan(tk, -1, s0, 2*time.Minute)
+			var runs []*SchedRun
+			for _, r := range plan {
+				runs = append(runs, NewSchedRun(tk, r))
+			}
+			added, err := s.PlanRuns(ctx, runs)
+			if err != nil || len(added) != 4 {
+				t.Fatalf("planned %d: %v", len(added), err)
+			}
+			if added, _ := s.PlanRuns(ctx, runs); len(added) != 0 {
+				t.Fatalf("planning again added %d", len(added))
+			}
+			if n, _ := s.LastSeq(ctx, tk.ID); n != 3 {
+				t.Fatalf("last seq %d", n)
+			}
+			// Run 0 finishes 0.4 s late with a result; run 1 fails; run 2 is
+			// missed; run 3 was running when its daemon died.
+			start := s0.Add(400 * time.Millisecond)
+			if ok, err := s.Transition(ctx, runs[0].ID, []string{StateScheduled}, StateRunning, "", start, time.Time{}); !ok || err != nil {
+				t.Fatal(ok, err)
+			}
+			if ok, _ := s.Transition(ctx, runs[0].ID, []string{StateScheduled}, StateRunning, "", start, time.Time{}); ok {
+				t.Fatal("a run was taken twice")
+			}
+			s.Transition(ctx, runs[0].ID, []string{StateRunning}, StateFinished, "", time.Time{}, start.Add(5*time.Second))
+			rec := sampleRun(runs[0].ID, "", 0)
+			rec.Summary.ReceivedBps = f64(9.4e8)
+			if err := s.PutRun(ctx, rec); err != nil {
+				t.Fatal(err)
+			}
+			s.Transition(ctx, runs[1].ID, []string{StateScheduled}, StateRunning, "", s0.Add(30*time.Second+time.Second), time.Time{})
+			s.Transition(ctx, runs[1].ID, []string{StateRunning}, StateFailed, "connection refused", time.Time{}, s0.Add(32*time.Second))
+			s.Transition(ctx, runs[2].ID, []string{StateScheduled}, StateMissed, "no slot within slip", time.Time{}, time.Time{})
+			s.Transition(ctx, runs[3].ID, []string{StateScheduled}, StateRunning, "", s0.Add(90*time.Second+200*time.Millisecond), time.Time{})
+			ids, err := s.AbortRunning(ctx, "a", "daemon restarted", s0.Add(100*time.Second))
+			if err != nil || len(ids) != 1 || ids[0] != runs[3].ID {
+				t.Fatalf("aborted %v %v", ids, err)
+			}
+
+			counts, err := s.StateCounts(ctx)
+			want := map[string]int{StateFinished: 1, StateFailed: 1, StateMissed: 1, StateAborted: 1}
+			if err != nil || fmt.Sprint(counts) != fmt.Sprint(want) {
+				t.Fatalf("counts %v, want %v (%v)", counts, want, err)
+			}
+			last, err := s.LastResults(ctx)
+			if err != nil || len(last) != 1 {
+				t.Fatalf("last results %v %v", last, err)
+			}
+			p := last[0]
+			if p.PairKey != (PairKey{"a", "b", "tput", schedule.Forward}) || p.State != StateAborted || p.Reason != "daemon restarted" ||
+				!p.At.Equal(s0.Add(100*time.Second)) || !p.LastSuccess.Equal(start.Add(5*time.Second)) || p.GoodputBps != nil {
+				t.Fatalf("last result %+v", p)
+			}
+			// Another pair whose last run finished carries its figures.
+			tk2 := schedTask("tput", "b", "a")
+			s.PutTask(ctx, tk2)
+			r2, _ := tk2.At(0)
+			s.PlanRuns(ctx, []*SchedRun{NewSchedRun(tk2, r2)})
+			s.Transition(ctx, r2.ID, []string{StateScheduled}, StateFinished, "", s0.Add(time.Second), s0.Add(6*time.Second))
+			rec2 := sampleRun(r2.ID, "", 0)
+			rec2.Summary.RRp50us, rec2.Summary.RRp99us, rec2.Summary.LostPercent = f64(250), f64(1500), f64(0.5)
+			if err := s.PutRun(ctx, rec2); err != nil {
+				t.Fatal(err)
+			}
+			last, _ = s.LastResults(ctx)
+			if len(last) != 2 || last[1].Source != "b" || *last[1].GoodputBps != 7.99e8 || *last[1].RTTp50ms != 0.25 ||
+				*last[1].RTTp99ms != 1.5 || *last[1].LostPercent != 0.5 || last[1].State != StateFinished {
+				t.Fatalf("finished pair %+v", last)
+			}
+
+			lags, err := s.Lags(ctx, s0)
+			if err != nil || len(lags) != 4 {
+				t.Fatalf("lags %v %v", lags, err)
+			}
+			byID := map[string]time.Duration{}
+			for _, l := range lags {
+				byID[l.RunID] = l.Lag()
+			}
+			if byID[runs[0].ID] != 400*time.Millisecond || byID[runs[1].ID] != time.Second || byID[runs[3].ID] != 200*time.Millisecond || byID[r2.ID] != time.Second {
+				t.Fatalf("lags %+v", lags)
+			}
+			got, err := s.SchedRuns(ctx, RunQuery{Source: "a", Dest: "b", Since: s0.Add(time.Second)})
+			if err != nil || len(got) != 3 || got[0].Seq != 1 || got[0].Reason != "connection refused" {
+				t.Fatalf("runs a→b since +1 s: %v %v", got, err)
+			}
+			got, _ = s.SchedRuns(ctx, RunQuery{Host: "a", States: []string{StateFinished}})
+			if len(got) != 2 {
+				t.Fatalf("finished runs touching a: %d", len(got))
+			}
+		})
+	}
+}
+
+func TestReservationsNeverOverlap(t *testing.T) {
+	for name, dsn := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			s := open(t, dsn)
+			ab := schedTask("tput", "a", "b")
+			cb := schedTask("tput", "c", "b")
+			if err := s.Reserve(ctx, ab.Reservations("ab-0", s0)); err != nil {
+				t.Fatal(err)
+			}
+			// c→b overlaps on b: refused, naming the holder and its end.
+			err := s.Reserve(ctx, cb.Reservations("cb-0", s0.Add(5*time.Second)))
+			var busy *schedule.Busy
+			if !errors.As(err, &busy) || busy.RunID != "ab-0" || busy.Resource != "host:b" || !busy.Until.Equal(s0.Add(ab.Hold())) {
+				t.Fatalf("overlap: %v", err)
+			}
+			// Nothing of the refused run was kept (c's row neither).
+			if rs, _ := s.Reservations(ctx, s0, s0.Add(time.Hour)); len(rs) != 2 {
+				t.Fatalf("after a refusal: %v", rs)
+			}
+			if s.dialect == postgresDialect {
+				// The database itself refuses the overlap, whatever the caller checked.
+				_, err := s.db.Exec(`INSERT INTO reservation (resource, lo, hi, run_id, class) VALUES ('host:b', $1, $2, 'raw', 'exclusive')`,
+					s0.Add(time.Second), s0.Add(2*time.Second))
+				if err == nil {
+					t.Fatal("PostgreSQL let an overlapping exclusive reservation in")
+				}
+			}
+			// Background overlaps anything.
+			bg := schedTask("ping", "c", "b")
+			bg.Class = schedule.Background
+			if err := s.Reserve(ctx, bg.Reservations("bg-0", s0.Add(time.Second))); err != nil {
+				t.Fatal(err)
+			}
+			// Released early, the rest of the time is free.
+			if err := s.Release(ctx, "ab-0", s0.Add(4*time.Second)); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Reserve(ctx, cb.Reservations("cb-0", s0.Add(5*time.Second))); err != nil {
+				t.Fatalf("after release: %v", err)
+			}
+		})
+	}
+}
+
+// Many goroutines reserve overlapping slots on one host at once; the
+// database lets through no two that overlap.
+func TestConcurrentReservations(t *testing.T) {
+	for name, dsn := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			s := open(t, dsn)
+			var wg sync.WaitGroup
+			for i := 0; i < 12; i++ {
+				wg.Add(1)
+				go func(i int) {
+					defer wg.Done()
+					tk := schedTask("tput", fmt.Sprint("s", i), "hub")
+					err := s.Reserve(ctx, tk.Reservations(fmt.Sprint("r", i), s0.Add(time.Duration(i)*20*time.Second)))
+					var busy *schedule.Busy
+					if err != nil && !errors.As(err, &busy) {
+						t.Error(err)
+					}
+				}(i)
+			}
+			wg.Wait()
+			rs, err := s.Reservations(ctx, s0, s0.Add(time.Hour))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var hub []schedule.Reservation
+			for _, r := range rs {
+				if r.Resource == "host:hub" {
+					hub = append(hub, r)
+				}
+			}
+			if len(hub) == 0 {
+				t.Fatal("no reservation succeeded")
+			}
+			for i := range hub {
+				for j := range hub {
+					if i != j && schedule.Conflicts(hub[i], hub[j]) {
+						t.Fatalf("overlap: %+v and %+v", hub[i], hub[j])
+					}
+				}
+			}
+		})
+	}
+}

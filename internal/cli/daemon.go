@@ -1,0 +1,123 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wireperf/wireperf/internal/archive"
+	"github.com/wireperf/wireperf/internal/daemon"
+	"github.com/wireperf/wireperf/internal/server"
+	"github.com/wireperf/wireperf/internal/spec"
+)
+
+func newDaemonCmd(e env) *cobra.Command {
+	var configFile, db string
+	log := logOptions{level: "info", format: "text"}
+	cmd := &cobra.Command{
+		Use:   "daemon",
+		Short: "Serve tests and run this host's share of the schedule kept in the archive",
+		Long: `wireperf daemon runs on each host of a mesh: a test server (with the agent role when
+the configuration names a key), a worker that runs this host's scheduled tests at their instants,
+and an HTTP API. Every daemon of a mesh uses the same archive (PostgreSQL); one host alone can use
+an SQLite file. docs/daemon.md describes the configuration file.`,
+		Example: `  wireperf daemon --config /etc/wireperf/daemon.yaml --db postgres://wireperf@db.example.net/wireperf`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if configFile == "" {
+				return usagef("--config FILE is needed (docs/daemon.md describes it)")
+			}
+			fc, err := daemon.ReadConfig(configFile)
+			if err != nil {
+				return usageError{err}
+			}
+			if db == "" {
+				db = fc.DB
+			}
+			dsn, err := archive.ResolveDSN(db)
+			if err != nil {
+				return err
+			}
+			if fc.Log != "" {
+				log.format = fc.Log
+			}
+			out, closeOut, err := openOutput(fc.LogFile, e.stderr)
+			if err != nil {
+				return err
+			}
+			defer closeOut()
+			logger, err := log.logger(out)
+			if err != nil {
+				return err
+			}
+			cfg := daemon.Config{Host: fc.Host, DSN: dsn, API: fc.Listen, ReadsNeedToken: fc.ReadsNeedToken,
+				Grace: daemon.Duration(fc.Grace, 0), Horizon: daemon.Duration(fc.Horizon, 0), PlanEvery: daemon.Duration(fc.PlanEvery, 0),
+				Workers: fc.Workers, ValidateTest: validateTestLine, Logger: logger}
+			if cfg.API == "" {
+				cfg.API = daemon.DefaultAPI
+			}
+			if fc.TokenFile != "" {
+				if cfg.Token, err = daemon.ReadToken(fc.TokenFile); err != nil {
+					return usageError{err}
+				}
+			} else if cfg.ReadsNeedToken {
+				return usagef("%s: reads_need_token needs token_file", configFile)
+			}
+			port := spec.DefaultPort
+			if fc.Port != nil {
+				port = *fc.Port
+			}
+			if port != 0 {
+				sc := server.Config{Bind: fc.Bind, Port: port, Limits: server.DefaultLimits(), ShutdownGrace: 5 * time.Second, Logger: logger}
+				if sc.Agent, err = agentOf(fc.AgentKeyFile != "", fc.AgentKeyFile, fc.ClientKeyFile); err != nil {
+					return err
+				}
+				if sc.Agent != nil {
+					sc.Agent.Logger = logger
+				}
+				cfg.Server = &sc
+			}
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			d, err := daemon.New(ctx, cfg)
+			if err != nil {
+				return err
+			}
+			// The first signal starts the graceful stop; a second one ends
+			// the process at once, as the default handler does.
+			go func() { <-ctx.Done(); stop() }()
+			return d.Run(ctx)
+		},
+	}
+	cmd.Flags().StringVar(&configFile, "config", "", "the daemon's configuration file (YAML)")
+	dbFlag(cmd, &db)
+	cmd.Flags().StringVar(&log.level, "log-level", log.level, "debug, info, warn or error")
+	return cmd
+}
+
+// validateTestLine checks a scheduled test's command line the way the
+// command itself will read it: the command exists and its flags parse.
+func validateTestLine(args []string) error {
+	if len(args) == 0 {
+		return errors.New("empty test line")
+	}
+	root := newRoot(env{stdout: io.Discard, stderr: io.Discard})
+	c, rest, err := root.Find(args)
+	if err != nil || c == root || c.Name() != args[0] {
+		return errors.New(args[0] + ": not a wireperf command")
+	}
+	if err := c.ParseFlags(rest); err != nil {
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,70 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wireperf/wireperf/internal/mesh"
+)
+
+func newMeshCmd(e env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "mesh",
+		Short: "Schedule tests over a mesh of hosts from one file",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return usagef("say apply")
+		},
+	}
+	var file, db string
+	var dryRun bool
+	apply := &cobra.Command{
+		Use:   "apply",
+		Short: "Make the archive's tasks those of a mesh file (applying it twice changes nothing)",
+		Long: `wireperf mesh apply reads a mesh file (hosts, groups, tests and schedules; docs/daemon.md
+describes it) and makes the tasks it expands into the archive's tasks of that mesh: new ones are
+added, changed ones updated, and those no longer in the file removed, in one transaction. A file
+with an error changes nothing.`,
+		Example: `  wireperf mesh apply -f examples/mesh-3hosts.yaml --db postgres://wireperf@db.example.net/wireperf`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if file == "" {
+				return usagef("-f FILE is needed")
+			}
+			data, err := os.ReadFile(file)
+			if err != nil {
+				return usageError{err}
+			}
+			m, err := mesh.Parse(file, data, mesh.Options{ValidateTest: validateTestLine})
+			if err != nil {
+				return usageError{err}
+			}
+			tasks := m.Tasks()
+			if dryRun {
+				for _, t := range tasks {
+					fmt.Fprintf(e.stdout, "%s %s %s → %s every %v\n", t.ID, t.Name, t.Source, t.Dest, t.Repeat)
+				}
+				return nil
+			}
+			store, err := openArchive(cmd.Context(), db)
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			res, err := store.ApplyTasks(cmd.Context(), m.Name, tasks)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "mesh %s: %d tasks: %d added, %d updated, %d unchanged, %d removed\n",
+				m.Name, len(tasks), res.Added, res.Updated, res.Unchanged, res.Removed)
+			return nil
+		},
+	}
+	apply.Flags().StringVarP(&file, "file", "f", "", "the mesh file (YAML)")
+	apply.Flags().BoolVar(&dryRun, "dry-run", false, "list the tasks the file expands into; change nothing")
+	dbFlag(apply, &db)
+	cmd.AddCommand(apply)
+	return cmd
+}

@@ -1,0 +1,383 @@
+package daemon
+
+import (
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/wireperf/wireperf/internal/archive"
+	"github.com/wireperf/wireperf/internal/mesh"
+	"github.com/wireperf/wireperf/internal/schedule"
+)
+
+// Mux is the daemon's HTTP handlers, all in one place: the JSON API
+// here, and what Config.Mount adds (/metrics, /grid).
+//
+//	GET    /api/tasks                    the tasks
+//	POST   /api/tasks                    add or update one task (JSON)      token
+//	DELETE /api/tasks/{id}               remove a task                      token
+//	POST   /api/tasks/{id}/pause|resume                                     token
+//	GET    /api/runs?src=&dst=&since=    planned runs and what became of them
+//	GET    /api/schedule?host=&next=     the runs to come
+//	POST   /api/schedule                 apply a mesh file (YAML body)      token
+func (d *Daemon) Mux() *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/tasks", d.read(d.getTasks))
+	mux.HandleFunc("POST /api/tasks", d.write(d.postTask))
+	mux.HandleFunc("DELETE /api/tasks/{id}", d.write(d.deleteTask))
+	mux.HandleFunc("POST /api/tasks/{id}/pause", d.write(d.pauseTask(true)))
+	mux.HandleFunc("POST /api/tasks/{id}/resume", d.write(d.pauseTask(false)))
+	mux.HandleFunc("GET /api/runs", d.read(d.getRuns))
+	mux.HandleFunc("GET /api/schedule", d.read(d.getSchedule))
+	mux.HandleFunc("POST /api/schedule", d.write(d.postSchedule))
+	if d.cfg.Mount != nil {
+		d.cfg.Mount(mux, d)
+	}
+	return mux
+}
+
+// maxBody bounds a request's body: a mesh file of thousands of hosts
+// fits.
+const maxBody = 4 << 20
+
+type handler func(w http.ResponseWriter, r *http.Request) error
+
+// httpError is an error with its status.
+type httpError struct {
+	status int
+	msg    string
+}
+
+func (e *httpError) Error() string { return e.msg }
+
+func badRequest(format string, args ...any) error {
+	return &httpError{http.StatusBadRequest, fmt.Sprintf(format, args...)}
+}
+
+func (d *Daemon) authorized(r *http.Request) bool {
+	if d.cfg.Token == "" {
+		return false
+	}
+	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(d.cfg.Token)) == 1
+}
+
+func (d *Daemon) serve(h handler, needToken bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if needToken && !d.authorized(r) {
+			d.log.Warn("API request refused: no valid bearer token", "method", r.Method, "path", r.URL.Path, "remote", r.RemoteAddr)
+			w.Header().Set("WWW-Authenticate", `Bearer realm="wireperf"`)
+			writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "a valid bearer token is needed"})
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+		if err := h(w, r); err != nil {
+			status := http.StatusInternalServerError
+			var he *httpError
+			switch {
+			case errors.As(err, &he):
+				status = he.status
+			case errors.Is(err, archive.ErrNotFound):
+				status = http.StatusNotFound
+			}
+			if status >= 500 {
+				d.log.Error("API request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+			}
+			writeJSON(w, status, map[string]string{"error": oneLine(err)})
+		}
+	}
+}
+
+func (d *Daemon) read(h handler) http.HandlerFunc  { return d.serve(h, d.cfg.ReadsNeedToken) }
+func (d *Daemon) write(h handler) http.HandlerFunc { return d.serve(h, true) }
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.Encode(v)
+}
+
+// TaskJSON is a task in the API.
+type TaskJSON struct {
+	ID         string              `json:"id,omitempty"`
+	Name       string              `json:"name"`
+	Source     string              `json:"source"`
+	Dest       string              `json:"dest"`
+	DestAddr   string              `json:"dest_addr,omitempty"`
+	Test       string              `json:"test"`
+	Class      string              `json:"class,omitempty"`
+	Reserve    string              `json:"reserve,omitempty"`
+	Start      time.Time           `json:"start,omitzero"`
+	Repeat     string              `json:"repeat,omitempty"`
+	Slip       string              `json:"slip,omitempty"`
+	RandomSlip string              `json:"random_slip,omitempty"`
+	Until      time.Time           `json:"until,omitzero"`
+	MaxRuns    int                 `json:"max_runs,omitempty"`
+	Paused     bool                `json:"paused,omitempty"`
+	Origin     string              `json:"origin,omitempty"`
+	Thresholds schedule.Thresholds `json:"thresholds,omitzero"`
+}
+
+func durText(d time.Duration) string {
+	if d == 0 {
+		return ""
+	}
+	return d.String()
+}
+
+// TaskToJSON is a task as the API shows it.
+func TaskToJSON(t *schedule.Task) TaskJSON {
+	return TaskJSON{ID: t.ID, Name: t.Name, Source: t.Source, Dest: t.Dest, DestAddr: t.DestAddr, Test: strings.Join(t.Args, " "),
+		Class: string(t.Class), Reserve: durText(t.Duration), Start: t.Start, Repeat: durText(t.Repeat), Slip: durText(t.Slip),
+		RandomSlip: durText(t.RandomSlip), Until: t.Until, MaxRuns: t.MaxRuns, Paused: t.Paused, Origin: t.Origin, Thresholds: t.Thresholds}
+}
+
+// Task reads a task given in the API or on the command line: the
+// test line is checked, the reservation defaults to the test's time and
+// a margin, the start to the epoch (runs on whole repeat periods), and
+// the ID to one derived from the origin, name and pair.
+func (j TaskJSON) Task(validate func([]string) error) (*schedule.Task, error) {
+	t := &schedule.Task{ID: j.ID, Name: j.Name, Source: j.Source, Dest: j.Dest, DestAddr: j.DestAddr, Args: strings.Fields(j.Test),
+		Start: j.Start.UTC(), Until: j.Until, MaxRuns: j.MaxRuns, Paused: j.Paused, Origin: j.Origin, Thresholds: j.Thresholds}
+	if !t.Until.IsZero() {
+		t.Until = t.Until.UTC()
+	}
+	var err error
+	if t.Class, err = schedule.ParseClass(j.Class); err != nil {
+		return nil, err
+	}
+	for name, p := range map[string]*struct {
+		s string
+		d *time.Duration
+	}{"reserve": {j.Reserve, &t.Duration}, "repeat": {j.Repeat, &t.Repeat}, "slip": {j.Slip, &t.Slip}, "random_slip": {j.RandomSlip, &t.RandomSlip}} {
+		if p.s == "" {
+			continue
+		}
+		if *p.d, err = time.ParseDuration(p.s); err != nil {
+			return nil, fmt.Errorf("%s: %q: want a duration such as 30s", name, p.s)
+		}
+	}
+	if t.Origin == "" {
+		t.Origin = "cli"
+	}
+	if t.Start.IsZero() {
+		t.Start = time.Unix(0, 0).UTC()
+	}
+	if t.DestAddr == "" {
+		t.DestAddr = t.Dest
+	}
+	if len(t.Args) > 0 && validate != nil {
+		if err := validate(t.Args); err != nil {
+			return nil, fmt.Errorf("test: %v", err)
+		}
+	}
+	if t.Duration == 0 {
+		t.Duration = mesh.ReserveFor(t.Args)
+	}
+	if t.ID == "" {
+		t.ID = schedule.DefineID(t.Origin, t.Name, t.Source, t.Dest)
+	}
+	if err := t.Validate(); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+func (d *Daemon) getTasks(w http.ResponseWriter, r *http.Request) error {
+	tasks, err := d.store.Tasks(r.Context(), r.URL.Query().Get("source"))
+	if err != nil {
+		return err
+	}
+	out := []TaskJSON{}
+	for _, t := range tasks {
+		out = append(out, TaskToJSON(t))
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (d *Daemon) postTask(w http.ResponseWriter, r *http.Request) error {
+	var j TaskJSON
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&j); err != nil {
+		return badRequest("task: %v", err)
+	}
+	t, err := j.Task(d.cfg.ValidateTest)
+	if err != nil {
+		return badRequest("task: %v", err)
+	}
+	c, err := d.store.PutTask(r.Context(), t)
+	if err != nil {
+		return err
+	}
+	status := map[archive.TaskChange]int{archive.TaskAdded: http.StatusCreated, archive.TaskUpdated: http.StatusOK, archive.TaskUnchanged: http.StatusOK}[c]
+	d.log.Info("task stored", "task", t.ID, "change", c)
+	writeJSON(w, status, TaskToJSON(t))
+	return nil
+}
+
+func (d *Daemon) deleteTask(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	if err := d.store.DeleteTask(r.Context(), id); err != nil {
+		return err
+	}
+	d.log.Info("task removed", "task", id)
+	writeJSON(w, http.StatusOK, map[string]string{"removed": id})
+	return nil
+}
+
+func (d *Daemon) pauseTask(paused bool) handler {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		id := r.PathValue("id")
+		if err := d.store.SetPaused(r.Context(), id, paused); err != nil {
+			return err
+		}
+		d.log.Info("task paused or resumed", "task", id, "paused", paused)
+		writeJSON(w, http.StatusOK, map[string]any{"id": id, "paused": paused})
+		return nil
+	}
+}
+
+// RunJSON is a planned run in the API.
+type RunJSON struct {
+	ID          string    `json:"id"`
+	Task        string    `json:"task"`
+	Seq         int       `json:"seq"`
+	Source      string    `json:"source"`
+	Dest        string    `json:"dest"`
+	Test        string    `json:"test"`
+	Direction   string    `json:"direction"`
+	Class       string    `json:"class"`
+	Planned     time.Time `json:"planned"`
+	Deadline    time.Time `json:"deadline"`
+	ActualStart time.Time `json:"actual_start,omitzero"`
+	Ended       time.Time `json:"ended,omitzero"`
+	LagSeconds  *float64  `json:"lag_seconds,omitempty"`
+	State       string    `json:"state"`
+	Reason      string    `json:"reason,omitempty"`
+}
+
+// RunToJSON is a planned run as the API shows it.
+func RunToJSON(r *archive.SchedRun) RunJSON {
+	j := RunJSON{ID: r.ID, Task: r.TaskID, Seq: r.Seq, Source: r.Source, Dest: r.Dest, Test: r.Test, Direction: r.Direction,
+		Class: string(r.Class), Planned: r.Planned, Deadline: r.Deadline, ActualStart: r.ActualStart, Ended: r.Ended, State: r.State, Reason: r.Reason}
+	if lag, ok := r.Lag(); ok {
+		s := lag.Seconds()
+		j.LagSeconds = &s
+	}
+	return j
+}
+
+// maxRuns bounds one answer.
+const maxRuns = 10000
+
+func (d *Daemon) getRuns(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	rq := archive.RunQuery{Source: q.Get("src"), Dest: q.Get("dst"), Limit: maxRuns}
+	if s := q.Get("since"); s != "" {
+		t, err := parseSince(s, d.cfg.Clock.Now())
+		if err != nil {
+			return badRequest("since: %v", err)
+		}
+		rq.Since = t
+	}
+	if s := q.Get("state"); s != "" {
+		rq.States = strings.Split(s, ",")
+	}
+	runs, err := d.store.SchedRuns(r.Context(), rq)
+	if err != nil {
+		return err
+	}
+	out := []RunJSON{}
+	for _, sr := range runs {
+		out = append(out, RunToJSON(sr))
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// parseSince reads an RFC 3339 instant or a duration back from now.
+func parseSince(s string, now time.Time) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		return now.Add(-d), nil
+	}
+	return time.Time{}, fmt.Errorf("%q: want an RFC 3339 instant or a duration such as 24h", s)
+}
+
+func (d *Daemon) getSchedule(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	next := 24 * time.Hour
+	if s := q.Get("next"); s != "" {
+		v, err := time.ParseDuration(s)
+		if err != nil || v <= 0 {
+			return badRequest("next: %q: want a duration such as 24h", s)
+		}
+		next = v
+	}
+	now := d.cfg.Clock.Now()
+	tasks, err := d.store.Tasks(r.Context(), "")
+	if err != nil {
+		return err
+	}
+	out := []RunJSON{}
+	for _, sr := range Upcoming(tasks, q.Get("host"), now, next) {
+		out = append(out, RunToJSON(sr))
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// Upcoming is the runs the tasks plan in [now, now+next) that touch host
+// ("" for every host), by start: what the schedule will do, whether or
+// not a daemon has planned it yet.
+func Upcoming(tasks []*schedule.Task, host string, now time.Time, next time.Duration) []*archive.SchedRun {
+	var out []*archive.SchedRun
+	for _, t := range tasks {
+		if host != "" && t.Source != host && t.Dest != host {
+			continue
+		}
+		// Planned as if for the first time: only runs still to come.
+		runs, _ := schedule.Plan(t, -1, now, next)
+		for _, r := range runs {
+			out = append(out, archive.NewSchedRun(t, r))
+		}
+		if len(out) > maxRuns {
+			break
+		}
+	}
+	sortRuns(out)
+	return out
+}
+
+func (d *Daemon) postSchedule(w http.ResponseWriter, r *http.Request) error {
+	name := r.URL.Query().Get("file")
+	if name == "" {
+		name = "mesh.yaml"
+	}
+	data, err := io.ReadAll(r.Body)
+	if err != nil {
+		return badRequest("reading the mesh file: %v", err)
+	}
+	m, err := mesh.Parse(name, data, mesh.Options{ValidateTest: d.cfg.ValidateTest})
+	if err != nil {
+		return badRequest("%v", err)
+	}
+	res, err := d.store.ApplyTasks(r.Context(), m.Name, m.Tasks())
+	if err != nil {
+		return err
+	}
+	d.log.Info("mesh applied", "mesh", m.Name, "added", res.Added, "updated", res.Updated, "unchanged", res.Unchanged, "removed", res.Removed)
+	writeJSON(w, http.StatusOK, map[string]any{"mesh": m.Name, "added": res.Added, "updated": res.Updated, "unchanged": res.Unchanged, "removed": res.Removed})
+	return nil
+}

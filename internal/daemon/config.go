@@ -1,0 +1,99 @@
+package daemon
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// FileConfig is the daemon's configuration file.
+type FileConfig struct {
+	Host string `yaml:"host"` // this host's name in the mesh
+	DB   string `yaml:"db"`   // the archive; --db overrides it
+	// Listen is the HTTP API's address (default 127.0.0.1:5280).
+	Listen string `yaml:"listen"`
+	// Port and Bind are the test server's; port 0 runs no server.
+	Port *int   `yaml:"port"`
+	Bind string `yaml:"bind"`
+	// TokenFile holds the bearer token API writes need (and reads, with
+	// ReadsNeedToken). No token: the API refuses every write.
+	TokenFile      string `yaml:"token_file"`
+	ReadsNeedToken bool   `yaml:"reads_need_token"`
+	// AgentKeyFile, when set, has the server take the agent role.
+	AgentKeyFile string `yaml:"agent_key_file"`
+	// ClientKeyFile is the key the agent proves to receivers that
+	// require one (as server --client-key-file).
+	ClientKeyFile string `yaml:"client_key_file"`
+	// Grace is how long a running test may go on after SIGTERM before it
+	// is stopped and recorded aborted (default 30s).
+	Grace string `yaml:"grace"`
+	// Horizon is how far ahead runs are planned (default 10m).
+	Horizon string `yaml:"horizon"`
+	// PlanEvery is how often this host plans its tasks (default 30s).
+	PlanEvery string `yaml:"plan_every"`
+	// Workers bounds this host's runs at once (default 4).
+	Workers int    `yaml:"workers"`
+	Log     string `yaml:"log"`      // "text" or "json"
+	LogFile string `yaml:"log_file"` // default stderr
+}
+
+// ReadConfig reads a configuration file. Errors carry the file and the
+// line of the key they are about.
+func ReadConfig(path string) (*FileConfig, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var fc FileConfig
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&fc); err != nil && !errors.Is(err, io.EOF) { // an empty file is an empty configuration
+		return nil, fmt.Errorf("%s: %s", path, strings.ReplaceAll(strings.TrimPrefix(err.Error(), "yaml: "), "\n", "; "))
+	}
+	if fc.Host == "" {
+		return nil, fmt.Errorf("%s: host: missing (this host's name in the mesh)", path)
+	}
+	for key, v := range map[string]string{"grace": fc.Grace, "horizon": fc.Horizon, "plan_every": fc.PlanEvery} {
+		if v == "" {
+			continue
+		}
+		if d, err := time.ParseDuration(v); err != nil || d <= 0 {
+			return nil, fmt.Errorf("%s: %s: %q: want a duration such as 30s", path, key, v)
+		}
+	}
+	if fc.Port != nil && (*fc.Port < 0 || *fc.Port > 65535) {
+		return nil, fmt.Errorf("%s: port: %d: want 0 to 65535", path, *fc.Port)
+	}
+	if fc.Workers < 0 {
+		return nil, fmt.Errorf("%s: workers: negative", path)
+	}
+	return &fc, nil
+}
+
+// Duration reads one of the file's durations, or def when not set.
+func Duration(v string, def time.Duration) time.Duration {
+	if d, err := time.ParseDuration(v); err == nil && d > 0 {
+		return d
+	}
+	return def
+}
+
+// ReadToken reads a bearer token from a file: its first line, trimmed.
+func ReadToken(path string) (string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	tok, _, _ := strings.Cut(string(data), "\n")
+	tok = strings.TrimSpace(tok)
+	if len(tok) < 16 {
+		return "", fmt.Errorf("%s: a token of at least 16 characters", path)
+	}
+	return tok, nil
+}

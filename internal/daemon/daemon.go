@@ -1,0 +1,316 @@
+// Package daemon is `wireperf daemon`: one long-running process per host
+// that serves tests (with the agent role), plans this host's share of the
+// schedule kept in the archive, runs its tests at their instants through
+// River, a job queue on the same database, and answers an HTTP API.
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/wireperf/wireperf/internal/archive"
+	"github.com/wireperf/wireperf/internal/server"
+)
+
+// Config is a daemon's configuration, as the command line builds it.
+type Config struct {
+	Host string // this host's name in the mesh: its queue and its tasks' source
+	DSN  string // the archive, which also holds River's tables
+
+	// Server, when set, is served for the daemon's life (the agent role
+	// is its Agent field).
+	Server *server.Config
+	// API is the HTTP API's listener address; "" serves no API.
+	API string
+	// Token is the bearer token API writes need; "" refuses every write.
+	Token          string
+	ReadsNeedToken bool
+	// Mount adds handlers to the API's mux (/metrics, /grid).
+	Mount func(mux *http.ServeMux, d *Daemon)
+
+	Grace     time.Duration // how long a running test may finish after SIGTERM
+	Horizon   time.Duration // how far ahead runs are planned
+	PlanEvery time.Duration // how often this host plans
+	Lead      time.Duration // a run's job becomes due this long before its start
+	Workers   int           // runs at once on this host
+
+	// Binary runs the tests (default: this executable); Env is added to
+	// its environment.
+	Binary string
+	Env    []string
+	// ValidateTest checks a test line of a task or mesh file.
+	ValidateTest func(args []string) error
+
+	Logger *slog.Logger
+	Clock  Clock
+}
+
+// Clock is the daemon's time, replaced in tests.
+type Clock interface {
+	Now() time.Time
+	// SleepUntil waits until t or until ctx ends (then its error).
+	SleepUntil(ctx context.Context, t time.Time) error
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time { return time.Now() }
+func (realClock) SleepUntil(ctx context.Context, t time.Time) error {
+	d := time.Until(t)
+	if d <= 0 {
+		return ctx.Err()
+	}
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	select {
+	case <-tm.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Defaults.
+const (
+	DefaultAPI       = "127.0.0.1:5280"
+	DefaultGrace     = 30 * time.Second
+	DefaultHorizon   = 10 * time.Minute
+	DefaultPlanEvery = 30 * time.Second
+	// DefaultLead: a run's job is due this long before the run, and its
+	// worker sleeps to the exact instant.
+	// Workers poll for available jobs every second.
+	DefaultLead    = 5 * time.Second
+	DefaultWorkers = 4
+)
+
+func (c *Config) fill() error {
+	if !hostName.MatchString(c.Host) {
+		return fmt.Errorf("host %q: want letters, digits, '.', '_' or '-'", c.Host)
+	}
+	if c.Grace <= 0 {
+		c.Grace = DefaultGrace
+	}
+	if c.Horizon <= 0 {
+		c.Horizon = DefaultHorizon
+	}
+	if c.PlanEvery <= 0 {
+		c.PlanEvery = DefaultPlanEvery
+	}
+	if c.Lead <= 0 {
+		c.Lead = DefaultLead
+	}
+	if c.Workers <= 0 {
+		c.Workers = DefaultWorkers
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	if c.Clock == nil {
+		c.Clock = realClock{}
+	}
+	if c.Binary == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("finding this executable to run tests with: %w", err)
+		}
+		c.Binary = exe
+	}
+	return nil
+}
+
+var hostName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// QueueName is a host's River queue: River wants lower-case letters,
+// digits and single separators.
+func QueueName(host string) string {
+	var b strings.Builder
+	b.WriteString("wireperf")
+	sep := true
+	for _, r := range strings.ToLower(host) {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
+			if sep {
+				b.WriteByte('-')
+			}
+			b.WriteRune(r)
+			sep = false
+			continue
+		}
+		sep = true
+	}
+	return b.String()
+}
+
+// Daemon is a running daemon.
+type Daemon struct {
+	cfg   Config
+	log   *slog.Logger
+	store *archive.Store
+	queue queue
+
+	srv     *server.Server
+	apiLn   net.Listener
+	running sync.WaitGroup // runs in progress, for tests
+}
+
+// New opens the archive (bringing its schema and River's up to date),
+// records as aborted the runs this host left running when it last
+// stopped, and binds the server and the API. Run starts the rest.
+func New(ctx context.Context, cfg Config) (*Daemon, error) {
+	if err := cfg.fill(); err != nil {
+		return nil, err
+	}
+	d := &Daemon{cfg: cfg, log: cfg.Logger.With("host", cfg.Host)}
+	var err error
+	if d.store, err = archive.Open(ctx, cfg.DSN); err != nil {
+		return nil, err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			d.close()
+		}
+	}()
+	if d.queue, err = newQueue(ctx, cfg.DSN, d); err != nil {
+		return nil, err
+	}
+	ids, err := d.store.AbortRunning(ctx, cfg.Host, "the daemon stopped while the test ran", cfg.Clock.Now())
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range ids {
+		d.log.Warn("run aborted: the daemon stopped while it ran", "run", id)
+		if err := d.store.Release(ctx, id, cfg.Clock.Now()); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Server != nil {
+		sc := *cfg.Server
+		if sc.Logger == nil {
+			sc.Logger = d.log
+		}
+		d.srv = server.New(sc)
+		if err := d.srv.Listen(); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.API != "" {
+		if d.apiLn, err = net.Listen("tcp", cfg.API); err != nil {
+			return nil, fmt.Errorf("API listener: %w", err)
+		}
+	}
+	ok = true
+	return d, nil
+}
+
+// Store is the daemon's archive.
+func (d *Daemon) Store() *archive.Store { return d.store }
+
+// APIAddr is where the API listens (nil without one).
+func (d *Daemon) APIAddr() net.Addr {
+	if d.apiLn == nil {
+		return nil
+	}
+	return d.apiLn.Addr()
+}
+
+// ServerPort is the test server's port (0 without one).
+func (d *Daemon) ServerPort() int {
+	if d.srv == nil {
+		return 0
+	}
+	return d.srv.Addr().Port
+}
+
+func (d *Daemon) close() {
+	if d.apiLn != nil {
+		d.apiLn.Close()
+	}
+	if d.queue != nil {
+		d.queue.Close()
+	}
+	if d.store != nil {
+		d.store.Close()
+	}
+}
+
+// Run runs the daemon until ctx ends: then it stops taking runs, lets a
+// running test finish for the grace period, stops the rest (recorded
+// aborted), and returns.
+func (d *Daemon) Run(ctx context.Context) error {
+	defer d.close()
+	// River's own context outlives ctx: the running tests' contexts end
+	// only when the grace period does.
+	qctx, stopQueue := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopQueue()
+	if err := d.queue.Start(qctx); err != nil {
+		return fmt.Errorf("starting the job queue: %w", err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 3)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		d.planLoop(ctx)
+	}()
+	// The server stops after the queue: this host's own running tests,
+	// and other hosts' tests to it, have the grace period too.
+	sctx, stopServer := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopServer()
+	if d.srv != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := d.srv.Serve(sctx); err != nil {
+				errs <- fmt.Errorf("server: %w", err)
+			}
+		}()
+	}
+	var api *http.Server
+	if d.apiLn != nil {
+		api = &http.Server{Handler: d.Mux(), ReadHeaderTimeout: 10 * time.Second}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := api.Serve(d.apiLn); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				errs <- fmt.Errorf("API: %w", err)
+			}
+		}()
+	}
+	d.log.Info("daemon running", "queue", QueueName(d.cfg.Host), "archive", d.store.DSN(), "api", d.APIAddr(), "server_port", d.ServerPort())
+	<-ctx.Done()
+	d.log.Info("stopping: running tests have the grace period to finish", "grace", d.cfg.Grace)
+	gctx, cancel := context.WithTimeout(context.Background(), d.cfg.Grace)
+	err := d.queue.Stop(gctx)
+	cancel()
+	if err != nil {
+		d.log.Warn("grace period over: stopping the running tests", "err", err)
+		sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		if err := d.queue.StopAndCancel(sctx); err != nil {
+			d.log.Error("the job queue did not stop", "err", err)
+		}
+		cancel()
+	}
+	stopServer()
+	if api != nil {
+		actx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		api.Shutdown(actx)
+		cancel()
+	}
+	wg.Wait()
+	close(errs)
+	var all []error
+	for err := range errs {
+		all = append(all, err)
+	}
+	d.log.Info("daemon stopped")
+	return errors.Join(all...)
+}

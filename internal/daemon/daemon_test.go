@@ -1,0 +1,406 @@
+package daemon_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/wireperf/wireperf/internal/archive"
+	"github.com/wireperf/wireperf/internal/archive/archivetest"
+	"github.com/wireperf/wireperf/internal/cli"
+	"github.com/wireperf/wireperf/internal/daemon"
+	"github.com/wireperf/wireperf/internal/schedule"
+	"github.com/wireperf/wireperf/internal/server"
+)
+
+// envCLI makes this test binary act as wireperf, so that the daemon's
+// worker runs its tests through the real command line.
+const envCLI = "WIREPERF_DAEMON_TEST_AS_CLI"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(envCLI) == "1" {
+		os.Exit(cli.Main(os.Args[1:]))
+	}
+	goleak.VerifyTestMain(m)
+}
+
+func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+func newDaemon(t *testing.T, host, dsn string, withServer bool, mut func(*daemon.Config)) *daemon.Daemon {
+	t.Helper()
+	cfg := daemon.Config{Host: host, DSN: dsn, Env: []string{envCLI + "=1"}, Logger: quiet(),
+		Grace: 5 * time.Second, PlanEvery: time.Second, Horizon: time.Minute}
+	if withServer {
+		cfg.Server = &server.Config{Bind: "127.0.0.1", Limits: server.DefaultLimits(), ShutdownGrace: time.Second, Logger: quiet()}
+	}
+	if mut != nil {
+		mut(&cfg)
+	}
+	d, err := daemon.New(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// start runs d until the test ends (or stop is called).
+func start(t *testing.T, d *daemon.Daemon) (stop func() error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- d.Run(ctx) }()
+	var once sync.Once
+	var err error
+	stop = func() error {
+		once.Do(func() {
+			cancel()
+			err = <-done
+		})
+		return err
+	}
+	t.Cleanup(func() { stop() })
+	return stop
+}
+
+func loopTask(name, src, dst string, port int, secs int, repeat, slip time.Duration, runs int) *schedule.Task {
+	args := []string{"client", "-t", fmt.Sprint(secs)}
+	return &schedule.Task{ID: schedule.DefineID("test", name, src, dst), Name: name, Source: src, Dest: dst,
+		DestAddr: fmt.Sprintf("127.0.0.1:%d", port), Args: args, Class: schedule.Exclusive,
+		Duration: time.Duration(secs)*time.Second + 2*time.Second,
+		Start:    time.Now().Truncate(time.Second).Add(5 * time.Second), Repeat: repeat, Slip: slip, MaxRuns: runs, Origin: "test"}
+}
+
+// waitDone waits until every run of the tasks has ended (bounded).
+func waitDone(t *testing.T, st *archive.Store, want int, limit time.Duration) []*archive.SchedRun {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for {
+		runs, err := st.SchedRuns(context.Background(), archive.RunQuery{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := 0
+		for _, r := range runs {
+			switch r.State {
+			case archive.StateScheduled, archive.StateRunning:
+			default:
+				done++
+			}
+		}
+		if done >= want {
+			return runs
+		}
+		if time.Now().After(deadline) {
+			for _, r := range runs {
+				t.Logf("%s %s %s", r.ID, r.State, r.Reason)
+			}
+			t.Fatalf("%d of %d runs ended after %v", done, want, limit)
+		}
+		time.Sleep(200 * time.Millisecond) // polling the archive, bounded by the deadline above
+	}
+}
+
+func TestOneHostRunsItsSchedule(t *testing.T) {
+	dsn := archivetest.Backends(t)["sqlite"]
+	d := newDaemon(t, "a", dsn, true, nil)
+	tk := loopTask("tput", "a", "a", d.ServerPort(), 1, 5*time.Second, 4*time.Second, 3)
+	if _, err := d.Store().PutTask(context.Background(), tk); err != nil {
+		t.Fatal(err)
+	}
+	stop := start(t, d)
+	st, err := archive.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	runs := waitDone(t, st, 3, 60*time.Second)
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 3 {
+		t.Fatalf("%d runs, want 3", len(runs))
+	}
+	for _, r := range runs {
+		if r.State != archive.StateFinished {
+			t.Fatalf("run %s: %s (%s)", r.ID, r.State, r.Reason)
+		}
+		lag, _ := r.Lag()
+		if lag < 0 {
+			t.Fatalf("run %s started %v before its instant", r.ID, -lag)
+		}
+		rec, err := st.Get(context.Background(), r.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.State != archive.StateFinished || rec.DocumentFormat != archive.FormatJSON || rec.Summary.ReceivedBps == nil || *rec.Summary.ReceivedBps <= 0 {
+			t.Fatalf("archived run %+v", rec)
+		}
+		if !strings.Contains(rec.Cmdline, "client 127.0.0.1 -p") || !strings.HasSuffix(rec.Cmdline, "-J") {
+			t.Fatalf("command line %q", rec.Cmdline)
+		}
+	}
+	last, err := st.LastResults(context.Background())
+	if err != nil || len(last) != 1 || last[0].GoodputBps == nil || last[0].LastSuccess.IsZero() {
+		t.Fatalf("last results %+v %v", last, err)
+	}
+}
+
+// Two daemons share one PostgreSQL; each runs 1 s tests to the other at
+// the same instants. Every run ends finished or with a reason, and no two
+// exclusive runs that share a host overlap.
+func TestTwoDaemonsNeverOverlap(t *testing.T) {
+	dsn, ok := archivetest.Backends(t)["postgres"]
+	if !ok {
+		t.Skip(archivetest.EnvPG + " not set: two daemons need a shared PostgreSQL")
+	}
+	a := newDaemon(t, "a", dsn, true, nil)
+	b := newDaemon(t, "b", dsn, true, nil)
+	ctx := context.Background()
+	const runs = 3
+	for _, tk := range []*schedule.Task{
+		loopTask("tput", "a", "b", b.ServerPort(), 1, 5*time.Second, 4*time.Second, runs),
+		loopTask("tput", "b", "a", a.ServerPort(), 1, 5*time.Second, 4*time.Second, runs),
+	} {
+		if _, err := a.Store().PutTask(ctx, tk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stopA, stopB := start(t, a), start(t, b)
+	st, err := archive.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	all := waitDone(t, st, 2*runs, 90*time.Second)
+	if err := errors.Join(stopA(), stopB()); err != nil {
+		t.Fatal(err)
+	}
+	finished := 0
+	for _, r := range all {
+		switch r.State {
+		case archive.StateFinished:
+			finished++
+		case archive.StateFailed, archive.StateMissed, archive.StateAborted:
+			if r.Reason == "" {
+				t.Fatalf("run %s %s without a reason", r.ID, r.State)
+			}
+		default:
+			t.Fatalf("run %s left %s", r.ID, r.State)
+		}
+		t.Logf("%s %s→%s %s lag %v %s", r.ID, r.Source, r.Dest, r.State, r.ActualStart.Sub(r.Planned), r.Reason)
+	}
+	if finished == 0 {
+		t.Fatal("no run finished")
+	}
+	if n := daemon.Overlaps(all); len(n) > 0 {
+		t.Fatalf("exclusive runs overlap: %v", n)
+	}
+}
+
+func TestAPIToken(t *testing.T) {
+	dsn := archivetest.Backends(t)["sqlite"]
+	var logs strings.Builder
+	var mu sync.Mutex
+	d := newDaemon(t, "a", dsn, false, func(c *daemon.Config) {
+		c.Token = "0123456789abcdef0123"
+		c.Logger = slog.New(slog.NewTextHandler(syncWriter{&mu, &logs}, nil))
+	})
+	defer start(t, d)() // Run closes the archive at its end
+	srv := httptest.NewServer(d.Mux())
+	defer srv.Close()
+	body := `{"name":"tput","source":"a","dest":"b","test":"client -t 5","repeat":"1m"}`
+	do := func(method, path, token, body string) (int, string) {
+		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, _ := do("POST", "/api/tasks", "", body); code != http.StatusUnauthorized {
+		t.Fatalf("write without a token: %d", code)
+	}
+	if code, _ := do("POST", "/api/tasks", "wrong-token-wrong-token", body); code != http.StatusUnauthorized {
+		t.Fatalf("write with a wrong token: %d", code)
+	}
+	mu.Lock()
+	logged := logs.String()
+	mu.Unlock()
+	if !strings.Contains(logged, "API request refused") || !strings.Contains(logged, "/api/tasks") {
+		t.Fatalf("the refusal was not logged: %q", logged)
+	}
+	if code, out := do("POST", "/api/tasks", "0123456789abcdef0123", body); code != http.StatusCreated || !strings.Contains(out, `"repeat": "1m0s"`) {
+		t.Fatalf("write with the token: %d %s", code, out)
+	}
+	if code, out := do("GET", "/api/tasks", "", ""); code != http.StatusOK || !strings.Contains(out, `"test": "client -t 5"`) {
+		t.Fatalf("open read: %d %s", code, out)
+	}
+	if code, out := do("GET", "/api/schedule?host=a&next=3m", "", ""); code != http.StatusOK || strings.Count(out, `"state": "scheduled"`) != 3 {
+		t.Fatalf("schedule: %d %s", code, out)
+	}
+	if code, _ := do("GET", "/api/runs?since=yesterday", "", ""); code != http.StatusBadRequest {
+		t.Fatalf("bad since: %d", code)
+	}
+	if code, out := do("POST", "/api/tasks", "0123456789abcdef0123", `{"name":"x","source":"a","dest":"b","test":"client","slip":"soon"}`); code != http.StatusBadRequest || !strings.Contains(out, "slip") {
+		t.Fatalf("bad task: %d %s", code, out)
+	}
+	if code, _ := do("POST", "/api/schedule", "0123456789abcdef0123", "hosts: {a: , b: }\ngroups: {g: {mesh: [a, zz]}}\n"); code != http.StatusBadRequest {
+		t.Fatalf("bad mesh: %d", code)
+	}
+	if code, _ := do("DELETE", "/api/tasks/nope", "0123456789abcdef0123", ""); code != http.StatusNotFound {
+		t.Fatalf("delete unknown: %d", code)
+	}
+}
+
+type syncWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (s syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
+
+func TestReadsNeedTokenWhenConfigured(t *testing.T) {
+	dsn := archivetest.Backends(t)["sqlite"]
+	d := newDaemon(t, "a", dsn, false, func(c *daemon.Config) { c.Token = "0123456789abcdef0123"; c.ReadsNeedToken = true })
+	defer start(t, d)()
+	srv := httptest.NewServer(d.Mux())
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + "/api/runs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("read without a token: %d", resp.StatusCode)
+	}
+}
+
+// SIGTERM during a test longer than the grace period: the test is
+// stopped and its run recorded aborted, in the schedule and the archive.
+func TestStopPastGraceRecordsAborted(t *testing.T) {
+	dsn := archivetest.Backends(t)["sqlite"]
+	d := newDaemon(t, "a", dsn, true, func(c *daemon.Config) { c.Grace = 500 * time.Millisecond })
+	tk := loopTask("long", "a", "a", d.ServerPort(), 30, 0, 4*time.Second, 1)
+	if _, err := d.Store().PutTask(context.Background(), tk); err != nil {
+		t.Fatal(err)
+	}
+	st, err := archive.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	stop := start(t, d)
+	id := schedule.RunID(tk.ID, 0)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		r, err := st.GetSchedRun(context.Background(), id)
+		if err == nil && r.State == archive.StateRunning {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the run never started: %+v %v", r, err)
+		}
+		time.Sleep(100 * time.Millisecond) // polling the archive, bounded
+	}
+	began := time.Now()
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(began); took > 20*time.Second {
+		t.Fatalf("stopping took %v: the 30 s test was not stopped", took)
+	}
+	r, err := st.GetSchedRun(context.Background(), id)
+	if err != nil || r.State != archive.StateAborted || !strings.Contains(r.Reason, "grace") || r.Ended.IsZero() {
+		t.Fatalf("after SIGTERM: %+v %v", r, err)
+	}
+	rec, err := st.Get(context.Background(), id)
+	if err != nil || rec.State != archive.StateAborted {
+		t.Fatalf("archived run: %+v %v", rec, err)
+	}
+}
+
+// A daemon killed mid-run comes back: the run it left running is
+// recorded aborted, a run whose deadline passed while it was away is
+// recorded missed, and a run still to come is taken.
+func TestRestartAfterKill(t *testing.T) {
+	dsn := archivetest.Backends(t)["sqlite"]
+	ctx := context.Background()
+	st, err := archive.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	now := time.Now()
+	// The daemon's server port is only known once it runs; the task is
+	// updated with it below, which keeps its planned runs' IDs.
+	tk := loopTask("tput", "a", "a", 1, 1, 10*time.Second, 2*time.Second, 0)
+	tk.Start = now.Truncate(time.Second).Add(-15 * time.Second) // runs at -15 s, -5 s, +5 s
+	if _, err := st.PutTask(ctx, tk); err != nil {
+		t.Fatal(err)
+	}
+	r0, _ := tk.At(0) // was running when the daemon died
+	r1, _ := tk.At(1) // its time came and went
+	if _, err := st.PlanRuns(ctx, []*archive.SchedRun{archive.NewSchedRun(tk, r0), archive.NewSchedRun(tk, r1)}); err != nil {
+		t.Fatal(err)
+	}
+	st.Transition(ctx, r0.ID, []string{archive.StateScheduled}, archive.StateRunning, "", r0.Planned, time.Time{})
+
+	d := newDaemon(t, "a", dsn, true, nil)
+	tk.DestAddr = fmt.Sprintf("127.0.0.1:%d", d.ServerPort())
+	if _, err := st.PutTask(ctx, tk); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := st.GetSchedRun(ctx, r0.ID)
+	if got.State != archive.StateAborted || !strings.Contains(got.Reason, "daemon stopped") {
+		t.Fatalf("the run left running: %+v", got)
+	}
+	stop := start(t, d)
+	r2, _ := tk.At(2)
+	waitFor(t, st, r2.ID, 40*time.Second)
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	got, _ = st.GetSchedRun(ctx, r1.ID)
+	if got.State != archive.StateMissed || got.Reason == "" || !got.ActualStart.IsZero() {
+		t.Fatalf("the run whose time passed: %+v", got)
+	}
+	got, _ = st.GetSchedRun(ctx, r2.ID)
+	if got.State != archive.StateFinished {
+		t.Fatalf("the run still to come: %+v", got)
+	}
+}
+
+// waitFor waits until a run has ended (bounded).
+func waitFor(t *testing.T, st *archive.Store, id string, limit time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for {
+		r, err := st.GetSchedRun(context.Background(), id)
+		if err == nil && r.State != archive.StateScheduled && r.State != archive.StateRunning {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("run %s not ended after %v: %+v %v", id, limit, r, err)
+		}
+		time.Sleep(200 * time.Millisecond) // polling the archive, bounded
+	}
+}

@@ -1,0 +1,255 @@
+//go:build linux
+
+package daemon_test
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/wireperf/wireperf/internal/archive"
+	"github.com/wireperf/wireperf/internal/archive/archivetest"
+	"github.com/wireperf/wireperf/internal/daemon"
+	"github.com/wireperf/wireperf/internal/lab"
+)
+
+// The mesh acceptance lab: hosts h1, h2, h3 around a forwarding host s,
+// each running `wireperf daemon` against one PostgreSQL, reached through
+// its unix socket (the namespaces share the file system, not the
+// loopback). A mesh of every ordered pair runs a 5 s TCP test each every
+// 30 s for 3 minutes; h2's daemon is killed during one of its tests and
+// comes back 20 s later.
+func TestLabMesh(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the mesh lab needs root for its network namespaces")
+	}
+	dsn, ok := archivetest.Backends(t)["postgres"]
+	if !ok {
+		t.Skip(archivetest.EnvPG + " not set: the mesh lab needs a shared PostgreSQL")
+	}
+	if testing.Short() {
+		t.Skip("the mesh lab runs for 3 minutes")
+	}
+	if raceEnabled {
+		t.Skip("the mesh lab's lag means nothing under the race detector: it runs without it (make test)")
+	}
+	sockDSN := unixSocketDSN(t, dsn)
+	topo := lab.Topology{Hosts: []string{"h1", "h2", "h3", "s"}, Forwarders: []string{"s"},
+		Links: []lab.Link{{A: "h1", B: "s"}, {A: "h2", B: "s"}, {A: "h3", B: "s"}}}
+	l := lab.New(t, topo)
+	dir := t.TempDir()
+	hosts := []string{"h1", "h2", "h3"}
+	var meshHosts strings.Builder
+	for _, h := range hosts {
+		fmt.Fprintf(&meshHosts, "  %s: {addr: %s}\n", h, l.Host(h).Addr)
+	}
+	// The first run is a whole minute ahead at most: the daemons start
+	// before it.
+	meshFile := filepath.Join(dir, "mesh.yaml")
+	os.WriteFile(meshFile, []byte("name: lab\nhosts:\n"+meshHosts.String()+`groups:
+  all: {mesh: [h1, h2, h3]}
+tests:
+  tput: {test: client -t 5, thresholds: {goodput_red: 10m}}
+schedules:
+  - {group: all, test: tput, repeat: 30s, slip: 25s}
+`), 0o644)
+	ctx := context.Background()
+	st, err := archive.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	bin, _ := os.Executable()
+	cli := func(args ...string) {
+		cmd := exec.Command(bin, args...)
+		cmd.Env = append(os.Environ(), envCLI+"=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("wireperf %v: %v: %s", args, err, out)
+		}
+	}
+	cli("mesh", "apply", "-f", meshFile, "--db", dsn)
+
+	startDaemon := func(h string) *exec.Cmd {
+		cfg := filepath.Join(dir, h+".yaml")
+		os.WriteFile(cfg, []byte(fmt.Sprintf("host: %s\nlisten: 127.0.0.1:0\ngrace: 10s\nplan_every: 5s\nhorizon: 2m\nlog_file: %s\n",
+			h, filepath.Join(dir, h+".log"))), 0o644)
+		cmd := l.Host(h).Command(context.Background(), bin, "daemon", "--config", cfg, "--db", sockDSN)
+		cmd.Env = append(os.Environ(), envCLI+"=1")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			cmd.Process.Signal(syscall.SIGTERM)
+			cmd.Wait()
+		})
+		return cmd
+	}
+	procs := map[string]*exec.Cmd{}
+	for _, h := range hosts {
+		procs[h] = startDaemon(h)
+	}
+	began := time.Now()
+	const length = 3 * time.Minute
+
+	// Kill h2's daemon during one of its own tests, after a minute.
+	var killed string
+	var killedAt, backAt time.Time
+	for time.Since(began) < length/2+time.Minute && killed == "" {
+		if time.Since(began) > time.Minute {
+			runs, err := st.SchedRuns(ctx, archive.RunQuery{Source: "h2", States: []string{archive.StateRunning}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(runs) > 0 && time.Since(runs[0].ActualStart) > time.Second {
+				procs["h2"].Process.Kill()
+				procs["h2"].Wait()
+				killed, killedAt = runs[0].ID, time.Now()
+				t.Logf("killed h2's daemon during run %s", killed)
+			}
+		}
+		time.Sleep(200 * time.Millisecond) // polling the archive, bounded by the loop's condition
+	}
+	if killed == "" {
+		t.Fatal("h2 never ran a test to kill it in")
+	}
+	time.Sleep(20 * time.Second) // h2 stays down for 20 s: the point of the test
+	backAt = time.Now()
+	procs["h2"] = startDaemon("h2")
+	if rest := length - time.Since(began); rest > 0 {
+		time.Sleep(rest) // the schedule runs for its 3 minutes
+	}
+	// Stop planning: pause every task, then let the runs under way end.
+	tasks, _ := st.Tasks(ctx, "")
+	for _, tk := range tasks {
+		st.SetPaused(ctx, tk.ID, true)
+	}
+	deadline := time.Now().Add(90 * time.Second)
+	var runs []*archive.SchedRun
+	for {
+		runs, err = st.SchedRuns(ctx, archive.RunQuery{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		open := 0
+		for _, r := range runs {
+			if r.State == archive.StateRunning || r.State == archive.StateScheduled {
+				open++
+			}
+		}
+		if open == 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(time.Second) // polling the archive, bounded
+	}
+
+	counts := map[string]int{}
+	var lags []time.Duration
+	for _, r := range runs {
+		counts[r.State]++
+		switch r.State {
+		case archive.StateFinished:
+			lag, _ := r.Lag()
+			lags = append(lags, lag)
+		case archive.StateFailed, archive.StateMissed, archive.StateAborted:
+			if r.Reason == "" {
+				t.Errorf("run %s %s without a reason", r.ID, r.State)
+			}
+		default:
+			t.Errorf("run %s left %s", r.ID, r.State)
+		}
+		if r.State != archive.StateFinished || r.Reason != "" {
+			t.Logf("%s %s→%s planned %s %s: %s", r.ID, r.Source, r.Dest, r.Planned.Format("15:04:05"), r.State, r.Reason)
+		}
+	}
+	t.Logf("runs by state: %v", counts)
+	if ov := daemon.Overlaps(runs); len(ov) > 0 {
+		t.Errorf("exclusive runs that share a host overlap: %v", ov)
+	}
+	t.Logf("no overlap among %d exclusive runs (checked from the archive's actual start and end)", len(runs))
+	if len(lags) == 0 {
+		t.Fatal("no run finished")
+	}
+	sort.Slice(lags, func(i, j int) bool { return lags[i] < lags[j] })
+	p99 := lags[(len(lags)*99+99)/100-1]
+	t.Logf("schedule lag of %d finished runs: p50 %v, p99 %v, max %v (a run waiting for its hosts counts its wait)",
+		len(lags), lags[len(lags)/2], p99, lags[len(lags)-1])
+	// The schedule's own lag: the runs that did not wait for another
+	// run's reservation (a finished run that waited says so in its reason).
+	var own []time.Duration
+	for _, r := range runs {
+		if lag, ok := r.Lag(); ok && r.State == archive.StateFinished && r.Reason == "" {
+			own = append(own, lag)
+		}
+	}
+	if len(own) == 0 {
+		t.Log("every finished run waited for another: no lag of the schedule's own to check")
+	} else {
+		sort.Slice(own, func(i, j int) bool { return own[i] < own[j] })
+		op99 := own[(len(own)*99+99)/100-1]
+		t.Logf("lag of the %d finished runs that did not wait for a reservation: p50 %v, p99 %v", len(own), own[len(own)/2], op99)
+		if op99 > 2*time.Second {
+			t.Errorf("schedule lag p99 %v, want under 2 s", op99)
+		}
+	}
+	for _, r := range runs {
+		if lag, ok := r.Lag(); ok && lag > 25*time.Second {
+			t.Errorf("run %s started %v late, past its 25 s slip", r.ID, lag)
+		}
+	}
+
+	k, err := st.GetSchedRun(ctx, killed)
+	if err != nil || k.State != archive.StateAborted {
+		t.Errorf("the run h2's daemon was killed in: %+v %v", k, err)
+	}
+	for _, r := range runs {
+		planned := r.Planned
+		if r.Source == "h2" && planned.After(killedAt) && planned.Before(backAt.Add(-25*time.Second)) && r.State == archive.StateFinished {
+			t.Errorf("run %s of h2, planned while its daemon was down, finished", r.ID)
+		}
+		if r.Source == "h2" && planned.After(backAt.Add(30*time.Second)) && r.State == archive.StateMissed && strings.Contains(r.Reason, "not running") {
+			t.Errorf("run %s of h2, planned after its return, missed: %s", r.ID, r.Reason)
+		}
+		if r.Source != "h2" && strings.Contains(r.Reason, "daemon") {
+			t.Errorf("run %s of %s touched by h2's stop: %s %s", r.ID, r.Source, r.State, r.Reason)
+		}
+	}
+}
+
+// unixSocketDSN turns a TCP DSN into one through the server's unix
+// socket, which processes in other network namespaces reach.
+func unixSocketDSN(t *testing.T, dsn string) string {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var dirs string
+	if err := conn.QueryRow(context.Background(), "SHOW unix_socket_directories").Scan(&dirs); err != nil {
+		t.Fatal(err)
+	}
+	dir := strings.TrimSpace(strings.Split(dirs, ",")[0])
+	if dir == "" {
+		t.Skip("the PostgreSQL server has no unix socket")
+	}
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("host", dir)
+	q.Set("port", u.Port())
+	u.RawQuery = q.Encode()
+	u.Host = ""
+	return u.String()
+}

@@ -1,0 +1,29 @@
+package daemon
+
+import (
+	"fmt"
+
+	"github.com/wireperf/wireperf/internal/archive"
+	"github.com/wireperf/wireperf/internal/schedule"
+)
+
+// Overlaps checks runs as they happened: each pair of exclusive runs that
+// share a host and whose actual [start, end) overlap. Acceptance tests
+// check the schedule with it, from the archive's record.
+func Overlaps(runs []*archive.SchedRun) []string {
+	var out []string
+	for i, a := range runs {
+		for _, b := range runs[i+1:] {
+			if a.Class != schedule.Exclusive || b.Class != schedule.Exclusive || a.ActualStart.IsZero() || b.ActualStart.IsZero() ||
+				a.Ended.IsZero() || b.Ended.IsZero() {
+				continue
+			}
+			share := a.Source == b.Source || a.Source == b.Dest || a.Dest == b.Source || a.Dest == b.Dest
+			if share && a.ActualStart.Before(b.Ended) && b.ActualStart.Before(a.Ended) {
+				out = append(out, fmt.Sprintf("%s [%s, %s) and %s [%s, %s)", a.ID, a.ActualStart.Format("15:04:05.000"), a.Ended.Format("15:04:05.000"),
+					b.ID, b.ActualStart.Format("15:04:05.000"), b.Ended.Format("15:04:05.000")))
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,109 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/wireperf/wireperf/internal/archive"
+	"github.com/wireperf/wireperf/internal/schedule"
+)
+
+// enqueueEvery is how often runs coming due get their jobs.
+const enqueueEvery = time.Second
+
+// planLoop plans this host's tasks now and every PlanEvery, and every
+// second queues the runs due within Lead, until ctx ends.
+func (d *Daemon) planLoop(ctx context.Context) {
+	t := time.NewTicker(enqueueEvery)
+	defer t.Stop()
+	var planned time.Time
+	for {
+		var err error
+		if now := d.cfg.Clock.Now(); now.Sub(planned) >= d.cfg.PlanEvery {
+			planned = now
+			err = d.PlanOnce(ctx)
+		} else {
+			err = d.enqueueDue(ctx)
+		}
+		if err != nil && ctx.Err() == nil {
+			d.log.Error("planning failed", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// PlanOnce plans this host's tasks up to the horizon: new runs are
+// stored and get a job on this host's queue; runs whose time passed while
+// nobody planned them, and planned runs whose deadline passed without a
+// worker taking them, are recorded missed. Planning twice adds nothing.
+func (d *Daemon) PlanOnce(ctx context.Context) error {
+	now := d.cfg.Clock.Now()
+	tasks, err := d.store.Tasks(ctx, d.cfg.Host)
+	if err != nil {
+		return err
+	}
+	for _, t := range tasks {
+		last, err := d.store.LastSeq(ctx, t.ID)
+		if err != nil {
+			return err
+		}
+		toRun, missed := schedule.Plan(t, last, now, d.cfg.Horizon)
+		var rows []*archive.SchedRun
+		for _, r := range missed {
+			sr := archive.NewSchedRun(t, r)
+			sr.State, sr.Reason = archive.StateMissed, fmt.Sprintf("not planned before its deadline: the daemon of %s was not running", t.Source)
+			rows = append(rows, sr)
+		}
+		for _, r := range toRun {
+			rows = append(rows, archive.NewSchedRun(t, r))
+		}
+		if _, err := d.store.PlanRuns(ctx, rows); err != nil {
+			return err
+		}
+	}
+	return d.enqueueDue(ctx)
+}
+
+// enqueueDue gives the scheduled runs of this host due within Lead their
+// jobs, available at once (River keeps one job per run, so queueing a run
+// again adds nothing): a job is never left to River's scheduler, which
+// makes scheduled jobs available only every 5 s, on its leader. A
+// scheduled run whose deadline passed without a worker taking it is
+// recorded missed.
+func (d *Daemon) enqueueDue(ctx context.Context) error {
+	now := d.cfg.Clock.Now()
+	runs, err := d.store.SchedRuns(ctx, archive.RunQuery{Source: d.cfg.Host, States: []string{archive.StateScheduled}, Until: now.Add(d.cfg.Lead)})
+	if err != nil {
+		return err
+	}
+	for _, r := range runs {
+		if r.Deadline.Before(now) {
+			if ok, err := d.store.Transition(ctx, r.ID, []string{archive.StateScheduled}, archive.StateMissed,
+				"not taken before its deadline: the daemon was not running or its queue was late", time.Time{}, time.Time{}); err != nil {
+				return err
+			} else if ok {
+				d.log.Warn("run missed", "run", r.ID, "planned", r.Planned)
+			}
+			continue
+		}
+		if err := d.queue.Enqueue(ctx, d.cfg.Host, r.ID, now); err != nil {
+			return fmt.Errorf("queueing run %s: %w", r.ID, err)
+		}
+	}
+	return nil
+}
+
+func sortRuns(rs []*archive.SchedRun) {
+	sort.Slice(rs, func(i, j int) bool {
+		if !rs[i].Planned.Equal(rs[j].Planned) {
+			return rs[i].Planned.Before(rs[j].Planned)
+		}
+		return rs[i].ID < rs[j].ID
+	})
+}

@@ -1,0 +1,144 @@
+package daemon
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivermigrate"
+
+	"github.com/wireperf/wireperf/internal/archive"
+)
+
+// RunArgs is a River job: run one planned run at its instant. The run ID
+// makes the job unique, so that planning the run again never adds a
+// second job.
+type RunArgs struct {
+	RunID string `json:"run_id" river:"unique"`
+}
+
+// Kind names the job in River's tables.
+func (RunArgs) Kind() string { return "wireperf_run" }
+
+type pgxTx = pgx.Tx
+
+// queue is River's client, whichever the database.
+type queue interface {
+	Start(ctx context.Context) error
+	Stop(ctx context.Context) error
+	StopAndCancel(ctx context.Context) error
+	// Enqueue adds a run's job on a host's queue, due at `at`; a job for
+	// the run already there is kept.
+	Enqueue(ctx context.Context, host, runID string, at time.Time) error
+	Close()
+}
+
+type riverQueue[TTx any] struct {
+	client *river.Client[TTx]
+	close  func()
+}
+
+func (q *riverQueue[TTx]) Start(ctx context.Context) error { return q.client.Start(ctx) }
+func (q *riverQueue[TTx]) Stop(ctx context.Context) error  { return q.client.Stop(ctx) }
+func (q *riverQueue[TTx]) StopAndCancel(ctx context.Context) error {
+	return q.client.StopAndCancel(ctx)
+}
+func (q *riverQueue[TTx]) Close() { q.close() }
+
+func (q *riverQueue[TTx]) Enqueue(ctx context.Context, host, runID string, at time.Time) error {
+	_, err := q.client.Insert(ctx, RunArgs{RunID: runID}, &river.InsertOpts{
+		Queue:       QueueName(host),
+		ScheduledAt: at,
+		// A run is tried once: a second try would start late, and a run
+		// never starts late.
+		MaxAttempts: 1,
+		UniqueOpts:  river.UniqueOpts{ByArgs: true},
+	})
+	return err
+}
+
+// newQueue opens River on the archive's database: its own pool of
+// PostgreSQL connections, or one SQLite connection (River's SQLite driver
+// wants a single one). River's migrations are applied first.
+func newQueue(ctx context.Context, dsn string, d *Daemon) (queue, error) {
+	workers := river.NewWorkers()
+	river.AddWorker(workers, &runWorker{d: d})
+	cfg := &river.Config{
+		Queues:  map[string]river.QueueConfig{QueueName(d.cfg.Host): {MaxWorkers: d.cfg.Workers}},
+		Workers: workers,
+		Logger:  d.log.With("component", "river"),
+		// A test bounds its own time; River's default of one minute
+		// would cut long tests.
+		JobTimeout:        -1,
+		FetchPollInterval: time.Second,
+	}
+	if archive.IsPostgres(dsn) {
+		pool, err := pgxpool.New(ctx, dsn)
+		if err != nil {
+			return nil, fmt.Errorf("job queue: %w", err)
+		}
+		drv := riverpgxv5.New(pool)
+		if err := migrateRiverPG(ctx, pool, drv, d); err != nil {
+			pool.Close()
+			return nil, err
+		}
+		c, err := river.NewClient(drv, cfg)
+		if err != nil {
+			pool.Close()
+			return nil, fmt.Errorf("job queue: %w", err)
+		}
+		return &riverQueue[pgxTx]{client: c, close: pool.Close}, nil
+	}
+	db, err := archive.OpenSQLitePool(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("job queue: %w", err)
+	}
+	db.SetMaxOpenConns(1)
+	drv := riversqlite.New(db)
+	if err := migrateRiver(ctx, drv, d); err != nil {
+		db.Close()
+		return nil, err
+	}
+	// With one connection, polling is how jobs are found.
+	cfg.PollOnly = true
+	c, err := river.NewClient(drv, cfg)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("job queue: %w", err)
+	}
+	return &riverQueue[*sql.Tx]{client: c, close: func() { db.Close() }}, nil
+}
+
+func migrateRiver[TTx any](ctx context.Context, drv riverdriver.Driver[TTx], d *Daemon) error {
+	m, err := rivermigrate.New(drv, &rivermigrate.Config{Logger: d.log.With("component", "river")})
+	if err != nil {
+		return fmt.Errorf("job queue migrations: %w", err)
+	}
+	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		return fmt.Errorf("job queue migrations: %w", err)
+	}
+	return nil
+}
+
+// migrateRiverPG runs River's migrations under an advisory lock, so that
+// daemons starting together on a new database do not race.
+func migrateRiverPG(ctx context.Context, pool *pgxpool.Pool, drv riverdriver.Driver[pgxTx], d *Daemon) error {
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("job queue: %w", err)
+	}
+	defer conn.Release()
+	const key = 8675309002 // the archive's migrations use ...001
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, key); err != nil {
+		return fmt.Errorf("job queue: %w", err)
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, key)
+	return migrateRiver(ctx, drv, d)
+}

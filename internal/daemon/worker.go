@@ -1,0 +1,257 @@
+package daemon
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/wireperf/wireperf/internal/archive"
+	"github.com/wireperf/wireperf/internal/schedule"
+	"github.com/wireperf/wireperf/internal/version"
+)
+
+// runWorker works RunArgs jobs: it waits for the run's instant, takes its
+// reservation, runs the test and records what happened.
+type runWorker struct {
+	river.WorkerDefaults[RunArgs]
+	d *Daemon
+}
+
+func (w *runWorker) Work(ctx context.Context, job *river.Job[RunArgs]) error {
+	w.d.running.Add(1)
+	defer w.d.running.Done()
+	return w.d.execute(ctx, job.Args.RunID)
+}
+
+// reservePoll is how often a run waiting for its hosts looks again.
+const reservePoll = 250 * time.Millisecond
+
+// record is a context for the archive's writes that outlives the run's:
+// a stopped run is still recorded.
+func record(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+}
+
+// execute runs one planned run. Its errors are the archive's; what
+// happened to the test is in the run's state and reason.
+func (d *Daemon) execute(ctx context.Context, runID string) error {
+	st := d.store
+	r, err := st.GetSchedRun(ctx, runID)
+	if errors.Is(err, archive.ErrNotFound) {
+		return nil // its task was removed or paused
+	}
+	if err != nil {
+		return err
+	}
+	if r.State != archive.StateScheduled {
+		return nil // taken already
+	}
+	log := d.log.With("run", r.ID, "test", r.Test, "dest", r.Dest)
+	task, err := st.GetTask(ctx, r.TaskID)
+	if errors.Is(err, archive.ErrNotFound) {
+		_, err = d.settle(ctx, r.ID, []string{archive.StateScheduled}, archive.StateMissed, "its task was removed", time.Time{})
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	plan := schedule.Run{ID: r.ID, TaskID: r.TaskID, Seq: r.Seq, Planned: r.Planned, Deadline: r.Deadline}
+	clk := d.cfg.Clock
+	start := r.Planned
+	var waited *schedule.Busy // the first holder this run waited for
+	for {
+		if err := clk.SleepUntil(ctx, start); err != nil {
+			_, err := d.settle(ctx, r.ID, []string{archive.StateScheduled}, archive.StateMissed, "the daemon stopped before the run's start", time.Time{})
+			return err
+		}
+		now := clk.Now()
+		if late, why := schedule.Late(plan, now); late {
+			log.Warn("run missed", "reason", why)
+			_, err := d.settle(ctx, r.ID, []string{archive.StateScheduled}, archive.StateMissed, why, time.Time{})
+			return err
+		}
+		err := st.Reserve(ctx, task.Reservations(r.ID, now))
+		var busy *schedule.Busy
+		if errors.As(err, &busy) {
+			if waited == nil {
+				waited = busy
+			}
+			at, ok, why := schedule.NextTry(plan, busy, now, reservePoll)
+			if !ok {
+				log.Warn("run missed", "reason", why)
+				_, err := d.settle(ctx, r.ID, []string{archive.StateScheduled}, archive.StateMissed, why, time.Time{})
+				return err
+			}
+			start = at
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		break
+	}
+	began := clk.Now()
+	ok, err := st.Transition(ctx, r.ID, []string{archive.StateScheduled}, archive.StateRunning, "", began, time.Time{})
+	if err != nil || !ok {
+		rctx, cancel := record(ctx)
+		st.Release(rctx, r.ID, began)
+		cancel()
+		return err
+	}
+	log.Info("run started", "lag", began.Sub(r.Planned))
+	doc, cmdline, runErr := d.runTest(ctx, task)
+	ended := clk.Now()
+	rec := &archive.Run{ID: r.ID, Source: archive.SourceNative, ToolVersion: version.String(), Cmdline: cmdline,
+		LocalHost: d.cfg.Host, RemoteHost: r.Dest, Started: began, Ended: ended, Axes: map[string]archive.Axis{}}
+	if len(doc) > 0 {
+		rec.Document, rec.DocumentFormat = doc, archive.FormatJSON
+		if p, err := archive.ParseDocument(doc); err == nil {
+			rec.Summary, rec.Intervals, rec.Hosts, rec.Limits, rec.Axes = p.Summary, p.Intervals, p.Hosts, p.Limits, p.Axes
+			rec.LocalKernel, rec.RemoteKernel = p.LocalKernel, p.RemoteKernel
+			if runErr == nil && p.Error != "" {
+				runErr = errors.New(p.Error)
+			}
+		} else if runErr == nil {
+			runErr = fmt.Errorf("its report: %w", err)
+		}
+	}
+	state, reason := archive.StateFinished, ""
+	if waited != nil {
+		// A finished run that started late says why.
+		reason = fmt.Sprintf("started %v late: waited for %s (run %s)", began.Sub(r.Planned).Round(time.Millisecond), waited.Resource, waited.RunID)
+	}
+	switch {
+	case ctx.Err() != nil:
+		state, reason = archive.StateAborted, "the daemon stopped: the test ran past the grace period"
+	case runErr != nil:
+		state, reason = archive.StateFailed, oneLine(runErr)
+	}
+	rec.State = state
+	if state != archive.StateFinished {
+		rec.Error = reason
+	}
+	rctx, cancel := record(ctx)
+	defer cancel()
+	if err := st.PutRun(rctx, rec); err != nil {
+		log.Error("run not stored", "err", err)
+	}
+	if _, err := st.Transition(rctx, r.ID, []string{archive.StateRunning}, state, reason, time.Time{}, ended); err != nil {
+		return err
+	}
+	if err := st.Release(rctx, r.ID, ended); err != nil {
+		return err
+	}
+	if state == archive.StateFinished {
+		log.Info("run finished", "seconds", ended.Sub(began).Seconds())
+	} else {
+		log.Warn("run "+state, "reason", reason)
+	}
+	return nil
+}
+
+// settle moves a run that never started to its final state.
+func (d *Daemon) settle(ctx context.Context, id string, from []string, to, reason string, ended time.Time) (bool, error) {
+	rctx, cancel := record(ctx)
+	defer cancel()
+	return d.store.Transition(rctx, id, from, to, reason, time.Time{}, ended)
+}
+
+func oneLine(err error) string {
+	return strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")
+}
+
+// TestArgs is the command line that runs a task's test: its command, the
+// destination and its port, the task's flags, and -J for one document.
+func TestArgs(t *schedule.Task) ([]string, error) {
+	if len(t.Args) == 0 {
+		return nil, errors.New("no test command")
+	}
+	host, port, err := net.SplitHostPort(t.DestAddr)
+	if err != nil {
+		host, port = t.DestAddr, ""
+	}
+	if host == "" {
+		host = t.Dest
+	}
+	args := []string{t.Args[0], host}
+	if port != "" {
+		args = append(args, "-p", port)
+	}
+	args = append(args, t.Args[1:]...)
+	return append(args, "-J"), nil
+}
+
+// maxDocument bounds a test's report read back (a long test with many
+// streams and intervals stays well under it).
+const maxDocument = 64 << 20
+
+// runTest runs the task's test as a child process of this binary: a
+// crash of the test is not the daemon's, and SIGTERM reaches the child
+// when the run is stopped. It returns the -J document.
+func (d *Daemon) runTest(ctx context.Context, t *schedule.Task) (doc []byte, cmdline string, err error) {
+	args, err := TestArgs(t)
+	if err != nil {
+		return nil, "", err
+	}
+	cmdline = "wireperf " + strings.Join(args, " ")
+	// The test bounds itself; this bounds a test that hangs, to the time
+	// its reservations cover.
+	tctx, cancel := context.WithTimeout(ctx, t.Hold())
+	defer cancel()
+	cmd := exec.CommandContext(tctx, d.cfg.Binary, args...)
+	cmd.Env = append(os.Environ(), d.cfg.Env...)
+	cmd.Cancel = func() error {
+		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			return cmd.Process.Kill()
+		}
+		return nil
+	}
+	cmd.WaitDelay = 10 * time.Second
+	childDiesWithUs(cmd)
+	runtime.LockOSThread() // see childDiesWithUs
+	defer runtime.UnlockOSThread()
+	var out limitedBuffer
+	var stderr limitedBuffer
+	out.max, stderr.max = maxDocument, 64<<10
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	err = cmd.Run()
+	if err != nil {
+		if msg := strings.TrimSpace(stderr.String()); msg != "" {
+			err = fmt.Errorf("%w: %s", err, lastLine(msg))
+		}
+	}
+	return out.Bytes(), cmdline, err
+}
+
+func lastLine(s string) string {
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+// limitedBuffer keeps at most max bytes.
+type limitedBuffer struct {
+	bytes.Buffer
+	max int
+}
+
+func (b *limitedBuffer) Write(p []byte) (int, error) {
+	if room := b.max - b.Len(); room < len(p) {
+		if room > 0 {
+			b.Buffer.Write(p[:room])
+		}
+		return len(p), nil
+	}
+	return b.Buffer.Write(p)
+}

@@ -1,0 +1,792 @@
+// Package mesh reads a mesh file (hosts, groups of them, tests and the
+// schedules that run tests over groups) and expands it into scheduled
+// tasks, one per ordered pair and schedule. Expansion is a pure function
+// of the file: the same file always gives the same tasks, with the same
+// IDs, so that applying it twice changes nothing.
+package mesh
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/wireperf/wireperf/internal/schedule"
+	"github.com/wireperf/wireperf/internal/units"
+)
+
+// DefaultPort is where a host's daemon serves tests unless the file says.
+const DefaultPort = 5201
+
+// Error is bad input: the file, the line and the key it is about.
+type Error struct {
+	File string
+	Line int
+	Key  string
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	if e.Key == "" {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Key, e.Msg)
+}
+
+// Host is one host of the mesh.
+type Host struct {
+	Name string
+	Addr string // where the others reach its server
+	Port int
+}
+
+// Endpoint is HOST:PORT, the destination a test dials.
+func (h Host) Endpoint() string { return net.JoinHostPort(h.Addr, strconv.Itoa(h.Port)) }
+
+// Test is a named test line and how the grid colours its results.
+type Test struct {
+	Name       string
+	Args       []string // the command and its flags, without the destination
+	Class      schedule.Class
+	Reserve    time.Duration // how long a run holds its hosts
+	Thresholds schedule.Thresholds
+}
+
+// Schedule runs one test over one group's pairs.
+type Schedule struct {
+	Group, Test string
+	Repeat      time.Duration
+	Slip        time.Duration
+	RandomSlip  time.Duration
+	Start       time.Time
+	Until       time.Time
+	MaxRuns     int
+}
+
+// Pair is an ordered pair: the source runs the test to the destination.
+type Pair struct{ Source, Dest string }
+
+// Mesh is a parsed, checked mesh file.
+type Mesh struct {
+	Name      string // the tasks' origin: the file's "name", else its base name
+	Hosts     map[string]Host
+	Tests     map[string]Test
+	Schedules []Schedule
+	pairs     map[string][]Pair // per group
+}
+
+// Options are what the caller checks beyond the file's own shape.
+type Options struct {
+	// ValidateTest checks a test line (command and flags); nil accepts
+	// any known command.
+	ValidateTest func(args []string) error
+}
+
+// Commands a test line may start with.
+var commands = map[string]bool{"client": true, "rr": true, "udpmon": true}
+
+// Parse reads and checks a mesh file. Any error is an *Error.
+func Parse(file string, data []byte, o Options) (*Mesh, error) {
+	p := &parser{file: file, o: o}
+	m, err := p.parse(data)
+	if err != nil {
+		var e *Error
+		if !errors.As(err, &e) {
+			err = &Error{File: file, Line: 1, Msg: err.Error()}
+		}
+		return nil, err
+	}
+	return m, nil
+}
+
+type parser struct {
+	file string
+	o    Options
+}
+
+func (p *parser) errf(n *yaml.Node, key, format string, args ...any) error {
+	line := 1
+	if n != nil {
+		line = n.Line
+	}
+	return &Error{File: p.file, Line: line, Key: key, Msg: fmt.Sprintf(format, args...)}
+}
+
+type entry struct {
+	key   string
+	kn, v *yaml.Node
+}
+
+// mapping lists a mapping's entries in order; anything else, or a
+// repeated key, is an error.
+func (p *parser) mapping(n *yaml.Node, key string) ([]entry, error) {
+	if n.Kind != yaml.MappingNode {
+		return nil, p.errf(n, key, "want a mapping")
+	}
+	seen := map[string]bool{}
+	var out []entry
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i]
+		if seen[k.Value] {
+			return nil, p.errf(k, join(key, k.Value), "given twice")
+		}
+		seen[k.Value] = true
+		out = append(out, entry{k.Value, k, n.Content[i+1]})
+	}
+	return out, nil
+}
+
+func join(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "." + b
+}
+
+func (p *parser) scalar(e entry, key string) (string, error) {
+	if e.v.Kind != yaml.ScalarNode {
+		return "", p.errf(e.v, key, "want a value")
+	}
+	return e.v.Value, nil
+}
+
+func (p *parser) strings(n *yaml.Node, key string) ([]string, error) {
+	if n.Kind != yaml.SequenceNode {
+		return nil, p.errf(n, key, "want a list")
+	}
+	var out []string
+	for _, c := range n.Content {
+		if c.Kind != yaml.ScalarNode || c.Value == "" {
+			return nil, p.errf(c, key, "want a name")
+		}
+		out = append(out, c.Value)
+	}
+	return out, nil
+}
+
+func (p *parser) duration(e entry, key string) (time.Duration, error) {
+	s, err := p.scalar(e, key)
+	if err != nil {
+		return 0, err
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, p.errf(e.v, key, "%q: want a duration such as 30s or 4h", s)
+	}
+	return d, nil
+}
+
+type rawGroup struct {
+	node    *yaml.Node
+	kind    string // mesh, star, pairs
+	members []string
+	center  string
+	pairs   []Pair
+}
+
+func (p *parser) parse(data []byte) (*Mesh, error) {
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		line := 1
+		var te *yaml.TypeError
+		if errors.As(err, &te) {
+			return nil, p.errf(nil, "", "%v", err)
+		}
+		if _, rest, ok := strings.Cut(err.Error(), "line "); ok {
+			if n, err := strconv.Atoi(strings.SplitN(rest, ":", 2)[0]); err == nil {
+				line = n
+			}
+		}
+		return nil, &Error{File: p.file, Line: line, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+		return nil, p.errf(nil, "", "empty file")
+	}
+	top, err := p.mapping(doc.Content[0], "")
+	if err != nil {
+		return nil, err
+	}
+	m := &Mesh{Name: filepath.Base(p.file), Hosts: map[string]Host{}, Tests: map[string]Test{}, pairs: map[string][]Pair{}}
+	groups := map[string]*rawGroup{}
+	var scheds []entry
+	for _, e := range top {
+		switch e.key {
+		case "name":
+			if m.Name, err = p.scalar(e, "name"); err != nil {
+				return nil, err
+			}
+		case "hosts":
+			if err := p.hosts(m, e.v); err != nil {
+				return nil, err
+			}
+		case "groups":
+			es, err := p.mapping(e.v, "groups")
+			if err != nil {
+				return nil, err
+			}
+			for _, g := range es {
+				rg, err := p.group(g)
+				if err != nil {
+					return nil, err
+				}
+				groups[g.key] = rg
+			}
+		case "tests":
+			es, err := p.mapping(e.v, "tests")
+			if err != nil {
+				return nil, err
+			}
+			for _, t := range es {
+				tt, err := p.test(t)
+				if err != nil {
+					return nil, err
+				}
+				m.Tests[t.key] = tt
+			}
+		case "schedules":
+			if e.v.Kind != yaml.SequenceNode {
+				return nil, p.errf(e.v, "schedules", "want a list")
+			}
+			for i, n := range e.v.Content {
+				scheds = append(scheds, entry{fmt.Sprintf("schedules[%d]", i), nil, n})
+			}
+		default:
+			return nil, p.errf(e.kn, e.key, "unknown key (want name, hosts, groups, tests, schedules)")
+		}
+	}
+	if len(m.Hosts) == 0 {
+		return nil, p.errf(doc.Content[0], "hosts", "no hosts")
+	}
+	for name := range groups {
+		if _, clash := m.Hosts[name]; clash {
+			return nil, p.errf(groups[name].node, "groups."+name, "a host has the same name")
+		}
+	}
+	if err := p.expandGroups(m, groups); err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for _, e := range scheds {
+		s, err := p.schedule(m, e)
+		if err != nil {
+			return nil, err
+		}
+		k := s.Group + "/" + s.Test
+		if seen[k] {
+			return nil, p.errf(e.v, e.key, "test %s on group %s is scheduled twice", s.Test, s.Group)
+		}
+		seen[k] = true
+		m.Schedules = append(m.Schedules, s)
+	}
+	return m, nil
+}
+
+func (p *parser) hosts(m *Mesh, n *yaml.Node) error {
+	es, err := p.mapping(n, "hosts")
+	if err != nil {
+		return err
+	}
+	for _, e := range es {
+		key := "hosts." + e.key
+		h := Host{Name: e.key, Addr: e.key, Port: DefaultPort}
+		if strings.ContainsAny(e.key, " \t/") {
+			return p.errf(e.kn, key, "a host name has no spaces or slashes")
+		}
+		if e.v.Kind == yaml.ScalarNode && e.v.Tag == "!!null" {
+			m.Hosts[e.key] = h
+			continue
+		}
+		fs, err := p.mapping(e.v, key)
+		if err != nil {
+			return err
+		}
+		for _, f := range fs {
+			v, err := p.scalar(f, key+"."+f.key)
+			if err != nil {
+				return err
+			}
+			switch f.key {
+			case "addr":
+				if v == "" {
+					return p.errf(f.v, key+".addr", "empty")
+				}
+				h.Addr = v
+			case "port":
+				n, err := strconv.Atoi(v)
+				if err != nil || n < 1 || n > 65535 {
+					return p.errf(f.v, key+".port", "%q: want 1 to 65535", v)
+				}
+				h.Port = n
+			default:
+				return p.errf(f.kn, key+"."+f.key, "unknown key (want addr, port)")
+			}
+		}
+		m.Hosts[e.key] = h
+	}
+	return nil
+}
+
+func (p *parser) group(e entry) (*rawGroup, error) {
+	key := "groups." + e.key
+	fs, err := p.mapping(e.v, key)
+	if err != nil {
+		return nil, err
+	}
+	if len(fs) != 1 {
+		return nil, p.errf(e.v, key, "want one of mesh, star, pairs")
+	}
+	f := fs[0]
+	g := &rawGroup{node: f.v, kind: f.key}
+	key += "." + f.key
+	switch f.key {
+	case "mesh":
+		if g.members, err = p.strings(f.v, key); err != nil {
+			return nil, err
+		}
+	case "star":
+		cs, err := p.mapping(f.v, key)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range cs {
+			switch c.key {
+			case "center":
+				if g.center, err = p.scalar(c, key+".center"); err != nil {
+					return nil, err
+				}
+			case "members":
+				if g.members, err = p.strings(c.v, key+".members"); err != nil {
+					return nil, err
+				}
+			default:
+				return nil, p.errf(c.kn, key+"."+c.key, "unknown key (want center, members)")
+			}
+		}
+		if g.center == "" {
+			return nil, p.errf(f.v, key+".center", "missing")
+		}
+	case "pairs":
+		if f.v.Kind != yaml.SequenceNode {
+			return nil, p.errf(f.v, key, "want a list of [SOURCE, DEST]")
+		}
+		for _, pn := range f.v.Content {
+			two, err := p.strings(pn, key)
+			if err != nil || len(two) != 2 {
+				return nil, p.errf(pn, key, "want [SOURCE, DEST]")
+			}
+			g.pairs = append(g.pairs, Pair{two[0], two[1]})
+		}
+	default:
+		return nil, p.errf(f.kn, key, "unknown group kind (want mesh, star, pairs)")
+	}
+	return g, nil
+}
+
+// expandGroups turns each group into its ordered pairs. A member names a
+// host or another group (whose hosts it stands for); a cycle of such
+// references is an error.
+func (p *parser) expandGroups(m *Mesh, groups map[string]*rawGroup) error {
+	hostsOf := map[string][]string{}
+	state := map[string]int{} // 1: being expanded, 2: done
+	// path is the chain of groups that led here; its last one refers to name.
+	var members func(name string, from *yaml.Node, path []string) ([]string, error)
+	members = func(name string, from *yaml.Node, path []string) ([]string, error) {
+		if _, ok := m.Hosts[name]; ok {
+			return []string{name}, nil
+		}
+		g, ok := groups[name]
+		if !ok {
+			return nil, p.errf(from, "groups."+path[len(path)-1], "unknown host or group %q", name)
+		}
+		switch state[name] {
+		case 1:
+			return nil, p.errf(from, "groups."+path[len(path)-1], "cycle of group references: %s", strings.Join(append(path, name), " → "))
+		case 2:
+			return hostsOf[name], nil
+		}
+		state[name] = 1
+		var out []string
+		add := func(ns ...string) error {
+			for _, n := range ns {
+				hs, err := members(n, g.node, append(path, name))
+				if err != nil {
+					return err
+				}
+				out = append(out, hs...)
+			}
+			return nil
+		}
+		var err error
+		switch g.kind {
+		case "pairs":
+			for _, pr := range g.pairs {
+				if err = add(pr.Source, pr.Dest); err != nil {
+					break
+				}
+			}
+		case "star":
+			err = add(append([]string{g.center}, g.members...)...)
+		default:
+			err = add(g.members...)
+		}
+		if err != nil {
+			return nil, err
+		}
+		state[name] = 2
+		hostsOf[name] = dedup(out)
+		return hostsOf[name], nil
+	}
+	names := make([]string, 0, len(groups))
+	for n := range groups {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		g := groups[name]
+		if _, err := members(name, g.node, nil); err != nil {
+			return err
+		}
+		var pairs []Pair
+		switch g.kind {
+		case "mesh":
+			hs := hostsOf[name]
+			for _, a := range hs {
+				for _, b := range hs {
+					if a != b {
+						pairs = append(pairs, Pair{a, b})
+					}
+				}
+			}
+		case "star":
+			// The center's own members are leaves; the center itself a host.
+			if _, ok := m.Hosts[g.center]; !ok {
+				return p.errf(g.node, "groups."+name+".star.center", "unknown host %q", g.center)
+			}
+			for _, h := range hostsOf[name] {
+				if h != g.center {
+					pairs = append(pairs, Pair{g.center, h}, Pair{h, g.center})
+				}
+			}
+		case "pairs":
+			for _, pr := range g.pairs {
+				for _, h := range []string{pr.Source, pr.Dest} {
+					if _, ok := m.Hosts[h]; !ok {
+						return p.errf(g.node, "groups."+name+".pairs", "unknown host %q (a pair names hosts)", h)
+					}
+				}
+				if pr.Source == pr.Dest {
+					return p.errf(g.node, "groups."+name+".pairs", "%s to itself", pr.Source)
+				}
+				pairs = append(pairs, pr)
+			}
+		}
+		m.pairs[name] = dedupPairs(pairs)
+	}
+	return nil
+}
+
+func dedup(in []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range in {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func dedupPairs(in []Pair) []Pair {
+	seen := map[Pair]bool{}
+	var out []Pair
+	for _, s := range in {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Pairs are a group's ordered pairs.
+func (m *Mesh) Pairs(group string) []Pair { return m.pairs[group] }
+
+// reserveMargin is added to a test's time for its set-up and its report.
+const reserveMargin = 2 * time.Second
+
+func (p *parser) test(e entry) (Test, error) {
+	key := "tests." + e.key
+	t := Test{Name: e.key, Class: schedule.Exclusive}
+	fs, err := p.mapping(e.v, key)
+	if err != nil {
+		return t, err
+	}
+	for _, f := range fs {
+		fk := key + "." + f.key
+		switch f.key {
+		case "test":
+			v, err := p.scalar(f, fk)
+			if err != nil {
+				return t, err
+			}
+			if t.Args, err = p.testLine(v); err != nil {
+				return t, p.errf(f.v, fk, "%v", err)
+			}
+		case "class":
+			v, err := p.scalar(f, fk)
+			if err != nil {
+				return t, err
+			}
+			if t.Class, err = schedule.ParseClass(v); err != nil {
+				return t, p.errf(f.v, fk, "%v", err)
+			}
+		case "reserve":
+			if t.Reserve, err = p.duration(f, fk); err != nil {
+				return t, err
+			}
+		case "thresholds":
+			if t.Thresholds, err = p.thresholds(f.v, fk); err != nil {
+				return t, err
+			}
+		default:
+			return t, p.errf(f.kn, fk, "unknown key (want test, class, reserve, thresholds)")
+		}
+	}
+	if len(t.Args) == 0 {
+		return t, p.errf(e.v, key+".test", "missing")
+	}
+	if t.Reserve == 0 {
+		t.Reserve = ReserveFor(t.Args)
+	}
+	return t, nil
+}
+
+// ReserveFor is how long a run of a test line holds its hosts by
+// default: the test's time and a margin for its set-up and report.
+func ReserveFor(args []string) time.Duration { return testTime(args) + reserveMargin }
+
+// testLine splits a test line into words and checks it.
+func (p *parser) testLine(v string) ([]string, error) {
+	if strings.ContainsAny(v, `"'\`+"`$;|&") {
+		return nil, errors.New("quotes and shell characters are not taken: give plain words")
+	}
+	args := strings.Fields(v)
+	if len(args) == 0 {
+		return nil, errors.New("empty")
+	}
+	if !commands[args[0]] {
+		return nil, fmt.Errorf("%q: a test starts with client, rr or udpmon", args[0])
+	}
+	for _, a := range args[1:] {
+		if !strings.HasPrefix(a, "-") {
+			continue
+		}
+		switch a {
+		case "-J", "--json", "--json-stream", "-c", "--client", "--logfile", "--db":
+			return nil, fmt.Errorf("%s: the daemon sets the output itself", a)
+		}
+	}
+	if p.o.ValidateTest != nil {
+		if err := p.o.ValidateTest(args); err != nil {
+			return nil, err
+		}
+	}
+	return args, nil
+}
+
+// testTime is the test's -t (10 s when not given, as the client's).
+func testTime(args []string) time.Duration {
+	d := 10 * time.Second
+	for i, a := range args {
+		var v string
+		switch {
+		case (a == "-t" || a == "--time") && i+1 < len(args):
+			v = args[i+1]
+		case strings.HasPrefix(a, "--time="):
+			v = strings.TrimPrefix(a, "--time=")
+		case strings.HasPrefix(a, "-t") && len(a) > 2:
+			v = a[2:]
+		default:
+			continue
+		}
+		if s, err := strconv.ParseFloat(v, 64); err == nil && s > 0 {
+			d = time.Duration(s * float64(time.Second))
+		} else if pd, err := time.ParseDuration(v); err == nil && pd > 0 {
+			d = pd
+		}
+	}
+	return d
+}
+
+func (p *parser) thresholds(n *yaml.Node, key string) (schedule.Thresholds, error) {
+	var th schedule.Thresholds
+	fs, err := p.mapping(n, key)
+	if err != nil {
+		return th, err
+	}
+	for _, f := range fs {
+		fk := key + "." + f.key
+		v, err := p.scalar(f, fk)
+		if err != nil {
+			return th, err
+		}
+		num := func() (float64, error) {
+			x, err := strconv.ParseFloat(v, 64)
+			if err != nil || x < 0 {
+				return 0, p.errf(f.v, fk, "%q: want a non-negative number", v)
+			}
+			return x, nil
+		}
+		rate := func() (float64, error) {
+			x, err := units.ParseRate(v)
+			if err != nil || x < 0 {
+				return 0, p.errf(f.v, fk, "%q: want a rate such as 500M (bits per second)", v)
+			}
+			return x, nil
+		}
+		switch f.key {
+		case "goodput_amber":
+			th.GoodputAmberBps, err = rate()
+		case "goodput_red":
+			th.GoodputRedBps, err = rate()
+		case "loss_amber":
+			th.LossAmberPct, err = num()
+		case "loss_red":
+			th.LossRedPct, err = num()
+		case "rtt_amber_ms":
+			th.RTTAmberMs, err = num()
+		case "rtt_red_ms":
+			th.RTTRedMs, err = num()
+		case "stale_intervals":
+			var x float64
+			x, err = num()
+			th.StaleIntervals = int(x)
+		default:
+			return th, p.errf(f.kn, fk, "unknown key (want goodput_amber, goodput_red, loss_amber, loss_red, rtt_amber_ms, rtt_red_ms, stale_intervals)")
+		}
+		if err != nil {
+			return th, err
+		}
+	}
+	return th, nil
+}
+
+func (p *parser) schedule(m *Mesh, e entry) (Schedule, error) {
+	var s Schedule
+	at := map[string]*yaml.Node{} // each key's value, for errors about it
+	fs, err := p.mapping(e.v, e.key)
+	if err != nil {
+		return s, err
+	}
+	for _, f := range fs {
+		fk := e.key + "." + f.key
+		v, err := p.scalar(f, fk)
+		if err != nil {
+			return s, err
+		}
+		at[f.key] = f.v
+		switch f.key {
+		case "group":
+			if _, ok := m.pairs[v]; !ok {
+				return s, p.errf(f.v, fk, "unknown group %q", v)
+			}
+			s.Group = v
+		case "test":
+			if _, ok := m.Tests[v]; !ok {
+				return s, p.errf(f.v, fk, "unknown test %q", v)
+			}
+			s.Test = v
+		case "repeat":
+			s.Repeat, err = p.duration(f, fk)
+		case "slip":
+			s.Slip, err = p.duration(f, fk)
+		case "random_slip":
+			s.RandomSlip, err = p.duration(f, fk)
+		case "start", "until":
+			t, perr := time.Parse(time.RFC3339, v)
+			if perr != nil {
+				return s, p.errf(f.v, fk, "%q: want an RFC 3339 instant such as 2026-03-01T00:00:00Z", v)
+			}
+			if f.key == "start" {
+				s.Start = t.UTC()
+			} else {
+				s.Until = t.UTC()
+			}
+		case "max_runs":
+			n, perr := strconv.Atoi(v)
+			if perr != nil || n < 0 {
+				return s, p.errf(f.v, fk, "%q: want a count", v)
+			}
+			s.MaxRuns = n
+		default:
+			return s, p.errf(f.kn, fk, "unknown key (want group, test, repeat, slip, random_slip, start, until, max_runs)")
+		}
+		if err != nil {
+			return s, err
+		}
+	}
+	switch {
+	case s.Group == "":
+		return s, p.errf(e.v, e.key+".group", "missing")
+	case s.Test == "":
+		return s, p.errf(e.v, e.key+".test", "missing")
+	}
+	if s.Start.IsZero() {
+		// Aligned to the epoch: every host's runs fall on the same
+		// instants, and the file says the same thing each time it is read.
+		s.Start = time.Unix(0, 0).UTC()
+	}
+	// The rules a task checks, reported at the schedule's line.
+	probe := schedule.Task{Name: s.Test, Source: "a", Dest: "b", Args: []string{"client"}, Duration: time.Second,
+		Start: s.Start, Repeat: s.Repeat, Slip: s.Slip, RandomSlip: s.RandomSlip, Until: s.Until, MaxRuns: s.MaxRuns}
+	if err := probe.Validate(); err != nil {
+		key, _, _ := strings.Cut(err.Error(), ":")
+		key = strings.ReplaceAll(key, "-", "_")
+		n := at[key]
+		if n == nil {
+			n = e.v
+		}
+		return s, p.errf(n, e.key+"."+key, "%s", strings.TrimSpace(strings.TrimPrefix(err.Error(), key+":")))
+	}
+	if s.Repeat > 0 && m.Tests[s.Test].Reserve > s.Repeat {
+		return s, p.errf(at["repeat"], e.key+".repeat", "%v is shorter than one run of %s (%v)", s.Repeat, s.Test, m.Tests[s.Test].Reserve)
+	}
+	return s, nil
+}
+
+// Tasks expands the mesh into tasks: one per schedule and ordered pair,
+// with IDs from the file's name, the schedule and the pair.
+func (m *Mesh) Tasks() []*schedule.Task {
+	var out []*schedule.Task
+	for _, s := range m.Schedules {
+		t := m.Tests[s.Test]
+		pairs := m.pairs[s.Group]
+		for i, pr := range pairs {
+			// Exclusive runs of one schedule are spread evenly over its
+			// period rather than all planned at one instant, where all but
+			// one would wait for the others.
+			start := s.Start
+			if t.Class == schedule.Exclusive && s.Repeat > 0 {
+				start = start.Add(time.Duration(i) * (s.Repeat / time.Duration(len(pairs))).Truncate(time.Millisecond))
+			}
+			out = append(out, &schedule.Task{
+				ID:   schedule.DefineID(m.Name, s.Group+"/"+s.Test, pr.Source, pr.Dest),
+				Name: s.Test, Source: pr.Source, Dest: pr.Dest, DestAddr: m.Hosts[pr.Dest].Endpoint(),
+				Args: append([]string(nil), t.Args...), Class: t.Class, Duration: t.Reserve,
+				Start: start, Repeat: s.Repeat, Slip: s.Slip, RandomSlip: s.RandomSlip, Until: s.Until, MaxRuns: s.MaxRuns,
+				Origin: m.Name, Thresholds: t.Thresholds,
+			})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}

@@ -1,0 +1,76 @@
+package schedule
+
+import (
+	"fmt"
+	"time"
+)
+
+// Reservation holds a resource for a run over [From, To).
+type Reservation struct {
+	Resource string
+	From, To time.Time
+	RunID    string
+	Class    Class
+}
+
+// Conflicts says whether two reservations may not both hold: the same
+// resource, overlapping times, and both exclusive. The archive enforces
+// the same rule (an exclusion constraint on PostgreSQL, a check inside
+// one write transaction on SQLite); this is its statement in Go.
+func Conflicts(a, b Reservation) bool {
+	return a.Resource == b.Resource && a.Class == Exclusive && b.Class == Exclusive &&
+		a.RunID != b.RunID && a.From.Before(b.To) && b.From.Before(a.To)
+}
+
+// Hold is the longest a run of t may take: twice its planned time and a
+// minute. A run is stopped when it has run that long, and its
+// reservations cover it until then, so that a run slower than planned
+// still overlaps nothing; the end of the run releases what it did not use.
+func (t *Task) Hold() time.Duration { return 2*t.Duration + time.Minute }
+
+// Reservations are the rows a run of t starting at from reserves: each
+// resource until the longest the run may take (Hold).
+func (t *Task) Reservations(runID string, from time.Time) []Reservation {
+	var out []Reservation
+	for _, r := range t.ReservedResources() {
+		out = append(out, Reservation{Resource: r, From: from, To: from.Add(t.Hold()), RunID: runID, Class: t.Class})
+	}
+	return out
+}
+
+// Busy is a conflict found when reserving: which run holds the resource,
+// and until when.
+type Busy struct {
+	Resource string
+	RunID    string
+	Until    time.Time
+}
+
+func (b *Busy) Error() string {
+	return fmt.Sprintf("%s is reserved by run %s until %s", b.Resource, b.RunID, b.Until.UTC().Format(time.RFC3339))
+}
+
+// NextTry decides what a run does when its reservation meets busy at
+// now: look again at the holder's end or after poll, whichever comes
+// first (a holder releases its reservation when it ends, usually well
+// before the reservation's end), or give up when that would be past the
+// run's deadline. The reason says why, for the run's record.
+func NextTry(r Run, busy *Busy, now time.Time, poll time.Duration) (at time.Time, ok bool, reason string) {
+	at = now.Add(poll)
+	if busy.Until.After(now) && busy.Until.Before(at) {
+		at = busy.Until
+	}
+	if at.After(r.Deadline) {
+		return time.Time{}, false, fmt.Sprintf("no slot within slip: %v (deadline %s)", busy, r.Deadline.UTC().Format(time.RFC3339))
+	}
+	return at, true, ""
+}
+
+// Late says whether a run picked up at now may still start: a run never
+// starts after its deadline.
+func Late(r Run, now time.Time) (bool, string) {
+	if now.After(r.Deadline) {
+		return true, fmt.Sprintf("picked up %s after its planned start, past its slip", now.Sub(r.Planned).Round(time.Millisecond))
+	}
+	return false, ""
+}

@@ -1,0 +1,266 @@
+// Package schedule is the model of scheduled tests: a task (a test
+// between two hosts and how it repeats), the runs planned from it, and
+// the reservation rules that keep throughput tests from colliding.
+// Everything here is a pure function of its inputs and of the instant
+// the caller passes as "now", so that it is tested exactly.
+package schedule
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Class says what a run may overlap.
+type Class string
+
+const (
+	// Exclusive runs (throughput tests) overlap no other exclusive run
+	// on any resource they share.
+	Exclusive Class = "exclusive"
+	// Background runs (latency probes) may overlap anything.
+	Background Class = "background"
+)
+
+// ParseClass reads a class name; "" is exclusive.
+func ParseClass(s string) (Class, error) {
+	switch Class(s) {
+	case "", Exclusive:
+		return Exclusive, nil
+	case Background:
+		return Background, nil
+	}
+	return "", fmt.Errorf("class %q: want exclusive or background", s)
+}
+
+// Directions of a test, as the grid splits a cell.
+const (
+	Forward = "forward" // the source sends
+	Reverse = "reverse" // the destination sends (-R)
+	Bidir   = "bidir"
+)
+
+// Task is a test between two hosts and its repetition.
+type Task struct {
+	ID     string // stable: the same definition always has the same ID
+	Name   string // the test's name, as the mesh file or the user gave it
+	Source string // the host that runs the test (its daemon's queue)
+	Dest   string // the host it tests to
+	// DestAddr is where the source reaches the destination's server:
+	// HOST or HOST:PORT.
+	DestAddr string
+	// Args is the test's command line without the destination: the
+	// command ("client", "rr", "udpmon") and its flags.
+	Args  []string
+	Class Class
+	// Duration is how long a run holds its reservation: the test's time
+	// and a margin for its set-up and report.
+	Duration time.Duration
+
+	Start      time.Time     // the first run's instant
+	Repeat     time.Duration // 0: one run
+	Slip       time.Duration // how late a run may start
+	RandomSlip time.Duration // each run starts a random [0, RandomSlip) late, the same every planning
+	Until      time.Time     // zero: no end
+	MaxRuns    int           // 0: no limit
+	Paused     bool
+
+	// Resources a run reserves; empty means both hosts' interfaces.
+	Resources []string
+	Origin    string // "cli", or the mesh file's name
+
+	Thresholds Thresholds // how the grid colours this test's results
+}
+
+// Thresholds colour a test's last result: below the amber or red goodput,
+// above the amber or red loss or RTT; with no result for StaleIntervals
+// repeat intervals, grey. Zero fields do not apply.
+type Thresholds struct {
+	GoodputAmberBps float64 `json:"goodput_amber_bps,omitempty"`
+	GoodputRedBps   float64 `json:"goodput_red_bps,omitempty"`
+	LossAmberPct    float64 `json:"loss_amber_pct,omitempty"`
+	LossRedPct      float64 `json:"loss_red_pct,omitempty"`
+	RTTAmberMs      float64 `json:"rtt_amber_ms,omitempty"`
+	RTTRedMs        float64 `json:"rtt_red_ms,omitempty"`
+	StaleIntervals  int     `json:"stale_intervals,omitempty"`
+}
+
+// Direction is the test's direction, from its flags.
+func (t *Task) Direction() string {
+	for _, a := range t.Args {
+		switch {
+		case a == "--bidir":
+			return Bidir
+		case a == "-R" || a == "--reverse":
+			return Reverse
+		}
+	}
+	return Forward
+}
+
+// HostResource names a host's interfaces as a reservation resource.
+func HostResource(host string) string { return "host:" + host }
+
+// ReservedResources are the resources a run of t reserves.
+func (t *Task) ReservedResources() []string {
+	if len(t.Resources) > 0 {
+		return append([]string(nil), t.Resources...)
+	}
+	if t.Source == t.Dest {
+		return []string{HostResource(t.Source)}
+	}
+	return []string{HostResource(t.Source), HostResource(t.Dest)}
+}
+
+// Validate checks the task's fields, each error naming the field.
+func (t *Task) Validate() error {
+	switch {
+	case t.Name == "":
+		return errors.New("name: empty")
+	case t.Source == "":
+		return errors.New("source: empty")
+	case t.Dest == "":
+		return errors.New("dest: empty")
+	case len(t.Args) == 0:
+		return errors.New("test: no command")
+	case t.Start.IsZero():
+		return errors.New("start: not set")
+	case t.Repeat < 0:
+		return errors.New("repeat: negative")
+	case t.Repeat > 0 && t.Repeat < time.Second:
+		return errors.New("repeat: under one second")
+	case t.Slip < 0:
+		return errors.New("slip: negative")
+	case t.RandomSlip < 0:
+		return errors.New("random-slip: negative")
+	case t.Repeat > 0 && t.RandomSlip >= t.Repeat:
+		return errors.New("random-slip: not shorter than repeat")
+	case t.MaxRuns < 0:
+		return errors.New("max-runs: negative")
+	case t.Duration <= 0:
+		return errors.New("duration: not positive")
+	case !t.Until.IsZero() && t.Until.Before(t.Start):
+		return errors.New("until: before start")
+	}
+	if _, err := ParseClass(string(t.Class)); err != nil {
+		return fmt.Errorf("class: %v", err)
+	}
+	return nil
+}
+
+// DefineID is the ID a task gets from its definition: the same
+// definition, applied twice, is the same task.
+func DefineID(origin, name, source, dest string) string {
+	h := sha256.Sum256([]byte(origin + "\x00" + name + "\x00" + source + "\x00" + dest))
+	return "t" + fmt.Sprintf("%x", h[:6])
+}
+
+// Run is one planned run of a task.
+type Run struct {
+	ID      string
+	TaskID  string
+	Seq     int       // 0 for the first run
+	Planned time.Time // the instant it starts, random slip included
+	// Deadline is the latest instant it may start: Planned + Slip.
+	Deadline time.Time
+}
+
+// RunID is the ID of a task's seq-th run (the archive's run ID too).
+func RunID(taskID string, seq int) string { return taskID + "-" + strconv.Itoa(seq) }
+
+// SeqOf reads the sequence number back from a run ID.
+func SeqOf(runID string) (taskID string, seq int, ok bool) {
+	i := strings.LastIndexByte(runID, '-')
+	if i < 0 {
+		return "", 0, false
+	}
+	n, err := strconv.Atoi(runID[i+1:])
+	if err != nil || n < 0 {
+		return "", 0, false
+	}
+	return runID[:i], n, true
+}
+
+// randomSlip is run seq's random delay: a hash of the task and the
+// sequence, so that planning twice gives the same instant.
+func (t *Task) randomSlip(seq int) time.Duration {
+	if t.RandomSlip <= 0 {
+		return 0
+	}
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], uint64(seq))
+	h := sha256.Sum256(append([]byte(t.ID), b[:]...))
+	return time.Duration(binary.BigEndian.Uint64(h[:8]) % uint64(t.RandomSlip))
+}
+
+// At is run seq's plan, and whether the task has such a run.
+func (t *Task) At(seq int) (Run, bool) {
+	if seq < 0 || (t.MaxRuns > 0 && seq >= t.MaxRuns) || (t.Repeat == 0 && seq > 0) {
+		return Run{}, false
+	}
+	base := t.Start.Add(time.Duration(seq) * t.Repeat)
+	if !t.Until.IsZero() && base.After(t.Until) {
+		return Run{}, false
+	}
+	p := base.Add(t.randomSlip(seq))
+	return Run{ID: RunID(t.ID, seq), TaskID: t.ID, Seq: seq, Planned: p, Deadline: p.Add(t.Slip)}, true
+}
+
+// Plan is what the planner does with a task at now: the runs after
+// seq `after` (-1: none planned yet) that start before now+horizon, each
+// either to run (Planned, and its deadline not yet past) or missed
+// (its deadline passed before anyone planned it: the host was down).
+// Missed runs are counted, never run late. A paused task plans nothing.
+func Plan(t *Task, after int, now time.Time, horizon time.Duration) (toRun, missed []Run) {
+	if t.Paused {
+		return nil, nil
+	}
+	seq := after + 1
+	if after < 0 {
+		// A task planned for the first time starts with its first run
+		// still to come: the runs before it were never planned, so none
+		// of them was missed, and none starts late because a daemon
+		// started within its slip.
+		seq = t.firstFrom(now)
+	}
+	// After a long stop, only MaxMissedPerPlan runs are recorded missed
+	// one by one; the planner then jumps to the runs still to come.
+	end := now.Add(horizon)
+	for ; ; seq++ {
+		r, ok := t.At(seq)
+		if !ok || !r.Planned.Before(end) {
+			return toRun, missed
+		}
+		if r.Deadline.Before(now) {
+			missed = append(missed, r)
+			if len(missed) >= MaxMissedPerPlan {
+				// Skip to the first run still to come.
+				if skip := t.firstFrom(now); skip > seq+1 {
+					seq = skip - 1
+				}
+			}
+			continue
+		}
+		toRun = append(toRun, r)
+	}
+}
+
+// MaxMissedPerPlan bounds how many missed runs one planning records
+// one by one; runs further back are skipped.
+const MaxMissedPerPlan = 100
+
+// firstFrom is the first seq whose base instant is at or after now.
+func (t *Task) firstFrom(now time.Time) int {
+	if t.Repeat <= 0 || !now.After(t.Start) {
+		return 0
+	}
+	n := int(now.Sub(t.Start) / t.Repeat)
+	for b := t.Start.Add(time.Duration(n) * t.Repeat); b.Before(now); b = b.Add(t.Repeat) {
+		n++
+	}
+	return n
+}

@@ -1,0 +1,260 @@
+package schedule
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+func task() *Task {
+	return &Task{ID: "tabc", Name: "tput", Source: "a", Dest: "b", Args: []string{"client", "-t", "5"},
+		Class: Exclusive, Duration: 10 * time.Second, Start: t0, Repeat: 30 * time.Second, Slip: 5 * time.Second}
+}
+
+func planned(rs []Run) []time.Duration {
+	var out []time.Duration
+	for _, r := range rs {
+		out = append(out, r.Planned.Sub(t0))
+	}
+	return out
+}
+
+func eq(a, b []time.Duration) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestPlanRepeatHorizon(t *testing.T) {
+	tk := task()
+	run, missed := Plan(tk, -1, t0, 2*time.Minute)
+	if len(missed) != 0 {
+		t.Fatalf("missed %v", missed)
+	}
+	want := []time.Duration{0, 30 * time.Second, 60 * time.Second, 90 * time.Second}
+	if got := planned(run); !eq(got, want) {
+		t.Fatalf("planned %v, want %v", got, want)
+	}
+	for i, r := range run {
+		if r.Seq != i || r.ID != RunID("tabc", i) || r.Deadline != r.Planned.Add(5*time.Second) {
+			t.Fatalf("run %d: %+v", i, r)
+		}
+	}
+	// Planning again after the last planned run continues, without repeats.
+	run2, _ := Plan(tk, 3, t0.Add(time.Minute), 2*time.Minute)
+	if got := planned(run2); !eq(got, []time.Duration{120 * time.Second, 150 * time.Second}) {
+		t.Fatalf("continued %v", got)
+	}
+}
+
+func TestPlanMaxRunsUntilOneShot(t *testing.T) {
+	tk := task()
+	tk.MaxRuns = 2
+	if run, _ := Plan(tk, -1, t0, time.Hour); len(run) != 2 {
+		t.Fatalf("max-runs 2 planned %d", len(run))
+	}
+	tk.MaxRuns = 0
+	tk.Until = t0.Add(61 * time.Second)
+	if got := planned(first(Plan(tk, -1, t0, time.Hour))); !eq(got, []time.Duration{0, 30 * time.Second, 60 * time.Second}) {
+		t.Fatalf("until: %v", got)
+	}
+	tk.Until = time.Time{}
+	tk.Repeat = 0
+	if got := planned(first(Plan(tk, -1, t0, time.Hour))); !eq(got, []time.Duration{0}) {
+		t.Fatalf("one shot: %v", got)
+	}
+	tk.Paused = true
+	if run, missed := Plan(tk, -1, t0, time.Hour); run != nil || missed != nil {
+		t.Fatal("a paused task planned runs")
+	}
+}
+
+func first(a, _ []Run) []Run { return a }
+
+func TestPlanMissedWhileDown(t *testing.T) {
+	tk := task()
+	// The host comes back 100 s after the start: runs at 30, 60 and 90 s
+	// are past their 5 s slip (the last one's deadline is 95 s).
+	// Run 0 was planned before the host went down.
+	now := t0.Add(100 * time.Second)
+	run, missed := Plan(tk, 0, now, 30*time.Second)
+	if got := planned(missed); !eq(got, []time.Duration{30 * time.Second, 60 * time.Second, 90 * time.Second}) {
+		t.Fatalf("missed %v", got)
+	}
+	if got := planned(run); !eq(got, []time.Duration{120 * time.Second}) {
+		t.Fatalf("to run %v", got)
+	}
+	// Within its slip, a run is still to run.
+	run, missed = Plan(tk, 0, t0.Add(34*time.Second), 10*time.Second)
+	if len(missed) != 0 || len(run) != 1 || run[0].Seq != 1 {
+		t.Fatalf("within slip: run %v missed %v", run, missed)
+	}
+}
+
+func TestPlanBoundsMissedAfterLongDowntime(t *testing.T) {
+	tk := task()
+	now := t0.Add(365 * 24 * time.Hour)
+	run, missed := Plan(tk, 0, now, time.Minute)
+	if len(missed) != MaxMissedPerPlan {
+		t.Fatalf("missed %d, want the bound %d", len(missed), MaxMissedPerPlan)
+	}
+	if len(run) != 2 || run[0].Planned.Before(now) {
+		t.Fatalf("after a year down: %v", planned(run))
+	}
+}
+
+func TestRandomSlipIsStableAndBounded(t *testing.T) {
+	tk := task()
+	tk.RandomSlip = 10 * time.Second
+	a, _ := Plan(tk, -1, t0, time.Hour)
+	b, _ := Plan(tk, -1, t0, time.Hour)
+	distinct := map[time.Duration]bool{}
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("planning twice differs at %d: %v vs %v", i, a[i], b[i])
+		}
+		off := a[i].Planned.Sub(t0.Add(time.Duration(i) * tk.Repeat))
+		if off < 0 || off >= tk.RandomSlip {
+			t.Fatalf("run %d slips %v, outside [0, 10s)", i, off)
+		}
+		if a[i].Deadline != a[i].Planned.Add(tk.Slip) {
+			t.Fatalf("deadline not from the slipped start")
+		}
+		distinct[off] = true
+	}
+	if len(distinct) < len(a)/2 {
+		t.Fatalf("random slip takes %d values over %d runs", len(distinct), len(a))
+	}
+}
+
+func TestValidate(t *testing.T) {
+	cases := map[string]func(*Task){
+		"repeat":      func(t *Task) { t.Repeat = time.Millisecond },
+		"slip":        func(t *Task) { t.Slip = -1 },
+		"random-slip": func(t *Task) { t.RandomSlip = t.Repeat },
+		"until":       func(t *Task) { t.Until = t.Start.Add(-time.Second) },
+		"class":       func(t *Task) { t.Class = "loud" },
+		"source":      func(t *Task) { t.Source = "" },
+		"duration":    func(t *Task) { t.Duration = 0 },
+	}
+	if err := task().Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for field, mut := range cases {
+		tk := task()
+		mut(tk)
+		err := tk.Validate()
+		if err == nil || !strings.HasPrefix(err.Error(), field+":") {
+			t.Errorf("%s: %v", field, err)
+		}
+	}
+}
+
+func TestDirectionAndResources(t *testing.T) {
+	tk := task()
+	if tk.Direction() != Forward {
+		t.Fatal(tk.Direction())
+	}
+	tk.Args = append(tk.Args, "-R")
+	if tk.Direction() != Reverse {
+		t.Fatal(tk.Direction())
+	}
+	if got := tk.ReservedResources(); len(got) != 2 || got[0] != "host:a" || got[1] != "host:b" {
+		t.Fatal(got)
+	}
+	if id, seq, ok := SeqOf(RunID("t-x", 12)); !ok || id != "t-x" || seq != 12 {
+		t.Fatal(id, seq, ok)
+	}
+	if DefineID("m.yaml", "tput", "a", "b") != DefineID("m.yaml", "tput", "a", "b") ||
+		DefineID("m.yaml", "tput", "a", "b") == DefineID("m.yaml", "tput", "b", "a") {
+		t.Fatal("task IDs are not a function of the definition")
+	}
+}
+
+func TestConflicts(t *testing.T) {
+	r := func(res string, from, to int, id string, c Class) Reservation {
+		return Reservation{Resource: res, From: t0.Add(time.Duration(from) * time.Second), To: t0.Add(time.Duration(to) * time.Second), RunID: id, Class: c}
+	}
+	cases := []struct {
+		a, b Reservation
+		want bool
+	}{
+		{r("host:a", 0, 10, "1", Exclusive), r("host:a", 5, 15, "2", Exclusive), true},
+		{r("host:a", 0, 10, "1", Exclusive), r("host:a", 10, 15, "2", Exclusive), false}, // touching is fine
+		{r("host:a", 0, 10, "1", Exclusive), r("host:b", 5, 15, "2", Exclusive), false},
+		{r("host:a", 0, 10, "1", Exclusive), r("host:a", 5, 15, "2", Background), false},
+		{r("host:a", 0, 10, "1", Background), r("host:a", 5, 15, "2", Background), false},
+		{r("host:a", 0, 10, "1", Exclusive), r("host:a", 2, 3, "1", Exclusive), false}, // the same run
+	}
+	for i, c := range cases {
+		if got := Conflicts(c.a, c.b); got != c.want {
+			t.Errorf("case %d: %v", i, got)
+		}
+		if got := Conflicts(c.b, c.a); got != c.want {
+			t.Errorf("case %d reversed: %v", i, got)
+		}
+	}
+}
+
+func TestNextTryNeverLate(t *testing.T) {
+	r := Run{ID: "t-1", Planned: t0, Deadline: t0.Add(5 * time.Second)}
+	poll := time.Second
+	// The holder's reservation ends in 0.3 s: look again then.
+	at, ok, _ := NextTry(r, &Busy{Resource: "host:a", RunID: "x", Until: t0.Add(300 * time.Millisecond)}, t0, poll)
+	if !ok || !at.Equal(t0.Add(300*time.Millisecond)) {
+		t.Fatalf("busy until +0.3 s: %v %v", at, ok)
+	}
+	// It ends in an hour (the longest it may take): look again after poll,
+	// since it releases when it ends.
+	at, ok, _ = NextTry(r, &Busy{Resource: "host:a", RunID: "x", Until: t0.Add(time.Hour)}, t0, poll)
+	if !ok || !at.Equal(t0.Add(poll)) {
+		t.Fatalf("busy for long: %v %v", at, ok)
+	}
+	// The next look would be past the deadline: missed, with the reason.
+	_, ok, reason := NextTry(r, &Busy{Resource: "host:a", RunID: "x", Until: t0.Add(time.Hour)}, t0.Add(4500*time.Millisecond), poll)
+	if ok || !strings.Contains(reason, "no slot within slip") || !strings.Contains(reason, "run x") {
+		t.Fatalf("busy past the deadline: %v %q", ok, reason)
+	}
+	if late, _ := Late(r, t0.Add(5*time.Second)); late {
+		t.Fatal("at the deadline is not late")
+	}
+	if late, why := Late(r, t0.Add(5*time.Second+time.Millisecond)); !late || !strings.Contains(why, "past its slip") {
+		t.Fatal("past the deadline ran late", why)
+	}
+	tk := task()
+	rs := tk.Reservations("t-1", t0)
+	if len(rs) != 2 || !rs[0].To.Equal(t0.Add(tk.Hold())) || rs[1].Resource != "host:b" || tk.Hold() != 80*time.Second {
+		t.Fatal(rs)
+	}
+}
+
+func TestFirstPlanningStartsWithTheNextRun(t *testing.T) {
+	tk := task()
+	tk.Start = time.Unix(0, 0).UTC() // the mesh file's default: aligned to the epoch
+	now := t0.Add(7 * time.Second)   // 2 s past a run's slip
+	run, missed := Plan(tk, -1, now, time.Minute)
+	if len(missed) != 0 {
+		t.Fatalf("a new task recorded %d missed runs", len(missed))
+	}
+	if got := planned(run); !eq(got, []time.Duration{30 * time.Second, 60 * time.Second}) {
+		t.Fatalf("planned %v", got)
+	}
+	// Even within its slip, a run already due is not started late by a
+	// task's first planning.
+	run, _ = Plan(tk, -1, t0.Add(3*time.Second), 30*time.Second)
+	if got := planned(run); !eq(got, []time.Duration{30 * time.Second}) {
+		t.Fatalf("within slip %v", got)
+	}
+	run, _ = Plan(tk, -1, t0, 10*time.Second)
+	if got := planned(run); !eq(got, []time.Duration{0}) {
+		t.Fatalf("at the instant %v", got)
+	}
+}
