@@ -51,6 +51,28 @@ func (s *Store) LastResults(ctx context.Context) ([]PairStatus, error) {
 	if err != nil {
 		return nil, err
 	}
+	return scanPairStatuses(rows, true)
+}
+
+// PairHistory returns every run planned since that has ended, with
+// what it measured, by planned start: a pair's history for the grid.
+// LastSuccess is left zero.
+func (s *Store) PairHistory(ctx context.Context, since time.Time) ([]PairStatus, error) {
+	rows, err := s.db.QueryContext(ctx, s.q(`
+		SELECT r.source, r.dest, r.test, r.direction, r.state, r.reason, r.planned, r.ended,
+			m.received_bps, m.sent_bps, m.lost_percent, m.rr_p50_us, m.rr_p99_us, m.mean_rtt_ms
+		FROM sched_run r LEFT JOIN run_summary m ON m.run_id = r.id
+		WHERE r.state IN (?, ?, ?, ?) AND r.planned >= ?
+		ORDER BY r.planned, r.id`), append(append([]any{}, doneStates...), since.UTC())...)
+	if err != nil {
+		return nil, err
+	}
+	return scanPairStatuses(rows, false)
+}
+
+// scanPairStatuses reads LastResults' and PairHistory's rows; withLast:
+// the rows end in the time of the pair's last success.
+func scanPairStatuses(rows *sql.Rows, withLast bool) ([]PairStatus, error) {
 	defer rows.Close()
 	var out []PairStatus
 	for rows.Next() {
@@ -59,14 +81,19 @@ func (s *Store) LastResults(ctx context.Context) ([]PairStatus, error) {
 		var ended sql.NullTime
 		var lastOK any // SQLite gives an aggregate's instant as text
 		var recv, sent, p50, p99 *float64
-		if err := rows.Scan(&p.Source, &p.Dest, &p.Test, &p.Direction, &p.State, &p.Reason, &planned, &ended,
-			&recv, &sent, &p.LostPercent, &p50, &p99, &p.MeanRTTms, &lastOK); err != nil {
+		dest := []any{&p.Source, &p.Dest, &p.Test, &p.Direction, &p.State, &p.Reason, &planned, &ended,
+			&recv, &sent, &p.LostPercent, &p50, &p99, &p.MeanRTTms}
+		if withLast {
+			dest = append(dest, &lastOK)
+		}
+		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
 		p.At = planned.UTC()
 		if ended.Valid {
 			p.At = ended.Time.UTC()
 		}
+		var err error
 		if p.LastSuccess, err = anyTime(lastOK); err != nil {
 			return nil, err
 		}

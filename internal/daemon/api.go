@@ -11,12 +11,13 @@ import (
 	"time"
 
 	"github.com/wireperf/wireperf/internal/archive"
+	"github.com/wireperf/wireperf/internal/grid"
 	"github.com/wireperf/wireperf/internal/mesh"
 	"github.com/wireperf/wireperf/internal/schedule"
 )
 
 // Mux is the daemon's HTTP handlers, all in one place: the JSON API
-// here, and what Config.Mount adds (/metrics, /grid).
+// here, and the views of views.go.
 //
 //	GET    /api/tasks                    the tasks
 //	POST   /api/tasks                    add or update one task (JSON)      token
@@ -25,6 +26,8 @@ import (
 //	GET    /api/runs?src=&dst=&since=    planned runs and what became of them
 //	GET    /api/schedule?host=&next=     the runs to come
 //	POST   /api/schedule                 apply a mesh file (YAML body)      token
+//	GET    /metrics                      Prometheus's text format
+//	GET    /grid                         the mesh's grid page
 func (d *Daemon) Mux() *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/tasks", d.read(d.getTasks))
@@ -35,9 +38,8 @@ func (d *Daemon) Mux() *http.ServeMux {
 	mux.HandleFunc("GET /api/runs", d.read(d.getRuns))
 	mux.HandleFunc("GET /api/schedule", d.read(d.getSchedule))
 	mux.HandleFunc("POST /api/schedule", d.write(d.postSchedule))
-	if d.cfg.Mount != nil {
-		d.cfg.Mount(mux, d)
-	}
+	mux.Handle("GET /metrics", d.readable(d.metrics.Handler()))
+	mux.Handle("GET /grid", d.readable(grid.Handler(d.gridView)))
 	return mux
 }
 

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/wireperf/wireperf/internal/archive"
+	"github.com/wireperf/wireperf/internal/meshmetrics"
 	"github.com/wireperf/wireperf/internal/server"
 )
 
@@ -34,8 +35,6 @@ type Config struct {
 	// Token is the bearer token API writes need; "" refuses every write.
 	Token          string
 	ReadsNeedToken bool
-	// Mount adds handlers to the API's mux (/metrics, /grid).
-	Mount func(mux *http.ServeMux, d *Daemon)
 
 	Grace     time.Duration // how long a running test may finish after SIGTERM
 	Horizon   time.Duration // how far ahead runs are planned
@@ -158,6 +157,7 @@ type Daemon struct {
 
 	srv     *server.Server
 	apiLn   net.Listener
+	metrics *meshmetrics.Metrics
 	running sync.WaitGroup // runs in progress, for tests
 }
 
@@ -169,6 +169,7 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 		return nil, err
 	}
 	d := &Daemon{cfg: cfg, log: cfg.Logger.With("host", cfg.Host)}
+	d.metrics = meshmetrics.New(d.metricsSnapshot, meshmetrics.DefaultTimeout)
 	var err error
 	if d.store, err = archive.Open(ctx, cfg.DSN); err != nil {
 		return nil, err

@@ -124,6 +124,11 @@ func TestOneHostRunsItsSchedule(t *testing.T) {
 	}
 	defer st.Close()
 	runs := waitDone(t, st, 3, 60*time.Second)
+	last, err := st.LastResults(context.Background())
+	if err != nil || len(last) != 1 || last[0].GoodputBps == nil || last[0].LastSuccess.IsZero() {
+		t.Fatalf("last results %+v %v", last, err)
+	}
+	checkMetrics(t, d, last, 3)
 	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -148,10 +153,6 @@ func TestOneHostRunsItsSchedule(t *testing.T) {
 		if !strings.Contains(rec.Cmdline, "client 127.0.0.1 -p") || !strings.HasSuffix(rec.Cmdline, "-J") {
 			t.Fatalf("command line %q", rec.Cmdline)
 		}
-	}
-	last, err := st.LastResults(context.Background())
-	if err != nil || len(last) != 1 || last[0].GoodputBps == nil || last[0].LastSuccess.IsZero() {
-		t.Fatalf("last results %+v %v", last, err)
 	}
 }
 
@@ -182,6 +183,18 @@ func TestTwoDaemonsNeverOverlap(t *testing.T) {
 	}
 	defer st.Close()
 	all := waitDone(t, st, 2*runs, 90*time.Second)
+	if last, err := st.LastResults(ctx); err != nil {
+		t.Fatal(err)
+	} else {
+		var ok []archive.PairStatus
+		for _, p := range last {
+			if p.State == archive.StateFinished {
+				ok = append(ok, p)
+			}
+		}
+		checkGrid(t, a, ok)
+		checkGrid(t, b, ok) // one archive: every daemon shows the same grid
+	}
 	if err := errors.Join(stopA(), stopB()); err != nil {
 		t.Fatal(err)
 	}

@@ -108,6 +108,7 @@ func (d *Daemon) execute(ctx context.Context, runID string) error {
 		cancel()
 		return err
 	}
+	d.metrics.ObserveLag(r.Planned, began)
 	log.Info("run started", "lag", began.Sub(r.Planned))
 	doc, cmdline, runErr := d.runTest(ctx, task)
 	ended := clk.Now()

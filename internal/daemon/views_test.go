@@ -1,0 +1,108 @@
+package daemon_test
+
+import (
+	"bytes"
+	"io"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+
+	"github.com/wireperf/wireperf/internal/archive"
+	"github.com/wireperf/wireperf/internal/daemon"
+)
+
+// get fetches path from d's API and returns its body.
+func get(t *testing.T, d *daemon.Daemon, path string) []byte {
+	t.Helper()
+	srv := httptest.NewServer(d.Mux())
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: status %d: %s", path, resp.StatusCode, body)
+	}
+	return body
+}
+
+// checkMetrics scrapes d's /metrics, parses it with Prometheus's own text
+// parser, and checks each pair's last goodput against the archive's, the
+// finished runs' count and the schedule lag's observations.
+func checkMetrics(t *testing.T, d *daemon.Daemon, last []archive.PairStatus, finished int) {
+	t.Helper()
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := parser.TextToMetricFamilies(bytes.NewReader(get(t, d, "/metrics")))
+	if err != nil {
+		t.Fatalf("the text parser refuses /metrics: %v", err)
+	}
+	label := func(m *dto.Metric, name string) string {
+		for _, l := range m.GetLabel() {
+			if l.GetName() == name {
+				return l.GetValue()
+			}
+		}
+		return ""
+	}
+	goodput := fams["wireperf_mesh_goodput_bits_per_second"]
+	if goodput == nil {
+		t.Fatal("no wireperf_mesh_goodput_bits_per_second")
+	}
+	for _, p := range last {
+		found := false
+		for _, m := range goodput.GetMetric() {
+			if label(m, "src") == p.Source && label(m, "dst") == p.Dest && label(m, "test") == p.Test {
+				found = true
+				if got := m.GetGauge().GetValue(); math.Abs(got-*p.GoodputBps) > 1e-6*(*p.GoodputBps) {
+					t.Errorf("%s→%s %s: goodput %v on /metrics, %v in the archive", p.Source, p.Dest, p.Test, got, *p.GoodputBps)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s→%s %s: no goodput on /metrics", p.Source, p.Dest, p.Test)
+		}
+	}
+	var done float64
+	for _, m := range fams["wireperf_mesh_runs"].GetMetric() {
+		if label(m, "state") == archive.StateFinished {
+			done = m.GetGauge().GetValue()
+		}
+	}
+	if int(done) != finished {
+		t.Errorf("wireperf_mesh_runs{state=\"finished\"} %v, want %d", done, finished)
+	}
+	lag := fams["wireperf_mesh_schedule_lag_seconds"]
+	if lag == nil || len(lag.GetMetric()) != 1 || lag.GetMetric()[0].GetHistogram().GetSampleCount() < 1 {
+		t.Errorf("the schedule lag histogram has no observation: %v", lag)
+	}
+}
+
+// checkGrid fetches d's /grid and checks that each pair of last has its
+// half-cell, coloured green (no thresholds are set, and each run finished).
+func checkGrid(t *testing.T, d *daemon.Daemon, last []archive.PairStatus) {
+	t.Helper()
+	page := string(get(t, d, "/grid"))
+	for _, p := range last {
+		cell := `<td data-src="` + p.Source + `" data-dst="` + p.Dest + `">`
+		i := strings.Index(page, cell)
+		if i < 0 {
+			t.Errorf("no cell %s→%s on /grid", p.Source, p.Dest)
+			continue
+		}
+		end := strings.Index(page[i:], "</td>")
+		if half := page[i : i+end]; !strings.Contains(half, `data-dir="forward" data-colour="green"`) {
+			t.Errorf("cell %s→%s: %s", p.Source, p.Dest, half)
+		}
+	}
+}
