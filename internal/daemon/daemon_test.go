@@ -194,6 +194,7 @@ func TestTwoDaemonsNeverOverlap(t *testing.T) {
 		}
 		checkGrid(t, a, ok)
 		checkGrid(t, b, ok) // one archive: every daemon shows the same grid
+		checkGridInChromium(t, a, ok)
 	}
 	if err := errors.Join(stopA(), stopB()); err != nil {
 		t.Fatal(err)

@@ -2,19 +2,23 @@ package daemon_test
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/chromedp/chromedp"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
 	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/daemon"
+	"github.com/wireperf/wireperf/internal/testutil/chromium"
 )
 
 // get fetches path from d's API and returns its body.
@@ -105,4 +109,58 @@ func checkGrid(t *testing.T, d *daemon.Daemon, last []archive.PairStatus) {
 			t.Errorf("cell %s→%s: %s", p.Source, p.Dest, half)
 		}
 	}
+}
+
+// checkGridInChromium sets an amber goodput threshold above anything a
+// loopback test reaches on every task, then opens d's /grid in headless
+// chromium: each finished pair's forward half-cell must be drawn in the
+// legend's amber, with its hover text, and the page must log no error
+// and request nothing beyond itself.
+func checkGridInChromium(t *testing.T, d *daemon.Daemon, last []archive.PairStatus) {
+	t.Helper()
+	ctx := context.Background()
+	tasks, err := d.Store().Tasks(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tk := range tasks {
+		tk.Thresholds.GoodputAmberBps = 1e15
+		if _, err := d.Store().PutTask(ctx, tk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := httptest.NewServer(d.Mux())
+	t.Cleanup(srv.Close)
+	b := chromium.Start(t, 1000, 700, 60*time.Second, func(u string) bool {
+		return u == srv.URL+"/grid" || strings.HasPrefix(u, "data:")
+	})
+	if err := chromedp.Do(b.Ctx, chromedp.Navigate(srv.URL+"/grid"), chromedp.WaitReady("body")); err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	type half struct{ Src, Dst, Dir, Background, Amber, Title string }
+	halves, err := chromedp.Run(b.Ctx, chromedp.Evaluate[[]half](`Array.from(document.querySelectorAll("button.half")).map(function (h) {
+		var td = h.closest("td");
+		return { src: td.getAttribute("data-src"), dst: td.getAttribute("data-dst"), dir: h.getAttribute("data-dir"),
+			background: getComputedStyle(h).backgroundColor, title: h.title,
+			amber: getComputedStyle(document.querySelector(".legend .amber")).backgroundColor };
+	})`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range last {
+		found := false
+		for _, h := range halves {
+			if h.Src != p.Source || h.Dst != p.Dest || h.Dir != "forward" {
+				continue
+			}
+			found = true
+			if h.Background != h.Amber || !strings.Contains(h.Title, "amber") {
+				t.Errorf("%s→%s drawn %s (amber is %s), hover %q", p.Source, p.Dest, h.Background, h.Amber, h.Title)
+			}
+		}
+		if !found {
+			t.Errorf("%s→%s: no half-cell in chromium", p.Source, p.Dest)
+		}
+	}
+	b.Check(t)
 }
