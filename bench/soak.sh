@@ -3,7 +3,8 @@
 # clients for a set time. Every 10 s it samples the server's RSS, open
 # descriptors and goroutines (from the server's own status log line), and
 # at the end checks that each stayed flat: the mean of the last third of
-# the samples after warm-up is within 10% of the mean of the first third.
+# the samples after warm-up is within 10% of the mean of the first third
+# (fds and goroutines: or within 3, as one test in flight moves them).
 #
 #   normal    wireperf clients with the key: TCP, reverse, UDP, 2 s each,
 #             rate-capped
@@ -95,11 +96,14 @@ if len(rows) < 3:
     sys.exit("soak: too few samples after warm-up; run longer")
 third = max(1, len(rows) // 3)
 ok = True
-for i, name in [(1, "rss"), (2, "fds"), (3, "goroutines")]:
+# fds and goroutines are small counts (about 20 and 30) that one test
+# more or less in flight moves by 2 or 3: they may also grow by that much.
+# A leak of one per test would add hundreds over a soak.
+for i, name, slack in [(1, "rss", 0), (2, "fds", 3), (3, "goroutines", 3)]:
     first = sum(r[i] for r in rows[:third]) / third
     last = sum(r[i] for r in rows[-third:]) / third
     growth = (last - first) / first if first else 0
-    flat = growth <= 0.10
+    flat = growth <= 0.10 or last - first <= slack
     ok &= flat
     print(f"{name}: first third {first:.0f}, last third {last:.0f}, growth {growth:+.1%} {'flat' if flat else 'GROWING'}")
 status = [json.loads(l) for l in open(sys.argv[3]) if '"server status"' in l]
