@@ -29,7 +29,6 @@ const Version = 1
 const (
 	MaxFrame       = 64 << 10
 	MaxReportFrame = 32 << 20
-	frameHeaderLen = 5
 )
 
 // Type says what a frame carries.
@@ -75,10 +74,11 @@ func (t Type) maxLen() int {
 
 // Errors a peer can cause.
 var (
-	ErrBadMagic    = errors.New("not a wireperf agent (bad magic)")
-	ErrUnknownType = errors.New("unknown agent message type")
-	ErrTooBig      = errors.New("agent frame too large")
-	ErrEmpty       = errors.New("empty agent frame")
+	ErrBadMagic = errors.New("not a wireperf agent (bad magic)")
+	// The frame errors are the control protocol's, which reads both.
+	ErrUnknownType = proto.ErrUnknownType
+	ErrTooBig      = proto.ErrFrameTooBig
+	ErrEmpty       = proto.ErrEmptyFrame
 )
 
 // Challenge and Auth are the native protocol's (proto.Challenge,
@@ -178,22 +178,19 @@ func ReadGreeting(r io.Reader) error {
 	return ReadGreetingRest(r)
 }
 
+// framing is the agent channel's: the control protocol's frames
+// (proto.Framing) with the agent's types and caps.
+var framing = proto.Framing{MaxBody: func(t uint8) (int, bool) {
+	if _, ok := typeNames[Type(t)]; !ok {
+		return 0, false
+	}
+	return Type(t).maxLen(), true
+}}
+
 // WriteFrame sends one message: a 4-byte big-endian length of the type
 // byte and body, the type byte, and the JSON body.
 func WriteFrame(w io.Writer, t Type, body any) error {
-	js, err := json.Marshal(body)
-	if err != nil {
-		return fmt.Errorf("encoding %v: %w", t, err)
-	}
-	if len(js) > t.maxLen() {
-		return fmt.Errorf("encoding %v: %w", t, ErrTooBig)
-	}
-	buf := make([]byte, frameHeaderLen+len(js))
-	binary.BigEndian.PutUint32(buf[:4], uint32(len(js)+1))
-	buf[4] = byte(t)
-	copy(buf[5:], js)
-	_, err = w.Write(buf)
-	return err
+	return framing.Write(w, uint8(t), t, body)
 }
 
 // Frame is one undecoded message.
@@ -206,46 +203,20 @@ type Frame struct {
 // whether the frame is welcome, before its body is read. A length over the
 // type's cap is refused unread, and the body is allocated as it arrives.
 func ReadFrame(r io.Reader, admit func(Type) error) (Frame, error) {
-	var hdr [frameHeaderLen]byte
-	if _, err := io.ReadFull(r, hdr[:4]); err != nil {
-		return Frame{}, err
-	}
-	n := binary.BigEndian.Uint32(hdr[:4])
-	if n == 0 {
-		return Frame{}, ErrEmpty
-	}
-	if _, err := io.ReadFull(r, hdr[4:]); err != nil {
-		return Frame{}, noEOF(err)
-	}
-	t := Type(hdr[4])
-	if _, ok := typeNames[t]; !ok {
-		return Frame{}, fmt.Errorf("%w %d", ErrUnknownType, hdr[4])
-	}
-	if int64(n)-1 > int64(t.maxLen()) {
-		return Frame{}, fmt.Errorf("%w: %v of %d bytes (at most %d)", ErrTooBig, t, n-1, t.maxLen())
-	}
+	var check func(uint8) error
 	if admit != nil {
-		if err := admit(t); err != nil {
-			return Frame{Type: t}, err
-		}
+		check = func(t uint8) error { return admit(Type(t)) }
 	}
-	body, err := io.ReadAll(io.LimitReader(r, int64(n)-1))
+	t, body, err := framing.Read(r, check)
 	if err != nil {
+		if t != 0 {
+			return Frame{Type: Type(t)}, err
+		}
 		return Frame{}, err
 	}
-	if len(body) < int(n)-1 {
-		return Frame{}, io.ErrUnexpectedEOF
-	}
-	return Frame{Type: t, Body: body}, nil
+	return Frame{Type: Type(t), Body: body}, nil
 }
 
 // Decode unmarshals the body into v, refusing shapes that would decode to
 // far more memory than their size (proto.CheckShape).
 func (f Frame) Decode(v any) error { return proto.DecodeBody(f.Type, f.Body, v) }
-
-func noEOF(err error) error {
-	if err == io.EOF {
-		return io.ErrUnexpectedEOF
-	}
-	return err
-}

@@ -33,7 +33,7 @@ const GreetingLen = 8
 // Errors a peer can cause.
 var (
 	ErrBadMagic     = errors.New("not a wireperf peer (bad magic)")
-	ErrFrameTooBig  = fmt.Errorf("frame larger than %d bytes", MaxFrame)
+	ErrFrameTooBig  = errors.New("frame too large")
 	ErrEmptyFrame   = errors.New("empty frame")
 	ErrUnknownType  = errors.New("unknown message type")
 	ErrWrongVersion = errors.New("unsupported protocol version")
@@ -94,22 +94,77 @@ func ParseGreeting(b []byte, magic [4]byte) (uint16, error) {
 	return v, nil
 }
 
-// WriteFrame sends one message: a 4-byte big-endian length, a type byte
-// and the JSON body.
-func WriteFrame(w io.Writer, t Type, body any) error {
+// Framing is the frame format of every wireperf control channel, a
+// test's and an agent's: a 4-byte big-endian length of what follows, a
+// type byte, and a JSON body. A channel names its types and caps each
+// one's body; a length over the cap is refused unread, and a body is
+// allocated only as its bytes arrive.
+type Framing struct {
+	// MaxBody is the largest body a frame of type t may carry; ok is
+	// false for a type the channel does not know.
+	MaxBody func(t uint8) (max int, ok bool)
+}
+
+// Write marshals body and sends it as one frame of type t; name names the
+// frame in errors.
+func (f Framing) Write(w io.Writer, t uint8, name fmt.Stringer, body any) error {
 	js, err := json.Marshal(body)
 	if err != nil {
-		return fmt.Errorf("encoding %v: %w", t, err)
+		return fmt.Errorf("encoding %v: %w", name, err)
 	}
-	if len(js)+1 > MaxFrame {
-		return fmt.Errorf("encoding %v: %w", t, ErrFrameTooBig)
+	if most, _ := f.MaxBody(t); len(js) > most {
+		return fmt.Errorf("encoding %v: %w: %d bytes (at most %d)", name, ErrFrameTooBig, len(js), most)
 	}
 	buf := make([]byte, 5+len(js))
 	binary.BigEndian.PutUint32(buf[:4], uint32(len(js)+1))
-	buf[4] = byte(t)
+	buf[4] = t
 	copy(buf[5:], js)
 	_, err = w.Write(buf)
 	return err
+}
+
+// Read reads one frame. admit, when set, decides by the type alone
+// whether the frame is welcome, before its body is read: a frame the
+// reader would refuse costs nothing to refuse. On admit's refusal the
+// type is returned with its error.
+func (f Framing) Read(r io.Reader, admit func(t uint8) error) (t uint8, body []byte, err error) {
+	var hdr [5]byte
+	if _, err := io.ReadFull(r, hdr[:4]); err != nil {
+		return 0, nil, err
+	}
+	n := binary.BigEndian.Uint32(hdr[:4])
+	if n == 0 {
+		return 0, nil, ErrEmptyFrame
+	}
+	if _, err := io.ReadFull(r, hdr[4:5]); err != nil {
+		return 0, nil, unexpected(err)
+	}
+	t = hdr[4]
+	most, known := f.MaxBody(t)
+	if !known {
+		return 0, nil, fmt.Errorf("%w %d", ErrUnknownType, t)
+	}
+	if int64(n)-1 > int64(most) {
+		return 0, nil, fmt.Errorf("%w (peer announced %d bytes of type %d, at most %d)", ErrFrameTooBig, n-1, t, most)
+	}
+	if admit != nil {
+		if err := admit(t); err != nil {
+			return t, nil, err
+		}
+	}
+	if body, err = readBody(r, int(n-1)); err != nil {
+		return 0, nil, unexpected(err)
+	}
+	return t, body, nil
+}
+
+// controlFraming is a test's control channel: every known type, each up
+// to MaxFrame in all.
+var controlFraming = Framing{MaxBody: func(t uint8) (int, bool) { return MaxFrame - 1, Type(t).known() }}
+
+// WriteFrame sends one message of a test's control channel.
+func WriteFrame(w io.Writer, t Type, body any) error {
+	return controlFraming.Write(w, uint8(t), t, body)
 }
 
 // Frame is one undecoded message.
@@ -129,34 +184,18 @@ func ReadFrame(r io.Reader) (Frame, error) { return ReadFrameIf(r, nil) }
 // ReadFrameIf is ReadFrame with a check of the frame's type before its
 // body is read: a frame the reader would refuse costs nothing to refuse.
 func ReadFrameIf(r io.Reader, admit func(Type) error) (Frame, error) {
-	var hdr [5]byte
-	if _, err := io.ReadFull(r, hdr[:4]); err != nil {
+	var check func(uint8) error
+	if admit != nil {
+		check = func(t uint8) error { return admit(Type(t)) }
+	}
+	t, body, err := controlFraming.Read(r, check)
+	if err != nil {
+		if t != 0 {
+			return Frame{Type: Type(t)}, err
+		}
 		return Frame{}, err
 	}
-	n := binary.BigEndian.Uint32(hdr[:4])
-	if n == 0 {
-		return Frame{}, ErrEmptyFrame
-	}
-	if n > MaxFrame {
-		return Frame{}, fmt.Errorf("%w (peer announced %d)", ErrFrameTooBig, n)
-	}
-	if _, err := io.ReadFull(r, hdr[4:5]); err != nil {
-		return Frame{}, unexpected(err)
-	}
-	t := Type(hdr[4])
-	if !t.known() {
-		return Frame{}, fmt.Errorf("%w %d", ErrUnknownType, hdr[4])
-	}
-	if admit != nil {
-		if err := admit(t); err != nil {
-			return Frame{Type: t}, err
-		}
-	}
-	body, err := readBody(r, int(n-1))
-	if err != nil {
-		return Frame{}, unexpected(err)
-	}
-	return Frame{Type: t, Body: body}, nil
+	return Frame{Type: Type(t), Body: body}, nil
 }
 
 // readBody reads n bytes, growing its buffer by what has arrived.
