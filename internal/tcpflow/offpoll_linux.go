@@ -24,9 +24,6 @@ const pollWait = 20 * time.Millisecond
 // would cost a thread hand-off and wake the monitor often after it.
 const yieldEvery = 8 * time.Millisecond
 
-// holdP makes the blocking calls keep the goroutine's P (RawSyscall).
-const holdP = false
-
 // ownedFD is a stream's own duplicate of its socket's descriptor, in
 // blocking mode and unknown to Go's poller (takeOver). The data loop uses
 // fd without the lock; everything else (TCP_INFO, shutdown, close) takes
@@ -117,13 +114,10 @@ func (s *Stream) blockingCall(trap uintptr, p []byte) (int, error) {
 			s.own.next = now + int64(yieldEvery)
 			runtime.Gosched()
 		}
-		var v uintptr
-		var e syscall.Errno
-		if holdP {
-			v, _, e = unix.RawSyscall(trap, uintptr(s.own.fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
-		} else {
-			v, _, e = unix.Syscall(trap, uintptr(s.own.fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
-		}
+		// A call that may block lets the runtime have the P
+		// (RawSyscall here measured no better, and would stall the
+		// goroutines queued on it).
+		v, _, e := unix.Syscall(trap, uintptr(s.own.fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
 		switch e {
 		case 0:
 			return int(v), nil
