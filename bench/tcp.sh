@@ -9,6 +9,8 @@
 #
 # Each tool runs with its own defaults (wireperf writes 1 MiB blocks,
 # iperf3 128 KiB); LEN=1M (or any -l value) gives both the same block.
+# "per core" is wireperf's goodput per unit of CPU over iperf3's. MODES
+# (default "single,-P 2,-R,--bidir") picks the modes, comma-separated.
 set -euo pipefail
 WP=${1:-./wireperf}
 SECS=${2:-5}
@@ -34,8 +36,10 @@ c = e["cpu_utilization_percent"]
 print(bps, c["host_total"] + c["remote_total"])'
 }
 
-printf '%-10s %14s %15s %7s %11s %13s\n' mode "iperf3 Gbit/s" "wireperf Gbit/s" ratio "iperf3 CPU" "wireperf CPU"
-for mode in single "-P 2" "-R" "--bidir"; do
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-10s %14s %15s %7s %11s %13s %9s\n' mode "iperf3 Gbit/s" "wireperf Gbit/s" ratio "iperf3 CPU" "wireperf CPU" "per core"
+IFS=, read -r -a modes <<<"${MODES:-single,-P 2,-R,--bidir}"
+for mode in "${modes[@]}"; do
 	args=""
 	[ "$mode" != single ] && args=$mode
 	[ -n "${LEN:-}" ] && args="$args -l $LEN"
@@ -51,5 +55,5 @@ for mode in single "-P 2" "-R" "--bidir"; do
 	ci=$(printf '%s\n' "${ipc[@]}" | median)
 	cw=$(printf '%s\n' "${wpc[@]}" | median)
 	awk -v m="$mode" -v a="$mi" -v b="$mw" -v ci="$ci" -v cw="$cw" \
-		'BEGIN {printf "%-10s %14.2f %15.2f %7.2f %10.0f%% %12.0f%%\n", m, a/1e9, b/1e9, b/a, ci, cw}'
+		'BEGIN {printf "%-10s %14.2f %15.2f %7.2f %10.0f%% %12.0f%% %9.2f\n", m, a/1e9, b/1e9, b/a, ci, cw, (b/cw)/(a/ci)}'
 done

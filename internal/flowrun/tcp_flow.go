@@ -78,7 +78,7 @@ func (f *TCPFlow) Close() error {
 		f.sampler.Stop()
 		f.sampler = nil
 	}
-	return f.s.Conn.Close()
+	return f.s.Close()
 }
 
 // samples reports whether the flow keeps a TCP_INFO timeline: a sender
@@ -88,7 +88,7 @@ func (f *TCPFlow) samples() bool { return f.s.Sender && f.period > 0 }
 func (f *TCPFlow) Start(b Begin) {
 	f.share = b.TimelineSamples
 	if f.samples() {
-		if rc, err := f.s.Conn.SyscallConn(); err == nil {
+		if rc, err := f.s.SyscallConn(); err == nil {
 			f.sampler = tcpinfo.NewSampler(rc, tcpinfo.SamplerConfig{
 				Period: f.period, Epoch: b.Epoch, Until: f.s.Done(), OnSample: f.tl.add,
 			})
@@ -106,7 +106,7 @@ func (f *TCPFlow) Sample(si *result.StreamInterval, counted bool) {
 	if !f.s.Sender {
 		return
 	}
-	info, err := tcpinfo.FromConn(f.s.Conn)
+	info, err := tcpinfo.FromConn(f.s)
 	if err != nil {
 		return
 	}
@@ -149,7 +149,7 @@ func (f *TCPFlow) Total(rs *result.Stream) {
 		return
 	}
 	if f.basic {
-		if info, err := tcpinfo.FromConn(f.s.Conn); err == nil {
+		if info, err := tcpinfo.FromConn(f.s); err == nil {
 			f.finalInfo = true
 			f.accumulate(info)
 			rs.Retransmits = int64(info.TotalRetrans) - int64(f.omitRetrans)
@@ -195,7 +195,7 @@ func (f *TCPFlow) totalRecord(rs *result.Stream) {
 // most about the time the backlog needs, and not at all for a stream
 // that failed.
 func (f *TCPFlow) drainedInfo() (*tcpinfo.Info, error) {
-	info, err := tcpinfo.FromConn(f.s.Conn)
+	info, err := tcpinfo.FromConn(f.s)
 	if err != nil || f.s.Err() != nil {
 		return info, err
 	}
@@ -207,7 +207,7 @@ func (f *TCPFlow) drainedInfo() (*tcpinfo.Info, error) {
 	deadline := time.Now().Add(min(bound, maxDrainWait))
 	for (info.Unacked > 0 || info.NotsentBytes > 0) && sending(info.State) && time.Now().Before(deadline) {
 		time.Sleep(2 * time.Millisecond)
-		next, err := tcpinfo.FromConn(f.s.Conn)
+		next, err := tcpinfo.FromConn(f.s)
 		if err != nil {
 			break
 		}

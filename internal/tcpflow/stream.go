@@ -36,7 +36,11 @@ func (unlimited) Return(int)        {}
 type Stream struct {
 	ID     int
 	Sender bool
-	Conn   *net.TCPConn
+	// Conn is the connection as set up. Once the stream has started it
+	// may have handed its socket to the stream's own descriptor and be
+	// closed (takeOver): go through SyscallConn, Close and the stream's
+	// methods then; its addresses stay readable.
+	Conn *net.TCPConn
 
 	epoch    time.Time
 	bytes    atomic.Int64
@@ -46,6 +50,10 @@ type Stream struct {
 	// before it.
 	firstNano atomic.Int64
 	stopping  atomic.Bool
+	// deadline ends the data loop's blocked calls on its own descriptor
+	// (Unix ns; 0: none), as Go's deadlines do on Go's.
+	deadline atomic.Int64
+	own      ownedFD
 
 	readLens map[int]int64
 	zero     *zeroSource   // -Z: send with sendfile from this file
@@ -76,7 +84,9 @@ func (s *Stream) UseZeroCopy(blockLen int) error {
 func (s *Stream) Start(epoch time.Time, buf []byte, budget Budget) {
 	s.epoch = epoch
 	s.sock = s.Conn
-	if r, err := newRawIO(s.Conn); err == nil {
+	if s.zero == nil && s.takeOver() { // -Z sends through Go's descriptor
+		s.sock = blockingIO{s}
+	} else if r, err := newRawIO(s.Conn); err == nil {
 		s.sock = r
 	}
 	if s.Sender {
@@ -89,6 +99,7 @@ func (s *Stream) Start(epoch time.Time, buf []byte, budget Budget) {
 
 func (s *Stream) send(buf []byte, budget Budget) {
 	defer close(s.done)
+	defer s.loopEnded()
 	if budget == nil {
 		budget = unlimited{}
 	}
@@ -112,7 +123,7 @@ func (s *Stream) send(buf []byte, budget Budget) {
 		}
 	}
 	// Half-close so the receiver sees EOF once it has read everything.
-	_ = s.Conn.CloseWrite()
+	s.closeWrite()
 	if s.zero != nil {
 		s.zero.close()
 	}
@@ -133,6 +144,7 @@ func (s *Stream) write(buf []byte) (int, error) {
 
 func (s *Stream) receive(buf []byte) {
 	defer close(s.done)
+	defer s.loopEnded()
 	for {
 		n, err := s.sock.Read(buf)
 		if n > 0 {
@@ -158,16 +170,30 @@ func (s *Stream) receive(buf []byte) {
 func (s *Stream) Stop(deadline time.Time) {
 	s.stopping.Store(true)
 	if s.Sender {
-		_ = s.Conn.SetWriteDeadline(time.Now())
+		deadline = time.Now()
+	}
+	s.setDeadline(deadline)
+}
+
+// setDeadline ends the data loop's calls at t, on whichever descriptor
+// it uses (Go's calls fail harmlessly once Go's is closed).
+func (s *Stream) setDeadline(t time.Time) {
+	var ns int64 // the zero time: none, as for Go's deadlines
+	if !t.IsZero() {
+		ns = max(t.UnixNano(), 1)
+	}
+	s.deadline.Store(ns)
+	if s.Sender {
+		_ = s.Conn.SetWriteDeadline(t)
 	} else {
-		_ = s.Conn.SetReadDeadline(deadline)
+		_ = s.Conn.SetReadDeadline(t)
 	}
 }
 
 // Abort ends the stream now, either way.
 func (s *Stream) Abort() {
 	s.stopping.Store(true)
-	_ = s.Conn.SetDeadline(time.Now())
+	s.setDeadline(time.Now())
 }
 
 // Done is closed when the data loop has ended.

@@ -1,0 +1,228 @@
+package tcpflow
+
+import (
+	"io"
+	"net"
+	"os"
+	"runtime"
+	"sync"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// pollWait is how long a blocked write or read waits before it looks at
+// the stream's deadline again: the most a Stop or an Abort waits to be
+// noticed.
+const pollWait = 20 * time.Millisecond
+
+// yieldEvery is how often a data loop on its own descriptor passes
+// through Go's scheduler: under the 10 ms after which the runtime's
+// monitor takes the P from a goroutine it finds in a system call, which
+// would cost a thread hand-off and wake the monitor often after it.
+const yieldEvery = 8 * time.Millisecond
+
+// ownedFD is a stream's own duplicate of its socket's descriptor, in
+// blocking mode and unknown to Go's poller (takeOver). The data loop uses
+// fd without the lock; everything else (TCP_INFO, shutdown, close) takes
+// it, and the descriptor is closed only once the loop has ended, so that
+// its number can't be reused under a running loop.
+type ownedFD struct {
+	mu      sync.RWMutex
+	fd      int
+	owned   bool // fd is the stream's; Go's descriptor is closed
+	running bool // the data loop may still use fd
+	closed  bool // Close was called
+	next    int64
+}
+
+// takeOver moves the data loop off Go's poller. Go registers the socket
+// with its epoll instance, edge-triggered, so that every segment or ACK
+// wakes the thread the runtime parked in epoll_pwait whether or not a
+// goroutine waits on the socket, and a goroutine that waits there costs a
+// second thread switch to run. The stream instead keeps a duplicate of
+// the descriptor in blocking mode, with send and receive timeouts of
+// pollWait so that it still sees its deadline, and closes Go's (which
+// takes the socket out of the epoll set). Its thread then sleeps in
+// write or read itself. It reports false, leaving Go's descriptor in
+// use, when the duplicate can't be made so.
+func (s *Stream) takeOver() bool {
+	raw, err := s.Conn.SyscallConn()
+	if err != nil {
+		return false
+	}
+	fd := -1
+	if raw.Control(func(c uintptr) {
+		if d, err := unix.FcntlInt(c, unix.F_DUPFD_CLOEXEC, 0); err == nil {
+			fd = d
+		}
+	}) != nil || fd < 0 {
+		return false
+	}
+	tv := unix.NsecToTimeval(int64(pollWait))
+	if unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv) != nil ||
+		unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv) != nil ||
+		unix.SetNonblock(fd, false) != nil {
+		_ = unix.SetNonblock(fd, true) // the flag is shared with Go's descriptor
+		_ = unix.Close(fd)
+		return false
+	}
+	s.own.mu.Lock()
+	s.own.fd, s.own.owned, s.own.running = fd, true, true
+	s.own.mu.Unlock()
+	_ = s.Conn.Close()
+	return true
+}
+
+// offPoller reports whether the data loop uses the stream's own
+// descriptor.
+func (s *Stream) offPoller() bool {
+	s.own.mu.RLock()
+	defer s.own.mu.RUnlock()
+	return s.own.owned
+}
+
+// blockingIO moves the bytes through the stream's own descriptor.
+type blockingIO struct{ s *Stream }
+
+func (b blockingIO) Write(p []byte) (int, error) { return b.s.blockingCall(unix.SYS_WRITE, p) }
+
+func (b blockingIO) Read(p []byte) (int, error) {
+	n, err := b.s.blockingCall(unix.SYS_READ, p)
+	if n == 0 && err == nil && len(p) > 0 {
+		return 0, io.EOF
+	}
+	return n, err
+}
+
+// blockingCall makes one call that moves bytes (a partial count is fine:
+// the caller loops), sleeping in the kernel while the socket isn't ready.
+// It returns os.ErrDeadlineExceeded once the stream's deadline has
+// passed, as a Go write or read does.
+func (s *Stream) blockingCall(trap uintptr, p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	for {
+		now := time.Now().UnixNano()
+		if d := s.deadline.Load(); d != 0 && now >= d {
+			return 0, os.ErrDeadlineExceeded
+		}
+		if now >= s.own.next {
+			s.own.next = now + int64(yieldEvery)
+			runtime.Gosched()
+		}
+		// A call that may block lets the runtime have the P
+		// (RawSyscall here measured no better, and would stall the
+		// goroutines queued on it).
+		v, _, e := unix.Syscall(trap, uintptr(s.own.fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+		switch e {
+		case 0:
+			return int(v), nil
+		case unix.EAGAIN, unix.EINTR: // the timeout, with nothing moved: look at the deadline
+		default:
+			return 0, &net.OpError{Op: opName(trap), Net: "tcp", Err: e}
+		}
+	}
+}
+
+// closeWrite half-closes the stream's socket.
+func (s *Stream) closeWrite() {
+	s.own.mu.RLock()
+	defer s.own.mu.RUnlock()
+	if !s.own.owned {
+		_ = s.Conn.CloseWrite()
+		return
+	}
+	_ = unix.Shutdown(s.own.fd, unix.SHUT_WR)
+}
+
+// loopEnded releases the descriptor to Close.
+func (s *Stream) loopEnded() {
+	s.own.mu.Lock()
+	defer s.own.mu.Unlock()
+	s.own.running = false
+	if s.own.owned && s.own.closed {
+		_ = unix.Close(s.own.fd)
+	}
+}
+
+// Close closes the stream's socket. A data loop still running is ended
+// (shutdown wakes a blocked call) and closes the descriptor as it ends.
+func (s *Stream) Close() error {
+	s.own.mu.Lock()
+	defer s.own.mu.Unlock()
+	if !s.own.owned {
+		return s.Conn.Close()
+	}
+	if s.own.closed {
+		return nil
+	}
+	s.own.closed = true
+	if s.own.running {
+		s.stopping.Store(true)
+		s.deadline.Store(1)
+		_ = unix.Shutdown(s.own.fd, unix.SHUT_RDWR)
+		return nil
+	}
+	return unix.Close(s.own.fd)
+}
+
+// SyscallConn gives access to the stream's socket (TCP_INFO), through
+// whichever descriptor the stream uses.
+func (s *Stream) SyscallConn() (syscall.RawConn, error) { return ownRaw{s}, nil }
+
+// ownRaw is a syscall.RawConn over the stream's current descriptor.
+type ownRaw struct{ s *Stream }
+
+func (r ownRaw) Control(f func(fd uintptr)) error {
+	r.s.own.mu.RLock()
+	defer r.s.own.mu.RUnlock()
+	if !r.s.own.owned {
+		rc, err := r.s.Conn.SyscallConn()
+		if err != nil {
+			return err
+		}
+		return rc.Control(f)
+	}
+	if r.s.own.closed {
+		return syscall.EBADF
+	}
+	f(uintptr(r.s.own.fd))
+	return nil
+}
+
+func (r ownRaw) Read(f func(fd uintptr) bool) error  { return r.wait(f, unix.POLLIN, false) }
+func (r ownRaw) Write(f func(fd uintptr) bool) error { return r.wait(f, unix.POLLOUT, true) }
+
+// wait calls f until it reports done, polling for events in between (the
+// RawConn contract; the stream itself doesn't use it).
+func (r ownRaw) wait(f func(fd uintptr) bool, events int16, write bool) error {
+	for {
+		var done bool
+		var fd int
+		err := r.Control(func(c uintptr) { fd = int(c); done = f(c) })
+		if err != nil || done {
+			return err
+		}
+		if !r.s.offPoller() {
+			rc, err := r.s.Conn.SyscallConn()
+			if err != nil {
+				return err
+			}
+			if write {
+				return rc.Write(f)
+			}
+			return rc.Read(f)
+		}
+		if d := r.s.deadline.Load(); d != 0 && time.Now().UnixNano() >= d {
+			return os.ErrDeadlineExceeded
+		}
+		pfd := []unix.PollFd{{Fd: int32(fd), Events: events}}
+		if _, err := unix.Poll(pfd, int(pollWait/time.Millisecond)); err != nil && err != unix.EINTR {
+			return err
+		}
+	}
+}

@@ -1,0 +1,166 @@
+package tcpflow
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/wireperf/wireperf/internal/tcpinfo"
+)
+
+// inEpollSet reports whether the socket behind rc is registered with an
+// epoll instance of this process (Go's poller is the only one), from the
+// kernel's own list: /proc/self/fdinfo of each eventpoll descriptor names
+// the inode of every file it watches.
+func inEpollSet(t *testing.T, rc syscall.RawConn) bool {
+	t.Helper()
+	var st syscall.Stat_t
+	var serr error
+	if err := rc.Control(func(fd uintptr) { serr = syscall.Fstat(int(fd), &st) }); err != nil || serr != nil {
+		t.Fatalf("fstat of the socket: %v %v", err, serr)
+	}
+	want := fmt.Sprintf("ino:%x ", st.Ino)
+	fds, err := filepath.Glob("/proc/self/fd/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	epolls := 0
+	for _, p := range fds {
+		if l, err := os.Readlink(p); err != nil || l != "anon_inode:[eventpoll]" {
+			continue
+		}
+		epolls++
+		f, err := os.Open("/proc/self/fdinfo/" + filepath.Base(p))
+		if err != nil {
+			continue
+		}
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if strings.HasPrefix(sc.Text(), "tfd:") && strings.Contains(sc.Text()+" ", want) {
+				f.Close()
+				return true
+			}
+		}
+		f.Close()
+	}
+	if epolls == 0 {
+		t.Fatal("no eventpoll descriptor in /proc/self/fd: can't tell")
+	}
+	return false
+}
+
+// TestStreamOffPoller: once started, a stream's socket is no longer in
+// Go's epoll set (it was before), the bytes still arrive exactly, and
+// TCP_INFO still reads through the stream.
+func TestStreamOffPoller(t *testing.T) {
+	a, b := tcpPair(t)
+	tx := NewStream(1, true, a)
+	rx := NewStream(1, false, b)
+	for _, s := range []*Stream{tx, rx} {
+		rc, _ := s.SyscallConn()
+		if !inEpollSet(t, rc) {
+			t.Fatal("before Start the socket is not in Go's epoll set: the check proves nothing")
+		}
+	}
+	epoch := time.Now()
+	const total = 5<<20 + 3
+	rx.Start(epoch, make([]byte, 128<<10), nil)
+	tx.Start(epoch, make([]byte, 128<<10), &countdown{left: total})
+	for _, s := range []*Stream{tx, rx} {
+		if !s.offPoller() {
+			t.Fatalf("stream (sender %v) still on Go's poller", s.Sender)
+		}
+		rc, _ := s.SyscallConn()
+		if inEpollSet(t, rc) {
+			t.Errorf("stream (sender %v): socket still in Go's epoll set", s.Sender)
+		}
+	}
+	<-tx.Done()
+	<-rx.Done()
+	if tx.Bytes() != total || rx.Bytes() != total || tx.Err() != nil || rx.Err() != nil {
+		t.Fatalf("sent %d, received %d, want %d; errors %v %v", tx.Bytes(), rx.Bytes(), total, tx.Err(), rx.Err())
+	}
+	info, err := tcpinfo.FromConn(tx)
+	if err != nil {
+		t.Fatalf("TCP_INFO through the stream: %v", err)
+	}
+	if info.BytesAcked < total {
+		t.Errorf("TCP_INFO says %d bytes acknowledged, want at least %d", info.BytesAcked, total)
+	}
+	for _, s := range []*Stream{tx, rx} {
+		if err := s.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+		if _, err := tcpinfo.FromConn(s); err == nil {
+			t.Error("TCP_INFO read after Close")
+		}
+	}
+}
+
+// TestBlockedStreamStopsAtDeadline: a sender blocked in write (the peer
+// reads nothing) ends at Stop, and a receiver blocked in read with
+// nothing coming ends at its deadline, both without an error, although
+// their threads sleep in the kernel.
+func TestBlockedStreamStopsAtDeadline(t *testing.T) {
+	a, _ := tcpPair(t)
+	tx := NewStream(1, true, a)
+	epoch := time.Now()
+	tx.Start(epoch, make([]byte, 1<<20), nil)
+	// The peer never reads: the sender fills both buffers and blocks
+	// (its count stops moving).
+	for prev, until := int64(-1), time.Now().Add(5*time.Second); ; {
+		if time.Now().After(until) {
+			t.Fatal("the sender never blocked")
+		}
+		time.Sleep(50 * time.Millisecond)
+		n := tx.Bytes()
+		if n == prev && n > 0 {
+			break
+		}
+		prev = n
+	}
+	tx.Stop(time.Now())
+	waitDone(t, tx, "blocked sender at Stop")
+	if tx.Err() != nil {
+		t.Errorf("sender ended with %v", tx.Err())
+	}
+
+	_, d := tcpPair(t)
+	rx := NewStream(2, false, d)
+	rx.Start(epoch, make([]byte, 1<<16), nil)
+	stopAt := time.Now().Add(100 * time.Millisecond)
+	rx.Stop(stopAt)
+	waitDone(t, rx, "idle receiver at its deadline")
+	if time.Now().Before(stopAt) {
+		t.Error("receiver ended before its deadline")
+	}
+	if rx.Err() != nil {
+		t.Errorf("receiver ended with %v", rx.Err())
+	}
+
+	// Close while the loop is blocked ends it too.
+	_, f := tcpPair(t)
+	rx2 := NewStream(3, false, f)
+	rx2.Start(epoch, make([]byte, 1<<16), nil)
+	if err := rx2.Close(); err != nil {
+		t.Fatal(err)
+	}
+	waitDone(t, rx2, "blocked receiver at Close")
+	for _, s := range []*Stream{tx, rx} {
+		_ = s.Close()
+	}
+}
+
+func waitDone(t *testing.T, s *Stream, what string) {
+	t.Helper()
+	select {
+	case <-s.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatalf("%s: the loop did not end", what)
+	}
+}
