@@ -20,26 +20,23 @@ vet:
 # alike (they skip their timing checks under -race; the lab package runs
 # only here).
 #
-# Two long checks run beside the race pass, as their results do not
-# depend on the CPU they get, and must be over before the timed pass
-# starts: the server's soak (bench/soak.sh, SOAK_SECS long), whose
-# memory, descriptors and goroutines must stay flat under normal, failing
-# and hostile clients; and the daemons' 3-minute mesh lab (TestLabMesh:
-# no overlap, every run accounted for, the schedule's lag), whose tests
-# are rate-held. TestLabMesh skips under -race.
-TIMED_PKGS := ./internal/lab ./internal/rr ./internal/udpmon ./internal/group
+# The server's soak (bench/soak.sh, SOAK_SECS long) runs beside the race
+# pass: it checks that the server's memory, descriptors and goroutines
+# stay flat under normal, failing and hostile clients, which load does
+# not change, and it must be over before the timed pass starts. The
+# daemons' 3-minute mesh lab (internal/daemon's TestLabMesh, which skips
+# under -race) runs in the timed pass: beside the race pass, the first
+# runs of its schedule started up to 4 s late.
+TIMED_PKGS := ./internal/lab ./internal/rr ./internal/udpmon ./internal/group ./internal/daemon
 SOAK_SECS  ?= 120
 test:
 	@mkdir -p $(BUILDDIR)
 	$(GO) build -o $(BUILDDIR)/wireperf-soak ./cmd/wireperf
-	@echo "soak (bench/soak.sh, $(SOAK_SECS) s) and the mesh lab (TestLabMesh) beside the race pass"
+	@echo "soak: bench/soak.sh for $(SOAK_SECS) s beside the race pass"
 	@bash bench/soak.sh $(BUILDDIR)/wireperf-soak $(SOAK_SECS) 30 >$(BUILDDIR)/soak.log 2>&1 & soak=$$!; \
-	$(GO) test -count=1 -v -run '^TestLabMesh$$' ./internal/daemon >$(BUILDDIR)/mesh.log 2>&1 & mesh=$$!; \
 	rc=0; $(GO) test -race -count=1 $$($(GO) list ./... | grep -v '/internal/lab$$') || rc=$$?; \
 	if wait $$soak; then echo "== soak: flat"; else echo "== soak: FAILED"; rc=1; fi; \
-	cat $(BUILDDIR)/soak.log; \
-	if wait $$mesh; then echo "== mesh lab: ok"; else echo "== mesh lab: FAILED"; rc=1; fi; \
-	grep -v '^=== RUN' $(BUILDDIR)/mesh.log | tail -40; exit $$rc
+	cat $(BUILDDIR)/soak.log; exit $$rc
 	$(GO) test -count=1 -p 1 $(TIMED_PKGS)
 
 cross:

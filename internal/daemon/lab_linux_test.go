@@ -29,8 +29,7 @@ import (
 // loopback). A mesh of every ordered pair runs a 5 s TCP test each every
 // 30 s for 3 minutes; h2's daemon is killed during one of its tests and
 // comes back 20 s later. The tests are held at 200 Mbit/s: what is under
-// test is the schedule, and make test runs this beside its race pass,
-// whose CPU an unlimited loopback test would take.
+// test is the schedule, not the path.
 func TestLabMesh(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("the mesh lab needs root for its network namespaces")

@@ -13,6 +13,12 @@ import (
 // enqueueEvery is how often runs coming due get their jobs.
 const enqueueEvery = time.Second
 
+// notTakenGrace is how long past its deadline a run may stay scheduled
+// before it is recorded as never taken: the worker that holds it records
+// its own reason at the deadline (it had been recorded "not taken" while
+// its worker waited for a host).
+const notTakenGrace = 5 * time.Second
+
 // planLoop plans this host's tasks now and every PlanEvery, and every
 // second queues the runs due within Lead, until ctx ends.
 func (d *Daemon) planLoop(ctx context.Context) {
@@ -83,7 +89,10 @@ func (d *Daemon) enqueueDue(ctx context.Context) error {
 		return err
 	}
 	for _, r := range runs {
-		if r.Deadline.Before(now) {
+		// A worker waiting for a reservation gives up at the deadline
+		// itself and records why; only a run still scheduled a while
+		// after it was never taken.
+		if r.Deadline.Add(notTakenGrace).Before(now) {
 			if ok, err := d.store.Transition(ctx, r.ID, []string{archive.StateScheduled}, archive.StateMissed,
 				"not taken before its deadline: the daemon was not running or its queue was late", time.Time{}, time.Time{}); err != nil {
 				return err
