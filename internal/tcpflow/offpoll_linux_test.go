@@ -85,9 +85,18 @@ func TestStreamOffPoller(t *testing.T) {
 	if tx.Bytes() != total || rx.Bytes() != total || tx.Err() != nil || rx.Err() != nil {
 		t.Fatalf("sent %d, received %d, want %d; errors %v %v", tx.Bytes(), rx.Bytes(), total, tx.Err(), rx.Err())
 	}
-	info, err := tcpinfo.FromConn(tx)
-	if err != nil {
-		t.Fatalf("TCP_INFO through the stream: %v", err)
+	// The receiver has every byte, but its last ACK may still be on its
+	// way to the sender: read TCP_INFO until it arrives, for 5 s at most.
+	var info *tcpinfo.Info
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		var err error
+		if info, err = tcpinfo.FromConn(tx); err != nil {
+			t.Fatalf("TCP_INFO through the stream: %v", err)
+		}
+		if info.BytesAcked >= total || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(time.Millisecond)
 	}
 	if info.BytesAcked < total {
 		t.Errorf("TCP_INFO says %d bytes acknowledged, want at least %d", info.BytesAcked, total)
