@@ -63,11 +63,11 @@ func TestRunRoundTrip(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			s := open(t, dsn)
-			c, err := s.PutCampaign(ctx, Campaign{Name: "grid", Spec: "name: grid\n", SpecFormat: "yaml", OrderSeed: -42})
+			c, err := s.PutCampaign(ctx, Campaign{Name: "grid", Spec: "name: grid\n", SpecFormat: "yaml", ShuffleKey: -42})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if c.SpecSHA256 == "" || c.OrderSeed != -42 {
+			if c.SpecSHA256 == "" || c.ShuffleKey != -42 {
 				t.Fatalf("campaign stored as %+v", c)
 			}
 			want := sampleRun("7b4a07e8b34e9efe", "grid", 0)

@@ -42,7 +42,7 @@ type Campaign struct {
 	Spec       string // the file or command line, as given
 	SpecFormat string // "yaml" or "flags"
 	SpecSHA256 string
-	OrderSeed  int64
+	ShuffleKey int64
 	Created    time.Time
 }
 
@@ -170,7 +170,7 @@ func (s *Store) PutCampaign(ctx context.Context, c Campaign) (Campaign, error) {
 	}
 	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO campaign (name, spec, spec_format, spec_sha256, order_seed, created)
 		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`),
-		c.Name, c.Spec, c.SpecFormat, c.SpecSHA256, c.OrderSeed, c.Created.UTC())
+		c.Name, c.Spec, c.SpecFormat, c.SpecSHA256, c.ShuffleKey, c.Created.UTC())
 	if err != nil {
 		return Campaign{}, fmt.Errorf("storing campaign %s: %w", c.Name, err)
 	}
@@ -181,7 +181,7 @@ func (s *Store) PutCampaign(ctx context.Context, c Campaign) (Campaign, error) {
 func (s *Store) GetCampaign(ctx context.Context, name string) (Campaign, error) {
 	var c Campaign
 	err := s.db.QueryRowContext(ctx, s.q(`SELECT name, spec, spec_format, spec_sha256, order_seed, created FROM campaign WHERE name = ?`), name).
-		Scan(&c.Name, &c.Spec, &c.SpecFormat, &c.SpecSHA256, &c.OrderSeed, &c.Created)
+		Scan(&c.Name, &c.Spec, &c.SpecFormat, &c.SpecSHA256, &c.ShuffleKey, &c.Created)
 	if err == sql.ErrNoRows {
 		return c, fmt.Errorf("campaign %q: %w", name, ErrNotFound)
 	}

@@ -1,5 +1,5 @@
 // Package campaign plans and runs a sweep of tests: the cross-product of
-// axes (any client flag), repeated, in a shuffled order whose seed is
+// axes (any client flag), repeated, in a shuffled order whose key is
 // recorded, with deterministic run IDs so that an interrupted campaign
 // resumes with only what is missing. It holds no I/O: the caller runs and
 // stores each test.

@@ -19,9 +19,9 @@ func mustList(t *testing.T, axis, list string) []Value {
 	return v
 }
 
-func gridSpec(t *testing.T, order string, seed int64) *Spec {
+func gridSpec(t *testing.T, order string, key int64) *Spec {
 	return &Spec{
-		Name: "grid", Targets: []string{"h"}, Repeat: 3, Order: order, Seed: seed,
+		Name: "grid", Targets: []string{"h"}, Repeat: 3, Order: order, ShuffleKey: key,
 		Axes: []AxisValues{
 			{AxisWindow, mustList(t, AxisWindow, "64K,1M,16M")},
 			{AxisParallel, mustList(t, AxisParallel, "1,4")},
@@ -83,13 +83,13 @@ func TestPlanIsTheCrossProductRepeated(t *testing.T) {
 	}
 }
 
-func TestShuffleIsSeededAndIDsDoNotDependOnOrder(t *testing.T) {
+func TestShuffleFollowsItsKeyAndIDsDoNotDependOnOrder(t *testing.T) {
 	a := gridSpec(t, OrderShuffle, 7).Plan()
 	b := gridSpec(t, OrderShuffle, 7).Plan()
 	c := gridSpec(t, OrderShuffle, 8).Plan()
 	seq := gridSpec(t, OrderSequential, 0).Plan()
 	if !reflect.DeepEqual(a, b) {
-		t.Fatal("the same seed gave two orders")
+		t.Fatal("the same shuffle key gave two orders")
 	}
 	order := func(rs []Run) []string {
 		var ids []string
@@ -99,7 +99,7 @@ func TestShuffleIsSeededAndIDsDoNotDependOnOrder(t *testing.T) {
 		return ids
 	}
 	if reflect.DeepEqual(order(a), order(c)) || reflect.DeepEqual(order(a), order(seq)) {
-		t.Error("shuffling with another seed, or not at all, gave the same order")
+		t.Error("shuffling with another shuffle key, or not at all, gave the same order")
 	}
 	set := func(rs []Run) map[string]string {
 		m := map[string]string{}

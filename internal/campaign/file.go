@@ -32,7 +32,7 @@ func (e *FileError) Error() string {
 	return fmt.Sprintf("%s: %s", loc, e.Msg)
 }
 
-var fileKeys = []string{"name", "target", "targets", "port", "repeat", "order", "seed", "pause", "count", "test", "axes", "flags"}
+var fileKeys = []string{"name", "target", "targets", "port", "repeat", "order", "shuffle_key", "pause", "count", "test", "axes", "flags"}
 
 // ParseFile reads a campaign file (YAML; docs/campaigns.md). Every mistake
 // is a *FileError naming the line and the key: an unknown key, an axis
@@ -123,7 +123,7 @@ func ParseFile(name string, data []byte) (*Spec, error) {
 				return nil, ferr(v, key, "%q: want shuffle or sequential", val)
 			}
 			s.Order = val
-		case "seed":
+		case "shuffle_key":
 			val, err := scalar()
 			if err != nil {
 				return nil, err
@@ -132,7 +132,7 @@ func ParseFile(name string, data []byte) (*Spec, error) {
 			if err != nil || n == 0 {
 				return nil, ferr(v, key, "%q: want a non-zero whole number", val)
 			}
-			s.Seed = n
+			s.ShuffleKey = n
 		case "test":
 			val, err := scalar()
 			if err != nil {

@@ -14,7 +14,7 @@ target: lab-b
 port: 5202
 repeat: 2
 order: sequential
-seed: 99
+shuffle_key: 99
 pause: 5s
 axes:
   window: [64K, 1M]
@@ -30,7 +30,7 @@ func TestParseFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	if s.Name != "wd" || !reflect.DeepEqual(s.Targets, []string{"lab-b"}) || s.Port != 5202 || s.Repeat != 2 ||
-		s.Order != OrderSequential || s.Seed != 99 || s.Pause != 5*time.Second {
+		s.Order != OrderSequential || s.ShuffleKey != 99 || s.Pause != 5*time.Second {
 		t.Errorf("spec %+v", s)
 	}
 	if len(s.Axes) != 2 || s.Axes[1].Name != AxisTime || *s.Axes[1].Values[1].Num != 60 {

@@ -28,15 +28,15 @@ type AxisValues struct {
 
 // Spec is a campaign as planned: what the flags or the file said.
 type Spec struct {
-	Name    string
-	Targets []string // hosts; with more than one, the host is an axis
-	Port    int
-	Axes    []AxisValues
-	Fixed   []string // client flags every run gets
-	Repeat  int
-	Order   string
-	Seed    int64 // the shuffle's seed; chosen and recorded when 0 is given
-	Pause   time.Duration
+	Name       string
+	Targets    []string // hosts; with more than one, the host is an axis
+	Port       int
+	Axes       []AxisValues
+	Fixed      []string // client flags every run gets
+	Repeat     int
+	Order      string
+	ShuffleKey int64 // fixes the shuffle's order; chosen and recorded when 0 is given
+	Pause      time.Duration
 	// Count, when set, makes each run a UDPmon point: Count datagrams of
 	// the run's length (-n = Count × length), however long they take.
 	Count int64
@@ -183,7 +183,7 @@ func (s *Spec) Points() []Point {
 }
 
 // Plan lists every run in the order they run: the cross-product, each
-// point repeated, then shuffled with the spec's seed (repetitions spread
+// point repeated, then shuffled by the spec's shuffle key (repetitions spread
 // over the campaign, so that a path's drift over the hours is not taken
 // for an axis's effect) or left in sequence (repetitions of a point one
 // after another).
@@ -195,7 +195,7 @@ func (s *Spec) Plan() []Run {
 		}
 	}
 	if s.Order == OrderShuffle {
-		rng := rand.New(rand.NewPCG(uint64(s.Seed), 0x77697265706572)) // "wireper"
+		rng := rand.New(rand.NewPCG(uint64(s.ShuffleKey), 0x77697265706572)) // "wireper"
 		rng.Shuffle(len(runs), func(i, j int) { runs[i], runs[j] = runs[j], runs[i] })
 	}
 	for i := range runs {
@@ -204,8 +204,8 @@ func (s *Spec) Plan() []Run {
 	return runs
 }
 
-// NewSeed picks a shuffle seed, to be recorded with the campaign.
-func NewSeed() int64 { return rand.Int64N(1<<53) + 1 }
+// NewShuffleKey picks a shuffle key, to be recorded with the campaign.
+func NewShuffleKey() int64 { return rand.Int64N(1<<53) + 1 }
 
 // Estimate is how long runs take: each run's test time (the time axis, or
 // defaultTime), plus overhead per run for connecting and the server's

@@ -91,7 +91,7 @@ type labFlags struct {
 	burst       *impair.GilbertElliott
 	queue       int64
 	mtu         int
-	seed        uint64
+	randStart   uint64
 	senders     int
 	accessRate  float64
 }
@@ -120,7 +120,7 @@ func (f *labFlags) config(cmd *cobra.Command) (lab.Config, error) {
 	}
 	cfg := lab.Config{
 		RTT: f.rtt, Jitter: f.jitter, Rate: f.rate, Loss: f.loss, Reorder: f.reorder,
-		MTU: f.mtu, Seed: f.seed, RouterCommand: labRouterCommand,
+		MTU: f.mtu, RandStart: f.randStart, RouterCommand: labRouterCommand,
 		Senders: f.senders, AccessRate: f.accessRate,
 	}
 	atob, btoa := cfg.Directions()
@@ -153,7 +153,7 @@ emulator running in r as a background process. Each setting applies to each
 direction (the delay is half the RTT each way). Rates and sizes take k, m, g
 (powers of 10) and K, M, G (powers of 2); probabilities are "0.1%" or "0.001".`,
 		Example: `  wireperf lab up wan --rtt 215ms --rate 1g --loss 0.1% --reorder 0.5%
-  wireperf lab up lossy --rtt 40ms --jitter 1ms --burst-loss 1%,30% --seed 7`,
+  wireperf lab up lossy --rtt 40ms --jitter 1ms --burst-loss 1%,30% --rand-start 7`,
 		Args: labNameArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := f.config(cmd)
@@ -181,7 +181,7 @@ direction (the delay is half the RTT each way). Rates and sizes take k, m, g
 	fs.Var(labBurstLossValue{&f.burst}, "burst-loss", "Gilbert burst loss P,R: P the chance to enter a loss burst, R to leave it (e.g. 1%,30%)")
 	fs.Var(sizeValue{&f.queue}, "queue", "bytes that may wait for the rate cap, each way (e.g. 1M; default 50 ms at the rate)")
 	fs.IntVar(&f.mtu, "mtu", f.mtu, "MTU of every link")
-	fs.Uint64Var(&f.seed, "seed", 0, "seed of the emulator's random decisions (0: from the clock; status shows it)")
+	fs.Uint64Var(&f.randStart, "rand-start", 0, "where the emulator's random-number generator starts (0: from the clock; status shows it)")
 	fs.IntVar(&f.senders, "senders", 0, "build senders a1…aN, each with its own access link, sharing the path to b (wireperf group)")
 	fs.Var(rateValue{&f.accessRate}, "access-rate", "with --senders: cap each access link, both ways (e.g. 300m)")
 	return cmd
@@ -269,9 +269,9 @@ func writeLabStatus(e env, st *lab.State) error {
 	}
 	fmt.Fprintf(w, "lab %q: router %s; counters from %s\n", st.Name, state, st.Updated.Format(time.RFC3339))
 	if st.Senders > 0 {
-		fmt.Fprintf(w, "  a1…a%d ─ s ─ r ─ b (%s), MTU %d, seed %d\n", st.Senders, st.Addrs["b"], st.MTU, st.Seed)
+		fmt.Fprintf(w, "  a1…a%d ─ s ─ r ─ b (%s), MTU %d, rand-start %d\n", st.Senders, st.Addrs["b"], st.MTU, st.RandStart)
 	} else {
-		fmt.Fprintf(w, "  a (%s) ─ r ─ b (%s), MTU %d, seed %d\n", st.Addrs["a"], st.Addrs["b"], st.MTU, st.Seed)
+		fmt.Fprintf(w, "  a (%s) ─ r ─ b (%s), MTU %d, rand-start %d\n", st.Addrs["a"], st.Addrs["b"], st.MTU, st.RandStart)
 	}
 	fmt.Fprintf(w, "  a→b: %s\n  b→a: %s\n\n", st.AtoB, st.BtoA)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)

@@ -69,7 +69,7 @@ func TestLabBadUsageExitsTwoWithOneLine(t *testing.T) {
 		{[]string{"lab", "up", "x", "--rate", "1gbit"}, `invalid argument "1gbit" for "--rate" flag: invalid rate "1gbit": unknown suffix "gbit"`},
 		{[]string{"lab", "up", "x", "--rate", "1g", "--queue", "1MB"}, `unknown suffix "MB"`},
 		{[]string{"lab", "up", "x", "--rate", "1g", "--queue", "lots"}, "--queue"},
-		{[]string{"lab", "up", "x", "--seed", "-1"}, "--seed"},
+		{[]string{"lab", "up", "x", "--rand-start", "-1"}, "--rand-start"},
 		{[]string{"lab", "up", "x", "--no-such-flag"}, "--no-such-flag"},
 		{[]string{"lab", "exec"}, "NAME"},
 		{[]string{"lab", "exec", "x", "a"}, "COMMAND"},
@@ -186,7 +186,7 @@ func TestLabUpExecStatusDown(t *testing.T) {
 	// when the test fails; it kills whatever still runs inside.
 	t.Cleanup(func() { _ = lab.Down(name) })
 
-	code, out, stderr := runCLI("lab", "up", name, "--rtt", "20ms", "--loss", "0.5%", "--duplicate", "0.5%", "--seed", "7")
+	code, out, stderr := runCLI("lab", "up", name, "--rtt", "20ms", "--loss", "0.5%", "--duplicate", "0.5%", "--rand-start", "7")
 	if code != ExitOK {
 		t.Fatalf("lab up: exit %d: %s", code, stderr)
 	}
@@ -194,7 +194,7 @@ func TestLabUpExecStatusDown(t *testing.T) {
 	for _, want := range []string{
 		"wireperf lab exec " + name + " b -- wireperf -s",
 		"wireperf lab exec " + name + " a -- wireperf -c 10.77.2.2",
-		"delay=10ms,loss=0.005,dup=0.005", "seed 7",
+		"delay=10ms,loss=0.005,dup=0.005", "rand-start 7",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("lab up's next steps lack %q", want)

@@ -31,25 +31,25 @@ import (
 // sweepFlags are the sweep command's own flags; the axes are comma lists
 // under the client's flag names.
 type sweepFlags struct {
-	axes     map[string]*string
-	udp      bool
-	reverse  bool
-	bidir    bool
-	port     int
-	name     string
-	repeat   int
-	order    string
-	seed     int64
-	pause    time.Duration
-	count    int64
-	rr       bool
-	file     string
-	dryRun   bool
-	resume   string
-	db       string
-	quiet    bool
-	log      logOptions
-	progress bool // set by the command: stdout is a terminal and not --quiet
+	axes       map[string]*string
+	udp        bool
+	reverse    bool
+	bidir      bool
+	port       int
+	name       string
+	repeat     int
+	order      string
+	shuffleKey int64
+	pause      time.Duration
+	count      int64
+	rr         bool
+	file       string
+	dryRun     bool
+	resume     string
+	db         string
+	quiet      bool
+	log        logOptions
+	progress   bool // set by the command: stdout is a terminal and not --quiet
 }
 
 // sweepAxisFlags are the axes' flags: long name, short name, what a value is.
@@ -72,7 +72,7 @@ func newSweepCmd(e env) *cobra.Command {
 		Use:   "sweep [HOST] [--AXIS LIST]... [-- CLIENT-FLAGS]",
 		Short: "Run a campaign: the cross-product of axes, repeated, stored in the archive",
 		Long: `sweep runs a campaign of client tests: every combination of the axes given, each a
-comma list, repeated, in a shuffled order whose seed is recorded. Every run is stored in the
+comma list, repeated, in a shuffled order whose key is recorded. Every run is stored in the
 archive (--db) under an ID made from the campaign, the point and the repetition, so that
 --resume NAME runs only what is missing. Client flags after -- apply to every run.
 See docs/campaigns.md for the file form (-f).`,
@@ -110,8 +110,8 @@ func (f *sweepFlags) registerSpec(fs *pflag.FlagSet) {
 	fs.IntVarP(&f.port, "port", "p", 0, "server port (default 5201)")
 	fs.StringVar(&f.name, "name", "", "the campaign's name (required; resume with --resume NAME)")
 	fs.IntVar(&f.repeat, "repeat", 1, "runs per point")
-	fs.StringVar(&f.order, "order", campaign.OrderShuffle, "shuffle (seeded, recorded) or sequential")
-	fs.Int64Var(&f.seed, "seed", 0, "the shuffle's seed (default: chosen and recorded)")
+	fs.StringVar(&f.order, "order", campaign.OrderShuffle, "shuffle (in an order recorded with the campaign) or sequential")
+	fs.Int64Var(&f.shuffleKey, "shuffle-key", 0, "the number that fixes the shuffle's order (default: chosen and recorded)")
 	fs.Var(durationValue{&f.pause}, "pause", "pause between runs, e.g. 5s")
 	fs.Int64Var(&f.count, "count", 0, "UDPmon sweeps: datagrams per run (with -u, -l and --spacing axes)")
 	fs.BoolVar(&f.rr, "rr", false, "each run is a request-response test (wireperf rr); --length is the request size")
@@ -169,7 +169,7 @@ func runSweep(cmd *cobra.Command, e env, f *sweepFlags, args []string) error {
 		if err != nil {
 			return fmt.Errorf("campaign %s: the stored spec: %w", c.Name, err)
 		}
-		spec.Seed = c.OrderSeed
+		spec.ShuffleKey = c.ShuffleKey
 		text, format = c.Spec, c.SpecFormat
 	case f.file != "":
 		if changed := specFlagsChanged(cmd.Flags()); changed != "" {
@@ -214,8 +214,8 @@ func runSweep(cmd *cobra.Command, e env, f *sweepFlags, args []string) error {
 		break
 	}
 	if f.dryRun && f.resume == "" {
-		if spec.Order == campaign.OrderShuffle && spec.Seed == 0 {
-			fmt.Fprintln(e.stdout, "(the order shown is one shuffle; a real run picks and records its own seed)")
+		if spec.Order == campaign.OrderShuffle && spec.ShuffleKey == 0 {
+			fmt.Fprintln(e.stdout, "(the order shown is one shuffle; a real run picks and records its own shuffle key)")
 		}
 		printPlan(e.stdout, spec, runs, defaultTime)
 		return nil
@@ -223,18 +223,18 @@ func runSweep(cmd *cobra.Command, e env, f *sweepFlags, args []string) error {
 	if err := openStore(); err != nil {
 		return err
 	}
-	if spec.Seed == 0 {
-		spec.Seed = campaign.NewSeed()
+	if spec.ShuffleKey == 0 {
+		spec.ShuffleKey = campaign.NewShuffleKey()
 	}
-	stored, err := store.PutCampaign(ctx, archive.Campaign{Name: spec.Name, Spec: text, SpecFormat: format, OrderSeed: spec.Seed})
+	stored, err := store.PutCampaign(ctx, archive.Campaign{Name: spec.Name, Spec: text, SpecFormat: format, ShuffleKey: spec.ShuffleKey})
 	if err != nil {
 		return err
 	}
 	if stored.Spec != text || stored.SpecFormat != format {
 		return usagef("campaign %q is already stored with another spec: choose another --name, or --resume %s", spec.Name, spec.Name)
 	}
-	if stored.OrderSeed != spec.Seed {
-		spec.Seed = stored.OrderSeed
+	if stored.ShuffleKey != spec.ShuffleKey {
+		spec.ShuffleKey = stored.ShuffleKey
 		runs = spec.Plan()
 	}
 	states, err := store.States(ctx, spec.Name)
@@ -253,8 +253,8 @@ func runSweep(cmd *cobra.Command, e env, f *sweepFlags, args []string) error {
 	}
 	defer rio.done()
 	sw := &sweeper{e: e, f: f, spec: spec, store: store, points: points, total: len(runs), log: rio}
-	fmt.Fprintf(e.stdout, "campaign %s: %d runs, %d to run, order %s (seed %d), archive %s\n",
-		spec.Name, len(runs), len(todo), spec.Order, spec.Seed, store.DSN())
+	fmt.Fprintf(e.stdout, "campaign %s: %d runs, %d to run, order %s (shuffle key %d), archive %s\n",
+		spec.Name, len(runs), len(todo), spec.Order, spec.ShuffleKey, store.DSN())
 	var bar *mpb.Bar
 	var progress *mpb.Progress
 	if f.progress && len(todo) > 0 {
@@ -322,7 +322,7 @@ func specFromFlags(fs *pflag.FlagSet, f *sweepFlags, args []string, dash int) (*
 	if f.name == "" {
 		return nil, usagef("sweep needs --name: the campaign's name, to find and resume it")
 	}
-	s := &campaign.Spec{Name: f.name, Targets: hosts, Port: f.port, Fixed: fixed, Repeat: f.repeat, Order: f.order, Seed: f.seed, Pause: f.pause, Count: f.count}
+	s := &campaign.Spec{Name: f.name, Targets: hosts, Port: f.port, Fixed: fixed, Repeat: f.repeat, Order: f.order, ShuffleKey: f.shuffleKey, Pause: f.pause, Count: f.count}
 	if f.rr {
 		s.Test = campaign.TestRR
 	}

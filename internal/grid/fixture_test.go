@@ -102,11 +102,11 @@ func meshGrid() (Grid, map[halfKey]Colour) {
 
 // history is 24 runs, every half hour, both ways for TCP, with one
 // failure.
-func history(src, dst, test string, seed int) History {
+func history(src, dst, test string, phase int) History {
 	h := History{Src: src, Dst: dst, Test: test}
 	for k := 0; k < 24; k++ {
 		at := now.Add(-time.Duration(24-k) * 30 * time.Minute)
-		wave := math.Sin(float64(k+seed) / 3)
+		wave := math.Sin(float64(k+phase) / 3)
 		if test == "latency" {
 			h.Points = append(h.Points, Point{At: at, State: "finished", GoodputBps: math.NaN(), LostPercent: 0.05 + 0.05*wave,
 				RTTp50: time.Duration(4e6 + 1e6*wave), RTTp99: time.Duration(7e6 + 2e6*wave)})

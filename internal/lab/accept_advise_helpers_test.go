@@ -127,9 +127,9 @@ func runAdviseIn(t *testing.T, from, to *Host, port int, d time.Duration, bottle
 
 // adviseLab is a ─ r ─ b with the impairment router in r, the same
 // impairment both ways, and the sysctls given.
-func adviseLab(t *testing.T, cfg impair.Config, seed uint64, sysctls map[string]string) *Lab {
+func adviseLab(t *testing.T, cfg impair.Config, start uint64, sysctls map[string]string) *Lab {
 	t.Helper()
-	return newRouterLab(t, 1500, RouterSpec{AtoB: cfg, BtoA: cfg, Seed: seed}, sysctls)
+	return newRouterLab(t, 1500, RouterSpec{AtoB: cfg, BtoA: cfg, RandStart: start}, sysctls)
 }
 
 // gigabit is a 1 Gbit/s line counted as real Ethernet counts it (38 bytes

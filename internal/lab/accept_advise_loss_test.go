@@ -29,7 +29,7 @@ func TestAcceptAdviseLoss(t *testing.T) {
 	atob := gigabit(20 * time.Millisecond)
 	atob.Loss = 0.01
 	btoa := gigabit(20 * time.Millisecond)
-	l := newRouterLab(t, 1500, RouterSpec{AtoB: atob, BtoA: btoa, Seed: 41}, BigTCPBuffers())
+	l := newRouterLab(t, 1500, RouterSpec{AtoB: atob, BtoA: btoa, RandStart: 41}, BigTCPBuffers())
 	a, b := l.Host("a"), l.Host("b")
 	port := startServer(t, b)
 

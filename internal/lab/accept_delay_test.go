@@ -15,7 +15,7 @@ import (
 func TestAcceptDelay(t *testing.T) {
 	const rtt = 215 * time.Millisecond
 	one := impair.Config{Delay: rtt / 2}
-	l := newRouterLab(t, 1500, RouterSpec{AtoB: one, BtoA: one, Seed: 1}, BigTCPBuffers())
+	l := newRouterLab(t, 1500, RouterSpec{AtoB: one, BtoA: one, RandStart: 1}, BigTCPBuffers())
 	res := tcpBulk(t, l.Host("a"), l.Host("b"), tcpOpts{Duration: 3 * time.Second, MaxBytes: 64 << 20})
 	minRTT := time.Duration(res.Sender.Min_rtt) * time.Microsecond
 	t.Logf("min_rtt %v, srtt %v, goodput %s, %d bytes", minRTT,

@@ -34,7 +34,7 @@ func TestAcceptUDPGroundTruth(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			l := newRouterLab(t, 1500, RouterSpec{AtoB: tc.cfg, Seed: 42}, nil)
+			l := newRouterLab(t, 1500, RouterSpec{AtoB: tc.cfg, RandStart: 42}, nil)
 			res := udpStream(t, l.Host("a"), l.Host("b"), n, size, pps, 300*time.Millisecond)
 			r := settledStats(t, l, res.Sent).AtoB
 			t.Logf("receiver: sent %d received %d lost %d dup %d reordered %d rcvbuf_errors %d", res.Sent, res.Received,
@@ -64,12 +64,12 @@ func TestAcceptUDPGroundTruth(t *testing.T) {
 	}
 }
 
-// The same seed and the same packets give the same losses, run after run.
+// The same start and the same packets give the same losses, run after run.
 func TestRouterRepeatable(t *testing.T) {
 	cfg := impair.Config{Delay: 2 * time.Millisecond, Loss: 0.02, GE: impair.Gilbert(0.01, 0.4)}
 	var runs [][]uint64
 	for i := 0; i < 2; i++ {
-		l := newRouterLab(t, 1500, RouterSpec{AtoB: cfg, Seed: 7}, nil)
+		l := newRouterLab(t, 1500, RouterSpec{AtoB: cfg, RandStart: 7}, nil)
 		res := udpStream(t, l.Host("a"), l.Host("b"), 5000, 100, 10000, 200*time.Millisecond)
 		if res.RcvbufErrors != 0 {
 			t.Skipf("receiver dropped %d datagrams; the comparison needs none", res.RcvbufErrors)
@@ -79,6 +79,6 @@ func TestRouterRepeatable(t *testing.T) {
 	}
 	t.Logf("lost %d and %d datagrams", len(runs[0]), len(runs[1]))
 	if len(runs[0]) == 0 || !slices.Equal(runs[0], runs[1]) {
-		t.Errorf("two runs with seed 7 lost different datagrams: %d vs %d", len(runs[0]), len(runs[1]))
+		t.Errorf("two runs with start 7 lost different datagrams: %d vs %d", len(runs[0]), len(runs[1]))
 	}
 }

@@ -22,7 +22,7 @@ func path215() impair.Config {
 // 15%. Only the receive buffer is set: the window is what is under test,
 // and a 64 KiB send buffer would limit the sender further, below the window.
 func TestAcceptWindowLimited(t *testing.T) {
-	l := newRouterLab(t, 1500, RouterSpec{AtoB: path215(), BtoA: path215(), Seed: 2}, BigTCPBuffers())
+	l := newRouterLab(t, 1500, RouterSpec{AtoB: path215(), BtoA: path215(), RandStart: 2}, BigTCPBuffers())
 	res := tcpBulk(t, l.Host("a"), l.Host("b"), tcpOpts{Duration: 5 * time.Second, RcvBuf: 32 << 10})
 	const ceiling = 65536 * 8 / 0.215
 	wnd, rtt, n := meanWindowRTT(res.Samples, func(s tcpInfo) (uint64, uint32) { return uint64(s.Snd_wnd), s.Rtt })
@@ -49,7 +49,7 @@ func TestAcceptWindowBDP(t *testing.T) {
 		t.Skip("10-second throughput test; skipped with -short")
 	}
 	goodput, ok := bestOf(t, 2, func(int) (float64, bool) {
-		l := newRouterLab(t, 1500, RouterSpec{AtoB: path215(), BtoA: path215(), Seed: 3}, BigTCPBuffers())
+		l := newRouterLab(t, 1500, RouterSpec{AtoB: path215(), BtoA: path215(), RandStart: 3}, BigTCPBuffers())
 		defer l.Close()
 		a := l.Host("a")
 		cc, _ := a.ReadSysctl("net.ipv4.tcp_congestion_control")

@@ -34,7 +34,7 @@ func TestAcceptWireperfReceiverDrain(t *testing.T) {
 	back := impair.Config{Delay: 9500 * time.Microsecond}
 	type figures struct{ total, intervals float64 }
 	got, ok := bestOf(t, 3, func(attempt int) (figures, bool) {
-		l := newRouterLab(t, 1500, RouterSpec{AtoB: path, BtoA: back, Seed: uint64(attempt) + 1}, BigTCPBuffers())
+		l := newRouterLab(t, 1500, RouterSpec{AtoB: path, BtoA: back, RandStart: uint64(attempt) + 1}, BigTCPBuffers())
 		defer l.Close()
 		a, b := l.Host("a"), l.Host("b")
 		sp := wpTCPSpec(6 * time.Second)
@@ -71,7 +71,7 @@ func TestAcceptWireperfReceiverDrain(t *testing.T) {
 func TestAcceptWireperfReverseFirstByte(t *testing.T) {
 	const rtt = 19 * time.Millisecond
 	path := impair.Config{Delay: rtt / 2, Rate: 622e6, Overhead: FramingEthernet.Overhead}
-	l := newRouterLab(t, 1500, RouterSpec{AtoB: path, BtoA: path, Seed: 7}, BigTCPBuffers())
+	l := newRouterLab(t, 1500, RouterSpec{AtoB: path, BtoA: path, RandStart: 7}, BigTCPBuffers())
 	a, b := l.Host("a"), l.Host("b")
 	sp := wpTCPSpec(2 * time.Second)
 	sp.Reverse = true

@@ -52,7 +52,7 @@ func wpGoodput(t *testing.T, res *result.Result) float64 {
 // within ±2 ms of 215 ms.
 func TestAcceptWireperfDelay(t *testing.T) {
 	const rtt = 215 * time.Millisecond
-	l := newRouterLab(t, 1500, RouterSpec{AtoB: path215(), BtoA: path215(), Seed: 1}, BigTCPBuffers())
+	l := newRouterLab(t, 1500, RouterSpec{AtoB: path215(), BtoA: path215(), RandStart: 1}, BigTCPBuffers())
 	a, b := l.Host("a"), l.Host("b")
 	res := wpRun(t, a, b, startServer(t, b), wpTCPSpec(2*time.Second), nil)
 	s, _ := wpSenderTCP(t, res)
@@ -86,7 +86,7 @@ func TestAcceptWireperfDelay(t *testing.T) {
 // stream more often than the window did. The window-limited case proper
 // stays with TestAcceptWindowLimited.
 func TestAcceptWireperfWindowLimited(t *testing.T) {
-	l := newRouterLab(t, 1500, RouterSpec{AtoB: path215(), BtoA: path215(), Seed: 2}, BigTCPBuffers())
+	l := newRouterLab(t, 1500, RouterSpec{AtoB: path215(), BtoA: path215(), RandStart: 2}, BigTCPBuffers())
 	a, b := l.Host("a"), l.Host("b")
 	sp := wpTCPSpec(5 * time.Second)
 	sp.Window = 32 << 10
@@ -136,7 +136,7 @@ func TestAcceptWireperfWindowBDP(t *testing.T) {
 		t.Skip("throughput test; the race detector slows the in-process router too much")
 	}
 	goodput, ok := bestOf(t, 2, func(int) (float64, bool) {
-		l := newRouterLab(t, 1500, RouterSpec{AtoB: path215(), BtoA: path215(), Seed: 3}, BigTCPBuffers())
+		l := newRouterLab(t, 1500, RouterSpec{AtoB: path215(), BtoA: path215(), RandStart: 3}, BigTCPBuffers())
 		defer l.Close()
 		a, b := l.Host("a"), l.Host("b")
 		res := wpRun(t, a, b, startServer(t, b), wpTCPSpec(10*time.Second), nil)

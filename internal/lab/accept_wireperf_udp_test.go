@@ -26,7 +26,7 @@ import (
 // and the function it returns right after the test.
 func wpUDPThroughRouter(t *testing.T, cfg impair.Config, sp spec.Spec, during func(*Lab) func()) (*result.Result, DirStats) {
 	t.Helper()
-	l := newRouterLab(t, 1500, RouterSpec{AtoB: cfg, Seed: 42}, nil)
+	l := newRouterLab(t, 1500, RouterSpec{AtoB: cfg, RandStart: 42}, nil)
 	wpBypassRouterForTCP(t, l)
 	a, b := l.Host("a"), l.Host("b")
 	port := startServer(t, b)

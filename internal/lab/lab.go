@@ -127,11 +127,11 @@ type Match struct {
 
 // RouterSpec places the impairment router on a host of a Topology.
 type RouterSpec struct {
-	Host string // the forwarding host, usually "r"
-	A, B string // its neighbours: traffic from A is impaired by AtoB, from B by BtoA
-	AtoB impair.Config
-	BtoA impair.Config
-	Seed uint64
+	Host      string // the forwarding host, usually "r"
+	A, B      string // its neighbours: traffic from A is impaired by AtoB, from B by BtoA
+	AtoB      impair.Config
+	BtoA      impair.Config
+	RandStart uint64
 	// TxQueueLen of the TUN devices; 0 means DefaultTxQueueLen.
 	TxQueueLen int
 }
@@ -365,13 +365,13 @@ func checkName(name string) error {
 // Config describes a persistent lab made by Up: a ─ r ─ b with the
 // impairment router in r.
 type Config struct {
-	RTT     time.Duration // round-trip delay; each direction gets half
-	Jitter  time.Duration // per direction
-	Rate    float64       // rate cap per direction, bit/s; 0 for none
-	Loss    float64       // per direction, 0..1
-	Reorder float64       // per direction, 0..1
-	MTU     int           // 0 means 1500
-	Seed    uint64        // 0 picks one from the clock (shown in Status)
+	RTT       time.Duration // round-trip delay; each direction gets half
+	Jitter    time.Duration // per direction
+	Rate      float64       // rate cap per direction, bit/s; 0 for none
+	Loss      float64       // per direction, 0..1
+	Reorder   float64       // per direction, 0..1
+	MTU       int           // 0 means 1500
+	RandStart uint64        // 0 picks one from the clock (shown in Status)
 	// AtoB and BtoA, when not nil, replace the per-direction settings built
 	// from the fields above.
 	AtoB, BtoA *impair.Config
@@ -421,7 +421,7 @@ type Info struct {
 	Addrs      map[string]string `json:"addrs"`      // host → IPv4 address
 	AtoB       string            `json:"a_to_b"`     // impair.Config.String()
 	BtoA       string            `json:"b_to_a"`
-	Seed       uint64            `json:"seed"`
+	RandStart  uint64            `json:"rand_start"`
 	MTU        int               `json:"mtu"`
 	RouterPID  int               `json:"router_pid"`
 	StatusFile string            `json:"status_file"`
@@ -440,7 +440,7 @@ func (i *Info) NextSteps(prog string) string {
 		return i.senderSteps(prog)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "lab %q is up: a (%s) ─ r ─ b (%s), MTU %d, seed %d\n", i.Name, i.Addrs["a"], i.Addrs["b"], i.MTU, i.Seed)
+	fmt.Fprintf(&b, "lab %q is up: a (%s) ─ r ─ b (%s), MTU %d, rand-start %d\n", i.Name, i.Addrs["a"], i.Addrs["b"], i.MTU, i.RandStart)
 	fmt.Fprintf(&b, "  a→b: %s\n  b→a: %s\n", i.AtoB, i.BtoA)
 	fmt.Fprintf(&b, "next:\n")
 	fmt.Fprintf(&b, "  %s lab exec %s b -- %s -s\n", prog, i.Name, prog)

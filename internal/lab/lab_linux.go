@@ -349,7 +349,7 @@ func (l *Lab) build() error {
 			IfaceB:     l.hosts[rs.Host].ifaces[rs.B],
 			AtoB:       rs.AtoB,
 			BtoA:       rs.BtoA,
-			Seed:       rs.Seed,
+			RandStart:  rs.RandStart,
 			TxQueueLen: rs.TxQueueLen,
 			Logf:       l.logf,
 		})

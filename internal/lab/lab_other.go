@@ -33,7 +33,7 @@ type RouterConfig struct {
 	NetNS          string
 	IfaceA, IfaceB string
 	AtoB, BtoA     impair.Config
-	Seed           uint64
+	RandStart      uint64
 	MTU            int
 	TxQueueLen     int
 	MemoryLimit    int64

@@ -190,7 +190,7 @@ func TestUpDown(t *testing.T) {
 	t.Cleanup(func() { StateDir = old })
 	name := fmt.Sprintf("t%d", os.Getpid()%100000)
 	t.Cleanup(func() { _ = Down(name) })
-	info, err := Up(name, Config{RTT: 20 * time.Millisecond, Loss: 0.01, MTU: 1500, Seed: 11,
+	info, err := Up(name, Config{RTT: 20 * time.Millisecond, Loss: 0.01, MTU: 1500, RandStart: 11,
 		RouterCommand: []string{os.Args[0], "lab-router-helper", StateDir}})
 	if err != nil {
 		t.Fatal(err)

@@ -64,9 +64,9 @@ func Up(name string, cfg Config) (*Info, error) {
 	if mtu == 0 {
 		mtu = 1500
 	}
-	seed := cfg.Seed
-	if seed == 0 {
-		seed = uint64(time.Now().UnixNano())
+	start := cfg.RandStart
+	if start == 0 {
+		start = uint64(time.Now().UnixNano())
 	}
 	argv := cfg.RouterCommand
 	if len(argv) == 0 {
@@ -104,7 +104,7 @@ func Up(name string, cfg Config) (*Info, error) {
 		Addrs:      map[string]string{},
 		AtoB:       atob.String(),
 		BtoA:       btoa.String(),
-		Seed:       seed,
+		RandStart:  start,
 		MTU:        mtu,
 		StatusFile: stateFile(name, ".status.json"),
 		LogFile:    stateFile(name, ".log"),
@@ -117,7 +117,7 @@ func Up(name string, cfg Config) (*Info, error) {
 	}
 	rc := RouterConfig{
 		NetNS: r.NS, IfaceA: r.Iface(routerA), IfaceB: r.Iface("b"),
-		AtoB: atob, BtoA: btoa, Seed: seed, MTU: mtu,
+		AtoB: atob, BtoA: btoa, RandStart: start, MTU: mtu,
 		StatusFile: info.StatusFile, StatusInterval: time.Second,
 	}
 	if err := writeJSON(stateFile(name, ".json"), persisted{Info: info, Router: rc}); err != nil {

@@ -53,9 +53,9 @@ type RouterConfig struct {
 	// AtoB and BtoA are the impairments.
 	AtoB impair.Config `json:"a_to_b"`
 	BtoA impair.Config `json:"b_to_a"`
-	// Seed for the random decisions; the same seed and traffic give the
+	// RandStart is where the random decisions start; the same start and traffic give the
 	// same decisions.
-	Seed uint64 `json:"seed"`
+	RandStart uint64 `json:"rand_start"`
 	// MTU of the TUN devices; 0 means the larger MTU of IfaceA and IfaceB.
 	MTU int `json:"mtu,omitempty"`
 	// TxQueueLen of the TUN devices; 0 means DefaultTxQueueLen.
@@ -259,7 +259,7 @@ func StartRouter(cfg RouterConfig) (*Router, error) {
 	}
 
 	for i, c := range []impair.Config{cfg.AtoB, cfg.BtoA} {
-		d, err := impair.NewDirection[seg](c, cfg.Seed, uint64(i+1))
+		d, err := impair.NewDirection[seg](c, cfg.RandStart, uint64(i+1))
 		if err != nil {
 			return nil, err
 		}
@@ -323,8 +323,8 @@ func StartRouter(cfg RouterConfig) (*Router, error) {
 		r.wg.Add(1)
 		go r.statusLoop()
 	}
-	r.logf("lab: router up in %s: %s→%s→%s→%s, a→b %s, b→a %s, seed %d, MTU %d, txqueuelen %d",
-		cfg.NetNS, cfg.IfaceA, tunA, tunB, cfg.IfaceB, cfg.AtoB, cfg.BtoA, cfg.Seed, cfg.MTU, cfg.TxQueueLen)
+	r.logf("lab: router up in %s: %s→%s→%s→%s, a→b %s, b→a %s, rand-start %d, MTU %d, txqueuelen %d",
+		cfg.NetNS, cfg.IfaceA, tunA, tunB, cfg.IfaceB, cfg.AtoB, cfg.BtoA, cfg.RandStart, cfg.MTU, cfg.TxQueueLen)
 	ok = true
 	return r, nil
 }

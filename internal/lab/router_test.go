@@ -16,7 +16,7 @@ import (
 func TestRouterTCPIntegrity(t *testing.T) {
 	fwd := impair.Config{Delay: 10 * time.Millisecond, Loss: 0.005, Reorder: 0.005, ReorderGap: 3, Duplicate: 0.005, Rate: 400e6}
 	back := impair.Config{Delay: 10 * time.Millisecond, Loss: 0.005}
-	l := newRouterLab(t, 1500, RouterSpec{AtoB: fwd, BtoA: back, Seed: 5}, BigTCPBuffers())
+	l := newRouterLab(t, 1500, RouterSpec{AtoB: fwd, BtoA: back, RandStart: 5}, BigTCPBuffers())
 	res := tcpBulk(t, l.Host("a"), l.Host("b"), tcpOpts{Duration: 3 * time.Second, Verify: true})
 	st, err := l.RouterStats()
 	if err != nil {
@@ -49,7 +49,7 @@ func TestRouterCapacity(t *testing.T) {
 	}
 	one := impair.Config{Delay: 107500 * time.Microsecond}
 	for _, mtu := range []int{1500, 9000} {
-		l := newRouterLab(t, mtu, RouterSpec{AtoB: one, BtoA: one, Seed: 9}, BigTCPBuffers())
+		l := newRouterLab(t, mtu, RouterSpec{AtoB: one, BtoA: one, RandStart: 9}, BigTCPBuffers())
 		res := tcpBulk(t, l.Host("a"), l.Host("b"), tcpOpts{Duration: 8 * time.Second})
 		var peak float64
 		for _, s := range res.Samples {
@@ -70,7 +70,7 @@ func TestRouterCapacity(t *testing.T) {
 	}
 	// UDP: one packet per read and per write.
 	for _, pps := range []int{40000, 85000} {
-		l := newRouterLab(t, 1500, RouterSpec{AtoB: one, BtoA: one, Seed: 9}, nil)
+		l := newRouterLab(t, 1500, RouterSpec{AtoB: one, BtoA: one, RandStart: 9}, nil)
 		start := time.Now()
 		res := udpStream(t, l.Host("a"), l.Host("b"), 2*pps, 1472, pps, 400*time.Millisecond)
 		el := time.Since(start) - 400*time.Millisecond

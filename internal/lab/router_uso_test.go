@@ -24,7 +24,7 @@ func TestRouterUDPOffload(t *testing.T) {
 		t.Skip("UDP segmentation offload on TUN devices needs Linux 6.2 or later")
 	}
 	fwd := impair.Config{Delay: time.Millisecond, Loss: 0.01}
-	l := newRouterLab(t, 1500, RouterSpec{AtoB: fwd, BtoA: impair.Config{Delay: time.Millisecond}, Seed: 11}, nil)
+	l := newRouterLab(t, 1500, RouterSpec{AtoB: fwd, BtoA: impair.Config{Delay: time.Millisecond}, RandStart: 11}, nil)
 	wpBypassRouterForTCP(t, l)
 	a, b := l.Host("a"), l.Host("b")
 	port := startServer(t, b)

@@ -91,8 +91,8 @@ func (i *Info) senderSteps(prog string) string {
 	if i.AccessRate > 0 {
 		access = units.RateString(i.AccessRate)
 	}
-	fmt.Fprintf(&b, "lab %q is up: %s, each on its own access link (%s) ─ s ─ r ─ b (%s), MTU %d, seed %d\n",
-		i.Name, strings.Join(senders, ", "), access, i.Addrs["b"], i.MTU, i.Seed)
+	fmt.Fprintf(&b, "lab %q is up: %s, each on its own access link (%s) ─ s ─ r ─ b (%s), MTU %d, rand-start %d\n",
+		i.Name, strings.Join(senders, ", "), access, i.Addrs["b"], i.MTU, i.RandStart)
 	fmt.Fprintf(&b, "  path s→b: %s\n  back b→s: %s\n", i.AtoB, i.BtoA)
 	fmt.Fprintf(&b, "next (K: a key file, `name key`, mode 600):\n")
 	fmt.Fprintf(&b, "  %s lab exec %s b -- %s -s\n", prog, i.Name, prog)

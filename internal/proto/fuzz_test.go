@@ -12,10 +12,10 @@ import (
 // client would: it must never panic, never return a frame over the cap,
 // and every message it accepts must decode or fail cleanly.
 func FuzzReadFrame(f *testing.F) {
-	var seed bytes.Buffer
-	_ = WriteFrame(&seed, TypeTestRequest, TestRequest{Spec: spec.Default()})
-	_ = WriteFrame(&seed, TypeEndReport, result.End{Role: result.RoleServer})
-	f.Add(seed.Bytes())
+	var corpus bytes.Buffer
+	_ = WriteFrame(&corpus, TypeTestRequest, TestRequest{Spec: spec.Default()})
+	_ = WriteFrame(&corpus, TypeEndReport, result.End{Role: result.RoleServer})
+	f.Add(corpus.Bytes())
 	f.Add(frameBytes(0xffffffff, 1, nil))
 	f.Add(frameBytes(3, 3, []byte(`{"message":"busy"}`)))
 	f.Add([]byte("WPRC\x00\x01\x00\x00"))

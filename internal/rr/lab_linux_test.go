@@ -30,7 +30,7 @@ func TestMain(m *testing.M) {
 func routerLab(t *testing.T, one impair.Config, sysctls map[string]string) *lab.Lab {
 	t.Helper()
 	topo := lab.Chain(1500, sysctls)
-	topo.Router = &lab.RouterSpec{Host: "r", A: "a", B: "b", AtoB: one, BtoA: one, Seed: 7}
+	topo.Router = &lab.RouterSpec{Host: "r", A: "a", B: "b", AtoB: one, BtoA: one, RandStart: 7}
 	return lab.New(t, topo)
 }
 

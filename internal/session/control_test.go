@@ -121,13 +121,13 @@ func (c readOnlyConn) Read(p []byte) (int, error) { return c.r.Read(p) }
 // FuzzControl feeds arbitrary bytes to the control reader in every state:
 // it must never panic, and a refused frame must close the connection.
 func FuzzControl(f *testing.F) {
-	var seed bytes.Buffer
-	_ = proto.WriteFrame(&seed, proto.TypeAuth, proto.Auth{User: "a", Nonce: make([]byte, 32)})
-	_ = proto.WriteFrame(&seed, proto.TypeTestRequest, proto.TestRequest{})
-	_ = proto.WriteFrame(&seed, proto.TypeStart, proto.Start{})
-	_ = proto.WriteFrame(&seed, proto.TypeEndReport, result.End{})
-	f.Add(seed.Bytes(), uint8(srvAwaitAuth))
-	f.Add(seed.Bytes(), uint8(cliRunning))
+	var corpus bytes.Buffer
+	_ = proto.WriteFrame(&corpus, proto.TypeAuth, proto.Auth{User: "a", Nonce: make([]byte, 32)})
+	_ = proto.WriteFrame(&corpus, proto.TypeTestRequest, proto.TestRequest{})
+	_ = proto.WriteFrame(&corpus, proto.TypeStart, proto.Start{})
+	_ = proto.WriteFrame(&corpus, proto.TypeEndReport, result.End{})
+	f.Add(corpus.Bytes(), uint8(srvAwaitAuth))
+	f.Add(corpus.Bytes(), uint8(cliRunning))
 	f.Fuzz(func(t *testing.T, data []byte, st uint8) {
 		state := ctlState(st%uint8(ctlClosed) + 1)
 		c := newControlConn(readOnlyConn{r: bytes.NewReader(data)}, state)

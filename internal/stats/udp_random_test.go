@@ -165,22 +165,22 @@ func groundTruth(ev []event, n int, late int64) truth {
 // against the ground truth of randomized impairments.
 func TestUDPReceiverRandomized(t *testing.T) {
 	tests := []struct {
-		name string
-		seed uint64
-		n    int
-		late time.Duration
-		lim  limits
+		name  string
+		start uint64
+		n     int
+		late  time.Duration
+		lim   limits
 	}{
-		{"seed 1", 1, 100_000, 2 * time.Millisecond, defaultLimits},
-		{"seed 2 long threshold", 2, 100_000, 20 * time.Millisecond, defaultLimits},
-		{"seed 3 growing window", 3, 100_000, 20 * time.Millisecond, limits{minWindow: 64, maxWindow: 1 << 27, maxGaps: 1 << 20, maxRuns: 1 << 20}},
+		{"rng 1", 1, 100_000, 2 * time.Millisecond, defaultLimits},
+		{"rng 2 long threshold", 2, 100_000, 20 * time.Millisecond, defaultLimits},
+		{"rng 3 growing window", 3, 100_000, 20 * time.Millisecond, limits{minWindow: 64, maxWindow: 1 << 27, maxGaps: 1 << 20, maxRuns: 1 << 20}},
 	}
 	if testing.Short() {
 		tests = tests[:1]
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rng := rand.New(rand.NewPCG(tt.seed, 99))
+			rng := rand.New(rand.NewPCG(tt.start, 99))
 			late := int64(tt.late)
 			ev := impair(rng, tt.n, late, 50*ms)
 			want := groundTruth(ev, tt.n, late)

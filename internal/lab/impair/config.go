@@ -2,7 +2,7 @@
 // pipeline that decides, for every packet, whether it is lost, duplicated,
 // queued behind a rate cap, delayed, jittered or re-ordered, and when it
 // leaves. It has no operating-system dependencies: time is an int64
-// nanosecond clock passed in by the caller, randomness comes from a seeded
+// nanosecond clock passed in by the caller, randomness comes from a
 // PCG generator, and packets are opaque values of a type parameter. The
 // Linux TUN router in package lab drives it with real packets and a
 // monotonic clock; the unit tests drive it with a fake clock.

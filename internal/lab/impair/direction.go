@@ -111,16 +111,16 @@ type held[P any] struct {
 }
 
 // NewDirection returns a Direction for cfg whose random decisions come from
-// a PCG generator seeded with (seed, stream). The same configuration, seed,
+// a PCG generator started at (start, stream). The same configuration, start,
 // stream and sequence of (time, size) arrivals always give the same
 // decisions. Use a different stream for each direction of a path.
-func NewDirection[P any](cfg Config, seed, stream uint64) (*Direction[P], error) {
+func NewDirection[P any](cfg Config, start, stream uint64) (*Direction[P], error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	d := &Direction[P]{
 		cfg:  cfg,
-		rng:  rand.New(rand.NewPCG(seed, stream)),
+		rng:  rand.New(rand.NewPCG(start, stream)),
 		gap:  uint64(cfg.reorderGap()),
 		hold: int64(cfg.reorderHold()),
 		last: math.MinInt64,

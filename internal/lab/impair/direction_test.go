@@ -16,9 +16,9 @@ type out struct {
 // sim drives a Direction with a fake clock: packet i (its payload is i)
 // arrives at times[i] with the given size; Release runs before each arrival
 // and then at every due time until the Direction is empty.
-func sim(t *testing.T, cfg Config, seed uint64, times []int64, size int) ([]out, []Verdict, Counters) {
+func sim(t *testing.T, cfg Config, start uint64, times []int64, size int) ([]out, []Verdict, Counters) {
 	t.Helper()
-	d, err := NewDirection[int](cfg, seed, 7)
+	d, err := NewDirection[int](cfg, start, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,8 +282,8 @@ func TestGilbertElliottRuns(t *testing.T) {
 		{"elliott p=2% r=20% bad=90% good=0.1%", &GilbertElliott{P: 0.02, R: 0.2, LossBad: 0.9, LossGood: 0.001}},
 	}
 	for _, tc := range cases {
-		for seed := uint64(1); seed <= 5; seed++ {
-			_, vs, c := sim(t, Config{GE: tc.ge}, seed, evenly(n, time.Microsecond), 64)
+		for start := uint64(1); start <= 5; start++ {
+			_, vs, c := sim(t, Config{GE: tc.ge}, start, evenly(n, time.Microsecond), 64)
 			runs := lossRuns(vs)
 			total := 0
 			for _, r := range runs {
@@ -295,13 +295,13 @@ func TestGilbertElliottRuns(t *testing.T) {
 			mean := float64(total) / float64(len(runs))
 			want := tc.ge.ExpectedLossRun()
 			if math.Abs(mean-want) > 0.1*want {
-				t.Errorf("%s seed %d: mean loss run %.3f, want %.3f ± 10%%", tc.name, seed, mean, want)
+				t.Errorf("%s rand-start %d: mean loss run %.3f, want %.3f ± 10%%", tc.name, start, mean, want)
 			}
 			rate := float64(total) / n
 			if wr := tc.ge.ExpectedLossRate(); math.Abs(rate-wr) > 0.2*wr {
-				t.Errorf("%s seed %d: loss rate %.4f, want %.4f", tc.name, seed, rate, wr)
+				t.Errorf("%s rand-start %d: loss rate %.4f, want %.4f", tc.name, start, rate, wr)
 			}
-			if seed == 1 {
+			if start == 1 {
 				t.Logf("%s: %d runs, mean %.3f (model %.3f), loss %.4f (model %.4f)",
 					tc.name, len(runs), mean, want, rate, tc.ge.ExpectedLossRate())
 			}
@@ -414,11 +414,11 @@ func TestRepeatable(t *testing.T) {
 	a, va, ca := sim(t, cfg, 77, times, 1000)
 	b, vb, cb := sim(t, cfg, 77, times, 1000)
 	if !slices.Equal(a, b) || !slices.Equal(va, vb) || ca != cb {
-		t.Fatal("same seed gave different decisions")
+		t.Fatal("same start gave different decisions")
 	}
 	c, _, _ := sim(t, cfg, 78, times, 1000)
 	if slices.Equal(a, c) {
-		t.Fatal("different seeds gave identical runs")
+		t.Fatal("different starts gave identical runs")
 	}
 }
 
