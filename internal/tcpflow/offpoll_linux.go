@@ -4,25 +4,20 @@ import (
 	"io"
 	"net"
 	"os"
-	"runtime"
 	"sync"
 	"syscall"
 	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/wireperf/wireperf/internal/yield"
 )
 
 // pollWait is how long a blocked write or read waits before it looks at
 // the stream's deadline again: the most a Stop or an Abort waits to be
 // noticed.
 const pollWait = 20 * time.Millisecond
-
-// yieldEvery is how often a data loop on its own descriptor passes
-// through Go's scheduler: under the 10 ms after which the runtime's
-// monitor takes the P from a goroutine it finds in a system call, which
-// would cost a thread hand-off and wake the monitor often after it.
-const yieldEvery = 8 * time.Millisecond
 
 // ownedFD is a stream's own duplicate of its socket's descriptor, in
 // blocking mode and unknown to Go's poller (takeOver). The data loop uses
@@ -32,10 +27,10 @@ const yieldEvery = 8 * time.Millisecond
 type ownedFD struct {
 	mu      sync.RWMutex
 	fd      int
-	owned   bool // fd is the stream's; Go's descriptor is closed
-	running bool // the data loop may still use fd
-	closed  bool // Close was called
-	next    int64
+	owned   bool          // fd is the stream's; Go's descriptor is closed
+	running bool          // the data loop may still use fd
+	closed  bool          // Close was called
+	yield   yield.Yielder // the data loop's passes through the scheduler
 }
 
 // takeOver moves the data loop off Go's poller. Go registers the socket
@@ -110,10 +105,7 @@ func (s *Stream) blockingCall(trap uintptr, p []byte) (int, error) {
 		if d := s.deadline.Load(); d != 0 && now >= d {
 			return 0, os.ErrDeadlineExceeded
 		}
-		if now >= s.own.next {
-			s.own.next = now + int64(yieldEvery)
-			runtime.Gosched()
-		}
+		s.own.yield.At(now)
 		// A call that may block lets the runtime have the P
 		// (RawSyscall here measured no better, and would stall the
 		// goroutines queued on it).

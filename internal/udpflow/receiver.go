@@ -10,6 +10,7 @@ import (
 
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/stats"
+	"github.com/wireperf/wireperf/internal/yield"
 )
 
 // ReceiverConfig describes one receiving stream.
@@ -76,9 +77,9 @@ func (r *Receiver) Start(epoch time.Time) {
 func (r *Receiver) run() {
 	defer close(r.done)
 	defer r.io.close()
-	var y yielder
+	var y yield.Yielder
 	for {
-		y.at(time.Now().UnixNano())
+		y.At(time.Now().UnixNano())
 		segs, err := r.io.recv()
 		if err != nil {
 			if !(r.stopping.Load() && errors.Is(err, os.ErrDeadlineExceeded)) && !isTransientRecv(err) {

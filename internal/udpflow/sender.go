@@ -12,6 +12,7 @@ import (
 
 	"github.com/wireperf/wireperf/internal/pace"
 	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/yield"
 )
 
 // MinSlot is the shortest gap the rate pacer sleeps between sends. A
@@ -139,7 +140,7 @@ func (s *Sender) run(budget Budget) {
 	}
 	var seq uint64
 	var sends, slow, full int64
-	var y yielder
+	var y yield.Yielder
 	for !s.stopping.Load() {
 		n := batch
 		if s.rate != nil {
@@ -176,7 +177,7 @@ func (s *Sender) run(budget Budget) {
 			}
 		}
 		k, err := s.io.send(buf, size, n)
-		y.at(ns) // after the send: its datagrams carry ns
+		y.At(ns) // after the send: its datagrams carry ns
 		sends++
 		if slot > 0 && time.Since(now) > slot {
 			slow++

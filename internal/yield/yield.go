@@ -1,16 +1,19 @@
-package udpflow
+// Package yield is the rule by which a data loop that makes its own
+// system calls, out of Go's poller (UDP's and TCP's), passes through the
+// scheduler now and then.
+package yield
 
 import (
 	"runtime"
 	"time"
 )
 
-// yieldEvery is how often a send or receive loop passes through Go's
+// Every is how often a send or receive loop passes through Go's
 // scheduler: under its 10 ms preemption period (the monitor samples at
 // most every 10 ms, so a yield every 8 ms is always seen).
-const yieldEvery = 8 * time.Millisecond
+const Every = 8 * time.Millisecond
 
-// yielder lets a goroutine that runs a tight loop of system calls on a
+// Yielder lets a goroutine that runs a tight loop of system calls on a
 // locked thread pass through the scheduler now and then. Go's monitor
 // thread takes the P away from a goroutine that has not been scheduled
 // anew for 10 ms whenever it finds it in a system call, although it
@@ -19,14 +22,14 @@ const yieldEvery = 8 * time.Millisecond
 // while. A sender or a receiver woken thousands of times a second paid
 // that (~5,000 monitor wake-ups a second) for nothing; one Gosched every
 // few milliseconds costs a few hundred switches a second instead.
-type yielder struct{ next int64 }
+type Yielder struct{ next int64 }
 
-// at yields if the last yield was yieldEvery or more before now (ns on
+// At yields if the last yield was Every or more before now (ns on
 // any clock that only moves forward).
-func (y *yielder) at(now int64) {
+func (y *Yielder) At(now int64) {
 	if now < y.next {
 		return
 	}
-	y.next = now + int64(yieldEvery)
+	y.next = now + int64(Every)
 	runtime.Gosched()
 }
