@@ -67,10 +67,10 @@ func gridThresholds(t schedule.Thresholds) grid.Thresholds {
 	}
 }
 
-// figures are a PairStatus's values as the views take them: NaN and 0
+// pairFigures are a PairStatus's values as the views take them: NaN and 0
 // for what was not measured. A request-response test's RTT is its p50
 // and p99; a TCP test's is its mean, shown as both.
-func figures(p archive.PairStatus) (goodput, loss float64, p50, p99 time.Duration) {
+func pairFigures(p archive.PairStatus) (goodput, loss float64, p50, p99 time.Duration) {
 	goodput, loss = math.NaN(), math.NaN()
 	if p.GoodputBps != nil {
 		goodput = *p.GoodputBps
@@ -118,7 +118,7 @@ func (d *Daemon) gridView(ctx context.Context) (grid.Grid, error) {
 	}
 	g := grid.Grid{Title: "wireperf mesh", Generated: now, Refresh: time.Minute, Hosts: v.hosts, Tests: v.tests}
 	for _, p := range last {
-		goodput, loss, p50, p99 := figures(p)
+		goodput, loss, p50, p99 := pairFigures(p)
 		g.Cells = append(g.Cells, grid.Cell{Src: p.Source, Dst: p.Dest, Test: p.Test,
 			Direction: grid.Direction(direction(p.Direction)), State: p.State, Reason: p.Reason, At: p.At,
 			GoodputBps: goodput, LostPercent: loss, RTTp50: p50, RTTp99: p99, LastSuccess: p.LastSuccess})
@@ -144,7 +144,7 @@ func (d *Daemon) gridView(ctx context.Context) (grid.Grid, error) {
 				dir = schedule.Forward
 			}
 		}
-		goodput, loss, p50, p99 := figures(p)
+		goodput, loss, p50, p99 := pairFigures(p)
 		g.Histories[i].Points = append(g.Histories[i].Points, grid.Point{At: p.At, Direction: grid.Direction(dir),
 			State: p.State, Reason: p.Reason, GoodputBps: goodput, LostPercent: loss, RTTp50: p50, RTTp99: p99})
 	}
@@ -166,7 +166,7 @@ func (d *Daemon) metricsSnapshot(ctx context.Context) (meshmetrics.Snapshot, err
 		return snap, err
 	}
 	for _, p := range last {
-		goodput, loss, p50, p99 := figures(p)
+		goodput, loss, p50, p99 := pairFigures(p)
 		snap.Pairs = append(snap.Pairs, meshmetrics.Pair{Src: p.Source, Dst: p.Dest, Test: p.Test,
 			Direction: meshmetrics.Direction(direction(p.Direction)), At: p.At, GoodputBps: goodput,
 			LostPercent: loss, RTTp50: p50, RTTp99: p99, LastSuccess: p.LastSuccess})
