@@ -43,6 +43,7 @@ type linuxIO struct {
 	mmsgs    []mmsghdr
 	iovs     []unix.Iovec
 	deadline atomic.Int64 // unix ns at which receives end; 0: none
+	coalesce time.Duration // the wait before the next read (coalesce.go)
 
 	// The send path after takeOverSend (send_raw_linux.go).
 	sendTook bool

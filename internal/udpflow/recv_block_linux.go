@@ -82,6 +82,10 @@ func dupSocket(conn interface {
 // queued (MSG_WAITFORONE). It returns os.ErrDeadlineExceeded once the
 // deadline has passed.
 func (io *linuxIO) recvBlocking() (int, error) {
+	if d := io.coalesce; d > 0 {
+		io.coalesce = 0
+		_ = unix.Nanosleep(&unix.Timespec{Nsec: int64(d)}, nil)
+	}
 	for {
 		if d := io.deadline.Load(); d != 0 && time.Now().UnixNano() >= d {
 			return 0, os.ErrDeadlineExceeded
@@ -100,10 +104,13 @@ func (io *linuxIO) recvBlocking() (int, error) {
 			return 0, e
 		}
 		n := int(r)
+		bytes := 0
 		for i := 0; i < n; i++ {
 			io.recvMsgs[i].N = int(io.mmsgs[i].len)
 			io.recvMsgs[i].NN = int(io.mmsgs[i].hdr.Controllen)
+			bytes += io.recvMsgs[i].N
 		}
+		io.coalesce = coalesceWait(n, len(io.mmsgs), bytes, io.feat.KernelTimestamps)
 		return n, nil
 	}
 }
