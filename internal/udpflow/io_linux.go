@@ -42,7 +42,7 @@ type linuxIO struct {
 	rfd      int // -1: reads go through Go's poller
 	mmsgs    []mmsghdr
 	iovs     []unix.Iovec
-	deadline atomic.Int64 // unix ns at which receives end; 0: none
+	deadline atomic.Int64  // unix ns at which receives end; 0: none
 	coalesce time.Duration // the wait before the next read (coalesce.go)
 
 	// The send path after takeOverSend (send_raw_linux.go).
