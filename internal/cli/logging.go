@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // logOptions are the logging flags every command shares.
@@ -56,6 +57,10 @@ type runIO struct {
 	done func()
 }
 
+// sameSignal is how soon after a first signal a second counts as the
+// same one delivered twice.
+const sameSignal = time.Second
+
 func startRun(ctx context.Context, e env, lo logOptions, logfile string) (*runIO, error) {
 	log, err := lo.logger(e.stderr)
 	if err != nil {
@@ -71,7 +76,11 @@ func startRun(ctx context.Context, e env, lo logOptions, logfile string) (*runIO
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		<-ctx.Done()
-		stop()
+		// After the first signal a second one stops the process at once,
+		// but not one within sameSignal of it: a Ctrl-C reaches both a
+		// wrapper that passes signals on (lab exec) and its child, which
+		// then gets it twice, and must still record what it cut short.
+		time.AfterFunc(sameSignal, stop)
 	}()
 	return &runIO{log: log, out: out, ctx: ctx, done: func() { stop(); _ = closeOut() }}, nil
 }

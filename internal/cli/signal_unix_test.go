@@ -1,0 +1,42 @@
+//go:build unix
+
+package cli
+
+import (
+	"context"
+	"io"
+	"os"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// A Ctrl-C under lab exec reaches the command twice at once (the terminal
+// and lab exec both deliver it). The second must not kill the process
+// before it records what it cut short; if it did, this test's own
+// process would die here.
+func TestSignalDeliveredTwiceIsOne(t *testing.T) {
+	r, err := startRun(context.Background(), env{stdout: io.Discard, stderr: io.Discard}, logOptions{level: "warn", format: "text"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.done()
+	kill := func() {
+		if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kill()
+	select {
+	case <-r.ctx.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the run's context was not cancelled by SIGINT")
+	}
+	// The copy a wrapper passes on comes a little after the terminal's:
+	// this wait stands for the relay's delay, well inside sameSignal.
+	time.Sleep(sameSignal / 20)
+	kill()
+	time.Sleep(sameSignal / 20) // a signal that kills lands within this
+	// The process is alive to reach this line; a third signal after the
+	// window would stop it, which is what a user's second Ctrl-C means.
+}
