@@ -237,6 +237,20 @@ func runSweep(cmd *cobra.Command, e env, f *sweepFlags, args []string) error {
 		spec.ShuffleKey = stored.ShuffleKey
 		runs = spec.Plan()
 	}
+	rio, err := startRun(ctx, e, f.log, "")
+	if err != nil {
+		return err
+	}
+	defer rio.done()
+	if !f.dryRun {
+		// Held before the runs still missing are read, so that no other
+		// sweep runs them meanwhile.
+		release, err := holdCampaign(ctx, store, spec.Name, rio.log)
+		if err != nil {
+			return err
+		}
+		defer release()
+	}
 	states, err := store.States(ctx, spec.Name)
 	if err != nil {
 		return err
@@ -247,11 +261,6 @@ func runSweep(cmd *cobra.Command, e env, f *sweepFlags, args []string) error {
 		printPlan(e.stdout, spec, todo, defaultTime)
 		return nil
 	}
-	rio, err := startRun(ctx, e, f.log, "")
-	if err != nil {
-		return err
-	}
-	defer rio.done()
 	sw := &sweeper{e: e, f: f, spec: spec, store: store, points: points, total: len(runs), log: rio}
 	fmt.Fprintf(e.stdout, "campaign %s: %d runs, %d to run, order %s (shuffle key %d), archive %s\n",
 		spec.Name, len(runs), len(todo), spec.Order, spec.ShuffleKey, store.DSN())
