@@ -232,11 +232,9 @@ func runClient(ctx context.Context, e env, f *clientFlags, host string) error {
 		return err
 	}
 	if f.save { // an archive that can't be opened fails before the test, not after it
-		store, err := openArchive(ctx, f.db)
-		if err != nil {
+		if err := checkArchiveFor(ctx, f.db, ""); err != nil {
 			return err
 		}
-		_ = store.Close()
 	}
 	res, runErr := runTest(ctx, e, f, host, obs, log)
 	if err := f.tcpinfo.apply(res); err != nil && runErr == nil {

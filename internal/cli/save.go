@@ -45,12 +45,21 @@ func saveRun(ctx context.Context, db string, res *result.Result, runErr error, c
 	// A single run's ID: its start and command line.
 	sum := sha256.Sum256([]byte(rec.Started.UTC().Format(time.RFC3339Nano) + "\x00" + rec.Cmdline))
 	rec.ID = "s" + hex.EncodeToString(sum[:8])
+	return rec.ID, storeRun(ctx, db, rec)
+}
+
+// storeRun stores one run with a context of its own, so that a test cut
+// short by Ctrl-C, or a selftest that has stopped its server, is still
+// recorded.
+func storeRun(ctx context.Context, db string, rec *archive.Run) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
 	store, err := openArchive(ctx, db)
 	if err != nil {
-		return "", err
+		return err
 	}
 	defer store.Close()
-	return rec.ID, store.PutRun(ctx, rec)
+	return store.PutRun(ctx, rec)
 }
 
 // checkArchiveFor opens the archive that --save stores into, and checks
@@ -87,12 +96,7 @@ func saveAdvise(ctx context.Context, db, campaign string, rep *advise.Report, do
 	}
 	sum := sha256.Sum256([]byte(rec.Started.UTC().Format(time.RFC3339Nano) + "\x00" + rec.Cmdline + "\x00" + campaign))
 	rec.ID = "a" + hex.EncodeToString(sum[:8])
-	store, err := openArchive(ctx, db)
-	if err != nil {
-		return "", err
-	}
-	defer store.Close()
-	return rec.ID, store.PutRun(ctx, rec)
+	return rec.ID, storeRun(ctx, db, rec)
 }
 
 // saveUDPMon stores a udpmon sweep as one run: its -J document, with the
@@ -113,10 +117,5 @@ func saveUDPMon(ctx context.Context, db, campaign string, sw *udpmon.Sweep, runE
 	}
 	sum := sha256.Sum256([]byte(rec.Started.UTC().Format(time.RFC3339Nano) + "\x00" + rec.Cmdline + "\x00" + campaign))
 	rec.ID = "u" + hex.EncodeToString(sum[:8])
-	store, err := openArchive(ctx, db)
-	if err != nil {
-		return "", err
-	}
-	defer store.Close()
-	return rec.ID, store.PutRun(ctx, rec)
+	return rec.ID, storeRun(ctx, db, rec)
 }

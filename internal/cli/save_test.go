@@ -87,3 +87,26 @@ func TestClientSaveStoresTheRun(t *testing.T) {
 		t.Errorf("an archive that can't be opened: exit %d, stderr %q; want a failure before the test", code, stderr)
 	}
 }
+
+// A selftest stops its own server before it stores the run, and a
+// client cut short by Ctrl-C has a cancelled context: neither may lose
+// the run it printed.
+func TestSelftestSaveStoresTheRun(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "a.db")
+	code, _, stderr := runCLI("selftest", "-t", "0.5", "--save", "--db", db)
+	if code != 0 || !strings.Contains(stderr, "saved as run ") {
+		t.Fatalf("selftest --save: exit %d: %s", code, stderr)
+	}
+	runs := listRuns(t, "--db", db)
+	if len(runs) != 1 || runs[0].State != archive.StateFinished || runs[0].Summary["received_bits_per_second"] <= 0 {
+		t.Fatalf("stored %+v", runs)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := saveRun(ctx, db, nil, context.Canceled, []string{"wireperf", "client", "h", "--save"}); err != nil {
+		t.Fatalf("saving with a cancelled context: %v", err)
+	}
+	if n := len(listRuns(t, "--db", db)); n != 2 {
+		t.Fatalf("%d runs after the interrupted one, want 2", n)
+	}
+}

@@ -39,6 +39,11 @@ func selftest(ctx context.Context, e env, f *clientFlags) error {
 	if err := f.tcpinfo.prepare(&f.spec); err != nil {
 		return err
 	}
+	if f.save { // an archive that can't be opened fails before the test, not after it
+		if err := checkArchiveFor(ctx, f.db, ""); err != nil {
+			return err
+		}
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	srv := server.New(server.Config{
