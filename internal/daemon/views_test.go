@@ -1,44 +1,25 @@
 package daemon_test
 
 import (
-	"bytes"
 	"context"
-	"io"
 	"math"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
-	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 
 	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/daemon"
 	"github.com/wireperf/wireperf/internal/testutil/chromium"
+	"github.com/wireperf/wireperf/internal/testutil/promtest"
 )
 
 // get fetches path from d's API and returns its body.
 func get(t *testing.T, d *daemon.Daemon, path string) []byte {
 	t.Helper()
-	srv := httptest.NewServer(d.Mux())
-	defer srv.Close()
-	resp, err := http.Get(srv.URL + path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: status %d: %s", path, resp.StatusCode, body)
-	}
-	return body
+	return promtest.Get(t, d.Mux(), path)
 }
 
 // checkMetrics scrapes d's /metrics, parses it with Prometheus's own text
@@ -46,19 +27,8 @@ func get(t *testing.T, d *daemon.Daemon, path string) []byte {
 // finished runs' count and the schedule lag's observations.
 func checkMetrics(t *testing.T, d *daemon.Daemon, last []archive.PairStatus, finished int) {
 	t.Helper()
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := parser.TextToMetricFamilies(bytes.NewReader(get(t, d, "/metrics")))
-	if err != nil {
-		t.Fatalf("the text parser refuses /metrics: %v", err)
-	}
-	label := func(m *dto.Metric, name string) string {
-		for _, l := range m.GetLabel() {
-			if l.GetName() == name {
-				return l.GetValue()
-			}
-		}
-		return ""
-	}
+	fams := promtest.Scrape(t, d.Mux())
+	label := promtest.Label
 	goodput := fams["wireperf_mesh_goodput_bits_per_second"]
 	if goodput == nil {
 		t.Fatal("no wireperf_mesh_goodput_bits_per_second")

@@ -1,49 +1,26 @@
 package meshmetrics
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"io"
 	"math"
 	"net/http"
-	"net/http/httptest"
 	"runtime"
 	"testing"
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 	"go.uber.org/goleak"
+
+	"github.com/wireperf/wireperf/internal/testutil/promtest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// scrape fetches the handler's page and parses it with Prometheus's own
-// text parser.
+// scrape reads the handler's /metrics as Prometheus does.
 func scrape(t *testing.T, h http.Handler) map[string]*dto.MetricFamily {
 	t.Helper()
-	srv := httptest.NewServer(h)
-	defer srv.Close()
-	resp, err := http.Get(srv.URL + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("status %d: %s", resp.StatusCode, body)
-	}
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(bytes.NewReader(body))
-	if err != nil {
-		t.Fatalf("the text parser refuses the page: %v\n%s", err, body)
-	}
-	return fams
+	return promtest.Scrape(t, h)
 }
 
 func labels(m *dto.Metric) map[string]string {
