@@ -39,7 +39,7 @@ func taskArgs(t *schedule.Task) []any {
 	if len(t.Resources) > 0 {
 		res = jsonText(t.Resources)
 	}
-	return []any{t.ID, t.Name, t.Source, t.Dest, t.DestAddr, jsonText(t.Args), t.Direction(), string(t.Class),
+	return []any{t.ID, t.Name, t.Source, t.Dest, t.DestAddr, jsonText(t.Args), string(t.Direction()), string(t.Class),
 		ms(t.Duration), t.Start.UTC(), ms(t.Repeat), ms(t.Slip), ms(t.RandomSlip), nullTime(t.Until), t.MaxRuns,
 		boolInt(t.Paused), res, jsonText(t.Thresholds), t.Origin}
 }
@@ -309,7 +309,7 @@ func (r *SchedRun) Lag() (time.Duration, bool) {
 // NewSchedRun is a planned run of t, in state scheduled.
 func NewSchedRun(t *schedule.Task, r schedule.Run) *SchedRun {
 	return &SchedRun{ID: r.ID, TaskID: t.ID, Seq: r.Seq, Source: t.Source, Dest: t.Dest, Test: t.Name,
-		Direction: t.Direction(), Class: t.Class, Planned: r.Planned, Deadline: r.Deadline, State: StateScheduled}
+		Direction: string(t.Direction()), Class: t.Class, Planned: r.Planned, Deadline: r.Deadline, State: StateScheduled}
 }
 
 const schedRunColumns = `id, task_id, seq, source, dest, test, direction, class, planned, deadline, actual_start, ended, state, reason`

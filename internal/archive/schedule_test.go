@@ -134,7 +134,7 @@ func TestPlanTransitionQueries(t *testing.T) {
 				t.Fatalf("last results %v %v", last, err)
 			}
 			p := last[0]
-			if p.PairKey != (PairKey{"a", "b", "tput", schedule.Forward}) || p.State != StateAborted || p.Reason != "daemon restarted" ||
+			if p.PairKey != (PairKey{"a", "b", "tput", string(schedule.Forward)}) || p.State != StateAborted || p.Reason != "daemon restarted" ||
 				!p.At.Equal(s0.Add(100*time.Second)) || !p.LastSuccess.Equal(start.Add(5*time.Second)) || p.GoodputBps != nil {
 				t.Fatalf("last result %+v", p)
 			}

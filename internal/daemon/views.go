@@ -94,8 +94,8 @@ func pairFigures(p archive.PairStatus) (goodput, loss float64, p50, p99 time.Dur
 
 // direction is the grid's half of a cell: a bidirectional test is shown
 // as the source's data.
-func direction(dir string) string {
-	if dir == schedule.Reverse {
+func direction(dir string) schedule.Direction {
+	if schedule.Direction(dir) == schedule.Reverse {
 		return schedule.Reverse
 	}
 	return schedule.Forward
@@ -120,7 +120,7 @@ func (d *Daemon) gridView(ctx context.Context) (grid.Grid, error) {
 	for _, p := range last {
 		goodput, loss, p50, p99 := pairFigures(p)
 		g.Cells = append(g.Cells, grid.Cell{Src: p.Source, Dst: p.Dest, Test: p.Test,
-			Direction: grid.Direction(direction(p.Direction)), State: p.State, Reason: p.Reason, At: p.At,
+			Direction: direction(p.Direction), State: p.State, Reason: p.Reason, At: p.At,
 			GoodputBps: goodput, LostPercent: loss, RTTp50: p50, RTTp99: p99, LastSuccess: p.LastSuccess})
 	}
 	// One history per pair of hosts and test, both directions in it.
@@ -145,7 +145,7 @@ func (d *Daemon) gridView(ctx context.Context) (grid.Grid, error) {
 			}
 		}
 		goodput, loss, p50, p99 := pairFigures(p)
-		g.Histories[i].Points = append(g.Histories[i].Points, grid.Point{At: p.At, Direction: grid.Direction(dir),
+		g.Histories[i].Points = append(g.Histories[i].Points, grid.Point{At: p.At, Direction: dir,
 			State: p.State, Reason: p.Reason, GoodputBps: goodput, LostPercent: loss, RTTp50: p50, RTTp99: p99})
 	}
 	return g, nil
@@ -168,7 +168,7 @@ func (d *Daemon) metricsSnapshot(ctx context.Context) (meshmetrics.Snapshot, err
 	for _, p := range last {
 		goodput, loss, p50, p99 := pairFigures(p)
 		snap.Pairs = append(snap.Pairs, meshmetrics.Pair{Src: p.Source, Dst: p.Dest, Test: p.Test,
-			Direction: meshmetrics.Direction(direction(p.Direction)), At: p.At, GoodputBps: goodput,
+			Direction: direction(p.Direction), At: p.At, GoodputBps: goodput,
 			LostPercent: loss, RTTp50: p50, RTTp99: p99, LastSuccess: p.LastSuccess})
 	}
 	counts, err := d.store.StateCounts(ctx)

@@ -22,16 +22,17 @@ import (
 	"time"
 
 	"github.com/wireperf/wireperf/internal/report"
+	"github.com/wireperf/wireperf/internal/schedule"
 	"github.com/wireperf/wireperf/internal/units"
 )
 
 // Direction is which way a half-cell's data flowed: from the row's host
 // to the column's (Forward), or back in the same run (Reverse).
-type Direction string
+type Direction = schedule.Direction
 
 const (
-	Forward Direction = "forward"
-	Reverse Direction = "reverse"
+	Forward = schedule.Forward
+	Reverse = schedule.Reverse
 )
 
 // Grid is everything the page shows.

@@ -25,15 +25,16 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/wireperf/wireperf/internal/schedule"
 )
 
 // Direction is which way a pair's data flowed: from the source to the
 // destination (Forward), or back (Reverse, a test run with -R or both ways).
-type Direction string
+type Direction = schedule.Direction
 
 const (
-	Forward Direction = "forward"
-	Reverse Direction = "reverse"
+	Forward = schedule.Forward
+	Reverse = schedule.Reverse
 )
 
 // States are the run states, in the order a run goes through them.

@@ -37,11 +37,14 @@ func ParseClass(s string) (Class, error) {
 	return "", fmt.Errorf("class %q: want exclusive or background", s)
 }
 
-// Directions of a test, as the grid splits a cell.
+// Direction is which way a test's data flows. The grid's half-cells and
+// the mesh's metrics name it with these same values.
+type Direction string
+
 const (
-	Forward = "forward" // the source sends
-	Reverse = "reverse" // the destination sends (-R)
-	Bidir   = "bidir"
+	Forward Direction = "forward" // the source sends
+	Reverse Direction = "reverse" // the destination sends (-R)
+	Bidir   Direction = "bidir"
 )
 
 // Task is a test between two hosts and its repetition.
@@ -90,7 +93,7 @@ type Thresholds struct {
 }
 
 // Direction is the test's direction, from its flags.
-func (t *Task) Direction() string {
+func (t *Task) Direction() Direction {
 	for _, a := range t.Args {
 		switch {
 		case a == "--bidir":
