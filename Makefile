@@ -1,3 +1,4 @@
+SHELL := /bin/bash
 # Common tasks. `make test` is what CI runs after `go vet`.
 GO       ?= go
 FUZZTIME ?= 30s
@@ -35,9 +36,10 @@ test:
 	@echo "soak: bench/soak.sh for $(SOAK_SECS) s beside the race pass"
 	@bash bench/soak.sh $(BUILDDIR)/wireperf-soak $(SOAK_SECS) 30 >$(BUILDDIR)/soak.log 2>&1 & soak=$$!; \
 	rc=0; $(GO) test -race -count=1 $$($(GO) list ./... | grep -v '/internal/lab$$') || rc=$$?; \
+	echo "== race pass: $$SECONDS s"; \
 	if wait $$soak; then echo "== soak: flat"; else echo "== soak: FAILED"; rc=1; fi; \
 	cat $(BUILDDIR)/soak.log; exit $$rc
-	$(GO) test -count=1 -p 1 $(TIMED_PKGS)
+	@SECONDS=0; rc=0; $(GO) test -count=1 -p 1 $(TIMED_PKGS) || rc=$$?; echo "== timed pass: $$SECONDS s"; exit $$rc
 
 cross:
 	GOOS=darwin $(GO) build ./...
