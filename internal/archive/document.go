@@ -96,6 +96,13 @@ type docHostEnd struct {
 			System  float64 `json:"system"`
 			SoftIRQ float64 `json:"softirq"`
 		} `json:"cpus"`
+		Samples []struct {
+			T            float64 `json:"t"`
+			User         float64 `json:"user"`
+			System       float64 `json:"system"`
+			SoftIRQ      float64 `json:"softirq"`
+			MemUsedBytes int64   `json:"mem_used_bytes"`
+		} `json:"samples"`
 	} `json:"host_counters"`
 	RR *struct {
 		Points []struct {
@@ -349,7 +356,16 @@ func (p *Parsed) readHost(host string, e *docHostEnd) {
 	}
 	lj, _ := json.Marshal(limits)
 	p.Limits = append(p.Limits, HostLimits{Host: host, Hostname: e.Host.Hostname, Kernel: e.Host.System, Limits: string(lj)})
-	if hc := e.HostCounters; hc != nil && len(hc.CPUs) > 0 {
+	if hc := e.HostCounters; hc != nil && len(hc.Samples) > 0 {
+		// The host's use per interval, as the end sampled it.
+		for _, s := range hc.Samples {
+			hs := HostSample{Host: host, T: s.T, CPUUser: ptr(s.User), CPUSys: ptr(s.System), CPUSoftIRQ: ptr(s.SoftIRQ)}
+			if s.MemUsedBytes > 0 {
+				hs.MemUsed = ptr(s.MemUsedBytes)
+			}
+			p.Hosts = append(p.Hosts, hs)
+		}
+	} else if hc != nil && len(hc.CPUs) > 0 {
 		// The first entry is the whole machine when /proc/stat's "cpu" line is there.
 		c := hc.CPUs[0]
 		if c.Name != "cpu" {

@@ -21,7 +21,6 @@ import (
 	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/campaign"
 	"github.com/wireperf/wireperf/internal/emit"
-	"github.com/wireperf/wireperf/internal/hostmon"
 	"github.com/wireperf/wireperf/internal/rr/rrcontrol"
 	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/units"
@@ -582,10 +581,6 @@ func printPlan(w io.Writer, s *campaign.Spec, runs []campaign.Run, defaultTime t
 	fmt.Fprintf(w, "%d runs, estimated %s (order %s, pause %s)\n", len(runs), est.Round(time.Second), s.Order, s.Pause)
 }
 
-// hostSamplePeriod is how often a sweep samples this host's CPU and
-// memory during a run.
-const hostSamplePeriod = time.Second
-
 // runOverhead is the time a run takes beyond its test: connecting, the
 // server's report, storing.
 const runOverhead = time.Second
@@ -621,9 +616,7 @@ func (s *sweeper) run(ctx context.Context, r campaign.Run, attempt int) error {
 	for _, st := range r.Point.Settings {
 		rec.Axes[st.Axis] = archive.Axis{Num: st.Value.Num, Label: st.Value.Label}
 	}
-	sampler := hostmon.StartSampler(hostSamplePeriod)
 	doc, runErr := s.points[r.Point.Key()].run(ctx, s.e, r.Point.Target, s.log.log)
-	local := sampler.Stop()
 	rec.Ended = time.Now()
 	if len(doc) > 0 {
 		rec.Document, rec.DocumentFormat = doc, archive.FormatJSON
@@ -637,22 +630,6 @@ func (s *sweeper) run(ctx context.Context, r campaign.Run, attempt int) error {
 				runErr = errors.New(p.Error)
 			}
 		}
-	}
-	// This host's CPU and memory per period of the run replace its one
-	// whole-test CPU figure from the result; the remote host keeps that
-	// one. Each row covers the period that ends at its t.
-	if len(local) > 0 {
-		kept := rec.Hosts[:0]
-		for _, h := range rec.Hosts {
-			if h.Host != "local" {
-				kept = append(kept, h)
-			}
-		}
-		rec.Hosts = kept
-	}
-	for _, smp := range local {
-		rec.Hosts = append(rec.Hosts, archive.HostSample{Host: "local", T: smp.T.Seconds(),
-			CPUUser: smp.User, CPUSys: smp.System, CPUSoftIRQ: smp.SoftIRQ, MemUsed: smp.MemUsed})
 	}
 	rec.State = archive.StateFinished
 	switch {

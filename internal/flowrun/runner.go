@@ -179,6 +179,9 @@ func (r *Runner) cut(at, actual time.Duration) {
 		r.intervals = append(r.intervals, iv)
 	}
 	r.mu.Unlock()
+	if keep {
+		r.host.Sample() // the host's use over the same interval (hostcounters.go)
+	}
 	if keep && r.onInterval != nil {
 		r.onInterval(iv)
 	}

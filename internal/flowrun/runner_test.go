@@ -7,6 +7,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/hostmon"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/tcpflow"
@@ -259,5 +260,46 @@ func TestRunnerSharesTimelineAndBudget(t *testing.T) {
 		if got.Streams[i].Bytes != sent.Streams[i].Bytes {
 			t.Errorf("stream %d: received %d of %d", i+1, got.Streams[i].Bytes, sent.Streams[i].Bytes)
 		}
+	}
+}
+
+// With host counters asked for, the end samples its host as it cuts each
+// interval, and once more at its end unless that is the last cut.
+func TestRunnerSamplesTheHostPerInterval(t *testing.T) {
+	if _, err := hostmon.ReadCPUStat(); err != nil {
+		t.Skipf("no CPU counters here: %v", err)
+	}
+	s := spec.Default()
+	s.Duration = 3 * time.Second
+	s.HostCounters = true
+	for _, tc := range []struct {
+		name  string
+		last  time.Duration
+		times []float64
+	}{
+		{"ends on a boundary", 3 * time.Second, []float64{1, 2, 3}},
+		{"a drain past the last boundary", 3*time.Second + 400*time.Millisecond, []float64{1, 2, 3, 3.4}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			end := runClock(t, s, newClockFlow(1, false, 1000, tc.last))
+			hc := end.HostCounters
+			if hc == nil || len(hc.Samples) != len(tc.times) {
+				t.Fatalf("host samples %+v, want at %v s", hc, tc.times)
+			}
+			for i, smp := range hc.Samples {
+				if math.Abs(smp.T-tc.times[i]) > 1e-6 {
+					t.Errorf("sample %d at %v s, want %v", i, smp.T, tc.times[i])
+				}
+				for _, v := range []float64{smp.User, smp.System, smp.SoftIRQ} {
+					if v < 0 || v > 100 || math.IsNaN(v) {
+						t.Errorf("sample %d: %+v: a share outside 0-100%%", i, smp)
+					}
+				}
+			}
+		})
+	}
+	s.HostCounters = false
+	if end := runClock(t, s, newClockFlow(1, false, 1000, time.Second)); end.HostCounters != nil {
+		t.Errorf("host counters without being asked: %+v", end.HostCounters)
 	}
 }

@@ -16,6 +16,21 @@ type HostCounters struct {
 	MemUsedBytes int64 `json:"mem_used_bytes,omitempty"`
 	// Unavailable says why some counters are missing (not Linux, say).
 	Unavailable string `json:"unavailable,omitempty"`
+	// Samples are the whole host's CPU split and memory in use at each
+	// interval's end, and at the test's: a receiver that was busy for
+	// part of a long test shows where.
+	Samples []HostSample `json:"samples,omitempty"`
+}
+
+// HostSample is the host's use over the period that ends at T seconds
+// after the test's start: CPU in percent of all the host's time, memory
+// in use at T.
+type HostSample struct {
+	T            float64 `json:"t"`
+	User         float64 `json:"user"`
+	System       float64 `json:"system"`
+	SoftIRQ      float64 `json:"softirq"`
+	MemUsedBytes int64   `json:"mem_used_bytes,omitempty"`
 }
 
 // CPUSplit is where one CPU's time went, in percent: user (with nice),
