@@ -3,7 +3,6 @@ package session_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"log/slog"
 	"runtime"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/wireperf/wireperf/internal/server"
 	"github.com/wireperf/wireperf/internal/session"
 	"github.com/wireperf/wireperf/internal/spec"
+	"github.com/wireperf/wireperf/internal/testutil/jsondoc"
 )
 
 // TestLimitsCarryTheQdisc runs a short loopback test and reads its -J
@@ -49,22 +49,9 @@ func TestLimitsCarryTheQdisc(t *testing.T) {
 	if err := (&emit.JSON{W: &b}).Write(res); err != nil {
 		t.Fatal(err)
 	}
-	var doc struct {
-		Wireperf struct {
-			Result struct {
-				Local, Remote struct {
-					Limits map[string]any `json:"limits"`
-				}
-			} `json:"result"`
-		} `json:"wireperf"`
-	}
-	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
-		t.Fatal(err)
-	}
-	for end, l := range map[string]map[string]any{"local": doc.Wireperf.Result.Local.Limits, "remote": doc.Wireperf.Result.Remote.Limits} {
-		if l == nil {
-			t.Skipf("%s end: no kernel limits readable here", end)
-		}
+	doc := jsondoc.Decode(t, b.Bytes())
+	for _, end := range []string{"local", "remote"} {
+		l, _ := jsondoc.At(t, doc, "wireperf", "result", end, "limits").(map[string]any)
 		if q, _ := l["qdisc"].(string); q == "" || l["interface"] != "lo" || l["tcp_rmem"] == nil {
 			t.Errorf("%s end's limits %v: want the interface lo, its qdisc and the kernel's limits", end, l)
 		}
