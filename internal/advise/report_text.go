@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/wireperf/wireperf/internal/figures"
+	"github.com/wireperf/wireperf/internal/result"
 )
 
 // WriteText writes the report for people: what was measured, the
@@ -87,8 +88,8 @@ func (h Host) describe(what string) string {
 		if l.Congestion != "" {
 			parts = append(parts, l.Congestion)
 		}
-		if l.DefaultQdisc != "" {
-			parts = append(parts, "qdisc "+l.DefaultQdisc)
+		if q := qdiscText(l); q != "" {
+			parts = append(parts, q)
 		}
 	} else {
 		parts = append(parts, "kernel limits unknown (not reported)")
@@ -97,6 +98,21 @@ func (h Host) describe(what string) string {
 		parts = append(parts, fmt.Sprintf("route MTU %d", h.Socket.MTU))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// qdiscText names the root qdisc of the interface the test ran over, or
+// failing that the default new interfaces get (net.core.default_qdisc),
+// said as such: it need not be the one the test met.
+func qdiscText(l *result.Limits) string {
+	switch {
+	case l.Qdisc != "" && l.Interface != "":
+		return l.Interface + " qdisc " + l.Qdisc
+	case l.Qdisc != "":
+		return "qdisc " + l.Qdisc
+	case l.DefaultQdisc != "":
+		return "default qdisc " + l.DefaultQdisc
+	}
+	return ""
 }
 
 func (r *Measurement) describe() string {

@@ -1,10 +1,13 @@
 package archive
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
 	"testing"
+
+	"github.com/wireperf/wireperf/internal/result"
 )
 
 func readDoc(t *testing.T, name string) ([]byte, map[string]any) {
@@ -93,6 +96,56 @@ func TestParseRRDocument(t *testing.T) {
 	}
 	if !p.Wireperf || p.Started.IsZero() || len(p.Limits) != 2 || *p.Axes["length"].Num != 64 || s.LostPercent == nil {
 		t.Errorf("rr document: %+v", p)
+	}
+}
+
+// TestStoredLimitsCarryTheQdisc: the limits each end wrote (the interface
+// its test ran over and that interface's root qdisc among them) reach the
+// archive's host_limits as written, beside the MTU the streams add.
+func TestStoredLimitsCarryTheQdisc(t *testing.T) {
+	_, m := readDoc(t, "tcp-p2.json")
+	ends := path(m, "wireperf", "result").(map[string]any)
+	written := map[string]result.Limits{
+		"local":  {RmemMax: 4 << 20, Congestion: "bbr", DefaultQdisc: "fq_codel", Interface: "eth0", Qdisc: "tbf"},
+		"remote": {RmemMax: 8 << 20, Congestion: "cubic", DefaultQdisc: "fq_codel", Interface: "ens5", Qdisc: "mq"},
+	}
+	for host, l := range written {
+		ends[host].(map[string]any)["limits"] = l
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := ParseDocument(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, dsn := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			s := open(t, dsn)
+			run := sampleRun("5c3e9a01d2b4f678", "", 0)
+			run.Document, run.Limits = b, p.Limits
+			if err := s.PutRun(context.Background(), run); err != nil {
+				t.Fatal(err)
+			}
+			got, err := s.Get(context.Background(), run.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got.Limits) != len(written) {
+				t.Fatalf("stored limits %+v; want both ends", got.Limits)
+			}
+			for _, hl := range got.Limits {
+				var stored map[string]any
+				if err := json.Unmarshal([]byte(hl.Limits), &stored); err != nil {
+					t.Fatal(err)
+				}
+				w := written[hl.Host]
+				if stored["qdisc"] != w.Qdisc || stored["interface"] != w.Interface || stored["default_qdisc"] != w.DefaultQdisc {
+					t.Errorf("%s: stored limits %s; want qdisc %s on %s beside default_qdisc %s", hl.Host, hl.Limits, w.Qdisc, w.Interface, w.DefaultQdisc)
+				}
+			}
+		})
 	}
 }
 

@@ -4,6 +4,7 @@ package hostmon
 
 import (
 	"errors"
+	"net/netip"
 	"testing"
 )
 
@@ -17,6 +18,7 @@ func TestFallbacksUnsupported(t *testing.T) {
 		{"ReadIP", func() error { _, err := ReadIP(); return err }},
 		{"ReadCPUStat", func() error { _, err := ReadCPUStat(); return err }},
 		{"ReadInterrupts", func() error { _, err := ReadInterrupts(); return err }},
+		{"ReadRootQdisc", func() error { _, err := ReadRootQdisc(netip.MustParseAddr("127.0.0.1")); return err }},
 	}
 	for _, tt := range tests {
 		if err := tt.call(); !errors.Is(err, ErrUnsupported) {

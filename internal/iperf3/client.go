@@ -308,7 +308,7 @@ func (c *clientTest) run(ctx context.Context) (*result.Result, error) {
 	res := &result.Result{
 		Spec: c.spec, Token: c.cookie.String(), StartedAt: time.Now(),
 		ServerAddr: c.addr, ConnectHost: host, ConnectPort: port,
-		Local:  result.End{Role: result.RoleClient, Host: flowrun.LocalHost(), Limits: netsetup.LocalLimits()},
+		Local:  result.End{Role: result.RoleClient, Host: flowrun.LocalHost()},
 		Remote: result.End{Role: result.RoleServer, Host: peerHost("")},
 	}
 	for _, st := range c.streams {
@@ -319,6 +319,7 @@ func (c *clientTest) run(ctx context.Context) (*result.Result, error) {
 			ID: st.id, Sender: !st.sender, LocalAddr: st.remote, RemoteAddr: st.local,
 		})
 	}
+	res.Local.Limits = netsetup.StreamLimits(res.Local.Streams)
 	c.res = res
 	if c.cfg.Observer != nil {
 		c.cfg.Observer.Started(res)
@@ -343,7 +344,7 @@ func (c *clientTest) run(ctx context.Context) (*result.Result, error) {
 	}
 	waitDone(run, finishTimeout)
 	end, mine := finish(run, c.streams, result.RoleClient)
-	end.Limits = netsetup.LocalLimits()
+	end.Limits = netsetup.StreamLimits(end.Streams)
 	var theirs *Results
 	if testErr == nil {
 		theirs, testErr = c.exchangeResults(mine)

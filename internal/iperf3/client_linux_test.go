@@ -67,6 +67,9 @@ func TestClientAgainstIperf3TCP(t *testing.T) {
 			}
 			doc := srv.json(t)
 			checkAgainstIperf3Server(t, res, doc)
+			if l := res.Local.Limits; l != nil && (l.Interface != "lo" || l.Qdisc == "") {
+				t.Errorf("client's limits %+v: want lo and its root qdisc", *l)
+			}
 		})
 	}
 }

@@ -7,6 +7,7 @@ package netsetup
 
 import (
 	"net"
+	"net/netip"
 	"time"
 
 	"github.com/wireperf/wireperf/internal/hostmon"
@@ -85,6 +86,45 @@ func LocalLimits() *result.Limits {
 		TCPRmem: l.TCPRmem, TCPWmem: l.TCPWmem,
 		Congestion: l.Congestion, DefaultQdisc: l.DefaultQdisc,
 	}
+}
+
+// LimitsFor are LocalLimits with the interface that holds localAddr (a
+// socket's local "host:port", as a stream's LocalAddr, or a bare address)
+// and the kind of that interface's root qdisc. The lookup runs in the
+// calling thread's network namespace, where the caller's sockets are.
+// Without them the limits are still worth reporting: a failed lookup
+// leaves both empty.
+func LimitsFor(localAddr string) *result.Limits {
+	l := LocalLimits()
+	if l == nil {
+		return nil
+	}
+	addr, err := parseLocalAddr(localAddr)
+	if err != nil {
+		return l
+	}
+	if q, err := hostmon.ReadRootQdisc(addr); err == nil {
+		l.Interface, l.Qdisc = q.Interface, q.Kind
+	}
+	return l
+}
+
+// StreamLimits are LimitsFor the first data stream's local address: the
+// interface the test's data leaves by.
+func StreamLimits(streams []result.Stream) *result.Limits {
+	for _, s := range streams {
+		if s.LocalAddr != "" {
+			return LimitsFor(s.LocalAddr)
+		}
+	}
+	return LocalLimits()
+}
+
+func parseLocalAddr(s string) (netip.Addr, error) {
+	if ap, err := netip.ParseAddrPort(s); err == nil {
+		return ap.Addr(), nil
+	}
+	return netip.ParseAddr(s)
 }
 
 // TCPDrainLimit bounds how long a TCP receiver reads after the peer's

@@ -80,6 +80,12 @@ type Limits struct {
 	TCPWmem      [3]int64 `json:"tcp_wmem"`
 	Congestion   string   `json:"congestion_control,omitempty"`
 	DefaultQdisc string   `json:"default_qdisc,omitempty"`
+	// Interface holds the test's local address, and Qdisc is the kind of
+	// its root queueing discipline ("fq", "mq", "tbf", "noqueue"): what
+	// the test's packets actually met, where DefaultQdisc is only what
+	// new interfaces get. Empty where they could not be read.
+	Interface string `json:"interface,omitempty"`
+	Qdisc     string `json:"qdisc,omitempty"`
 }
 
 // CPU is the process CPU use of an end over the test, as percent of one

@@ -298,7 +298,7 @@ func (c *clientTest) connectStreams(ctx context.Context) error {
 	c.res = &result.Result{
 		Spec: c.spec, Token: c.accept.Token, StartedAt: time.Now(),
 		ServerAddr: c.addr, ConnectHost: c.cfg.Host, ConnectPort: c.cfg.Port,
-		Local:  result.End{Role: result.RoleClient, Host: flowrun.LocalHost(), Limits: netsetup.LocalLimits()},
+		Local:  result.End{Role: result.RoleClient, Host: flowrun.LocalHost()},
 		Remote: result.End{Role: result.RoleServer, Host: c.accept.Server, Limits: c.accept.Limits},
 	}
 	for _, f := range c.flows {
@@ -307,6 +307,7 @@ func (c *clientTest) connectStreams(ctx context.Context) error {
 			ID: f.ID(), Sender: f.Sender(), Socket: c.sockets[f.ID()], LocalAddr: local, RemoteAddr: remote,
 		})
 	}
+	c.res.Local.Limits = netsetup.StreamLimits(c.res.Local.Streams)
 	for _, ss := range ready.Streams {
 		c.res.Remote.Streams = append(c.res.Remote.Streams, result.Stream{
 			ID: ss.ID, Sender: !c.spec.ClientSendsOn(ss.ID), Socket: ss.Socket,
@@ -506,7 +507,7 @@ func (c *clientTest) run(ctx context.Context) (*result.Result, error) {
 	<-mergerDone // the server's intervals precede its final report
 	res.Local = end
 	res.Local.Intervals = m.local
-	res.Local.Limits = netsetup.LocalLimits()
+	res.Local.Limits = netsetup.StreamLimits(end.Streams)
 	if remote != nil {
 		_ = c.fw.send(proto.TypeEndReport, withoutIntervals(end))
 		remote.Intervals = m.remote

@@ -227,7 +227,7 @@ func (t *serverTest) run(client result.Host) (*result.Result, error) {
 	res := &result.Result{Spec: t.Request.Spec, Token: t.Admission.Token.String(), StartedAt: time.Now()}
 	res.Remote = result.End{Role: result.RoleClient, Host: client}
 	if err := t.fw.send(proto.TypeTestAccept, proto.TestAccept{
-		Token: t.Admission.Token.String(), Server: flowrun.LocalHost(), Limits: netsetup.LocalLimits(),
+		Token: t.Admission.Token.String(), Server: flowrun.LocalHost(), Limits: netsetup.LimitsFor(t.Conn.LocalAddr().String()),
 	}); err != nil {
 		return nil, err
 	}
@@ -265,7 +265,7 @@ func (t *serverTest) run(client result.Host) (*result.Result, error) {
 		}
 	}
 	end := run.Finish(result.RoleServer)
-	end.Limits = netsetup.LocalLimits()
+	end.Limits = netsetup.StreamLimits(end.Streams)
 	end.ConcurrentTests = t.Admission.Concurrent()
 	if testErr == nil {
 		testErr = run.FirstError()

@@ -1,0 +1,59 @@
+package session_test
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/wireperf/wireperf/internal/emit"
+	"github.com/wireperf/wireperf/internal/server"
+	"github.com/wireperf/wireperf/internal/session"
+	"github.com/wireperf/wireperf/internal/spec"
+	"github.com/wireperf/wireperf/internal/testutil/jsondoc"
+)
+
+// TestLimitsCarryTheQdisc runs a short loopback test and reads its -J
+// document: each end's limits name the interface of its data connection
+// (lo) and that interface's root qdisc, beside the kernel's limits.
+func TestLimitsCarryTheQdisc(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the interface's qdisc is read on Linux only")
+	}
+	srv := server.New(server.Config{
+		Bind: "127.0.0.1", Limits: server.DefaultLimits(), HandshakeTimeout: 2 * time.Second,
+		ShutdownGrace: 5 * time.Second, Logger: slog.New(slog.DiscardHandler),
+	})
+	if err := srv.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx) }()
+	t.Cleanup(func() { cancel(); <-served })
+
+	s := spec.Default()
+	s.Duration, s.Interval = 300*time.Millisecond, 0
+	s.Bytes = 64 << 20 // whichever comes first
+	runCtx, stop := context.WithTimeout(context.Background(), 20*time.Second)
+	defer stop()
+	res, err := session.RunClient(runCtx, session.ClientConfig{
+		Host: "127.0.0.1", Port: srv.Addr().Port, ConnectTimeout: 5 * time.Second, Spec: s,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := (&emit.JSON{W: &b}).Write(res); err != nil {
+		t.Fatal(err)
+	}
+	doc := jsondoc.Decode(t, b.Bytes())
+	for _, end := range []string{"local", "remote"} {
+		l, _ := jsondoc.At(t, doc, "wireperf", "result", end, "limits").(map[string]any)
+		if q, _ := l["qdisc"].(string); q == "" || l["interface"] != "lo" || l["tcp_rmem"] == nil {
+			t.Errorf("%s end's limits %v: want the interface lo, its qdisc and the kernel's limits", end, l)
+		}
+	}
+}
