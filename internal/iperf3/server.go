@@ -338,7 +338,7 @@ func (t *serverTest) run() (*result.Result, error) {
 	}
 	res := &result.Result{
 		Spec: s, Token: t.cookie.String(), StartedAt: time.Now(), ServerAddr: t.conn.LocalAddr().String(),
-		Local:  result.End{Role: result.RoleServer, Host: flowrun.LocalHost(), Limits: netsetup.LocalLimits()},
+		Local:  result.End{Role: result.RoleServer, Host: flowrun.LocalHost(), Limits: netsetup.LimitsFor(t.conn.LocalAddr().String())},
 		Remote: result.End{Role: result.RoleClient, Host: peerHost(t.params.ClientVersion)},
 	}
 	run := newRunner(s, t.streams, nil)
@@ -355,7 +355,7 @@ func (t *serverTest) run() (*result.Result, error) {
 	testErr := t.wait(run)
 	waitDone(run, finishTimeout)
 	end, mine := finish(run, t.streams, result.RoleServer)
-	end.Limits = netsetup.LocalLimits()
+	end.Limits = netsetup.StreamLimits(end.Streams)
 	end.ConcurrentTests = max(t.cfg.Registry.Running()-1, 0)
 	res.Local = end
 	if testErr == nil {

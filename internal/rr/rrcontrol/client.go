@@ -197,7 +197,7 @@ func (c *client) run(ctx context.Context) (*result.Result, error) {
 	c.res = &result.Result{
 		Spec: c.spec, Token: ctl.Accept().Token, StartedAt: time.Now(),
 		ServerAddr: ctl.Addr(), ConnectHost: c.cfg.Host, ConnectPort: c.cfg.Port,
-		Local:  result.End{Role: result.RoleClient, Host: flowrun.LocalHost(), Limits: netsetup.LocalLimits()},
+		Local:  result.End{Role: result.RoleClient, Host: flowrun.LocalHost(), Limits: netsetup.LimitsFor(ctl.TCP().LocalAddr().String())},
 		Remote: result.End{Role: result.RoleServer, Host: ctl.Accept().Server, Limits: ctl.Accept().Limits},
 	}
 	if err := ctl.Send(proto.TypeStart, proto.Start{}); err != nil {

@@ -3,6 +3,7 @@ package rrcontrol_test
 import (
 	"context"
 	"log/slog"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -71,6 +72,12 @@ func TestRRModesOverTheNativeProtocol(t *testing.T) {
 			lr, sr := res.Local.RR, res.Remote.RR
 			if lr == nil || sr == nil || len(lr.Points) != 2 {
 				t.Fatalf("reports: local %+v remote %+v", lr, sr)
+			}
+			// Both ends name the interface the test used (lo) and its qdisc.
+			for _, l := range []*result.Limits{res.Local.Limits, res.Remote.Limits} {
+				if runtime.GOOS == "linux" && (l == nil || l.Interface != "lo" || l.Qdisc == "") {
+					t.Errorf("limits %+v: want lo and its qdisc", l)
+				}
 			}
 			for i, p := range lr.Points {
 				if p.RequestSize != s.RRSizeList()[i] || p.ResponseSize != 200 || p.Completed != 300 || p.Lost != 0 {

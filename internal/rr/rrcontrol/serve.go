@@ -65,7 +65,7 @@ func Serve(ctx context.Context, t *session.AdmittedTest) (*result.Result, error)
 	res := &result.Result{Spec: req.Spec, Token: adm.Token.String(), StartedAt: time.Now()}
 	res.Remote = result.End{Role: result.RoleClient, Host: req.Client}
 	if err := s.Send(proto.TypeTestAccept, proto.TestAccept{
-		Token: adm.Token.String(), Server: flowrun.LocalHost(), Limits: netsetup.LocalLimits(),
+		Token: adm.Token.String(), Server: flowrun.LocalHost(), Limits: netsetup.LimitsFor(t.Conn.LocalAddr().String()),
 	}); err != nil {
 		return nil, err
 	}
@@ -304,7 +304,7 @@ wait:
 	if e := s.crrErr.Load(); testErr == nil && e != nil {
 		testErr = *e
 	}
-	end := result.End{Role: result.RoleServer, Host: flowrun.LocalHost(), Limits: netsetup.LocalLimits(), ConcurrentTests: s.Admission.Concurrent()}
+	end := result.End{Role: result.RoleServer, Host: flowrun.LocalHost(), Limits: netsetup.LimitsFor(s.Conn.LocalAddr().String()), ConcurrentTests: s.Admission.Concurrent()}
 	if cpu, err := hostmon.ProcessCPU(); err == nil && cpuErr == nil {
 		u, sy, t := hostmon.Usage(cpuStart, cpu)
 		end.CPU = result.CPU{UserPercent: u, SystemPercent: sy, TotalPercent: t}
