@@ -312,6 +312,16 @@ func TestCRRWorkersAreBounded(t *testing.T) {
 		t.Fatal("the first connection was turned away")
 	}
 	for i := 1; i < crrWorkers+crrQueue; i++ {
+		if i == crrWorkers {
+			// The workers take their connections off the queue; on a
+			// loaded machine not at once. Then the queue is all free.
+			for deadline := time.Now().Add(10 * time.Second); len(r.crr) > 0; {
+				if time.Now().After(deadline) {
+					t.Fatalf("the workers left %d connections queued", len(r.crr))
+				}
+				time.Sleep(time.Millisecond) // polling the queue, bounded
+			}
+		}
 		c, s := accept()
 		if !r.OfferCRR(s) {
 			t.Fatalf("connection %d turned away; the workers and the queue have room for %d", i, crrWorkers+crrQueue)
