@@ -48,6 +48,12 @@ func binEdges(width, omit, last float64) []float64 {
 		}
 		edges = append(edges, math.Min(at, last))
 	}
+	// A last bin shorter than a tenth of the width (the receivers' drain
+	// past the last full interval) joins the one before it, as a pair's
+	// own report puts such a tail in its totals: no rate over a sliver.
+	if n := len(edges); n > 2 && last-edges[n-2] < width/10 && math.Abs(edges[n-2]-omit) > eps {
+		edges = append(edges[:n-2], last)
+	}
 	return edges
 }
 

@@ -138,6 +138,21 @@ func TestAggregateCutsAtAnOmitBetweenIntervals(t *testing.T) {
 	if got, want := binEdges(1, 0, 2), []float64{0, 1, 2}; !slices.Equal(got, want) {
 		t.Fatalf("edges %v, want %v", got, want)
 	}
+	// The receivers' drain past the last full bin: a sliver joins the bin
+	// before it, a tenth or more stays a bin of its own, and the omitted
+	// start's end is never merged away.
+	for _, c := range []struct {
+		omit, last float64
+		want       []float64
+	}{
+		{0, 3.03, []float64{0, 1, 2, 3.03}},
+		{0, 3.2, []float64{0, 1, 2, 3, 3.2}},
+		{1, 1.05, []float64{0, 1, 1.05}},
+	} {
+		if got := binEdges(1, c.omit, c.last); !slices.Equal(got, c.want) {
+			t.Errorf("binEdges(1, %v, %v) = %v, want %v", c.omit, c.last, got, c.want)
+		}
+	}
 	// A pair started late spreads across the omit's end: every byte
 	// lands in some bin.
 	common := time.Unix(1_000_000, 0)
