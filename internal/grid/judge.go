@@ -65,33 +65,30 @@ func Judge(c Cell, t Test, now time.Time) Verdict {
 	}
 	v := Verdict{Colour: Green}
 	var red, amber []string
+	// check grades one figure against its red and amber bounds (0: none);
+	// below says that a figure under a bound is the bad side.
+	check := func(value, redAt, amberAt float64, below bool, name string, show func(float64) string) {
+		worse, word := func(b float64) bool { return value > b }, "above"
+		if below {
+			worse, word = func(b float64) bool { return value < b }, "below"
+		}
+		switch {
+		case redAt > 0 && worse(redAt):
+			red = append(red, fmt.Sprintf("%s %s %s %s", name, show(value), word, show(redAt)))
+		case amberAt > 0 && worse(amberAt):
+			amber = append(amber, fmt.Sprintf("%s %s %s %s", name, show(value), word, show(amberAt)))
+		}
+	}
 	th := t.Thresholds
 	if measured(c.GoodputBps) {
-		g := rate(c.GoodputBps)
-		switch {
-		case th.GoodputRedBps > 0 && c.GoodputBps < th.GoodputRedBps:
-			red = append(red, fmt.Sprintf("goodput %s below %s", g, rate(th.GoodputRedBps)))
-		case th.GoodputAmberBps > 0 && c.GoodputBps < th.GoodputAmberBps:
-			amber = append(amber, fmt.Sprintf("goodput %s below %s", g, rate(th.GoodputAmberBps)))
-		}
+		check(c.GoodputBps, th.GoodputRedBps, th.GoodputAmberBps, true, "goodput", rate)
 	}
 	if measured(c.LostPercent) {
-		l := percent(c.LostPercent)
-		switch {
-		case th.LossRedPercent > 0 && c.LostPercent > th.LossRedPercent:
-			red = append(red, fmt.Sprintf("loss %s above %s", l, percent(th.LossRedPercent)))
-		case th.LossAmberPercent > 0 && c.LostPercent > th.LossAmberPercent:
-			amber = append(amber, fmt.Sprintf("loss %s above %s", l, percent(th.LossAmberPercent)))
-		}
+		check(c.LostPercent, th.LossRedPercent, th.LossAmberPercent, false, "loss", percent)
 	}
 	if c.RTTp99 > 0 {
-		r := ms(c.RTTp99)
-		switch {
-		case th.RTTp99Red > 0 && c.RTTp99 > th.RTTp99Red:
-			red = append(red, fmt.Sprintf("RTT p99 %s above %s", r, ms(th.RTTp99Red)))
-		case th.RTTp99Amber > 0 && c.RTTp99 > th.RTTp99Amber:
-			amber = append(amber, fmt.Sprintf("RTT p99 %s above %s", r, ms(th.RTTp99Amber)))
-		}
+		check(float64(c.RTTp99), float64(th.RTTp99Red), float64(th.RTTp99Amber), false, "RTT p99",
+			func(x float64) string { return ms(time.Duration(x)) })
 	}
 	switch {
 	case len(red) > 0:
