@@ -6,20 +6,14 @@ import (
 	"html/template"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/wireperf/wireperf/internal/archive/archivetest"
 )
 
 // advise --save stores its report as a run of the campaign, and the
 // campaign's report page shows its verdict and advice.
 func TestAdviseSaveAndReport(t *testing.T) {
-	port := strconv.Itoa(startServer(t))
-	for name, db := range archivetest.Backends(t) {
-		t.Run(name, func(t *testing.T) { adviseSaveAndReport(t, port, db) })
-	}
+	eachArchive(t, adviseSaveAndReport)
 }
 
 func adviseSaveAndReport(t *testing.T, port, db string) {

@@ -9,18 +9,13 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/wireperf/wireperf/internal/archive/archivetest"
 )
 
 // A real campaign on loopback, stored in a SQLite archive, drawn as a
 // sweep and a heatmap; the heatmap's cells read back from its SVG are the
 // numbers `wireperf table` prints for the same pivot.
 func TestPlotCampaignFromArchive(t *testing.T) {
-	port := strconv.Itoa(startServer(t))
-	for name, db := range archivetest.Backends(t) {
-		t.Run(name, func(t *testing.T) { plotCampaign(t, port, db) })
-	}
+	eachArchive(t, plotCampaign)
 }
 
 func plotCampaign(t *testing.T, port, db string) {

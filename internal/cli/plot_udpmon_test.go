@@ -8,18 +8,13 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/wireperf/wireperf/internal/archive/archivetest"
 )
 
 // A UDP sizes × spacings campaign on loopback, stored in the archive and
 // drawn as a UDPmon figure: every drawn point is the archive's number for
 // its size and spacing, as `wireperf table` pivots it.
 func TestPlotUDPMonCampaignFromArchive(t *testing.T) {
-	port := strconv.Itoa(startServer(t))
-	for name, db := range archivetest.Backends(t) {
-		t.Run(name, func(t *testing.T) { plotUDPMonCampaign(t, port, db) })
-	}
+	eachArchive(t, plotUDPMonCampaign)
 }
 
 // udpmonTable is `wireperf table --rows spacing --cols length` of value,

@@ -25,6 +25,16 @@ type storedRun struct {
 	Summary  map[string]float64 `json:"summary"`
 }
 
+// eachArchive runs f against a loopback server, once for each archive
+// backend the tests can reach (archivetest.Backends), as a subtest.
+func eachArchive(t *testing.T, f func(t *testing.T, port, db string)) {
+	t.Helper()
+	port := strconv.Itoa(startServer(t))
+	for name, db := range archivetest.Backends(t) {
+		t.Run(name, func(t *testing.T) { f(t, port, db) })
+	}
+}
+
 func listRuns(t *testing.T, args ...string) []storedRun {
 	t.Helper()
 	code, out, stderr := runCLI(append([]string{"runs", "-J"}, args...)...)
