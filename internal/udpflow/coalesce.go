@@ -15,8 +15,11 @@ import "time"
 // datagram (SO_TIMESTAMPNS); a receiver that stamps at read time never
 // waits.
 const (
-	// coalesceBytes is the least a read must bring for the next to wait:
-	// a GSO send's worth, or 45 full-size datagrams.
+	// coalesceBytes is the least a read must bring for the next to wait.
+	// A GSO send carries at most gsoMaxBytes, and a read of plain
+	// datagrams at most recvBatch of them (46 KB at 1448 bytes), so a
+	// receiver waits only after reading two or more GRO messages at once:
+	// the sender is ahead of it.
 	coalesceBytes = 64 << 10
 	// coalesceDelay holds at 100 Gbit/s 625 kB, a small part of the
 	// receive buffer the receiver asks for.
