@@ -344,7 +344,7 @@ func (c *clientTest) run(ctx context.Context) (*result.Result, error) {
 	}
 	waitDone(run, finishTimeout)
 	end, mine := finish(run, c.streams, result.RoleClient)
-	end.Limits = netsetup.StreamLimits(end.Streams)
+	end.Limits = c.res.Local.Limits // read once the streams connected
 	var theirs *Results
 	if testErr == nil {
 		theirs, testErr = c.exchangeResults(mine)

@@ -355,7 +355,7 @@ func (t *serverTest) run() (*result.Result, error) {
 	testErr := t.wait(run)
 	waitDone(run, finishTimeout)
 	end, mine := finish(run, t.streams, result.RoleServer)
-	end.Limits = netsetup.StreamLimits(end.Streams)
+	end.Limits = res.Local.Limits // read when the test started
 	end.ConcurrentTests = max(t.cfg.Registry.Running()-1, 0)
 	res.Local = end
 	if testErr == nil {

@@ -505,9 +505,10 @@ func (c *clientTest) run(ctx context.Context) (*result.Result, error) {
 	}
 	close(localIv)
 	<-mergerDone // the server's intervals precede its final report
+	limits := res.Local.Limits // read once the streams connected
 	res.Local = end
 	res.Local.Intervals = m.local
-	res.Local.Limits = netsetup.StreamLimits(end.Streams)
+	res.Local.Limits = limits
 	if remote != nil {
 		_ = c.fw.send(proto.TypeEndReport, withoutIntervals(end))
 		remote.Intervals = m.remote

@@ -226,8 +226,10 @@ type serverTest struct {
 func (t *serverTest) run(client result.Host) (*result.Result, error) {
 	res := &result.Result{Spec: t.Request.Spec, Token: t.Admission.Token.String(), StartedAt: time.Now()}
 	res.Remote = result.End{Role: result.RoleClient, Host: client}
+	// Read once: the end report carries the same limits.
+	limits := netsetup.LimitsFor(t.Conn.LocalAddr().String())
 	if err := t.fw.send(proto.TypeTestAccept, proto.TestAccept{
-		Token: t.Admission.Token.String(), Server: flowrun.LocalHost(), Limits: netsetup.LimitsFor(t.Conn.LocalAddr().String()),
+		Token: t.Admission.Token.String(), Server: flowrun.LocalHost(), Limits: limits,
 	}); err != nil {
 		return nil, err
 	}
@@ -265,7 +267,7 @@ func (t *serverTest) run(client result.Host) (*result.Result, error) {
 		}
 	}
 	end := run.Finish(result.RoleServer)
-	end.Limits = netsetup.StreamLimits(end.Streams)
+	end.Limits = limits
 	end.ConcurrentTests = t.Admission.Concurrent()
 	if testErr == nil {
 		testErr = run.FirstError()
