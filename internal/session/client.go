@@ -504,7 +504,7 @@ func (c *clientTest) run(ctx context.Context) (*result.Result, error) {
 		}
 	}
 	close(localIv)
-	<-mergerDone // the server's intervals precede its final report
+	<-mergerDone               // the server's intervals precede its final report
 	limits := res.Local.Limits // read once the streams connected
 	res.Local = end
 	res.Local.Intervals = m.local
