@@ -205,12 +205,19 @@ schedules:
 	p99 := lags[(len(lags)*99+99)/100-1]
 	t.Logf("schedule lag of %d finished runs: p50 %v, p99 %v, max %v (a run waiting for its hosts counts its wait)",
 		len(lags), lags[len(lags)/2], p99, lags[len(lags)-1])
-	// The schedule's own lag: the runs that did not wait for another
-	// run's reservation (a finished run that waited says so in its reason).
+	// The schedule's own lag: how long after it could start each run
+	// started, that is after the later of its planned time and the end of
+	// the last run that shared a host with it (five 5 s tests in each 30 s
+	// fill the schedule, so most runs wait for the one before).
 	var own []time.Duration
 	// Runs of h2 planned while its daemon was down are taken at its return,
 	// late by design when still within their slip, and so are runs planned
-	// before a daemon had started: not the schedule's lag.
+	// before a daemon had started: not the schedule's lag. The schedule
+	// starts a run on time when its job was queued a whole lead ahead of
+	// it, so a run planned within the lead of its daemon's start (or h2's
+	// return) is a start-up run too: a clean-clone CI run saw one planned
+	// 32 ms after "daemon running" start 2.07 s late, its daemon's first
+	// planning and River's first fetch still under way.
 	h2Ready := backAt
 	for _, at := range readyAt("h2") {
 		if at.After(killedAt) {
@@ -219,25 +226,31 @@ schedules:
 	}
 	t.Logf("daemons running from %v; h2 back at %s", firstReady, h2Ready.Format("15:04:05.000"))
 	for _, r := range runs {
-		if r.Source == "h2" && r.Planned.After(killedAt) && r.Planned.Before(h2Ready) {
+		if r.Source == "h2" && r.Planned.After(killedAt) && r.Planned.Before(h2Ready.Add(daemon.DefaultLead)) {
 			continue
 		}
-		if r.Planned.Before(firstReady[r.Source]) {
+		if r.Planned.Before(firstReady[r.Source].Add(daemon.DefaultLead)) {
 			continue
 		}
-		if lag, ok := r.Lag(); ok && r.State == archive.StateFinished && r.Reason == "" {
-			own = append(own, lag)
+		if r.State != archive.StateFinished {
+			continue
+		}
+		free := freeAt(r, runs)
+		own = append(own, r.ActualStart.Sub(free))
+		if r.ActualStart.Sub(free) > time.Second {
+			t.Logf("%s %s→%s planned %s, free at %s, started %v after", r.ID, r.Source, r.Dest, r.Planned.Format("15:04:05"),
+				free.Format("15:04:05.000"), r.ActualStart.Sub(free))
 		}
 	}
-	if len(own) == 0 {
-		t.Log("every finished run waited for another: no lag of the schedule's own to check")
-	} else {
-		sort.Slice(own, func(i, j int) bool { return own[i] < own[j] })
-		op99 := own[(len(own)*99+99)/100-1]
-		t.Logf("lag of the %d finished runs that did not wait for a reservation: p50 %v, p99 %v", len(own), own[len(own)/2], op99)
-		if op99 > 2*time.Second {
-			t.Errorf("schedule lag p99 %v, want under 2 s", op99)
-		}
+	if len(own) < 10 {
+		t.Fatalf("only %d finished runs after the daemons' start-up: no schedule lag to check", len(own))
+	}
+	sort.Slice(own, func(i, j int) bool { return own[i] < own[j] })
+	op99 := own[(len(own)*99+99)/100-1]
+	t.Logf("the schedule's own lag (start − the later of planned and the hosts' release) of %d finished runs: p50 %v, p99 %v",
+		len(own), own[len(own)/2], op99)
+	if op99 > 2*time.Second {
+		t.Errorf("schedule lag p99 %v, want under 2 s", op99)
 	}
 	for _, r := range runs {
 		if lag, ok := r.Lag(); ok && lag > 25*time.Second {
@@ -290,4 +303,21 @@ func unixSocketDSN(t *testing.T, dsn string) string {
 	u.RawQuery = q.Encode()
 	u.Host = ""
 	return u.String()
+}
+
+// freeAt is when run r could start: its planned time, or the end of the
+// last exclusive run that shared a host with it and ended before r
+// started, if later.
+func freeAt(r *archive.SchedRun, runs []*archive.SchedRun) time.Time {
+	free := r.Planned
+	for _, o := range runs {
+		share := o.Source == r.Source || o.Source == r.Dest || o.Dest == r.Source || o.Dest == r.Dest
+		if o.ID == r.ID || !share || o.Ended.IsZero() || o.Ended.After(r.ActualStart) {
+			continue
+		}
+		if o.Ended.After(free) {
+			free = o.Ended
+		}
+	}
+	return free
 }

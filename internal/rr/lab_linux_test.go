@@ -85,13 +85,13 @@ func TestLabRRAt20ms(t *testing.T) {
 	port1 := rrtest.StartServer(t, l1.Host("b"))
 	l := routerLab(t, impair.Config{Delay: rtt / 2}, nil)
 	port := rrtest.StartServer(t, l.Host("b"))
-	var bases, rtts []float64
+	var bases, excess []float64
 	var last result.RRPoint
-	for range 3 {
+	for range 5 {
 		b, _ := labRR(t, l1, port1, spec.RRUDP, 40, rtt)
 		p, rep := labRR(t, l, port, spec.RRUDP, 40, 0)
 		bases = append(bases, b.RTT.P50-float64(small.Microseconds()))
-		rtts = append(rtts, p.RTT.P50)
+		excess = append(excess, p.RTT.P50-float64(rtt.Microseconds())-bases[len(bases)-1])
 		last = p
 		t.Logf("round: base %.1f µs; udp p50 RTT %.3f ms, network %.3f ms, server %.1f µs, forward OWD %.3f ms, backward %.3f ms, clock %+v",
 			bases[len(bases)-1], p.RTT.P50/1e3, p.NetworkRTT.P50/1e3, p.ServerTime.P50, p.ForwardOWD.P50/1e3, p.BackwardOWD.P50/1e3, *rep.Clock)
@@ -99,11 +99,16 @@ func TestLabRRAt20ms(t *testing.T) {
 			t.Errorf("udp: %d completed, %d lost", p.Completed, p.Lost)
 		}
 	}
-	base, got := median(bases), median(rtts)
+	// Each round's excess over 20 ms plus that round's own base: the two
+	// labs of one round share the machine's load at that moment, so the
+	// pair is compared, not the two medians taken apart (a clean-clone CI
+	// run missed by 0.07 ms comparing medians of rounds whose excess over
+	// their own base was 0.31, 0.78 and 0.46 ms).
+	base, over := median(bases), median(excess)
 	want := float64(rtt.Microseconds()) + base
-	t.Logf("udp: median p50 RTT %.3f ms, want %.3f ms ± 0.5 (20 ms + base %.1f µs)", got/1e3, want/1e3, base)
-	if math.Abs(got-want) > 500 {
-		t.Errorf("udp: p50 RTT %.3f ms is not within ±0.5 ms of %.3f ms", got/1e3, want/1e3)
+	t.Logf("udp: p50 RTT is 20 ms + its round's base %+.3f ms (median of rounds; median base %.1f µs)", over/1e3, base)
+	if math.Abs(over) > 500 {
+		t.Errorf("udp: p50 RTT is 20 ms + its round's base %+.3f ms, want within ±0.5 ms", over/1e3)
 	}
 	for _, owd := range []*result.Percentiles{last.ForwardOWD, last.BackwardOWD} {
 		if owd == nil || math.Abs(owd.P50-1e4-base/2) > 500 {
