@@ -9,7 +9,10 @@
 #
 # Each tool runs with its own defaults (wireperf writes 1 MiB blocks,
 # iperf3 128 KiB); LEN=1M (or any -l value) gives both the same block.
-# "per core" is wireperf's goodput per unit of CPU over iperf3's. MODES
+# "per core" is wireperf's goodput per unit of CPU over iperf3's.
+# "paired" is the median of each round's own ratio (the two tools ran
+# back to back, so they shared that moment's load) with its range: on a
+# shared machine it moves less than the ratio of the two medians. MODES
 # (default "single,-P 2,-R,--bidir") picks the modes, comma-separated.
 set -euo pipefail
 WP=${1:-./wireperf}
@@ -37,23 +40,33 @@ print(bps, c["host_total"] + c["remote_total"])'
 }
 
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-10s %14s %15s %7s %11s %13s %9s\n' mode "iperf3 Gbit/s" "wireperf Gbit/s" ratio "iperf3 CPU" "wireperf CPU" "per core"
+printf '%-10s %14s %15s %7s %11s %13s %9s  %s\n' mode "iperf3 Gbit/s" "wireperf Gbit/s" ratio "iperf3 CPU" "wireperf CPU" "per core" "paired ratio [range]"
 IFS=, read -r -a modes <<<"${MODES:-single,-P 2,-R,--bidir}"
 for mode in "${modes[@]}"; do
 	args=""
 	[ "$mode" != single ] && args=$mode
 	[ -n "${LEN:-}" ] && args="$args -l $LEN"
-	ip=() wp=() ipc=() wpc=()
-	for _ in $(seq "$ROUNDS"); do
-		read -r bps cpu < <("$IPERF3" -c 127.0.0.1 -p $P_IPERF -t "$SECS" $args -J | goodput)
-		ip+=("$bps") ipc+=("$cpu")
-		read -r bps cpu < <("$WP" -c 127.0.0.1 -p $P_WP -t "$SECS" $args -J | goodput)
-		wp+=("$bps") wpc+=("$cpu")
+	ip=() wp=() ipc=() wpc=() pr=()
+	for r in $(seq "$ROUNDS"); do
+		# Each tool goes first in every other round.
+		for tool in $( ((r % 2)) && echo "iperf3 wireperf" || echo "wireperf iperf3"); do
+			if [ "$tool" = iperf3 ]; then
+				read -r bps cpu < <("$IPERF3" -c 127.0.0.1 -p $P_IPERF -t "$SECS" $args -J | goodput)
+				ip+=("$bps") ipc+=("$cpu")
+			else
+				read -r bps cpu < <("$WP" -c 127.0.0.1 -p $P_WP -t "$SECS" $args -J | goodput)
+				wp+=("$bps") wpc+=("$cpu")
+			fi
+		done
+		pr+=("$(awk -v a="${ip[-1]}" -v b="${wp[-1]}" 'BEGIN {print b/a}')")
 	done
 	mi=$(printf '%s\n' "${ip[@]}" | median)
 	mw=$(printf '%s\n' "${wp[@]}" | median)
 	ci=$(printf '%s\n' "${ipc[@]}" | median)
 	cw=$(printf '%s\n' "${wpc[@]}" | median)
-	awk -v m="$mode" -v a="$mi" -v b="$mw" -v ci="$ci" -v cw="$cw" \
-		'BEGIN {printf "%-10s %14.2f %15.2f %7.2f %10.0f%% %12.0f%% %9.2f\n", m, a/1e9, b/1e9, b/a, ci, cw, (b/cw)/(a/ci)}'
+	mp=$(printf '%s\n' "${pr[@]}" | median)
+	lo=$(printf '%s\n' "${pr[@]}" | sort -g | head -1)
+	hi=$(printf '%s\n' "${pr[@]}" | sort -g | tail -1)
+	awk -v m="$mode" -v a="$mi" -v b="$mw" -v ci="$ci" -v cw="$cw" -v mp="$mp" -v lo="$lo" -v hi="$hi" \
+		'BEGIN {printf "%-10s %14.2f %15.2f %7.2f %10.0f%% %12.0f%% %9.2f  %.2f [%.2f-%.2f]\n", m, a/1e9, b/1e9, b/a, ci, cw, (b/cw)/(a/ci), mp, lo, hi}'
 done

@@ -13,8 +13,8 @@
 #
 #   IPERF3=/path/to/iperf3 bench/udp_pace.sh [path/to/wireperf] [seconds per run]
 #
-# ROUNDS=N repeats the paced runs N times; GSO=0 leaves out the GSO/GRO
-# part.
+# ROUNDS=N repeats the paced runs N times (0: none); GSO=0 leaves out the
+# GSO/GRO part, GSO_ROUNDS=N repeats it, LADDER="10g 20g ..." sets its rates.
 set -euo pipefail
 WP=${1:-./wireperf}
 SECS=${2:-5}
@@ -90,8 +90,29 @@ best() {
 	printf '  best %-21s %8.2f Gbit/s at < 0.5%% loss (-b %s)\n' "$name" "$(awk -v b="$top" 'BEGIN{print b/1e9}')" "$at"
 }
 
-echo "== GSO/GRO, highest goodput at < 0.5% loss, 3 s per run =="
-best "iperf3 --gsro" "10g 20g 40g 60g 80g" "$IPERF3" -c 127.0.0.1 -p $P_IPERF -u -l 1448 -t 3 -J --gsro
-I=$BEST
-best "wireperf (GSO/GRO)" "10g 20g 30g 40g 60g" "$WP" -c 127.0.0.1 -p $P_WP -u -l 1448 -t 3 -J
-printf '  ratio wireperf/iperf3 (GSO/GRO best): %s\n' "$(awk -v a="$BEST" -v b="$I" 'BEGIN{printf (b>0)?"%.2f":"n/a", a/b}')"
+# The same rate ladder for both tools; GSO_ROUNDS rounds, each tool first
+# in every other round. A round's ratio compares two ladders run back to
+# back (the same moment's load); the median of those ratios is the figure,
+# with its range: one ladder alone swings with whichever receiver first
+# crosses 0.5% loss on a shared machine.
+LADDER=${LADDER:-10g 20g 30g 40g 50g 60g 70g 80g}
+echo "== GSO/GRO, highest goodput at < 0.5% loss, 3 s per run, -b over: $LADDER =="
+ratios=()
+for r in $(seq "${GSO_ROUNDS:-1}"); do
+	for tool in $( ((r % 2)) && echo "iperf3 wireperf" || echo "wireperf iperf3"); do
+		if [ "$tool" = iperf3 ]; then
+			best "iperf3 --gsro" "$LADDER" "$IPERF3" -c 127.0.0.1 -p $P_IPERF -u -l 1448 -t 3 -J --gsro
+			I=$BEST
+		else
+			best "wireperf (GSO/GRO)" "$LADDER" "$WP" -c 127.0.0.1 -p $P_WP -u -l 1448 -t 3 -J
+			W=$BEST
+		fi
+	done
+	ratio=$(awk -v a="$W" -v b="$I" 'BEGIN{printf (b>0)?"%.2f":"n/a", a/b}')
+	printf '  round %d: ratio wireperf/iperf3 (GSO/GRO best): %s\n' "$r" "$ratio"
+	[ "$ratio" != n/a ] && ratios+=("$ratio")
+done
+if [ "${#ratios[@]}" -gt 0 ]; then
+	printf '  median of %d rounds: %s [%s-%s]\n' "${#ratios[@]}" "$(printf '%s\n' "${ratios[@]}" | median)" \
+		"$(printf '%s\n' "${ratios[@]}" | sort -g | head -1)" "$(printf '%s\n' "${ratios[@]}" | sort -g | tail -1)"
+fi

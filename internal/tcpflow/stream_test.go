@@ -41,10 +41,15 @@ func TestSendReceiveCountsAndHistogram(t *testing.T) {
 		t.Fatalf("errors: %v %v", tx.Err(), rx.Err())
 	}
 	var reads, bytes int64
+	seen := map[int]bool{}
 	for _, rl := range rx.ReadLengths() {
 		if rl.Length > 64<<10 || rl.Length < 1 {
 			t.Errorf("read length %d out of range", rl.Length)
 		}
+		if seen[rl.Length] {
+			t.Errorf("read length %d listed twice", rl.Length)
+		}
+		seen[rl.Length] = true
 		reads += rl.Count
 		bytes += int64(rl.Length) * rl.Count
 	}
