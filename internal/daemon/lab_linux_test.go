@@ -207,7 +207,7 @@ schedules:
 		len(lags), lags[len(lags)/2], p99, lags[len(lags)-1])
 	// The schedule's own lag: how long after it could start each run
 	// started, that is after the later of its planned time and the end of
-	// the last run that shared a host with it (five 5 s tests in each 30 s
+	// the last run that shared a host with it (six 5 s tests in each 30 s
 	// fill the schedule, so most runs wait for the one before).
 	var own []time.Duration
 	// Runs of h2 planned while its daemon was down are taken at its return,
@@ -306,8 +306,8 @@ func unixSocketDSN(t *testing.T, dsn string) string {
 }
 
 // freeAt is when run r could start: its planned time, or the end of the
-// last exclusive run that shared a host with it and ended before r
-// started, if later.
+// last run that shared a host with it and ended before r started, if
+// later (every run of the mesh lab is exclusive).
 func freeAt(r *archive.SchedRun, runs []*archive.SchedRun) time.Time {
 	free := r.Planned
 	for _, o := range runs {

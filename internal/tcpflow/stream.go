@@ -55,14 +55,14 @@ type Stream struct {
 	deadline atomic.Int64
 	own      ownedFD
 
-	readLens map[int]int64 // lengths of the reads that did not fill buf
-	fullLen  int           // len(buf): most reads fill it, counted in fullReads
-	fullRead int64
-	zero     *zeroSource   // -Z: send with sendfile from this file
-	sock     io.ReadWriter // the socket, through rawIO where it can
-	done     chan struct{}
-	errMu    sync.Mutex
-	err      error
+	readLens  map[int]int64 // lengths of the reads that did not fill buf
+	fullLen   int           // len(buf): most reads fill it, counted in fullReads
+	fullReads int64
+	zero      *zeroSource   // -Z: send with sendfile from this file
+	sock      io.ReadWriter // the socket, through rawIO where it can
+	done      chan struct{}
+	errMu     sync.Mutex
+	err       error
 }
 
 // NewStream wraps a connected socket.
@@ -158,7 +158,7 @@ func (s *Stream) receive(buf []byte) {
 			s.calls.Add(1)
 			s.lastNano.Store(now)
 			if n == s.fullLen { // a map update per read showed in profiles
-				s.fullRead++
+				s.fullReads++
 			} else {
 				s.readLens[n]++
 			}
@@ -241,8 +241,8 @@ const MaxReadLengths = 16
 // first, at most MaxReadLengths entries. Call it only after Done.
 func (s *Stream) ReadLengths() []result.ReadLength {
 	out := make([]result.ReadLength, 0, len(s.readLens)+1)
-	if s.fullRead > 0 {
-		out = append(out, result.ReadLength{Length: s.fullLen, Count: s.fullRead})
+	if s.fullReads > 0 {
+		out = append(out, result.ReadLength{Length: s.fullLen, Count: s.fullReads})
 	}
 	for l, c := range s.readLens {
 		out = append(out, result.ReadLength{Length: l, Count: c})

@@ -91,9 +91,9 @@ func newBatchIO(conn *net.UDPConn, size int, wantGSO bool) (batchIO, error) {
 // pages are mapped only when first written: a GRO receiver's 32 buffers
 // of 64 KiB are 512 pages, and on a VM whose page faults are slow the
 // first reads of a test took tens of milliseconds while the datagrams
-// queued. At 10 Gbit/s the shipped receiver lost 0.3-1.1% of a test's
-// datagrams, all in its first 100 ms, where one that prefaults lost none
-// (bench/RESULTS.md).
+// queued. At 10 Gbit/s a receiver that did not prefault lost up to 1.1%
+// of a test's datagrams, in its first 100 ms; one that prefaults lost
+// none there in 8 runs of 9 (bench/RESULTS.md).
 func prefault(b []byte) []byte {
 	page := os.Getpagesize()
 	for i := 0; i < len(b); i += page {
