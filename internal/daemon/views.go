@@ -92,6 +92,14 @@ func pairFigures(p archive.PairStatus) (goodput, loss float64, p50, p99 time.Dur
 	return goodput, loss, p50, p99
 }
 
+// lastFigures are a pair's last figures, for the grid's cell and for
+// /metrics alike.
+func lastFigures(p archive.PairStatus) schedule.PairFigures {
+	goodput, loss, p50, p99 := pairFigures(p)
+	return schedule.PairFigures{Src: p.Source, Dst: p.Dest, Test: p.Test, Direction: direction(p.Direction), At: p.At,
+		GoodputBps: goodput, LostPercent: loss, RTTp50: p50, RTTp99: p99, LastSuccess: p.LastSuccess}
+}
+
 // direction is the grid's half of a cell: a bidirectional test is shown
 // as the source's data.
 func direction(dir string) schedule.Direction {
@@ -118,10 +126,7 @@ func (d *Daemon) gridView(ctx context.Context) (grid.Grid, error) {
 	}
 	g := grid.Grid{Title: "wireperf mesh", Generated: now, Refresh: time.Minute, Hosts: v.hosts, Tests: v.tests}
 	for _, p := range last {
-		goodput, loss, p50, p99 := pairFigures(p)
-		g.Cells = append(g.Cells, grid.Cell{Src: p.Source, Dst: p.Dest, Test: p.Test,
-			Direction: direction(p.Direction), State: p.State, Reason: p.Reason, At: p.At,
-			GoodputBps: goodput, LostPercent: loss, RTTp50: p50, RTTp99: p99, LastSuccess: p.LastSuccess})
+		g.Cells = append(g.Cells, grid.Cell{Figures: lastFigures(p), State: p.State, Reason: p.Reason})
 	}
 	// One history per pair of hosts and test, both directions in it.
 	index := map[[3]string]int{}
@@ -166,10 +171,7 @@ func (d *Daemon) metricsSnapshot(ctx context.Context) (meshmetrics.Snapshot, err
 		return snap, err
 	}
 	for _, p := range last {
-		goodput, loss, p50, p99 := pairFigures(p)
-		snap.Pairs = append(snap.Pairs, meshmetrics.Pair{Src: p.Source, Dst: p.Dest, Test: p.Test,
-			Direction: direction(p.Direction), At: p.At, GoodputBps: goodput,
-			LostPercent: loss, RTTp50: p50, RTTp99: p99, LastSuccess: p.LastSuccess})
+		snap.Pairs = append(snap.Pairs, lastFigures(p))
 	}
 	counts, err := d.store.StateCounts(ctx)
 	if err != nil {

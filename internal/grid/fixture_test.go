@@ -72,8 +72,8 @@ func meshGrid() (Grid, map[halfKey]Colour) {
 			for _, dir := range []Direction{Forward, Reverse} {
 				tc := tcpCases[i%len(tcpCases)]
 				i++
-				c := Cell{Src: src, Dst: dst, Test: "tcp", Direction: dir, State: "finished", At: now.Add(-10 * time.Minute),
-					LostPercent: math.NaN(), RTTp50: 11 * time.Millisecond, RTTp99: 14 * time.Millisecond, LastSuccess: now.Add(-10 * time.Minute)}
+				c := Cell{State: "finished", Figures: Figures{Src: src, Dst: dst, Test: "tcp", Direction: dir, At: now.Add(-10 * time.Minute),
+					LostPercent: math.NaN(), RTTp50: 11 * time.Millisecond, RTTp99: 14 * time.Millisecond, LastSuccess: now.Add(-10 * time.Minute)}}
 				c, ok := tc.cell(c)
 				if ok {
 					if c.State != "finished" {
@@ -85,8 +85,8 @@ func meshGrid() (Grid, map[halfKey]Colour) {
 			}
 			uc := udpCases[j%len(udpCases)]
 			j++
-			c := Cell{Src: src, Dst: dst, Test: "latency", State: "finished", At: now.Add(-3 * time.Minute), GoodputBps: math.NaN(),
-				RTTp50: 4 * time.Millisecond, RTTp99: 6 * time.Millisecond, LastSuccess: now.Add(-3 * time.Minute)}
+			c := Cell{State: "finished", Figures: Figures{Src: src, Dst: dst, Test: "latency", At: now.Add(-3 * time.Minute), GoodputBps: math.NaN(),
+				RTTp50: 4 * time.Millisecond, RTTp99: 6 * time.Millisecond, LastSuccess: now.Add(-3 * time.Minute)}}
 			c, _ = uc.cell(c)
 			c.LastSuccess = c.At
 			g.Cells = append(g.Cells, c)
@@ -96,7 +96,7 @@ func meshGrid() (Grid, map[halfKey]Colour) {
 		}
 	}
 	// Outside the mesh: not shown.
-	g.Cells = append(g.Cells, Cell{Src: "gone-1", Dst: "ams-1", Test: "tcp", State: "failed", At: now})
+	g.Cells = append(g.Cells, Cell{Figures: Figures{Src: "gone-1", Dst: "ams-1", Test: "tcp", At: now}, State: "failed"})
 	return g, want
 }
 

@@ -77,21 +77,14 @@ type Thresholds struct {
 	StaleIntervals int
 }
 
-// Cell is the last run of one test from Src to Dst, in one direction. A
-// value not measured is NaN (goodput, loss) or zero (RTT, times).
+// Figures are a pair's last figures, as /metrics has them too.
+type Figures = schedule.PairFigures
+
+// Cell is the last run of one test from Src to Dst, in one direction.
 type Cell struct {
-	Src, Dst, Test string
-	// Direction is Forward when empty.
-	Direction Direction
+	Figures
 	// State is the run's state: finished, failed, missed or aborted.
 	State, Reason string
-	// At is when the run ran (or was due, for a missed one).
-	At          time.Time
-	GoodputBps  float64
-	LostPercent float64
-	RTTp50      time.Duration
-	RTTp99      time.Duration
-	LastSuccess time.Time
 }
 
 // History is one pair's past runs, both directions, for one test.
@@ -198,7 +191,7 @@ func Render(w io.Writer, g Grid) error {
 					for _, d := range dirs {
 						c, ok := cells[cellKey{src, dst, t.Name, d}]
 						if !ok {
-							c = Cell{Src: src, Dst: dst, Test: t.Name, Direction: d}
+							c = Cell{Figures: Figures{Src: src, Dst: dst, Test: t.Name, Direction: d}}
 						}
 						verdict := Judge(c, t, g.Generated)
 						tv.Counts[verdict.Colour]++

@@ -23,7 +23,7 @@ func TestJudge(t *testing.T) {
 	tcp := Test{Name: "tcp", Interval: 30 * time.Minute, Thresholds: Thresholds{GoodputAmberBps: 500e6, GoodputRedBps: 100e6,
 		LossAmberPercent: 0.1, LossRedPercent: 1, RTTp99Amber: 20 * time.Millisecond, RTTp99Red: 50 * time.Millisecond}}
 	fresh := now.Add(-5 * time.Minute)
-	ok := Cell{State: "finished", At: fresh, GoodputBps: 941e6, LostPercent: math.NaN()}
+	ok := Cell{Figures: Figures{At: fresh, GoodputBps: 941e6, LostPercent: math.NaN()}, State: "finished"}
 	with := func(f func(*Cell)) Cell { c := ok; f(&c); return c }
 	tests := []struct {
 		name   string
@@ -36,14 +36,14 @@ func TestJudge(t *testing.T) {
 		{"no run", Cell{}, tcp, Grey, "no result yet"},
 		{"two intervals old", with(func(c *Cell) { c.At = now.Add(-60 * time.Minute) }), tcp, Grey, "no result for 2 intervals of 30m (last 1h ago)"},
 		{"just under two intervals", with(func(c *Cell) { c.At = now.Add(-60*time.Minute + time.Second) }), tcp, Green, ""},
-		{"a failed run is stale too", Cell{State: "failed", At: now.Add(-2 * time.Hour)}, tcp, Grey, "no result for 2"},
+		{"a failed run is stale too", Cell{Figures: Figures{At: now.Add(-2 * time.Hour)}, State: "failed"}, tcp, Grey, "no result for 2"},
 		{"stale intervals set by the test", with(func(c *Cell) { c.At = now.Add(-80 * time.Minute) }),
 			Test{Interval: 30 * time.Minute, Thresholds: Thresholds{StaleIntervals: 3}}, Green, ""},
 		{"no interval: never stale", with(func(c *Cell) { c.At = now.Add(-1000 * time.Hour) }), Test{}, Green, ""},
-		{"failed", Cell{State: "failed", Reason: "connection refused", At: fresh}, tcp, Red, "last run failed: connection refused"},
-		{"missed", Cell{State: "missed", Reason: "no slot", At: fresh}, tcp, Amber, "last run missed: no slot"},
-		{"aborted", Cell{State: "aborted", At: fresh}, tcp, Amber, "last run aborted"},
-		{"unknown state", Cell{State: "running", At: fresh}, tcp, Grey, "last run running"},
+		{"failed", Cell{Figures: Figures{At: fresh}, State: "failed", Reason: "connection refused"}, tcp, Red, "last run failed: connection refused"},
+		{"missed", Cell{Figures: Figures{At: fresh}, State: "missed", Reason: "no slot"}, tcp, Amber, "last run missed: no slot"},
+		{"aborted", Cell{Figures: Figures{At: fresh}, State: "aborted"}, tcp, Amber, "last run aborted"},
+		{"unknown state", Cell{Figures: Figures{At: fresh}, State: "running"}, tcp, Grey, "last run running"},
 		{"goodput at the amber threshold", with(func(c *Cell) { c.GoodputBps = 500e6 }), tcp, Green, ""},
 		{"goodput below amber", with(func(c *Cell) { c.GoodputBps = 499e6 }), tcp, Amber, "goodput 499 Mbits/sec below 500 Mbits/sec"},
 		{"goodput below red", with(func(c *Cell) { c.GoodputBps = 99e6 }), tcp, Red, "goodput 99.0 Mbits/sec below 100 Mbits/sec"},
@@ -144,8 +144,8 @@ func TestRenderEveryPair(t *testing.T) {
 
 // The tooltip says the last values, and says them as Judge judged them.
 func TestTooltip(t *testing.T) {
-	c := Cell{Src: "a", Dst: "b", Test: "tcp", Direction: Reverse, State: "finished", At: now.Add(-time.Minute),
-		GoodputBps: 420e6, LostPercent: 0.25, RTTp50: 11 * time.Millisecond, RTTp99: 14500 * time.Microsecond, LastSuccess: now.Add(-time.Minute)}
+	c := Cell{State: "finished", Figures: Figures{Src: "a", Dst: "b", Test: "tcp", Direction: Reverse, At: now.Add(-time.Minute),
+		GoodputBps: 420e6, LostPercent: 0.25, RTTp50: 11 * time.Millisecond, RTTp99: 14500 * time.Microsecond, LastSuccess: now.Add(-time.Minute)}}
 	got := tooltip(c, tcpTest, Judge(c, tcpTest, now))
 	want := "a ← b, tcp (reverse)\namber: goodput 420 Mbits/sec below 500 Mbits/sec\nlast run 2026-12-01 11:59:00 UTC: finished\ngoodput 420 Mbits/sec\nloss 0.25%\nRTT p50 11 ms, p99 14.5 ms\nlast success 2026-12-01 11:59:00 UTC"
 	if got != want {
@@ -193,7 +193,7 @@ func TestHistoryJSON(t *testing.T) {
 func TestPageEscapes(t *testing.T) {
 	g := Grid{Title: "</title><script>x()</script>", Generated: now, Hosts: []string{"<b>a", "b"},
 		Tests:     []Test{{Name: "t</script>", Interval: time.Hour}},
-		Cells:     []Cell{{Src: "<b>a", Dst: "b", Test: "t</script>", State: "failed", Reason: `"><script>y()</script>`, At: now}},
+		Cells:     []Cell{{Figures: Figures{Src: "<b>a", Dst: "b", Test: "t</script>", At: now}, State: "failed", Reason: `"><script>y()</script>`}},
 		Histories: []History{{Src: "<b>a", Dst: "b", Test: "t</script>", Points: []Point{{At: now, State: "failed", Reason: "</script><script>z()"}}}}}
 	page := render(t, g)
 	for _, bad := range []string{"<script>x()", "<script>y()", "<script>z()", "<b>a"} {
@@ -247,7 +247,7 @@ func TestHandler(t *testing.T) {
 	// Without a time of its own, the grid is judged at the request's: a
 	// run three hours old of a test every half hour is grey.
 	g = Grid{Hosts: []string{"a", "b"}, Tests: []Test{tcpTest},
-		Cells: []Cell{{Src: "a", Dst: "b", Test: "tcp", State: "finished", At: time.Now().Add(-3 * time.Hour), GoodputBps: 941e6}}}
+		Cells: []Cell{{Figures: Figures{Src: "a", Dst: "b", Test: "tcp", At: time.Now().Add(-3 * time.Hour), GoodputBps: 941e6}, State: "finished"}}}
 	if _, body := get("GET"); !strings.Contains(body, `class="half grey" data-dir="forward"`) {
 		t.Error("a grid without its time is not judged at the request's")
 	}

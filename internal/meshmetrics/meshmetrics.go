@@ -56,19 +56,7 @@ type Snapshot struct {
 // Pair is the last result of one test from Src to Dst in one direction.
 // A value not measured is NaN (goodput, loss) or zero (RTT, times): it is
 // left out of the scrape rather than shown as zero.
-type Pair struct {
-	Src, Dst, Test string
-	// Direction is Forward when empty.
-	Direction Direction
-	// At is when the values below were measured.
-	At          time.Time
-	GoodputBps  float64
-	LostPercent float64
-	RTTp50      time.Duration
-	RTTp99      time.Duration
-	// LastSuccess is when the pair's last run finished successfully.
-	LastSuccess time.Time
-}
+type Pair = schedule.PairFigures
 
 // SnapshotFunc reads the snapshot; it is called once per scrape, and by
 // scrapes that overlap at the same time.
