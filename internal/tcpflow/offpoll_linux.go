@@ -100,6 +100,31 @@ func (s *Stream) blockingCall(trap uintptr, p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
+	return s.blocking(opName(trap), func() (uintptr, unix.Errno) {
+		v, _, e := unix.Syscall(trap, uintptr(s.own.fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+		return v, e
+	})
+}
+
+// sendZeros sends n bytes of the zero file from its start with sendfile
+// (-Z), through the stream's own descriptor as blockingCall does.
+func (b blockingIO) sendZeros(z *zeroSource, n int) (int, error) {
+	n = min(n, z.n)
+	if n == 0 {
+		return 0, nil
+	}
+	in := z.f.Fd()
+	return b.s.blocking("sendfile", func() (uintptr, unix.Errno) {
+		var off int64 // from the file's start each time; its own offset is not moved
+		v, _, e := unix.Syscall6(unix.SYS_SENDFILE, uintptr(b.s.own.fd), in, uintptr(unsafe.Pointer(&off)), uintptr(n), 0, 0)
+		return v, e
+	})
+}
+
+// blocking repeats call, which may sleep in the kernel up to the
+// socket's timeout, until it moves bytes or fails, looking at the
+// stream's deadline between tries.
+func (s *Stream) blocking(op string, call func() (uintptr, unix.Errno)) (int, error) {
 	for {
 		now := time.Now().UnixNano()
 		if d := s.deadline.Load(); d != 0 && now >= d {
@@ -109,13 +134,13 @@ func (s *Stream) blockingCall(trap uintptr, p []byte) (int, error) {
 		// A call that may block lets the runtime have the P
 		// (RawSyscall here measured no better, and would stall the
 		// goroutines queued on it).
-		v, _, e := unix.Syscall(trap, uintptr(s.own.fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+		v, e := call()
 		switch e {
 		case 0:
 			return int(v), nil
 		case unix.EAGAIN, unix.EINTR: // the timeout, with nothing moved: look at the deadline
 		default:
-			return 0, &net.OpError{Op: opName(trap), Net: "tcp", Err: e}
+			return 0, &net.OpError{Op: op, Net: "tcp", Err: e}
 		}
 	}
 }

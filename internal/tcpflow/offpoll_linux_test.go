@@ -111,6 +111,40 @@ func TestStreamOffPoller(t *testing.T) {
 	}
 }
 
+// TestZeroCopyOffPoller: a -Z sender leaves Go's poller too, and its
+// sendfile calls through its own descriptor deliver every byte, zeros.
+func TestZeroCopyOffPoller(t *testing.T) {
+	a, b := tcpPair(t)
+	tx := NewStream(1, true, a)
+	if err := tx.UseZeroCopy(128 << 10); err != nil {
+		t.Fatal(err)
+	}
+	epoch := time.Now()
+	const total = 3<<20 + 5
+	tx.Start(epoch, make([]byte, 128<<10), &countdown{left: total})
+	if !tx.offPoller() {
+		t.Fatal("-Z sender still on Go's poller")
+	}
+	var got, nonzero int
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := b.Read(buf)
+		got += n
+		for _, c := range buf[:n] {
+			if c != 0 {
+				nonzero++
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	<-tx.Done()
+	if tx.Err() != nil || tx.Bytes() != total || got != total || nonzero != 0 {
+		t.Fatalf("sent %d, received %d (%d not zero), want %d; error %v", tx.Bytes(), got, nonzero, total, tx.Err())
+	}
+}
+
 // TestBlockedStreamStopsAtDeadline: a sender blocked in write (the peer
 // reads nothing) ends at Stop, and a receiver blocked in read with
 // nothing coming ends at its deadline, both without an error, although

@@ -86,7 +86,7 @@ func (s *Stream) UseZeroCopy(blockLen int) error {
 func (s *Stream) Start(epoch time.Time, buf []byte, budget Budget) {
 	s.epoch = epoch
 	s.sock = s.Conn
-	if s.zero == nil && s.takeOver() { // -Z sends through Go's descriptor
+	if s.takeOver() {
 		s.sock = blockingIO{s}
 	} else if r, err := newRawIO(s.Conn); err == nil {
 		s.sock = r
@@ -132,10 +132,18 @@ func (s *Stream) send(buf []byte, budget Budget) {
 	}
 }
 
+// zeroSender sends from the zero file itself (sendfile off Go's poller).
+type zeroSender interface {
+	sendZeros(z *zeroSource, n int) (int, error)
+}
+
 // write sends one block, from buf or (with -Z) from the zero file.
 func (s *Stream) write(buf []byte) (int, error) {
 	if s.zero == nil {
 		return s.sock.Write(buf)
+	}
+	if zs, ok := s.sock.(zeroSender); ok {
+		return zs.sendZeros(s.zero, len(buf))
 	}
 	r, err := s.zero.reader(len(buf))
 	if err != nil {
