@@ -113,10 +113,9 @@ func (b blockingIO) sendZeros(z *zeroSource, n int) (int, error) {
 	if n == 0 {
 		return 0, nil
 	}
-	in := z.f.Fd()
 	return b.s.blocking("sendfile", func() (uintptr, unix.Errno) {
 		var off int64 // from the file's start each time; its own offset is not moved
-		v, _, e := unix.Syscall6(unix.SYS_SENDFILE, uintptr(b.s.own.fd), in, uintptr(unsafe.Pointer(&off)), uintptr(n), 0, 0)
+		v, _, e := unix.Syscall6(unix.SYS_SENDFILE, uintptr(b.s.own.fd), z.fd, uintptr(unsafe.Pointer(&off)), uintptr(n), 0, 0)
 		return v, e
 	})
 }

@@ -9,8 +9,9 @@ import (
 // sendfile (-Z): the pages go to the socket without a copy from user
 // space, as iperf3 -Z does.
 type zeroSource struct {
-	f *os.File
-	n int
+	f  *os.File
+	fd uintptr // f's descriptor, taken once (os.File.Fd is not free)
+	n  int
 }
 
 // newZeroSource makes a file of n zero bytes, in memory where it can.
@@ -23,7 +24,7 @@ func newZeroSource(n int) (*zeroSource, error) {
 		f.Close()
 		return nil, err
 	}
-	return &zeroSource{f: f, n: n}, nil
+	return &zeroSource{f: f, fd: f.Fd(), n: n}, nil
 }
 
 // reader returns the first n bytes of the file from its start, in a form
