@@ -236,10 +236,11 @@ schedules:
 			continue
 		}
 		free := freeAt(r, runs)
-		own = append(own, r.ActualStart.Sub(free))
-		if r.ActualStart.Sub(free) > time.Second {
+		lag := r.ActualStart.Sub(free)
+		own = append(own, lag)
+		if lag > time.Second {
 			t.Logf("%s %s→%s planned %s, free at %s, started %v after", r.ID, r.Source, r.Dest, r.Planned.Format("15:04:05"),
-				free.Format("15:04:05.000"), r.ActualStart.Sub(free))
+				free.Format("15:04:05.000"), lag)
 		}
 	}
 	if len(own) < 10 {
