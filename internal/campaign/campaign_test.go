@@ -146,7 +146,7 @@ func TestEstimate(t *testing.T) {
 	s.Axes = append(s.Axes, AxisValues{AxisTime, mustList(t, AxisTime, "10s,60s")})
 	s.Pause = 5 * time.Second
 	runs := s.Plan() // 36 runs, half 10 s, half 60 s
-	got := s.Estimate(runs, DefaultTime, time.Second)
+	got := s.Estimate(runs, timeAxisLength(10*time.Second), time.Second)
 	want := 18*(10+1)*time.Second + 18*(60+1)*time.Second + 35*5*time.Second
 	if got != want {
 		t.Errorf("estimate %v, want %v", got, want)
@@ -228,9 +228,20 @@ func TestExecuteStopsWhenCancelled(t *testing.T) {
 func TestEstimateUDPmonCount(t *testing.T) {
 	s := &Spec{Name: "u", Targets: []string{"h"}, Repeat: 1, Order: OrderSequential, Count: 100000,
 		Axes: []AxisValues{{AxisSpacing, mustList(t, AxisSpacing, "0,10us,40us")}}}
-	got := s.Estimate(s.Plan(), DefaultTime, time.Second)
+	got := s.Estimate(s.Plan(), timeAxisLength(10*time.Second), time.Second)
 	want := 3*time.Second + time.Second + 4*time.Second // 100000 × 10 µs, 100000 × 40 µs, plus 1 s each
 	if got != want {
 		t.Errorf("estimate %v, want %v", got, want)
+	}
+}
+
+// timeAxisLength is a run's length read from its time axis, or
+// defaultTime without one.
+func timeAxisLength(defaultTime time.Duration) func(Run) time.Duration {
+	return func(r Run) time.Duration {
+		if v, ok := r.Point.Value(AxisTime); ok && v.Num != nil {
+			return time.Duration(*v.Num * float64(time.Second))
+		}
+		return defaultTime
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -286,6 +285,3 @@ func stringList(v *yaml.Node) ([]string, error) {
 	}
 	return out, nil
 }
-
-// DefaultTime is a test's length when no time axis or flag sets one.
-const DefaultTime = 10 * time.Second

@@ -207,17 +207,14 @@ func (s *Spec) Plan() []Run {
 // NewShuffleKey picks a shuffle key, to be recorded with the campaign.
 func NewShuffleKey() int64 { return rand.Int64N(1<<53) + 1 }
 
-// Estimate is how long runs take: each run's test time (the time axis, or
-// defaultTime), plus overhead per run for connecting and the server's
-// report, plus the pause between runs.
-func (s *Spec) Estimate(runs []Run, defaultTime, overhead time.Duration) time.Duration {
+// Estimate is how long runs take: each run's length (a UDPmon run lasts
+// count × spacing at least), plus overhead per run for connecting and the
+// server's report, plus the pause between runs.
+func (s *Spec) Estimate(runs []Run, length func(Run) time.Duration, overhead time.Duration) time.Duration {
 	var total time.Duration
 	for i, r := range runs {
-		d := defaultTime
-		if v, ok := r.Point.Value(AxisTime); ok && v.Num != nil {
-			d = time.Duration(*v.Num * float64(time.Second))
-		}
-		if s.Count > 0 { // a UDPmon point lasts count × spacing, at least
+		d := length(r)
+		if s.Count > 0 {
 			d = 0
 			if v, ok := r.Point.Value(AxisSpacing); ok && v.Num != nil {
 				d = time.Duration(float64(s.Count) * *v.Num * float64(time.Second))

@@ -207,16 +207,13 @@ func runSweep(cmd *cobra.Command, e env, f *sweepFlags, args []string) error {
 		}
 		points[r.Point.Key()] = pt
 	}
-	defaultTime := campaign.DefaultTime
-	for _, pt := range points {
-		defaultTime = pt.duration() // the fixed flags' -t, when no time axis
-		break
-	}
+	// A run's length is its point's own: -t (an axis or fixed) with -O.
+	length := func(r campaign.Run) time.Duration { return points[r.Point.Key()].duration() }
 	if f.dryRun && f.resume == "" {
 		if spec.Order == campaign.OrderShuffle && spec.ShuffleKey == 0 {
 			fmt.Fprintln(e.stdout, "(the order shown is one shuffle; a real run picks and records its own shuffle key)")
 		}
-		printPlan(e.stdout, spec, runs, defaultTime)
+		printPlan(e.stdout, spec, runs, length)
 		return nil
 	}
 	if err := openStore(); err != nil {
@@ -232,10 +229,10 @@ func runSweep(cmd *cobra.Command, e env, f *sweepFlags, args []string) error {
 	if stored.Spec != text || stored.SpecFormat != format {
 		return usagef("campaign %q is already stored with another spec: choose another --name, or --resume %s", spec.Name, spec.Name)
 	}
-	if stored.ShuffleKey != spec.ShuffleKey {
-		spec.ShuffleKey = stored.ShuffleKey
-		runs = spec.Plan()
-	}
+	// Planned again with the key that is recorded, so that the order run
+	// is the order a resume, or anyone reading the archive, recomputes.
+	spec.ShuffleKey = stored.ShuffleKey
+	runs = spec.Plan()
 	rio, err := startRun(ctx, e, f.log, "")
 	if err != nil {
 		return err
@@ -257,7 +254,7 @@ func runSweep(cmd *cobra.Command, e env, f *sweepFlags, args []string) error {
 	todo := campaign.Missing(runs, func(id string) bool { return states[id] == archive.StateFinished })
 	if f.dryRun {
 		fmt.Fprintf(e.stdout, "%d of %d runs done; left:\n", len(runs)-len(todo), len(runs))
-		printPlan(e.stdout, spec, todo, defaultTime)
+		printPlan(e.stdout, spec, todo, length)
 		return nil
 	}
 	sw := &sweeper{e: e, f: f, spec: spec, store: store, points: points, total: len(runs), log: rio}
@@ -276,7 +273,7 @@ func runSweep(cmd *cobra.Command, e env, f *sweepFlags, args []string) error {
 				if done > len(todo) {
 					done = len(todo)
 				}
-				return " ETA " + spec.Estimate(todo[done:], defaultTime, runOverhead).Round(time.Second).String()
+				return " ETA " + spec.Estimate(todo[done:], length, runOverhead).Round(time.Second).String()
 			})))
 		sw.lines = progress
 	}
@@ -569,7 +566,7 @@ func clientCmdline(s *campaign.Spec, p campaign.Point) string {
 	return strings.Join(args, " ")
 }
 
-func printPlan(w io.Writer, s *campaign.Spec, runs []campaign.Run, defaultTime time.Duration) {
+func printPlan(w io.Writer, s *campaign.Spec, runs []campaign.Run, length func(campaign.Run) time.Duration) {
 	for i, r := range runs {
 		target := ""
 		if len(s.Targets) > 1 {
@@ -577,7 +574,7 @@ func printPlan(w io.Writer, s *campaign.Spec, runs []campaign.Run, defaultTime t
 		}
 		fmt.Fprintf(w, "%4d  %s  %s%s  rep %d\n", i+1, r.ID, target, r.Point.Label(), r.Rep)
 	}
-	est := s.Estimate(runs, defaultTime, runOverhead)
+	est := s.Estimate(runs, length, runOverhead)
 	fmt.Fprintf(w, "%d runs, estimated %s (order %s, pause %s)\n", len(runs), est.Round(time.Second), s.Order, s.Pause)
 }
 

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -82,6 +84,28 @@ func TestSweepStoresTabulatesAndResumes(t *testing.T) {
 			}
 			if len(ids) != 8 {
 				t.Errorf("%d distinct IDs", len(ids))
+			}
+
+			// The order run is the order the recorded shuffle key gives.
+			key := regexp.MustCompile(`shuffle key (\d+)`).FindStringSubmatch(out)
+			if key == nil {
+				t.Fatalf("no shuffle key in\n%s", out)
+			}
+			dash := slices.Index(args, "--")
+			dry := append(append(slices.Clone(args[:dash]), "--shuffle-key", key[1], "--dry-run"), args[dash:]...)
+			code, plan, _ := runCLI(dry...)
+			if code != 0 {
+				t.Fatalf("dry run: exit %d\n%s", code, plan)
+			}
+			ran := regexp.MustCompile(`(?m)^\[\d+/8\] ([0-9a-f]{8})`).FindAllStringSubmatch(out, -1)
+			planned := regexp.MustCompile(`(?m)^\s+\d+  ([0-9a-f]{8})`).FindAllStringSubmatch(plan, -1)
+			if len(ran) != 8 || len(planned) != 8 {
+				t.Fatalf("%d runs ran, %d planned:\n%s\n%s", len(ran), len(planned), out, plan)
+			}
+			for i := range ran {
+				if ran[i][1] != planned[i][1] {
+					t.Fatalf("run %d was %s; shuffle key %s plans %s:\n%s\n%s", i+1, ran[i][1], key[1], planned[i][1], out, plan)
+				}
 			}
 
 			// The same campaign again runs nothing.
@@ -356,5 +380,18 @@ func TestSweepRR(t *testing.T) {
 	code, _, stderr = runCLI("sweep", "127.0.0.1", "--rr", "-P", "1,2", "--name", "bad", "--db", db)
 	if code != ExitUsage || !strings.Contains(stderr, "parallel") {
 		t.Errorf("an axis rr lacks: exit %d %s", code, stderr)
+	}
+}
+
+// The plan's estimate counts each run's whole length: -t, and -O before
+// it, as iperf3 runs them.
+func TestSweepEstimateCountsOmit(t *testing.T) {
+	code, out, stderr := runCLI("sweep", "127.0.0.1", "-t", "2s,4s", "--name", "est", "--dry-run", "--", "-O", "3")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, stderr)
+	}
+	// (2+3) + (4+3) s of tests, and the 1 s each run takes beyond its test.
+	if !strings.Contains(out, "2 runs, estimated 14s") {
+		t.Errorf("want 2 runs, estimated 14s:\n%s", out)
 	}
 }
