@@ -187,11 +187,14 @@ func writeRunsText(w io.Writer, runs []*archive.Run) {
 		fmt.Fprintln(w, "no runs")
 		return
 	}
-	idw := 16
+	// Columns as wide as their longest value, so that long campaign names
+	// keep the rows aligned.
+	idw, cw := 16, len("CAMPAIGN")
 	for _, r := range runs {
 		idw = max(idw, len(r.ID))
+		cw = max(cw, len(r.Campaign))
 	}
-	fmt.Fprintf(w, "%-*s  %-19s  %-12s  %-13s  %-8s  %s\n", idw, "ID", "START (UTC)", "CAMPAIGN", "SOURCE", "STATE", "AXES: RESULT")
+	fmt.Fprintf(w, "%-*s  %-19s  %-*s  %-13s  %-8s  %s\n", idw, "ID", "START (UTC)", cw, "CAMPAIGN", "SOURCE", "STATE", "AXES: RESULT")
 	for _, r := range runs {
 		start := "-"
 		if !r.Started.IsZero() {
@@ -214,7 +217,7 @@ func writeRunsText(w io.Writer, runs []*archive.Run) {
 		if r.State != archive.StateFinished {
 			res = r.Error
 		}
-		fmt.Fprintf(w, "%-*s  %-19s  %-12s  %-13s  %-8s  %s: %s\n", idw, r.ID, start, camp, r.Source, r.State, strings.Join(axes, " "), res)
+		fmt.Fprintf(w, "%-*s  %-19s  %-*s  %-13s  %-8s  %s: %s\n", idw, r.ID, start, cw, camp, r.Source, r.State, strings.Join(axes, " "), res)
 	}
 }
 
