@@ -64,7 +64,7 @@ func TestIperf2LongTCPClient(t *testing.T) {
 	if len(r.Intervals) != 6 || r.Intervals[0].End != 15 || *r.Intervals[0].Bytes != 372<<20 {
 		t.Errorf("intervals %+v", r.Intervals)
 	}
-	if num(t, r, "time") != 1800 || num(t, r, "parallel") != 1 || num(t, r, "window") != math.Round(15.3*1024*1024) {
+	if num(t, r, "time") != 1800 || r.Axes["time"].Label != "1800s" || num(t, r, "parallel") != 1 || num(t, r, "window") != math.Round(15.3*1024*1024) {
 		t.Errorf("axes %+v", r.Axes)
 	}
 }

@@ -134,13 +134,13 @@ func (t *Test) fill(r *archive.Run) {
 	}
 	switch {
 	case t.Duration != nil:
-		r.Axes["time"] = archive.Axis{Num: t.Duration, Label: strconv.FormatFloat(*t.Duration, 'f', -1, 64)}
+		r.Axes["time"] = archive.Axis{Num: t.Duration, Label: strconv.FormatFloat(*t.Duration, 'f', -1, 64) + "s"}
 	case ok:
 		// The test's length as asked, read from its total's span: iperf
 		// stops within a fraction of a second of -t.
 		d := math.Round(total.End - total.Start)
 		if d > 0 {
-			r.Axes["time"] = archive.Axis{Num: f64(d), Label: fmt.Sprint(d)}
+			r.Axes["time"] = archive.Axis{Num: f64(d), Label: fmt.Sprint(d) + "s"}
 		}
 	}
 }
