@@ -3,6 +3,7 @@ package tcpflow
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/wireperf/wireperf/internal/tcpinfo"
+	"github.com/wireperf/wireperf/internal/yield"
 )
 
 // inEpollSet reports whether the socket behind rc is registered with an
@@ -205,5 +207,45 @@ func waitDone(t *testing.T, s *Stream, what string) {
 	case <-s.Done():
 	case <-time.After(5 * time.Second):
 		t.Fatalf("%s: the loop did not end", what)
+	}
+}
+
+// TestLoneSenderDoesNotYield: a sender alone in the process never passes
+// through the scheduler (each yield cost it a thread hop); two senders side
+// by side each do, every yield.Every.
+func TestLoneSenderDoesNotYield(t *testing.T) {
+	if n := liveLoops.Load(); n != 0 {
+		t.Fatalf("%d data loops already running", n)
+	}
+	for _, senders := range []int{1, 2} {
+		var txs []*Stream
+		epoch := time.Now()
+		for i := range senders {
+			a, b := tcpPair(t)
+			go func() { _, _ = io.Copy(io.Discard, b) }()
+			tx := NewStream(i+1, true, a)
+			tx.Start(epoch, make([]byte, 128<<10), nil)
+			txs = append(txs, tx)
+		}
+		// Long enough for several yields: each sender writes throughout.
+		<-time.After(6 * yield.Every)
+		for _, tx := range txs {
+			tx.Stop(time.Now())
+		}
+		for _, tx := range txs {
+			<-tx.Done()
+			if tx.Err() != nil || tx.Bytes() == 0 {
+				t.Fatalf("%d senders: sent %d, error %v", senders, tx.Bytes(), tx.Err())
+			}
+			switch y := tx.own.yield.Count(); {
+			case senders == 1 && y != 0:
+				t.Errorf("a lone sender yielded %d times in %v", y, time.Since(epoch))
+			case senders > 1 && y == 0:
+				t.Errorf("a sender beside %d others never yielded in %v", senders-1, time.Since(epoch))
+			}
+		}
+	}
+	if n := liveLoops.Load(); n != 0 {
+		t.Errorf("%d data loops counted after every loop ended", n)
 	}
 }

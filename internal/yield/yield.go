@@ -22,7 +22,10 @@ const Every = 8 * time.Millisecond
 // while. A sender or a receiver woken thousands of times a second paid
 // that (~5,000 monitor wake-ups a second) for nothing; one Gosched every
 // few milliseconds costs a few hundred switches a second instead.
-type Yielder struct{ next int64 }
+type Yielder struct {
+	next int64
+	n    int64 // yields so far
+}
 
 // At yields if the last yield was Every or more before now (ns on
 // any clock that only moves forward).
@@ -31,5 +34,10 @@ func (y *Yielder) At(now int64) {
 		return
 	}
 	y.next = now + int64(Every)
+	y.n++
 	runtime.Gosched()
 }
+
+// Count is how many times the loop has yielded; only the loop's own
+// goroutine may read it while the loop runs.
+func (y *Yielder) Count() int64 { return y.n }
