@@ -143,14 +143,18 @@ func (d *Daemon) execute(ctx context.Context, runID string) error {
 	}
 	rctx, cancel := record(ctx)
 	defer cancel()
+	// The hosts are free once the test has ended: a run waiting for them
+	// need not wait while this one's report is stored as well (under load
+	// that took over a second).
+	relErr := st.Release(rctx, r.ID, ended)
 	if err := st.PutRun(rctx, rec); err != nil {
 		log.Error("run not stored", "err", err)
 	}
 	if _, err := st.Transition(rctx, r.ID, []string{archive.StateRunning}, state, reason, time.Time{}, ended); err != nil {
 		return err
 	}
-	if err := st.Release(rctx, r.ID, ended); err != nil {
-		return err
+	if relErr != nil {
+		return relErr
 	}
 	if state == archive.StateFinished {
 		log.Info("run finished", "seconds", ended.Sub(began).Seconds())
