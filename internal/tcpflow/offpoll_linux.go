@@ -23,6 +23,30 @@ const pollWait = 20 * time.Millisecond
 // liveLoops counts the data loops running off the poller in this process.
 var liveLoops atomic.Int32
 
+// sharedSendYield is how often a sender beside other data loops passes
+// through the scheduler: two senders at -l 128K moved 6% more yielding
+// every 1 ms than every 8 ms, and a quarter less every 32 ms.
+const sharedSendYield = time.Millisecond
+
+// yieldPeriod is how often a data loop passes through the scheduler, if
+// at all, when loops data loops run in the process. A reader yields
+// every yield.Every. A lone sender does not: with nothing else to run,
+// the monitor that takes its P away during a long write leaves the P
+// idle, and the thread takes it back as the write returns, while a yield
+// wakes another thread, which takes the goroutine over to another CPU
+// (without its yields a lone sender moved 9-15% more at -l 1M). A sender
+// beside other loops yields every sharedSendYield: not yielding at all
+// measured worse there. See bench/RESULTS.md.
+func yieldPeriod(reading bool, loops int32) (time.Duration, bool) {
+	switch {
+	case reading:
+		return yield.Every, true
+	case loops > 1:
+		return sharedSendYield, true
+	}
+	return 0, false
+}
+
 // ownedFD is a stream's own duplicate of its socket's descriptor, in
 // blocking mode and unknown to Go's poller (takeOver). The data loop uses
 // fd without the lock; everything else (TCP_INFO, shutdown, close) takes
@@ -134,16 +158,8 @@ func (s *Stream) blocking(op string, call func() (uintptr, unix.Errno)) (int, er
 		if d := s.deadline.Load(); d != 0 && now >= d {
 			return 0, os.ErrDeadlineExceeded
 		}
-		// A loop passes through the scheduler every yield.Every, except
-		// a lone sender. With nothing else to run, the monitor that
-		// takes its P away during a long write leaves the P idle, and
-		// the thread takes it back as the write returns; a yield
-		// instead wakes another thread, which takes the goroutine over
-		// to another CPU, 125 times a second. Without its yields a lone
-		// sender moved 9-15% more at -l 1M (bench/RESULTS.md). Readers,
-		// and senders beside other loops, measured better with them.
-		if op == "read" || liveLoops.Load() > 1 {
-			s.own.yield.At(now)
+		if period, ok := yieldPeriod(op == "read", liveLoops.Load()); ok {
+			s.own.yield.AtPeriod(now, period)
 		}
 		// A call that may block lets the runtime have the P
 		// (RawSyscall here measured no better, and would stall the

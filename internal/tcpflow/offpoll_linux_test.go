@@ -249,3 +249,25 @@ func TestLoneSenderDoesNotYield(t *testing.T) {
 		t.Errorf("%d data loops counted after every loop ended", n)
 	}
 }
+
+// TestYieldPeriod: readers yield every yield.Every, a lone sender never,
+// a sender beside other loops every sharedSendYield.
+func TestYieldPeriod(t *testing.T) {
+	for _, c := range []struct {
+		reading bool
+		loops   int32
+		period  time.Duration
+		ok      bool
+	}{
+		{true, 1, yield.Every, true},
+		{true, 4, yield.Every, true},
+		{false, 1, 0, false},
+		{false, 0, 0, false},
+		{false, 2, sharedSendYield, true},
+		{false, 17, sharedSendYield, true},
+	} {
+		if p, ok := yieldPeriod(c.reading, c.loops); p != c.period || ok != c.ok {
+			t.Errorf("yieldPeriod(reading %v, %d loops) = %v, %v; want %v, %v", c.reading, c.loops, p, ok, c.period, c.ok)
+		}
+	}
+}

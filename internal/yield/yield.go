@@ -29,11 +29,14 @@ type Yielder struct {
 
 // At yields if the last yield was Every or more before now (ns on
 // any clock that only moves forward).
-func (y *Yielder) At(now int64) {
+func (y *Yielder) At(now int64) { y.AtPeriod(now, Every) }
+
+// AtPeriod yields if the last yield was period or more before now.
+func (y *Yielder) AtPeriod(now int64, period time.Duration) {
 	if now < y.next {
 		return
 	}
-	y.next = now + int64(Every)
+	y.next = now + int64(period)
 	y.n++
 	runtime.Gosched()
 }
