@@ -5,7 +5,6 @@ import (
 	"net"
 	"os"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -20,16 +19,13 @@ import (
 // noticed.
 const pollWait = 20 * time.Millisecond
 
-// liveLoops counts the data loops running off the poller in this process.
-var liveLoops atomic.Int32
-
 // sharedSendYield is how often a sender beside other data loops passes
 // through the scheduler: two senders at -l 128K moved 6% more yielding
 // every 1 ms than every 8 ms, and a quarter less every 32 ms.
 const sharedSendYield = time.Millisecond
 
 // yieldPeriod is how often a data loop passes through the scheduler, if
-// at all, when loops data loops run in the process. A reader yields
+// at all, when loops data loops (TCP's and UDP's) run in the process. A reader yields
 // every yield.Every. A lone sender does not: with nothing else to run,
 // the monitor that takes its P away during a long write leaves the P
 // idle, and the thread takes it back as the write returns, while a yield
@@ -95,7 +91,7 @@ func (s *Stream) takeOver() bool {
 	s.own.mu.Lock()
 	s.own.fd, s.own.owned, s.own.running = fd, true, true
 	s.own.mu.Unlock()
-	liveLoops.Add(1)
+	yield.Enter()
 	_ = s.Conn.Close()
 	return true
 }
@@ -158,7 +154,7 @@ func (s *Stream) blocking(op string, call func() (uintptr, unix.Errno)) (int, er
 		if d := s.deadline.Load(); d != 0 && now >= d {
 			return 0, os.ErrDeadlineExceeded
 		}
-		if period, ok := yieldPeriod(op == "read", liveLoops.Load()); ok {
+		if period, ok := yieldPeriod(op == "read", yield.Loops()); ok {
 			s.own.yield.AtPeriod(now, period)
 		}
 		// A call that may block lets the runtime have the P
@@ -191,7 +187,7 @@ func (s *Stream) loopEnded() {
 	s.own.mu.Lock()
 	defer s.own.mu.Unlock()
 	if s.own.running {
-		liveLoops.Add(-1)
+		yield.Leave()
 	}
 	s.own.running = false
 	if s.own.owned && s.own.closed {

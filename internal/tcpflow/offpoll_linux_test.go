@@ -214,7 +214,7 @@ func waitDone(t *testing.T, s *Stream, what string) {
 // through the scheduler (each yield cost it a thread hop); two senders side
 // by side each do, every yield.Every.
 func TestLoneSenderDoesNotYield(t *testing.T) {
-	if n := liveLoops.Load(); n != 0 {
+	if n := yield.Loops(); n != 0 {
 		t.Fatalf("%d data loops already running", n)
 	}
 	for _, senders := range []int{1, 2} {
@@ -245,7 +245,7 @@ func TestLoneSenderDoesNotYield(t *testing.T) {
 			}
 		}
 	}
-	if n := liveLoops.Load(); n != 0 {
+	if n := yield.Loops(); n != 0 {
 		t.Errorf("%d data loops counted after every loop ended", n)
 	}
 }

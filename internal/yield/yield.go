@@ -5,6 +5,7 @@ package yield
 
 import (
 	"runtime"
+	"sync/atomic"
 	"time"
 )
 
@@ -44,3 +45,16 @@ func (y *Yielder) AtPeriod(now int64, period time.Duration) {
 // Count is how many times the loop has yielded; only the loop's own
 // goroutine may read it while the loop runs.
 func (y *Yielder) Count() int64 { return y.n }
+
+// loops counts the data loops running in this process, TCP's and UDP's:
+// whether a loop is alone decides whether it need yield at all.
+var loops atomic.Int32
+
+// Enter counts a data loop as running; Leave, once it has ended.
+func Enter() { loops.Add(1) }
+
+// Leave ends what Enter began.
+func Leave() { loops.Add(-1) }
+
+// Loops is how many data loops run in this process now.
+func Loops() int32 { return loops.Load() }

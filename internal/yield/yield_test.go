@@ -30,3 +30,18 @@ func TestAtPeriod(t *testing.T) {
 		t.Errorf("At: %d yields over one Every, want 2", z.Count())
 	}
 }
+
+// TestLoops: Enter and Leave count the running loops.
+func TestLoops(t *testing.T) {
+	base := Loops()
+	Enter()
+	Enter()
+	if Loops() != base+2 {
+		t.Fatalf("%d loops after two Enters, want %d", Loops(), base+2)
+	}
+	Leave()
+	Leave()
+	if Loops() != base {
+		t.Errorf("%d loops after both left, want %d", Loops(), base)
+	}
+}
