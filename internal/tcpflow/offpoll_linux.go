@@ -55,6 +55,7 @@ type ownedFD struct {
 	running bool          // the data loop may still use fd
 	closed  bool          // Close was called
 	yield   yield.Yielder // the data loop's passes through the scheduler
+	low     lowWater      // a receiver's SO_RCVLOWAT
 }
 
 // takeOver moves the data loop off Go's poller. Go registers the socket
@@ -110,11 +111,41 @@ type blockingIO struct{ s *Stream }
 func (b blockingIO) Write(p []byte) (int, error) { return b.s.blockingCall(unix.SYS_WRITE, p) }
 
 func (b blockingIO) Read(p []byte) (int, error) {
+	b.s.raiseLowWater(len(p))
 	n, err := b.s.blockingCall(unix.SYS_READ, p)
+	if n > 0 && n < len(p) {
+		b.s.lowerLowWater(n, len(p))
+	}
 	if n == 0 && err == nil && len(p) > 0 {
 		return 0, io.EOF
 	}
 	return n, err
+}
+
+// raiseLowWater sets the socket's low-water mark to a block when
+// lowWater says so (see lowwater.go).
+func (s *Stream) raiseLowWater(block int) {
+	if s.own.low.on {
+		return
+	}
+	now := time.Now().UnixNano()
+	if !s.own.low.due(now) {
+		return
+	}
+	rcvbuf, err := unix.GetsockoptInt(s.own.fd, unix.SOL_SOCKET, unix.SO_RCVBUF)
+	if err == nil && s.own.low.sized(now, rcvbuf, block) {
+		if unix.SetsockoptInt(s.own.fd, unix.SOL_SOCKET, unix.SO_RCVLOWAT, block) != nil {
+			s.own.low.read(now, 0, block) // not set: back off as from a short read
+		}
+	}
+}
+
+// lowerLowWater takes the mark off after a read of n bytes, short of a
+// block, when lowWater says so.
+func (s *Stream) lowerLowWater(n, block int) {
+	if s.own.low.on && s.own.low.read(time.Now().UnixNano(), n, block) {
+		_ = unix.SetsockoptInt(s.own.fd, unix.SOL_SOCKET, unix.SO_RCVLOWAT, 1)
+	}
 }
 
 // blockingCall makes one call that moves bytes (a partial count is fine:

@@ -271,3 +271,61 @@ func TestYieldPeriod(t *testing.T) {
 		}
 	}
 }
+
+// TestReceiverLowWater: a receiver whose buffer holds lowWaterBuffers
+// blocks asks the kernel to wake it for whole blocks (SO_RCVLOWAT), and
+// takes the mark off when data comes slower than a block per socket
+// timeout. The receive buffer is set by hand so that autotuning does not
+// decide the test.
+func TestReceiverLowWater(t *testing.T) {
+	const block = 128 << 10
+	a, b := tcpPair(t)
+	if err := b.SetReadBuffer(lowWaterBuffers * block); err != nil {
+		t.Fatal(err)
+	}
+	rx := NewStream(1, false, b)
+	rx.Start(time.Now(), make([]byte, block), nil)
+	defer func() {
+		_ = a.Close()
+		<-rx.Done()
+		_ = rx.Close()
+	}()
+	mark := func() int {
+		t.Helper()
+		rc, _ := rx.SyscallConn()
+		var v int
+		var gerr error
+		if err := rc.Control(func(fd uintptr) { v, gerr = syscall.GetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVLOWAT) }); err != nil || gerr != nil {
+			t.Fatalf("SO_RCVLOWAT: %v %v", err, gerr)
+		}
+		return v
+	}
+	waitBytes := func(n int64) {
+		t.Helper()
+		for deadline := time.Now().Add(5 * time.Second); rx.Bytes() < n; {
+			if time.Now().After(deadline) {
+				t.Fatalf("received %d bytes in 5 s, want %d", rx.Bytes(), n)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	if _, err := a.Write(make([]byte, 3*block)); err != nil {
+		t.Fatal(err)
+	}
+	waitBytes(3 * block)
+	if m := mark(); m != block {
+		t.Fatalf("SO_RCVLOWAT %d after whole blocks, want %d", m, block)
+	}
+	// Less than a block: the read waits out the socket's timeout, returns
+	// what came, and the mark comes off, before the bytes are counted.
+	if _, err := a.Write(make([]byte, 1000)); err != nil {
+		t.Fatal(err)
+	}
+	waitBytes(3*block + 1000)
+	if m := mark(); m != 1 {
+		t.Errorf("SO_RCVLOWAT %d after a short read, want 1", m)
+	}
+	if rx.Bytes() != 3*block+1000 {
+		t.Errorf("received %d bytes, want %d", rx.Bytes(), 3*block+1000)
+	}
+}
