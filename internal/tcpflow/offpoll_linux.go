@@ -92,7 +92,7 @@ func (s *Stream) takeOver() bool {
 	s.own.mu.Lock()
 	s.own.fd, s.own.owned, s.own.running = fd, true, true
 	s.own.mu.Unlock()
-	yield.Enter()
+	yield.Enter(!s.Sender)
 	_ = s.Conn.Close()
 	return true
 }
@@ -218,7 +218,7 @@ func (s *Stream) loopEnded() {
 	s.own.mu.Lock()
 	defer s.own.mu.Unlock()
 	if s.own.running {
-		yield.Leave()
+		yield.Leave(!s.Sender)
 	}
 	s.own.running = false
 	if s.own.owned && s.own.closed {

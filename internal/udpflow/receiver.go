@@ -77,8 +77,8 @@ func (r *Receiver) Start(epoch time.Time) {
 func (r *Receiver) run() {
 	defer close(r.done)
 	defer r.io.close()
-	yield.Enter()
-	defer yield.Leave()
+	yield.Enter(true)
+	defer yield.Leave(true)
 	var y yield.Yielder
 	for {
 		y.At(time.Now().UnixNano())

@@ -141,8 +141,8 @@ func (s *Sender) run(budget Budget) {
 	var seq uint64
 	var sends, slow, full int64
 	var y yield.Yielder
-	yield.Enter()
-	defer yield.Leave()
+	yield.Enter(false)
+	defer yield.Leave(false)
 	for !s.stopping.Load() {
 		n := batch
 		if s.rate != nil {

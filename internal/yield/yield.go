@@ -50,11 +50,22 @@ func (y *Yielder) Count() int64 { return y.n }
 // whether a loop is alone decides whether it need yield at all.
 var loops atomic.Int32
 
-// Enter counts a data loop as running; Leave, once it has ended.
-func Enter() { loops.Add(1) }
+// Enter counts a data loop as running, and a receiving one as a reader
+// (procs.go); Leave, once it has ended.
+func Enter(reading bool) {
+	loops.Add(1)
+	if reading {
+		readers.add(1)
+	}
+}
 
 // Leave ends what Enter began.
-func Leave() { loops.Add(-1) }
+func Leave(reading bool) {
+	loops.Add(-1)
+	if reading {
+		readers.add(-1)
+	}
+}
 
 // Loops is how many data loops run in this process now.
 func Loops() int32 { return loops.Load() }

@@ -1,6 +1,7 @@
 package yield
 
 import (
+	"runtime"
 	"testing"
 	"time"
 )
@@ -34,14 +35,65 @@ func TestAtPeriod(t *testing.T) {
 // TestLoops: Enter and Leave count the running loops.
 func TestLoops(t *testing.T) {
 	base := Loops()
-	Enter()
-	Enter()
+	Enter(false)
+	Enter(false)
 	if Loops() != base+2 {
 		t.Fatalf("%d loops after two Enters, want %d", Loops(), base+2)
 	}
-	Leave()
-	Leave()
+	Leave(false)
+	Leave(false)
 	if Loops() != base {
 		t.Errorf("%d loops after both left, want %d", Loops(), base)
+	}
+}
+
+// TestProcsFor: a P more than the readers once they fill the default,
+// never fewer than the default, never more than twice it.
+func TestProcsFor(t *testing.T) {
+	for _, c := range []struct{ base, readers, want int }{
+		{2, 0, 2}, {2, 1, 2}, {2, 2, 3}, {2, 3, 4}, {2, 40, 4},
+		{8, 2, 8}, {8, 8, 9}, {8, 100, 16},
+		{1, 0, 1}, {1, 1, 2}, {1, 5, 2},
+	} {
+		if got := procsFor(c.base, c.readers); got != c.want {
+			t.Errorf("procsFor(%d, %d readers) = %d, want %d", c.base, c.readers, got, c.want)
+		}
+	}
+}
+
+// TestReadersFitProcs: readers raise GOMAXPROCS as procsFor says, and
+// the runtime's default comes back when they end.
+func TestReadersFitProcs(t *testing.T) {
+	if userProcs {
+		t.Skip("GOMAXPROCS is set in the environment, and kept")
+	}
+	base := runtime.GOMAXPROCS(0)
+	if Readers() != 0 {
+		t.Fatalf("%d readers already running", Readers())
+	}
+	Enter(false)
+	Enter(false)
+	if got := runtime.GOMAXPROCS(0); got != base {
+		t.Errorf("two senders: GOMAXPROCS %d, want the default %d", got, base)
+	}
+	for i := 1; i <= base+1; i++ {
+		Enter(true)
+		if got, want := runtime.GOMAXPROCS(0), procsFor(base, i); got != want {
+			t.Errorf("%d readers: GOMAXPROCS %d, want %d", i, got, want)
+		}
+	}
+	if runtime.GOMAXPROCS(0) == base {
+		t.Error("readers beyond the default never raised GOMAXPROCS: the test proves nothing")
+	}
+	for range base + 1 {
+		Leave(true)
+	}
+	Leave(false)
+	Leave(false)
+	if got := runtime.GOMAXPROCS(0); got != base {
+		t.Errorf("after every reader left: GOMAXPROCS %d, want the default %d", got, base)
+	}
+	if Readers() != 0 || Loops() != 0 {
+		t.Errorf("%d readers, %d loops after all left", Readers(), Loops())
 	}
 }
