@@ -23,18 +23,26 @@ func procsFor(base, readers int) int {
 	return max(base, min(readers+1, 2*base))
 }
 
-// readerCount holds the running readers and fits GOMAXPROCS to them.
+// readerCount holds the running readers and fits GOMAXPROCS to them. It
+// raises GOMAXPROCS only above what it finds, and puts back only a value
+// it set itself, so that it composes with other code that sets it (the
+// lab's router raises it for its own threads; rr lowers it to 1 while no
+// data loop runs).
 type readerCount struct {
 	mu     sync.Mutex
 	n      int
-	base   int  // the default GOMAXPROCS, read before the first change
-	raised bool // GOMAXPROCS is ours, not the runtime's default
+	base   int // GOMAXPROCS as found before raising it
+	set    int // the value set, while raised
+	raised bool
 }
 
 var readers readerCount
 
 // userProcs: GOMAXPROCS set in the environment is the user's, and kept.
 var userProcs = os.Getenv("GOMAXPROCS") != ""
+
+// defaultProcs is the runtime's own choice, read before main runs.
+var defaultProcs = runtime.GOMAXPROCS(0)
 
 func (r *readerCount) add(d int) {
 	if userProcs {
@@ -43,18 +51,26 @@ func (r *readerCount) add(d int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.n += d
+	cur := runtime.GOMAXPROCS(0)
+	if r.raised && cur != r.set {
+		r.raised = false // set by other code since: theirs now
+	}
 	if !r.raised {
-		r.base = runtime.GOMAXPROCS(0)
+		r.base = cur
 	}
 	switch want := procsFor(r.base, r.n); {
-	case want > r.base && want != runtime.GOMAXPROCS(0):
+	case want > cur:
 		runtime.GOMAXPROCS(want)
-		r.raised = true
-	case want == r.base && r.raised:
-		// Back to the runtime's own default, which then follows the
-		// CPU limit again.
-		runtime.SetDefaultGOMAXPROCS()
-		r.raised = false
+		r.raised, r.set = true, want
+	case r.raised && want < cur:
+		if want == defaultProcs {
+			// The runtime's default again, which then follows the CPU
+			// limit.
+			runtime.SetDefaultGOMAXPROCS()
+		} else {
+			runtime.GOMAXPROCS(want)
+		}
+		r.raised, r.set = want != r.base, want
 	}
 }
 

@@ -97,3 +97,57 @@ func TestReadersFitProcs(t *testing.T) {
 		t.Errorf("%d readers, %d loops after all left", Readers(), Loops())
 	}
 }
+
+// TestReadersComposeWithOtherProcs: readers never lower a GOMAXPROCS
+// that other code set (the lab's router raises it for its threads), and
+// put back what they found, not the runtime's default, when they end.
+func TestReadersComposeWithOtherProcs(t *testing.T) {
+	if userProcs {
+		t.Skip("GOMAXPROCS is set in the environment, and kept")
+	}
+	orig := runtime.GOMAXPROCS(0)
+	defer runtime.SetDefaultGOMAXPROCS()
+	// Raised by other code before the readers start: a P more than the
+	// readers is already there, and stays.
+	high := orig + 4
+	runtime.GOMAXPROCS(high)
+	for range orig + 1 {
+		Enter(true)
+	}
+	if got := runtime.GOMAXPROCS(0); got != high {
+		t.Errorf("readers under another's %d: GOMAXPROCS %d", high, got)
+	}
+	for range orig + 1 {
+		Leave(true)
+	}
+	if got := runtime.GOMAXPROCS(0); got != high {
+		t.Errorf("after the readers under another's %d: GOMAXPROCS %d", high, got)
+	}
+	// Set by other code while readers run: theirs, and not put back.
+	runtime.GOMAXPROCS(orig)
+	for range orig {
+		Enter(true)
+	}
+	if runtime.GOMAXPROCS(0) != procsFor(orig, orig) {
+		t.Fatalf("%d readers: GOMAXPROCS %d, want %d", orig, runtime.GOMAXPROCS(0), procsFor(orig, orig))
+	}
+	other := orig + 7
+	runtime.GOMAXPROCS(other)
+	for range orig {
+		Leave(true)
+	}
+	if got := runtime.GOMAXPROCS(0); got != other {
+		t.Errorf("set to %d by other code while readers ran: GOMAXPROCS %d after they left", other, got)
+	}
+	// Lowered by other code (rr's one P): readers raise from there and
+	// put it back.
+	runtime.GOMAXPROCS(1)
+	Enter(true)
+	if got := runtime.GOMAXPROCS(0); got != procsFor(1, 1) {
+		t.Errorf("a reader over 1 P: GOMAXPROCS %d, want %d", got, procsFor(1, 1))
+	}
+	Leave(true)
+	if got := runtime.GOMAXPROCS(0); got != 1 {
+		t.Errorf("after a reader over 1 P: GOMAXPROCS %d, want 1", got)
+	}
+}
