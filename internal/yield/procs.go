@@ -74,8 +74,8 @@ func (r *readerCount) add(d int) {
 	}
 }
 
-// Readers is how many receiving data loops run in this process now.
-func Readers() int {
+// runningReaders is how many receiving data loops run in this process now.
+func runningReaders() int {
 	readers.mu.Lock()
 	defer readers.mu.Unlock()
 	return readers.n

@@ -68,8 +68,8 @@ func TestReadersFitProcs(t *testing.T) {
 		t.Skip("GOMAXPROCS is set in the environment, and kept")
 	}
 	base := runtime.GOMAXPROCS(0)
-	if Readers() != 0 {
-		t.Fatalf("%d readers already running", Readers())
+	if runningReaders() != 0 {
+		t.Fatalf("%d readers already running", runningReaders())
 	}
 	Enter(false)
 	Enter(false)
@@ -93,8 +93,8 @@ func TestReadersFitProcs(t *testing.T) {
 	if got := runtime.GOMAXPROCS(0); got != base {
 		t.Errorf("after every reader left: GOMAXPROCS %d, want the default %d", got, base)
 	}
-	if Readers() != 0 || Loops() != 0 {
-		t.Errorf("%d readers, %d loops after all left", Readers(), Loops())
+	if runningReaders() != 0 || Loops() != 0 {
+		t.Errorf("%d readers, %d loops after all left", runningReaders(), Loops())
 	}
 }
 
