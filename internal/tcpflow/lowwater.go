@@ -7,14 +7,16 @@ import "time"
 // reader, not the sender, does the socket's receive work while it holds
 // the socket. Without it a reader woke for a few segments at a time.
 //
-// The mark is set only where it can't change the connection: the
-// kernel raises the receive buffer, and clamps the window to the mark,
-// when the buffer can't hold twice the mark, so it waits until
-// autotuning has grown the buffer to lowWaterBuffers blocks. A read that
-// returns less than a block with the mark set was cut short by the
-// socket's timeout (pollWait): the data is arriving slowly, and the
-// mark, which delays each read by up to that timeout, is taken off for
-// lowWaterBackoff.
+// The mark is set only once the first bytes have been read (so the
+// receiver's first-byte time is not late), and only when autotuning (or
+// -w) has given the socket a buffer of lowWaterBuffers blocks: with less
+// than about twice the mark the kernel would raise the buffer and clamp
+// the window to the mark itself. A block left unread is then at most a
+// quarter of the buffer. A read that returns less than a block with the
+// mark set was cut short by the socket's timeout (pollWait), or by the
+// end of the stream or an error: the mark, which may delay each read by
+// up to that timeout, is taken off for lowWaterBackoff, which at the end
+// of a stream is harmless.
 const (
 	lowWaterBuffers = 4
 	lowWaterCheck   = 8 * time.Millisecond // how often the buffer's size is read while the mark is off

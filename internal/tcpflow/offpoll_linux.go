@@ -125,7 +125,7 @@ func (b blockingIO) Read(p []byte) (int, error) {
 // raiseLowWater sets the socket's low-water mark to a block when
 // lowWater says so (see lowwater.go).
 func (s *Stream) raiseLowWater(block int) {
-	if s.own.low.on {
+	if s.own.low.on || s.bytes.Load() == 0 {
 		return
 	}
 	now := time.Now().UnixNano()

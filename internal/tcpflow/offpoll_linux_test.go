@@ -272,15 +272,19 @@ func TestYieldPeriod(t *testing.T) {
 	}
 }
 
-// TestReceiverLowWater: a receiver whose buffer holds lowWaterBuffers
-// blocks asks the kernel to wake it for whole blocks (SO_RCVLOWAT), and
-// takes the mark off when data comes slower than a block per socket
-// timeout. The receive buffer is set by hand so that autotuning does not
-// decide the test.
+// TestReceiverLowWater: once it has read its first bytes, a receiver
+// whose buffer holds lowWaterBuffers blocks asks the kernel to wake it for
+// whole blocks (SO_RCVLOWAT), and takes the mark off when data comes
+// slower than a block per socket timeout. The buffers are set by hand,
+// small enough for any rmem_max, so that autotuning does not decide the
+// test, and the sender's holds every block written at once.
 func TestReceiverLowWater(t *testing.T) {
-	const block = 128 << 10
+	const block = 16 << 10
 	a, b := tcpPair(t)
 	if err := b.SetReadBuffer(lowWaterBuffers * block); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.SetWriteBuffer(16 * block); err != nil {
 		t.Fatal(err)
 	}
 	rx := NewStream(1, false, b)
@@ -300,32 +304,37 @@ func TestReceiverLowWater(t *testing.T) {
 		}
 		return v
 	}
-	waitBytes := func(n int64) {
+	waitFor := func(what string, ok func() bool) {
 		t.Helper()
-		for deadline := time.Now().Add(5 * time.Second); rx.Bytes() < n; {
+		for deadline := time.Now().Add(5 * time.Second); !ok(); {
 			if time.Now().After(deadline) {
-				t.Fatalf("received %d bytes in 5 s, want %d", rx.Bytes(), n)
+				t.Fatalf("not within 5 s: %s (received %d bytes, SO_RCVLOWAT %d)", what, rx.Bytes(), mark())
 			}
 			time.Sleep(time.Millisecond)
 		}
 	}
+	if m := mark(); m == block {
+		t.Fatal("the mark is set before the first byte: the first-byte time would be late")
+	}
+	// The first bytes: the next read sets the mark before it blocks.
+	if _, err := a.Write(make([]byte, 100)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("the mark set after the first bytes", func() bool { return mark() == block })
 	if _, err := a.Write(make([]byte, 3*block)); err != nil {
 		t.Fatal(err)
 	}
-	waitBytes(3 * block)
-	if m := mark(); m != block {
-		t.Fatalf("SO_RCVLOWAT %d after whole blocks, want %d", m, block)
-	}
+	waitFor("three blocks received", func() bool { return rx.Bytes() >= 100+3*block })
 	// Less than a block: the read waits out the socket's timeout, returns
 	// what came, and the mark comes off, before the bytes are counted.
 	if _, err := a.Write(make([]byte, 1000)); err != nil {
 		t.Fatal(err)
 	}
-	waitBytes(3*block + 1000)
+	waitFor("the last 1000 bytes", func() bool { return rx.Bytes() >= 100+3*block+1000 })
 	if m := mark(); m != 1 {
 		t.Errorf("SO_RCVLOWAT %d after a short read, want 1", m)
 	}
-	if rx.Bytes() != 3*block+1000 {
-		t.Errorf("received %d bytes, want %d", rx.Bytes(), 3*block+1000)
+	if got := rx.Bytes(); got != 100+3*block+1000 {
+		t.Errorf("received %d bytes, want %d", got, 100+3*block+1000)
 	}
 }

@@ -16,9 +16,9 @@ import (
 // thread, which takes the goroutine over to the other CPU, and two
 // senders with a spare P moved 9% less. See bench/RESULTS.md.
 
-// procsFor is how many Ps a process whose default is base wants while
-// readers receiving loops run: one more than its readers once they fill
-// its Ps, and at most twice the default.
+// procsFor is how many Ps a process that had base Ps wants while readers
+// receiving loops run: one more than its readers once they fill its Ps,
+// and at most twice base.
 func procsFor(base, readers int) int {
 	return max(base, min(readers+1, 2*base))
 }
@@ -26,8 +26,10 @@ func procsFor(base, readers int) int {
 // readerCount holds the running readers and fits GOMAXPROCS to them. It
 // raises GOMAXPROCS only above what it finds, and puts back only a value
 // it set itself, so that it composes with other code that sets it (the
-// lab's router raises it for its own threads; rr lowers it to 1 while no
-// data loop runs).
+// lab's router raises it for its own threads as it starts, before any
+// test; rr lowers it to 1 while no data loop runs). That code does not
+// take mu: a change made at the same moment as a reader's start or end
+// could be undone.
 type readerCount struct {
 	mu     sync.Mutex
 	n      int
@@ -45,12 +47,12 @@ var userProcs = os.Getenv("GOMAXPROCS") != ""
 var defaultProcs = runtime.GOMAXPROCS(0)
 
 func (r *readerCount) add(d int) {
-	if userProcs {
-		return
-	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.n += d
+	if userProcs {
+		return
+	}
 	cur := runtime.GOMAXPROCS(0)
 	if r.raised && cur != r.set {
 		r.raised = false // set by other code since: theirs now
@@ -65,7 +67,7 @@ func (r *readerCount) add(d int) {
 	case r.raised && want < cur:
 		if want == defaultProcs {
 			// The runtime's default again, which then follows the CPU
-			// limit.
+			// limit (and may differ from want if that limit changed).
 			runtime.SetDefaultGOMAXPROCS()
 		} else {
 			runtime.GOMAXPROCS(want)
