@@ -31,11 +31,10 @@ func procsFor(base, readers int) int {
 // take mu: a change made at the same moment as a reader's start or end
 // could be undone.
 type readerCount struct {
-	mu     sync.Mutex
-	n      int
-	base   int // GOMAXPROCS as found before raising it
-	set    int // the value set, while raised
-	raised bool
+	mu   sync.Mutex
+	n    int
+	base int // GOMAXPROCS as found before raising it
+	set  int // the value this set, while it stands; 0: none
 }
 
 var readers readerCount
@@ -54,17 +53,14 @@ func (r *readerCount) add(d int) {
 		return
 	}
 	cur := runtime.GOMAXPROCS(0)
-	if r.raised && cur != r.set {
-		r.raised = false // set by other code since: theirs now
-	}
-	if !r.raised {
-		r.base = cur
+	if r.set != cur {
+		r.set, r.base = 0, cur // never raised, or set by other code since: theirs
 	}
 	switch want := procsFor(r.base, r.n); {
 	case want > cur:
 		runtime.GOMAXPROCS(want)
-		r.raised, r.set = true, want
-	case r.raised && want < cur:
+		r.set = want
+	case r.set != 0 && want < cur:
 		if want == defaultProcs {
 			// The runtime's default again, which then follows the CPU
 			// limit (and may differ from want if that limit changed).
@@ -72,7 +68,10 @@ func (r *readerCount) add(d int) {
 		} else {
 			runtime.GOMAXPROCS(want)
 		}
-		r.raised, r.set = want != r.base, want
+		r.set = 0
+		if want != r.base {
+			r.set = want
+		}
 	}
 }
 
