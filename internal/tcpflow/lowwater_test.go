@@ -5,44 +5,90 @@ import (
 	"time"
 )
 
-// TestLowWater walks the mark's rule on given times and sizes: it waits
-// for a buffer of lowWaterBuffers blocks, looks again every
-// lowWaterCheck, and a short read takes it off for lowWaterBackoff.
+// TestLowWater walks the mark's rule on given times, sizes and byte
+// counts: one block once the buffer holds lowWaterBuffers blocks, the
+// larger mark once the buffer holds lowWaterBuffers of it and the
+// stream's rate fills it within lowWaterFill, a look every
+// lowWaterCheck until then, and a short read that takes it off for
+// lowWaterBackoff.
 func TestLowWater(t *testing.T) {
 	const block = 128 << 10
-	ms := int64(time.Millisecond)
+	const batch = lowWaterBatch * block
+	check := int64(lowWaterCheck)
+	// fill is the byte count, over one lowWaterCheck, of a rate that
+	// fills the larger mark in exactly lowWaterFill.
+	fill := int64(batch) * check / int64(lowWaterFill)
+	big := lowWaterBuffers * batch
+
 	var w lowWater
-	if !w.due(0) {
+	if !w.due(0, block) {
 		t.Fatal("a new reader does not look at its buffer")
 	}
-	if w.sized(0, lowWaterBuffers*block-1, block) || w.on {
-		t.Fatal("mark set with a buffer under lowWaterBuffers blocks")
+	if m := w.decide(0, lowWaterBuffers*block-1, block, 100); m != 0 || w.mark != 0 {
+		t.Fatalf("mark %d set with a buffer under lowWaterBuffers blocks", m)
 	}
-	if w.due(int64(lowWaterCheck)-1) || !w.due(int64(lowWaterCheck)) {
+	if w.due(check-1, block) || !w.due(check, block) {
 		t.Fatalf("after a small buffer: due at %v, want lowWaterCheck", time.Duration(w.next))
 	}
-	if w.read(5*ms, 10, block) {
+	if w.read(check-1, 10, block) {
 		t.Error("a short read took off a mark that was not set")
 	}
-	now := int64(lowWaterCheck)
-	if !w.sized(now, lowWaterBuffers*block, block) || !w.on {
-		t.Fatal("mark not set with a buffer of lowWaterBuffers blocks")
+	// At the first look that can tell a rate, the rate is one byte
+	// short of filling the larger mark in lowWaterFill: one block.
+	now := check
+	if m := w.decide(now, big, block, 100+fill-1); m != block {
+		t.Fatalf("mark %d at a rate just under the larger mark's, want one block (%d)", m, block)
 	}
-	if w.due(now + int64(time.Hour)) {
-		t.Error("a set mark asks for the buffer's size again")
+	if w.due(now+check-1, block) || !w.due(now+check, block) {
+		t.Fatal("with one block set, the next look is not after lowWaterCheck")
 	}
-	if w.read(now+ms, block, block) || !w.on {
+	// A rate that fills it, but a buffer one byte short of
+	// lowWaterBuffers larger marks: no change.
+	now += check
+	if m := w.decide(now, big-1, block, 100+2*fill-1); m != 0 || w.mark != block {
+		t.Fatalf("mark %d (now %d) with a buffer under lowWaterBuffers larger marks", m, w.mark)
+	}
+	now += check
+	if m := w.decide(now, big, block, 100+3*fill-1); m != batch {
+		t.Fatalf("mark %d with the buffer and the rate for it, want %d", m, batch)
+	}
+	if w.due(now+int64(time.Hour), block) || !w.settled(block) {
+		t.Error("the larger mark set, yet the reader still looks")
+	}
+	if w.read(now+1, block, block) || w.mark != batch {
 		t.Error("a whole block took the mark off")
 	}
-	cut := now + 2*ms
-	if !w.read(cut, block-1, block) || w.on {
+	cut := now + 2
+	if !w.read(cut, block-1, block) || w.mark != 0 {
 		t.Fatal("a short read left the mark on")
 	}
-	if w.due(cut+int64(lowWaterBackoff)-1) || !w.due(cut+int64(lowWaterBackoff)) {
-		t.Errorf("after a short read: due at %v, want %v", time.Duration(w.next), time.Duration(cut+int64(lowWaterBackoff)))
+	backoff := int64(lowWaterBackoff)
+	if w.due(cut+backoff-1, block) || !w.due(cut+backoff, block) {
+		t.Errorf("after a short read: due at %v, want %v", time.Duration(w.next), time.Duration(cut+backoff))
 	}
+	// After the back-off the first look has no rate of its own (the one
+	// before the short read is not used): one block, then the larger
+	// mark a look later.
+	now = cut + backoff
+	if m := w.decide(now, big, block, 1<<40); m != block {
+		t.Fatalf("mark %d at the first look after a back-off, want one block", m)
+	}
+	if m := w.decide(now+check, big, block, 1<<40+fill); m != batch {
+		t.Fatalf("mark %d a look later, want %d", m, batch)
+	}
+	w.refused(now + check)
+	if w.mark != 0 || w.due(now+check+backoff-1, block) || !w.due(now+check+backoff, block) {
+		t.Errorf("a mark the kernel refused: mark %d, due at %v", w.mark, time.Duration(w.next))
+	}
+
 	var one lowWater
-	if one.sized(0, 1<<30, 1) {
+	if m := one.decide(0, 1<<30, 1, 1); m != 0 {
 		t.Error("a mark set for 1-byte blocks, which is the kernel's default")
+	}
+	// A look at the same instant as the last tells no rate.
+	var same lowWater
+	same.decide(5, big, block, 1)
+	if m := same.decide(5, big, block, 1<<40); m != 0 || same.mark != block {
+		t.Errorf("mark %d (now %d) from a look at the same instant", m, same.mark)
 	}
 }

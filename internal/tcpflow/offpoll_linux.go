@@ -122,20 +122,24 @@ func (b blockingIO) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// raiseLowWater sets the socket's low-water mark to a block when
+// raiseLowWater sets or raises the socket's low-water mark when
 // lowWater says so (see lowwater.go).
 func (s *Stream) raiseLowWater(block int) {
-	if s.own.low.on || s.bytes.Load() == 0 {
+	n := s.bytes.Load()
+	if n == 0 || s.own.low.settled(block) {
 		return
 	}
 	now := time.Now().UnixNano()
-	if !s.own.low.due(now) {
+	if !s.own.low.due(now, block) {
 		return
 	}
 	rcvbuf, err := unix.GetsockoptInt(s.own.fd, unix.SOL_SOCKET, unix.SO_RCVBUF)
-	if err == nil && s.own.low.sized(now, rcvbuf, block) {
-		if unix.SetsockoptInt(s.own.fd, unix.SOL_SOCKET, unix.SO_RCVLOWAT, block) != nil {
-			s.own.low.read(now, 0, block) // not set: back off as from a short read
+	if err != nil {
+		return
+	}
+	if mark := s.own.low.decide(now, rcvbuf, block, n); mark > 0 {
+		if unix.SetsockoptInt(s.own.fd, unix.SOL_SOCKET, unix.SO_RCVLOWAT, mark) != nil {
+			s.own.low.refused(now)
 		}
 	}
 }
@@ -143,7 +147,7 @@ func (s *Stream) raiseLowWater(block int) {
 // lowerLowWater takes the mark off after a read of n bytes, short of a
 // block, when lowWater says so.
 func (s *Stream) lowerLowWater(n, block int) {
-	if s.own.low.on && s.own.low.read(time.Now().UnixNano(), n, block) {
+	if s.own.low.mark > 0 && s.own.low.read(time.Now().UnixNano(), n, block) {
 		_ = unix.SetsockoptInt(s.own.fd, unix.SOL_SOCKET, unix.SO_RCVLOWAT, 1)
 	}
 }

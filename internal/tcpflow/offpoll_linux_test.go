@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -338,5 +339,76 @@ func TestReceiverLowWater(t *testing.T) {
 	}
 	if got := rx.Bytes(); got != 100+3*block+1000 {
 		t.Errorf("received %d bytes, want %d", got, 100+3*block+1000)
+	}
+}
+
+// TestReceiverLowWaterBatch: a receiver whose buffer holds
+// lowWaterBuffers larger marks, fed faster than the larger mark per
+// lowWaterFill, raises its mark to lowWaterBatch blocks; when the
+// sender stops, the last read is cut short and the mark comes off, and
+// every byte written is counted. The writer is bounded in bytes. The
+// larger mark needs a buffer of lowWaterBuffers × lowWaterBatch blocks:
+// 192 KiB asked, within any rmem_max.
+func TestReceiverLowWaterBatch(t *testing.T) {
+	const block = 16 << 10
+	const batch = lowWaterBatch * block
+	a, b := tcpPair(t)
+	if err := b.SetReadBuffer(lowWaterBuffers * batch); err != nil {
+		t.Fatal(err)
+	}
+	rx := NewStream(1, false, b)
+	rx.Start(time.Now(), make([]byte, block), nil)
+	defer func() {
+		_ = a.Close()
+		<-rx.Done()
+		_ = rx.Close()
+	}()
+	mark := func() int {
+		t.Helper()
+		rc, _ := rx.SyscallConn()
+		var v int
+		var gerr error
+		if err := rc.Control(func(fd uintptr) { v, gerr = syscall.GetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVLOWAT) }); err != nil || gerr != nil {
+			t.Fatalf("SO_RCVLOWAT: %v %v", err, gerr)
+		}
+		return v
+	}
+	var stop atomic.Bool
+	written := make(chan int64, 1)
+	go func() {
+		var n int64
+		buf := make([]byte, block)
+		for !stop.Load() && n < 4<<30 {
+			m, err := a.Write(buf)
+			n += int64(m)
+			if err != nil {
+				break
+			}
+		}
+		written <- n
+	}()
+	waitFor := func(what string, ok func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(5 * time.Second); !ok(); {
+			if time.Now().After(deadline) {
+				stop.Store(true)
+				t.Fatalf("not within 5s: %s (received %d bytes, SO_RCVLOWAT %d)", what, rx.Bytes(), mark())
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	waitFor("the larger mark", func() bool { return mark() == batch })
+	stop.Store(true)
+	n := <-written
+	// A tail of less than a block: the read waits out the socket's
+	// timeout under the mark and comes back short.
+	if _, err := a.Write(make([]byte, 1000)); err != nil {
+		t.Fatal(err)
+	}
+	n += 1000
+	waitFor("every byte written", func() bool { return rx.Bytes() == n })
+	waitFor("the mark off after the last, short, read", func() bool { return mark() == 1 })
+	if got := rx.Bytes(); got != n {
+		t.Errorf("received %d bytes, want %d", got, n)
 	}
 }
