@@ -111,7 +111,7 @@ type blockingIO struct{ s *Stream }
 func (b blockingIO) Write(p []byte) (int, error) { return b.s.blockingCall(unix.SYS_WRITE, p) }
 
 func (b blockingIO) Read(p []byte) (int, error) {
-	b.s.raiseLowWater(len(p))
+	b.s.adjustLowWater(len(p))
 	n, err := b.s.blockingCall(unix.SYS_READ, p)
 	if n > 0 && n < len(p) {
 		b.s.lowerLowWater(n, len(p))
@@ -122,15 +122,15 @@ func (b blockingIO) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// raiseLowWater sets or raises the socket's low-water mark when
-// lowWater says so (see lowwater.go).
-func (s *Stream) raiseLowWater(block int) {
+// adjustLowWater sets, raises or lowers the socket's low-water mark
+// when lowWater says so (see lowwater.go).
+func (s *Stream) adjustLowWater(block int) {
 	n := s.bytes.Load()
-	if n == 0 || s.own.low.settled(block) {
+	if n == 0 {
 		return
 	}
-	now := time.Now().UnixNano()
-	if !s.own.low.due(now, block) {
+	now := int64(time.Since(s.epoch))
+	if !s.own.low.due(now) {
 		return
 	}
 	rcvbuf, err := unix.GetsockoptInt(s.own.fd, unix.SOL_SOCKET, unix.SO_RCVBUF)
@@ -139,7 +139,8 @@ func (s *Stream) raiseLowWater(block int) {
 	}
 	if mark := s.own.low.decide(now, rcvbuf, block, n); mark > 0 {
 		if unix.SetsockoptInt(s.own.fd, unix.SOL_SOCKET, unix.SO_RCVLOWAT, mark) != nil {
-			s.own.low.refused(now)
+			_ = unix.SetsockoptInt(s.own.fd, unix.SOL_SOCKET, unix.SO_RCVLOWAT, 1)
+			s.own.low.backOff(now)
 		}
 	}
 }
@@ -147,7 +148,7 @@ func (s *Stream) raiseLowWater(block int) {
 // lowerLowWater takes the mark off after a read of n bytes, short of a
 // block, when lowWater says so.
 func (s *Stream) lowerLowWater(n, block int) {
-	if s.own.low.mark > 0 && s.own.low.read(time.Now().UnixNano(), n, block) {
+	if s.own.low.mark > 0 && s.own.low.read(int64(time.Since(s.epoch)), n, block) {
 		_ = unix.SetsockoptInt(s.own.fd, unix.SOL_SOCKET, unix.SO_RCVLOWAT, 1)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -273,142 +274,156 @@ func TestYieldPeriod(t *testing.T) {
 	}
 }
 
+// lowWaterRig is a receiving stream on one end of a loopback pair, with
+// the helpers the low-water tests share.
+type lowWaterRig struct {
+	t  *testing.T
+	a  *net.TCPConn // the sending end, written by the test
+	rx *Stream
+}
+
+// newLowWaterRig starts a receiver reading blocks of block bytes from a
+// socket whose buffer is set to rcvbuf (the kernel doubles it), small
+// enough for any rmem_max, so that autotuning does not decide the test.
+func newLowWaterRig(t *testing.T, block, rcvbuf int) *lowWaterRig {
+	a, b := tcpPair(t)
+	if err := b.SetReadBuffer(rcvbuf); err != nil {
+		t.Fatal(err)
+	}
+	r := &lowWaterRig{t: t, a: a, rx: NewStream(1, false, b)}
+	r.rx.Start(time.Now(), make([]byte, block), nil)
+	t.Cleanup(func() {
+		_ = a.Close()
+		<-r.rx.Done()
+		_ = r.rx.Close()
+	})
+	return r
+}
+
+// mark is the socket's SO_RCVLOWAT.
+func (r *lowWaterRig) mark() int {
+	r.t.Helper()
+	rc, _ := r.rx.SyscallConn()
+	var v int
+	var gerr error
+	if err := rc.Control(func(fd uintptr) { v, gerr = syscall.GetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVLOWAT) }); err != nil || gerr != nil {
+		r.t.Fatalf("SO_RCVLOWAT: %v %v", err, gerr)
+	}
+	return v
+}
+
+// waitWithin polls ok every millisecond until it holds, and fails the
+// test after limit.
+func (r *lowWaterRig) waitWithin(limit time.Duration, what string, ok func() bool) {
+	r.t.Helper()
+	for deadline := time.Now().Add(limit); !ok(); {
+		if time.Now().After(deadline) {
+			r.t.Fatalf("not within %v: %s (received %d bytes, SO_RCVLOWAT %d)", limit, what, r.rx.Bytes(), r.mark())
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func (r *lowWaterRig) waitFor(what string, ok func() bool) {
+	r.t.Helper()
+	r.waitWithin(5*time.Second, what, ok)
+}
+
+func (r *lowWaterRig) write(n int) {
+	r.t.Helper()
+	if _, err := r.a.Write(make([]byte, n)); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
 // TestReceiverLowWater: once it has read its first bytes, a receiver
 // whose buffer holds lowWaterBuffers blocks asks the kernel to wake it for
 // whole blocks (SO_RCVLOWAT), and takes the mark off when data comes
-// slower than a block per socket timeout. The buffers are set by hand,
-// small enough for any rmem_max, so that autotuning does not decide the
-// test, and the sender's holds every block written at once.
+// slower than a block per socket timeout. The sender's buffer holds
+// every block written at once.
 func TestReceiverLowWater(t *testing.T) {
 	const block = 16 << 10
-	a, b := tcpPair(t)
-	if err := b.SetReadBuffer(lowWaterBuffers * block); err != nil {
+	r := newLowWaterRig(t, block, lowWaterBuffers*block)
+	if err := r.a.SetWriteBuffer(16 * block); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.SetWriteBuffer(16 * block); err != nil {
-		t.Fatal(err)
-	}
-	rx := NewStream(1, false, b)
-	rx.Start(time.Now(), make([]byte, block), nil)
-	defer func() {
-		_ = a.Close()
-		<-rx.Done()
-		_ = rx.Close()
-	}()
-	mark := func() int {
-		t.Helper()
-		rc, _ := rx.SyscallConn()
-		var v int
-		var gerr error
-		if err := rc.Control(func(fd uintptr) { v, gerr = syscall.GetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVLOWAT) }); err != nil || gerr != nil {
-			t.Fatalf("SO_RCVLOWAT: %v %v", err, gerr)
-		}
-		return v
-	}
-	waitWithin := func(limit time.Duration, what string, ok func() bool) {
-		t.Helper()
-		for deadline := time.Now().Add(limit); !ok(); {
-			if time.Now().After(deadline) {
-				t.Fatalf("not within %v: %s (received %d bytes, SO_RCVLOWAT %d)", limit, what, rx.Bytes(), mark())
-			}
-			time.Sleep(time.Millisecond)
-		}
-	}
-	waitFor := func(what string, ok func() bool) { t.Helper(); waitWithin(5*time.Second, what, ok) }
 	// The first bytes: the next read sets the mark before it blocks. Had
 	// the first read waited under the mark, it would have come back short
 	// after the socket's timeout and taken the mark off for
 	// lowWaterBackoff: a mark set sooner than that proves it did not.
-	if _, err := a.Write(make([]byte, 100)); err != nil {
-		t.Fatal(err)
-	}
-	waitFor("the first bytes", func() bool { return rx.Bytes() == 100 })
-	waitWithin(lowWaterBackoff/2, "the mark set after the first bytes", func() bool { return mark() == block })
-	if _, err := a.Write(make([]byte, 3*block)); err != nil {
-		t.Fatal(err)
-	}
-	waitFor("three blocks received", func() bool { return rx.Bytes() >= 100+3*block })
+	r.write(100)
+	r.waitFor("the first bytes", func() bool { return r.rx.Bytes() == 100 })
+	r.waitWithin(lowWaterBackoff/2, "the mark set after the first bytes", func() bool { return r.mark() == block })
+	r.write(3 * block)
+	r.waitFor("three blocks received", func() bool { return r.rx.Bytes() >= 100+3*block })
 	// Less than a block: the read waits out the socket's timeout, returns
 	// what came, and the mark comes off, before the bytes are counted.
-	if _, err := a.Write(make([]byte, 1000)); err != nil {
-		t.Fatal(err)
-	}
-	waitFor("the last 1000 bytes", func() bool { return rx.Bytes() >= 100+3*block+1000 })
-	if m := mark(); m != 1 {
+	r.write(1000)
+	r.waitFor("the last 1000 bytes", func() bool { return r.rx.Bytes() >= 100+3*block+1000 })
+	if m := r.mark(); m != 1 {
 		t.Errorf("SO_RCVLOWAT %d after a short read, want 1", m)
 	}
-	if got := rx.Bytes(); got != 100+3*block+1000 {
+	if got := r.rx.Bytes(); got != 100+3*block+1000 {
 		t.Errorf("received %d bytes, want %d", got, 100+3*block+1000)
 	}
 }
 
 // TestReceiverLowWaterBatch: a receiver whose buffer holds
 // lowWaterBuffers larger marks, fed faster than the larger mark per
-// lowWaterFill, raises its mark to lowWaterBatch blocks; when the
-// sender stops, the last read is cut short and the mark comes off, and
-// every byte written is counted. The writer is bounded in bytes. The
-// larger mark needs a buffer of lowWaterBuffers × lowWaterBatch blocks:
-// 192 KiB asked, within any rmem_max.
+// lowWaterFill, raises its mark to lowWaterBatch blocks; fed one block
+// every 10 ms it lowers it to one block again; and when the sender
+// stops, the last read is cut short and the mark comes off, with every
+// byte written counted. The larger mark needs a buffer of
+// lowWaterBuffers × lowWaterBatch blocks: 192 KiB asked, within any
+// rmem_max. The writers are bounded in bytes and time.
 func TestReceiverLowWaterBatch(t *testing.T) {
 	const block = 16 << 10
 	const batch = lowWaterBatch * block
-	a, b := tcpPair(t)
-	if err := b.SetReadBuffer(lowWaterBuffers * batch); err != nil {
-		t.Fatal(err)
-	}
-	rx := NewStream(1, false, b)
-	rx.Start(time.Now(), make([]byte, block), nil)
-	defer func() {
-		_ = a.Close()
-		<-rx.Done()
-		_ = rx.Close()
-	}()
-	mark := func() int {
-		t.Helper()
-		rc, _ := rx.SyscallConn()
-		var v int
-		var gerr error
-		if err := rc.Control(func(fd uintptr) { v, gerr = syscall.GetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVLOWAT) }); err != nil || gerr != nil {
-			t.Fatalf("SO_RCVLOWAT: %v %v", err, gerr)
-		}
-		return v
-	}
-	var stop atomic.Bool
-	written := make(chan int64, 1)
-	go func() {
-		var n int64
-		buf := make([]byte, block)
-		for !stop.Load() && n < 4<<30 {
-			m, err := a.Write(buf)
-			n += int64(m)
-			if err != nil {
-				break
+	r := newLowWaterRig(t, block, lowWaterBuffers*batch)
+	var written atomic.Int64
+	// write writes blocks, every gap (0: back to back), until stop is
+	// closed, 10 s have passed, or 16 GiB are written.
+	write := func(gap time.Duration, stop <-chan struct{}) <-chan struct{} {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			buf := make([]byte, block)
+			end := time.Now().Add(10 * time.Second)
+			for i := 0; i < 1<<20 && time.Now().Before(end); i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				n, err := r.a.Write(buf)
+				written.Add(int64(n))
+				if err != nil {
+					return
+				}
+				if gap > 0 {
+					select {
+					case <-stop:
+						return
+					case <-time.After(gap):
+					}
+				}
 			}
-		}
-		written <- n
-	}()
-	waitFor := func(what string, ok func() bool) {
-		t.Helper()
-		for deadline := time.Now().Add(5 * time.Second); !ok(); {
-			if time.Now().After(deadline) {
-				stop.Store(true)
-				t.Fatalf("not within 5s: %s (received %d bytes, SO_RCVLOWAT %d)", what, rx.Bytes(), mark())
-			}
-			time.Sleep(time.Millisecond)
-		}
+		}()
+		return done
 	}
-	waitFor("the larger mark", func() bool { return mark() == batch })
-	stop.Store(true)
-	n := <-written
+	run := func(gap time.Duration, what string, ok func() bool) {
+		t.Helper()
+		stop := make(chan struct{})
+		done := write(gap, stop)
+		defer func() { close(stop); <-done }()
+		r.waitFor(what, ok)
+	}
+	run(0, "the larger mark", func() bool { return r.mark() == batch })
+	run(10*time.Millisecond, "one block again at a block per 10 ms", func() bool { return r.mark() == block })
 	// A tail of less than a block: the read waits out the socket's
 	// timeout under the mark and comes back short.
-	if _, err := a.Write(make([]byte, 1000)); err != nil {
-		t.Fatal(err)
-	}
-	n += 1000
-	waitFor("every byte written", func() bool { return rx.Bytes() == n })
-	waitFor("the mark off after the last, short, read", func() bool { return mark() == 1 })
-	if got := rx.Bytes(); got != n {
-		t.Errorf("received %d bytes, want %d", got, n)
-	}
+	r.write(1000)
+	n := written.Load() + 1000
+	r.waitFor("every byte written", func() bool { return r.rx.Bytes() == n })
+	r.waitFor("the mark off after the last, short, read", func() bool { return r.mark() == 1 })
 }
