@@ -14,7 +14,7 @@ import "time"
 // the reader waits for its turn on a CPU, and the reader takes
 // lowWaterBatch blocks per wake-up. Measured on loopback (see
 // bench/RESULTS.md): three blocks carried far more than one at -l 128K
-// and 1M, and two blocks less than one.
+// and 1M, and at -l 128K -P 2 two blocks carried less than one.
 //
 // The mark is set only once the first bytes have been read (so the
 // receiver's first-byte time is not late), and only when autotuning (or
@@ -23,8 +23,8 @@ import "time"
 // older kernels, clamp the window to the mark). The bytes left unread
 // are then at most a quarter of the buffer. The larger mark is set when
 // the stream's rate fills it within lowWaterFill, and goes back to one
-// block when the rate no longer fills it within twice that, so it holds
-// back at most a few milliseconds of the stream. A read that returns
+// block when the rate no longer fills it within twice that, so as of
+// the last look it holds back a few milliseconds of the stream. A read that returns
 // less than a block with a mark set was cut short by the socket's
 // timeout (pollWait), or by the end of the stream or an error: the mark,
 // which may delay each read by up to that timeout, is taken off for
@@ -53,6 +53,10 @@ type lowWater struct {
 // due reports whether the buffer's size and the rate should be read now.
 func (w *lowWater) due(now int64) bool { return now >= w.next }
 
+// later puts the next look lowWaterCheck after now, when this one could
+// not read the buffer's size.
+func (w *lowWater) later(now int64) { w.next = now + int64(lowWaterCheck) }
+
 // decide returns the mark to set now, in bytes, from the receive
 // buffer's size (SO_RCVBUF) and the stream's byte count, or 0 to leave
 // it as it is; it looks again after lowWaterCheck. It raises the mark
@@ -64,7 +68,7 @@ func (w *lowWater) decide(now int64, rcvbuf, block int, bytes int64) int {
 		rate = float64(bytes-w.bytes) / time.Duration(now-w.at).Seconds()
 	}
 	w.seen, w.bytes, w.at = true, bytes, now
-	w.next = now + int64(lowWaterCheck)
+	w.later(now)
 	if block <= 1 {
 		return 0 // a 1-byte mark is the kernel's default
 	}

@@ -129,12 +129,15 @@ func (s *Stream) adjustLowWater(block int) {
 	if n == 0 {
 		return
 	}
-	now := int64(time.Since(s.epoch))
+	// The last read's return, just before this read: the time of the
+	// byte count n, without a clock read per read.
+	now := s.lastNano.Load()
 	if !s.own.low.due(now) {
 		return
 	}
 	rcvbuf, err := unix.GetsockoptInt(s.own.fd, unix.SOL_SOCKET, unix.SO_RCVBUF)
 	if err != nil {
+		s.own.low.later(now)
 		return
 	}
 	if mark := s.own.low.decide(now, rcvbuf, block, n); mark > 0 {
