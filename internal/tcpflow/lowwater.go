@@ -24,11 +24,11 @@ import "time"
 // are then at most a quarter of the buffer. The larger mark is set when
 // the stream's rate fills it within lowWaterFill, and goes back to one
 // block when the rate no longer fills it within twice that, so as of
-// the last look it holds back a few milliseconds of the stream. A read that returns
-// less than a block with a mark set was cut short by the socket's
-// timeout (pollWait), or by the end of the stream or an error: the mark,
-// which may delay each read by up to that timeout, is taken off for
-// lowWaterBackoff, which at the end of a stream is harmless.
+// the last look it holds back a few milliseconds of the stream. A read
+// that returns less than a block with a mark set was cut short by the
+// socket's timeout (pollWait), or by the end of the stream or an error:
+// the mark, which may delay each read by up to that timeout, is taken
+// off for lowWaterBackoff, which at the end of a stream is harmless.
 const (
 	lowWaterBuffers = 4
 	lowWaterBatch   = 3                    // blocks in the larger mark
