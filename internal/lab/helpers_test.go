@@ -396,22 +396,8 @@ func settledStats(t *testing.T, l *Lab, sent uint64) RouterStats {
 	}
 }
 
-// bestOf runs a timing-sensitive measurement up to n times and stops at
-// the first that passes: on a machine shared with other work (CI runs
-// other packages' tests beside these), one starved run should not fail the
-// suite, while a real regression fails every attempt. Every attempt is
-// logged.
+// bestOf is labtest.BestOf, by the name the lab's tests use.
 func bestOf[T any](t *testing.T, n int, measure func(attempt int) (T, bool)) (T, bool) {
 	t.Helper()
-	var v T
-	var ok bool
-	for i := 1; i <= n; i++ {
-		if v, ok = measure(i); ok {
-			return v, true
-		}
-		if i < n {
-			t.Logf("attempt %d missed the target (is the machine busy?); measuring again", i)
-		}
-	}
-	return v, false
+	return labtest.BestOf(t, n, measure)
 }
