@@ -15,6 +15,7 @@ import (
 	"github.com/wireperf/wireperf/internal/daemon"
 	"github.com/wireperf/wireperf/internal/server"
 	"github.com/wireperf/wireperf/internal/spec"
+	"github.com/wireperf/wireperf/internal/testline"
 )
 
 func newDaemonCmd(e env) *cobra.Command {
@@ -105,19 +106,20 @@ an SQLite file. docs/daemon.md describes the configuration file.`,
 	return cmd
 }
 
-// validateTestLine checks a scheduled test's command line the way the
-// command itself will read it: the command exists and its flags parse.
+// validateTestLine checks a scheduled test's line: package testline
+// takes only a measurement command and its measurement flags, then the
+// command's own flag set checks their values, as the test will read
+// them.
 func validateTestLine(args []string) error {
-	if len(args) == 0 {
-		return errors.New("empty test line")
-	}
-	root := newRoot(env{stdout: io.Discard, stderr: io.Discard})
-	c, rest, err := root.Find(args)
-	if err != nil || c == root || c.Name() != args[0] {
-		return errors.New(args[0] + ": not a wireperf command")
-	}
-	if err := c.ParseFlags(rest); err != nil {
+	l, err := testline.Parse(args)
+	if err != nil {
 		return err
 	}
-	return nil
+	words := l.Words()
+	root := newRoot(env{stdout: io.Discard, stderr: io.Discard})
+	c, rest, err := root.Find(words)
+	if err != nil || c == root || c.Name() != words[0] {
+		return errors.New(words[0] + ": not a wireperf command")
+	}
+	return c.ParseFlags(rest)
 }

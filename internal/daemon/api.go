@@ -1,12 +1,15 @@
 package daemon
 
 import (
+	"context"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -14,6 +17,7 @@ import (
 	"github.com/wireperf/wireperf/internal/grid"
 	"github.com/wireperf/wireperf/internal/mesh"
 	"github.com/wireperf/wireperf/internal/schedule"
+	"github.com/wireperf/wireperf/internal/testline"
 )
 
 // Mux is the daemon's HTTP handlers, all in one place: the JSON API
@@ -78,6 +82,9 @@ func (d *Daemon) serve(h handler, needToken bool) http.HandlerFunc {
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+		ctx, cancel := context.WithTimeout(r.Context(), apiHandlerTimeout)
+		defer cancel()
+		r = r.WithContext(ctx)
 		if err := h(w, r); err != nil {
 			status := http.StatusInternalServerError
 			var he *httpError
@@ -146,12 +153,15 @@ func TaskToJSON(t *schedule.Task) TaskJSON {
 // a margin, the start to the epoch (runs on whole repeat periods), and
 // the ID to one derived from the origin, name and pair.
 func (j TaskJSON) Task(validate func([]string) error) (*schedule.Task, error) {
-	t := &schedule.Task{ID: j.ID, Name: j.Name, Source: j.Source, Dest: j.Dest, DestAddr: j.DestAddr, Args: strings.Fields(j.Test),
+	args, err := testline.Split(j.Test)
+	if err != nil {
+		return nil, fmt.Errorf("test: %v", err)
+	}
+	t := &schedule.Task{ID: j.ID, Name: j.Name, Source: j.Source, Dest: j.Dest, DestAddr: j.DestAddr, Args: args,
 		Start: j.Start.UTC(), Until: j.Until, MaxRuns: j.MaxRuns, Paused: j.Paused, Origin: j.Origin, Thresholds: j.Thresholds}
 	if !t.Until.IsZero() {
 		t.Until = t.Until.UTC()
 	}
-	var err error
 	if t.Class, err = schedule.ParseClass(j.Class); err != nil {
 		return nil, err
 	}
@@ -285,9 +295,13 @@ func (d *Daemon) getRuns(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	rq := archive.RunQuery{Source: q.Get("src"), Dest: q.Get("dst"), Limit: maxRuns}
 	if s := q.Get("since"); s != "" {
-		t, err := parseSince(s, d.cfg.Clock.Now())
+		now := d.cfg.Clock.Now()
+		t, err := parseSince(s, now)
 		if err != nil {
 			return badRequest("since: %v", err)
+		}
+		if t.Before(now.Add(-MaxScheduleWindow)) {
+			return badRequest("since: %q: over the limit of %v back", clip(s), MaxScheduleWindow)
 		}
 		rq.Since = t
 	}
@@ -317,24 +331,94 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("%q: want an RFC 3339 instant or a duration such as 24h", s)
 }
 
+// Bounds of the schedule's and the runs' answers: a window and a page
+// whatever a task's repeat, so that no query can make the daemon build
+// an answer of gigabytes.
+const (
+	MaxScheduleWindow = 7 * 24 * time.Hour // next=, and since= back from now
+	DefaultPage       = 1000               // runs per answer unless limit= says
+	MaxPage           = 10000
+)
+
+// pageOf reads limit=: DefaultPage when not given.
+func pageOf(q url.Values) (int, error) {
+	s := q.Get("limit")
+	if s == "" {
+		return DefaultPage, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > MaxPage {
+		return 0, badRequest("limit: %q: want 1 to %d", clip(s), MaxPage)
+	}
+	return n, nil
+}
+
+func clip(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
+}
+
+// getSchedule answers the runs to come, a page at a time: at most limit=
+// runs by start, from from= (default now) for next= (default 24 h, at
+// most MaxScheduleWindow). When runs were left out, a Link header names
+// the next page (RFC 8288), which starts after the last run given.
 func (d *Daemon) getSchedule(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	next := 24 * time.Hour
 	if s := q.Get("next"); s != "" {
 		v, err := time.ParseDuration(s)
 		if err != nil || v <= 0 {
-			return badRequest("next: %q: want a duration such as 24h", s)
+			return badRequest("next: %q: want a duration such as 24h", clip(s))
+		}
+		if v > MaxScheduleWindow {
+			return badRequest("next: %v, over the limit of %v", v, MaxScheduleWindow)
 		}
 		next = v
 	}
+	limit, err := pageOf(q)
+	if err != nil {
+		return err
+	}
 	now := d.cfg.Clock.Now()
+	from, end := now, now.Add(next)
+	var after string
+	if s := q.Get("from"); s != "" {
+		t, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil || t.Before(now.Add(-MaxScheduleWindow)) || t.After(now.Add(MaxScheduleWindow)) {
+			return badRequest("from: %q: want an RFC 3339 instant within %v of now", clip(s), MaxScheduleWindow)
+		}
+		from, after = t, q.Get("after")
+	}
+	if e := q.Get("end"); e != "" {
+		t, err := time.Parse(time.RFC3339Nano, e)
+		if err != nil || t.After(now.Add(MaxScheduleWindow)) {
+			return badRequest("end: %q: want an RFC 3339 instant within %v of now", clip(e), MaxScheduleWindow)
+		}
+		end = t
+	}
 	tasks, err := d.store.Tasks(r.Context(), "")
 	if err != nil {
 		return err
 	}
-	out := []RunJSON{}
-	for _, sr := range Upcoming(tasks, q.Get("host"), now, next) {
+	runs, more := UpcomingPage(tasks, q.Get("host"), from, after, end, limit)
+	out := make([]RunJSON, 0, len(runs))
+	for _, sr := range runs {
 		out = append(out, RunToJSON(sr))
+	}
+	if more && len(runs) > 0 {
+		last := runs[len(runs)-1]
+		nq := url.Values{}
+		for k, v := range q {
+			nq[k] = v
+		}
+		nq.Del("next")
+		nq.Set("from", last.Planned.UTC().Format(time.RFC3339Nano))
+		nq.Set("after", last.ID)
+		nq.Set("end", end.UTC().Format(time.RFC3339Nano))
+		nq.Set("limit", strconv.Itoa(limit))
+		w.Header().Set("Link", fmt.Sprintf(`</api/schedule?%s>; rel="next"`, nq.Encode()))
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
@@ -342,24 +426,43 @@ func (d *Daemon) getSchedule(w http.ResponseWriter, r *http.Request) error {
 
 // Upcoming is the runs the tasks plan in [now, now+next) that touch host
 // ("" for every host), by start: what the schedule will do, whether or
-// not a daemon has planned it yet.
+// not a daemon has planned it yet. At most MaxPage runs, the earliest.
 func Upcoming(tasks []*schedule.Task, host string, now time.Time, next time.Duration) []*archive.SchedRun {
+	runs, _ := UpcomingPage(tasks, host, now, "", now.Add(next), MaxPage)
+	return runs
+}
+
+// UpcomingPage is one page of Upcoming: at most limit runs that start in
+// [from, end), by start and then ID, after the run named after (which
+// starts at from) when after is set; more says whether runs were left
+// out. It holds at most about twice limit runs at any time, whatever the
+// tasks plan.
+func UpcomingPage(tasks []*schedule.Task, host string, from time.Time, after string, end time.Time, limit int) (page []*archive.SchedRun, more bool) {
+	if !end.After(from) || limit <= 0 {
+		return nil, false
+	}
+	keep := limit + 1 // one more than the page, to know if there is more
 	var out []*archive.SchedRun
 	for _, t := range tasks {
 		if host != "" && t.Source != host && t.Dest != host {
 			continue
 		}
-		// Planned as if for the first time: only runs still to come.
-		runs, _ := schedule.Plan(t, -1, now, next)
-		for _, r := range runs {
+		for _, r := range schedule.Next(t, from, end.Sub(from), keep+1) {
+			if after != "" && r.Planned.Equal(from) && r.ID <= after {
+				continue
+			}
 			out = append(out, archive.NewSchedRun(t, r))
 		}
-		if len(out) > maxRuns {
-			break
+		if len(out) > 2*keep {
+			sortRuns(out)
+			out = out[:keep]
 		}
 	}
 	sortRuns(out)
-	return out
+	if len(out) > limit {
+		return out[:limit], true
+	}
+	return out, false
 }
 
 func (d *Daemon) postSchedule(w http.ResponseWriter, r *http.Request) error {

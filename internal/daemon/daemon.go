@@ -158,6 +158,7 @@ type Daemon struct {
 	srv     *server.Server
 	apiLn   net.Listener
 	metrics *meshmetrics.Metrics
+	conns   *connTracker   // the API's connections (nil before Run)
 	running sync.WaitGroup // runs in progress, for tests
 }
 
@@ -277,7 +278,10 @@ func (d *Daemon) Run(ctx context.Context) error {
 	}
 	var api *http.Server
 	if d.apiLn != nil {
-		api = &http.Server{Handler: d.Mux(), ReadHeaderTimeout: 10 * time.Second}
+		d.conns = newConnTracker(MaxAPIConns, time.Now)
+		api = &http.Server{Handler: d.Mux(), ConnState: d.conns.ConnState, MaxHeaderBytes: apiMaxHeaderBytes,
+			ReadHeaderTimeout: apiReadHeaderTimeout, ReadTimeout: apiReadTimeout, WriteTimeout: apiWriteTimeout, IdleTimeout: apiIdleTimeout,
+			ErrorLog: slog.NewLogLogger(d.log.Handler(), slog.LevelDebug)}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

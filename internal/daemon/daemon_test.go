@@ -150,7 +150,7 @@ func TestOneHostRunsItsSchedule(t *testing.T) {
 		if rec.State != archive.StateFinished || rec.DocumentFormat != archive.FormatJSON || rec.Summary.ReceivedBps == nil || *rec.Summary.ReceivedBps <= 0 {
 			t.Fatalf("archived run %+v", rec)
 		}
-		if !strings.Contains(rec.Cmdline, "client 127.0.0.1 -p") || !strings.HasSuffix(rec.Cmdline, "-J") {
+		if !strings.HasPrefix(rec.Cmdline, "wireperf client --time=1 --port=") || !strings.HasSuffix(rec.Cmdline, " --json -- 127.0.0.1") {
 			t.Fatalf("command line %q", rec.Cmdline)
 		}
 	}

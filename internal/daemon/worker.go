@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"os"
 	"os/exec"
 	"runtime"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/schedule"
+	"github.com/wireperf/wireperf/internal/testline"
 	"github.com/wireperf/wireperf/internal/version"
 )
 
@@ -175,25 +177,43 @@ func oneLine(err error) string {
 	return strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")
 }
 
-// TestArgs is the command line that runs a task's test: its command, the
-// destination and its port, the task's flags, and -J for one document.
-func TestArgs(t *schedule.Task) ([]string, error) {
-	if len(t.Args) == 0 {
-		return nil, errors.New("no test command")
-	}
-	host, port, err := net.SplitHostPort(t.DestAddr)
+// TestArgs is what runs a task's test: the test line read again here,
+// since the archive is shared and its rows are data to this host, then
+// its command, its flags bound to their values, the destination's port,
+// -J for one document, and the destination after "--". A --bind must
+// name one of local, this host's addresses.
+func TestArgs(t *schedule.Task, local []netip.Addr) ([]string, error) {
+	l, err := testline.Parse(t.Args)
 	if err != nil {
-		host, port = t.DestAddr, ""
+		return nil, fmt.Errorf("test: %w", err)
 	}
-	if host == "" {
-		host = t.Dest
+	if err := l.CheckBind(local); err != nil {
+		return nil, fmt.Errorf("test: %w", err)
 	}
-	args := []string{t.Args[0], host}
-	if port != "" {
-		args = append(args, "-p", port)
+	addr := t.DestAddr
+	if addr == "" {
+		addr = t.Dest
 	}
-	args = append(args, t.Args[1:]...)
-	return append(args, "-J"), nil
+	dest, err := testline.ParseDest(addr)
+	if err != nil {
+		return nil, fmt.Errorf("dest_addr: %w", err)
+	}
+	return l.Args(dest), nil
+}
+
+// localAddrs are this host's addresses, for a test line's --bind.
+func localAddrs() []netip.Addr {
+	ifAddrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return nil
+	}
+	var out []netip.Addr
+	for _, a := range ifAddrs {
+		if p, err := netip.ParsePrefix(a.String()); err == nil {
+			out = append(out, p.Addr())
+		}
+	}
+	return out
 }
 
 // maxDocument bounds a test's report read back (a long test with many
@@ -204,7 +224,7 @@ const maxDocument = 64 << 20
 // crash of the test is not the daemon's, and SIGTERM reaches the child
 // when the run is stopped. It returns the -J document.
 func (d *Daemon) runTest(ctx context.Context, t *schedule.Task) (doc []byte, cmdline string, err error) {
-	args, err := TestArgs(t)
+	args, err := TestArgs(t, localAddrs())
 	if err != nil {
 		return nil, "", err
 	}

@@ -19,6 +19,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/wireperf/wireperf/internal/schedule"
+	"github.com/wireperf/wireperf/internal/testline"
 	"github.com/wireperf/wireperf/internal/units"
 )
 
@@ -90,7 +91,6 @@ type Options struct {
 }
 
 // Commands a test line may start with.
-var commands = map[string]bool{"client": true, "rr": true, "udpmon": true}
 
 // Parse reads and checks a mesh file. Any error is an *Error.
 func Parse(file string, data []byte, o Options) (*Mesh, error) {
@@ -574,26 +574,15 @@ func (p *parser) test(e entry) (Test, error) {
 // default: the test's time and a margin for its set-up and report.
 func ReserveFor(args []string) time.Duration { return testTime(args) + reserveMargin }
 
-// testLine splits a test line into words and checks it.
+// testLine splits a test line into words and checks it: a measurement
+// command and its measurement flags only (package testline).
 func (p *parser) testLine(v string) ([]string, error) {
-	if strings.ContainsAny(v, `"'\`+"`$;|&") {
-		return nil, errors.New("quotes and shell characters are not taken: give plain words")
+	args, err := testline.Split(v)
+	if err != nil {
+		return nil, err
 	}
-	args := strings.Fields(v)
-	if len(args) == 0 {
-		return nil, errors.New("empty")
-	}
-	if !commands[args[0]] {
-		return nil, fmt.Errorf("%q: a test starts with client, rr or udpmon", args[0])
-	}
-	for _, a := range args[1:] {
-		if !strings.HasPrefix(a, "-") {
-			continue
-		}
-		switch a {
-		case "-J", "--json", "--json-stream", "-c", "--client", "--logfile", "--db":
-			return nil, fmt.Errorf("%s: the daemon sets the output itself", a)
-		}
+	if _, err := testline.Parse(args); err != nil {
+		return nil, err
 	}
 	if p.o.ValidateTest != nil {
 		if err := p.o.ValidateTest(args); err != nil {

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/wireperf/wireperf/internal/testline"
 )
 
 // Class says what a run may overlap.
@@ -92,15 +94,17 @@ type Thresholds struct {
 	StaleIntervals  int     `json:"stale_intervals,omitempty"`
 }
 
-// Direction is the test's direction, from its flags.
+// Direction is the test's direction, from its flags as the test line
+// reads them (so -uR is reverse, and --reverse=false is not).
 func (t *Task) Direction() Direction {
-	for _, a := range t.Args {
-		switch {
-		case a == "--bidir":
-			return Bidir
-		case a == "-R" || a == "--reverse":
-			return Reverse
-		}
+	l, err := testline.Parse(t.Args)
+	switch {
+	case err != nil:
+		return Forward
+	case l.Set("bidir"):
+		return Bidir
+	case l.Set("reverse"):
+		return Reverse
 	}
 	return Forward
 }
@@ -130,6 +134,10 @@ func (t *Task) Validate() error {
 		return errors.New("dest: empty")
 	case len(t.Args) == 0:
 		return errors.New("test: no command")
+	case testline.CheckHostName(t.Source) != nil:
+		return fmt.Errorf("source: %q: want a host name", clipped(t.Source))
+	case testline.CheckHostName(t.Dest) != nil:
+		return fmt.Errorf("dest: %q: want a host name", clipped(t.Dest))
 	case t.Start.IsZero():
 		return errors.New("start: not set")
 	case t.Repeat < 0:
@@ -152,7 +160,24 @@ func (t *Task) Validate() error {
 	if _, err := ParseClass(string(t.Class)); err != nil {
 		return fmt.Errorf("class: %v", err)
 	}
+	// The test line and the destination are data: a line of measurement
+	// flags and a host, never a command line (package testline).
+	if _, err := testline.Parse(t.Args); err != nil {
+		return fmt.Errorf("test: %v", err)
+	}
+	if t.DestAddr != "" {
+		if _, err := testline.ParseDest(t.DestAddr); err != nil {
+			return fmt.Errorf("dest_addr: %v", err)
+		}
+	}
 	return nil
+}
+
+func clipped(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
 }
 
 // DefineID is the ID a task gets from its definition: the same
@@ -266,4 +291,37 @@ func (t *Task) firstFrom(now time.Time) int {
 		n++
 	}
 	return n
+}
+
+// Next is at most max of the task's runs that start in [from, from+horizon),
+// by seq: what the schedule will do, whether or not a daemon has planned
+// it yet. Its cost is bounded by max whatever the task's repeat and the
+// horizon. A paused task has none.
+func Next(t *Task, from time.Time, horizon time.Duration, max int) []Run {
+	if t.Paused || max <= 0 {
+		return nil
+	}
+	end := from.Add(horizon)
+	var out []Run
+	// A run whose base instant is up to RandomSlip before from may still
+	// start at or after it.
+	for seq := t.firstFrom(from.Add(-t.RandomSlip)); len(out) < max; seq++ {
+		r, ok := t.At(seq)
+		if !ok {
+			break
+		}
+		if r.Planned.Before(from) {
+			continue
+		}
+		// Runs start in seq order up to RandomSlip apart; once a base
+		// instant is at or past the end, none later starts before it.
+		if !r.Planned.Before(end) {
+			if !t.Start.Add(time.Duration(seq) * t.Repeat).Before(end) {
+				break
+			}
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
 }

@@ -258,3 +258,44 @@ func TestFirstPlanningStartsWithTheNextRun(t *testing.T) {
 		t.Fatalf("at the instant %v", got)
 	}
 }
+
+func TestNextIsBounded(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	tk := &Task{ID: "t1", Start: start, Repeat: time.Second}
+	from := start.Add(time.Hour + 500*time.Millisecond)
+	got := Next(tk, from, 300*time.Hour, 1000)
+	if len(got) != 1000 {
+		t.Fatalf("%d runs, want the cap of 1000", len(got))
+	}
+	if want := start.Add(time.Hour + time.Second); !got[0].Planned.Equal(want) {
+		t.Fatalf("first %v, want %v", got[0].Planned, want)
+	}
+	// Within a short horizon, every run and no more.
+	if got := Next(tk, from, 10*time.Second, 1000); len(got) != 10 {
+		t.Fatalf("%d runs in 10 s, want 10", len(got))
+	}
+	// With a random slip, a run based before from that starts after it
+	// is there, and every run starts in [from, end).
+	tk.Repeat, tk.RandomSlip = time.Minute, 50*time.Second
+	end := from.Add(time.Hour)
+	got = Next(tk, from, time.Hour, 1000)
+	all, _ := Plan(tk, -1, start, 3*time.Hour)
+	want := 0
+	for _, r := range all {
+		if !r.Planned.Before(from) && r.Planned.Before(end) {
+			want++
+		}
+	}
+	if len(got) != want {
+		t.Fatalf("%d runs with random slip, want %d", len(got), want)
+	}
+	for _, r := range got {
+		if r.Planned.Before(from) || !r.Planned.Before(end) {
+			t.Fatalf("run %s at %v outside [%v, %v)", r.ID, r.Planned, from, end)
+		}
+	}
+	tk.Paused = true
+	if got := Next(tk, from, time.Hour, 10); got != nil {
+		t.Fatal("a paused task has runs")
+	}
+}

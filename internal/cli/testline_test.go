@@ -1,0 +1,77 @@
+package cli
+
+import (
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+
+	"github.com/wireperf/wireperf/internal/testline"
+)
+
+// Every flag of the commands a test line can name is either allowed by
+// package testline, written the same way, or refused with a reason: a
+// flag added to a command but to neither list fails here, so a new
+// file-naming flag can't reach a scheduled test unreviewed.
+func TestTestLineFlagsMatchCommands(t *testing.T) {
+	root := newRoot(env{stdout: io.Discard, stderr: io.Discard})
+	for _, name := range testline.Commands {
+		c, _, err := root.Find([]string{name})
+		if err != nil || c.Name() != name {
+			t.Fatalf("%s: no such command", name)
+		}
+		allowed := testline.Allowed(name)
+		seen := map[string]bool{}
+		c.Flags().VisitAll(func(f *pflag.Flag) {
+			seen[f.Name] = true
+			spec, ok := allowed[f.Name]
+			if !ok {
+				if _, refused := testline.Refused(f.Name); !refused {
+					t.Errorf("%s --%s: neither allowed nor refused in a test line", name, f.Name)
+				}
+				return
+			}
+			if spec.Short != f.Shorthand {
+				t.Errorf("%s --%s: shorthand %q in testline, %q in the command", name, f.Name, spec.Short, f.Shorthand)
+			}
+			if isBool := f.Value.Type() == "bool"; spec.Bool != isBool {
+				t.Errorf("%s --%s: boolean %v in testline, %v in the command", name, f.Name, spec.Bool, isBool)
+			}
+		})
+		for f := range allowed {
+			if !seen[f] {
+				t.Errorf("%s --%s: allowed in a test line but not a flag of the command", name, f)
+			}
+		}
+	}
+}
+
+// The attack a review made through a task (a destination that picked
+// the lab's exec subcommand) and the file-naming flags are refused where
+// tasks and mesh files are checked.
+func TestValidateTestLineRefuses(t *testing.T) {
+	for _, line := range []string{
+		"lab NAME a -- sh -c id",
+		"client --logfile /tmp/x",
+		"client --tcpinfo-csv /tmp/x.csv",
+		"client --save --db /tmp/x.db",
+		"client --auth-key-file /etc/shadow",
+		"client -B host.example",
+		"rr --logfile /tmp/x",
+		"udpmon --save",
+	} {
+		if err := validateTestLine(strings.Fields(line)); err == nil {
+			t.Errorf("%s: accepted", line)
+		}
+	}
+	for _, line := range []string{"client -t 10 -P 4 -O 2", "rr --sizes 64,1472 -t 2", "udpmon --spacing 0:40us:1us --count 1000"} {
+		if err := validateTestLine(strings.Fields(line)); err != nil {
+			t.Errorf("%s: %v", line, err)
+		}
+	}
+	// Values the allow-list passes still meet the command's own checks.
+	if err := validateTestLine(strings.Fields("client -t five")); err == nil {
+		t.Error("client -t five: accepted")
+	}
+}

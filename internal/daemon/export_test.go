@@ -1,0 +1,9 @@
+package daemon
+
+// APIConns is the API's open and shed connections, for tests.
+func (d *Daemon) APIConns() (open, shed int) {
+	if d.conns == nil {
+		return 0, 0
+	}
+	return d.conns.counts()
+}
