@@ -2,6 +2,8 @@ package cli
 
 import (
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -73,5 +75,32 @@ func TestValidateTestLineRefuses(t *testing.T) {
 	// Values the allow-list passes still meet the command's own checks.
 	if err := validateTestLine(strings.Fields("client -t five")); err == nil {
 		t.Error("client -t five: accepted")
+	}
+}
+
+// `task add` and `mesh apply` refuse the same lines, with one line and
+// the usage exit code, and store nothing.
+func TestTaskAndMeshRefuseLinesThatAreNotData(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "a.db")
+	for _, c := range []struct{ addr, test, want string }{
+		{"exec", "lab NAME a -- sh -c id>FILE", "shell characters"},
+		{"b", "client --logfile /tmp/wp-x", "--logfile"},
+		{"b", "client --tcpinfo-csv /tmp/wp-x.csv", "--tcpinfo-csv"},
+		{"b", "client --save --db /tmp/wp-x.db", "--save"},
+		{"b", "client --auth-key-file /etc/shadow", "--auth-key-file"},
+		{"-c", "client -t 5", "dest_addr"},
+	} {
+		code, _, errOut := runCLI("task", "add", "--name", "x", "--source", "a", "--dest", "b", "--addr", c.addr, "--test", c.test, "--db", db)
+		if code != ExitUsage || !strings.Contains(errOut, c.want) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+			t.Errorf("task add --test %q: %d %q", c.test, code, errOut)
+		}
+	}
+	f := filepath.Join(t.TempDir(), "m.yaml")
+	os.WriteFile(f, []byte("hosts: {a: , b: }\ngroups: {g: {mesh: [a, b]}}\ntests:\n  t: {test: client --logfile /tmp/wp-x}\nschedules:\n  - {group: g, test: t, repeat: 1m}\n"), 0o644)
+	if code, _, errOut := runCLI("mesh", "apply", "-f", f, "--db", db); code != ExitUsage || !strings.Contains(errOut, "--logfile") {
+		t.Errorf("mesh apply: %d %q", code, errOut)
+	}
+	if code, out, _ := runCLI("task", "list", "--db", db); code != ExitOK || strings.Contains(out, "logfile") {
+		t.Errorf("list: %d %q", code, out)
 	}
 }
