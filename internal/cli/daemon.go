@@ -76,6 +76,11 @@ an SQLite file. docs/daemon.md describes the configuration file.`,
 			}
 			if port != 0 {
 				sc := server.Config{Bind: fc.Bind, Port: port, Limits: server.DefaultLimits(), ShutdownGrace: 5 * time.Second, Logger: logger}
+				sec := serverSecurity{keyFile: fc.AuthKeyFile, iperf3Open: fc.Iperf3Open, allow: fc.Allow, deny: fc.Deny, tlsCert: fc.TLSCert, tlsKey: fc.TLSKey}
+				if sc.Keys, sc.ACL, sc.TLS, err = sec.apply(); err != nil {
+					return usagef("%s: %v", configFile, err)
+				}
+				sc.Iperf3Open = fc.Iperf3Open
 				if sc.Agent, err = agentOf(fc.AgentKeyFile != "", fc.AgentKeyFile, fc.ClientKeyFile); err != nil {
 					return err
 				}
@@ -83,6 +88,12 @@ an SQLite file. docs/daemon.md describes the configuration file.`,
 					sc.Agent.Logger = logger
 				}
 				cfg.Server = &sc
+			}
+			// Map order does not matter: each flag is given once.
+			for flag, v := range map[string]string{"--auth-key-file": fc.ClientKeyFile, "--tls-ca": fc.ClientTLSCA, "--tls-pin": fc.ClientTLSPin} {
+				if v != "" {
+					cfg.ClientArgs = append(cfg.ClientArgs, flag+"="+v)
+				}
 			}
 			ctx := cmd.Context()
 			if ctx == nil {

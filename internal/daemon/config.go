@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"time"
 
@@ -30,6 +31,21 @@ type FileConfig struct {
 	// ClientKeyFile is the key the agent proves to receivers that
 	// require one (as server --client-key-file).
 	ClientKeyFile string `yaml:"client_key_file"`
+	// The test server's admission, as wireperf server's flags of the
+	// same names: keys clients must prove, whether iperf3 clients are
+	// still admitted, address lists, and TLS on control connections.
+	AuthKeyFile string   `yaml:"auth_key_file"`
+	Iperf3Open  bool     `yaml:"iperf3_open"`
+	Allow       []string `yaml:"allow"`
+	Deny        []string `yaml:"deny"`
+	TLSCert     string   `yaml:"tls_cert"`
+	TLSKey      string   `yaml:"tls_key"`
+	// How this host's scheduled tests trust the other hosts' servers
+	// when those use TLS: a CA file or a certificate's SHA-256 (the
+	// client's --tls-ca and --tls-pin). ClientKeyFile above is the key
+	// they prove.
+	ClientTLSCA  string `yaml:"client_tls_ca"`
+	ClientTLSPin string `yaml:"client_tls_pin"`
 	// Grace is how long a running test may go on after SIGTERM before it
 	// is stopped and recorded aborted (default 30s).
 	Grace string `yaml:"grace"`
@@ -85,8 +101,24 @@ func Duration(v string, def time.Duration) time.Duration {
 }
 
 // ReadToken reads a bearer token from a file: its first line, trimmed.
+// The file must be readable by its owner only, as key files must: the
+// token lets its holder change every daemon's schedule.
 func ReadToken(path string) (string, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	if runtime.GOOS != "windows" {
+		st, err := f.Stat()
+		if err != nil {
+			return "", err
+		}
+		if st.Mode().Perm()&0o077 != 0 {
+			return "", fmt.Errorf("%s: readable by others (mode %04o); chmod 600 it", path, st.Mode().Perm())
+		}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, 64<<10))
 	if err != nil {
 		return "", err
 	}

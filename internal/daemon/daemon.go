@@ -46,6 +46,10 @@ type Config struct {
 	// its environment.
 	Binary string
 	Env    []string
+	// ClientArgs are flags from this daemon's own configuration that
+	// every test it runs gets (its key file, its TLS trust): a test line
+	// may not name files, but the daemon's administrator may.
+	ClientArgs []string
 	// ValidateTest checks a test line of a task or mesh file.
 	ValidateTest func(args []string) error
 

@@ -228,7 +228,11 @@ func (d *Daemon) runTest(ctx context.Context, t *schedule.Task) (doc []byte, cmd
 	if err != nil {
 		return nil, "", err
 	}
-	cmdline = "wireperf " + strings.Join(args, " ")
+	// The configuration's flags go after the command, and are not shown
+	// in the stored command line (they name this host's files).
+	shown := "wireperf " + strings.Join(args, " ")
+	args = append(append([]string{args[0]}, d.cfg.ClientArgs...), args[1:]...)
+	cmdline = shown
 	// The test bounds itself; this bounds a test that hangs, to the time
 	// its reservations cover.
 	tctx, cancel := context.WithTimeout(ctx, t.Hold())

@@ -1,0 +1,41 @@
+package daemon_test
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/wireperf/wireperf/internal/daemon"
+)
+
+// A token file others can read is refused, as key files are.
+func TestReadTokenWantsPrivateFile(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("file modes are not Unix's here")
+	}
+	f := filepath.Join(t.TempDir(), "token")
+	os.WriteFile(f, []byte("0123456789abcdef0123\n"), 0o644)
+	if _, err := daemon.ReadToken(f); err == nil || !strings.Contains(err.Error(), "readable by others (mode 0644)") {
+		t.Fatalf("mode 0644: %v", err)
+	}
+	os.Chmod(f, 0o600)
+	if tok, err := daemon.ReadToken(f); err != nil || tok != "0123456789abcdef0123" {
+		t.Fatalf("mode 0600: %q %v", tok, err)
+	}
+}
+
+// The test server's admission comes from the configuration, with the
+// keys wireperf server's flags have.
+func TestReadConfigServerAdmission(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "daemon.yaml")
+	os.WriteFile(f, []byte("host: a\nauth_key_file: /etc/wireperf/keys\niperf3_open: true\nallow: [10.0.0.0/8]\ndeny: [10.9.0.0/16]\ntls_cert: c.pem\ntls_key: k.pem\nclient_key_file: /etc/wireperf/client.key\nclient_tls_pin: ab12\n"), 0o600)
+	fc, err := daemon.ReadConfig(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fc.AuthKeyFile != "/etc/wireperf/keys" || !fc.Iperf3Open || len(fc.Allow) != 1 || fc.Deny[0] != "10.9.0.0/16" || fc.TLSCert != "c.pem" || fc.TLSKey != "k.pem" || fc.ClientTLSPin != "ab12" {
+		t.Fatalf("%+v", fc)
+	}
+}
