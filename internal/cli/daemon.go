@@ -59,7 +59,7 @@ an SQLite file. docs/daemon.md describes the configuration file.`,
 			}
 			cfg := daemon.Config{Host: fc.Host, DSN: dsn, API: fc.Listen, ReadsNeedToken: fc.ReadsNeedToken,
 				Grace: daemon.Duration(fc.Grace, 0), Horizon: daemon.Duration(fc.Horizon, 0), PlanEvery: daemon.Duration(fc.PlanEvery, 0),
-				Workers: fc.Workers, ValidateTest: validateTestLine, Logger: logger}
+				Workers: fc.Workers, ValidateTest: validateTestLine, SpoolDir: fc.SpoolDir, Logger: logger}
 			if cfg.API == "" {
 				cfg.API = daemon.DefaultAPI
 			}

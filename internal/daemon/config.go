@@ -54,9 +54,12 @@ type FileConfig struct {
 	// PlanEvery is how often this host plans its tasks (default 30s).
 	PlanEvery string `yaml:"plan_every"`
 	// Workers bounds this host's runs at once (default 4).
-	Workers int    `yaml:"workers"`
-	Log     string `yaml:"log"`      // "text" or "json"
-	LogFile string `yaml:"log_file"` // default stderr
+	Workers int `yaml:"workers"`
+	// SpoolDir keeps results of runs that ended while the archive was
+	// unreachable (default ~/.local/state/wireperf/spool-HOST).
+	SpoolDir string `yaml:"spool_dir"`
+	Log      string `yaml:"log"`      // "text" or "json"
+	LogFile  string `yaml:"log_file"` // default stderr
 }
 
 // ReadConfig reads a configuration file. Errors carry the file and the

@@ -12,10 +12,14 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/meshmetrics"
@@ -50,6 +54,10 @@ type Config struct {
 	// every test it runs gets (its key file, its TLS trust): a test line
 	// may not name files, but the daemon's administrator may.
 	ClientArgs []string
+	// SpoolDir keeps the results of runs that ended while the archive
+	// was unreachable, until it is back (default: $XDG_STATE_HOME, else
+	// ~/.local/state, /wireperf/spool-HOST).
+	SpoolDir string
 	// ValidateTest checks a test line of a task or mesh file.
 	ValidateTest func(args []string) error
 
@@ -120,6 +128,17 @@ func (c *Config) fill() error {
 	if c.Clock == nil {
 		c.Clock = realClock{}
 	}
+	if c.SpoolDir == "" {
+		base := os.Getenv("XDG_STATE_HOME")
+		if base == "" {
+			home, err := os.UserHomeDir()
+			if err != nil {
+				return fmt.Errorf("spool directory: %w (set spool_dir)", err)
+			}
+			base = filepath.Join(home, ".local", "state")
+		}
+		c.SpoolDir = filepath.Join(base, "wireperf", "spool-"+c.Host)
+	}
 	if c.Binary == "" {
 		exe, err := os.Executable()
 		if err != nil {
@@ -162,8 +181,12 @@ type Daemon struct {
 	srv     *server.Server
 	apiLn   net.Listener
 	metrics *meshmetrics.Metrics
-	conns   *connTracker   // the API's connections (nil before Run)
-	running sync.WaitGroup // runs in progress, for tests
+	conns   *connTracker // the API's connections (nil before Run)
+	spool   spool        // results waiting for the archive
+	// archiveUp is whether the archive answered last time it was asked.
+	archiveUp atomic.Bool
+	lastDown  atomic.Int64   // when it last did not answer (Unix ns; 0: never)
+	running   sync.WaitGroup // runs in progress, for tests
 }
 
 // New opens the archive (bringing its schema and River's up to date),
@@ -173,8 +196,21 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 	if err := cfg.fill(); err != nil {
 		return nil, err
 	}
-	d := &Daemon{cfg: cfg, log: cfg.Logger.With("host", cfg.Host)}
+	d := &Daemon{cfg: cfg, log: cfg.Logger.With("host", cfg.Host), spool: spool{cfg.SpoolDir}}
 	d.metrics = meshmetrics.New(d.metricsSnapshot, meshmetrics.DefaultTimeout)
+	d.metrics.Registry().MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "wireperf_archive_up",
+			Help: "1 when the archive answered this daemon's last request, 0 while it is unreachable (results are spooled meanwhile)."},
+			func() float64 {
+				if d.archiveUp.Load() {
+					return 1
+				}
+				return 0
+			}),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "wireperf_spooled_runs",
+			Help: "Runs that ended while the archive was unreachable, waiting in this daemon's spool to be recorded."},
+			func() float64 { return float64(d.spool.count()) }),
+	)
 	var err error
 	if d.store, err = archive.Open(ctx, cfg.DSN); err != nil {
 		return nil, err
@@ -187,6 +223,12 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 	}()
 	if d.queue, err = newQueue(ctx, cfg.DSN, d); err != nil {
 		return nil, err
+	}
+	d.archiveUp.Store(true)
+	// Results spooled before a stop are recorded first: their runs are
+	// still marked running, and would be taken for runs cut short.
+	if n := d.flushSpool(ctx); n > 0 {
+		d.log.Info("spooled runs recorded", "runs", n)
 	}
 	ids, err := d.store.AbortRunning(ctx, cfg.Host, "the daemon stopped while the test ran", cfg.Clock.Now())
 	if err != nil {
@@ -262,10 +304,14 @@ func (d *Daemon) Run(ctx context.Context) error {
 	}
 	var wg sync.WaitGroup
 	errs := make(chan error, 3)
-	wg.Add(1)
+	wg.Add(2)
 	go func() {
 		defer wg.Done()
 		d.planLoop(ctx)
+	}()
+	go func() {
+		defer wg.Done()
+		d.spoolLoop(ctx)
 	}()
 	// The server stops after the queue: this host's own running tests,
 	// and other hosts' tests to it, have the grace period too.

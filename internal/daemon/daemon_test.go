@@ -39,7 +39,7 @@ func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)
 
 func newDaemon(t *testing.T, host, dsn string, withServer bool, mut func(*daemon.Config)) *daemon.Daemon {
 	t.Helper()
-	cfg := daemon.Config{Host: host, DSN: dsn, Env: []string{envCLI + "=1"}, Logger: quiet(),
+	cfg := daemon.Config{Host: host, DSN: dsn, Env: []string{envCLI + "=1"}, Logger: quiet(), SpoolDir: t.TempDir(),
 		Grace: 5 * time.Second, PlanEvery: time.Second, Horizon: time.Minute}
 	if withServer {
 		cfg.Server = &server.Config{Bind: "127.0.0.1", Limits: server.DefaultLimits(), ShutdownGrace: time.Second, Logger: quiet()}

@@ -7,3 +7,6 @@ func (d *Daemon) APIConns() (open, shed int) {
 	}
 	return d.conns.counts()
 }
+
+// SpoolCount is the results waiting in the spool, for tests.
+func (d *Daemon) SpoolCount() int { return d.spool.count() }

@@ -34,12 +34,37 @@ func (d *Daemon) planLoop(ctx context.Context) {
 			err = d.enqueueDue(ctx)
 		}
 		if err != nil && ctx.Err() == nil {
-			d.log.Error("planning failed", "err", err)
+			// While the archive is unreachable, that is said once (by
+			// archiveError), not every second.
+			if d.archiveError(ctx, err) == nil {
+				d.log.Error("planning failed", "err", err)
+			}
+		} else if err == nil && !d.archiveUp.Swap(true) {
+			d.log.Info("the archive answers again")
 		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		}
+	}
+}
+
+// spoolEvery is how often spooled results are offered to the archive.
+const spoolEvery = 5 * time.Second
+
+// spoolLoop records spooled results every spoolEvery until ctx ends.
+func (d *Daemon) spoolLoop(ctx context.Context) {
+	t := time.NewTicker(spoolEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if d.spool.count() > 0 {
+			d.flushSpool(ctx)
 		}
 	}
 }
@@ -93,8 +118,12 @@ func (d *Daemon) enqueueDue(ctx context.Context) error {
 		// itself and records why; only a run still scheduled a while
 		// after it was never taken.
 		if r.Deadline.Add(notTakenGrace).Before(now) {
+			why := "not taken before its deadline: the daemon was not running or its queue was late"
+			if down := d.lastDown.Load(); down != 0 && !time.Unix(0, down).Before(r.Planned) {
+				why = "not taken before its deadline: the archive was unreachable"
+			}
 			if ok, err := d.store.Transition(ctx, r.ID, []string{archive.StateScheduled}, archive.StateMissed,
-				"not taken before its deadline: the daemon was not running or its queue was late", time.Time{}, time.Time{}); err != nil {
+				why, time.Time{}, time.Time{}); err != nil {
 				return err
 			} else if ok {
 				d.log.Warn("run missed", "run", r.ID, "planned", r.Planned)

@@ -114,18 +114,11 @@ func (d *Daemon) execute(ctx context.Context, runID string) error {
 	log.Info("run started", "lag", began.Sub(r.Planned))
 	doc, cmdline, runErr := d.runTest(ctx, task)
 	ended := clk.Now()
-	rec := &archive.Run{ID: r.ID, Source: archive.SourceNative, ToolVersion: version.String(), Cmdline: cmdline,
-		LocalHost: d.cfg.Host, RemoteHost: r.Dest, Started: began, Ended: ended, Axes: map[string]archive.Axis{}}
-	if len(doc) > 0 {
-		rec.Document, rec.DocumentFormat = doc, archive.FormatJSON
-		if p, err := archive.ParseDocument(doc); err == nil {
-			rec.Summary, rec.Intervals, rec.Hosts, rec.Limits, rec.Axes = p.Summary, p.Intervals, p.Hosts, p.Limits, p.Axes
-			rec.LocalKernel, rec.RemoteKernel = p.LocalKernel, p.RemoteKernel
-			if runErr == nil && p.Error != "" {
-				runErr = errors.New(p.Error)
-			}
-		} else if runErr == nil {
+	if len(doc) > 0 && runErr == nil {
+		if p, err := archive.ParseDocument(doc); err != nil {
 			runErr = fmt.Errorf("its report: %w", err)
+		} else if p.Error != "" {
+			runErr = errors.New(p.Error)
 		}
 	}
 	state, reason := archive.StateFinished, ""
@@ -139,24 +132,18 @@ func (d *Daemon) execute(ctx context.Context, runID string) error {
 	case runErr != nil:
 		state, reason = archive.StateFailed, oneLine(runErr)
 	}
-	rec.State = state
-	if state != archive.StateFinished {
-		rec.Error = reason
-	}
+	o := outcome{RunID: r.ID, Dest: r.Dest, Cmdline: cmdline, Document: doc, Began: began, Ended: ended, State: state, Reason: reason}
 	rctx, cancel := record(ctx)
 	defer cancel()
-	// The hosts are free once the test has ended: a run waiting for them
-	// need not wait while this one's report is stored as well (under load
-	// that took over a second).
-	relErr := st.Release(rctx, r.ID, ended)
-	if err := st.PutRun(rctx, rec); err != nil {
-		log.Error("run not stored", "err", err)
-	}
-	if _, err := st.Transition(rctx, r.ID, []string{archive.StateRunning}, state, reason, time.Time{}, ended); err != nil {
-		return err
-	}
-	if relErr != nil {
-		return relErr
+	if err := d.recordOutcome(rctx, o); err != nil {
+		// The archive is unreachable: the result waits in the spool, and
+		// the flush loop records it once the archive is back.
+		if serr := d.spool.save(o); serr != nil {
+			log.Error("run neither recorded nor spooled: its result is lost", "err", err, "spool_err", serr)
+			return err
+		}
+		log.Warn("the archive is unreachable: the run's result is spooled until it is back", "err", err, "spool", d.spool.dir)
+		return nil
 	}
 	if state == archive.StateFinished {
 		log.Info("run finished", "seconds", ended.Sub(began).Seconds())
@@ -164,6 +151,88 @@ func (d *Daemon) execute(ctx context.Context, runID string) error {
 		log.Warn("run "+state, "reason", reason)
 	}
 	return nil
+}
+
+// recordOutcome stores what became of a run: its hosts are released, its
+// report stored as the run of the same ID, and its state moved on. Each
+// step may be done again: a spooled outcome whose recording was cut
+// short is recorded once. An error is the archive's being unreachable;
+// a report it refuses while reachable is logged, and the run's state is
+// still recorded.
+func (d *Daemon) recordOutcome(ctx context.Context, o outcome) error {
+	rec := &archive.Run{ID: o.RunID, Source: archive.SourceNative, ToolVersion: version.String(), Cmdline: o.Cmdline,
+		LocalHost: d.cfg.Host, RemoteHost: o.Dest, Started: o.Began, Ended: o.Ended, Axes: map[string]archive.Axis{}, State: o.State}
+	if len(o.Document) > 0 {
+		rec.Document, rec.DocumentFormat = o.Document, archive.FormatJSON
+		if p, err := archive.ParseDocument(o.Document); err == nil {
+			rec.Summary, rec.Intervals, rec.Hosts, rec.Limits, rec.Axes = p.Summary, p.Intervals, p.Hosts, p.Limits, p.Axes
+			rec.LocalKernel, rec.RemoteKernel = p.LocalKernel, p.RemoteKernel
+		}
+	}
+	if o.State != archive.StateFinished {
+		rec.Error = o.Reason
+	}
+	// The hosts are free once the test has ended: a run waiting for them
+	// need not wait while this one's report is stored as well (under load
+	// that took over a second).
+	if err := d.store.Release(ctx, o.RunID, o.Ended); err != nil {
+		return d.archiveError(ctx, err)
+	}
+	if err := d.store.PutRun(ctx, rec); err != nil && !errors.Is(err, archive.ErrFinished) {
+		if err := d.archiveError(ctx, err); err != nil {
+			return err
+		}
+		d.log.Error("run's report not stored", "run", o.RunID, "err", err)
+	}
+	if _, err := d.store.Transition(ctx, o.RunID, []string{archive.StateRunning}, o.State, o.Reason, time.Time{}, o.Ended); err != nil {
+		return d.archiveError(ctx, err)
+	}
+	d.archiveUp.Store(true)
+	return nil
+}
+
+// archiveError tells an unreachable archive (the error, returned) from
+// one that answered with an error (nil): it asks the archive.
+func (d *Daemon) archiveError(ctx context.Context, err error) error {
+	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), pingTimeout)
+	defer cancel()
+	if perr := d.store.Ping(pctx); perr != nil {
+		d.lastDown.Store(d.cfg.Clock.Now().UnixNano())
+		if d.archiveUp.Swap(false) {
+			d.log.Error("the archive is unreachable", "err", perr)
+		}
+		return err
+	}
+	d.archiveUp.Store(true)
+	return nil
+}
+
+// pingTimeout bounds asking whether the archive answers.
+const pingTimeout = 3 * time.Second
+
+// flushSpool records the spooled outcomes, oldest first, until the
+// archive fails again; it returns how many were recorded.
+func (d *Daemon) flushSpool(ctx context.Context) int {
+	entries, errs := d.spool.entries()
+	for _, err := range errs {
+		d.log.Error("spool entry not readable: left in place", "err", err)
+	}
+	n := 0
+	for _, o := range entries {
+		rctx, cancel := record(ctx)
+		err := d.recordOutcome(rctx, o)
+		cancel()
+		if err != nil {
+			return n
+		}
+		if err := d.spool.remove(o.RunID); err != nil {
+			d.log.Error("spool entry recorded but not removed", "run", o.RunID, "err", err)
+			return n
+		}
+		d.log.Info("spooled run recorded", "run", o.RunID, "state", o.State)
+		n++
+	}
+	return n
 }
 
 // settle moves a run that never started to its final state.
