@@ -559,6 +559,24 @@ func (s *Store) Release(ctx context.Context, runID string, end time.Time) error 
 	return err
 }
 
+// RenewLease moves the end of a run's reservations that still hold at
+// now (neither released nor lapsed) to until; ok is false when none
+// still held. A lease that lapsed is not taken back: another run may
+// hold its resources by now.
+func (s *Store) RenewLease(ctx context.Context, runID string, now, until time.Time) (ok bool, err error) {
+	res, err := s.db.ExecContext(ctx, s.q(`UPDATE reservation SET hi = ? WHERE run_id = ? AND hi > ? AND hi < ?`),
+		until.UTC(), runID, now.UTC(), until.UTC())
+	if err != nil {
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) && pe.Code == "23P01" {
+			return false, fmt.Errorf("renewing the lease of run %s: another run reserved its resources after it lapsed", runID)
+		}
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
+}
+
 // Reservations lists the reservations that overlap [from, to).
 func (s *Store) Reservations(ctx context.Context, from, to time.Time) ([]schedule.Reservation, error) {
 	rows, err := s.db.QueryContext(ctx, s.q(`SELECT resource, lo, hi, run_id, class FROM reservation WHERE lo < ? AND hi > ? ORDER BY resource, lo`),

@@ -191,7 +191,7 @@ func TestReservationsNeverOverlap(t *testing.T) {
 			// c→b overlaps on b: refused, naming the holder and its end.
 			err := s.Reserve(ctx, cb.Reservations("cb-0", s0.Add(5*time.Second)))
 			var busy *schedule.Busy
-			if !errors.As(err, &busy) || busy.RunID != "ab-0" || busy.Resource != "host:b" || !busy.Until.Equal(s0.Add(ab.Hold())) {
+			if !errors.As(err, &busy) || busy.RunID != "ab-0" || busy.Resource != "host:b" || !busy.Until.Equal(s0.Add(schedule.LeaseTTL)) {
 				t.Fatalf("overlap: %v", err)
 			}
 			// Nothing of the refused run was kept (c's row neither).
@@ -218,6 +218,56 @@ func TestReservationsNeverOverlap(t *testing.T) {
 			}
 			if err := s.Reserve(ctx, cb.Reservations("cb-0", s0.Add(5*time.Second))); err != nil {
 				t.Fatalf("after release: %v", err)
+			}
+		})
+	}
+}
+
+// A reservation is a lease: renewed while its run's daemon lives, it
+// holds; not renewed (the daemon was killed), it lapses LeaseTTL after
+// its last renewal and no longer keeps another run from its hosts.
+func TestReservationLeases(t *testing.T) {
+	for name, dsn := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			s := open(t, dsn)
+			ab := schedTask("tput", "a", "b")
+			cb := schedTask("tput", "c", "b")
+			if err := s.Reserve(ctx, ab.Reservations("ab-0", s0)); err != nil {
+				t.Fatal(err)
+			}
+			var busy *schedule.Busy
+			if err := s.Reserve(ctx, cb.Reservations("cb-0", s0.Add(10*time.Second))); !errors.As(err, &busy) {
+				t.Fatalf("inside the first lease: %v", err)
+			}
+			// Renewed at +10 s: it holds until +25 s.
+			now := s0.Add(10 * time.Second)
+			ok, err := s.RenewLease(ctx, "ab-0", now, schedule.LeaseEnd(s0, now, ab.Hold()))
+			if err != nil || !ok {
+				t.Fatalf("renewal: %v %v", ok, err)
+			}
+			if err := s.Reserve(ctx, cb.Reservations("cb-0", s0.Add(20*time.Second))); !errors.As(err, &busy) || !busy.Until.Equal(s0.Add(25*time.Second)) {
+				t.Fatalf("inside the renewed lease: %v", err)
+			}
+			// Not renewed again: from +25 s the hosts are free.
+			if err := s.Reserve(ctx, cb.Reservations("cb-0", s0.Add(25*time.Second))); err != nil {
+				t.Fatalf("after the lease lapsed: %v", err)
+			}
+			// A lapsed lease is not taken back.
+			now = s0.Add(30 * time.Second)
+			if ok, err := s.RenewLease(ctx, "ab-0", now, schedule.LeaseEnd(s0, now, ab.Hold())); err != nil || ok {
+				t.Fatalf("renewing a lapsed lease: %v %v", ok, err)
+			}
+			// A released one neither.
+			if err := s.Release(ctx, "cb-0", s0.Add(27*time.Second)); err != nil {
+				t.Fatal(err)
+			}
+			now = s0.Add(26 * time.Second)
+			if ok, err := s.RenewLease(ctx, "cb-0", now, schedule.LeaseEnd(s0.Add(25*time.Second), now, cb.Hold())); err != nil || !ok {
+				t.Fatalf("renewing a held lease: %v %v", ok, err)
+			}
+			if ok, _ := s.RenewLease(ctx, "cb-0", s0.Add(50*time.Second), s0.Add(65*time.Second)); ok {
+				t.Fatal("renewed a lease that had ended")
 			}
 		})
 	}

@@ -418,3 +418,71 @@ func waitFor(t *testing.T, st *archive.Store, id string, limit time.Duration) {
 		time.Sleep(200 * time.Millisecond) // polling the archive, bounded
 	}
 }
+
+// A daemon killed while its test ran leaves only its reservation, a
+// lease nobody renews: another run needing the host takes it when the
+// lease lapses, within LeaseTTL, not after the dead run's whole hold.
+func TestKilledDaemonFreesItsHostsWithinTheLease(t *testing.T) {
+	dsn := archivetest.Backends(t)["sqlite"]
+	ctx := context.Background()
+	st, err := archive.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	d := newDaemon(t, "a", dsn, true, nil)
+	tk := loopTask("tput", "a", "a", d.ServerPort(), 1, 0, 30*time.Second, 1)
+	dead := loopTask("long", "a", "a", d.ServerPort(), 60, 0, 0, 1)
+	// The killed daemon's run: its lease was taken just before the kill.
+	killedAt := time.Now()
+	if err := st.Reserve(ctx, dead.Reservations("dead-0", killedAt)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.PutTask(ctx, tk); err != nil {
+		t.Fatal(err)
+	}
+	defer start(t, d)()
+	r0, _ := tk.At(0)
+	waitFor(t, st, r0.ID, 40*time.Second)
+	got, err := st.GetSchedRun(ctx, r0.ID)
+	if err != nil || got.State != archive.StateFinished || !strings.Contains(got.Reason, "dead-0") {
+		t.Fatalf("the run that waited: %+v %v", got, err)
+	}
+	freed := got.ActualStart.Sub(killedAt)
+	t.Logf("the killed run's host was taken %v after its last lease began (hold %v)", freed.Round(time.Millisecond), dead.Hold())
+	if freed > schedule.LeaseTTL+time.Second {
+		t.Fatalf("the host was held %v after the kill, past the lease of %v", freed, schedule.LeaseTTL)
+	}
+}
+
+// A test longer than a lease keeps its hosts: the running daemon renews
+// the lease, so a run that wants the same host waits for the end.
+func TestLeaseRenewedWhileTheTestRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 17 s test")
+	}
+	dsn := archivetest.Backends(t)["sqlite"]
+	ctx := context.Background()
+	d := newDaemon(t, "a", dsn, true, nil)
+	st := d.Store()
+	long := loopTask("long", "a", "a", d.ServerPort(), 17, 0, 2*time.Second, 1)
+	next := loopTask("next", "a", "a", d.ServerPort(), 1, 0, 40*time.Second, 1)
+	next.Start = long.Start.Add(5 * time.Second)
+	for _, tk := range []*schedule.Task{long, next} {
+		if _, err := st.PutTask(ctx, tk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer start(t, d)()
+	r0, _ := long.At(0)
+	r1, _ := next.At(0)
+	waitFor(t, st, r1.ID, 60*time.Second)
+	a, _ := st.GetSchedRun(ctx, r0.ID)
+	b, _ := st.GetSchedRun(ctx, r1.ID)
+	if a.State != archive.StateFinished || b.State != archive.StateFinished {
+		t.Fatalf("runs: %+v %+v", a, b)
+	}
+	if b.ActualStart.Before(a.Ended) {
+		t.Fatalf("the second run started %v before the first ended: the lease lapsed under a running test", a.Ended.Sub(b.ActualStart))
+	}
+}

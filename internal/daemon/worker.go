@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/netip"
 	"os"
@@ -71,6 +72,7 @@ func (d *Daemon) execute(ctx context.Context, runID string) error {
 	clk := d.cfg.Clock
 	start := r.Planned
 	var waited *schedule.Busy // the first holder this run waited for
+	var reserved time.Time    // when its lease was taken
 	for {
 		if err := clk.SleepUntil(ctx, start); err != nil {
 			_, err := d.settle(ctx, r.ID, []string{archive.StateScheduled}, archive.StateMissed, "the daemon stopped before the run's start", time.Time{})
@@ -82,6 +84,7 @@ func (d *Daemon) execute(ctx context.Context, runID string) error {
 			_, err := d.settle(ctx, r.ID, []string{archive.StateScheduled}, archive.StateMissed, why, time.Time{})
 			return err
 		}
+		reserved = now
 		err := st.Reserve(ctx, task.Reservations(r.ID, now))
 		var busy *schedule.Busy
 		if errors.As(err, &busy) {
@@ -112,7 +115,15 @@ func (d *Daemon) execute(ctx context.Context, runID string) error {
 	}
 	d.metrics.ObserveLag(r.Planned, began)
 	log.Info("run started", "lag", began.Sub(r.Planned))
+	hbctx, stopHeartbeat := context.WithCancel(context.WithoutCancel(ctx))
+	hbDone := make(chan struct{})
+	go func() {
+		defer close(hbDone)
+		d.heartbeat(hbctx, r.ID, reserved, task.Hold(), log)
+	}()
 	doc, cmdline, runErr := d.runTest(ctx, task)
+	stopHeartbeat()
+	<-hbDone
 	ended := clk.Now()
 	if len(doc) > 0 && runErr == nil {
 		if p, err := archive.ParseDocument(doc); err != nil {
@@ -151,6 +162,31 @@ func (d *Daemon) execute(ctx context.Context, runID string) error {
 		log.Warn("run "+state, "reason", reason)
 	}
 	return nil
+}
+
+// heartbeat renews a running test's lease every LeaseRenew until ctx
+// ends: while this daemon lives its hosts stay reserved, and when it
+// dies they are free within LeaseTTL.
+func (d *Daemon) heartbeat(ctx context.Context, runID string, from time.Time, hold time.Duration, log *slog.Logger) {
+	t := time.NewTicker(schedule.LeaseRenew)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		now := d.cfg.Clock.Now()
+		rctx, cancel := context.WithTimeout(ctx, schedule.LeaseRenew)
+		ok, err := d.store.RenewLease(rctx, runID, now, schedule.LeaseEnd(from, now, hold))
+		cancel()
+		switch {
+		case err != nil && ctx.Err() == nil:
+			log.Warn("the run's lease was not renewed", "err", err)
+		case err == nil && !ok && now.Add(schedule.LeaseTTL).Before(from.Add(hold)): // not merely at its hold
+			log.Warn("the run's lease had lapsed: its hosts may be taken by another run")
+		}
+	}
 }
 
 // recordOutcome stores what became of a run: its hosts are released, its

@@ -23,17 +23,36 @@ func Conflicts(a, b Reservation) bool {
 }
 
 // Hold is the longest a run of t may take: twice its planned time and a
-// minute. A run is stopped when it has run that long, and its
-// reservations cover it until then, so that a run slower than planned
-// still overlaps nothing; the end of the run releases what it did not use.
+// minute. A run is stopped when it has run that long, and its lease is
+// never renewed past it.
 func (t *Task) Hold() time.Duration { return 2*t.Duration + time.Minute }
 
+// A run's reservations are leases: they hold for LeaseTTL, and the
+// daemon running the test renews them every LeaseRenew until the test
+// ends (and releases them then). A daemon that dies stops renewing, so
+// its hosts are free again within LeaseTTL, not at the end of the
+// longest its run could have taken.
+const (
+	LeaseTTL   = 15 * time.Second
+	LeaseRenew = 5 * time.Second
+)
+
+// LeaseEnd is where a lease taken at from and renewed at now ends:
+// LeaseTTL after now, but never past from+hold.
+func LeaseEnd(from, now time.Time, hold time.Duration) time.Time {
+	end := now.Add(LeaseTTL)
+	if limit := from.Add(hold); end.After(limit) {
+		return limit
+	}
+	return end
+}
+
 // Reservations are the rows a run of t starting at from reserves: each
-// resource until the longest the run may take (Hold).
+// resource for the first lease (LeaseEnd).
 func (t *Task) Reservations(runID string, from time.Time) []Reservation {
 	var out []Reservation
 	for _, r := range t.ReservedResources() {
-		out = append(out, Reservation{Resource: r, From: from, To: from.Add(t.Hold()), RunID: runID, Class: t.Class})
+		out = append(out, Reservation{Resource: r, From: from, To: LeaseEnd(from, from, t.Hold()), RunID: runID, Class: t.Class})
 	}
 	return out
 }

@@ -231,8 +231,27 @@ func TestNextTryNeverLate(t *testing.T) {
 	}
 	tk := task()
 	rs := tk.Reservations("t-1", t0)
-	if len(rs) != 2 || !rs[0].To.Equal(t0.Add(tk.Hold())) || rs[1].Resource != "host:b" || tk.Hold() != 80*time.Second {
+	if len(rs) != 2 || !rs[0].To.Equal(t0.Add(LeaseTTL)) || rs[1].Resource != "host:b" || tk.Hold() != 80*time.Second {
 		t.Fatal(rs)
+	}
+}
+
+func TestLeaseEnd(t *testing.T) {
+	hold := 80 * time.Second
+	for _, c := range []struct{ now, want time.Duration }{
+		{0, LeaseTTL},                        // the first lease
+		{5 * time.Second, 20 * time.Second},  // renewed: LeaseTTL after now
+		{64 * time.Second, 79 * time.Second}, // still under the hold
+		{70 * time.Second, hold},             // never past the hold
+		{200 * time.Second, hold},
+	} {
+		if got := LeaseEnd(t0, t0.Add(c.now), hold); !got.Equal(t0.Add(c.want)) {
+			t.Errorf("renewed at +%v: ends +%v, want +%v", c.now, got.Sub(t0), c.want)
+		}
+	}
+	// A run shorter than a lease holds only its hold.
+	if got := LeaseEnd(t0, t0, 10*time.Second); !got.Equal(t0.Add(10 * time.Second)) {
+		t.Errorf("short hold: %v", got.Sub(t0))
 	}
 }
 
