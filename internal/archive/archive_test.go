@@ -260,3 +260,44 @@ func TestTwoWritersLoseNothing(t *testing.T) {
 		})
 	}
 }
+
+// Processes that open a new archive at the same instant all get the
+// whole schema, once: PostgreSQL serialises them on an advisory lock
+// (creating the version table too), SQLite on its write lock.
+func TestOpenNewArchiveConcurrently(t *testing.T) {
+	for name, dsn := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			const n = 6
+			var wg sync.WaitGroup
+			gate := make(chan struct{})
+			errs := make([]error, n)
+			for i := 0; i < n; i++ {
+				wg.Add(1)
+				go func(i int) {
+					defer wg.Done()
+					<-gate
+					s, err := Open(context.Background(), dsn)
+					if err == nil {
+						s.Close()
+					}
+					errs[i] = err
+				}(i)
+			}
+			close(gate)
+			wg.Wait()
+			for i, err := range errs {
+				if err != nil {
+					t.Errorf("opener %d: %v", i, err)
+				}
+			}
+			s := open(t, dsn)
+			var versions, top int
+			if err := s.db.QueryRow(`SELECT COUNT(*), MAX(version) FROM schema_version`).Scan(&versions, &top); err != nil {
+				t.Fatal(err)
+			}
+			if versions != SchemaVersion() || top != SchemaVersion() {
+				t.Fatalf("%d versions recorded, the newest %d; want each of %d once", versions, top, SchemaVersion())
+			}
+		})
+	}
+}

@@ -209,11 +209,7 @@ func (s *Store) ddl(stmt string) string {
 // PostgreSQL serialises them on an advisory lock, SQLite on its write
 // lock (transactions begin IMMEDIATE).
 func (s *Store) migrate(ctx context.Context) error {
-	if _, err := s.db.ExecContext(ctx, s.ddl(`CREATE TABLE IF NOT EXISTS schema_version (
-		version    INTEGER PRIMARY KEY,
-		applied    {{TIME}} NOT NULL,
-		applied_by TEXT NOT NULL
-	)`)); err != nil {
+	if err := s.createSchemaTable(ctx); err != nil {
 		return fmt.Errorf("creating the schema table: %w", err)
 	}
 	for {
@@ -224,6 +220,35 @@ func (s *Store) migrate(ctx context.Context) error {
 	}
 }
 
+// migrationLock is the advisory lock key every migration step holds on
+// PostgreSQL: an arbitrary constant ("wireperf" in ASCII digits).
+const migrationLock = 8675309001
+
+// createSchemaTable creates the version table if it is missing. On
+// PostgreSQL two sessions running CREATE TABLE IF NOT EXISTS at once can
+// both try to create it (one then fails on the catalogue's unique
+// index), so it is created under the migrations' advisory lock.
+func (s *Store) createSchemaTable(ctx context.Context) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if s.dialect == postgresDialect {
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLock); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.ExecContext(ctx, s.ddl(`CREATE TABLE IF NOT EXISTS schema_version (
+		version    INTEGER PRIMARY KEY,
+		applied    {{TIME}} NOT NULL,
+		applied_by TEXT NOT NULL
+	)`)); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
 // migrateOne applies the next migration, if any; done says there was none.
 func (s *Store) migrateOne(ctx context.Context) (done bool, err error) {
 	tx, err := s.db.BeginTx(ctx, nil)
@@ -232,8 +257,7 @@ func (s *Store) migrateOne(ctx context.Context) (done bool, err error) {
 	}
 	defer tx.Rollback()
 	if s.dialect == postgresDialect {
-		// An arbitrary constant key: "wireperf" in ASCII.
-		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(8675309001)`); err != nil {
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLock); err != nil {
 			return false, err
 		}
 	}

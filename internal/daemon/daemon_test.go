@@ -486,3 +486,48 @@ func TestLeaseRenewedWhileTheTestRuns(t *testing.T) {
 		t.Fatalf("the second run started %v before the first ended: the lease lapsed under a running test", a.Ended.Sub(b.ActualStart))
 	}
 }
+
+// Three daemons and two sweeps (archive opens) start at the same instant
+// on a new PostgreSQL database: all succeed.
+func TestDaemonsStartTogetherOnANewDatabase(t *testing.T) {
+	dsn, ok := archivetest.Backends(t)["postgres"]
+	if !ok {
+		t.Skip("needs PostgreSQL (" + archivetest.EnvPG + ")")
+	}
+	gate := make(chan struct{})
+	var wg sync.WaitGroup
+	errs := make(chan error, 5)
+	for _, host := range []string{"a", "b", "c"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-gate
+			d, err := daemon.New(context.Background(), daemon.Config{Host: host, DSN: dsn, Logger: quiet(), SpoolDir: t.TempDir()})
+			if err != nil {
+				errs <- fmt.Errorf("daemon %s: %w", host, err)
+				return
+			}
+			d.Store().Close()
+			d.CloseQueue()
+		}()
+	}
+	for i := 0; i < 2; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-gate
+			st, err := archive.Open(context.Background(), dsn)
+			if err != nil {
+				errs <- fmt.Errorf("sweep %d: %w", i, err)
+				return
+			}
+			st.Close()
+		}()
+	}
+	close(gate)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}

@@ -10,3 +10,6 @@ func (d *Daemon) APIConns() (open, shed int) {
 
 // SpoolCount is the results waiting in the spool, for tests.
 func (d *Daemon) SpoolCount() int { return d.spool.count() }
+
+// CloseQueue closes the job queue of a daemon that never ran.
+func (d *Daemon) CloseQueue() { d.queue.Close() }
