@@ -45,6 +45,11 @@ type Agent struct {
 	// server sets its own per-test limits here, so that a test an agent
 	// runs is bounded as one it serves.
 	Admit func(spec.Spec) error
+	// AuthFailed, when set, hears of every controller that presented a
+	// wrong key (the server slows such sources, and logs a summary
+	// rather than a line per try); it says whether the try is worth a
+	// log line of its own.
+	AuthFailed func(peer net.Addr) (logIt bool)
 }
 
 func (a *Agent) timeout() time.Duration {
@@ -77,7 +82,13 @@ func (a *Agent) ServeConn(ctx context.Context, conn net.Conn, past func()) {
 	}
 	user, err := c.authenticate()
 	if err != nil {
-		c.log.Warn("controller refused", "err", err)
+		logIt := true
+		if errors.Is(err, auth.ErrFailed) && a.AuthFailed != nil {
+			logIt = a.AuthFailed(conn.RemoteAddr())
+		}
+		if logIt {
+			c.log.Warn("controller refused", "err", err)
+		}
 		return
 	}
 	c.log = c.log.With("user", user)

@@ -71,30 +71,6 @@ func ResolveDSN(flag string) (string, error) {
 	return DefaultPath()
 }
 
-// Redact returns the DSN without its password, for messages.
-func Redact(dsn string) string {
-	if !isPostgres(dsn) {
-		return dsn
-	}
-	u, err := url.Parse(dsn)
-	if err != nil {
-		return "postgres://(unparsable DSN)"
-	}
-	if _, has := u.User.Password(); has {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
-	}
-	q := u.Query()
-	if q.Has("password") {
-		q.Set("password", "xxxxx")
-		u.RawQuery = q.Encode()
-	}
-	return u.String()
-}
-
-func isPostgres(dsn string) bool {
-	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
-}
-
 // Open opens the archive named by dsn (see ResolveDSN), creating it and
 // bringing its schema up to date. A database that a newer wireperf has
 // written is refused.
@@ -103,7 +79,7 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	var err error
 	if isPostgres(dsn) {
 		s.dialect = postgresDialect
-		s.db, err = sql.Open("pgx", dsn)
+		s.db, err = sql.Open("pgx", PostgresDSN(dsn))
 	} else {
 		s.dialect = sqliteDialect
 		s.db, err = openSQLite(dsn)
@@ -111,6 +87,7 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	if err != nil {
 		return nil, s.wrap(err, dsn)
 	}
+	s.sizePool()
 	pctx, cancel := context.WithTimeout(ctx, openTimeout)
 	defer cancel()
 	if err := s.db.PingContext(pctx); err != nil {
@@ -128,15 +105,10 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 // shows, whatever the driver put in its message.
 func (s *Store) wrap(err error, dsn string) error {
 	msg := err.Error()
-	if u, perr := url.Parse(dsn); perr == nil && isPostgres(dsn) {
-		if pw, ok := u.User.Password(); ok && pw != "" {
-			msg = strings.ReplaceAll(msg, pw, "xxxxx")
-		}
-		if pw := u.Query().Get("password"); pw != "" {
-			msg = strings.ReplaceAll(msg, pw, "xxxxx")
-		}
+	if pw := dsnPassword(dsn); pw != "" {
+		msg = strings.ReplaceAll(msg, pw, "xxxxx")
 	}
-	return &Error{DSN: s.dsn, Msg: msg, err: err}
+	return &Error{DSN: s.dsn, Msg: RedactSecrets(msg), err: err}
 }
 
 // Error is a failure of the archive, with its DSN (password removed).
@@ -175,6 +147,35 @@ func openSQLite(dsn string) (*sql.DB, error) {
 	}
 	return db, nil
 }
+
+// The pools' sizes. Without a cap, database/sql opens a connection for
+// every concurrent query: an API under load held thousands of handles
+// on one SQLite file. SQLite serialises writers anyway (a transaction
+// takes the write lock when it begins), and WAL lets a few readers run
+// beside one writer; a PostgreSQL connection is a server process of
+// several MB, and a mesh has a daemon per host, so each takes few.
+const (
+	SQLiteMaxConns   = 8
+	PostgresMaxConns = 4
+	poolIdleConns    = 2
+	poolIdleTime     = time.Minute
+	poolConnLifetime = 30 * time.Minute // so that a server restarted or failed over is reached anew
+)
+
+func (s *Store) sizePool() {
+	n := SQLiteMaxConns
+	if s.dialect == postgresDialect {
+		n = PostgresMaxConns
+	}
+	s.SetMaxConns(n)
+	s.db.SetMaxIdleConns(poolIdleConns)
+	s.db.SetConnMaxIdleTime(poolIdleTime)
+	s.db.SetConnMaxLifetime(poolConnLifetime)
+}
+
+// SetMaxConns caps the connections the archive opens at once (a query
+// past the cap waits for one, within its context).
+func (s *Store) SetMaxConns(n int) { s.db.SetMaxOpenConns(n) }
 
 // DSN is the archive's DSN without its password.
 func (s *Store) DSN() string { return s.dsn }

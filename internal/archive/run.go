@@ -285,6 +285,9 @@ func boolInt(b bool) int {
 }
 
 func (s *Store) insertRun(ctx context.Context, tx *sql.Tx, r *Run) error {
+	// No password is stored, whatever the caller passed: a command line
+	// may carry --db with a DSN, an error may quote one.
+	r.Cmdline, r.Error = RedactSecrets(r.Cmdline), RedactSecrets(r.Error)
 	_, err := tx.ExecContext(ctx, s.q(`INSERT INTO run (id, campaign, point_key, rep, seq, state, error, attempts,
 		source, source_file, source_sha256, tool_version, cmdline, local_host, remote_host, local_kernel, remote_kernel,
 		started, ended, document, document_format, rounded, recorded)

@@ -463,7 +463,7 @@ func limitsKV(s string) []report.KV {
 // reportRun is one run's detail section; with figures, its timeline or
 // latency figure is written into dir.
 func reportRun(r *archive.Run, dir string, figures bool) report.Run {
-	out := report.Run{ID: r.ID, State: r.State, Error: r.Error, Cmdline: r.Cmdline, Started: r.Started}
+	out := report.Run{ID: r.ID, State: r.State, Error: archive.RedactSecrets(r.Error), Cmdline: archive.RedactSecrets(r.Cmdline), Started: r.Started}
 	axes := make([]string, 0, len(r.Axes))
 	for a := range r.Axes {
 		axes = append(axes, a)

@@ -92,6 +92,7 @@ func newServerCmd(e env) *cobra.Command {
 	fs.IntVar(&cfg.Limits.MaxTotalStreams, "max-total-streams", cfg.Limits.MaxTotalStreams, "data connections of all running tests together (0: no limit)")
 	fs.IntVar(&cfg.Limits.MaxHandshakes, "max-handshakes", cfg.Limits.MaxHandshakes, "connections not yet in a test, over all clients (0: no limit)")
 	fs.IntVar(&cfg.Limits.MaxHandshakesPerClient, "max-handshakes-per-client", cfg.Limits.MaxHandshakesPerClient, "connections not yet in a test, from one client prefix (0: no limit)")
+	fs.Var(durationValue{&cfg.Limits.FirstByteTimeout}, "first-byte-timeout", "how long a new connection may say nothing before it is closed")
 	fs.IntVar(&cfg.Limits.PrefixV4, "client-prefix-v4", cfg.Limits.PrefixV4, "leading bits of an IPv4 address that make one client, for the per-client limits")
 	fs.IntVar(&cfg.Limits.PrefixV6, "client-prefix-v6", cfg.Limits.PrefixV6, "leading bits of an IPv6 address that make one client, for the per-client limits")
 	fs.Var(durationValue{&cfg.StatusInterval}, "status-interval", "log the server's counters and goroutines this often (0: never)")

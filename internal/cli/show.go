@@ -88,7 +88,7 @@ func showRun(w io.Writer, r *archive.Run, asJSON bool) error {
 	}
 	fmt.Fprintln(w)
 	if r.Cmdline != "" {
-		fmt.Fprintf(w, "command: %s\n", r.Cmdline)
+		fmt.Fprintf(w, "command: %s\n", archive.RedactSecrets(r.Cmdline))
 	}
 	names := make([]string, 0, len(r.Axes))
 	for k := range r.Axes {

@@ -80,7 +80,7 @@ func newQueue(ctx context.Context, dsn string, d *Daemon) (queue, error) {
 		FetchPollInterval: time.Second,
 	}
 	if archive.IsPostgres(dsn) {
-		pool, err := pgxpool.New(ctx, dsn)
+		pool, err := pgxpool.New(ctx, archive.PostgresDSN(dsn))
 		if err != nil {
 			return nil, fmt.Errorf("job queue: %w", err)
 		}

@@ -27,6 +27,11 @@ type Limits struct {
 	// connection is closed at once.
 	MaxHandshakes          int
 	MaxHandshakesPerClient int
+	// FirstByteTimeout is how long a new connection may stay silent
+	// before it is closed (its first bytes say what it is); when every
+	// handshake place is taken, a newcomer takes the place of the oldest
+	// silent connection of the client holding the most places.
+	FirstByteTimeout time.Duration
 	// PrefixV4 and PrefixV6 are how many leading bits of an address make
 	// one client for the per-client limits: an IPv6 host usually has a
 	// whole /64 to pick addresses from.
@@ -45,6 +50,7 @@ const (
 	// memory. A -P 128 --bidir test's 257 connections may arrive at once.
 	DefaultMaxHandshakes          = 1024
 	DefaultMaxHandshakesPerClient = 2*spec.MaxStreams + 16
+	DefaultFirstByteTimeout       = 3 * time.Second
 	DefaultPrefixV4               = 32
 	DefaultPrefixV6               = 64
 )
@@ -53,7 +59,7 @@ const (
 func DefaultLimits() Limits {
 	return Limits{MaxTests: 16, MaxTestsPerClient: 4, MaxStreams: spec.MaxStreams, MaxDuration: 24 * time.Hour,
 		MaxTestMemory: DefaultMaxTestMemory, MaxMemory: DefaultMaxMemory(), MaxTotalStreams: DefaultMaxTotalStreams,
-		MaxHandshakes: DefaultMaxHandshakes, MaxHandshakesPerClient: DefaultMaxHandshakesPerClient,
+		MaxHandshakes: DefaultMaxHandshakes, MaxHandshakesPerClient: DefaultMaxHandshakesPerClient, FirstByteTimeout: DefaultFirstByteTimeout,
 		PrefixV4: DefaultPrefixV4, PrefixV6: DefaultPrefixV6}
 }
 

@@ -73,8 +73,9 @@ type Stats struct {
 	ForeignData   int64 // data connections with an unknown token
 	UnknownProto  int64 // connections that spoke neither wireperf nor anything we know
 	UnmatchedUDP  int64 // datagrams on the UDP port that no test expected
-	Shed          int64 // connections closed at once: too many in the handshake
-	Denied        int64 // connections from an address the ACL refuses
+	Shed          int64 // connections closed at once, or a silent one closed for a newcomer: too many in the handshake
+	Denied        int64 // connections from an address the ACL refuses (counted at accept)
+	Throttled     int64 // connections closed at accept: their source's wrong keys emptied its bucket
 	AuthFailed    int64 // control connections that failed authentication
 	Running       int
 	Handshakes    int // connections not yet part of a test (an iperf3 control connection counts until its test ends)
@@ -91,8 +92,13 @@ type Server struct {
 
 	hs *gate
 
+	// deniedHS holds the few connections refused by the address lists
+	// that are told why; authLimit slows wrong keys per source.
+	deniedHS  *gate
+	authLimit *auth.FailureLimiter
+
 	stats struct {
-		accepted, refused, finished, aborted, badControl, foreign, unknown, shed, denied, authFailed atomic.Int64
+		accepted, refused, finished, aborted, badControl, foreign, unknown, shed, denied, authFailed, throttled atomic.Int64
 	}
 	wg sync.WaitGroup
 }
@@ -111,8 +117,14 @@ func New(cfg Config) *Server {
 	if cfg.Agent != nil && cfg.Agent.Admit == nil {
 		cfg.Agent.Admit = cfg.Limits.check // an agent's test is bounded as a served one
 	}
-	return &Server{cfg: cfg, log: cfg.Logger, reg: newRegistry(cfg.Limits), ip3: iperf3.NewRegistry(),
-		hs: newGate(cfg.Limits.MaxHandshakes, cfg.Limits.MaxHandshakesPerClient)}
+	s := &Server{cfg: cfg, log: cfg.Logger, reg: newRegistry(cfg.Limits), ip3: iperf3.NewRegistry(),
+		hs:       newGate(cfg.Limits.MaxHandshakes, cfg.Limits.MaxHandshakesPerClient),
+		deniedHS: newGate(deniedHandshakes, deniedHandshakesPerClient), authLimit: auth.NewFailureLimiter()}
+	if cfg.Agent != nil && cfg.Agent.AuthFailed == nil {
+		cfg.Agent.AuthFailed = s.authFailed
+		s.cfg.Agent = cfg.Agent
+	}
+	return s
 }
 
 // Listen binds the port. Port 0 picks a free one; Addr tells which.
@@ -149,6 +161,7 @@ func (s *Server) Stats() Stats {
 		UnmatchedUDP:  s.udp.Unmatched(),
 		Shed:          s.stats.shed.Load(),
 		Denied:        s.stats.denied.Load(),
+		Throttled:     s.stats.throttled.Load(),
 		AuthFailed:    s.stats.authFailed.Load(),
 		Running:       s.reg.running(),
 		Handshakes:    s.hs.count(),
@@ -179,6 +192,9 @@ func (s *Server) Serve(ctx context.Context) error {
 	if s.cfg.StatusInterval > 0 {
 		go s.logStatus(acceptCtx)
 	}
+	logDone := make(chan struct{})
+	go func() { defer close(logDone); s.logAuthFailures(acceptCtx) }()
+	defer func() { stopAccepting(); <-logDone }()
 	onceDone := make(chan struct{})
 	var once sync.Once
 	for {
@@ -198,22 +214,45 @@ func (s *Server) Serve(ctx context.Context) error {
 		}
 		tc := conn.(*net.TCPConn)
 		client := s.cfg.Limits.clientOf(tc.RemoteAddr())
-		if !s.hs.enter(client) {
+		// Admission comes before anything is read: an address the lists
+		// refuse, or a source whose wrong keys emptied its bucket, never
+		// takes a handshake place.
+		var denied error
+		if ap, err := netip.ParseAddrPort(tc.RemoteAddr().String()); err == nil {
+			if err := s.cfg.ACL.Check(ap.Addr()); err != nil {
+				s.stats.denied.Add(1)
+				denied = refusal{err.Error()}
+			}
+		}
+		if denied == nil && !s.authLimit.Allow(client, accepted) {
+			s.stats.throttled.Add(1)
+			closeNow(tc)
+			continue
+		}
+		g := s.hs
+		if denied != nil {
+			// A few refused clients are told why, in places of their own.
+			g = s.deniedHS
+		}
+		sl, shed, ok := g.enter(client, tc, accepted)
+		if shed != nil {
+			s.stats.shed.Add(1)
+			closeNow(shed)
+		}
+		if !ok {
 			// A flood costs a closed connection each, not a goroutine.
 			s.stats.shed.Add(1)
-			_ = tc.SetLinger(0)
-			_ = tc.Close()
+			closeNow(tc)
 			continue
 		}
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
-			var leave sync.Once
-			past := func() { leave.Do(func() { s.hs.leave(client) }) }
+			past := func() { g.leave(sl) }
 			defer past()
 			// A shutdown past its grace cuts every read short.
 			defer context.AfterFunc(abortCtx, func() { _ = tc.SetReadDeadline(time.Unix(1, 0)) })()
-			if s.handle(abortCtx, tc, accepted, past) && s.cfg.Once {
+			if s.handle(abortCtx, tc, accepted, denied, func() { g.spoke(sl) }, past) && s.cfg.Once {
 				once.Do(func() { close(onceDone); stopAccepting() })
 			}
 		}()
@@ -250,8 +289,17 @@ func (s *Server) shutdown(abortTests context.CancelFunc) error {
 // handle reads a connection's first bytes and routes it. past is called
 // once the connection is past its handshake. It reports whether a test
 // ran on it.
-func (s *Server) handle(ctx context.Context, conn *net.TCPConn, accepted time.Time, past func()) bool {
-	_ = conn.SetReadDeadline(time.Now().Add(s.cfg.HandshakeTimeout))
+func (s *Server) handle(ctx context.Context, conn *net.TCPConn, accepted time.Time, denied error, spoke, past func()) bool {
+	// A connection says what it is at once: a silent one holds its place
+	// for FirstByteTimeout only.
+	first := s.cfg.HandshakeTimeout
+	if t := s.cfg.Limits.FirstByteTimeout; t > 0 && t < first {
+		first = t
+	}
+	if denied != nil {
+		first = min(first, deniedHandshakeTimeout)
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(first))
 	var magic [4]byte
 	if _, err := io.ReadFull(conn, magic[:]); err != nil {
 		s.stats.unknown.Add(1)
@@ -259,12 +307,11 @@ func (s *Server) handle(ctx context.Context, conn *net.TCPConn, accepted time.Ti
 		_ = conn.Close()
 		return false
 	}
-	var denied error
-	if ap, err := netip.ParseAddrPort(conn.RemoteAddr().String()); err == nil {
-		if err := s.cfg.ACL.Check(ap.Addr()); err != nil {
-			s.stats.denied.Add(1)
-			denied = refusal{err.Error()}
-		}
+	spoke()
+	_ = conn.SetReadDeadline(time.Now().Add(s.cfg.HandshakeTimeout))
+	if denied != nil {
+		// Told why, within a short deadline.
+		_ = conn.SetDeadline(time.Now().Add(deniedHandshakeTimeout))
 	}
 	switch {
 	case magic == proto.MagicControl:
@@ -296,6 +343,60 @@ func (s *Server) handle(ctx context.Context, conn *net.TCPConn, accepted time.Ti
 	s.log.Warn("connection speaks an unknown protocol", "peer", conn.RemoteAddr().String(), "first_bytes", fmt.Sprintf("%q", magic[:]))
 	_ = conn.Close()
 	return false
+}
+
+// Refused clients are told why in places of their own, few and short,
+// so that a flood from outside the lists costs the others nothing.
+const (
+	deniedHandshakes          = 32
+	deniedHandshakesPerClient = 2
+	deniedHandshakeTimeout    = 2 * time.Second
+)
+
+// authFailed counts a wrong key from peer toward its source's bucket;
+// it says whether this is the source's first failure since the last
+// summary (the one logged on its own).
+func (s *Server) authFailed(peer net.Addr) bool {
+	s.stats.authFailed.Add(1)
+	return s.authLimit.Fail(s.cfg.Limits.clientOf(peer), time.Now())
+}
+
+// authSummaryEvery is how often wrong keys are summed up in the log.
+const authSummaryEvery = time.Minute
+
+// logAuthFailures logs, every authSummaryEvery, the sources whose keys
+// were wrong and how many of their connections were turned away.
+func (s *Server) logAuthFailures(ctx context.Context) {
+	t := time.NewTicker(authSummaryEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		sum := s.authLimit.Summary()
+		if len(sum) == 0 {
+			continue
+		}
+		attrs := []any{"sources", len(sum)}
+		for i, c := range sum {
+			if i == 5 {
+				break
+			}
+			attrs = append(attrs, "source_"+strconv.Itoa(i+1), fmt.Sprintf("%s failed %d, turned away %d", c.Source, c.Failed, c.Refused))
+		}
+		s.log.Warn("wrong keys in the last minute", attrs...)
+	}
+}
+
+// closeNow closes a connection with a reset: no time in TIME_WAIT for a
+// connection the server never served.
+func closeNow(c net.Conn) {
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.SetLinger(0)
+	}
+	_ = c.Close()
 }
 
 // tlsHandshake opens every TLS connection: a handshake record.
@@ -385,8 +486,10 @@ func (s *Server) record(conn *net.TCPConn, res *result.Result, err error) bool {
 		var ref refusal
 		var ae *session.AuthError
 		if errors.As(err, &ae) {
-			s.stats.authFailed.Add(1)
-			s.log.Warn("authentication failed", "peer", conn.RemoteAddr().String(), "user", ae.User, "reason", ae.Reason)
+			if s.authFailed(conn.RemoteAddr()) {
+				s.log.Warn("authentication failed (further failures from this client are counted in a summary each minute)",
+					"peer", conn.RemoteAddr().String(), "user", ae.User, "reason", ae.Reason)
+			}
 		} else if errors.As(err, &ref) {
 			s.stats.refused.Add(1)
 			s.log.Info("test refused", "peer", conn.RemoteAddr().String(), "reason", err)
@@ -440,7 +543,7 @@ func (s *Server) logStatus(ctx context.Context) {
 			st := s.Stats()
 			s.log.Info("server status", "running_tests", st.Running, "handshakes", st.Handshakes,
 				"goroutines", runtime.NumGoroutine(), "accepted", st.TestsAccepted, "refused", st.TestsRefused,
-				"shed", st.Shed, "denied", st.Denied, "auth_failed", st.AuthFailed)
+				"shed", st.Shed, "denied", st.Denied, "auth_failed", st.AuthFailed, "throttled", st.Throttled)
 		}
 	}
 }

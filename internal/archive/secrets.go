@@ -1,0 +1,183 @@
+package archive
+
+import (
+	"net/url"
+	"regexp"
+	"strings"
+)
+
+// How a PostgreSQL DSN is told from an SQLite path, and how its password
+// is kept out of everything stored and printed. libpq takes two forms:
+// a URL (postgres:// or postgresql://, any case) and key=value words
+// (host=db password='a b'); both are PostgreSQL here. "sqlite:PATH"
+// names an SQLite file whatever PATH holds.
+
+// pgKeywords are libpq's connection keywords: a DSN of key=value words
+// with one of these is PostgreSQL's.
+var pgKeywords = map[string]bool{
+	"host": true, "hostaddr": true, "port": true, "dbname": true, "user": true, "password": true,
+	"passfile": true, "sslmode": true, "sslrootcert": true, "sslcert": true, "sslkey": true,
+	"sslpassword": true, "connect_timeout": true, "application_name": true, "options": true,
+	"target_session_attrs": true, "service": true, "channel_binding": true,
+}
+
+// isPostgres says whether dsn names a PostgreSQL server.
+func isPostgres(dsn string) bool {
+	if isURLDSN(dsn) {
+		return true
+	}
+	_, ok := keyValueDSN(dsn)
+	return ok
+}
+
+func isURLDSN(dsn string) bool {
+	l := strings.ToLower(strings.TrimSpace(dsn))
+	return strings.HasPrefix(l, "postgres://") || strings.HasPrefix(l, "postgresql://")
+}
+
+// kv is one key=value word of a DSN.
+type kv struct{ key, value string }
+
+// keyValueDSN reads libpq's key=value form: words of key=value, a value
+// in single quotes with backslash escapes where it has blanks. ok is
+// false unless every word is key=value and one key is libpq's.
+func keyValueDSN(s string) (pairs []kv, ok bool) {
+	if strings.HasPrefix(s, "sqlite:") {
+		return nil, false
+	}
+	known := false
+	i := 0
+	for {
+		for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n') {
+			i++
+		}
+		if i == len(s) {
+			break
+		}
+		eq := strings.IndexByte(s[i:], '=')
+		if eq <= 0 {
+			return nil, false
+		}
+		key := strings.TrimSpace(s[i : i+eq])
+		if key == "" || strings.ContainsAny(key, " \t/\\'") {
+			return nil, false
+		}
+		i += eq + 1
+		for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+			i++
+		}
+		var v strings.Builder
+		if i < len(s) && s[i] == '\'' {
+			i++
+			closed := false
+			for i < len(s) {
+				c := s[i]
+				if c == '\\' && i+1 < len(s) {
+					v.WriteByte(s[i+1])
+					i += 2
+					continue
+				}
+				i++
+				if c == '\'' {
+					closed = true
+					break
+				}
+				v.WriteByte(c)
+			}
+			if !closed {
+				return nil, false
+			}
+		} else {
+			for i < len(s) && s[i] != ' ' && s[i] != '\t' && s[i] != '\n' {
+				v.WriteByte(s[i])
+				i++
+			}
+		}
+		if pgKeywords[strings.ToLower(key)] {
+			known = true
+		}
+		pairs = append(pairs, kv{key, v.String()})
+	}
+	return pairs, known && len(pairs) > 0
+}
+
+// dsnPassword is the password a DSN carries, "" if none.
+func dsnPassword(dsn string) string {
+	if isURLDSN(dsn) {
+		u, err := url.Parse(strings.TrimSpace(dsn))
+		if err != nil {
+			return ""
+		}
+		if pw, ok := u.User.Password(); ok && pw != "" {
+			return pw
+		}
+		return u.Query().Get("password")
+	}
+	pairs, _ := keyValueDSN(dsn)
+	for _, p := range pairs {
+		if strings.EqualFold(p.key, "password") {
+			return p.value
+		}
+	}
+	return ""
+}
+
+// Redact returns the DSN without its password, for messages and what is
+// stored.
+func Redact(dsn string) string {
+	switch {
+	case isURLDSN(dsn):
+		u, err := url.Parse(strings.TrimSpace(dsn))
+		if err != nil {
+			return RedactSecrets(dsn)
+		}
+		if _, has := u.User.Password(); has {
+			u.User = url.UserPassword(u.User.Username(), "xxxxx")
+		}
+		q := u.Query()
+		if q.Has("password") {
+			q.Set("password", "xxxxx")
+			u.RawQuery = q.Encode()
+		}
+		return u.String()
+	case isPostgres(dsn):
+		pairs, _ := keyValueDSN(dsn)
+		words := make([]string, 0, len(pairs))
+		for _, p := range pairs {
+			v := p.value
+			if strings.EqualFold(p.key, "password") {
+				v = "xxxxx"
+			} else if v == "" || strings.ContainsAny(v, " \t'\\") {
+				v = "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(v) + "'"
+			}
+			words = append(words, p.key+"="+v)
+		}
+		return strings.Join(words, " ")
+	}
+	return dsn
+}
+
+var (
+	urlPassword = regexp.MustCompile(`(?i)\b(postgres(?:ql)?://[^\s:/@]*:)[^\s@]*@`)
+	kvPassword  = regexp.MustCompile(`(?i)\b(password\s*=\s*)('(?:[^'\\]|\\.)*'?|[^\s&'"]*)`)
+)
+
+// RedactSecrets removes every password it can find in a text such as a
+// command line or an error: a PostgreSQL URL's user:password@, and any
+// password=VALUE (a URL's query, a key=value DSN). The archive applies it
+// to every command line and error it stores.
+func RedactSecrets(s string) string {
+	s = urlPassword.ReplaceAllString(s, "${1}xxxxx@")
+	return kvPassword.ReplaceAllString(s, "${1}xxxxx")
+}
+
+// PostgresDSN is a PostgreSQL DSN as the driver reads it: a URL's scheme
+// in lower case (the driver knows no other), key=value words as given.
+func PostgresDSN(dsn string) string {
+	dsn = strings.TrimSpace(dsn)
+	if isURLDSN(dsn) {
+		i := strings.Index(dsn, "://")
+		return strings.ToLower(dsn[:i]) + dsn[i:]
+	}
+	return dsn
+}
