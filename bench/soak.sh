@@ -26,8 +26,8 @@ PORT=${SOAK_PORT:-15311}
 
 DIR=$(mktemp -d)
 trap 'kill "${BENCH_PIDS[@]}" 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$DIR"' EXIT
-printf 'soak 0123456789abcdef0123\n' >"$DIR/key"
-printf 'soak wrongwrongwrongwrong\n' >"$DIR/badkey"
+printf 'soak 4c1f0b3e8a9d27f65e0c1a7b93d4f2e8\n' >"$DIR/key"
+printf 'soak 9b2e7d4a1c6f08e35d7a2b9c4e1f6a03\n' >"$DIR/badkey"
 chmod 600 "$DIR/key" "$DIR/badkey"
 
 "$WP" -s -B 127.0.0.1 -p $PORT --auth-key-file "$DIR/key" --status-interval 1s \
@@ -49,7 +49,10 @@ loop client --auth-key-file "$DIR/key" -t 2 -R -P 4 -b 100m &
 BENCH_PIDS+=($!)
 loop client --auth-key-file "$DIR/key" -t 2 -u -b 50m &
 BENCH_PIDS+=($!)
-loop client --auth-key-file "$DIR/badkey" -t 1 &
+# Wrong keys come from an address of their own: the server slows a
+# source whose keys are wrong, and the soak's other clients share
+# 127.0.0.1.
+loop client --auth-key-file "$DIR/badkey" -t 1 -B 127.0.0.2 &
 BENCH_PIDS+=($!)
 loop client --auth-key-file "$DIR/key" -t 1 -P 8 -l 16M &
 BENCH_PIDS+=($!)

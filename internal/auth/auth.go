@@ -65,8 +65,8 @@ func LoadKeys(path string) (Keys, error) {
 		if len(fields) != 2 {
 			return nil, fmt.Errorf("key file %s line %d: want `name key`", path, n)
 		}
-		if len(fields[1]) < MinKeyLen {
-			return nil, fmt.Errorf("key file %s line %d: key shorter than %d characters", path, n, MinKeyLen)
+		if err := CheckKeyStrength(fields[1]); err != nil {
+			return nil, fmt.Errorf("key file %s line %d: weak key: %v", path, n, err)
 		}
 		if _, dup := keys[fields[0]]; dup {
 			return nil, fmt.Errorf("key file %s line %d: user %q listed twice", path, n, fields[0])

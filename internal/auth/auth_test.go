@@ -22,9 +22,9 @@ func writeFile(t *testing.T, body string, mode os.FileMode) string {
 }
 
 func TestLoadKeys(t *testing.T) {
-	good := writeFile(t, "# users\nalice 0123456789abcdef0123\n\nbob\tfedcba9876543210fedc\n", 0o600)
+	good := writeFile(t, "# users\nalice 4c1f0b3e8a9d27f65e0c1a7b93d4f2e8\n\nbob\t9b2e7d4a1c6f08e35d7a2b9c4e1f6a03\n", 0o600)
 	keys, err := LoadKeys(good)
-	if err != nil || len(keys) != 2 || string(keys["bob"]) != "fedcba9876543210fedc" {
+	if err != nil || len(keys) != 2 || string(keys["bob"]) != "9b2e7d4a1c6f08e35d7a2b9c4e1f6a03" {
 		t.Fatalf("LoadKeys = %v, %v", keys, err)
 	}
 	cred, err := LoadCredential(good)
@@ -38,8 +38,10 @@ func TestLoadKeys(t *testing.T) {
 	}{
 		{"empty", "# nothing\n", 0o600, "holds no key"},
 		{"short key", "alice short\n", 0o600, "shorter than"},
-		{"three fields", "alice 0123456789abcdef0123 extra\n", 0o600, "want `name key`"},
-		{"twice", "a 0123456789abcdef0123\na 0123456789abcdef0123\n", 0o600, "listed twice"},
+		{"three fields", "alice 4c1f0b3e8a9d27f65e0c1a7b93d4f2e8 extra\n", 0o600, "want `name key`"},
+		{"twice", "a 4c1f0b3e8a9d27f65e0c1a7b93d4f2e8\na 4c1f0b3e8a9d27f65e0c1a7b93d4f2e8\n", 0o600, "listed twice"},
+		{"weak key", "alice aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n", 0o600, "line 1: weak key"},
+		{"80 bits", "alice 0123456789abcdef0123\n", 0o600, "80 bits as hex"},
 	}
 	if runtime.GOOS != "windows" {
 		bad = append(bad, struct {

@@ -27,9 +27,9 @@ func TestSecurityBadInput(t *testing.T) {
 		_ = os.Chmod(p, mode)
 		return p
 	}
-	open := write("open", "alice 0123456789abcdef0123\n", 0o644)
+	open := write("open", "alice 4c1f0b3e8a9d27f65e0c1a7b93d4f2e8\n", 0o644)
 	empty := write("empty", "", 0o600)
-	key := write("key", "alice 0123456789abcdef0123\n", 0o600)
+	key := write("key", "alice 4c1f0b3e8a9d27f65e0c1a7b93d4f2e8\n", 0o600)
 	tests := []struct {
 		args []string
 		want string
@@ -62,13 +62,13 @@ func TestClientAuthentication(t *testing.T) {
 		}
 		return p
 	}
-	keys, err := auth.LoadKeys(write("server", "alice 0123456789abcdef0123\n"))
+	keys, err := auth.LoadKeys(write("server", "alice 4c1f0b3e8a9d27f65e0c1a7b93d4f2e8\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	port := strconv.Itoa(startServerWith(t, func(c *server.Config) { c.Keys = keys }))
-	good := write("good", "alice 0123456789abcdef0123\n")
-	bad := write("bad", "alice wrongwrongwrongwrong\n")
+	good := write("good", "alice 4c1f0b3e8a9d27f65e0c1a7b93d4f2e8\n")
+	bad := write("bad", "alice 9b2e7d4a1c6f08e35d7a2b9c4e1f6a03\n")
 	for _, args := range [][]string{{}, {"--auth-key-file", bad}} {
 		code, _, stderr := runCLI(append([]string{"-c", "127.0.0.1", "-p", port, "-t", "1"}, args...)...)
 		if code != ExitFailed || !strings.Contains(stderr, "authentication failed") {
@@ -93,7 +93,7 @@ func TestEveryClientCommandTakesTheSecurityFlags(t *testing.T) {
 	}
 	dir := t.TempDir()
 	keyFile := filepath.Join(dir, "key")
-	if err := os.WriteFile(keyFile, []byte("alice 0123456789abcdef0123\n"), 0o600); err != nil {
+	if err := os.WriteFile(keyFile, []byte("alice 4c1f0b3e8a9d27f65e0c1a7b93d4f2e8\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	keys, err := auth.LoadKeys(keyFile)
@@ -115,7 +115,7 @@ func TestEveryClientCommandTakesTheSecurityFlags(t *testing.T) {
 func TestRROverTLSWithAPin(t *testing.T) {
 	cert, parsed := tlstest.SelfSigned(t)
 	keyFile := filepath.Join(t.TempDir(), "key")
-	if err := os.WriteFile(keyFile, []byte("alice 0123456789abcdef0123\n"), 0o600); err != nil {
+	if err := os.WriteFile(keyFile, []byte("alice 4c1f0b3e8a9d27f65e0c1a7b93d4f2e8\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	keys, err := auth.LoadKeys(keyFile)
@@ -134,5 +134,24 @@ func TestRROverTLSWithAPin(t *testing.T) {
 	wrong := fmt.Sprintf("%x", sha256.Sum256([]byte("another certificate")))
 	if code, _, stderr := runCLI("rr", "127.0.0.1", "-p", port, "--count", "50", "--auth-key-file", keyFile, "--tls-pin", wrong); code != ExitFailed || !strings.Contains(stderr, "not the pinned one") {
 		t.Errorf("rr with the wrong pin: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// `key new` makes a line a key file takes, and each is new.
+func TestKeyNew(t *testing.T) {
+	code, out, errOut := runCLI("key", "new", "alice")
+	if code != ExitOK || !strings.HasPrefix(out, "alice ") || len(strings.Fields(out)[1]) != 64 {
+		t.Fatalf("%d %q %q", code, out, errOut)
+	}
+	p := filepath.Join(t.TempDir(), "k")
+	os.WriteFile(p, []byte(out), 0o600)
+	if _, err := auth.LoadCredential(p); err != nil {
+		t.Fatalf("the new key does not load: %v", err)
+	}
+	if _, again, _ := runCLI("key", "new", "alice"); again == out {
+		t.Fatal("two keys alike")
+	}
+	if code, _, _ := runCLI("key", "new", "a b"); code != ExitUsage {
+		t.Fatalf("a name with a blank: %d", code)
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/wireperf/wireperf/internal/auth"
 )
 
 // FileConfig is the daemon's configuration file.
@@ -127,8 +129,8 @@ func ReadToken(path string) (string, error) {
 	}
 	tok, _, _ := strings.Cut(string(data), "\n")
 	tok = strings.TrimSpace(tok)
-	if len(tok) < 16 {
-		return "", fmt.Errorf("%s: a token of at least 16 characters", path)
+	if err := auth.CheckKeyStrength(tok); err != nil {
+		return "", fmt.Errorf("%s: weak token: %v", path, err)
 	}
 	return tok, nil
 }

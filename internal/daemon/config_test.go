@@ -16,13 +16,17 @@ func TestReadTokenWantsPrivateFile(t *testing.T) {
 		t.Skip("file modes are not Unix's here")
 	}
 	f := filepath.Join(t.TempDir(), "token")
-	os.WriteFile(f, []byte("0123456789abcdef0123\n"), 0o644)
+	os.WriteFile(f, []byte("4c1f0b3e8a9d27f65e0c1a7b93d4f2e8\n"), 0o644)
 	if _, err := daemon.ReadToken(f); err == nil || !strings.Contains(err.Error(), "readable by others (mode 0644)") {
 		t.Fatalf("mode 0644: %v", err)
 	}
 	os.Chmod(f, 0o600)
-	if tok, err := daemon.ReadToken(f); err != nil || tok != "0123456789abcdef0123" {
+	if tok, err := daemon.ReadToken(f); err != nil || tok != "4c1f0b3e8a9d27f65e0c1a7b93d4f2e8" {
 		t.Fatalf("mode 0600: %q %v", tok, err)
+	}
+	os.WriteFile(f, []byte("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n"), 0o600)
+	if _, err := daemon.ReadToken(f); err == nil || !strings.Contains(err.Error(), "weak token") {
+		t.Fatalf("a weak token: %v", err)
 	}
 }
 

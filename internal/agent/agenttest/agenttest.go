@@ -17,7 +17,7 @@ import (
 )
 
 // Key is the test controllers' key.
-var Key = auth.Credential{User: "ctl", Key: []byte("agent-key-0123456789")}
+var Key = auth.Credential{User: "ctl", Key: []byte("agent-key-0123456789abcdefXYZ")}
 
 // Keys holds Key.
 func Keys() auth.Keys { return auth.Keys{Key.User: Key.Key} }
