@@ -254,15 +254,18 @@ func (c *agentConn) runTest(ctx context.Context, p Prepare) error {
 		ConnectTimeout: c.a.timeout(), Logger: c.log, Auth: c.a.ClientCred,
 	})
 	if res == nil {
-		msg := fmt.Sprintf("test to %s: %v", p.Target, err)
-		switch {
-		case !gated && errors.Is(err, auth.ErrFailed) && c.a.ClientCred == nil:
-			msg = fmt.Sprintf("setting up the test with %s: %v: the receiver requires a key and this agent holds none (wireperf server --agent --client-key-file)",
-				p.Target, auth.ErrFailed)
-		case !gated && errors.Is(err, auth.ErrFailed):
-			msg = fmt.Sprintf("setting up the test with %s: the receiver refused the agent's key: %v", p.Target, err)
-		case !gated:
-			msg = fmt.Sprintf("setting up the test with %s: %v", p.Target, err)
+		// The controller hears only that the target refused: what the
+		// port did (closed, silent, something else, a key refused) would
+		// make the agent a port scanner for whoever holds its key. The
+		// agent's own log has the reason.
+		msg := fmt.Sprintf("test to %s: stopped: %v", p.Target, err)
+		if !gated {
+			msg = fmt.Sprintf("setting up the test with %s: refused by target (the agent's log on %s says why)", p.Target, agentHost())
+			why := err.Error()
+			if errors.Is(err, auth.ErrFailed) && c.a.ClientCred == nil {
+				why += ": the receiver requires a key and this agent holds none (wireperf server --agent --client-key-file)"
+			}
+			c.log.Warn("the target refused the test", "target", p.Target, "reason", why)
 		}
 		c.refuse(msg)
 		return errors.New(msg)
@@ -278,6 +281,14 @@ func (c *agentConn) runTest(ctx context.Context, p Prepare) error {
 	}
 	c.log.Info("test done", "target", p.Target, "err", rep.Error)
 	return c.send(TypeReport, rep)
+}
+
+// agentHost names this host in messages to the controller.
+func agentHost() string {
+	if h, err := os.Hostname(); err == nil {
+		return h
+	}
+	return "the agent"
 }
 
 // readDuringTest takes the controller's Start (once) and Stop; a lost

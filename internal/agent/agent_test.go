@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"strings"
 	"sync/atomic"
@@ -296,5 +297,81 @@ func TestAgentAppliesItsServersLimits(t *testing.T) {
 	}
 	if st := target.Stats(); st.Running != 0 || st.TestsFinished != 0 {
 		t.Fatalf("the target saw a test: %+v", st)
+	}
+}
+
+// A target whose TCP port does not answer as a wireperf receiver gets no
+// UDP from an agent, even with a UDP service on the same port, and the
+// controller hears only that the target refused (not what the port did).
+func TestAgentSendsNoUDPWhereTheTargetDidNotAgree(t *testing.T) {
+	ag := agenttest.Start(t, agenttest.Keys())
+	for _, fake := range []string{"silent", "closes", "garbage"} {
+		t.Run(fake, func(t *testing.T) {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ln.Close()
+			port := ln.Addr().(*net.TCPAddr).Port
+			udp, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: port})
+			if err != nil {
+				t.Skipf("UDP port %d taken: %v", port, err)
+			}
+			defer udp.Close()
+			var got atomic.Int64
+			udpDone := make(chan struct{})
+			go func() {
+				defer close(udpDone)
+				buf := make([]byte, 65536)
+				for {
+					if _, _, err := udp.ReadFromUDP(buf); err != nil {
+						return
+					}
+					got.Add(1)
+				}
+			}()
+			tcpDone := make(chan struct{})
+			go func() {
+				defer close(tcpDone)
+				for {
+					c, err := ln.Accept()
+					if err != nil {
+						return
+					}
+					switch fake {
+					case "closes":
+						c.Close()
+					case "garbage":
+						c.Write([]byte("SSH-2.0-OpenSSH_9.2\r\n"))
+						c.Close()
+					default:
+						defer c.Close() // says nothing until the test ends
+					}
+				}
+			}()
+			c, err := agent.Dial(context.Background(), ag.HostPort(), &agenttest.Key, 5*time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			s := shortSpec()
+			s.Protocol, s.Length = spec.UDP, 1400
+			err = c.Prepare(agent.Prepare{Target: net.JoinHostPort("127.0.0.1", fmt.Sprint(port)), Spec: s})
+			if err == nil || !strings.Contains(err.Error(), "refused by target") {
+				t.Fatalf("prepare: %v", err)
+			}
+			for _, leak := range []string{"connection refused", "timeout", "EOF", "not a wireperf", "SSH", "reset"} {
+				if strings.Contains(err.Error(), leak) {
+					t.Fatalf("the error tells the port's state (%q): %v", leak, err)
+				}
+			}
+			ln.Close()
+			udp.Close()
+			<-udpDone
+			<-tcpDone
+			if n := got.Load(); n != 0 {
+				t.Fatalf("%d datagrams reached a port that never agreed", n)
+			}
+		})
 	}
 }

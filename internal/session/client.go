@@ -112,20 +112,25 @@ func RunClient(ctx context.Context, cfg ClientConfig) (*result.Result, error) {
 }
 
 type clientTest struct {
-	cfg     ClientConfig
-	spec    spec.Spec
-	addr    string
-	conn    *net.TCPConn // the control connection's TCP
-	ctl     net.Conn     // what control frames travel over: conn, or TLS over it
-	cc      *controlConn
-	fw      *frameWriter
-	rtt     time.Duration // of the greeting exchange
-	accept  proto.TestAccept
-	flows   []flowrun.Flow
-	sockets map[int]result.Socket
-	res     *result.Result
-	iperf3  *Iperf3Server // the server answered as iperf3 does
-	authed  *auth.Session // the handshake's, when authenticated: signs UDP datagrams
+	cfg  ClientConfig
+	spec spec.Spec
+	addr string
+	// dataAddr is the address the control connection reached, which
+	// answered as a wireperf server: every data connection and datagram
+	// goes there, so a name is resolved once, and nothing is sent to an
+	// address that did not take part in the handshake.
+	dataAddr string
+	conn     *net.TCPConn // the control connection's TCP
+	ctl      net.Conn     // what control frames travel over: conn, or TLS over it
+	cc       *controlConn
+	fw       *frameWriter
+	rtt      time.Duration // of the greeting exchange
+	accept   proto.TestAccept
+	flows    []flowrun.Flow
+	sockets  map[int]result.Socket
+	res      *result.Result
+	iperf3   *Iperf3Server // the server answered as iperf3 does
+	authed   *auth.Session // the handshake's, when authenticated: signs UDP datagrams
 }
 
 // dialer dials network from -B's address and localPort, with opts set
@@ -147,6 +152,7 @@ func (c *clientTest) handshake(ctx context.Context) error {
 	}
 	dialRTT := time.Since(dialStart)
 	c.conn = conn.(*net.TCPConn)
+	c.dataAddr = c.conn.RemoteAddr().String()
 	c.ctl = c.conn
 	_ = c.conn.SetDeadline(time.Now().Add(c.cfg.ConnectTimeout))
 	if c.cfg.TLS != nil {
@@ -373,7 +379,7 @@ func (c *clientTest) dialTCP(ctx context.Context, token proto.Token, id int) (fl
 	if err != nil {
 		return nil, result.Socket{}, err
 	}
-	conn, err := d.DialContext(ctx, "tcp", c.addr)
+	conn, err := d.DialContext(ctx, "tcp", c.dataAddr)
 	if err != nil {
 		return nil, result.Socket{}, fmt.Errorf("data connection %d to %s: %w", id, c.addr, netsetup.DialError(err))
 	}
@@ -401,7 +407,7 @@ func (c *clientTest) connectUDP(ctx context.Context, token proto.Token, ready *p
 		if err != nil {
 			return err
 		}
-		conn, err := d.DialContext(ctx, "udp", c.addr)
+		conn, err := d.DialContext(ctx, "udp", c.dataAddr)
 		if err != nil {
 			return fmt.Errorf("UDP stream %d to %s: %w", id, c.addr, netsetup.DialError(err))
 		}

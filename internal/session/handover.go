@@ -138,7 +138,7 @@ func (c *Control) Dial(ctx context.Context, network string, opts sockopt.Options
 	if err != nil {
 		return nil, err
 	}
-	conn, err := d.DialContext(ctx, network, c.ct.addr)
+	conn, err := d.DialContext(ctx, network, c.ct.dataAddr)
 	if err != nil {
 		return nil, netsetup.DialError(err)
 	}
