@@ -80,7 +80,7 @@ func (a *Agent) ServeConn(ctx context.Context, conn net.Conn, past func()) {
 	if err := WriteGreeting(conn); err != nil {
 		return
 	}
-	user, err := c.authenticate()
+	user, sess, err := c.authenticate()
 	if err != nil {
 		logIt := true
 		if errors.Is(err, auth.ErrFailed) && a.AuthFailed != nil {
@@ -92,6 +92,7 @@ func (a *Agent) ServeConn(ctx context.Context, conn net.Conn, past func()) {
 		return
 	}
 	c.log = c.log.With("user", user)
+	c.seal = newSealer(sess, true)
 	if past != nil {
 		past()
 	}
@@ -105,6 +106,7 @@ type agentConn struct {
 	conn net.Conn
 	log  *slog.Logger
 	wmu  sync.Mutex
+	seal *sealer // every frame after the welcome, both ways
 }
 
 // send writes one frame within the timeout; the reader and the test may
@@ -113,7 +115,24 @@ func (c *agentConn) send(t Type, v any) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	_ = c.conn.SetWriteDeadline(time.Now().Add(c.a.timeout()))
+	if c.seal != nil {
+		return c.seal.write(c.conn, t, v)
+	}
 	return WriteFrame(c.conn, t, v)
+}
+
+// read reads the controller's next frame, sealed once authenticated; a
+// frame that fails its check ends the session.
+func (c *agentConn) read(admit func(Type) error) (Frame, error) {
+	if c.seal != nil {
+		fr, err := c.seal.read(c.conn, admit)
+		if errors.Is(err, ErrBadMAC) {
+			c.log.Warn("controller frame refused: it failed its integrity check", "err", err)
+			c.refuse(ErrBadMAC.Error())
+		}
+		return fr, err
+	}
+	return ReadFrame(c.conn, admit)
 }
 
 func (c *agentConn) refuse(msg string) { _ = c.send(TypeError, Error{Message: msg}) }
@@ -130,39 +149,40 @@ func only(types ...Type) func(Type) error {
 	}
 }
 
-func (c *agentConn) authenticate() (string, error) {
+func (c *agentConn) authenticate() (string, *auth.Session, error) {
 	nonce, err := auth.Nonce()
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if err := c.send(TypeChallenge, Challenge{Nonce: nonce}); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	fr, err := ReadFrame(c.conn, only(TypeAuth))
 	if err != nil {
-		return "", fmt.Errorf("no answer to the challenge: %w", err)
+		return "", nil, fmt.Errorf("no answer to the challenge: %w", err)
 	}
 	var m Auth
 	if err := fr.Decode(&m); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	key, ok := c.a.Keys.Verify(m.User, nonce, m.Nonce, m.MAC)
 	if !ok {
 		c.refuse(auth.ErrFailed.Error())
-		return "", fmt.Errorf("%w for user %q", auth.ErrFailed, m.User)
+		return "", nil, fmt.Errorf("%w for user %q", auth.ErrFailed, m.User)
 	}
 	host, _ := os.Hostname()
-	return m.User, c.send(TypeWelcome, Welcome{
+	err = c.send(TypeWelcome, Welcome{
 		MAC: auth.ServerProof(key, nonce, m.Nonce, m.User), Hostname: host,
 		Version: version.String(), Clock: LocalClockSync(),
 	})
+	return m.User, &auth.Session{User: m.User, Key: key, ServerNonce: nonce, ClientNonce: m.Nonce}, err
 }
 
 // serve answers clock probes until the controller prepares a test.
 func (c *agentConn) serve(ctx context.Context) error {
 	for probes := 0; ; probes++ {
 		_ = c.conn.SetReadDeadline(time.Now().Add(c.a.timeout()))
-		fr, err := ReadFrame(c.conn, only(TypeClockRequest, TypePrepare))
+		fr, err := c.read(only(TypeClockRequest, TypePrepare))
 		t2 := time.Now().UnixNano()
 		if err != nil {
 			return err
@@ -296,7 +316,7 @@ func agentHost() string {
 func (c *agentConn) readDuringTest(startC chan<- int64, stop context.CancelFunc) {
 	admit := only(TypeStart, TypeStop)
 	for {
-		fr, err := ReadFrame(c.conn, admit)
+		fr, err := c.read(admit)
 		if err != nil {
 			stop()
 			return

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"strings"
 	"sync/atomic"
@@ -373,5 +374,67 @@ func TestAgentSendsNoUDPWhereTheTargetDidNotAgree(t *testing.T) {
 				t.Fatalf("%d datagrams reached a port that never agreed", n)
 			}
 		})
+	}
+}
+
+// flipProxy forwards a controller's connection to an agent, replacing
+// from with to (the same length) in what the controller sends: an
+// on-path attacker rewriting a Prepare's target.
+func flipProxy(t *testing.T, agentAddr string, from, to []byte) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		up, err := net.Dial("tcp", agentAddr)
+		if err != nil {
+			return
+		}
+		defer up.Close()
+		go func() { _, _ = io.Copy(c, up) }()
+		buf := make([]byte, 64<<10)
+		for {
+			n, err := c.Read(buf)
+			if n > 0 {
+				_, _ = up.Write(bytes.ReplaceAll(buf[:n], from, to))
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// A frame altered in flight is refused: a proxy that rewrites the
+// Prepare's target to another address makes the agent refuse the
+// session, and neither the named target nor the attacker's gets a test.
+func TestAgentRefusesAFrameAlteredInFlight(t *testing.T) {
+	target := agenttest.Start(t, nil)
+	decoy := agenttest.Start(t, nil) // where the attacker would send the agent
+	ag := agenttest.Start(t, agenttest.Keys())
+	real, fake := []byte(target.HostPort()), []byte(decoy.HostPort())
+	if len(real) != len(fake) {
+		t.Skipf("ports of different lengths: %s %s", real, fake)
+	}
+	c, err := agent.Dial(context.Background(), flipProxy(t, ag.HostPort(), real, fake), &agenttest.Key, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	err = c.Prepare(agent.Prepare{Target: target.HostPort(), Spec: shortSpec()})
+	if err == nil || !strings.Contains(err.Error(), "integrity") {
+		t.Fatalf("prepare through an altering proxy: %v", err)
+	}
+	for name, s := range map[string]agenttest.Server{"target": target, "decoy": decoy} {
+		if st := s.Stats(); st.TestsAccepted != 0 || st.Running != 0 {
+			t.Fatalf("the %s got a test: %+v", name, st)
+		}
 	}
 }

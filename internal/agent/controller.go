@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"sync"
 	"syscall"
 	"time"
 
@@ -19,6 +20,8 @@ type Conn struct {
 	Welcome Welcome
 	conn    net.Conn
 	timeout time.Duration
+	wmu     sync.Mutex // Start and Stop may be sent while Wait reads
+	seal    *sealer    // every frame after the welcome, both ways
 }
 
 // RefusedError is an agent's refusal or abort, in its own words.
@@ -92,21 +95,38 @@ func (c *Conn) handshake(cred *auth.Credential) error {
 	if !cred.CheckServerProof(ch.Nonce, nonce, c.Welcome.MAC) {
 		return fmt.Errorf("agent %s: %w: it does not hold the key", c.Addr, auth.ErrFailed)
 	}
+	c.seal = newSealer(&auth.Session{User: cred.User, Key: cred.Key, ServerNonce: ch.Nonce, ClientNonce: nonce}, false)
 	return nil
 }
 
 func (c *Conn) send(t Type, v any) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
 	_ = c.conn.SetWriteDeadline(time.Now().Add(c.timeout))
-	if err := WriteFrame(c.conn, t, v); err != nil {
+	var err error
+	if c.seal != nil {
+		err = c.seal.write(c.conn, t, v)
+	} else {
+		err = WriteFrame(c.conn, t, v)
+	}
+	if err != nil {
 		return fmt.Errorf("agent %s: %w", c.Addr, err)
 	}
 	return nil
 }
 
+// read reads the agent's next frame, sealed once authenticated.
+func (c *Conn) read(admit func(Type) error) (Frame, error) {
+	if c.seal != nil {
+		return c.seal.read(c.conn, admit)
+	}
+	return ReadFrame(c.conn, admit)
+}
+
 // expect reads one frame of type want into v; the agent's error frame
 // comes back as a *RefusedError.
 func (c *Conn) expect(want Type, v any) error {
-	fr, err := ReadFrame(c.conn, only(want, TypeError))
+	fr, err := c.read(only(want, TypeError))
 	if err != nil {
 		if errors.Is(err, io.EOF) {
 			err = errors.New("closed the connection")
@@ -192,7 +212,7 @@ func (c *Conn) Wait(within time.Duration) (Outcome, error) {
 	var out Outcome
 	_ = c.conn.SetReadDeadline(time.Now().Add(within))
 	for {
-		fr, err := ReadFrame(c.conn, only(TypeStarted, TypeReport, TypeError))
+		fr, err := c.read(only(TypeStarted, TypeReport, TypeError))
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				err = errors.New("closed the connection")

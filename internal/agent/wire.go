@@ -21,8 +21,9 @@ import (
 // WPRC; the agent answers with the same magic.
 var Magic = [4]byte{'W', 'P', 'R', 'A'}
 
-// Version is the agent protocol's version.
-const Version = 1
+// Version is the agent protocol's version: 2 seals every frame after the
+// welcome (seal.go); a version-1 peer is refused at the greeting.
+const Version = 2
 
 // Frame caps. Every frame but the agent's final report is small; the
 // report carries a whole test's result, intervals of both ends included.

@@ -186,3 +186,16 @@ func (s *Session) DatagramKey(token [16]byte) []byte {
 	m.Write(token[:])
 	return m.Sum(nil)
 }
+
+// FrameKey is the key that signs one direction's control frames after
+// the handshake ("client" for what the client sends, "server" for the
+// other way): derived as DatagramKey is, so that each connection and
+// each direction has its own, and a frame can't be reflected back.
+func (s *Session) FrameKey(direction string) []byte {
+	m := hmac.New(sha256.New, s.Key)
+	m.Write([]byte("wireperf frame key v1\x00" + direction + "\x00"))
+	m.Write(s.ServerNonce)
+	m.Write(s.ClientNonce)
+	m.Write([]byte(s.User))
+	return m.Sum(nil)
+}
