@@ -31,6 +31,14 @@ func (e *FileError) Error() string {
 	return fmt.Sprintf("%s: %s", loc, e.Msg)
 }
 
+// A campaign file's limits, checked before anything else: its size, and
+// any one value's. The runs it makes are bounded by MaxRuns (Validate).
+const (
+	MaxFileSize  = 1 << 20
+	MaxScalarLen = 1024
+	MaxNodes     = 100000
+)
+
 var fileKeys = []string{"name", "target", "targets", "port", "repeat", "order", "shuffle_key", "pause", "count", "test", "axes", "flags"}
 
 // ParseFile reads a campaign file (YAML; docs/campaigns.md). Every mistake
@@ -44,6 +52,9 @@ func ParseFile(name string, data []byte) (*Spec, error) {
 		}
 		return &FileError{File: name, Line: line, Key: key, Msg: fmt.Sprintf(format, args...)}
 	}
+	if len(data) > MaxFileSize {
+		return nil, ferr(nil, "", "%d bytes, over the limit of %d", len(data), MaxFileSize)
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		var te *yaml.TypeError
@@ -54,6 +65,28 @@ func ParseFile(name string, data []byte) (*Spec, error) {
 	}
 	if len(doc.Content) == 0 {
 		return nil, ferr(nil, "", "empty campaign file")
+	}
+	nodes := 0
+	var walk func(n *yaml.Node) error
+	walk = func(n *yaml.Node) error {
+		if nodes++; nodes > MaxNodes {
+			return ferr(n, "", "more than %d values, over the limit", MaxNodes)
+		}
+		if n.Kind == yaml.AliasNode {
+			return ferr(n, "", "aliases (*name) are not taken")
+		}
+		if len(n.Value) > MaxScalarLen {
+			return ferr(n, "", "a value of %d bytes, over the limit of %d", len(n.Value), MaxScalarLen)
+		}
+		for _, c := range n.Content {
+			if err := walk(c); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := walk(&doc); err != nil {
+		return nil, err
 	}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {

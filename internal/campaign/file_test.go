@@ -94,3 +94,26 @@ func FuzzParseFile(f *testing.F) {
 		}
 	})
 }
+
+// A campaign file's limits refuse one past them, with one line, before
+// anything is expanded.
+func TestParseFileLimits(t *testing.T) {
+	for _, c := range []struct{ name, src, want string }{
+		{"file size", goodFile + "#" + strings.Repeat("x", MaxFileSize), "over the limit of 1048576"},
+		{"value", strings.Replace(goodFile, "name: wd", "name: "+strings.Repeat("w", MaxScalarLen+1), 1), "a value of 1025 bytes, over the limit of 1024"},
+		{"alias", strings.Replace(goodFile, "target: lab-b", "target: &t lab-b\ntargets: [*t]", 1), "aliases"},
+	} {
+		_, err := ParseFile("c.yaml", []byte(c.src))
+		var fe *FileError
+		if !errors.As(err, &fe) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v, want one line with %q", c.name, err, c.want)
+		}
+	}
+	s, err := ParseFile("c.yaml", []byte(strings.Replace(goodFile, "repeat: 2", "repeat: 9223372036854775807", 1)))
+	if err == nil {
+		err = s.Validate()
+	}
+	if err == nil || !strings.Contains(err.Error(), "repeat") {
+		t.Errorf("a huge repeat: %v", err)
+	}
+}

@@ -59,8 +59,8 @@ func (s *Spec) Validate() error {
 	if len(s.Targets) == 0 {
 		return fmt.Errorf("a campaign needs a target host")
 	}
-	if s.Repeat < 1 {
-		return fmt.Errorf("repeat %d: want 1 or more", s.Repeat)
+	if s.Repeat < 1 || s.Repeat > MaxRuns {
+		return fmt.Errorf("repeat %d: want 1 to %d", s.Repeat, MaxRuns)
 	}
 	if s.Order != OrderShuffle && s.Order != OrderSequential {
 		return fmt.Errorf("order %q: want shuffle or sequential", s.Order)

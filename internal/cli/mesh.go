@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -33,7 +32,7 @@ with an error changes nothing.`,
 			if file == "" {
 				return usagef("-f FILE is needed")
 			}
-			data, err := os.ReadFile(file)
+			data, err := readFileAtMost(file, mesh.MaxFileSize)
 			if err != nil {
 				return usageError{err}
 			}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -174,7 +173,7 @@ func runSweep(cmd *cobra.Command, e env, f *sweepFlags, args []string) error {
 		if changed := specFlagsChanged(cmd.Flags()); changed != "" {
 			return usagef("--%s: the campaign comes from %s; set it there", changed, f.file)
 		}
-		data, err := os.ReadFile(f.file)
+		data, err := readFileAtMost(f.file, campaign.MaxFileSize)
 		if err != nil {
 			return usagef("%v", err)
 		}

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"net"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -92,8 +93,24 @@ type Options struct {
 
 // Commands a test line may start with.
 
+// A mesh file's limits, checked before anything is expanded, so that no
+// file can make a daemon or the CLI spend unbounded time or memory.
+// A full mesh of MaxHosts is MaxHosts × (MaxHosts − 1) ordered pairs: a
+// group larger than MaxTasks allows is refused before its pairs are
+// made (a larger mesh wants groups that pick partners, not a full mesh).
+const (
+	MaxFileSize  = 4 << 20 // bytes: the daemon API's body limit too
+	MaxScalarLen = 1024    // bytes of any one value (names, addresses, test lines)
+	MaxNodes     = 200000  // YAML nodes: keys, values and list items
+	MaxHosts     = 2000
+	MaxTasks     = 250000  // tasks the file expands to, over every schedule: a full mesh of 500 hosts
+)
+
 // Parse reads and checks a mesh file. Any error is an *Error.
 func Parse(file string, data []byte, o Options) (*Mesh, error) {
+	if len(data) > MaxFileSize {
+		return nil, &Error{File: file, Line: 1, Msg: fmt.Sprintf("%d bytes, over the limit of %d", len(data), MaxFileSize)}
+	}
 	p := &parser{file: file, o: o}
 	m, err := p.parse(data)
 	if err != nil {
@@ -200,15 +217,22 @@ func (p *parser) parse(data []byte) (*Mesh, error) {
 		if errors.As(err, &te) {
 			return nil, p.errf(nil, "", "%v", err)
 		}
-		if _, rest, ok := strings.Cut(err.Error(), "line "); ok {
-			if n, err := strconv.Atoi(strings.SplitN(rest, ":", 2)[0]); err == nil {
-				line = n
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		if rest, ok := strings.CutPrefix(msg, "line "); ok {
+			if num, after, ok := strings.Cut(rest, ":"); ok {
+				if n, err := strconv.Atoi(num); err == nil {
+					// The position is said once, as file:line.
+					line, msg = n, strings.TrimSpace(after)
+				}
 			}
 		}
-		return nil, &Error{File: p.file, Line: line, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
+		return nil, &Error{File: p.file, Line: line, Msg: msg}
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
 		return nil, p.errf(nil, "", "empty file")
+	}
+	if err := p.checkSizes(&doc); err != nil {
+		return nil, err
 	}
 	top, err := p.mapping(doc.Content[0], "")
 	if err != nil {
@@ -274,6 +298,7 @@ func (p *parser) parse(data []byte) (*Mesh, error) {
 		return nil, err
 	}
 	seen := map[string]bool{}
+	tasks := 0
 	for _, e := range scheds {
 		s, err := p.schedule(m, e)
 		if err != nil {
@@ -285,8 +310,37 @@ func (p *parser) parse(data []byte) (*Mesh, error) {
 		}
 		seen[k] = true
 		m.Schedules = append(m.Schedules, s)
+		if tasks += len(m.pairs[s.Group]); tasks > MaxTasks {
+			return nil, p.errf(e.v, e.key, "the schedules so far make %d tasks, over the limit of %d", tasks, MaxTasks)
+		}
 	}
 	return m, nil
+}
+
+// checkSizes walks the document once: no value longer than
+// MaxScalarLen, no more than MaxNodes nodes, no alias (an alias can make
+// a small file expand to a large one).
+func (p *parser) checkSizes(doc *yaml.Node) error {
+	nodes := 0
+	var walk func(n *yaml.Node) error
+	walk = func(n *yaml.Node) error {
+		if nodes++; nodes > MaxNodes {
+			return p.errf(n, "", "more than %d values, over the limit", MaxNodes)
+		}
+		if n.Kind == yaml.AliasNode {
+			return p.errf(n, "", "aliases (*name) are not taken")
+		}
+		if len(n.Value) > MaxScalarLen {
+			return p.errf(n, "", "a value of %d bytes, over the limit of %d", len(n.Value), MaxScalarLen)
+		}
+		for _, c := range n.Content {
+			if err := walk(c); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return walk(doc)
 }
 
 func (p *parser) hosts(m *Mesh, n *yaml.Node) error {
@@ -294,11 +348,14 @@ func (p *parser) hosts(m *Mesh, n *yaml.Node) error {
 	if err != nil {
 		return err
 	}
+	if len(es) > MaxHosts {
+		return p.errf(n, "hosts", "%d hosts, over the limit of %d", len(es), MaxHosts)
+	}
 	for _, e := range es {
 		key := "hosts." + e.key
 		h := Host{Name: e.key, Addr: e.key, Port: DefaultPort}
-		if strings.ContainsAny(e.key, " \t/") {
-			return p.errf(e.kn, key, "a host name has no spaces or slashes")
+		if err := testline.CheckHostName(e.key); err != nil {
+			return p.errf(e.kn, key, "%v: a host's name is a host name (letters, digits, '-', '_', '.')", err)
 		}
 		if e.v.Kind == yaml.ScalarNode && e.v.Tag == "!!null" {
 			m.Hosts[e.key] = h
@@ -317,6 +374,11 @@ func (p *parser) hosts(m *Mesh, n *yaml.Node) error {
 			case "addr":
 				if v == "" {
 					return p.errf(f.v, key+".addr", "empty")
+				}
+				// A host name or an IP address, never a flag: it becomes a
+				// test's destination (package testline).
+				if d, err := testline.ParseDest(v); err != nil || d.Port != 0 {
+					return p.errf(f.v, key+".addr", "%q: want a host name or an IP address (the port goes in port)", v)
 				}
 				h.Addr = v
 			case "port":
@@ -458,6 +520,10 @@ func (p *parser) expandGroups(m *Mesh, groups map[string]*rawGroup) error {
 		switch g.kind {
 		case "mesh":
 			hs := hostsOf[name]
+			if n := len(hs); n*(n-1) > MaxTasks {
+				return p.errf(g.node, "groups."+name, "a full mesh of %d hosts is %d ordered pairs, over the limit of %d", n, n*(n-1), MaxTasks)
+			}
+			pairs = make([]Pair, 0, len(hs)*(len(hs)-1))
 			for _, a := range hs {
 				for _, b := range hs {
 					if a != b {
@@ -488,7 +554,12 @@ func (p *parser) expandGroups(m *Mesh, groups map[string]*rawGroup) error {
 				pairs = append(pairs, pr)
 			}
 		}
-		m.pairs[name] = dedupPairs(pairs)
+		if g.kind == "pairs" {
+			// A mesh's and a star's pairs are distinct by construction
+			// (their hosts are); a list of pairs may repeat one.
+			pairs = dedupPairs(pairs)
+		}
+		m.pairs[name] = pairs
 	}
 	return nil
 }
@@ -755,9 +826,19 @@ func (p *parser) schedule(m *Mesh, e entry) (Schedule, error) {
 // Tasks expands the mesh into tasks: one per schedule and ordered pair,
 // with IDs from the file's name, the schedule and the pair.
 func (m *Mesh) Tasks() []*schedule.Task {
-	var out []*schedule.Task
+	n := 0
+	for _, s := range m.Schedules {
+		n += len(m.pairs[s.Group])
+	}
+	out := make([]*schedule.Task, 0, n)
+	endpoints := make(map[string]string, len(m.Hosts))
+	for name, h := range m.Hosts {
+		endpoints[name] = h.Endpoint()
+	}
 	for _, s := range m.Schedules {
 		t := m.Tests[s.Test]
+		// One test's tasks share its words (clipped: an append copies).
+		args := slices.Clip(t.Args)
 		pairs := m.pairs[s.Group]
 		for i, pr := range pairs {
 			// Exclusive runs of one schedule are spread evenly over its
@@ -769,8 +850,8 @@ func (m *Mesh) Tasks() []*schedule.Task {
 			}
 			out = append(out, &schedule.Task{
 				ID:   schedule.DefineID(m.Name, s.Group+"/"+s.Test, pr.Source, pr.Dest),
-				Name: s.Test, Source: pr.Source, Dest: pr.Dest, DestAddr: m.Hosts[pr.Dest].Endpoint(),
-				Args: append([]string(nil), t.Args...), Class: t.Class, Duration: t.Reserve,
+				Name: s.Test, Source: pr.Source, Dest: pr.Dest, DestAddr: endpoints[pr.Dest],
+				Args: args, Class: t.Class, Duration: t.Reserve,
 				Start: start, Repeat: s.Repeat, Slip: s.Slip, RandomSlip: s.RandomSlip, Until: s.Until, MaxRuns: s.MaxRuns,
 				Origin: m.Name, Thresholds: t.Thresholds,
 			})
