@@ -103,7 +103,7 @@ const (
 	MaxScalarLen = 1024    // bytes of any one value (names, addresses, test lines)
 	MaxNodes     = 200000  // YAML nodes: keys, values and list items
 	MaxHosts     = 2000
-	MaxTasks     = 250000  // tasks the file expands to, over every schedule: a full mesh of 500 hosts
+	MaxTasks     = 250000 // tasks the file expands to, over every schedule: a full mesh of 500 hosts
 )
 
 // Parse reads and checks a mesh file. Any error is an *Error.
