@@ -427,7 +427,15 @@ func (s *Store) AbortRunning(ctx context.Context, source, reason string, now tim
 	rows.Close()
 	var done []string
 	for _, id := range ids {
-		ok, err := s.Transition(ctx, id, []string{StateRunning}, StateAborted, reason, time.Time{}, now)
+		// The test died with its daemon, by the end of its last lease at
+		// the latest: that is its end, not the daemon's return (another
+		// run may have taken its hosts when the lease lapsed).
+		ended := now
+		var hi sql.NullTime
+		if err := s.db.QueryRowContext(ctx, s.q(`SELECT hi FROM reservation WHERE run_id = ? ORDER BY hi DESC LIMIT 1`), id).Scan(&hi); err == nil && hi.Valid && hi.Time.Before(now) {
+			ended = hi.Time.UTC()
+		}
+		ok, err := s.Transition(ctx, id, []string{StateRunning}, StateAborted, reason, time.Time{}, ended)
 		if err != nil {
 			return done, err
 		}

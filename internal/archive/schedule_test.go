@@ -119,9 +119,18 @@ func TestPlanTransitionQueries(t *testing.T) {
 			s.Transition(ctx, runs[1].ID, []string{StateRunning}, StateFailed, "connection refused", time.Time{}, s0.Add(32*time.Second))
 			s.Transition(ctx, runs[2].ID, []string{StateScheduled}, StateMissed, "no slot within slip", time.Time{}, time.Time{})
 			s.Transition(ctx, runs[3].ID, []string{StateScheduled}, StateRunning, "", s0.Add(90*time.Second+200*time.Millisecond), time.Time{})
-			ids, err := s.AbortRunning(ctx, "a", "daemon restarted", s0.Add(100*time.Second))
+			// Its lease was taken at +90 s and never renewed: the daemon died.
+			if err := s.Reserve(ctx, tk.Reservations(runs[3].ID, s0.Add(90*time.Second))); err != nil {
+				t.Fatal(err)
+			}
+			ids, err := s.AbortRunning(ctx, "a", "daemon restarted", s0.Add(200*time.Second))
 			if err != nil || len(ids) != 1 || ids[0] != runs[3].ID {
 				t.Fatalf("aborted %v %v", ids, err)
+			}
+			// Its end is its lease's (when another run could take its
+			// hosts), not the daemon's return.
+			if got, _ := s.GetSchedRun(ctx, runs[3].ID); !got.Ended.Equal(s0.Add(90*time.Second + schedule.LeaseTTL)) {
+				t.Fatalf("aborted run ended %v, want its lease's end", got.Ended)
 			}
 
 			counts, err := s.StateCounts(ctx)
@@ -135,7 +144,7 @@ func TestPlanTransitionQueries(t *testing.T) {
 			}
 			p := last[0]
 			if p.PairKey != (PairKey{"a", "b", "tput", string(schedule.Forward)}) || p.State != StateAborted || p.Reason != "daemon restarted" ||
-				!p.At.Equal(s0.Add(100*time.Second)) || !p.LastSuccess.Equal(start.Add(5*time.Second)) || p.GoodputBps != nil {
+				!p.At.Equal(s0.Add(90*time.Second+schedule.LeaseTTL)) || !p.LastSuccess.Equal(start.Add(5*time.Second)) || p.GoodputBps != nil {
 				t.Fatalf("last result %+v", p)
 			}
 			// Another pair whose last run finished carries its figures.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -75,11 +76,25 @@ func (d *Daemon) authorized(r *http.Request) bool {
 
 func (d *Daemon) serve(h handler, needToken bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if needToken && !d.authorized(r) {
-			d.log.Warn("API request refused: no valid bearer token", "method", r.Method, "path", r.URL.Path, "remote", r.RemoteAddr)
-			w.Header().Set("WWW-Authenticate", `Bearer realm="wireperf"`)
-			writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "a valid bearer token is needed"})
-			return
+		if needToken {
+			// Wrong tokens are slowed per source, as wrong keys are: a
+			// source whose bucket is empty is answered 429 before its token
+			// is looked at, and only its first refusal is logged.
+			src, now := remoteHost(r.RemoteAddr), d.cfg.Clock.Now()
+			if !d.tokenLimit.Allow(src, now) {
+				w.Header().Set("Retry-After", "1")
+				writeJSON(w, http.StatusTooManyRequests, map[string]string{"error": "too many wrong tokens from this address: slow down"})
+				return
+			}
+			if !d.authorized(r) {
+				if d.tokenLimit.Fail(src, now) {
+					d.log.Warn("API request refused: no valid bearer token (further refusals of this address are not logged)",
+						"method", r.Method, "path", r.URL.Path, "remote", r.RemoteAddr)
+				}
+				w.Header().Set("WWW-Authenticate", `Bearer realm="wireperf"`)
+				writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "a valid bearer token is needed"})
+				return
+			}
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
 		ctx, cancel := context.WithTimeout(r.Context(), apiHandlerTimeout)
@@ -100,6 +115,14 @@ func (d *Daemon) serve(h handler, needToken bool) http.HandlerFunc {
 			writeJSON(w, status, map[string]string{"error": oneLine(err)})
 		}
 	}
+}
+
+// remoteHost is a request's source address without its port.
+func remoteHost(addr string) string {
+	if h, _, err := net.SplitHostPort(addr); err == nil {
+		return h
+	}
+	return addr
 }
 
 func (d *Daemon) read(h handler) http.HandlerFunc  { return d.serve(h, d.cfg.ReadsNeedToken) }

@@ -22,6 +22,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/wireperf/wireperf/internal/archive"
+	"github.com/wireperf/wireperf/internal/auth"
 	"github.com/wireperf/wireperf/internal/meshmetrics"
 	"github.com/wireperf/wireperf/internal/server"
 )
@@ -185,8 +186,10 @@ type Daemon struct {
 	spool   spool        // results waiting for the archive
 	// archiveUp is whether the archive answered last time it was asked.
 	archiveUp atomic.Bool
-	lastDown  atomic.Int64   // when it last did not answer (Unix ns; 0: never)
-	running   sync.WaitGroup // runs in progress, for tests
+	lastDown  atomic.Int64 // when it last did not answer (Unix ns; 0: never)
+	// tokenLimit slows wrong API tokens per source address.
+	tokenLimit *auth.FailureLimiter
+	running    sync.WaitGroup // runs in progress, for tests
 }
 
 // New opens the archive (bringing its schema and River's up to date),
@@ -196,7 +199,7 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 	if err := cfg.fill(); err != nil {
 		return nil, err
 	}
-	d := &Daemon{cfg: cfg, log: cfg.Logger.With("host", cfg.Host), spool: spool{cfg.SpoolDir}}
+	d := &Daemon{cfg: cfg, log: cfg.Logger.With("host", cfg.Host), spool: spool{cfg.SpoolDir}, tokenLimit: auth.NewFailureLimiter()}
 	d.metrics = meshmetrics.New(d.metricsSnapshot, meshmetrics.DefaultTimeout)
 	d.metrics.Registry().MustRegister(
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "wireperf_archive_up",

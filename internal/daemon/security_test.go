@@ -236,3 +236,23 @@ func TestAPIShedsIdleAndSlowConnections(t *testing.T) {
 		t.Fatalf("a shed connection: %v", err)
 	}
 }
+
+// Wrong API tokens from one address are slowed: once its bucket of 10 is
+// empty it is answered 429 before its token is looked at.
+func TestWrongTokensAreSlowed(t *testing.T) {
+	c := apiDaemon(t)
+	codes := map[int]int{}
+	for range 50 {
+		req, _ := http.NewRequest("POST", c.url+"/api/tasks", strings.NewReader("{}"))
+		req.Header.Set("Authorization", "Bearer wrong-token-wrong-token")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		codes[resp.StatusCode]++
+	}
+	if codes[http.StatusUnauthorized] > 12 || codes[http.StatusTooManyRequests] < 38 {
+		t.Fatalf("50 wrong tokens at once: %v", codes)
+	}
+}
