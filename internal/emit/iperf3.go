@@ -69,6 +69,9 @@ type iperfInterval struct {
 	Streams         []iperfIntervalStream `json:"streams"`
 	Sum             iperfIntervalSum      `json:"sum"`
 	SumBidirReverse *iperfIntervalSum     `json:"sum_bidir_reverse,omitempty"`
+	// Tail marks the local end's last row, after its last full interval
+	// (wireperf's): the rows and the tail add up to the end's totals.
+	Tail bool `json:"tail,omitempty"`
 }
 
 // iperfIntervalStream is one stream in one interval from the local end's
@@ -117,12 +120,22 @@ type iperfUDPFigures struct {
 // A side whose report is missing is left out. In a UDP test each side's
 // UDP figures come whole too (summed over flows in a sum).
 type peerFigures struct {
-	SenderBytes           *int64      `json:"sender_bytes,omitempty"`
-	SenderBitsPerSecond   *float64    `json:"sender_bits_per_second,omitempty"`
-	ReceiverBytes         *int64      `json:"receiver_bytes,omitempty"`
-	ReceiverBitsPerSecond *float64    `json:"receiver_bits_per_second,omitempty"`
-	SenderUDP             *senderUDP  `json:"sender_udp,omitempty"`
-	ReceiverUDP           *result.UDP `json:"receiver_udp,omitempty"` // its sender fields are empty and left out
+	SenderBytes         *int64   `json:"sender_bytes,omitempty"`
+	SenderBitsPerSecond *float64 `json:"sender_bits_per_second,omitempty"`
+	// Each side's span: its rate is over it, never the other end's.
+	SenderStart           *float64 `json:"sender_start,omitempty"`
+	SenderEnd             *float64 `json:"sender_end,omitempty"`
+	SenderBytesDelivered  *int64   `json:"sender_bytes_delivered,omitempty"`
+	ReceiverBytes         *int64   `json:"receiver_bytes,omitempty"`
+	ReceiverBitsPerSecond *float64 `json:"receiver_bits_per_second,omitempty"`
+	ReceiverStart         *float64 `json:"receiver_start,omitempty"`
+	ReceiverEnd           *float64 `json:"receiver_end,omitempty"`
+	// The receiver's reads and its unread backlog at the cut, where its
+	// bytes are the kernel's count.
+	ReceiverAppBytes *int64      `json:"receiver_app_bytes,omitempty"`
+	ReceiverBacklog  *int64      `json:"receiver_backlog_bytes,omitempty"`
+	SenderUDP        *senderUDP  `json:"sender_udp,omitempty"`
+	ReceiverUDP      *result.UDP `json:"receiver_udp,omitempty"` // its sender fields are empty and left out
 }
 
 // senderUDP is the sending end's part of result.UDP.

@@ -138,10 +138,10 @@ func (v view) endUDPStream(f result.Flow) iperfEndStream {
 		u.udpSendExtras = &udpSendExtras{SendErrors: sent.SendErrors}
 	}
 	if s := f.Sent; s != nil {
-		u.peerFigures.setSender(s.Bytes, s.Seconds())
+		u.peerFigures.setSender(s.Bytes, result.Span{Start: s.Start, End: s.End})
 	}
 	if s := f.Received; s != nil {
-		u.peerFigures.setReceiver(s.Bytes, s.Seconds())
+		u.peerFigures.setReceiver(s.Bytes, result.Span{Start: s.Start, End: s.End})
 	}
 	return iperfEndStream{UDP: u}
 }

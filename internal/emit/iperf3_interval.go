@@ -30,8 +30,13 @@ func intervalObject(r *result.Result, row result.IntervalRow) iperfInterval {
 	v := viewOf(r)
 	if !row.Omitted { // iperf3's clock restarts after the omitted start
 		row.Start, row.End = afterOmit(r, row.Start), afterOmit(r, row.End)
+		for i := range row.Flows {
+			f := &row.Flows[i]
+			f.SentSpan.Start, f.SentSpan.End = afterOmit(r, f.SentSpan.Start), afterOmit(r, f.SentSpan.End)
+			f.ReceivedSpan.Start, f.ReceivedSpan.End = afterOmit(r, f.ReceivedSpan.Start), afterOmit(r, f.ReceivedSpan.End)
+		}
 	}
-	iv := iperfInterval{Streams: []iperfIntervalStream{}}
+	iv := iperfInterval{Streams: []iperfIntervalStream{}, Tail: row.Tail}
 	for _, f := range row.Flows {
 		iv.Streams = append(iv.Streams, v.intervalStream(row, f))
 	}
@@ -77,10 +82,18 @@ func (v view) intervalStream(row result.IntervalRow, f result.FlowInterval) iper
 		}
 	}
 	if f.Sent != nil {
-		s.peerFigures.setSender(f.Sent.Bytes, secs)
+		s.peerFigures.setSender(f.Sent.Bytes, f.SentSpan)
+		if f.Sent.HasDelivered {
+			d := f.Sent.Delivered
+			s.peerFigures.SenderBytesDelivered = &d
+		}
 	}
 	if f.Received != nil {
-		s.peerFigures.setReceiver(f.Received.Bytes, secs)
+		s.peerFigures.setReceiver(f.Received.Bytes, f.ReceivedSpan)
+		if f.Received.KernelCounted {
+			app, backlog := f.Received.AppBytes, f.Received.Backlog
+			s.peerFigures.ReceiverAppBytes, s.peerFigures.ReceiverBacklog = &app, &backlog
+		}
 	}
 	if v.udp {
 		s.iperfUDPFigures = udpFigures(localSends, udpOf(local))
@@ -111,10 +124,14 @@ func (v view) intervalSum(row result.IntervalRow, role string) iperfIntervalSum 
 	}
 	sum.BitsPerSecond = finite(result.Rate(sum.Bytes, secs))
 	if t.hasSent {
-		sum.peerFigures.setSender(t.sent, secs)
+		sum.peerFigures.setSender(t.sent, t.sentSpan)
+		if t.hasDelivered {
+			d := t.delivered
+			sum.peerFigures.SenderBytesDelivered = &d
+		}
 	}
 	if t.hasReceived {
-		sum.peerFigures.setReceiver(t.received, secs)
+		sum.peerFigures.setReceiver(t.received, t.receivedSpan)
 	}
 	if v.udp {
 		sent, received := rowUDP(row, role)
@@ -146,12 +163,16 @@ func udpFigures(localSends bool, u *result.UDP) *iperfUDPFigures {
 	return &iperfUDPFigures{JitterMs: &jitter, LostPackets: &lost, Packets: u.Expected, LostPercent: &percent}
 }
 
-func (p *peerFigures) setSender(bytes int64, secs float64) {
-	rate := finite(result.Rate(bytes, secs))
-	p.SenderBytes, p.SenderBitsPerSecond = &bytes, &rate
+// setSender sets the sender's figures, its rate over its own span.
+func (p *peerFigures) setSender(bytes int64, span result.Span) {
+	rate := finite(result.Rate(bytes, span.Seconds()))
+	start, end := finite(span.Start), finite(span.End)
+	p.SenderBytes, p.SenderBitsPerSecond, p.SenderStart, p.SenderEnd = &bytes, &rate, &start, &end
 }
 
-func (p *peerFigures) setReceiver(bytes int64, secs float64) {
-	rate := finite(result.Rate(bytes, secs))
-	p.ReceiverBytes, p.ReceiverBitsPerSecond = &bytes, &rate
+// setReceiver sets the receiver's figures, its rate over its own span.
+func (p *peerFigures) setReceiver(bytes int64, span result.Span) {
+	rate := finite(result.Rate(bytes, span.Seconds()))
+	start, end := finite(span.Start), finite(span.End)
+	p.ReceiverBytes, p.ReceiverBitsPerSecond, p.ReceiverStart, p.ReceiverEnd = &bytes, &rate, &start, &end
 }

@@ -29,6 +29,9 @@ var wireperfKeys = map[string]bool{
 	// every interval stream and sum, and UDP end streams
 	"sender_bytes": true, "sender_bits_per_second": true, "receiver_bytes": true, "receiver_bits_per_second": true,
 	"sender_udp": true, "receiver_udp": true,
+	// each side's own span, and the kernel's counts (docs/json.md)
+	"sender_start": true, "sender_end": true, "receiver_start": true, "receiver_end": true,
+	"sender_bytes_delivered": true, "receiver_app_bytes": true, "receiver_backlog_bytes": true, "tail": true,
 	// UDP end streams and sums
 	"received_packets": true, "duplicates": true, "late_packets": true, "reorder_max_extent": true,
 	"jitter_samples": true, "jitter_method": true, "send_errors": true, "out_of_order": true,

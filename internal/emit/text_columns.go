@@ -28,7 +28,10 @@ const (
 )
 
 func intervalColumns(bidir bool) string {
-	return fmt.Sprintf(intervalLayout, idColumn(bidir), "Interval", "Transfer", "Bitrate", "Retr", "Cwnd", "RTT", "Received", "Goodput")
+	// The sender's transfer is what it wrote, as iperf3 counts it: its
+	// socket buffer can take more than the path carries. The receiver's is
+	// what its kernel took in.
+	return fmt.Sprintf(intervalLayout, idColumn(bidir), "Interval", "Written", "Bitrate", "Retr", "Cwnd", "RTT", "Received", "Goodput")
 }
 
 func totalColumns(bidir bool) string {

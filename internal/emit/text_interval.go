@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/units"
 )
 
 // Interval writes one interval: a line per flow with the sender's figures
@@ -58,8 +59,11 @@ func (t *Text) Interval(r *result.Result, row result.IntervalRow) error {
 		l.add("%s", separator)
 	}
 	suffix := ""
-	if row.Omitted {
+	switch {
+	case row.Omitted:
 		suffix = "  (omitted)"
+	case allTails(row):
+		suffix = "  (tail)"
 	}
 	for _, line := range body {
 		l.add("%s%s", line, suffix)
@@ -83,37 +87,109 @@ func rowRoles(row result.IntervalRow) []string {
 }
 
 func intervalFlowLine(t *Text, row result.IntervalRow, f result.FlowInterval, bidir bool) string {
-	secs := row.End - row.Start
 	sTransfer, sRate, retr, cwnd, rttText := missing, missing, missing, missing, missing
 	if s := f.Sent; s != nil {
-		sTransfer, sRate = amounts(s.Bytes, secs, t.Opt.Format)
+		sTransfer, sRate = amounts(s.Bytes, f.SentSpan.Seconds(), t.Opt.Format)
 		if s.HasTCPInfo {
 			retr, cwnd, rttText = fmt.Sprint(s.Retransmits), window(s.CwndBytes), rtt(s.RTTus)
 		}
 	}
 	rTransfer, rRate := missing, missing
 	if f.Received != nil {
-		rTransfer, rRate = amounts(f.Received.Bytes, secs, t.Opt.Format)
+		rTransfer, rRate = amounts(f.Received.Bytes, f.ReceivedSpan.Seconds(), t.Opt.Format)
 	}
-	return fmt.Sprintf(intervalLayout, flowTag(f.ID, senderRoleOf(f.SenderRole), bidir), timeSpan(row.Start, row.End),
+	line := fmt.Sprintf(intervalLayout, flowTag(f.ID, senderRoleOf(f.SenderRole), bidir), timeSpan(row.Start, row.End),
 		sTransfer, sRate, retr, cwnd, rttText, rTransfer, rRate)
+	return line + otherSpans(row, f.SenderRole, f.Sent != nil, f.SentSpan, f.Received != nil, f.ReceivedSpan) +
+		backlogNote(f.Received, t)
 }
 
 func intervalSumLine(t *Text, row result.IntervalRow, role string, bidir bool) string {
-	secs := row.End - row.Start
 	sum := sumRow(row, role)
 	sTransfer, sRate, retr := missing, missing, missing
 	if sum.hasSent {
-		sTransfer, sRate = amounts(sum.sent, secs, t.Opt.Format)
+		sTransfer, sRate = amounts(sum.sent, sum.sentSpan.Seconds(), t.Opt.Format)
 	}
 	if sum.hasTCPInfo {
 		retr = fmt.Sprint(sum.retransmits)
 	}
 	rTransfer, rRate := missing, missing
 	if sum.hasReceived {
-		rTransfer, rRate = amounts(sum.received, secs, t.Opt.Format)
+		rTransfer, rRate = amounts(sum.received, sum.receivedSpan.Seconds(), t.Opt.Format)
 	}
 	// A sum has no single window or RTT.
-	return fmt.Sprintf(intervalLayout, sumTag(role, bidir), timeSpan(row.Start, row.End),
+	line := fmt.Sprintf(intervalLayout, sumTag(role, bidir), timeSpan(row.Start, row.End),
 		sTransfer, sRate, retr, "", "", rTransfer, rRate)
+	return line + otherSpans(row, role, sum.hasSent, sum.sentSpan, sum.hasReceived, sum.receivedSpan)
+}
+
+// otherSpans names the span of a half whose end's row covers other time
+// than the row's label (the local end's): the two ends' clocks start
+// apart, and each end's last row is its own tail. Each half's rate is
+// over its own span, never the other end's. A half that is its end's
+// tail says so, unless the whole row is tails.
+func otherSpans(row result.IntervalRow, senderRole string, hasSent bool, sent result.Span, hasReceived bool, received result.Span) string {
+	label := result.Span{Start: row.Start, End: row.End}
+	tails := allTails(row)
+	var out string
+	note := func(who string, s result.Span) {
+		differs := s.Differs(label)
+		tail := s.Tail && !tails
+		switch {
+		case differs && tail:
+			out += fmt.Sprintf("  (%s tail %.2f-%.2f)", who, s.Start, s.End)
+		case differs:
+			out += fmt.Sprintf("  (%s %.2f-%.2f)", who, s.Start, s.End)
+		case tail:
+			out += fmt.Sprintf("  (%s tail)", who)
+		}
+	}
+	sender := senderRoleOf(senderRole)
+	if hasSent {
+		note(roleName(sender), sent)
+	}
+	if hasReceived {
+		note(roleName(otherRole(sender)), received)
+	}
+	return out
+}
+
+// allTails reports whether every half of the row is its end's tail.
+func allTails(row result.IntervalRow) bool {
+	any := false
+	for _, f := range row.Flows {
+		if f.Sent != nil {
+			if !f.SentSpan.Tail {
+				return false
+			}
+			any = true
+		}
+		if f.Received != nil {
+			if !f.ReceivedSpan.Tail {
+				return false
+			}
+			any = true
+		}
+	}
+	return any
+}
+
+// backlogNote says how much a receiver's socket held unread at the cut,
+// when its reads fell behind what the kernel took in by more than a
+// quarter of the row: the row counts what the network delivered, and the
+// reader caught up later.
+func backlogNote(si *result.StreamInterval, t *Text) string {
+	if si == nil || !si.KernelCounted {
+		return ""
+	}
+	var out string
+	if si.OutOfOrder > 0 {
+		// The bytes behind a loss's hole count once the retransmission
+		// fills it, a round trip later: this row or the next holds them.
+		out += fmt.Sprintf("  (%d segments out of order: in order once the hole filled)", si.OutOfOrder)
+	}
+	if si.Backlog > 0 && si.Backlog*4 >= si.Bytes {
+		out += fmt.Sprintf("  (reader behind: %s unread)", units.FormatTransfer(float64(si.Backlog), units.AdaptiveBytes))
+	}
+	return out
 }

@@ -174,7 +174,7 @@ func TestTextIntervalSides(t *testing.T) {
 			}
 			out := b.String()
 			bidir := tt.r.Spec.Bidir
-			findLine(t, out, idColumn(bidir)+" Interval", "Transfer", "Bitrate", "Retr", "Cwnd", "RTT", "Received", "Goodput")
+			findLine(t, out, idColumn(bidir)+" Interval", "Written", "Bitrate", "Retr", "Cwnd", "RTT", "Received", "Goodput")
 			for _, f := range row.Flows {
 				line := findLine(t, out, flowTag(f.ID, f.SenderRole, bidir)+"   0.00-1.00   sec")
 				left, right := sides(t, line)

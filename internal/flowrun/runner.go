@@ -45,6 +45,8 @@ type Runner struct {
 	lastCut   time.Duration // the schedule's last boundary
 	lastEnd   time.Duration // when the last interval really closed
 	drainFrom time.Duration // when the receivers learned the peer's senders stopped; 0: not yet
+	// stoppedAt is when StopSenders ran, since the epoch; 0: not yet.
+	stoppedAt time.Duration
 	index     int
 	stopTick  chan struct{}
 	tickDone  chan struct{}
@@ -132,35 +134,80 @@ func (r *Runner) tick() {
 			timer.Stop()
 			return
 		case <-timer.C:
-			actual := time.Since(r.epoch)
-			if r.Iperf3Accounting {
-				actual = next
+			if r.ending(next) {
+				// The data has stopped: the rest is the tail, which
+				// Finish cuts at the last byte, so that no row spans
+				// time in which the test had ended.
+				<-r.stopTick
+				return
 			}
-			r.cut(next, actual)
+			r.cut(next, false)
 		}
 	}
 }
 
-// cut closes the interval whose scheduled end is `at`; it really closes
-// at `actual` (a loaded machine wakes the timer late), and the report
-// shows the real span so that bytes and time agree. Every cut samples
+// ending reports whether the boundary at next falls after this end's
+// data stopped moving: its senders were stopped, or it learned that the
+// peer's had, and no byte moved in the last tenth of the interval before
+// the boundary. A receiver goes on taking in the sender's socket buffer
+// and the path's queue for up to a round trip and more after the stop,
+// and those rows are cut as usual; once its data has stopped, the rest is
+// the tail. (A stop a hair before a boundary, as a loaded machine's
+// timers give, still has its row cut there.)
+func (r *Runner) ending(next time.Duration) bool {
+	if r.Iperf3Accounting {
+		return false
+	}
+	r.mu.Lock()
+	end := r.drainFrom
+	if r.stoppedAt > 0 && (end == 0 || r.stoppedAt < end) {
+		end = r.stoppedAt
+	}
+	r.mu.Unlock()
+	slack := r.spec.Interval / 10
+	if end == 0 || next <= end+slack {
+		return false
+	}
+	var last time.Duration
+	for _, f := range r.flows {
+		last = max(last, f.LastByte())
+	}
+	return last < next-slack
+}
+
+// cut closes the interval whose scheduled end is `at` (the tail's: the
+// last byte). A loaded machine wakes the timer late, so the row shows
+// when its counters were really read: the middle of the reads, which
+// bounds the error by half the time they took, where a time taken before
+// them would let a late reader's bytes inflate the row. Every cut samples
 // every flow once, so a flow's k-th sample is the interval of index k.
-func (r *Runner) cut(at, actual time.Duration) {
+func (r *Runner) cut(at time.Duration, tail bool) {
 	r.mu.Lock()
 	omitted := at <= r.spec.Omit && r.spec.Omit > 0
-	iv := result.Interval{
-		Index:   r.index,
-		Start:   r.lastEnd.Seconds(),
-		End:     max(actual, r.lastEnd).Seconds(),
-		Omitted: omitted,
-	}
+	before := time.Since(r.epoch)
 	now := map[int]int64{}
+	var streams []result.StreamInterval
 	for _, f := range r.flows {
 		b := f.Bytes()
 		si := result.StreamInterval{ID: f.ID(), Sender: f.Sender(), Bytes: b - r.prev[f.ID()]}
 		f.Sample(&si, !omitted)
 		now[f.ID()] = b
-		iv.Streams = append(iv.Streams, si)
+		streams = append(streams, si)
+	}
+	actual := before + (time.Since(r.epoch)-before)/2
+	switch {
+	case r.Iperf3Accounting:
+		actual = at
+	case tail:
+		actual = at // the last byte
+	}
+	iv := result.Interval{
+		Index:   r.index,
+		Start:   r.lastEnd.Seconds(),
+		End:     max(actual, r.lastEnd).Seconds(),
+		Omitted: omitted,
+		Tail:    tail,
+		Streams: streams,
 	}
 	r.prev = now
 	if r.spec.Omit > 0 && at == r.spec.Omit {
@@ -189,6 +236,11 @@ func (r *Runner) cut(at, actual time.Duration) {
 
 // StopSenders ends the local senders now.
 func (r *Runner) StopSenders() {
+	r.mu.Lock()
+	if r.stoppedAt == 0 && r.has(true) {
+		r.stoppedAt = max(time.Since(r.epoch), 1)
+	}
+	r.mu.Unlock()
 	for _, f := range r.flows {
 		if f.Sender() {
 			f.Stop(time.Now())
@@ -200,7 +252,7 @@ func (r *Runner) StopSenders() {
 // what is still in flight: the peer's senders have stopped.
 func (r *Runner) DrainReceivers(drain time.Duration) {
 	r.mu.Lock()
-	if r.drainFrom == 0 {
+	if r.drainFrom == 0 && r.has(false) {
 		r.drainFrom = max(time.Since(r.epoch), 1)
 	}
 	r.mu.Unlock()
@@ -217,6 +269,18 @@ func (r *Runner) Abort() {
 	for _, f := range r.flows {
 		f.Abort()
 	}
+}
+
+// has reports whether the end has a sending (sender) or a receiving
+// flow. An end without senders reports them done at once, and its peer's
+// word that they stopped must not end a test that has not begun.
+func (r *Runner) has(sender bool) bool {
+	for _, f := range r.flows {
+		if f.Sender() == sender {
+			return true
+		}
+	}
+	return false
 }
 
 // SendersDone is closed when every sending flow has finished.
@@ -265,23 +329,27 @@ func (r *Runner) SetPeerSent(sent map[int]int64) {
 func (r *Runner) Finish(role string) result.End {
 	close(r.stopTick)
 	<-r.tickDone
+	for _, f := range r.flows {
+		if st, ok := f.(settler); ok {
+			st.Settle()
+		}
+	}
 	var tail time.Duration
 	for _, f := range r.flows {
 		tail = max(tail, f.LastByte())
 	}
-	if tail < r.lastCut {
-		tail = r.lastCut
-	}
-	// The bytes after the last boundary get a row when it is long enough;
-	// otherwise they are in the totals only (a UDP receiver's settle into
-	// its last row).
-	shortTail := false
-	if tail > r.lastCut {
-		if r.tailWorthReporting(tail) {
-			r.cut(tail, tail)
-		} else {
-			shortTail = r.spec.Interval > 0
+	// What moved after the last boundary is the tail: a row of its own,
+	// marked as such, from the last cut to the last byte, so that the
+	// rows add up to the totals.
+	switch {
+	case r.Iperf3Accounting:
+		// iperf3 reports a last partial interval only when it is long
+		// enough to mean something; so does its accounting here.
+		if tail > r.lastCut && r.tailWorthReporting(tail) {
+			r.cut(tail, false)
 		}
+	case r.movedSinceCut() || len(r.intervals) == 0 && tail > 0:
+		r.cut(max(tail, r.lastEnd), true)
 	}
 	end := result.End{Role: role, Host: LocalHost()}
 	if cpu, err := hostmon.ProcessCPU(); err == nil && r.cpuErr == nil {
@@ -301,9 +369,6 @@ func (r *Runner) Finish(role string) result.End {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	end.Intervals = r.intervals
-	if shortTail {
-		end.Tail = r.tailBytes()
-	}
 	if r.omitSnap == nil && r.Iperf3Accounting { // the test ended inside the omitted start
 		r.omitSnap = r.prev
 		for _, f := range r.flows {
@@ -352,34 +417,25 @@ func (r *Runner) receiverSpan(f Flow, rs *result.Stream) {
 	}
 }
 
-// tailBytes is what each stream moved after the last row, for a tail too
-// short for a row; a UDP receiver's settles into its last row instead.
-// The caller holds r.mu.
-func (r *Runner) tailBytes() []result.StreamInterval {
-	var out []result.StreamInterval
-	for _, f := range r.flows {
-		if _, udp := f.(*UDPFlow); udp && !f.Sender() {
-			continue
-		}
-		if n := f.Bytes() - r.prev[f.ID()]; n > 0 {
-			out = append(out, result.StreamInterval{ID: f.ID(), Sender: f.Sender(), Bytes: n})
-		}
-	}
-	return out
-}
+// settler is a flow that reads what its kernel counted once it is over,
+// before the tail is cut (TCPFlow.Settle).
+type settler interface{ Settle() }
 
-// tailWorthReporting says whether the bytes after the last boundary get
-// a row of their own. A row shorter than a tenth of the interval has no
-// rate worth printing (a sender's last write lands microseconds after the
-// final boundary, and 1 MB over 20 µs reads 400 Gbit/s), so its bytes are
-// in the totals only, as iperf3 does. A receiver's drain after the sender
-// stopped gets its row when it is long enough; so does a test too short
-// for any full interval.
-func (r *Runner) tailWorthReporting(tail time.Duration) bool {
+// movedSinceCut reports whether any stream moved bytes after the last
+// cut, whose tail needs a row even when its last byte came before the
+// cut's time (a reader that ran late).
+func (r *Runner) movedSinceCut() bool {
 	if r.spec.Interval == 0 {
 		return false
 	}
-	return tail-r.lastCut >= r.spec.Interval/10 || len(r.intervals) == 0
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, f := range r.flows {
+		if f.Bytes() != r.prev[f.ID()] {
+			return true
+		}
+	}
+	return false
 }
 
 // FirstError is the first data-plane error of any stream.
@@ -390,4 +446,17 @@ func (r *Runner) FirstError() error {
 		}
 	}
 	return nil
+}
+
+// tailWorthReporting says, under iperf3's accounting, whether the bytes
+// after the last boundary get a row: a row shorter than a tenth of the
+// interval has no rate worth printing (a sender's last write lands
+// microseconds after the final boundary, and 1 MB over 20 µs reads 400
+// Gbit/s), so iperf3 leaves it out of its rows; so does a test too short
+// for any full interval.
+func (r *Runner) tailWorthReporting(tail time.Duration) bool {
+	if r.spec.Interval == 0 {
+		return false
+	}
+	return tail-r.lastCut >= r.spec.Interval/10 || len(r.intervals) == 0
 }

@@ -94,16 +94,20 @@ func TestRunnerCutsWholeIntervals(t *testing.T) {
 		name   string
 		sender bool
 		last   time.Duration // the flow's last byte
-		rows   int           // intervals reported
+		rows   int           // intervals reported, the tail among them
+		tail   bool          // the last row is the tail
 	}{
-		// A sender's last write lands just after the final boundary.
-		{"sender sliver", true, 2*time.Second + 20*time.Microsecond, 2},
-		// A receiver's drain after the sender stopped: short, then long enough.
-		{"short drain", false, 2*time.Second + 90*time.Millisecond, 2},
-		{"long drain", false, 2*time.Second + 300*time.Millisecond, 3},
-		{"stops at the boundary", true, 2 * time.Second, 2},
-		// A test shorter than one interval still gets its one row.
-		{"shorter than an interval", true, 50 * time.Millisecond, 1},
+		// A sender's last write lands just after the final boundary:
+		// nothing moved after it (the flow counts whole milliseconds),
+		// so there is no tail; a millisecond later there is one.
+		{"sender sliver", true, 2*time.Second + 20*time.Microsecond, 2, false},
+		{"sender's last ms", true, 2*time.Second + time.Millisecond, 3, true},
+		// A receiver's drain after the sender stopped is the tail, short or long.
+		{"short drain", false, 2*time.Second + 90*time.Millisecond, 3, true},
+		{"long drain", false, 2*time.Second + 300*time.Millisecond, 3, true},
+		{"stops at the boundary", true, 2 * time.Second, 2, false},
+		// A test shorter than one interval has its tail as its one row.
+		{"shorter than an interval", true, 50 * time.Millisecond, 1, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newClockFlow(1, tc.sender, 1000, tc.last)
@@ -114,29 +118,29 @@ func TestRunnerCutsWholeIntervals(t *testing.T) {
 			var sum int64
 			for _, iv := range end.Intervals {
 				sum += iv.Streams[0].Bytes
-				// No row short enough for its rate to mislead, unless it is the only one.
-				if iv.Seconds() < s.Interval.Seconds()/10 && len(end.Intervals) > 1 {
-					t.Errorf("interval %.6f-%.6f is shorter than a tenth of -i", iv.Start, iv.End)
+				// Only the tail may be shorter than a full row.
+				if !iv.Tail && iv.Seconds() < s.Interval.Seconds()*0.99 {
+					t.Errorf("interval %.6f-%.6f is shorter than -i but not the tail", iv.Start, iv.End)
 				}
 				if r := result.Rate(iv.Streams[0].Bytes, iv.Seconds()); r > 1.01*f.rate() {
 					t.Errorf("interval %.6f-%.6f reads %.0f bit/s, the flow moved %.0f", iv.Start, iv.End, r, f.rate())
 				}
 			}
-			// The bytes after the last row are in the totals all the same.
 			total := end.Streams[0].Bytes
 			if total != f.bytesAt(tc.last) {
 				t.Errorf("total %d bytes, want %d", total, f.bytesAt(tc.last))
 			}
-			if sum > total || total-sum > f.bytesPerMs*int64(s.Interval/10/time.Millisecond) {
-				t.Errorf("rows sum to %d of %d bytes: more than a tenth of an interval left out", sum, total)
+			// The rows, the tail among them, add up to the totals.
+			if sum != total {
+				t.Errorf("rows sum to %d bytes, total %d", sum, total)
 			}
-			// What no row carries is the end's tail: rows and tail add up.
-			var tail int64
-			for _, st := range end.Tail {
-				tail += st.Bytes
+			last := end.Intervals[len(end.Intervals)-1]
+			if last.Tail != tc.tail {
+				t.Errorf("last row %+v: tail %v, want %v", last, last.Tail, tc.tail)
 			}
-			if sum+tail != total {
-				t.Errorf("rows %d + tail %d = %d bytes, total %d", sum, tail, sum+tail, total)
+			// No row spans time after the last byte.
+			if last.End > tc.last.Seconds()+1e-9 && tc.tail {
+				t.Errorf("tail ends at %v s, after the last byte at %v", last.End, tc.last.Seconds())
 			}
 			if got := end.Streams[0].End; math.Abs(got-tc.last.Seconds()) > 1e-9 {
 				t.Errorf("stream ends at %v s, want its last byte %v", got, tc.last.Seconds())

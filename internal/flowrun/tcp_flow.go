@@ -43,6 +43,16 @@ type TCPFlow struct {
 	basic     bool
 	finalInfo bool
 	period    time.Duration // of the TCP_INFO timeline; 0: none
+
+	// The kernel's counts (kernel.go): a receiver's bytes taken in, a
+	// sender's bytes acknowledged, each less what the connection carried
+	// before the test (its hello).
+	kern kernelCounts
+	// drained is the sender's TCP_INFO once its send queue drained
+	// (Settle), read once and used by the tail row and the totals.
+	drained    *tcpinfo.Info
+	drainedErr error
+	settled    bool
 }
 
 // NewTCPFlow is a TCP stream with the full sender record: interval
@@ -69,10 +79,29 @@ func (f *TCPFlow) Sender() bool             { return f.s.Sender }
 func (f *TCPFlow) Stop(deadline time.Time)  { f.s.Stop(deadline) }
 func (f *TCPFlow) Abort()                   { f.s.Abort() }
 func (f *TCPFlow) Done() <-chan struct{}    { return f.s.Done() }
-func (f *TCPFlow) Bytes() int64             { return f.s.Bytes() }
-func (f *TCPFlow) LastByte() time.Duration  { return f.s.LastByte() }
-func (f *TCPFlow) FirstByte() time.Duration { return f.s.FirstByte() }
 func (f *TCPFlow) Err() error               { return f.s.Err() }
+
+// Bytes is what the stream moved: a sender's writes; a receiver's bytes as
+// the kernel took them in, where it reports them, else its reads.
+func (f *TCPFlow) Bytes() int64 {
+	if f.s.Sender || f.basic {
+		return f.s.Bytes()
+	}
+	return f.kern.received(f.s)
+}
+
+// LastByte is when the stream last moved a byte: a sender's last write; a
+// receiver's last arrival as the kernel saw it, once settled. That can be
+// earlier than its last read (the reader ran late) or later (the drain's
+// deadline stopped the reader while data still arrived, which the kernel
+// counted all the same).
+func (f *TCPFlow) LastByte() time.Duration {
+	if at := f.kern.arrival(); !f.s.Sender && at > 0 {
+		return at
+	}
+	return f.s.LastByte()
+}
+func (f *TCPFlow) FirstByte() time.Duration { return f.s.FirstByte() }
 func (f *TCPFlow) Close() error {
 	if f.sampler != nil { // a flow closed without its total
 		f.sampler.Stop()
@@ -95,6 +124,9 @@ func (f *TCPFlow) Start(b Begin) {
 			f.sampler.Start()
 		}
 	}
+	if !f.basic {
+		f.kern.begin(f.s)
+	}
 	f.s.Start(b.Epoch, make([]byte, f.length), b.Budget)
 }
 
@@ -104,12 +136,14 @@ func (f *TCPFlow) Addrs() (string, string) {
 
 func (f *TCPFlow) Sample(si *result.StreamInterval, counted bool) {
 	if !f.s.Sender {
+		f.kern.sampleReceiver(f.s, si)
 		return
 	}
-	info, err := tcpinfo.FromConn(f.s)
+	info, err := f.infoAtCut()
 	if err != nil {
 		return
 	}
+	f.kern.sampleSender(info, si)
 	si.HasTCPInfo = true
 	si.Retransmits = int64(info.TotalRetrans) - int64(f.prevRetrans)
 	si.CwndBytes = info.CwndBytes()
@@ -161,7 +195,8 @@ func (f *TCPFlow) Total(rs *result.Stream) {
 	if f.sampler != nil {
 		tl = f.sampler.Stop()
 	}
-	info, err := f.drainedInfo()
+	f.Settle()
+	info, err := f.drained, f.drainedErr
 	if err == nil {
 		f.finalInfo = true
 		f.accumulate(info)
@@ -176,6 +211,35 @@ func (f *TCPFlow) Total(rs *result.Stream) {
 		rs.TCPTimeline = timelineOf(tl, f.share)
 	}
 	f.sampler = nil
+}
+
+// Settle reads what the kernel counted once the stream is over: a
+// sender's TCP_INFO once its send queue has drained, so that the tail row
+// holds what the receiver acknowledged after the last write; a receiver's
+// last arrival. The runner calls it before it cuts the tail.
+func (f *TCPFlow) Settle() {
+	if f.settled {
+		return
+	}
+	f.settled = true
+	if !f.s.Sender {
+		if !f.basic {
+			f.kern.settleReceiver(f.s)
+		}
+		return
+	}
+	if !f.basic {
+		f.drained, f.drainedErr = f.drainedInfo()
+	}
+}
+
+// infoAtCut is the sender's TCP_INFO for an interval cut: once the
+// stream has settled, the drained one.
+func (f *TCPFlow) infoAtCut() (*tcpinfo.Info, error) {
+	if f.settled && f.drained != nil {
+		return f.drained, nil
+	}
+	return tcpinfo.FromConn(f.s)
 }
 
 // totalRecord adds the figures accumulated over the counted span.

@@ -15,8 +15,14 @@ type pairInterval struct {
 	omitted    bool    // in the omitted start (-O)
 }
 
-// receivedIntervals are a pair's intervals, the omitted start's too,
-// shifted by its actual start's distance from the common instant.
+// receivedIntervals are a pair's receiving rows, the omitted start's and
+// the tail too, each over its receiving end's own span, shifted by the
+// pair's actual start's distance from the common instant. (A receiver's
+// clock starts when the start message reaches it, a one-way delay after
+// the pair's start; its rows cover what arrived in that time.) A row's
+// bytes are never spread over another end's span: the receiver's tail
+// after the sender stopped (its socket buffer draining at the path's
+// rate) can last far longer than the sender's.
 func receivedIntervals(common time.Time, p PairReport) []pairInterval {
 	if p.Result == nil || p.StartedAt.IsZero() {
 		return nil
@@ -24,11 +30,20 @@ func receivedIntervals(common time.Time, p PairReport) []pairInterval {
 	shift := p.StartedAt.Sub(common).Seconds()
 	var out []pairInterval
 	for _, row := range p.Result.IntervalRows() {
-		var b int64
-		for _, role := range []string{result.RoleClient, result.RoleServer} {
-			b += row.SumDirection(role).ReceivedBytes
+		bySpan := map[result.Span]int64{}
+		var spans []result.Span
+		for _, f := range row.Flows {
+			if f.Received == nil {
+				continue
+			}
+			if _, ok := bySpan[f.ReceivedSpan]; !ok {
+				spans = append(spans, f.ReceivedSpan)
+			}
+			bySpan[f.ReceivedSpan] += f.Received.Bytes
 		}
-		out = append(out, pairInterval{start: row.Start + shift, end: row.End + shift, bytes: b, omitted: row.Omitted})
+		for _, sp := range spans {
+			out = append(out, pairInterval{start: sp.Start + shift, end: sp.End + shift, bytes: bySpan[sp], omitted: row.Omitted})
+		}
 	}
 	return out
 }

@@ -271,11 +271,15 @@ func intervalReceived(r *result.Result, k int) (bps, seconds float64) {
 		if row.Index != k {
 			continue
 		}
-		var b int64
-		for _, role := range []string{result.RoleClient, result.RoleServer} {
-			b += row.SumDirection(role).ReceivedBytes
+		// Each receiver's bytes over its own span.
+		for _, f := range row.Flows {
+			if f.Received != nil {
+				secs := f.ReceivedSpan.Seconds()
+				bps += result.Rate(f.Received.Bytes, secs)
+				seconds = secs
+			}
 		}
-		return result.Rate(b, row.End-row.Start), row.End - row.Start
+		return bps, seconds
 	}
 	return 0, 0
 }

@@ -54,17 +54,19 @@ func TimelineOf(r *result.Result, subject string) (TimelineInput, error) {
 		name := d.Label()
 		var good, loss, jitter []Point
 		for _, row := range rows {
-			secs := row.End - row.Start
-			if row.Omitted || secs <= 0 {
+			if row.Omitted || row.End-row.Start <= 0 {
 				continue
 			}
 			t := (row.Start + row.End) / 2
 			s := row.SumDirection(d.SenderRole)
+			// Each side's rate over its own end's span, drawn at its middle.
 			switch {
-			case s.HasReceived:
-				good = append(good, Point{t, result.Rate(s.ReceivedBytes, secs)})
-			case s.HasSent:
-				good = append(good, Point{t, result.Rate(s.SentBytes, secs)})
+			case s.HasReceived && s.ReceivedSpan.Seconds() > 0:
+				sp := s.ReceivedSpan
+				good = append(good, Point{(sp.Start + sp.End) / 2, result.Rate(s.ReceivedBytes, sp.Seconds())})
+			case s.HasSent && s.SentSpan.Seconds() > 0:
+				sp := s.SentSpan
+				good = append(good, Point{(sp.Start + sp.End) / 2, result.Rate(s.SentBytes, sp.Seconds())})
 			}
 			if isUDP(r) {
 				if u := receivedUDP(row, d.SenderRole); u != nil {

@@ -58,11 +58,6 @@ type End struct {
 	// UDPArrivals are the UDP receivers' arrival histograms, when the spec
 	// asks for them.
 	UDPArrivals []UDPArrivals `json:"udp_arrivals,omitempty"`
-	// Tail is what each stream moved after the last interval row, over
-	// too short a time for a row of its own (and a rate) to mean
-	// anything. It is in the totals: the rows plus the tail add up to
-	// them. A UDP receiver settles its tail into its last row instead.
-	Tail []StreamInterval `json:"tail,omitempty"`
 }
 
 // Host names the machine and software of an end.
@@ -157,27 +152,51 @@ func (s Stream) Seconds() float64 { return s.End - s.Start }
 
 // Interval is one reporting interval from one end's view.
 type Interval struct {
-	Index   int              `json:"index"`
-	Start   float64          `json:"start"`
-	End     float64          `json:"end"`
-	Omitted bool             `json:"omitted,omitempty"`
+	Index   int     `json:"index"`
+	Start   float64 `json:"start"`
+	End     float64 `json:"end"`
+	Omitted bool    `json:"omitted,omitempty"`
+	// Tail marks the end's last row: what moved after its last full
+	// interval (a sender's last writes, a receiver's drain of the
+	// sender's socket buffer and the path's queue), over its own span,
+	// which ends at the end's last byte. The rows and the tail add up to
+	// the totals.
+	Tail    bool             `json:"tail,omitempty"`
 	Streams []StreamInterval `json:"streams"`
 }
 
 // StreamInterval is one stream during one interval. The TCP figures are
 // sampled at the interval's end and are present on the sending end only.
 type StreamInterval struct {
-	ID          int    `json:"id"`
-	Sender      bool   `json:"sender"`
-	Bytes       int64  `json:"bytes"`
-	Retransmits int64  `json:"retransmits"` // during the interval
-	CwndBytes   uint64 `json:"snd_cwnd,omitempty"`
-	SndWnd      uint64 `json:"snd_wnd,omitempty"`
-	RTTus       uint32 `json:"rtt_us,omitempty"`
-	RTTVarus    uint32 `json:"rttvar_us,omitempty"`
-	PMTU        uint32 `json:"pmtu,omitempty"`
-	HasTCPInfo  bool   `json:"has_tcp_info,omitempty"`
-	UDP         *UDP   `json:"udp,omitempty"`
+	ID     int   `json:"id"`
+	Sender bool  `json:"sender"`
+	Bytes  int64 `json:"bytes"`
+	// On a TCP receiver whose kernel reports it, Bytes is what the kernel
+	// took in during the interval (tcpi_bytes_received), which a reader
+	// that was descheduled cannot inflate; AppBytes is what its reads
+	// returned, and Backlog what waited unread in the socket at the cut.
+	KernelCounted bool  `json:"kernel_counted,omitempty"`
+	AppBytes      int64 `json:"app_bytes,omitempty"`
+	Backlog       int64 `json:"backlog_bytes,omitempty"`
+	// OutOfOrder counts the segments that arrived out of order during the
+	// interval (tcpi_rcv_ooopack): after a loss, the data behind the hole
+	// waits a round trip for the retransmission and then counts in
+	// order all at once, so a row can show a round trip's worth more than
+	// its span carried, and the row before it that much less.
+	OutOfOrder int64 `json:"out_of_order_segments,omitempty"`
+	// Delivered, on a TCP sender, is what the receiver acknowledged
+	// during the interval (tcpi_bytes_acked), where Bytes is what was
+	// written; HasDelivered says it was read.
+	Delivered    int64  `json:"bytes_delivered,omitempty"`
+	HasDelivered bool   `json:"has_bytes_delivered,omitempty"`
+	Retransmits  int64  `json:"retransmits"` // during the interval
+	CwndBytes    uint64 `json:"snd_cwnd,omitempty"`
+	SndWnd       uint64 `json:"snd_wnd,omitempty"`
+	RTTus        uint32 `json:"rtt_us,omitempty"`
+	RTTVarus     uint32 `json:"rttvar_us,omitempty"`
+	PMTU         uint32 `json:"pmtu,omitempty"`
+	HasTCPInfo   bool   `json:"has_tcp_info,omitempty"`
+	UDP          *UDP   `json:"udp,omitempty"`
 }
 
 // Seconds is the length of the interval.

@@ -128,12 +128,35 @@ func SumStreams(streams []*Stream) Sum {
 	return s
 }
 
-// FlowInterval is one stream in one interval, from both ends.
+// FlowInterval is one stream in one interval, from both ends. Each half
+// has the span of the end that reported it: the two ends' clocks start
+// apart (a receiver's a one-way delay after its sender's), and an end's
+// last row is its own tail, so the k-th rows of the two ends need not
+// cover the same time. Each half's rate is its bytes over its own span.
 type FlowInterval struct {
-	ID         int
-	SenderRole string
-	Sent       *StreamInterval
-	Received   *StreamInterval
+	ID           int
+	SenderRole   string
+	Sent         *StreamInterval
+	Received     *StreamInterval
+	SentSpan     Span
+	ReceivedSpan Span
+}
+
+// Span is the time one end's row covers, in seconds since that end's
+// start; Tail marks the end's last row, after its last full interval.
+type Span struct {
+	Start, End float64
+	Tail       bool
+}
+
+// Seconds is the span's length.
+func (s Span) Seconds() float64 { return s.End - s.Start }
+
+// Differs reports whether two spans differ by more than the text's
+// hundredths of a second at either end.
+func (s Span) Differs(o Span) bool {
+	const eps = 0.005
+	return s.Start-o.Start > eps || o.Start-s.Start > eps || s.End-o.End > eps || o.End-s.End > eps
 }
 
 // IntervalRow is one reporting interval with both ends' figures. Its
@@ -144,7 +167,10 @@ type IntervalRow struct {
 	Start   float64
 	End     float64
 	Omitted bool
-	Flows   []FlowInterval
+	// Tail is set when the row is the tail of the end whose times it
+	// shows.
+	Tail  bool
+	Flows []FlowInterval
 }
 
 // SenderRoles maps each stream ID to the role of its sender.
@@ -193,14 +219,15 @@ func JoinInterval(local, remote *Interval, roles map[int]string) IntervalRow {
 		if iv == nil {
 			continue
 		}
-		row.Index, row.Start, row.End, row.Omitted = iv.Index, iv.Start, iv.End, iv.Omitted
+		row.Index, row.Start, row.End, row.Omitted, row.Tail = iv.Index, iv.Start, iv.End, iv.Omitted, iv.Tail
+		span := Span{Start: iv.Start, End: iv.End, Tail: iv.Tail}
 		for j := range iv.Streams {
 			si := &iv.Streams[j]
 			fi := row.flow(si.ID, roles[si.ID])
 			if si.Sender {
-				fi.Sent = si
+				fi.Sent, fi.SentSpan = si, span
 			} else {
-				fi.Received = si
+				fi.Received, fi.ReceivedSpan = si, span
 			}
 		}
 	}
@@ -225,6 +252,9 @@ type IntervalSum struct {
 	Retransmits   int64
 	HasSent       bool
 	HasReceived   bool
+	// SentSpan and ReceivedSpan are the spans of the ends that reported
+	// each side: a side's rate is over its own span.
+	SentSpan, ReceivedSpan Span
 }
 
 // SumDirection adds the flows of row whose sender has the given role.
@@ -237,11 +267,11 @@ func (row IntervalRow) SumDirection(senderRole string) IntervalSum {
 		if f.Sent != nil {
 			s.SentBytes += f.Sent.Bytes
 			s.Retransmits += f.Sent.Retransmits
-			s.HasSent = true
+			s.HasSent, s.SentSpan = true, f.SentSpan
 		}
 		if f.Received != nil {
 			s.ReceivedBytes += f.Received.Bytes
-			s.HasReceived = true
+			s.HasReceived, s.ReceivedSpan = true, f.ReceivedSpan
 		}
 	}
 	return s

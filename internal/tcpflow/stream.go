@@ -211,6 +211,9 @@ func (s *Stream) Abort() {
 	s.setDeadline(time.Now())
 }
 
+// Epoch is the test's time zero, as Start was given it.
+func (s *Stream) Epoch() time.Time { return s.epoch }
+
 // Done is closed when the data loop has ended.
 func (s *Stream) Done() <-chan struct{} { return s.done }
 

@@ -13,6 +13,7 @@ const (
 	offRcvMSS        = 20
 	offUnacked       = 24
 	offLost          = 32
+	offLastDataRecv  = 52
 	offPMTU          = 60
 	offRcvSsthresh   = 64
 	offRTT           = 68
@@ -37,6 +38,7 @@ const (
 	offSndbufLimited = 184
 	offBytesSent     = 200
 	offBytesRetrans  = 208
+	offRcvOOOPack    = 224
 	offSndWnd        = 228
 	offRcvWnd        = 232
 
@@ -100,11 +102,13 @@ func decodeInfo(raw []byte, info *Info) {
 		SndSsthresh:     b.u32(offSndSsthresh),
 		Unacked:         b.u32(offUnacked),
 		Lost:            b.u32(offLost),
+		LastDataRecvms:  b.u32(offLastDataRecv),
 		TotalRetrans:    b.u32(offTotalRetrans),
 		Reordering:      b.u32(offReordering),
 		RcvSpace:        b.u32(offRcvSpace),
 		RcvSsthresh:     b.u32(offRcvSsthresh),
 		RcvRTTus:        b.u32(offRcvRTT),
+		RcvOOOPack:      b.u32(offRcvOOOPack),
 		SndWnd:          b.u32(offSndWnd),
 		RcvWnd:          b.u32(offRcvWnd),
 		NotsentBytes:    b.u32(offNotsentBytes),

@@ -39,3 +39,18 @@ func (s *sample) read(fd uintptr) {
 		decodeInfo(buf[:n], &s.info)
 	}
 }
+
+// Queued is how many received bytes wait unread in a TCP socket's
+// receive queue (SIOCINQ): what the kernel has taken in and the reader
+// has not yet read.
+func Queued(c syscall.RawConn) (int, error) {
+	var n int
+	var err error
+	if cerr := c.Control(func(fd uintptr) { n, err = unix.IoctlGetInt(int(fd), unix.SIOCINQ) }); cerr != nil {
+		return 0, cerr
+	}
+	if err != nil {
+		return 0, fmt.Errorf("ioctl SIOCINQ: %w", err)
+	}
+	return n, nil
+}

@@ -9,3 +9,9 @@ import "syscall"
 func Get(c syscall.RawConn) (*Info, error) {
 	return nil, ErrUnsupported
 }
+
+// Queued reads a socket's unread receive queue, which only Linux reports
+// here; elsewhere it returns 0, ErrUnsupported.
+func Queued(c syscall.RawConn) (int, error) {
+	return 0, ErrUnsupported
+}

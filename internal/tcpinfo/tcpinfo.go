@@ -15,24 +15,31 @@ var ErrUnsupported = fmt.Errorf("TCP_INFO: %w on this operating system", errors.
 // Info is one TCP_INFO sample. Times are microseconds, rates bytes per
 // second, windows and counters bytes unless the name says segments.
 type Info struct {
-	State           uint8  `json:"state"`
-	CAState         uint8  `json:"ca_state"`
-	RTTus           uint32 `json:"rtt_us"`
-	RTTVarus        uint32 `json:"rttvar_us"`
-	MinRTTus        uint32 `json:"min_rtt_us"`
-	SndMSS          uint32 `json:"snd_mss"`
-	RcvMSS          uint32 `json:"rcv_mss"`
-	AdvMSS          uint32 `json:"advmss"`
-	PMTU            uint32 `json:"pmtu"`
-	SndCwnd         uint32 `json:"snd_cwnd_segs"`
-	SndSsthresh     uint32 `json:"snd_ssthresh_segs"`
-	Unacked         uint32 `json:"unacked_segs"`
-	Lost            uint32 `json:"lost_segs"`
-	TotalRetrans    uint32 `json:"total_retrans"`
-	Reordering      uint32 `json:"reordering"`
-	RcvSpace        uint32 `json:"rcv_space"`
-	RcvSsthresh     uint32 `json:"rcv_ssthresh"`
-	RcvRTTus        uint32 `json:"rcv_rtt_us"`
+	State       uint8  `json:"state"`
+	CAState     uint8  `json:"ca_state"`
+	RTTus       uint32 `json:"rtt_us"`
+	RTTVarus    uint32 `json:"rttvar_us"`
+	MinRTTus    uint32 `json:"min_rtt_us"`
+	SndMSS      uint32 `json:"snd_mss"`
+	RcvMSS      uint32 `json:"rcv_mss"`
+	AdvMSS      uint32 `json:"advmss"`
+	PMTU        uint32 `json:"pmtu"`
+	SndCwnd     uint32 `json:"snd_cwnd_segs"`
+	SndSsthresh uint32 `json:"snd_ssthresh_segs"`
+	Unacked     uint32 `json:"unacked_segs"`
+	Lost        uint32 `json:"lost_segs"`
+	// LastDataRecvms is how long ago, in ms (the kernel's jiffies), the
+	// last data segment arrived: when the network, not the reader, last
+	// delivered.
+	LastDataRecvms uint32 `json:"-"`
+	TotalRetrans   uint32 `json:"total_retrans"`
+	Reordering     uint32 `json:"reordering"`
+	RcvSpace       uint32 `json:"rcv_space"`
+	RcvSsthresh    uint32 `json:"rcv_ssthresh"`
+	RcvRTTus       uint32 `json:"rcv_rtt_us"`
+	// RcvOOOPack counts the segments that arrived out of order (Linux
+	// 5.4 on): data the reader could not have until a hole filled.
+	RcvOOOPack      uint32 `json:"rcv_ooopack,omitempty"`
 	SndWnd          uint32 `json:"snd_wnd"`
 	RcvWnd          uint32 `json:"rcv_wnd"`
 	NotsentBytes    uint32 `json:"notsent_bytes"`

@@ -1,0 +1,159 @@
+package flowrun
+
+import (
+	"sync"
+	"time"
+
+	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/tcpflow"
+	"github.com/wireperf/wireperf/internal/tcpinfo"
+)
+
+// kernelCounts are what the kernel counted on a TCP stream, as the rows
+// report them. A receiver's reads say when the reader ran, not when the
+// network delivered: a reader that was descheduled drains its socket
+// buffer (up to tcp_rmem's 32 MiB) in one burst, and a row cut on its
+// reads shows a rate the path cannot carry. tcpi_bytes_received counts
+// bytes as TCP takes them in, in order, whoever reads them and when. On a
+// sender, tcpi_bytes_acked is what reached the receiver, where its writes
+// only filled its socket buffer.
+//
+// Both counters include what the connection carried before the test (the
+// data connection's hello); base removes it. Where the kernel reports
+// neither (not Linux), ok stays false and the reads count.
+type kernelCounts struct {
+	mu   sync.Mutex
+	ok   bool
+	base uint64 // the counter's value at the test's byte zero
+	last int64  // the latest count, less base
+	// prevApp and prevAcked are the reads' and the acknowledgements'
+	// counts at the previous cut.
+	prevApp   int64
+	prevAcked int64
+	// ooo is the latest count of segments that arrived out of order, and
+	// prevOOO its value at the previous cut.
+	ooo, prevOOO uint32
+	// lastArrival is when the kernel last took in data, since the epoch
+	// (settleReceiver); 0 until known.
+	lastArrival time.Duration
+}
+
+// arrival is lastArrival, under the lock.
+func (k *kernelCounts) arrival() time.Duration {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.lastArrival
+}
+
+// begin fixes the base before the stream starts. A receiver's counter
+// already holds the hello and whatever test data arrived early; the
+// early data waits unread in the socket, so base is the counter less the
+// unread bytes. A sender's base is everything written before the test.
+func (k *kernelCounts) begin(s *tcpflow.Stream) {
+	rc, err := s.SyscallConn()
+	if err != nil {
+		return
+	}
+	info, err := tcpinfo.Get(rc)
+	if err != nil {
+		return
+	}
+	if s.Sender {
+		k.base = info.BytesSent - min(info.BytesSent, info.BytesRetrans) + uint64(info.NotsentBytes)
+		k.ok = true
+		return
+	}
+	queued, err := tcpinfo.Queued(rc)
+	if err != nil {
+		return
+	}
+	k.base = info.BytesReceived - min(info.BytesReceived, uint64(queued))
+	k.ooo, k.prevOOO = info.RcvOOOPack, info.RcvOOOPack
+	k.ok = true
+}
+
+// received is a receiver's bytes taken in since the base; its reads'
+// count where the kernel does not say. It never goes backwards, and never
+// reads less than the reader has read (the two differ by what waits
+// unread).
+func (k *kernelCounts) received(s *tcpflow.Stream) int64 {
+	app := s.Bytes()
+	if !k.ok {
+		return app
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if info, err := tcpinfo.FromConn(s); err == nil {
+		got := info.BytesReceived
+		if finReceived(info.State) { // the peer's FIN counts one in the sequence space
+			got--
+		}
+		if got >= k.base {
+			k.last = max(k.last, int64(got-k.base))
+		}
+		k.ooo = max(k.ooo, info.RcvOOOPack)
+	}
+	k.last = max(k.last, app)
+	return k.last
+}
+
+// sampleReceiver adds a receiver's reads to the interval, and what waited
+// unread at the cut. The runner has just read Bytes (received) for it.
+func (k *kernelCounts) sampleReceiver(s *tcpflow.Stream, si *result.StreamInterval) {
+	if !k.ok {
+		return
+	}
+	app := s.Bytes()
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	si.KernelCounted = true
+	si.AppBytes = app - k.prevApp
+	si.Backlog = max(k.last-app, 0)
+	si.OutOfOrder = int64(k.ooo - k.prevOOO)
+	k.prevApp, k.prevOOO = app, k.ooo
+}
+
+// sampleSender adds what the receiver acknowledged during the interval.
+func (k *kernelCounts) sampleSender(info *tcpinfo.Info, si *result.StreamInterval) {
+	if !k.ok || info.BytesAcked < k.base {
+		return
+	}
+	acked := int64(info.BytesAcked - k.base)
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	acked = max(acked, k.prevAcked)
+	si.Delivered, si.HasDelivered = acked-k.prevAcked, true
+	k.prevAcked = acked
+}
+
+// settleReceiver notes when the kernel last took in data, once the
+// receiver is done: its last read can be later (the reader ran late), its
+// last arrival cannot. tcpi_last_data_recv counts in jiffies, so it is
+// good to a few milliseconds.
+func (k *kernelCounts) settleReceiver(s *tcpflow.Stream) {
+	if !k.ok {
+		return
+	}
+	info, err := tcpinfo.FromConn(s)
+	if err != nil {
+		return
+	}
+	now := time.Since(s.Epoch())
+	at := now - time.Duration(info.LastDataRecvms)*time.Millisecond
+	if first := s.FirstByte(); at < first {
+		at = first
+	}
+	k.mu.Lock()
+	k.lastArrival = max(at, 1)
+	k.mu.Unlock()
+}
+
+// finReceived reports whether a TCP state comes after the peer's FIN:
+// CLOSE_WAIT, LAST_ACK, CLOSING and TIME_WAIT.
+func finReceived(state uint8) bool {
+	switch state {
+	case 8, 9, 11, 6:
+		return true
+	}
+	return false
+}
