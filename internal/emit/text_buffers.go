@@ -34,11 +34,12 @@ func writeBufferLines(l *textLines, h Header) {
 		if len(end.socks) == 0 {
 			continue
 		}
+		udp := isUDP(h.Spec)
 		if sameBuffers(end.socks) {
-			l.add("%s %s: %s", end.name, what, describeBuffers(end.socks[0].sock))
+			l.add("%s %s: %s", end.name, what, describeBuffers(end.socks[0].sock, udp))
 		} else {
 			for _, s := range end.socks {
-				l.add("%s %s %s: %s", flowTag(s.id, "", false), end.name, what, describeBuffers(s.sock))
+				l.add("%s %s %s: %s", flowTag(s.id, "", false), end.name, what, describeBuffers(s.sock, udp))
 			}
 		}
 		for _, s := range end.socks {
@@ -85,7 +86,8 @@ func sameBuffers(socks []streamSocket) bool {
 	first := socks[0].sock
 	for _, s := range socks[1:] {
 		if s.sock.SndBufRequested != first.SndBufRequested || s.sock.SndBufGranted != first.SndBufGranted ||
-			s.sock.RcvBufRequested != first.RcvBufRequested || s.sock.RcvBufGranted != first.RcvBufGranted {
+			s.sock.RcvBufRequested != first.RcvBufRequested || s.sock.RcvBufGranted != first.RcvBufGranted ||
+			s.sock.SndBufCap != first.SndBufCap || s.sock.RcvBufCap != first.RcvBufCap {
 			return false
 		}
 	}
@@ -94,23 +96,33 @@ func sameBuffers(socks []streamSocket) bool {
 
 // describeBuffers renders both buffers of a socket, e.g.
 // "send 4.00 MBytes (WARNING: requested 2.00 MBytes), receive ...".
-func describeBuffers(s result.Socket) string {
-	return "send " + describeBuffer(s.SndBufRequested, s.SndBufGranted) +
-		", receive " + describeBuffer(s.RcvBufRequested, s.RcvBufGranted)
+func describeBuffers(s result.Socket, udp bool) string {
+	return "send " + describeBuffer(s.SndBufRequested, s.SndBufGranted, s.SndBufCap, "wmem_max", udp) +
+		", receive " + describeBuffer(s.RcvBufRequested, s.RcvBufGranted, s.RcvBufCap, "rmem_max", udp)
 }
 
 // describeBuffer shows a buffer in the unit that reads best, the same for
 // every figure of the line, so that a requested and an autotuned buffer
 // compare at a glance (the kernel's doubling shows as twice the figure).
-func describeBuffer(requested, granted int64) string {
+// A request above net.core's limit says the limit capped it: the socket
+// got what a request of the limit gets. Linux autotunes TCP's buffers,
+// not UDP's: a UDP socket that asked for nothing has the default.
+func describeBuffer(requested, granted, capped int64, limit string, udp bool) string {
 	size := func(n int64) string { return strings.TrimSpace(units.FormatTransfer(float64(n), units.AdaptiveBytes)) }
+	untouched := " (autotuned)"
+	if udp {
+		untouched = " (default)"
+	}
 	switch {
 	case requested == 0 && granted == 0:
-		return "unknown (autotuned)"
+		return "unknown" + untouched
 	case requested == 0:
-		return size(granted) + " (autotuned)"
+		return size(granted) + untouched
 	case granted == 0:
 		return fmt.Sprintf("unknown (requested %s)", size(requested))
+	case capped > 0:
+		return fmt.Sprintf("%s (WARNING: requested %s, capped by net.core.%s at %s: the same as asking for %s)",
+			size(granted), size(requested), limit, size(capped), size(capped))
 	case granted != requested:
 		return fmt.Sprintf("%s (WARNING: requested %s)", size(granted), size(requested))
 	default:

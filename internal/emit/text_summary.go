@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/units"
 )
 
 // Summary writes the end block: per flow a sender and a receiver line
@@ -117,12 +118,34 @@ func writeFlowDetails(l *textLines, t *Text, f result.Flow, tag string) {
 			l.add("%s %s: MSS size %s (MTU %s)", tag, e.role, byteCount(e.s.Socket.MSS), byteCount(e.s.Socket.MTU))
 		}
 	}
+	// What autotuning made of the buffers that matter: the sender's send
+	// buffer and the receiver's receive buffer, from start to end.
+	var grew []string
+	if s := f.Sent; s != nil && s.Socket.SndBufRequested == 0 && s.Socket.SndBufFinal > 0 {
+		grew = append(grew, bufferGrowth(roleName(f.SenderRole)+" send", s.Socket.SndBufGranted, s.Socket.SndBufFinal))
+	}
+	if s := f.Received; s != nil && s.Socket.RcvBufRequested == 0 && s.Socket.RcvBufFinal > 0 {
+		grew = append(grew, bufferGrowth(roleName(otherRole(f.SenderRole))+" receive", s.Socket.RcvBufGranted, s.Socket.RcvBufFinal))
+	}
+	if len(grew) > 0 {
+		l.add("%s autotuned buffers: %s", tag, strings.Join(grew, "; "))
+	}
 	if t.Opt.Verbose && f.Sent != nil {
 		l.add("%s %s", tag, senderTCP(f.Sent))
 	}
 	if f.Received != nil {
 		writeReadLengths(l, tag, f.Received)
 	}
+}
+
+// bufferGrowth renders "server receive 128 KBytes at the start, 70.0
+// MBytes at the end".
+func bufferGrowth(what string, start, end int64) string {
+	size := func(n int64) string { return strings.TrimSpace(units.FormatTransfer(float64(n), units.AdaptiveBytes)) }
+	if start <= 0 {
+		return fmt.Sprintf("%s %s at the end", what, size(end))
+	}
+	return fmt.Sprintf("%s %s at the start, %s at the end", what, size(start), size(end))
 }
 
 // byteCount renders "8140 bytes", or "unknown" for 0.

@@ -535,9 +535,27 @@ func TestTextGoodputDrain(t *testing.T) {
 // TestTextBufferUnits: one line, one unit scale: an autotuned send buffer
 // and a requested receive buffer read alike.
 func TestTextBufferUnits(t *testing.T) {
-	got := describeBuffers(result.Socket{SndBufGranted: 212992, RcvBufRequested: 8 << 20, RcvBufGranted: 8 << 20})
+	got := describeBuffers(result.Socket{SndBufGranted: 212992, RcvBufRequested: 8 << 20, RcvBufGranted: 8 << 20}, false)
 	if want := "send 208 KBytes (autotuned), receive 8.00 MBytes"; got != want {
 		t.Errorf("%q, want %q", got, want)
+	}
+}
+
+// TestTextBufferCapped: -w 8M where rmem_max is 4 MiB is granted what -w
+// 4M is (twice the limit), and the line says the limit capped it; a UDP
+// socket that asked for nothing has the default, never "autotuned".
+func TestTextBufferCapped(t *testing.T) {
+	got := describeBuffers(result.Socket{SndBufRequested: 8 << 20, SndBufGranted: 8 << 20, SndBufCap: 4 << 20,
+		RcvBufRequested: 8 << 20, RcvBufGranted: 8 << 20, RcvBufCap: 4 << 20}, false)
+	for _, want := range []string{"requested 8.00 MBytes, capped by net.core.wmem_max at 4.00 MBytes",
+		"capped by net.core.rmem_max at 4.00 MBytes: the same as asking for 4.00 MBytes"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("%q lacks %q", got, want)
+		}
+	}
+	got = describeBuffers(result.Socket{SndBufGranted: 212992, RcvBufGranted: 212992}, true)
+	if strings.Contains(got, "autotuned") || !strings.Contains(got, "208 KBytes (default)") {
+		t.Errorf("UDP buffers: %q", got)
 	}
 }
 

@@ -416,7 +416,7 @@ func TestTextUDPHeader(t *testing.T) {
 	}
 	for _, want := range []string{
 		"Test: UDP, 2 streams, 1448-byte datagrams, 10s, target 10.0 Mbits/sec, lost after 2s, tos 0\n",
-		"Client UDP buffer size: send 208 KBytes (autotuned), receive 208 KBytes (autotuned)\n",
+		"Client UDP buffer size: send 208 KBytes (default), receive 208 KBytes (default)\n",
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("header lacks %q:\n%s", want, b.String())

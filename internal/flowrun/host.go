@@ -20,6 +20,18 @@ func LocalHost() result.Host {
 // GrantedSocket reads back what the kernel granted on a data socket.
 func GrantedSocket(c syscall.Conn, s spec.Spec) result.Socket {
 	sock := result.Socket{SndBufRequested: s.Window, RcvBufRequested: s.Window}
+	if s.Window > 0 {
+		// A request above the limit gets the limit: -w 8M with rmem_max at
+		// 4 MiB is -w 4M, whatever the granted figure (doubled) says.
+		if l, _ := hostmon.ReadLimits(); l.RmemMax > 0 || l.WmemMax > 0 {
+			if l.WmemMax > 0 && s.Window > l.WmemMax {
+				sock.SndBufCap = l.WmemMax
+			}
+			if l.RmemMax > 0 && s.Window > l.RmemMax {
+				sock.RcvBufCap = l.RmemMax
+			}
+		}
+	}
 	raw, err := c.SyscallConn()
 	if err != nil {
 		return sock

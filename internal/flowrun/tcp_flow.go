@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/sockopt"
 	"github.com/wireperf/wireperf/internal/tcpflow"
 	"github.com/wireperf/wireperf/internal/tcpinfo"
 )
@@ -178,6 +179,13 @@ func (f *TCPFlow) accumulate(info *tcpinfo.Info) {
 
 func (f *TCPFlow) Total(rs *result.Stream) {
 	rs.Calls = f.s.Calls()
+	if rc, err := f.s.SyscallConn(); err == nil {
+		// Autotuning grows the buffers during the test; the granted ones
+		// are only where they started.
+		if info, err := sockopt.Read(rc); err == nil {
+			rs.Socket.SndBufFinal, rs.Socket.RcvBufFinal = int64(info.SndBuf), int64(info.RcvBuf)
+		}
+	}
 	if !f.s.Sender {
 		rs.ReadLengths = f.s.ReadLengths()
 		return

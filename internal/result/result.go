@@ -97,7 +97,16 @@ type Socket struct {
 	SndBufGranted   int64  `json:"sndbuf_granted"`
 	RcvBufRequested int64  `json:"rcvbuf_requested"`
 	RcvBufGranted   int64  `json:"rcvbuf_granted"`
-	MSS             int    `json:"mss"`
+	// SndBufCap and RcvBufCap are the kernel limits that capped a request
+	// above them (net.core.wmem_max, rmem_max): the socket got the limit,
+	// as it would for a request of the limit itself. 0: not capped.
+	SndBufCap int64 `json:"sndbuf_capped_by_wmem_max,omitempty"`
+	RcvBufCap int64 `json:"rcvbuf_capped_by_rmem_max,omitempty"`
+	// SndBufFinal and RcvBufFinal are a TCP socket's buffers at the end of
+	// the test: autotuning grows them from what was granted at the start.
+	SndBufFinal int64  `json:"sndbuf_final,omitempty"`
+	RcvBufFinal int64  `json:"rcvbuf_final,omitempty"`
+	MSS         int    `json:"mss"`
 	MTU             int    `json:"mtu"` // path MTU of the connection, 0 if unknown
 	Congestion      string `json:"congestion,omitempty"`
 }
