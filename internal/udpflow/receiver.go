@@ -104,6 +104,9 @@ func (r *Receiver) account(segs []Segment) {
 		sg := &segs[i]
 		seq, sentNs, ok := r.m.match(sg.Payload)
 		if !ok {
+			if r.ownHello(sg.Payload) {
+				continue // the client resends its hello until the server's ready arrives
+			}
 			r.foreign.Add(1)
 			continue
 		}
@@ -125,6 +128,15 @@ func (r *Receiver) account(segs []Segment) {
 		}
 		r.lastNano.Store(now)
 	}
+}
+
+// ownHello reports whether b is this stream's own hello. The client
+// resends it every 50 ms until the server's ready message comes back, so
+// over a long path a few reach the stream's socket after the server took
+// it over: they are set-up, not test data, and not anyone else's.
+func (r *Receiver) ownHello(b []byte) bool {
+	h, ok := ParseHello(b)
+	return ok && h.Token == r.cfg.Token && h.StreamID == r.cfg.StreamID
 }
 
 // Stop lets the receiver read what is still in flight until deadline.
