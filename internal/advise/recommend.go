@@ -112,8 +112,12 @@ func Recommend(e Evidence, v Verdict) Advice {
 			a.Steps = append(a.Steps, fmt.Sprintf("or run slow start before the measured time: -O %d (%d s more, not counted in the totals)", omit, omit))
 		}
 		if ss := e.Single.SlowStart(); ss != nil && ss.Ended && ss.Cause == result.SlowStartSsthresh && float64(ss.CwndBytes) < bdp/4 {
-			a.Flags = append(a.Flags, "-C bbr")
-			a.Steps = append(a.Steps, "or -C bbr, which ramps up by measuring the bottleneck rather than by watching the delay")
+			if cc := e.SenderCongestion(); isBBR(cc) {
+				a.Steps = append(a.Steps, fmt.Sprintf("the sender already runs %s: -C bbr would change nothing", cc))
+			} else {
+				a.Flags = append(a.Flags, "-C bbr")
+				a.Steps = append(a.Steps, "or -C bbr, which ramps up by measuring the bottleneck rather than by watching the delay")
+			}
 		}
 		if a.Buffer = BufferFor(bdp); a.Buffer > 0 {
 			a.Sysctls = bufferSysctls(e, a.Buffer, false)
@@ -133,9 +137,14 @@ func Recommend(e Evidence, v Verdict) Advice {
 				m.Streams, m.Streams, rate(m.GoodputBps)))
 			a.ExpectedBps = m.GoodputBps
 		}
-		a.Flags = append(a.Flags, "-C bbr")
-		a.Steps = append(a.Steps, "-C bbr: BBR paces at its estimate of the bottleneck and does not halve its window on random loss",
-			"find where the packets are lost: interface and qdisc drop counters along the path (ip -s link, tc -s qdisc)")
+		if cc := e.SenderCongestion(); isBBR(cc) {
+			a.Steps = append(a.Steps, fmt.Sprintf("the sender already runs %s, which does not halve its window on random loss: "+
+				"the loss is heavy enough to limit it all the same", cc))
+		} else {
+			a.Flags = append(a.Flags, "-C bbr")
+			a.Steps = append(a.Steps, "-C bbr: BBR paces at its estimate of the bottleneck and does not halve its window on random loss")
+		}
+		a.Steps = append(a.Steps, "find where the packets are lost: interface and qdisc drop counters along the path (ip -s link, tc -s qdisc)")
 		if tcp := e.Single.TCP; tcp != nil && tcp.BytesSent > 0 && rtt > 0 && tcp.CwndReductions >= 4 {
 			p := float64(tcp.BytesRetrans) / float64(tcp.BytesSent)
 			if p > 0 {
@@ -170,6 +179,22 @@ func Recommend(e Evidence, v Verdict) Advice {
 	}
 	return a
 }
+
+// SenderCongestion is the congestion control the sender's data socket
+// ran: what the socket reported, else the host's default; "" unknown.
+// Only the sender's matters: the receiver's decides nothing for the data.
+func (e Evidence) SenderCongestion() string {
+	if s := e.Sender.Socket; s != nil && s.Congestion != "" {
+		return s.Congestion
+	}
+	if l := e.Sender.Limits; l != nil {
+		return l.Congestion
+	}
+	return ""
+}
+
+// isBBR reports whether a congestion control is BBR (bbr, bbr2, bbr3).
+func isBBR(cc string) bool { return strings.HasPrefix(strings.ToLower(cc), "bbr") }
 
 // BufferFor is the socket buffer that holds a window of bdp bytes: 2 ×
 // BDP rounded up to a power of two, at least 4 MiB.

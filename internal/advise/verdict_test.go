@@ -287,3 +287,36 @@ func TestRulesOrder(t *testing.T) {
 		t.Errorf("a full path with a limiting window: %s; want %s", v.Limit, LimitNetwork)
 	}
 }
+
+// TestRecommendNothingInPlace: advise does not recommend -C bbr to a
+// sender that already runs BBR, and says it does.
+func TestRecommendNothingInPlace(t *testing.T) {
+	wan := func(single Measurement, multi *Measurement) Evidence {
+		return Evidence{Sender: linuxHost(result.RoleClient, "10.0.1.1", 1<<20, 4<<20),
+			Receiver: linuxHost(result.RoleServer, "10.0.2.2", 1<<20, 4<<20), BaselineRTT: 215 * time.Millisecond,
+			MTU: 1500, Bottleneck: 1e9, BottleneckGiven: true, Single: single, Multi: multi}
+	}
+	e := wan(measured(48e6, 5, losses(2100, 40, 30e6, 3e6)), nil)
+	v := Classify(e)
+	if v.Limit != LimitCongestion {
+		t.Fatalf("verdict %s, want congestion", v.Limit)
+	}
+	if a := Recommend(e, v); !slices.Contains(a.Flags, "-C bbr") {
+		t.Fatalf("a cubic sender: flags %v lack -C bbr", a.Flags)
+	}
+	for _, place := range []string{"socket", "default"} {
+		e := wan(measured(48e6, 5, losses(2100, 40, 30e6, 3e6)), nil)
+		if place == "socket" {
+			e.Sender.Socket = &result.Socket{Congestion: "bbr"}
+		} else {
+			e.Sender.Limits.Congestion = "bbr"
+		}
+		a := Recommend(e, Classify(e))
+		if slices.Contains(a.Flags, "-C bbr") {
+			t.Errorf("bbr in the %s: flags %v recommend -C bbr", place, a.Flags)
+		}
+		if !strings.Contains(strings.Join(a.Steps, "\n"), "already runs bbr") {
+			t.Errorf("bbr in the %s: steps do not say so: %q", place, a.Steps)
+		}
+	}
+}
