@@ -36,8 +36,9 @@ const (
 	// short to judge the path.
 	SlowStartShare = 0.5
 	// WindowReached: a stream at this share of window ÷ RTT ran at what
-	// its window allows.
-	WindowReached = 0.8
+	// its window allows (figures.WindowReached, shared with the client's
+	// report).
+	WindowReached = figures.WindowReached
 	// LossShare of the bytes sent retransmitted makes loss worth naming.
 	LossShare = 0.001
 )
@@ -149,9 +150,19 @@ func Classify(e Evidence) Verdict {
 		v.Limit = r.limit
 		r.say(c, &v)
 	}
+	w, haveWindow := c.tcp.Window()
 	if lt := c.lt; lt != nil {
-		v.Details = append(v.Details, fmt.Sprintf("busy %.2f s: receiver window %s, sender buffer %s, network %s",
-			float64(lt.BusyUs)/1e6, pct(lt.Rwnd), pct(lt.Sndbuf), pct(lt.Network)))
+		note := ""
+		if v.Limit == LimitReceiverWindow || v.Limit == LimitSenderBuffer {
+			if lt.Rwnd+lt.Sndbuf < 0.5 {
+				note = " (" + figures.LimitedNote + ")"
+			}
+		}
+		v.Details = append(v.Details, fmt.Sprintf("busy %.2f s: receiver window %s, sender buffer %s, network %s%s",
+			float64(lt.BusyUs)/1e6, pct(lt.Rwnd), pct(lt.Sndbuf), pct(lt.Network), note))
+	}
+	if haveWindow && (v.Limit == LimitReceiverWindow || v.Limit == LimitSenderBuffer || w.Limited) {
+		v.Details = append(v.Details, w.String())
 	}
 	return v
 }

@@ -102,6 +102,16 @@ func TestClassify(t *testing.T) {
 			mention: []string{"2.44 Mbits/sec (window ÷ RTT)"},
 		},
 		{
+			// The kernel's counters name the window for a third of the
+			// time; the verdict and its details agree all the same.
+			name:  "a 64 KiB window whose limited-time share is low",
+			e:     wan(measured(2.4e6, 5, shares(0.35, 0), window(64<<10, true)), nil),
+			limit: LimitReceiverWindow, host: result.RoleServer,
+			flags: []string{"-w 26M"}, expected: figures.LineRateGoodput(1e9, 1500),
+			mention: []string{"window ÷ RTT: 64.0 KBytes ÷ 215.00 ms = 2.44 Mbits/sec", "the window was the limit",
+				"the kernel counts only the moments a send waited on the window"},
+		},
+		{
 			name: "sender buffer",
 			e: Evidence{Sender: client, Receiver: bigServer, BaselineRTT: 215 * time.Millisecond, Bottleneck: 1e9, BottleneckGiven: true,
 				Single: measured(150e6, 10, shares(0.05, 0.6), window(30e6, true))},

@@ -31,9 +31,17 @@ func writeTCPInternals(l *textLines, t *Text, r *result.Result, d result.Directi
 		}
 		return
 	}
+	w, haveWindow := df.Window()
 	if lt := df.Limited; lt != nil {
-		l.add("%s TCP busy %.2f s, limited by: receiver window %.1f%%, sender buffer %.1f%%, network %.1f%%",
-			tag, float64(lt.BusyUs)/1e6, 100*lt.Rwnd, 100*lt.Sndbuf, 100*lt.Network)
+		note := ""
+		if haveWindow && w.Limited && lt.Rwnd+lt.Sndbuf < 0.5 {
+			note = " (" + figures.LimitedNote + ")"
+		}
+		l.add("%s TCP busy %.2f s, limited by: receiver window %.1f%%, sender buffer %.1f%%, network %.1f%%%s",
+			tag, float64(lt.BusyUs)/1e6, 100*lt.Rwnd, 100*lt.Sndbuf, 100*lt.Network, note)
+	}
+	if haveWindow && w.BoundBps < 2*w.GoodputBps {
+		l.add("%s %s", tag, w)
 	}
 	l.add("%s RFC 6349: %s", tag, strings.Join(rfc6349Parts(df, t.Opt.Format), ", "))
 	if s := slowStartLine(df); s != "" {
