@@ -75,12 +75,12 @@ func NewBasicTCPFlow(s *tcpflow.Stream, length int) *TCPFlow {
 // FinalInfo reports whether Total read the sender's final TCP_INFO.
 func (f *TCPFlow) FinalInfo() bool { return f.finalInfo }
 
-func (f *TCPFlow) ID() int                  { return f.s.ID }
-func (f *TCPFlow) Sender() bool             { return f.s.Sender }
-func (f *TCPFlow) Stop(deadline time.Time)  { f.s.Stop(deadline) }
-func (f *TCPFlow) Abort()                   { f.s.Abort() }
-func (f *TCPFlow) Done() <-chan struct{}    { return f.s.Done() }
-func (f *TCPFlow) Err() error               { return f.s.Err() }
+func (f *TCPFlow) ID() int                 { return f.s.ID }
+func (f *TCPFlow) Sender() bool            { return f.s.Sender }
+func (f *TCPFlow) Stop(deadline time.Time) { f.s.Stop(deadline) }
+func (f *TCPFlow) Abort()                  { f.s.Abort() }
+func (f *TCPFlow) Done() <-chan struct{}   { return f.s.Done() }
+func (f *TCPFlow) Err() error              { return f.s.Err() }
 
 // Bytes is what the stream moved: a sender's writes; a receiver's bytes as
 // the kernel took them in, where it reports them, else its reads.

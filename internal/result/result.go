@@ -93,10 +93,10 @@ type CPU struct {
 
 // Socket is what an end asked of a data socket and what the kernel granted.
 type Socket struct {
-	SndBufRequested int64  `json:"sndbuf_requested"` // 0: not set, autotuning
-	SndBufGranted   int64  `json:"sndbuf_granted"`
-	RcvBufRequested int64  `json:"rcvbuf_requested"`
-	RcvBufGranted   int64  `json:"rcvbuf_granted"`
+	SndBufRequested int64 `json:"sndbuf_requested"` // 0: not set, autotuning
+	SndBufGranted   int64 `json:"sndbuf_granted"`
+	RcvBufRequested int64 `json:"rcvbuf_requested"`
+	RcvBufGranted   int64 `json:"rcvbuf_granted"`
 	// SndBufCap and RcvBufCap are the kernel limits that capped a request
 	// above them (net.core.wmem_max, rmem_max): the socket got the limit,
 	// as it would for a request of the limit itself. 0: not capped.
@@ -107,8 +107,8 @@ type Socket struct {
 	SndBufFinal int64  `json:"sndbuf_final,omitempty"`
 	RcvBufFinal int64  `json:"rcvbuf_final,omitempty"`
 	MSS         int    `json:"mss"`
-	MTU             int    `json:"mtu"` // path MTU of the connection, 0 if unknown
-	Congestion      string `json:"congestion,omitempty"`
+	MTU         int    `json:"mtu"` // path MTU of the connection, 0 if unknown
+	Congestion  string `json:"congestion,omitempty"`
 }
 
 // ReadLength is one entry of the receiver's read-length histogram.
