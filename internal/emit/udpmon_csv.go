@@ -25,6 +25,7 @@ var udpmonCSVHeader = []string{
 	"snd_interrupts", "rcv_interrupts",
 	"rcv_in_errors", "rcv_rcvbuf_errors", "snd_sndbuf_errors", "rcv_no_ports",
 	"loss_in_hosts", "loss_in_network", "verdict",
+	"achieved_spacing_p99_ns", "spacing_not_held",
 }
 
 // UDPMonCSV writes a sweep as CSV, one row per point.
@@ -93,7 +94,7 @@ func udpmonCSVRow(p *udpmon.Point) []string {
 	} else {
 		row = append(row, "", "", "")
 	}
-	return row
+	return append(row, f(p.AchievedSpacingP99Ns), strconv.FormatBool(p.SpacingNotHeld))
 }
 
 // UDPMonJSON writes a sweep as one JSON document, every point with its

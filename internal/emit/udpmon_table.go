@@ -19,7 +19,7 @@ type UDPMonTable struct {
 	Opt Options
 }
 
-const udpmonColumns = "%6s %9s %9s %8s %9s %9s %9s %8s %6s %7s %8s %8s %10s %10s %9s %9s"
+const udpmonColumns = "%6s %9s %9s %9s %9s %9s %9s %8s %6s %7s %8s %8s %10s %10s %9s %9s"
 
 // Header writes the column heads.
 func (t *UDPMonTable) Header(sw *udpmon.Sweep) error {
@@ -30,7 +30,7 @@ func (t *UDPMonTable) Header(sw *udpmon.Sweep) error {
 	}
 	fmt.Fprintf(&b, "UDPmon sweep against %s, %s, %d datagrams per point\n", sw.Server, dir, sw.Count)
 	fmt.Fprintf(&b, "wire rate = (payload + %d framing bytes) × 8 ÷ spacing; rOWD = one-way delay − its minimum; kern%% = system+softirq+irq of the busiest CPU\n", udpmon.WireOverhead)
-	fmt.Fprintf(&b, udpmonColumns+"\n", "size", "spacing", "achieved", "err p99", "sent Mb/s", "recv Mb/s", "user Mb/s", "loss %", "reord", "jit ms", "rOWD p50", "p99 µs", "snd kern%", "rcv kern%", "rcv irqs", "RcvbufErr")
+	fmt.Fprintf(&b, udpmonColumns+"\n", "size", "spacing", "achieved", "gap p99", "sent Mb/s", "recv Mb/s", "user Mb/s", "loss %", "reord", "jit ms", "rOWD p50", "p99 µs", "snd kern%", "rcv kern%", "rcv irqs", "RcvbufErr")
 	return t.write(b.String())
 }
 
@@ -75,7 +75,11 @@ func (t *UDPMonTable) Row(p *udpmon.Point) error {
 	if p.ReceiverHost != nil && len(p.ReceiverHost.Interrupts) > 0 {
 		irqs = fmt.Sprint(udpmon.InterruptTotal(p.ReceiverHost))
 	}
-	row := fmt.Sprintf(udpmonColumns, fmt.Sprint(p.Size), spacing, dur(p.AchievedSpacingNs), dur(p.SpacingErrP99Ns),
+	achieved := dur(p.AchievedSpacingNs)
+	if p.SpacingNotHeld {
+		achieved += "!"
+	}
+	row := fmt.Sprintf(udpmonColumns, fmt.Sprint(p.Size), spacing, achieved, dur(p.AchievedSpacingP99Ns),
 		mbit(p.SentWireBps), mbit(p.RecvWireBps), mbit(p.RecvUserBps), fmt.Sprintf("%.3f", p.LossPercent),
 		fmt.Sprint(p.Reordered), fmt.Sprintf("%.3f", p.JitterMs), owd50, owd99, kern(sh, sp), kern(rh, rp), irqs, rcvbuf)
 	if p.Error != "" {
@@ -91,6 +95,12 @@ func (t *UDPMonTable) Footer(sw *udpmon.Sweep) error {
 	for _, p := range sw.Points {
 		if a := p.LossAttribution; a != nil && a.Lost > 0 {
 			fmt.Fprintf(&b, "size %d, spacing %v: %s\n", p.Size, p.Spacing, a.Verdict)
+		}
+	}
+	for _, p := range sw.Points {
+		if p.SpacingNotHeld {
+			fmt.Fprintf(&b, "size %d, spacing %v: WARNING: the sender could not hold the spacing: it sent every %.2f µs on average (p99 %.2f µs); the rates are at the achieved spacing\n",
+				p.Size, p.Spacing, p.AchievedSpacingNs/1e3, p.AchievedSpacingP99Ns/1e3)
 		}
 	}
 	for _, p := range sw.Points {

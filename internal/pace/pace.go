@@ -41,6 +41,7 @@ type Pacer struct {
 	sent                int64    // Sent calls
 	firstSent, lastSent int64    // ns since start
 	errs                sendErrs // |sent - scheduled|
+	gaps                sendErrs // sent - the previous send
 }
 
 // New returns a pacer for cfg; call Start, or the first Wait starts it.
@@ -56,6 +57,7 @@ func New(cfg Config) *Pacer {
 		interval: int64(max(cfg.Interval, 0)),
 		w:        waiter{spin: int64(spin), spinning: cfg.Spin, overshoot: int64(initialOvershoot)},
 		errs:     newSendErrs(),
+		gaps:     newSendErrs(),
 	}
 }
 
@@ -67,6 +69,7 @@ func (p *Pacer) Start(t time.Time) {
 	p.next, p.skipped, p.open = 0, 0, false
 	p.sent, p.firstSent, p.lastSent = 0, 0, 0
 	p.errs.reset()
+	p.gaps.reset()
 }
 
 // Wait blocks until the next slot is due, then returns its scheduled time.
@@ -153,6 +156,8 @@ func (p *Pacer) sentAt(at int64) {
 	p.errs.record(e)
 	if p.sent == 0 {
 		p.firstSent = at
+	} else {
+		p.gaps.record(max(at-p.lastSent, 0))
 	}
 	p.lastSent = at
 	p.sent++
@@ -171,6 +176,11 @@ func (p *Pacer) Spacing() result.Spacing {
 	}
 	if p.sent > 0 {
 		p.errs.fill(&s)
+	}
+	if p.sent > 1 {
+		var g result.Spacing
+		p.gaps.fill(&g)
+		s.GapP50Ns, s.GapP99Ns = g.ErrP50Ns, g.ErrP99Ns
 	}
 	return s
 }

@@ -199,11 +199,15 @@ func TestSpacingFigures(t *testing.T) {
 		wantP50  float64
 		wantP99  float64
 		wantMax  float64
+		gapP99   float64
+		held     bool
 	}{
-		{"none", nil, nil, 0, 0, 0, 0},
-		{"one", []int64{0}, []int64{300}, 0, 300, 300, 300},
-		{"early and late", []int64{0, 1000, 2000, 3000}, []int64{10, 980, 2030, 3000}, 2990.0 / 3, 10, 30, 30},
-		{"skips stretch the mean", []int64{0, 1000, 5000}, []int64{0, 1000, 5000}, 2500, 0, 0, 0},
+		{"none", nil, nil, 0, 0, 0, 0, 0, true},
+		{"one", []int64{0}, []int64{300}, 0, 300, 300, 300, 0, true},
+		{"early and late", []int64{0, 1000, 2000, 3000}, []int64{10, 980, 2030, 3000}, 2990.0 / 3, 10, 30, 30, 1050, true},
+		// Skipped slots keep every error at 0, yet the sender held a
+		// 2.5 µs spacing, not 1 µs: the gaps and the mean say so.
+		{"skips stretch the mean", []int64{0, 1000, 5000}, []int64{0, 1000, 5000}, 2500, 0, 0, 0, 4000, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -216,6 +220,9 @@ func TestSpacingFigures(t *testing.T) {
 			sp := p.Spacing()
 			if sp.Samples != int64(len(tt.sent)) || sp.MeanNs != tt.wantMean || sp.ErrP50Ns != tt.wantP50 || sp.ErrP99Ns != tt.wantP99 || sp.ErrMaxNs != tt.wantMax {
 				t.Fatalf("got %+v", sp)
+			}
+			if sp.GapP99Ns != tt.gapP99 || sp.Held() != tt.held {
+				t.Fatalf("gap p99 %v, held %v; want %v, %v (%+v)", sp.GapP99Ns, sp.Held(), tt.gapP99, tt.held, sp)
 			}
 		})
 	}

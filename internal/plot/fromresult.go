@@ -279,8 +279,14 @@ func UDPMonOf(sw *udpmon.Sweep, subject string) (UDPMonInput, error) {
 		if p.Sent > 0 {
 			reordered = 100 * float64(p.Reordered) / float64(p.Sent)
 		}
+		// At the spacing the sender achieved: a sender that could not hold
+		// 5 µs and sent every 20 µs measured the path at 20 µs.
+		spacing := float64(p.Spacing.Nanoseconds()) / 1000
+		if p.AchievedSpacingNs > 0 {
+			spacing = p.AchievedSpacingNs / 1000
+		}
 		s.Points = append(s.Points, UDPMonPoint{
-			SpacingUs:        float64(p.Spacing.Nanoseconds()) / 1000,
+			SpacingUs:        spacing,
 			BitsPerSecond:    p.RecvWireBps,
 			LossPercent:      p.LossPercent,
 			ReorderedPercent: reordered,

@@ -108,7 +108,20 @@ type Spacing struct {
 	ErrP50Ns float64 `json:"error_p50_ns"` // |actual − scheduled| send time
 	ErrP99Ns float64 `json:"error_p99_ns"`
 	ErrMaxNs float64 `json:"error_max_ns"`
+	// GapP50Ns and GapP99Ns are the actual gaps between consecutive sends.
+	// The errors above cannot pass one gap (a slot more than a gap late is
+	// skipped, which keeps the schedule's phase), so they hide a sender
+	// that could not keep up; the gaps and the mean show it.
+	GapP50Ns float64 `json:"gap_p50_ns,omitempty"`
+	GapP99Ns float64 `json:"gap_p99_ns,omitempty"`
 	Samples  int64   `json:"samples"`
+}
+
+// Held reports whether the sender held its target spacing: its mean gap
+// within 10% of the target. A sender that could not (too short a gap for
+// the host, or a descheduled thread) sent at a wider spacing than asked.
+func (s Spacing) Held() bool {
+	return s.TargetNs <= 0 || s.MeanNs <= 0 || s.MeanNs <= 1.1*float64(s.TargetNs)
 }
 
 // Schedule is how a paced sender kept its schedule, and what held it back

@@ -34,9 +34,15 @@ type Point struct {
 	// Sender.
 	Sent       int64 `json:"sent"`
 	SendErrors int64 `json:"send_errors"`
-	// AchievedSpacingNs is the mean gap between sends; SpacingErr* are the
-	// pacer's |actual − scheduled| send times (paced points only).
-	AchievedSpacingNs float64 `json:"achieved_spacing_ns"`
+	// AchievedSpacingNs is the mean gap between sends, and
+	// AchievedSpacingP99Ns the 99th percentile of the actual gaps;
+	// SpacingErr* are the pacer's |actual − scheduled| send times (paced
+	// points only), which cannot pass one gap: a slot later than that is
+	// skipped. SpacingNotHeld says the mean gap was more than 10% wider
+	// than asked: the sender could not keep the spacing.
+	AchievedSpacingNs    float64 `json:"achieved_spacing_ns"`
+	AchievedSpacingP99Ns float64 `json:"achieved_spacing_p99_ns,omitempty"`
+	SpacingNotHeld       bool    `json:"spacing_not_held,omitempty"`
 	SpacingErrP50Ns   float64 `json:"spacing_error_p50_ns,omitempty"`
 	SpacingErrP99Ns   float64 `json:"spacing_error_p99_ns,omitempty"`
 	SpacingErrMaxNs   float64 `json:"spacing_error_max_ns,omitempty"`

@@ -226,8 +226,9 @@ func PointOf(res *result.Result, reverse bool) Point {
 		sent = f.Sent.UDP
 		p.Sent, p.SendErrors = sent.Sent, sent.SendErrors
 		if sp := sent.Spacing; sp != nil && sp.Samples > 1 {
-			p.AchievedSpacingNs = sp.MeanNs
+			p.AchievedSpacingNs, p.AchievedSpacingP99Ns = sp.MeanNs, sp.GapP99Ns
 			p.SpacingErrP50Ns, p.SpacingErrP99Ns, p.SpacingErrMaxNs = sp.ErrP50Ns, sp.ErrP99Ns, sp.ErrMaxNs
+			p.SpacingNotHeld = !sp.Held()
 		} else if sent.Sent > 1 && f.Sent.Seconds() > 0 {
 			p.AchievedSpacingNs = f.Sent.Seconds() * 1e9 / float64(sent.Sent-1)
 		}
