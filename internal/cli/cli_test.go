@@ -199,6 +199,10 @@ func TestSelftest(t *testing.T) {
 			if code != ExitOK || !strings.Contains(out, "selftest passed") {
 				t.Fatalf("exit %d, stderr %q, out:\n%s", code, stderr, out)
 			}
+			// One process holds both ends: one CPU figure, said as such.
+			if !strings.Contains(out, "CPU Utilization: client and server in one process") || strings.Contains(out, "remote/server") {
+				t.Errorf("selftest's CPU line:\n%s", out)
+			}
 			b, err := os.ReadFile(csv)
 			if err != nil {
 				t.Fatalf("selftest wrote no --tcpinfo-csv: %v", err)

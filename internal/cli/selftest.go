@@ -70,6 +70,7 @@ func selftest(ctx context.Context, e env, f *clientFlags) error {
 		err = aerr
 	}
 	if res != nil {
+		res.Local.OneProcess, res.Remote.OneProcess = true, true
 		if err := em.Summary(res); err != nil {
 			return err
 		}

@@ -210,6 +210,13 @@ func writeReadLengths(l *textLines, tag string, s *result.Stream) {
 // cpuLine reports each end's process CPU as iperf3 does, naming the
 // ends' roles.
 func cpuLine(r *result.Result) string {
+	if r.Local.OneProcess {
+		// One process's figure, not one per end: saying it twice as two
+		// ends' would read as two measurements.
+		c := r.Local.CPU
+		return fmt.Sprintf("CPU Utilization: client and server in one process, %.1f%% (%.1f%%u/%.1f%%s) for both ends together",
+			c.TotalPercent, c.UserPercent, c.SystemPercent)
+	}
 	return fmt.Sprintf("CPU Utilization: %s, %s", cpuEnd("local", &r.Local), cpuEnd("remote", &r.Remote))
 }
 

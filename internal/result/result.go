@@ -40,6 +40,10 @@ type End struct {
 	Intervals []Interval `json:"intervals"`
 	CPU       CPU        `json:"cpu"`
 	Limits    *Limits    `json:"limits,omitempty"`
+	// OneProcess says both ends ran in one process (selftest): the CPU
+	// figure is the process's, both ends' work together, and the same on
+	// both ends.
+	OneProcess bool `json:"one_process,omitempty"`
 	// ConcurrentTests is how many other tests the server ran at the same
 	// time; its CPU figure is process-wide and so includes theirs.
 	ConcurrentTests int `json:"concurrent_tests,omitempty"`
