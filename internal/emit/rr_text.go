@@ -43,7 +43,7 @@ func (t *RRText) Write(r *result.Result) error {
 		l.add("Timestamps: %s", lr.Timestamps)
 	}
 	for _, p := range lr.Points {
-		writeRRPoint(l, p)
+		writeRRPoint(l, p, phaseOf(lr.Load, p.Label))
 	}
 	if lr.Load != nil {
 		writeLoadSummary(l, lr.Points, lr.Load)
@@ -90,7 +90,21 @@ func rrUnit(p result.RRPoint) (name string, div float64) {
 	return "µs", 1
 }
 
-func writeRRPoint(l *textLines, p result.RRPoint) {
+// phaseOf is the load's record of a phase, nil outside latency under
+// load.
+func phaseOf(load *result.RRLoad, label string) *result.RRPhase {
+	if load == nil || label == "" {
+		return nil
+	}
+	for i := range load.Phases {
+		if load.Phases[i].Label == label {
+			return &load.Phases[i]
+		}
+	}
+	return nil
+}
+
+func writeRRPoint(l *textLines, p result.RRPoint, phase *result.RRPhase) {
 	head := fmt.Sprintf("[%d → %d bytes]", p.RequestSize, p.ResponseSize)
 	if p.Label != "" {
 		head = fmt.Sprintf("[%s, %d → %d bytes]", p.Label, p.RequestSize, p.ResponseSize)
@@ -107,7 +121,11 @@ func writeRRPoint(l *textLines, p result.RRPoint) {
 	if p.Errors > 0 {
 		loss += fmt.Sprintf(", %d errors", p.Errors)
 	}
-	l.add("%s %d transactions in %.2f s: %s/s%s", head, p.Completed, p.Seconds, thousands(p.TransactionsPerSecond), loss)
+	incomplete := ""
+	if phase != nil && phase.Incomplete {
+		incomplete = fmt.Sprintf("  (INCOMPLETE: ran %.2f s of %.2f s)", phase.Seconds, phase.PlannedSeconds)
+	}
+	l.add("%s %d transactions in %.2f s: %s/s%s%s", head, p.Completed, p.Seconds, thousands(p.TransactionsPerSecond), loss, incomplete)
 	if p.Completed == 0 {
 		return
 	}

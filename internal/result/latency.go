@@ -75,6 +75,14 @@ type RRPoint struct {
 	Spacing *Spacing `json:"spacing,omitempty"`
 }
 
+// RRPhase is one phase of latency under load, planned and as run.
+type RRPhase struct {
+	Label          string  `json:"label"`
+	PlannedSeconds float64 `json:"planned_seconds"`
+	Seconds        float64 `json:"seconds"`
+	Incomplete     bool    `json:"incomplete,omitempty"`
+}
+
 // LossPercent is lost ÷ sent, in percent.
 func (p RRPoint) LossPercent() float64 {
 	if p.Sent == 0 {
@@ -111,6 +119,10 @@ type RRLoad struct {
 	Increase Percentiles `json:"increase_us"`
 	// LoadError says why the load test failed, if it did.
 	LoadError string `json:"load_error,omitempty"`
+	// Phases are how long each phase was meant to run and ran; a phase
+	// that ran short (the test ended early) is Incomplete, and its
+	// figures cover only what it ran.
+	Phases []RRPhase `json:"phases,omitempty"`
 	// LoadResult is the bulk test's own result.
 	LoadResult *Result `json:"load_result,omitempty"`
 }

@@ -125,12 +125,42 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 	}
 	if r := res.Local.RR; r != nil {
 		r.Load = loadSummary(cfg.Load, r.Points, lo.res, lo.err)
+		r.Load.Phases = phasesRun(cfg, r.Points)
+		if err == nil {
+			for _, ph := range r.Load.Phases {
+				if ph.Incomplete {
+					err = fmt.Errorf("latency under load: the %s phase ran %.2f s of %.2f s", ph.Label, ph.Seconds, ph.PlannedSeconds)
+					break
+				}
+			}
+		}
 	}
 	if err == nil && lo.err != nil {
 		err = fmt.Errorf("the load: %w", lo.err)
+	}
+	if err != nil && res.Error == "" {
 		res.Error = err.Error()
 	}
 	return res, err
+}
+
+// phasesRun sets each phase's plan beside what it ran. A phase that ran
+// under nine tenths of its plan is incomplete: its figures are real but
+// cover less than was asked, and must not read as the whole.
+func phasesRun(cfg Config, points []result.RRPoint) []result.RRPhase {
+	planned := map[string]time.Duration{PhaseIdle: cfg.Idle, PhaseLoaded: cfg.Load.Duration + cfg.Load.Omit, PhaseAfter: cfg.After}
+	var out []result.RRPhase
+	for _, label := range []string{PhaseIdle, PhaseLoaded, PhaseAfter} {
+		ph := result.RRPhase{Label: label, PlannedSeconds: planned[label].Seconds()}
+		for _, p := range points {
+			if p.Label == label {
+				ph.Seconds = p.Seconds
+			}
+		}
+		ph.Incomplete = ph.Seconds < 0.9*ph.PlannedSeconds
+		out = append(out, ph)
+	}
+	return out
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) bool {

@@ -149,6 +149,11 @@ func (c *client) probeClock(ev session.Events) ([]stats.OffsetSample, error) {
 	return samples, nil
 }
 
+// KeepAlivePeriod is the control connection's TCP keep-alive period
+// while a test runs: 5 s, or 20 round trips on a longer path, so that a
+// probe and its answer never race the period.
+func KeepAlivePeriod(rtt time.Duration) time.Duration { return max(5*time.Second, 20*rtt) }
+
 // controlError says why the control connection ended, in the user's
 // words: the server's own reason when it gave one.
 func controlError(err error) error {
@@ -203,8 +208,13 @@ func (c *client) run(ctx context.Context) (*result.Result, error) {
 	if err := ctl.Send(proto.TypeStart, proto.Start{}); err != nil {
 		return nil, err
 	}
+	// The set-up's deadline bounded each step of it; the test itself is
+	// as long as its phases, and nothing crosses the control connection
+	// meanwhile. TCP's keep-alives, at a period that a long path's round
+	// trips fit in many times, tell a dead server from a quiet one.
+	_ = ctl.SetDeadline(time.Time{})
 	_ = ctl.TCP().SetKeepAlive(true)
-	_ = ctl.TCP().SetKeepAlivePeriod(5 * time.Second)
+	_ = ctl.TCP().SetKeepAlivePeriod(KeepAlivePeriod(ctl.RTT()))
 	// The prober runs here; a cancelled context or a failed control
 	// connection stops it from outside.
 	watchDone, watchStop := make(chan struct{}), make(chan struct{})

@@ -203,3 +203,35 @@ func TestRRRefusesATestWhoseSocketOptionsFail(t *testing.T) {
 		t.Errorf("server stats %+v: the refused tests ran or hold their slots", st)
 	}
 }
+
+// TestRROutlivesTheSetUpDeadline: the control connection's set-up
+// deadline bounds the set-up only. A test longer than it (here 1.5 s
+// against a 500 ms connect timeout; by default 10 s, which any rr --load
+// over a long path passes) runs to its end, not to "control connection
+// silent".
+func TestRROutlivesTheSetUpDeadline(t *testing.T) {
+	srv := startServer(t)
+	s := rrSpec(spec.RRUDP, 64)
+	s.RRCount, s.Duration = 0, 1500*time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := rrcontrol.Run(ctx, rrcontrol.Config{ClientConfig: session.ClientConfig{
+		Host: "127.0.0.1", Port: srv.Addr().Port, Spec: s, Logger: quiet(), ConnectTimeout: 500 * time.Millisecond}})
+	if err != nil {
+		t.Fatalf("a 1.5 s test with a 0.5 s connect timeout: %v", err)
+	}
+	if p := res.Local.RR.Points[0]; p.Seconds < 1.4 {
+		t.Errorf("the test ran %.2f s of 1.5", p.Seconds)
+	}
+}
+
+// TestKeepAlivePeriodScalesWithTheRTT: 5 s on a short path, 20 round
+// trips on a long one.
+func TestKeepAlivePeriodScalesWithTheRTT(t *testing.T) {
+	if got := rrcontrol.KeepAlivePeriod(time.Millisecond); got != 5*time.Second {
+		t.Errorf("1 ms: %v", got)
+	}
+	if got := rrcontrol.KeepAlivePeriod(600 * time.Millisecond); got != 12*time.Second {
+		t.Errorf("600 ms: %v", got)
+	}
+}

@@ -83,7 +83,7 @@ func Serve(ctx context.Context, t *session.AdmittedTest) (*result.Result, error)
 	}
 	if tc := s.TCP(); tc != nil {
 		_ = tc.SetKeepAlive(true)
-		_ = tc.SetKeepAlivePeriod(5 * time.Second)
+		_ = tc.SetKeepAlivePeriod(KeepAlivePeriod(t.ControlRTT()))
 	}
 	if err := s.waitStart(ev); err != nil {
 		err = fmt.Errorf("waiting for start: %w", err)
