@@ -14,6 +14,7 @@ import (
 
 	"github.com/wireperf/wireperf/internal/emit"
 	"github.com/wireperf/wireperf/internal/iperf3"
+	"github.com/wireperf/wireperf/internal/lab"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/session"
 	"github.com/wireperf/wireperf/internal/spec"
@@ -236,11 +237,15 @@ func runClient(ctx context.Context, e env, f *clientFlags, host string) error {
 			return err
 		}
 	}
+	router := lab.WatchRouter() // nil unless run through "wireperf lab exec"
 	res, runErr := runTest(ctx, e, f, host, obs, log)
 	if err := f.tcpinfo.apply(res); err != nil && runErr == nil {
 		runErr = err
 	}
 	if res != nil {
+		if line := router.Behind(time.Now(), 2500*time.Millisecond); line != "" {
+			res.Warnings = append(res.Warnings, line)
+		}
 		if err := em.Summary(res); err != nil && runErr == nil {
 			runErr = err
 		}

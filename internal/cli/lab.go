@@ -291,6 +291,15 @@ func writeLabStatus(e env, st *lab.State) error {
 		return err
 	}
 	fmt.Fprintln(w, "\n  lost = loss + queue + limit + write errors + oversize + TUN queue drops")
+	for _, d := range []struct {
+		name string
+		s    lab.DirStats
+	}{{"a→b", st.Router.AtoB}, {"b→a", st.Router.BtoA}} {
+		if d.s.ReleasedLate > 0 {
+			fmt.Fprintf(w, "  %s: the router fell behind: %d packets left more than 1 ms late (the worst %.1f ms): "+
+				"the path delivered later, and less, than its settings say\n", d.name, d.s.ReleasedLate, float64(d.s.MaxLateUs)/1e3)
+		}
+	}
 	writeAccessStats(w, st)
 	// The router's TUN devices: imp-a carries a→b packets into the router
 	// (and b→a packets out), imp-b the other way.

@@ -53,6 +53,9 @@ func (t *Text) Summary(r *result.Result) error {
 // writeTail ends the summary with CPU use and any error.
 func writeTail(l *textLines, r *result.Result) {
 	l.add("%s", cpuLine(r))
+	for _, w := range r.Warnings {
+		l.add("WARNING: %s", w)
+	}
 	if r.Error != "" {
 		l.add("wireperf: test ended early: %s", r.Error)
 	}

@@ -375,6 +375,7 @@ func Exec(name, host string, argv []string) error {
 	// reach the command itself.
 	cmd := exec.Command("ip", append([]string{"netns", "exec", ns}, argv...)...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.Env = append(os.Environ(), EnvLab+"="+name) // a test through the lab can read its router's counters
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, unix.SIGINT, unix.SIGTERM, unix.SIGHUP, unix.SIGQUIT)
 	defer signal.Stop(sigs)

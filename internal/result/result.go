@@ -30,6 +30,9 @@ type Result struct {
 	// Error is set when the test failed or was cut short; the figures
 	// then cover what was measured until that point.
 	Error string `json:"error,omitempty"`
+	// Warnings say what, outside the path, limited the test (the lab's
+	// router fell behind, say): one line each.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // End is one host's view of a test.

@@ -55,6 +55,12 @@ type Counters struct {
 	Delayed      uint64 `json:"delayed"`       // packets whose departure was later than their arrival (delay, jitter or rate queueing)
 	Held         uint64 `json:"held"`          // packets chosen for a re-ordering hold
 	Discarded    uint64 `json:"discarded"`     // packets thrown away by Drain at shutdown
+	// ReleasedLate counts packets that left more than LateRelease after
+	// their time: the router fell behind (descheduled, or its output line
+	// full after a stall), and the path delivered later than configured.
+	// MaxLateUs is the worst lateness, in µs.
+	ReleasedLate uint64 `json:"released_late"`
+	MaxLateUs    uint64 `json:"max_late_us"`
 	// Gauges at the time of the snapshot.
 	QueuedPackets uint64 `json:"queued_packets"` // packets inside (scheduled or held)
 	QueuedDups    uint64 `json:"queued_dups"`    // of those, packets that will leave twice
@@ -75,7 +81,18 @@ type atomicCounters struct {
 	dropLoss, dropQueue, dropLimit                  atomic.Uint64
 	duplicated, reordered, delayed, held, discarded atomic.Uint64
 	queuedPackets, queuedDups, queuedBytes          atomic.Uint64
+	releasedLate, maxLateUs                         atomic.Uint64
 }
+
+// LateRelease is how late a packet may leave before it counts as
+// released late: a few of the writer's wake-ups.
+const LateRelease = 1_000_000 // ns
+
+// OutputBurst is the most the output may catch up at once after falling
+// behind: one 64 KiB super-packet, the router's largest write. Beyond it
+// the output keeps to the rate cap, so that within any window it carries
+// at most the rate plus one super-packet, however late the router ran.
+const OutputBurst = 64 << 10 // bytes
 
 // Direction is the emulator for one direction of a path. It is not safe for
 // concurrent use: the caller serialises Arrive and Release (the router holds
@@ -89,6 +106,11 @@ type Direction[P any] struct {
 	geBad   bool
 	busy    float64 // time (ns) at which the rate cap's serialiser is free
 	wireNs  float64 // ns per byte at the rate cap
+	// outFree is when the output line is free (ns): packets leave no
+	// faster than the rate cap even when the router ran late and many
+	// fell due at once. burstNs is OutputBurst's time at the rate.
+	outFree float64
+	burstNs float64
 	qlimit  float64
 	last    int64  // latest release time handed out (KeepOrder)
 	seq     uint64 // next arrival number
@@ -129,6 +151,8 @@ func NewDirection[P any](cfg Config, start, stream uint64) (*Direction[P], error
 	if cfg.Rate > 0 {
 		d.wireNs = 8e9 / cfg.Rate
 		d.qlimit = float64(cfg.queueLimit())
+		d.burstNs = OutputBurst * d.wireNs
+		d.outFree = math.Inf(-1)
 	}
 	return d, nil
 }
@@ -148,6 +172,7 @@ func (d *Direction[P]) Counters() Counters {
 	return Counters{
 		In: c.in.Load(), InBytes: c.inBytes.Load(), Out: c.out.Load(), OutBytes: c.outBytes.Load(),
 		DroppedLoss: c.dropLoss.Load(), DroppedQueue: c.dropQueue.Load(), DroppedLimit: c.dropLimit.Load(),
+		ReleasedLate: c.releasedLate.Load(), MaxLateUs: c.maxLateUs.Load(),
 		Duplicated: c.duplicated.Load(), Reordered: c.reordered.Load(), Delayed: c.delayed.Load(),
 		Held: c.held.Load(), Discarded: c.discarded.Load(), QueuedPackets: c.queuedPackets.Load(), QueuedDups: c.queuedDups.Load(),
 		QueuedBytes: c.queuedBytes.Load(),
@@ -264,15 +289,53 @@ func (d *Direction[P]) Arrive(now int64, pkt P, size int) Verdict {
 func (d *Direction[P]) NextDue() (int64, bool) {
 	t, ok := int64(math.MaxInt64), false
 	if h := d.q.peek(); h != nil {
-		t, ok = h.at, true
+		t, ok = d.outDue(*h, h.at), true
 	}
 	if d.hhead < len(d.held) {
-		if dl := d.held[d.hhead].deadline; dl < t {
+		if dl := d.outDue(d.held[d.hhead].e, d.held[d.hhead].deadline); dl < t {
 			t = dl
 		}
 		ok = true
 	}
 	return t, ok
+}
+
+// outWire is e's time on the output line at the rate cap, ns.
+func (d *Direction[P]) outWire(e entry[P]) float64 {
+	copies := 1
+	if e.dup {
+		copies = 2
+	}
+	return float64(copies*(e.size+d.cfg.Overhead)) * d.wireNs
+}
+
+// outDue is when e may leave: at its time `at`, but no sooner than the
+// output line has carried it after the packet before it. On time the two
+// agree (the rate cap spaced the departures already); after the router
+// fell behind, the backlog leaves at the rate, not in one burst.
+func (d *Direction[P]) outDue(e entry[P], at int64) int64 {
+	if d.wireNs == 0 || math.IsInf(d.outFree, -1) {
+		return at
+	}
+	return max(at, int64(math.Ceil(d.outFree+d.outWire(e))))
+}
+
+// noteOut books e's departure at now, which was due at `at`: the output
+// line is busy until its finish, which lags now by at most burstNs (the
+// catch-up allowed after a stall); a departure more than LateRelease
+// after its time is counted.
+func (d *Direction[P]) noteOut(e entry[P], at, now int64) {
+	if late := now - at; late > LateRelease {
+		d.c.releasedLate.Add(1)
+		if us := uint64(late / 1000); us > d.c.maxLateUs.Load() {
+			d.c.maxLateUs.Store(us)
+		}
+	}
+	if d.wireNs == 0 {
+		return
+	}
+	finish := max(d.outFree+d.outWire(e), float64(e.at))
+	d.outFree = max(finish, float64(now)-d.burstNs)
 }
 
 // Release emits, in order, every packet due at or before now. emit is
@@ -287,14 +350,21 @@ func (d *Direction[P]) Release(now int64, emit func(pkt P, copies int)) int {
 		if d.hhead < len(d.held) && d.held[d.hhead].deadline <= now {
 			h := d.q.peek()
 			if h == nil || d.held[d.hhead].deadline <= h.at {
+				hd := d.held[d.hhead]
+				if d.outDue(hd.e, hd.deadline) > now {
+					return n // the output line is busy: it leaves at the rate
+				}
 				e := d.popHeld()
-				n += d.emitOne(e, emit)
+				n += d.emitOne(e, hd.deadline, now, emit)
 				continue
 			}
 		}
 		h := d.q.peek()
 		if h == nil || h.at > now {
 			return n
+		}
+		if !h.reorder && d.outDue(*h, h.at) > now {
+			return n // the output line is busy: it leaves at the rate
 		}
 		e := d.q.pop()
 		if e.reorder {
@@ -303,7 +373,7 @@ func (d *Direction[P]) Release(now int64, emit func(pkt P, copies int)) int {
 			d.held = append(d.held, held[P]{e: e, target: d.outN + d.gap, deadline: e.at + d.hold})
 			continue
 		}
-		n += d.emitOne(e, emit)
+		n += d.emitOne(e, e.at, now, emit)
 	}
 }
 
@@ -322,10 +392,12 @@ func (d *Direction[P]) popHeld() entry[P] {
 	return e
 }
 
-// emitOne sends e and then every hold whose overtaking count it completes.
-func (d *Direction[P]) emitOne(e entry[P], emit func(P, int)) int {
+// emitOne sends e, due at `at`, and then every hold whose overtaking
+// count it completes.
+func (d *Direction[P]) emitOne(e entry[P], at, now int64, emit func(P, int)) int {
 	n := 0
 	for {
+		d.noteOut(e, at, now)
 		c := &d.c
 		copies := 1
 		if e.dup {
@@ -347,6 +419,7 @@ func (d *Direction[P]) emitOne(e entry[P], emit func(P, int)) int {
 		n++
 		if d.hhead < len(d.held) && d.held[d.hhead].target <= d.outN {
 			e = d.popHeld()
+			at = now // held on purpose, not late by the router's fault
 			continue
 		}
 		return n

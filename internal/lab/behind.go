@@ -1,0 +1,92 @@
+package lab
+
+import (
+	"fmt"
+	"os"
+	"time"
+)
+
+// EnvLab names the lab a command runs in: "wireperf lab exec" sets it, so
+// that a test run through a lab can say when the lab's router, not the
+// path it emulates, limited it.
+const EnvLab = "WIREPERF_LAB"
+
+// Lateness is a lab router's late departures, over both directions: the
+// packets it released more than impair.LateRelease after their time,
+// because it ran late (a busy host descheduled it).
+type Lateness struct {
+	Packets uint64
+	MaxUs   uint64
+	Updated time.Time // when the router wrote the counters
+}
+
+// LatenessOf reads a running lab's late departures from its status.
+func LatenessOf(name string) (Lateness, error) {
+	st, err := Status(name)
+	if err != nil {
+		return Lateness{}, err
+	}
+	if !st.Running {
+		return Lateness{}, fmt.Errorf("lab %q: its router is not running", name)
+	}
+	l := Lateness{Updated: st.Updated}
+	for _, d := range []DirStats{st.Router.AtoB, st.Router.BtoA} {
+		l.Packets += d.ReleasedLate
+		l.MaxUs = max(l.MaxUs, d.MaxLateUs)
+	}
+	return l, nil
+}
+
+// RouterWatch notes a lab router's late departures before a test, so
+// that Behind can say whether the router fell behind during it.
+type RouterWatch struct {
+	name   string
+	before Lateness
+}
+
+// WatchRouter starts watching the lab the process runs in (EnvLab); nil
+// outside a lab, or when its status cannot be read.
+func WatchRouter() *RouterWatch {
+	name := os.Getenv(EnvLab)
+	if name == "" {
+		return nil
+	}
+	l, err := LatenessOf(name)
+	if err != nil {
+		return nil
+	}
+	return &RouterWatch{name: name, before: l}
+}
+
+// Behind reads the router's counters once they cover the test's end
+// (the router writes them every second; it waits at most wait) and says,
+// in one line, how far it fell behind during the test; "" when it kept up.
+func (w *RouterWatch) Behind(end time.Time, wait time.Duration) string {
+	if w == nil {
+		return ""
+	}
+	deadline := time.Now().Add(wait)
+	var after Lateness
+	for {
+		l, err := LatenessOf(w.name)
+		if err != nil {
+			return ""
+		}
+		after = l
+		if !l.Updated.Before(end) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond) // the router's next status write
+	}
+	return behindLine(w.name, w.before, after)
+}
+
+// behindLine says how far the router fell behind between two readings.
+func behindLine(name string, before, after Lateness) string {
+	n := after.Packets - min(after.Packets, before.Packets)
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the lab %q's router fell behind: %d packets left more than 1 ms late (the worst %.1f ms late so far): "+
+		"the lab, not the path it emulates, limited this test", name, n, float64(after.MaxUs)/1e3)
+}
