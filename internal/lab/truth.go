@@ -1,0 +1,155 @@
+package lab
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/wireperf/wireperf/internal/result"
+)
+
+// The truth checks hold a test's printed figures to what the lab's path
+// can carry (docs/truth.md): every row, every total. Each returns one line
+// per failure; none means the figures are possible.
+
+// RowTolerance is how far above the path's capacity a row may read: the
+// cut's timing (a few ms of a second) and the kernel's jiffies.
+const RowTolerance = 0.02
+
+// minRowSeconds is the shortest row whose rate is judged: a tail of a few
+// milliseconds has a rate, but the cut's timing dominates it.
+const minRowSeconds = 0.1
+
+// CheckRows finds receiver rows that read above capacity (bit/s of
+// goodput per direction, by sender role) by more than RowTolerance: each
+// direction's receivers' bytes over their own span.
+func CheckRows(res *result.Result, capacity map[string]float64) []string {
+	var out []string
+	for _, row := range res.IntervalRows() {
+		for _, role := range []string{result.RoleClient, result.RoleServer} {
+			limit, ok := capacity[role]
+			if !ok {
+				continue
+			}
+			s := row.SumDirection(role)
+			secs := s.ReceivedSpan.Seconds()
+			if !s.HasReceived || secs < minRowSeconds {
+				continue
+			}
+			if r := result.Rate(s.ReceivedBytes, secs); r > (1+RowTolerance)*limit {
+				out = append(out, fmt.Sprintf("row %d (%.2f-%.2f s, %s sends): %.1f Mbit/s, above the path's %.1f",
+					row.Index, s.ReceivedSpan.Start, s.ReceivedSpan.End, role, r/1e6, limit/1e6))
+			}
+		}
+	}
+	return out
+}
+
+// CheckAddsUp finds streams whose rows (the tail among them, the omitted
+// start left out) do not add up to their totals, on either end.
+func CheckAddsUp(res *result.Result) []string {
+	var out []string
+	for _, e := range []*result.End{&res.Local, &res.Remote} {
+		rows := map[int]int64{}
+		for _, iv := range e.SettledIntervals() {
+			if iv.Omitted {
+				continue
+			}
+			for _, si := range iv.Streams {
+				if si.UDP != nil && !si.Sender {
+					rows[si.ID] += si.UDP.Received * int64(res.Spec.Length)
+					continue
+				}
+				rows[si.ID] += si.Bytes
+			}
+		}
+		for _, st := range e.Streams {
+			want := st.Bytes
+			if st.UDP != nil && !st.Sender {
+				want = st.UDP.Received * int64(res.Spec.Length)
+			}
+			if rows[st.ID] != want {
+				out = append(out, fmt.Sprintf("%s stream %d: rows add up to %d bytes, its total is %d", e.Role, st.ID, rows[st.ID], want))
+			}
+		}
+	}
+	return out
+}
+
+// CheckTotal compares each direction's receiver total with its rows:
+// their bytes over their spans, tail included (within 1%: the total's
+// span is the rows' span), and, for a test of at least 8 full rows, the
+// mean of its full rows (within 1%: a short test's tail, at another rate,
+// weighs too much for that). Where want is given (bit/s by sender role:
+// the framing arithmetic, for a test whose omitted start took slow start
+// away), the total is held to that too.
+func CheckTotal(res *result.Result, want map[string]float64) []string {
+	var out []string
+	for _, d := range res.Directions() {
+		total := d.Received.BitsPerSecond()
+		var sum, spanBytes, spanSecs float64
+		var n int
+		for _, row := range res.IntervalRows() {
+			if row.Omitted {
+				continue
+			}
+			s := row.SumDirection(d.SenderRole)
+			if !s.HasReceived {
+				continue
+			}
+			secs := s.ReceivedSpan.Seconds()
+			spanBytes += float64(s.ReceivedBytes)
+			spanSecs += secs
+			if !s.ReceivedSpan.Tail && secs > 0.9 {
+				sum += result.Rate(s.ReceivedBytes, secs)
+				n++
+			}
+		}
+		if spanSecs > 0 {
+			if rows := spanBytes * 8 / spanSecs; math.Abs(total-rows) > 0.01*rows {
+				out = append(out, fmt.Sprintf("%s: receiver total %.1f Mbit/s, its rows %.1f over their spans", d.Label(), total/1e6, rows/1e6))
+			}
+		}
+		if n >= 8 {
+			if mean := sum / float64(n); math.Abs(total-mean) > 0.01*mean {
+				out = append(out, fmt.Sprintf("%s: receiver total %.1f Mbit/s, its full rows' mean %.1f", d.Label(), total/1e6, mean/1e6))
+			}
+		}
+		if w, ok := want[d.SenderRole]; ok && math.Abs(total-w) > 0.01*w {
+			out = append(out, fmt.Sprintf("%s: receiver total %.1f Mbit/s, the arithmetic %.1f", d.Label(), total/1e6, w/1e6))
+		}
+	}
+	return out
+}
+
+// CheckUDPLoss compares the datagrams a UDP test counted lost in a
+// direction with what the lab's router dropped in it (routerDrops, by
+// sender role): the loss is the router's, no more and no less.
+func CheckUDPLoss(res *result.Result, routerDrops map[string]int64) []string {
+	var out []string
+	for _, d := range res.Directions() {
+		var lost int64
+		for _, f := range d.Flows {
+			if f.Received != nil && f.Received.UDP != nil {
+				lost += f.Received.UDP.Lost
+			}
+		}
+		if drops, ok := routerDrops[d.SenderRole]; ok && lost != drops {
+			out = append(out, fmt.Sprintf("%s: %d datagrams counted lost, the router dropped %d", d.Label(), lost, drops))
+		}
+	}
+	return out
+}
+
+// CheckNoFalseWarnings finds warnings that a clean path must not give:
+// datagrams counted as another's.
+func CheckNoFalseWarnings(res *result.Result) []string {
+	var out []string
+	for _, d := range res.Directions() {
+		for _, f := range d.Flows {
+			if u := f.Received; u != nil && u.UDP != nil && u.UDP.Invalid > 0 {
+				out = append(out, fmt.Sprintf("%s stream %d: %d datagrams counted as not the sender's", d.Label(), f.ID, u.UDP.Invalid))
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,57 @@
+package lab
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/wireperf/wireperf/internal/result"
+)
+
+// truthResult is a one-stream client→server test: the client's rows of
+// sent bytes and the server's of received bytes, each over its own span,
+// the server's last a tail.
+func truthResult(recv []int64, spans [][2]float64) *result.Result {
+	r := &result.Result{}
+	r.Local = result.End{Role: result.RoleClient, Streams: []result.Stream{{ID: 1, Sender: true}}}
+	r.Remote = result.End{Role: result.RoleServer, Streams: []result.Stream{{ID: 1}}}
+	var total int64
+	for i, b := range recv {
+		sp := spans[i]
+		r.Local.Intervals = append(r.Local.Intervals, result.Interval{Index: i, Start: sp[0], End: sp[1],
+			Streams: []result.StreamInterval{{ID: 1, Sender: true, Bytes: b}}})
+		r.Remote.Intervals = append(r.Remote.Intervals, result.Interval{Index: i, Start: sp[0], End: sp[1], Tail: i == len(recv)-1,
+			Streams: []result.StreamInterval{{ID: 1, Bytes: b}}})
+		total += b
+	}
+	r.Local.Streams[0].Bytes, r.Remote.Streams[0].Bytes = total, total
+	r.Remote.Streams[0].Start, r.Remote.Streams[0].End = spans[0][0], spans[len(spans)-1][1]
+	return r
+}
+
+func TestTruthChecks(t *testing.T) {
+	capacity := map[string]float64{result.RoleClient: 100e6}
+	ok := truthResult([]int64{12_400_000, 12_400_000, 1_000_000}, [][2]float64{{0, 1}, {1, 2}, {2, 2.1}})
+	if f := append(append(CheckRows(ok, capacity), CheckAddsUp(ok)...), CheckTotal(ok, nil)...); len(f) > 0 {
+		t.Fatalf("a possible test failed: %v", f)
+	}
+	// 13 MB in a second is 104 Mbit/s on a 100 Mbit/s path.
+	over := truthResult([]int64{13_000_000, 12_000_000, 1_000_000}, [][2]float64{{0, 1}, {1, 2}, {2, 2.1}})
+	if f := CheckRows(over, capacity); len(f) != 1 || !strings.Contains(f[0], "104.0 Mbit/s, above the path's 100.0") {
+		t.Errorf("row above capacity: %v", f)
+	}
+	// A total whose bytes the rows do not hold.
+	lost := truthResult([]int64{12_000_000, 12_000_000, 1_000_000}, [][2]float64{{0, 1}, {1, 2}, {2, 2.1}})
+	lost.Remote.Streams[0].Bytes += 500
+	if f := CheckAddsUp(lost); len(f) != 1 || !strings.Contains(f[0], "server stream 1") {
+		t.Errorf("rows that do not add up: %v", f)
+	}
+	// A total over a longer span than its rows (divided by the wrong time).
+	long := truthResult([]int64{12_000_000, 12_000_000, 1_000_000}, [][2]float64{{0, 1}, {1, 2}, {2, 2.1}})
+	long.Remote.Streams[0].End = 2.5
+	if f := CheckTotal(long, nil); len(f) != 1 || !strings.Contains(f[0], "its rows") {
+		t.Errorf("a total over the wrong span: %v", f)
+	}
+	if f := CheckTotal(ok, map[string]float64{result.RoleClient: 100e6}); len(f) != 1 || !strings.Contains(f[0], "the arithmetic 100.0") {
+		t.Errorf("a total 5%% under the arithmetic: %v", f)
+	}
+}
