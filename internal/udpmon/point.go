@@ -43,9 +43,9 @@ type Point struct {
 	AchievedSpacingNs    float64 `json:"achieved_spacing_ns"`
 	AchievedSpacingP99Ns float64 `json:"achieved_spacing_p99_ns,omitempty"`
 	SpacingNotHeld       bool    `json:"spacing_not_held,omitempty"`
-	SpacingErrP50Ns   float64 `json:"spacing_error_p50_ns,omitempty"`
-	SpacingErrP99Ns   float64 `json:"spacing_error_p99_ns,omitempty"`
-	SpacingErrMaxNs   float64 `json:"spacing_error_max_ns,omitempty"`
+	SpacingErrP50Ns      float64 `json:"spacing_error_p50_ns,omitempty"`
+	SpacingErrP99Ns      float64 `json:"spacing_error_p99_ns,omitempty"`
+	SpacingErrMaxNs      float64 `json:"spacing_error_max_ns,omitempty"`
 	// SentWireBps is WireBytes × 8 ÷ the achieved spacing; SentUserBps
 	// the same for the payload alone.
 	SentWireBps float64 `json:"sent_wire_bps"`

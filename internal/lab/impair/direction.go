@@ -101,11 +101,11 @@ const OutputBurst = 64 << 10 // bytes
 // Time is an int64 count of nanoseconds on any monotonic clock; it must
 // never go backwards between calls.
 type Direction[P any] struct {
-	cfg     Config
-	rng     *rand.Rand
-	geBad   bool
-	busy    float64 // time (ns) at which the rate cap's serialiser is free
-	wireNs  float64 // ns per byte at the rate cap
+	cfg    Config
+	rng    *rand.Rand
+	geBad  bool
+	busy   float64 // time (ns) at which the rate cap's serialiser is free
+	wireNs float64 // ns per byte at the rate cap
 	// outFree is when the output line is free (ns): packets leave no
 	// faster than the rate cap even when the router ran late and many
 	// fell due at once. burstNs is OutputBurst's time at the rate.
