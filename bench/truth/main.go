@@ -1,0 +1,277 @@
+// Command truth runs the truth matrix (docs/truth.md): wireperf over the
+// lab's paths, quiet and beside a CPU hog, with every printed figure held
+// to the lab's counters and the framing arithmetic (internal/lab's
+// Check* functions). bench/truth.sh runs it. It needs root; the labs'
+// namespaces carry names unique to the run and are removed at the end,
+// and every test is bounded by -t.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/wireperf/wireperf/internal/lab"
+	"github.com/wireperf/wireperf/internal/result"
+)
+
+type path struct {
+	rtt  string
+	rate float64
+	name string // the --rate value
+}
+
+type cell struct {
+	name string
+	args []string
+	udp  bool
+	rr   bool
+	// omitted: the test leaves slow start out (-O), so its receiver
+	// total is held to the arithmetic too.
+	omitted bool
+}
+
+func main() {
+	wp := flag.String("wireperf", os.Getenv("WIREPERF"), "the wireperf binary")
+	short := flag.Bool("short", false, "one path (19 ms, 622m), quiet only")
+	hogOnly := flag.Bool("hog-only", false, "run the loaded half only")
+	flag.Parse()
+	if *wp == "" {
+		fmt.Fprintln(os.Stderr, "truth: give the binary: WIREPERF=./wireperf bench/truth.sh")
+		os.Exit(2)
+	}
+	if os.Geteuid() != 0 {
+		fmt.Fprintln(os.Stderr, "truth: needs root (network namespaces, TUN devices)")
+		os.Exit(2)
+	}
+	paths := []path{}
+	for _, rtt := range []string{"0.2ms", "19ms", "215ms"} {
+		for _, r := range []struct {
+			name string
+			bps  float64
+		}{{"100m", 100e6}, {"622m", 622e6}, {"1g", 1e9}} {
+			paths = append(paths, path{rtt, r.bps, r.name})
+		}
+	}
+	loads := []bool{false, true}
+	if *short {
+		paths, loads = []path{{"19ms", 622e6, "622m"}}, []bool{false}
+	}
+	if *hogOnly {
+		loads = []bool{true}
+	}
+	fmt.Println("| path | test | host | receiver rows (max, Mbit/s) | receiver total | router late | verdict |")
+	fmt.Println("|---|---|---|---|---|---|---|")
+	failed := 0
+	for _, hog := range loads {
+		for i, p := range paths {
+			n, err := runPath(*wp, fmt.Sprintf("tr%d%d", os.Getpid()%1000, i), p, hog)
+			failed += n
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "truth: %s/%s: %v\n", p.rtt, p.name, err)
+				failed++
+			}
+		}
+	}
+	if failed > 0 {
+		fmt.Fprintf(os.Stderr, "truth: %d cells failed\n", failed)
+		os.Exit(1)
+	}
+}
+
+// seconds is each test's -t and -O on a path: long enough for slow start
+// to be a small part of it, and for -O to hold all of it.
+func seconds(p path) (t, omit int) {
+	if p.rtt == "215ms" {
+		return 20, 5
+	}
+	return 10, 2
+}
+
+func cells(p path) []cell {
+	t, o := seconds(p)
+	ts, omit := fmt.Sprint(t), fmt.Sprint(o)
+	udpRate := 0.9 * lab.Goodput(p.rate, 1500, 28, lab.FramingEthernet)
+	return []cell{
+		{name: "-P 1 -O", args: []string{"-t", ts, "-O", omit}, omitted: true},
+		{name: "-P 1", args: []string{"-t", ts}},
+		{name: "-P 4", args: []string{"-t", ts, "-P", "4"}},
+		{name: "-R -O", args: []string{"-t", ts, "-O", omit, "-R"}, omitted: true},
+		{name: "--bidir", args: []string{"-t", ts, "--bidir"}},
+		{name: "UDP 90%", args: []string{"-t", ts, "-u", "-b", fmt.Sprintf("%.0f", udpRate)}, udp: true},
+		{name: "rr --load", args: []string{"--load", "tcp,2", "--load-time", ts}, rr: true},
+	}
+}
+
+func runPath(wp, name string, p path, hog bool) (failed int, err error) {
+	if out, err := exec.Command(wp, "lab", "up", name, "--rtt", p.rtt, "--rate", p.name).CombinedOutput(); err != nil {
+		return 0, fmt.Errorf("lab up: %v: %s", err, out)
+	}
+	defer exec.Command(wp, "lab", "down", name).Run()
+	for _, h := range []string{"a", "b"} {
+		if out, err := exec.Command(wp, "lab", "exec", name, h, "--", "sysctl", "-q", "-w",
+			"net.ipv4.tcp_rmem=4096 131072 134217728", "net.ipv4.tcp_wmem=4096 16384 134217728").CombinedOutput(); err != nil {
+			return 0, fmt.Errorf("sysctl: %v: %s", err, out)
+		}
+	}
+	srv := exec.Command(wp, "lab", "exec", name, "b", "--", wp, "-s", "--log-level", "error")
+	if err := srv.Start(); err != nil {
+		return 0, err
+	}
+	defer func() { _ = srv.Process.Kill(); _ = srv.Wait() }()
+	time.Sleep(500 * time.Millisecond) // the server's listen; a refused first connection retries below
+	if hog {
+		stop := startHog()
+		defer stop()
+	}
+	capacity := lab.TCPGoodput(p.rate, 1500, lab.FramingEthernet)
+	for _, c := range cells(p) {
+		line, ok := runCell(wp, name, p, c, capacity)
+		host := "quiet"
+		if hog {
+			host = "2 busy loops"
+		}
+		verdict := "pass"
+		if !ok {
+			verdict, failed = "**FAIL**", failed+1
+		}
+		fmt.Printf("| %s, %s | %s | %s | %s | %s |\n", p.rtt, p.name, c.name, host, line, verdict)
+	}
+	return failed, nil
+}
+
+// startHog runs two busy loops at nice 0, the CPU hog of the matrix's
+// loaded half, until stop.
+func startHog() (stop func()) {
+	var cmds []*exec.Cmd
+	for range 2 {
+		c := exec.Command("sh", "-c", "while :; do :; done")
+		if c.Start() == nil {
+			cmds = append(cmds, c)
+		}
+	}
+	return func() {
+		for _, c := range cmds {
+			_ = c.Process.Kill()
+			_ = c.Wait()
+		}
+	}
+}
+
+// runCell runs one test and checks it; it returns the table's middle
+// columns and whether every check passed.
+func runCell(wp, name string, p path, c cell, capacity float64) (string, bool) {
+	t, _ := seconds(p)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(t+90)*time.Second)
+	defer cancel()
+	before, _ := lab.Status(name)
+	args := append([]string{"lab", "exec", name, "a", "--", wp}, c.args...)
+	if c.rr {
+		args = append(args[:6], append([]string{"rr", "10.77.2.2"}, c.args...)...)
+	} else {
+		args = append(args, "-c", "10.77.2.2")
+	}
+	args = append(args, "-J")
+	var out, errb bytes.Buffer
+	cmd := exec.CommandContext(ctx, wp, args...)
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	runErr := cmd.Run()
+	time.Sleep(1200 * time.Millisecond) // the router writes its counters every second
+	after, _ := lab.Status(name)
+	res, perr := resultOf(out.Bytes())
+	switch {
+	case perr != nil:
+		return fmt.Sprintf("no result: %v %s | - | - ", perr, firstLine(errb.String())), false
+	case runErr != nil && c.rr:
+		return fmt.Sprintf("exit: %s | - | - ", firstLine(res.Error)), false
+	}
+	var fails []string
+	late := "-"
+	if before != nil && after != nil {
+		n := after.Router.AtoB.ReleasedLate + after.Router.BtoA.ReleasedLate - before.Router.AtoB.ReleasedLate - before.Router.BtoA.ReleasedLate
+		late = fmt.Sprintf("%d late", n)
+	}
+	if c.rr {
+		if r := res.Local.RR; r != nil && r.Load != nil {
+			for _, ph := range r.Load.Phases {
+				if ph.Incomplete {
+					fails = append(fails, fmt.Sprintf("%s phase ran %.2f of %.2f s", ph.Label, ph.Seconds, ph.PlannedSeconds))
+				}
+			}
+		}
+		return fmt.Sprintf("phases complete: %v | - | %s", len(fails) == 0, late), len(fails) == 0 && runErr == nil
+	}
+	caps := map[string]float64{result.RoleClient: capacity, result.RoleServer: capacity}
+	if c.udp {
+		udpCap := lab.Goodput(p.rate, 1500, 28, lab.FramingEthernet)
+		caps = map[string]float64{result.RoleClient: udpCap}
+		drops := map[string]int64{}
+		if before != nil && after != nil {
+			drops[result.RoleClient] = int64(after.Router.AtoB.Lost() - before.Router.AtoB.Lost())
+		}
+		fails = append(fails, lab.CheckUDPLoss(res, drops)...)
+		fails = append(fails, lab.CheckNoFalseWarnings(res)...)
+	}
+	fails = append(fails, lab.CheckRows(res, caps)...)
+	fails = append(fails, lab.CheckAddsUp(res)...)
+	var want map[string]float64
+	if c.omitted {
+		want = map[string]float64{result.RoleClient: capacity}
+		if strings.Contains(c.name, "-R") {
+			want = map[string]float64{result.RoleServer: capacity}
+		}
+	}
+	fails = append(fails, lab.CheckTotal(res, want)...)
+	if runErr != nil {
+		fails = append(fails, "exit: "+firstLine(errb.String()))
+	}
+	maxRow, totals := 0.0, []string{}
+	for _, row := range res.IntervalRows() {
+		for _, role := range []string{result.RoleClient, result.RoleServer} {
+			s := row.SumDirection(role)
+			if secs := s.ReceivedSpan.Seconds(); s.HasReceived && secs >= 0.1 && !row.Omitted {
+				maxRow = math.Max(maxRow, result.Rate(s.ReceivedBytes, secs))
+			}
+		}
+	}
+	for _, d := range res.Directions() {
+		totals = append(totals, fmt.Sprintf("%.1f", d.Received.BitsPerSecond()/1e6))
+	}
+	for _, f := range fails {
+		fmt.Fprintf(os.Stderr, "truth: %s/%s %s: %s\n", p.rtt, p.name, c.name, f)
+	}
+	return fmt.Sprintf("%.1f (capacity %.1f) | %s | %s", maxRow/1e6, caps[result.RoleClient]/1e6, strings.Join(totals, ", "), late), len(fails) == 0
+}
+
+// resultOf reads the wireperf extension's result from a -J document.
+func resultOf(doc []byte) (*result.Result, error) {
+	var d struct {
+		Wireperf *struct {
+			Result *result.Result `json:"result"`
+		} `json:"wireperf"`
+		Result *result.Result `json:"result"` // rr -J: {"kind": "rr", "result": …}
+	}
+	if err := json.Unmarshal(doc, &d); err != nil {
+		return nil, err
+	}
+	switch {
+	case d.Wireperf != nil && d.Wireperf.Result != nil:
+		return d.Wireperf.Result, nil
+	case d.Result != nil:
+		return d.Result, nil
+	}
+	return nil, errors.New("no wireperf result in the document")
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}
