@@ -295,9 +295,10 @@ func writeLabStatus(e env, st *lab.State) error {
 		name string
 		s    lab.DirStats
 	}{{"a→b", st.Router.AtoB}, {"b→a", st.Router.BtoA}} {
-		if d.s.ReleasedLate > 0 {
-			fmt.Fprintf(w, "  %s: the router fell behind: %d packets left more than 1 ms late (the worst %.1f ms): "+
-				"the path delivered later, and less, than its settings say\n", d.name, d.s.ReleasedLate, float64(d.s.MaxLateUs)/1e3)
+		if d.s.ReleasedLate > 0 || d.s.OutputLostUs > 0 {
+			fmt.Fprintf(w, "  %s: the router fell behind: %d packets left more than 1 ms late (the worst %.1f ms), "+
+				"and its output stood idle %.1f ms while packets were due: the path delivered later, and less, than its settings say\n",
+				d.name, d.s.ReleasedLate, float64(d.s.MaxLateUs)/1e3, float64(d.s.OutputLostUs)/1e3)
 		}
 	}
 	writeAccessStats(w, st)

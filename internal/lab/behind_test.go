@@ -7,11 +7,12 @@ import (
 )
 
 func TestBehindLine(t *testing.T) {
-	if s := behindLine("wan", Lateness{Packets: 5}, Lateness{Packets: 5, MaxUs: 9000}); s != "" {
-		t.Errorf("no new late packets: %q", s)
+	// 40 ms lost of 10 s is 0.4%: within what a row reads under capacity.
+	if s := behindLine("wan", Lateness{LostUs: 1000}, Lateness{LostUs: 41000, Packets: 900}, 10*time.Second); s != "" {
+		t.Errorf("0.4%% of the output lost: %q", s)
 	}
-	s := behindLine("wan", Lateness{Packets: 5}, Lateness{Packets: 1205, MaxUs: 52300})
-	for _, want := range []string{`lab "wan"`, "1200 packets left more than 1 ms late", "52.3 ms", "limited this test"} {
+	s := behindLine("wan", Lateness{Packets: 5, LostUs: 1000}, Lateness{Packets: 1205, MaxUs: 52300, LostUs: 101000}, 10*time.Second)
+	for _, want := range []string{`lab "wan"`, "idle 100 ms of the test's 10.0 s (1.0%)", "1200 packets left more than 1 ms late", "limited this test"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("%q lacks %q", s, want)
 		}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sync/atomic"
+	"time"
 )
 
 // Verdict is what Arrive did with a packet.
@@ -61,6 +62,10 @@ type Counters struct {
 	// MaxLateUs is the worst lateness, in µs.
 	ReleasedLate uint64 `json:"released_late"`
 	MaxLateUs    uint64 `json:"max_late_us"`
+	// OutputLostUs is the time, in µs, the output line stood idle while
+	// packets were due, beyond what it could catch up (OutputBurst): the
+	// path carried that much less than its rate cap allows.
+	OutputLostUs uint64 `json:"output_lost_us"`
 	// Gauges at the time of the snapshot.
 	QueuedPackets uint64 `json:"queued_packets"` // packets inside (scheduled or held)
 	QueuedDups    uint64 `json:"queued_dups"`    // of those, packets that will leave twice
@@ -81,18 +86,24 @@ type atomicCounters struct {
 	dropLoss, dropQueue, dropLimit                  atomic.Uint64
 	duplicated, reordered, delayed, held, discarded atomic.Uint64
 	queuedPackets, queuedDups, queuedBytes          atomic.Uint64
-	releasedLate, maxLateUs                         atomic.Uint64
+	releasedLate, maxLateUs, outputLostNs           atomic.Uint64
 }
 
 // LateRelease is how late a packet may leave before it counts as
 // released late: a few of the writer's wake-ups.
 const LateRelease = 1_000_000 // ns
 
-// OutputBurst is the most the output may catch up at once after falling
-// behind: one 64 KiB super-packet, the router's largest write. Beyond it
-// the output keeps to the rate cap, so that within any window it carries
-// at most the rate plus one super-packet, however late the router ran.
-const OutputBurst = 64 << 10 // bytes
+// OutputBurst is the least the output may catch up at once after falling
+// behind: one 64 KiB super-packet, the router's largest write; at higher
+// rates, OutputCatchUp of the rate. Beyond it the output keeps to the rate
+// cap, so that within any window it carries at most the rate plus that
+// much, however late the router ran: 2% over a 100 ms window, 0.2% over a
+// second. A router that stalls for longer loses the rest of the stall's
+// output (OutputLostUs), and says so.
+const (
+	OutputBurst   = 64 << 10 // bytes
+	OutputCatchUp = 2 * time.Millisecond
+)
 
 // Direction is the emulator for one direction of a path. It is not safe for
 // concurrent use: the caller serialises Arrive and Release (the router holds
@@ -151,7 +162,7 @@ func NewDirection[P any](cfg Config, start, stream uint64) (*Direction[P], error
 	if cfg.Rate > 0 {
 		d.wireNs = 8e9 / cfg.Rate
 		d.qlimit = float64(cfg.queueLimit())
-		d.burstNs = OutputBurst * d.wireNs
+		d.burstNs = max(OutputBurst*d.wireNs, float64(OutputCatchUp))
 		d.outFree = math.Inf(-1)
 	}
 	return d, nil
@@ -172,7 +183,7 @@ func (d *Direction[P]) Counters() Counters {
 	return Counters{
 		In: c.in.Load(), InBytes: c.inBytes.Load(), Out: c.out.Load(), OutBytes: c.outBytes.Load(),
 		DroppedLoss: c.dropLoss.Load(), DroppedQueue: c.dropQueue.Load(), DroppedLimit: c.dropLimit.Load(),
-		ReleasedLate: c.releasedLate.Load(), MaxLateUs: c.maxLateUs.Load(),
+		ReleasedLate: c.releasedLate.Load(), MaxLateUs: c.maxLateUs.Load(), OutputLostUs: c.outputLostNs.Load() / 1000,
 		Duplicated: c.duplicated.Load(), Reordered: c.reordered.Load(), Delayed: c.delayed.Load(),
 		Held: c.held.Load(), Discarded: c.discarded.Load(), QueuedPackets: c.queuedPackets.Load(), QueuedDups: c.queuedDups.Load(),
 		QueuedBytes: c.queuedBytes.Load(),
@@ -335,7 +346,11 @@ func (d *Direction[P]) noteOut(e entry[P], at, now int64) {
 		return
 	}
 	finish := max(d.outFree+d.outWire(e), float64(e.at))
-	d.outFree = max(finish, float64(now)-d.burstNs)
+	if floor := float64(now) - d.burstNs; floor > finish {
+		d.c.outputLostNs.Add(uint64(floor - finish))
+		finish = floor
+	}
+	d.outFree = finish
 }
 
 // Release emits, in order, every packet due at or before now. emit is

@@ -61,6 +61,11 @@ func TestOutputKeepsTheRateAfterAStall(t *testing.T) {
 	if c.ReleasedLate == 0 || c.MaxLateUs < 40_000 {
 		t.Errorf("the stall's late departures: %d, worst %d µs", c.ReleasedLate, c.MaxLateUs)
 	}
+	// The line stood idle 50 ms with packets due and caught up one burst
+	// (5.2 ms at 100 Mbit/s): the rest is lost output, and counted.
+	if burst := int64(OutputBurst) * 8 * 1e6 / 100e6; c.OutputLostUs < uint64(50_000-burst-500) || c.OutputLostUs > uint64(50_000-burst+500) {
+		t.Errorf("output lost %d µs, want about %d", c.OutputLostUs, 50_000-burst)
+	}
 	if !c.Balanced() || c.Out != c.In {
 		t.Errorf("counters %+v", c)
 	}
