@@ -19,6 +19,7 @@ import (
 
 	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/campaign"
+	"github.com/wireperf/wireperf/internal/hostmon"
 	"github.com/wireperf/wireperf/internal/emit"
 	"github.com/wireperf/wireperf/internal/rr/rrcontrol"
 	"github.com/wireperf/wireperf/internal/spec"
@@ -575,6 +576,13 @@ func printPlan(w io.Writer, s *campaign.Spec, runs []campaign.Run, length func(c
 	}
 	est := s.Estimate(runs, length, runOverhead)
 	fmt.Fprintf(w, "%d runs, estimated %s (order %s, pause %s)\n", len(runs), est.Round(time.Second), s.Order, s.Pause)
+	// Windows above this host's limits measure the limit; the server's
+	// limits are known only once a run reports them (table says then).
+	if l, _ := hostmon.ReadLimits(); l.RmemMax > 0 || l.WmemMax > 0 {
+		for _, note := range campaign.SameWindows(s.Windows(), l.RmemMax, l.WmemMax) {
+			fmt.Fprintf(w, "NOTE on this host: %s\n", note)
+		}
+	}
 }
 
 // runOverhead is the time a run takes beyond its test: connecting, the

@@ -13,6 +13,7 @@ import (
 
 	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/archive/archivetest"
+	"github.com/wireperf/wireperf/internal/hostmon"
 )
 
 // storedRun is a run as `runs -J` prints it.
@@ -393,5 +394,35 @@ func TestSweepEstimateCountsOmit(t *testing.T) {
 	// (2+3) + (4+3) s of tests, and the 1 s each run takes beyond its test.
 	if !strings.Contains(out, "2 runs, estimated 14s") {
 		t.Errorf("want 2 runs, estimated 14s:\n%s", out)
+	}
+}
+
+// TestSweepCappedWindows: a window above this host's rmem_max is granted
+// what the limit is; the plan says so before the sweep, and the table
+// after it, from the limits the runs reported.
+func TestSweepCappedWindows(t *testing.T) {
+	l, _ := hostmon.ReadLimits()
+	limit := min(l.RmemMax, l.WmemMax)
+	if limit <= 0 || limit > 64<<20 {
+		t.Skipf("net.core.rmem_max/wmem_max %d/%d: unknown or too large to sweep past here", l.RmemMax, l.WmemMax)
+	}
+	big := strconv.FormatInt(2*limit, 10)
+	port := strconv.Itoa(startServer(t))
+	db := filepath.Join(t.TempDir(), "w.db")
+	args := []string{"sweep", "127.0.0.1", "-p", port, "-w", "64K," + big, "-t", "0.2", "--name", "capped", "--db", db}
+	code, plan, _ := runCLI(append(args, "--dry-run")...)
+	if code != 0 || !strings.Contains(plan, "NOTE on this host: -w ") || !strings.Contains(plan, "so the kernel grants") {
+		t.Fatalf("dry run: exit %d\n%s", code, plan)
+	}
+	if code, out, stderr := runCLI(args...); code != 0 {
+		t.Fatalf("sweep: exit %d\n%s\n%s", code, out, stderr)
+	}
+	code, out, _ := runCLI("table", "--db", db, "--campaign", "capped", "--rows", "window")
+	if code != 0 || !strings.Contains(out, "NOTE: -w ") || !strings.Contains(out, "their results repeat that window's") {
+		t.Errorf("table: exit %d\n%s", code, out)
+	}
+	code, out, _ = runCLI("table", "--db", db, "--campaign", "capped", "--rows", "time")
+	if code != 0 || strings.Contains(out, "NOTE") {
+		t.Errorf("a table without the window axis: exit %d\n%s", code, out)
 	}
 }

@@ -98,7 +98,52 @@ func runTable(cmd *cobra.Command, e env, f *tableFlags) error {
 		return writeTableCSV(e.stdout, t)
 	}
 	writeTableText(e.stdout, t, f.format == "markdown")
+	if rows == campaign.AxisWindow || cols == campaign.AxisWindow {
+		for _, note := range cappedWindowNotes(cmd, store, runs) {
+			fmt.Fprintf(e.stdout, "NOTE: %s\n", note)
+		}
+	}
 	return nil
+}
+
+// cappedWindowNotes says which of the runs' windows both hosts' limits
+// granted alike (campaign.SameWindows), from the smallest rmem_max and
+// wmem_max any of them reported. It reads at most maxLimitRuns runs'
+// limits: a campaign's hosts keep theirs.
+func cappedWindowNotes(cmd *cobra.Command, store *archive.Store, runs []*archive.Run) []string {
+	const maxLimitRuns = 50
+	var rmem, wmem int64
+	seen := map[float64]bool{}
+	var windows []float64
+	low := func(cur, v int64) int64 {
+		if v > 0 && (cur == 0 || v < cur) {
+			return v
+		}
+		return cur
+	}
+	for i, r := range runs {
+		if a, ok := r.Axes[campaign.AxisWindow]; ok && a.Num != nil && !seen[*a.Num] {
+			seen[*a.Num] = true
+			windows = append(windows, *a.Num)
+		}
+		if i >= maxLimitRuns {
+			continue
+		}
+		full, err := store.Get(cmd.Context(), r.ID)
+		if err != nil {
+			continue
+		}
+		for _, hl := range full.Limits {
+			var l struct {
+				RmemMax int64 `json:"rmem_max"`
+				WmemMax int64 `json:"wmem_max"`
+			}
+			if json.Unmarshal([]byte(hl.Limits), &l) == nil {
+				rmem, wmem = low(rmem, l.RmemMax), low(wmem, l.WmemMax)
+			}
+		}
+	}
+	return campaign.SameWindows(windows, rmem, wmem)
 }
 
 // tableJSON is the table's JSON layout: rows and columns as numbers in
