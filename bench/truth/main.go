@@ -16,7 +16,9 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/wireperf/wireperf/internal/lab"
@@ -78,12 +80,18 @@ func main() {
 	if *hogOnly {
 		loads = []bool{true}
 	}
+	// A signal ends the run cleanly: the current lab is taken down.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	fmt.Println("| path | test | host | receiver rows (max, Mbit/s) | receiver total | router output lost | verdict |")
 	fmt.Println("|---|---|---|---|---|---|---|")
 	failed := 0
 	for _, hog := range loads {
 		for i, p := range paths {
-			n, err := runPath(*wp, fmt.Sprintf("tr%d%d", os.Getpid()%1000, i), p, hog)
+			if ctx.Err() != nil {
+				break
+			}
+			n, err := runPath(ctx, *wp, fmt.Sprintf("tr%d%d", os.Getpid()%1000, i), p, hog)
 			failed += n
 			if err != nil {
 				fmt.Fprintf(os.Stderr, "truth: %s/%s: %v\n", p.rtt, p.name, err)
@@ -121,7 +129,7 @@ func cells(p path) []cell {
 	}
 }
 
-func runPath(wp, name string, p path, hog bool) (failed int, err error) {
+func runPath(ctx context.Context, wp, name string, p path, hog bool) (failed int, err error) {
 	if out, err := exec.Command(wp, "lab", "up", name, "--rtt", p.rtt, "--rate", p.name).CombinedOutput(); err != nil {
 		return 0, fmt.Errorf("lab up: %v: %s", err, out)
 	}
@@ -145,7 +153,10 @@ func runPath(wp, name string, p path, hog bool) (failed int, err error) {
 	}
 	capacity := lab.TCPGoodput(p.rate, 1500, lab.FramingEthernet)
 	for _, c := range cells(p) {
-		line, ok := runCell(wp, name, p, c, capacity)
+		if ctx.Err() != nil {
+			return failed, ctx.Err()
+		}
+		line, ok := runCell(ctx, wp, name, p, c, capacity)
 		host := "quiet"
 		if hog {
 			host = "2 busy loops"
@@ -192,9 +203,9 @@ func startHog() (stop func()) {
 
 // runCell runs one test and checks it; it returns the table's middle
 // columns and whether every check passed.
-func runCell(wp, name string, p path, c cell, capacity float64) (string, bool) {
+func runCell(ctx context.Context, wp, name string, p path, c cell, capacity float64) (string, bool) {
 	t, _ := seconds(p)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(t+90)*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, time.Duration(t+90)*time.Second)
 	defer cancel()
 	before, _ := lab.Status(name)
 	args := append([]string{"lab", "exec", name, "a", "--", wp}, c.args...)

@@ -184,9 +184,9 @@ func backlogNote(si *result.StreamInterval, t *Text) string {
 	}
 	var out string
 	if si.OutOfOrder > 0 {
-		// The bytes behind a loss's hole count once the retransmission
-		// fills it, a round trip later: this row or the next holds them.
-		out += fmt.Sprintf("  (%d segments out of order: in order once the hole filled)", si.OutOfOrder)
+		// The bytes behind a loss's hole are counted in the row they
+		// arrived in, not when the retransmission put them in order.
+		out += fmt.Sprintf("  (%d segments arrived out of order)", si.OutOfOrder)
 	}
 	if si.Backlog > 0 && si.Backlog*4 >= si.Bytes {
 		out += fmt.Sprintf("  (reader behind: %s unread)", units.FormatTransfer(float64(si.Backlog), units.AdaptiveBytes))

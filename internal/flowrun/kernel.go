@@ -33,6 +33,14 @@ type kernelCounts struct {
 	// ooo is the latest count of segments that arrived out of order, and
 	// prevOOO its value at the previous cut.
 	ooo, prevOOO uint32
+	// hold estimates the bytes held out of order at the last cut
+	// (ooo.go); cutC, cutSegs and cutOOO are the in-order count, data
+	// segments and out-of-order segments at that cut.
+	hold    heldOutOfOrder
+	cutC    int64
+	cutSegs uint32
+	cutOOO  uint32
+	settled bool // the stream is over: the hold stays empty
 	// lastArrival is when the kernel last took in data, since the epoch
 	// (settleReceiver); 0 until known.
 	lastArrival time.Duration
@@ -69,13 +77,15 @@ func (k *kernelCounts) begin(s *tcpflow.Stream) {
 	}
 	k.base = info.BytesReceived - min(info.BytesReceived, uint64(queued))
 	k.ooo, k.prevOOO = info.RcvOOOPack, info.RcvOOOPack
+	k.cutSegs, k.cutOOO = info.DataSegsIn, info.RcvOOOPack
 	k.ok = true
 }
 
-// received is a receiver's bytes taken in since the base; its reads'
-// count where the kernel does not say. It never goes backwards, and never
-// reads less than the reader has read (the two differ by what waits
-// unread).
+// received is a receiver's bytes taken in since the base, with those
+// held out of order at the last cut (ooo.go); its reads' count where the
+// kernel does not say. The in-order count never goes backwards, and
+// never reads less than the reader has read (the two differ by what
+// waits unread).
 func (k *kernelCounts) received(s *tcpflow.Stream) int64 {
 	app := s.Bytes()
 	if !k.ok {
@@ -83,18 +93,47 @@ func (k *kernelCounts) received(s *tcpflow.Stream) int64 {
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if info, err := tcpinfo.FromConn(s); err == nil {
-		got := info.BytesReceived
-		if finReceived(info.State) { // the peer's FIN counts one in the sequence space
-			got--
-		}
-		if got >= k.base {
-			k.last = max(k.last, int64(got-k.base))
-		}
-		k.ooo = max(k.ooo, info.RcvOOOPack)
-	}
+	k.read(s)
 	k.last = max(k.last, app)
-	return k.last
+	return k.last + k.hold.held
+}
+
+// read takes the kernel's in-order count; the caller holds k.mu.
+func (k *kernelCounts) read(s *tcpflow.Stream) *tcpinfo.Info {
+	info, err := tcpinfo.FromConn(s)
+	if err != nil {
+		return nil
+	}
+	got := info.BytesReceived
+	if finReceived(info.State) { // the peer's FIN counts one in the sequence space
+		got--
+	}
+	if got >= k.base {
+		k.last = max(k.last, int64(got-k.base))
+	}
+	k.ooo = max(k.ooo, info.RcvOOOPack)
+	return info
+}
+
+// cutReceiver updates the out-of-order hold at an interval cut, from the
+// counters' changes since the previous cut. The runner calls it before it
+// reads the cut's bytes.
+func (k *kernelCounts) cutReceiver(s *tcpflow.Stream) {
+	if !k.ok {
+		return
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	info := k.read(s)
+	if info == nil || k.settled {
+		return
+	}
+	mss := int64(info.RcvMSS)
+	if mss <= 0 {
+		mss = int64(info.AdvMSS)
+	}
+	k.hold.cut(k.last-k.cutC, info.DataSegsIn-k.cutSegs, info.RcvOOOPack-k.cutOOO, mss)
+	k.cutC, k.cutSegs, k.cutOOO = k.last, info.DataSegsIn, info.RcvOOOPack
 }
 
 // sampleReceiver adds a receiver's reads to the interval, and what waited
@@ -145,6 +184,7 @@ func (k *kernelCounts) settleReceiver(s *tcpflow.Stream) {
 	}
 	k.mu.Lock()
 	k.lastArrival = max(at, 1)
+	k.hold, k.settled = heldOutOfOrder{}, true // the stream is over: nothing is held, all is in order
 	k.mu.Unlock()
 }
 

@@ -185,6 +185,11 @@ func (r *Runner) cut(at time.Duration, tail bool) {
 	r.mu.Lock()
 	omitted := at <= r.spec.Omit && r.spec.Omit > 0
 	before := time.Since(r.epoch)
+	for _, f := range r.flows {
+		if c, ok := f.(interface{ beforeCut() }); ok {
+			c.beforeCut()
+		}
+	}
 	now := map[int]int64{}
 	var streams []result.StreamInterval
 	for _, f := range r.flows {

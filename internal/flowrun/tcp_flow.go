@@ -91,6 +91,14 @@ func (f *TCPFlow) Bytes() int64 {
 	return f.kern.received(f.s)
 }
 
+// beforeCut updates a receiver's out-of-order hold for the cut about to
+// read its bytes.
+func (f *TCPFlow) beforeCut() {
+	if !f.s.Sender && !f.basic {
+		f.kern.cutReceiver(f.s)
+	}
+}
+
 // LastByte is when the stream last moved a byte: a sender's last write; a
 // receiver's last arrival as the kernel saw it, once settled. That can be
 // earlier than its last read (the reader ran late) or later (the drain's

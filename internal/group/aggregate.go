@@ -1,6 +1,7 @@
 package group
 
 import (
+	"fmt"
 	"math"
 	"sort"
 	"time"
@@ -90,6 +91,14 @@ func Aggregate(common time.Time, pairs []PairReport) Sum {
 		}
 		for _, d := range p.Result.Directions() {
 			sum.ReceivedBitsPerSecond += d.Received.BitsPerSecond()
+		}
+		if p.StartedAt.IsZero() {
+			why := "its agent reported no start time"
+			if p.Clock == nil {
+				why = "its agent's clock offset is unknown"
+			}
+			sum.LeftOut = append(sum.LeftOut, fmt.Sprintf("%s: %s, so its rows cannot be placed on the controller's clock", p.Pair.Name(), why))
+			continue
 		}
 		if width == 0 {
 			width, omit = p.Result.Spec.Interval.Seconds(), p.Result.Spec.Omit.Seconds()

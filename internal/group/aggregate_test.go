@@ -172,3 +172,31 @@ func TestStartSkewWithoutStarts(t *testing.T) {
 		t.Fatalf("skew %+v", s)
 	}
 }
+
+// TestAggregateLeavesOutPairsOffTheClock: a pair whose rows cannot be
+// placed on the controller's clock (no offset from its agent) is not
+// spread over the common bins, which would add rows of different times;
+// the sum says so, and its total still counts.
+func TestAggregateLeavesOutPairsOffTheClock(t *testing.T) {
+	common := time.Unix(1_000_000, 0)
+	off := PairReport{Result: received(1000, 2), Pair: Pair{Sender: Endpoint{Host: "10.0.0.9", Port: 5201}, Receiver: Endpoint{Host: "10.0.0.2", Port: 5201}}}
+	sum := Aggregate(common, []PairReport{
+		{Result: received(1000, 2), StartedAt: common, Clock: &agent.Offset{}},
+		off,
+	})
+	if len(sum.LeftOut) != 1 || !strings.Contains(sum.LeftOut[0], "10.0.0.9:5201→10.0.0.2:5201: its agent's clock offset is unknown") {
+		t.Fatalf("left out %q", sum.LeftOut)
+	}
+	for _, iv := range sum.Intervals {
+		if iv.ReceivedBitsPerSecond != 1000*8 {
+			t.Errorf("a bin holds the pair off the clock: %+v", iv)
+		}
+	}
+	if sum.ReceivedBitsPerSecond != 2*1000*8 {
+		t.Errorf("total %v: both pairs' totals count", sum.ReceivedBitsPerSecond)
+	}
+	var b bytes.Buffer
+	if err := WriteText(&b, &Report{Started: true, Sum: sum}, 'a'); err != nil || !strings.Contains(b.String(), "[SUM] rows leave out 10.0.0.9") {
+		t.Errorf("text: %v\n%s", err, b.String())
+	}
+}

@@ -115,6 +115,9 @@ func WriteText(w io.Writer, rep *Report, f units.Format) error {
 			fmt.Fprintf(&b, "[SUM] %6.2f-%-6.2f sec  %s%s\n", iv.Start, iv.End, units.FormatRate(iv.ReceivedBitsPerSecond, f), suffix)
 		}
 		fmt.Fprintf(&b, "[SUM] total            %s over %d pairs\n", units.FormatRate(rep.Sum.ReceivedBitsPerSecond, f), len(rep.Pairs))
+		for _, l := range rep.Sum.LeftOut {
+			fmt.Fprintf(&b, "[SUM] rows leave out %s\n", l)
+		}
 		fmt.Fprintf(&b, "start skew %.3f ms ± %.3f ms\n", rep.Skew.Seconds*1e3, rep.Skew.UncertaintySeconds*1e3)
 	}
 	if rep.Error != "" {

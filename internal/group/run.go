@@ -81,6 +81,11 @@ func (r *Report) Failed() bool { return r.Error != "" }
 type Sum struct {
 	ReceivedBitsPerSecond float64       `json:"received_bits_per_second"`
 	Intervals             []SumInterval `json:"intervals"`
+	// LeftOut names the pairs whose rows are not in Intervals, and why:
+	// rows that cannot be placed on the controller's clock (no clock
+	// offset from the agent, or no start time) would add up rows of
+	// different times. Their totals are still in ReceivedBitsPerSecond.
+	LeftOut []string `json:"left_out,omitempty"`
 }
 
 // SumInterval is the aggregate over one interval of the common time base:

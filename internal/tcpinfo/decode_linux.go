@@ -32,6 +32,7 @@ const (
 	offSegsIn        = 140
 	offNotsentBytes  = 144
 	offMinRTT        = 148
+	offDataSegsIn    = 152
 	offDeliveryRate  = 160
 	offBusyTime      = 168
 	offRwndLimited   = 176
@@ -121,6 +122,7 @@ func decodeInfo(raw []byte, info *Info) {
 		BytesRetrans:    b.u64(offBytesRetrans),
 		SegsOut:         b.u32(offSegsOut),
 		SegsIn:          b.u32(offSegsIn),
+		DataSegsIn:      b.u32(offDataSegsIn),
 		BusyTimeus:      b.u64(offBusyTime),
 		RwndLimitedus:   b.u64(offRwndLimited),
 		SndbufLimitedus: b.u64(offSndbufLimited),

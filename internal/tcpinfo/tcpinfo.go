@@ -39,19 +39,22 @@ type Info struct {
 	RcvRTTus       uint32 `json:"rcv_rtt_us"`
 	// RcvOOOPack counts the segments that arrived out of order (Linux
 	// 5.4 on): data the reader could not have until a hole filled.
-	RcvOOOPack      uint32 `json:"rcv_ooopack,omitempty"`
-	SndWnd          uint32 `json:"snd_wnd"`
-	RcvWnd          uint32 `json:"rcv_wnd"`
-	NotsentBytes    uint32 `json:"notsent_bytes"`
-	PacingRate      uint64 `json:"pacing_rate"`
-	DeliveryRate    uint64 `json:"delivery_rate"`
-	AppLimited      bool   `json:"delivery_rate_app_limited"`
-	BytesSent       uint64 `json:"bytes_sent"`
-	BytesAcked      uint64 `json:"bytes_acked"`
-	BytesReceived   uint64 `json:"bytes_received"`
-	BytesRetrans    uint64 `json:"bytes_retrans"`
-	SegsOut         uint32 `json:"segs_out"`
-	SegsIn          uint32 `json:"segs_in"`
+	RcvOOOPack    uint32 `json:"rcv_ooopack,omitempty"`
+	SndWnd        uint32 `json:"snd_wnd"`
+	RcvWnd        uint32 `json:"rcv_wnd"`
+	NotsentBytes  uint32 `json:"notsent_bytes"`
+	PacingRate    uint64 `json:"pacing_rate"`
+	DeliveryRate  uint64 `json:"delivery_rate"`
+	AppLimited    bool   `json:"delivery_rate_app_limited"`
+	BytesSent     uint64 `json:"bytes_sent"`
+	BytesAcked    uint64 `json:"bytes_acked"`
+	BytesReceived uint64 `json:"bytes_received"`
+	BytesRetrans  uint64 `json:"bytes_retrans"`
+	SegsOut       uint32 `json:"segs_out"`
+	SegsIn        uint32 `json:"segs_in"`
+	// DataSegsIn counts the segments that carried data, in order or not,
+	// duplicates too (GRO's merged segments each).
+	DataSegsIn      uint32 `json:"data_segs_in,omitempty"`
 	BusyTimeus      uint64 `json:"busy_time_us"`
 	RwndLimitedus   uint64 `json:"rwnd_limited_us"`
 	SndbufLimitedus uint64 `json:"sndbuf_limited_us"`
