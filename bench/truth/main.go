@@ -45,6 +45,7 @@ func main() {
 	wp := flag.String("wireperf", os.Getenv("WIREPERF"), "the wireperf binary")
 	short := flag.Bool("short", false, "one path (19 ms, 622m), quiet only")
 	hogOnly := flag.Bool("hog-only", false, "run the loaded half only")
+	quietOnly := flag.Bool("quiet-only", false, "run the quiet half only")
 	only := flag.String("paths", "", "run only these paths, e.g. 19ms/622m,215ms/1g")
 	flag.Parse()
 	if *wp == "" {
@@ -79,6 +80,9 @@ func main() {
 	}
 	if *hogOnly {
 		loads = []bool{true}
+	}
+	if *quietOnly {
+		loads = []bool{false}
 	}
 	// A signal ends the run cleanly: the current lab is taken down.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -262,8 +266,12 @@ func runCell(ctx context.Context, wp, name string, p path, c cell, capacity floa
 	}
 	fails = append(fails, lab.CheckRows(res, caps)...)
 	fails = append(fails, lab.CheckAddsUp(res)...)
+	// The arithmetic holds where one stream fills the path after -O. At
+	// 215 ms CUBIC does not: after slow start's losses it takes tens of
+	// seconds to grow back (K = ∛(W·β/C), about 25 s at 1 Gbit/s), and
+	// its total is what it carried, held to its rows' mean instead.
 	var want map[string]float64
-	if c.omitted {
+	if c.omitted && p.rtt != "215ms" {
 		want = map[string]float64{result.RoleClient: capacity}
 		if strings.Contains(c.name, "-R") {
 			want = map[string]float64{result.RoleServer: capacity}

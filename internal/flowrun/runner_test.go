@@ -21,6 +21,7 @@ type clockFlow struct {
 	sender     bool
 	bytesPerMs int64
 	stopAt     time.Duration
+	linger     time.Duration // how long after its last byte the flow is done (a receiver waiting out its drain)
 	firstAt    time.Duration // a receiver's first byte; 0: at once
 	epoch      time.Time
 	started    atomic.Bool
@@ -51,7 +52,7 @@ func (f *clockFlow) Start(b Begin) {
 	f.epoch = b.Epoch
 	f.started.Store(true)
 	go func() {
-		time.Sleep(f.stopAt)
+		time.Sleep(f.stopAt + f.linger)
 		close(f.done)
 	}()
 }
@@ -305,5 +306,37 @@ func TestRunnerSamplesTheHostPerInterval(t *testing.T) {
 	s.HostCounters = false
 	if end := runClock(t, s, newClockFlow(1, false, 1000, time.Second)); end.HostCounters != nil {
 		t.Errorf("host counters without being asked: %+v", end.HostCounters)
+	}
+}
+
+// TestRunnerCutsNoRowAfterTheData: a receiver whose data stops at 2.05 s
+// (the peer's senders stopped at 2.0 s) waits out its drain until 3.5 s.
+// No full row is cut at 3.0 s over time in which nothing arrived: the
+// bytes after 2.0 s are the tail, which ends at the last byte.
+func TestRunnerCutsNoRowAfterTheData(t *testing.T) {
+	s := spec.Default()
+	s.Duration = 2 * time.Second
+	f := newClockFlow(1, false, 1000, 2*time.Second+50*time.Millisecond)
+	f.linger = 1450 * time.Millisecond
+	var end result.End
+	synctest.Test(t, func(t *testing.T) {
+		f.done = make(chan struct{})
+		r := New(s, []Flow{f}, nil, nil)
+		r.Start()
+		time.Sleep(2 * time.Second)
+		r.DrainReceivers(2 * time.Second) // the peer said its senders stopped
+		f.waitDone()
+		end = r.Finish(result.RoleServer)
+	})
+	var spans [][2]float64
+	for _, iv := range end.Intervals {
+		spans = append(spans, [2]float64{iv.Start, iv.End})
+	}
+	if len(end.Intervals) != 3 {
+		t.Fatalf("rows %v, want 0-1, 1-2 and the tail 2-2.05", spans)
+	}
+	tail := end.Intervals[2]
+	if !tail.Tail || math.Abs(tail.End-2.05) > 1e-9 || tail.Streams[0].Bytes != 50*1000 {
+		t.Errorf("tail %+v, want 2.0-2.05 s holding 50,000 bytes", tail)
 	}
 }
