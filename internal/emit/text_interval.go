@@ -101,7 +101,7 @@ func intervalFlowLine(t *Text, row result.IntervalRow, f result.FlowInterval, bi
 	line := fmt.Sprintf(intervalLayout, flowTag(f.ID, senderRoleOf(f.SenderRole), bidir), timeSpan(row.Start, row.End),
 		sTransfer, sRate, retr, cwnd, rttText, rTransfer, rRate)
 	return line + otherSpans(row, f.SenderRole, f.Sent != nil, f.SentSpan, f.Received != nil, f.ReceivedSpan) +
-		backlogNote(f.Received, t)
+		backlogNote(f.Received)
 }
 
 func intervalSumLine(t *Text, row result.IntervalRow, role string, bidir bool) string {
@@ -178,7 +178,7 @@ func allTails(row result.IntervalRow) bool {
 // when its reads fell behind what the kernel took in by more than a
 // quarter of the row: the row counts what the network delivered, and the
 // reader caught up later.
-func backlogNote(si *result.StreamInterval, t *Text) string {
+func backlogNote(si *result.StreamInterval) string {
 	if si == nil || !si.KernelCounted {
 		return ""
 	}

@@ -20,18 +20,7 @@ func LocalHost() result.Host {
 // GrantedSocket reads back what the kernel granted on a data socket.
 func GrantedSocket(c syscall.Conn, s spec.Spec) result.Socket {
 	sock := result.Socket{SndBufRequested: s.Window, RcvBufRequested: s.Window}
-	if s.Window > 0 {
-		// A request above the limit gets the limit: -w 8M with rmem_max at
-		// 4 MiB is -w 4M, whatever the granted figure (doubled) says.
-		if l, _ := hostmon.ReadLimits(); l.RmemMax > 0 || l.WmemMax > 0 {
-			if l.WmemMax > 0 && s.Window > l.WmemMax {
-				sock.SndBufCap = l.WmemMax
-			}
-			if l.RmemMax > 0 && s.Window > l.RmemMax {
-				sock.RcvBufCap = l.RmemMax
-			}
-		}
-	}
+	sock.SndBufCap, sock.RcvBufCap = bufferCaps(sock.SndBufRequested, sock.RcvBufRequested)
 	raw, err := c.SyscallConn()
 	if err != nil {
 		return sock
@@ -44,4 +33,22 @@ func GrantedSocket(c syscall.Conn, s spec.Spec) result.Socket {
 		sock.Congestion = info.Congestion
 	}
 	return sock
+}
+
+// bufferCaps are the kernel limits that cap each request: a request
+// above net.core.wmem_max (rmem_max) gets the limit, so -w 8M with
+// rmem_max at 4 MiB is -w 4M, whatever the granted figure (doubled) says.
+// 0 where a request is within its limit, or nothing was requested.
+func bufferCaps(snd, rcv int64) (sndCap, rcvCap int64) {
+	if snd <= 0 && rcv <= 0 {
+		return 0, 0
+	}
+	l, _ := hostmon.ReadLimits()
+	if l.WmemMax > 0 && snd > l.WmemMax {
+		sndCap = l.WmemMax
+	}
+	if l.RmemMax > 0 && rcv > l.RmemMax {
+		rcvCap = l.RmemMax
+	}
+	return sndCap, rcvCap
 }

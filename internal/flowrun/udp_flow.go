@@ -4,7 +4,6 @@ import (
 	"net"
 	"time"
 
-	"github.com/wireperf/wireperf/internal/hostmon"
 	"github.com/wireperf/wireperf/internal/netsetup"
 	"github.com/wireperf/wireperf/internal/pace"
 	"github.com/wireperf/wireperf/internal/result"
@@ -174,10 +173,7 @@ func NewUDPFlow(conn *net.UDPConn, s spec.Spec, token [16]byte, id int, send boo
 func UDPSocket(conn *net.UDPConn, s spec.Spec, send bool) result.Socket {
 	sock := GrantedSocket(conn, s)
 	sock.RcvBufRequested = int64(netsetup.UDPOptions(s, !send).RcvBuf)
-	sock.RcvBufCap = 0
-	if l, _ := hostmon.ReadLimits(); l.RmemMax > 0 && sock.RcvBufRequested > l.RmemMax {
-		sock.RcvBufCap = l.RmemMax
-	}
+	_, sock.RcvBufCap = bufferCaps(0, sock.RcvBufRequested)
 	return sock
 }
 
