@@ -1,9 +1,9 @@
 package daemon
 
-// APIConns is the API's open and shed connections, for tests.
-func (d *Daemon) APIConns() (open, shed int) {
+// APIConns is the API's connection counts, for tests.
+func (d *Daemon) APIConns() connCounts {
 	if d.conns == nil {
-		return 0, 0
+		return connCounts{}
 	}
 	return d.conns.counts()
 }

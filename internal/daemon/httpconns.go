@@ -55,9 +55,11 @@ type connTracker struct {
 	max int
 	now func() time.Time
 
-	mu    sync.Mutex
-	conns map[net.Conn]connInfo
-	shed  int
+	mu       sync.Mutex
+	conns    map[net.Conn]connInfo
+	accepted int // connections seen, ever
+	shed     int // closed by the cap
+	peak     int // most open at once, after shedding
 }
 
 func newConnTracker(max int, now func() time.Time) *connTracker {
@@ -71,11 +73,13 @@ func (t *connTracker) ConnState(c net.Conn, s http.ConnState) {
 	switch s {
 	case http.StateNew:
 		t.conns[c] = connInfo{phaseNew, t.now()}
+		t.accepted++
 		if len(t.conns) > t.max {
 			victim = t.pick(c)
 			delete(t.conns, victim)
 			t.shed++
 		}
+		t.peak = max(t.peak, len(t.conns))
 	case http.StateIdle:
 		t.conns[c] = connInfo{phaseIdle, t.now()}
 	case http.StateActive:
@@ -106,9 +110,16 @@ func (t *connTracker) pick(newest net.Conn) net.Conn {
 	return best
 }
 
-// counts is the connections open and shed so far.
-func (t *connTracker) counts() (open, shed int) {
+// connCounts is what the tracker has seen.
+type connCounts struct {
+	Open, Accepted, Shed, Peak int
+}
+
+// counts is the connections open now, accepted and shed so far, and the
+// most ever open at once. Accepted − Open − Shed closed by themselves or
+// by their deadlines.
+func (t *connTracker) counts() connCounts {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return len(t.conns), t.shed
+	return connCounts{Open: len(t.conns), Accepted: t.accepted, Shed: t.shed, Peak: t.peak}
 }

@@ -43,14 +43,14 @@ func TestConnTrackerSheds(t *testing.T) {
 	tr.ConnState(c1, http.StateActive) // c1 is being answered
 	now = now.Add(time.Second)
 	tr.ConnState(c3, http.StateNew) // over the cap: c2, silent, goes
-	if open, shed := tr.counts(); open != 2 || shed != 1 {
-		t.Fatalf("open %d, shed %d", open, shed)
+	if n := tr.counts(); n.Open != 2 || n.Shed != 1 || n.Accepted != 3 || n.Peak != 2 {
+		t.Fatalf("%+v; want 2 open, 1 shed, 3 accepted, peak 2", n)
 	}
 	if _, err := c2.Write([]byte("x")); err == nil {
 		t.Fatal("the silent connection is still open")
 	}
 	tr.ConnState(c1, http.StateClosed)
-	if open, _ := tr.counts(); open != 1 {
-		t.Fatalf("open %d after a close", open)
+	if n := tr.counts(); n.Open != 1 {
+		t.Fatalf("open %d after a close", n.Open)
 	}
 }
