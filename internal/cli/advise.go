@@ -12,6 +12,7 @@ import (
 
 	"github.com/wireperf/wireperf/internal/advise/guide"
 	"github.com/wireperf/wireperf/internal/emit"
+	"github.com/wireperf/wireperf/internal/flagvalue"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/session"
 	"github.com/wireperf/wireperf/internal/spec"
@@ -74,13 +75,13 @@ CPU, or the application) and prints the change to make, with numbers.`,
 	fs := cmd.Flags()
 	fs.IntVarP(&f.port, "port", "p", f.port, "server port")
 	fs.StringVarP(&f.bind, "bind", "B", "", "local address for the connections")
-	fs.VarP(durationValue{&f.duration}, "time", "t", "length of each test (default: chosen from the RTT and slow start, 5 s to 30 s)")
+	fs.VarP(flagvalue.Duration(&f.duration), "time", "t", "length of each test (default: chosen from the RTT and slow start, 5 s to 30 s)")
 	fs.IntVarP(&f.streams, "parallel", "P", f.streams, "streams of the first multi-stream test (more while they are window-limited)")
 	fs.BoolVarP(&f.reverse, "reverse", "R", false, "measure server → client instead")
 	fs.StringVarP(&f.congestion, "congestion", "C", "", "congestion control on both ends (default: each host's)")
 	fs.StringVar(&f.bottleneck, "bottleneck", "", "the path's bottleneck rate, e.g. 1g or 622m (default: the best multi-stream goodput)")
 	fs.IntVar(&f.probes, "probes", f.probes, "connections that time the idle RTT")
-	fs.Var(durationValue{&f.connectTimeout}, "connect-timeout", "give up connecting after this long")
+	fs.Var(flagvalue.Duration(&f.connectTimeout), "connect-timeout", "give up connecting after this long")
 	fs.BoolVarP(&f.json, "json", "J", false, "the report as JSON")
 	fs.BoolVar(&f.save, "save", false, "store the report (verdict, evidence, advice and its tests) in the archive (see --db)")
 	fs.StringVar(&f.campaign, "campaign", "", "with --save: store the report with this campaign's runs (it must exist)")

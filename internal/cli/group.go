@@ -13,6 +13,7 @@ import (
 
 	"github.com/wireperf/wireperf/internal/agent"
 	"github.com/wireperf/wireperf/internal/auth"
+	"github.com/wireperf/wireperf/internal/flagvalue"
 	"github.com/wireperf/wireperf/internal/group"
 	"github.com/wireperf/wireperf/internal/lab"
 	"github.com/wireperf/wireperf/internal/spec"
@@ -94,22 +95,22 @@ interval on one time base, and the measured start skew.`,
 	fs.StringVarP(&f.file, "file", "f", "", "read the pairs and their flags from this YAML file (docs/multi-host.md)")
 	fs.IntVarP(&f.port, "port", "p", f.port, "port of agents and receivers that name none")
 	fs.StringVar(&f.keyFile, "agent-key-file", "", "prove to the agents that you hold their key: a file whose first line is \"name key\" (mode 600)")
-	fs.Var(durationValue{&f.startIn}, "start-in", "start this long after every pair is set up")
+	fs.Var(flagvalue.Duration(&f.startIn), "start-in", "start this long after every pair is set up")
 	fs.IntVar(&f.clockProbes, "clock-probes", f.clockProbes, "clock exchanges with each agent; the least-delay one counts")
-	fs.Var(durationValue{&f.maxUncertainty}, "max-uncertainty", "refuse to start when an agent's clock offset is known less well than this, e.g. 1ms (0: no limit)")
-	fs.Var(durationValue{&f.connectTimeout}, "connect-timeout", "bound on connecting to an agent and on each set-up step")
-	fs.VarP(durationValue{&o.Duration}, "time", "t", "test length of every pair")
-	fs.VarP(durationValue{&o.Interval}, "interval", "i", "interval of the reports and of the sum")
-	fs.VarP(durationValue{&o.Omit}, "omit", "O", "leave the first seconds out of the totals")
+	fs.Var(flagvalue.Duration(&f.maxUncertainty), "max-uncertainty", "refuse to start when an agent's clock offset is known less well than this, e.g. 1ms (0: no limit)")
+	fs.Var(flagvalue.Duration(&f.connectTimeout), "connect-timeout", "bound on connecting to an agent and on each set-up step")
+	fs.VarP(flagvalue.Duration(&o.Duration), "time", "t", "test length of every pair")
+	fs.VarP(flagvalue.Duration(&o.Interval), "interval", "i", "interval of the reports and of the sum")
+	fs.VarP(flagvalue.Duration(&o.Omit), "omit", "O", "leave the first seconds out of the totals")
 	fs.IntVarP(&o.Parallel, "parallel", "P", 0, "parallel streams of each pair")
 	fs.StringVarP(&o.Bitrate, "bitrate", "b", "", "rate per stream: UDP RATE or RATE/BURST; TCP paces with the kernel")
 	fs.BoolVarP(&o.UDP, "udp", "u", false, "UDP instead of TCP")
 	fs.BoolVarP(&o.Reverse, "reverse", "R", false, "receivers send, senders receive")
 	fs.BoolVar(&o.Bidir, "bidir", false, "both ends of each pair send at once")
-	fs.VarP(sizeValue{&o.Window}, "window", "w", "socket buffer on both ends of each pair")
-	fs.VarP(sizeValue{&o.Length}, "length", "l", "bytes per write and per read")
+	fs.VarP(flagvalue.Size(&o.Window), "window", "w", "socket buffer on both ends of each pair")
+	fs.VarP(flagvalue.Size(&o.Length), "length", "l", "bytes per write and per read")
 	fs.BoolVarP(&f.json, "json", "J", false, "one JSON document: pairs, sum, start_skew")
-	fs.Var(formatValue{&f.format}, "format", "rate units of the text report: k, m, g, t (bits) or K, M, G, T (bytes); a for adaptive")
+	fs.Var(flagvalue.Format(&f.format), "format", "rate units of the text report: k, m, g, t (bits) or K, M, G, T (bytes); a for adaptive")
 	fs.StringVar(&f.logfile, "logfile", "", "write the report to this file instead of stdout (appends)")
 	fs.StringVar(&f.log.level, "log-level", f.log.level, "log level: debug, info, warn, error")
 	fs.StringVar(&f.log.format, "log-format", f.log.format, "log format: text or json")

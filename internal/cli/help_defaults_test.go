@@ -16,7 +16,7 @@ import (
 // typedValue is a flag value of ours: get returns what the flag holds.
 type typedValue interface {
 	pflag.Value
-	get() any
+	Get() any
 }
 
 // TestHelpDefaultsAreTheRealDefaults walks every flag of every command
@@ -50,7 +50,7 @@ func TestHelpDefaultsAreTheRealDefaults(t *testing.T) {
 				}
 				return
 			}
-			real := tv.get()
+			real := tv.Get()
 			switch f.DefValue {
 			case "", "0", "false", "<nil>": // help shows no default: it must be the zero value
 				if !reflect.ValueOf(&real).Elem().IsZero() && !isZero(real) {
@@ -62,7 +62,7 @@ func TestHelpDefaultsAreTheRealDefaults(t *testing.T) {
 				t.Errorf("%s: help's default %q does not parse: %v", name, f.DefValue, err)
 				return
 			}
-			if got := tv.get(); !reflect.DeepEqual(got, real) {
+			if got := tv.Get(); !reflect.DeepEqual(got, real) {
 				t.Errorf("%s: help says (default %s), which is %v; the command uses %v", name, f.DefValue, got, real)
 			}
 			// Sizes and durations read as a person would type them.

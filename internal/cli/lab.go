@@ -17,6 +17,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wireperf/wireperf/internal/flagvalue"
 	"github.com/wireperf/wireperf/internal/lab"
 	"github.com/wireperf/wireperf/internal/lab/impair"
 )
@@ -172,18 +173,18 @@ direction (the delay is half the RTT each way). Rates and sizes take k, m, g
 		},
 	}
 	fs := cmd.Flags()
-	fs.Var(durationValue{&f.rtt}, "rtt", "round-trip delay, half of it each way (e.g. 215ms)")
-	fs.Var(durationValue{&f.jitter}, "jitter", "uniform jitter of ± this on each packet's delay, each way; keeps packet order")
-	fs.Var(rateValue{&f.rate}, "rate", "rate cap each way, bit/s on an Ethernet line (e.g. 1g, 100m); 0 for none")
+	fs.Var(flagvalue.Duration(&f.rtt), "rtt", "round-trip delay, half of it each way (e.g. 215ms)")
+	fs.Var(flagvalue.Duration(&f.jitter), "jitter", "uniform jitter of ± this on each packet's delay, each way; keeps packet order")
+	fs.Var(flagvalue.Rate(&f.rate), "rate", "rate cap each way, bit/s on an Ethernet line (e.g. 1g, 100m); 0 for none")
 	fs.Var(labPercentValue{&f.loss}, "loss", "random loss each way (e.g. 0.1%)")
 	fs.Var(labPercentValue{&f.reorder}, "reorder", "share of packets held back behind the next one, each way (e.g. 0.5%)")
 	fs.Var(labPercentValue{&f.duplicate}, "duplicate", "share of packets sent twice, each way (e.g. 0.1%)")
 	fs.Var(labBurstLossValue{&f.burst}, "burst-loss", "Gilbert burst loss P,R: P the chance to enter a loss burst, R to leave it (e.g. 1%,30%)")
-	fs.Var(sizeValue{&f.queue}, "queue", "bytes that may wait for the rate cap, each way (e.g. 1M; default 50 ms at the rate)")
+	fs.Var(flagvalue.Size(&f.queue), "queue", "bytes that may wait for the rate cap, each way (e.g. 1M; default 50 ms at the rate)")
 	fs.IntVar(&f.mtu, "mtu", f.mtu, "MTU of every link")
 	fs.Uint64Var(&f.randStart, "rand-start", 0, "where the emulator's random-number generator starts (0: from the clock; status shows it)")
 	fs.IntVar(&f.senders, "senders", 0, "build senders a1…aN, each with its own access link, sharing the path to b (wireperf group)")
-	fs.Var(rateValue{&f.accessRate}, "access-rate", "with --senders: cap each access link, both ways (e.g. 300m)")
+	fs.Var(flagvalue.Rate(&f.accessRate), "access-rate", "with --senders: cap each access link, both ways (e.g. 300m)")
 	return cmd
 }
 

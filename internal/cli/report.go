@@ -19,6 +19,7 @@ import (
 	"github.com/wireperf/wireperf/internal/advise"
 	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/campaign"
+	"github.com/wireperf/wireperf/internal/flagvalue"
 	"github.com/wireperf/wireperf/internal/plot"
 	"github.com/wireperf/wireperf/internal/report"
 	"github.com/wireperf/wireperf/internal/resultjson"
@@ -54,7 +55,7 @@ func newReportCmd(e env) *cobra.Command {
 	fs := cmd.Flags()
 	fs.StringVar(&f.campaign, "campaign", "", "the campaign to report")
 	fs.StringVar(&f.run, "run", "", "the run to report")
-	fs.Var(durationValue{&f.since}, "since", "every campaign with runs started this long ago or less, e.g. 24h")
+	fs.Var(flagvalue.Duration(&f.since), "since", "every campaign with runs started this long ago or less, e.g. 24h")
 	fs.StringVarP(&f.output, "output", "o", "", "the directory to write index.html and its figures into (required)")
 	return cmd
 }

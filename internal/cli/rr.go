@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wireperf/wireperf/internal/emit"
+	"github.com/wireperf/wireperf/internal/flagvalue"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/rr"
 	"github.com/wireperf/wireperf/internal/rr/rrcontrol"
@@ -72,24 +73,24 @@ func (f *rrFlags) register(cmd *cobra.Command) {
 	fs.BoolVar(&f.tcp, "tcp", false, "requests and responses on one TCP connection")
 	fs.BoolVar(&f.crr, "crr", false, "a new TCP connection for every transaction (connect, request, response, close)")
 	fs.StringVar(&f.sizes, "sizes", f.sizes, "request sizes in bytes: a list (64,512,1472) or START:END:STEP (64:1472:64), each a point of the sweep")
-	fs.Var(sizeValue{&f.response}, "response-size", "response size in bytes, e.g. 1472 or 8K (default: the request's size)")
-	fs.VarP(durationValue{&s.Duration}, "time", "t", "how long each size runs (0 with --count: by count only)")
+	fs.Var(flagvalue.Size(&f.response), "response-size", "response size in bytes, e.g. 1472 or 8K (default: the request's size)")
+	fs.VarP(flagvalue.Duration(&s.Duration), "time", "t", "how long each size runs (0 with --count: by count only)")
 	fs.Int64Var(&s.RRCount, "count", 0, "transactions per size (with -t too, whichever ends first)")
-	fs.Var(durationValue{&s.RRInterval}, "interval", "gap between requests: 0 sends each as the last response arrives; else an isochronous schedule (e.g. 10ms)")
+	fs.Var(flagvalue.Duration(&s.RRInterval), "interval", "gap between requests: 0 sends each as the last response arrives; else an isochronous schedule (e.g. 10ms)")
 	fs.BoolVar(&s.RRBusyPoll, "busy-poll", false, "spin on the socket instead of blocking, on both ends (lowest latency; costs a core each; sets SO_BUSY_POLL where permitted)")
-	fs.Var(durationValue{&f.timeout}, "timeout", "UDP: a response later than this counts as lost (default adapts: at least 200ms, 4 × the largest RTT)")
+	fs.Var(flagvalue.Duration(&f.timeout), "timeout", "UDP: a response later than this counts as lost (default adapts: at least 200ms, 4 × the largest RTT)")
 	fs.BoolVar(&s.HostCounters, "host-counters", false, "report each host's per-CPU time split and busiest interrupt lines over the test")
-	fs.VarP(sizeValue{&s.Window}, "window", "w", "socket buffers (SO_SNDBUF and SO_RCVBUF) on both ends")
-	fs.Var(tosValue{&s.TOS}, "tos", "IP type-of-service byte")
-	fs.Var(dscpValue{&s.TOS}, "dscp", "DSCP code point, a number or a name such as EF")
+	fs.VarP(flagvalue.Size(&s.Window), "window", "w", "socket buffers (SO_SNDBUF and SO_RCVBUF) on both ends")
+	fs.Var(flagvalue.TOS(&s.TOS), "tos", "IP type-of-service byte")
+	fs.Var(flagvalue.DSCP(&s.TOS), "dscp", "DSCP code point, a number or a name such as EF")
 	fs.StringVarP(&f.bind, "bind", "B", "", "local address for the client's sockets")
 	fs.StringVarP(&s.Title, "title", "T", "", "prefix every output line with this title")
 	fs.BoolVarP(&f.json, "json", "J", false, "one JSON document: both ends' figures and the full histograms")
 	fs.StringVar(&f.load, "load", "", "latency under load: PROTO,STREAMS[,up|down|both][,RATE], e.g. tcp,4 or udp,2,down,300m — probes before, during and after a bulk test")
-	fs.Var(durationValue{&f.loadTime}, "load-time", "how long the load runs")
-	fs.Var(durationValue{&f.loadIdle}, "load-idle", "probes alone before the load")
-	fs.Var(durationValue{&f.loadAfter}, "load-after", "probes alone after the load")
-	fs.Var(durationValue{&f.connectTimeout}, "connect-timeout", "give up connecting after this long")
+	fs.Var(flagvalue.Duration(&f.loadTime), "load-time", "how long the load runs")
+	fs.Var(flagvalue.Duration(&f.loadIdle), "load-idle", "probes alone before the load")
+	fs.Var(flagvalue.Duration(&f.loadAfter), "load-after", "probes alone after the load")
+	fs.Var(flagvalue.Duration(&f.connectTimeout), "connect-timeout", "give up connecting after this long")
 	fs.StringVar(&f.logfile, "logfile", "", "write the report to this file instead of stdout (appends)")
 	fs.StringVar(&f.log.level, "log-level", f.log.level, "diagnostic log level on stderr: debug, info, warn, error")
 	fs.StringVar(&f.log.format, "log-format", f.log.format, "diagnostic log format: text or json")

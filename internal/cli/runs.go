@@ -12,6 +12,7 @@ import (
 
 	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/campaign"
+	"github.com/wireperf/wireperf/internal/flagvalue"
 	"github.com/wireperf/wireperf/internal/units"
 )
 
@@ -28,7 +29,7 @@ func (s *selectFlags) register(cmd *cobra.Command) {
 	fs := cmd.Flags()
 	dbFlag(cmd, &s.db)
 	fs.StringVar(&s.campaign, "campaign", "", "only this campaign's runs")
-	fs.Var(durationValue{&s.since}, "since", "only runs started this long ago or less, e.g. 24h")
+	fs.Var(flagvalue.Duration(&s.since), "since", "only runs started this long ago or less, e.g. 24h")
 	fs.StringVar(&s.host, "host", "", "only runs whose local or remote host name contains this")
 	fs.StringArrayVar(&s.where, "where", nil, "only runs where KEY=VALUE: source, state, or an axis (window=1M); repeatable")
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wireperf/wireperf/internal/emit"
+	"github.com/wireperf/wireperf/internal/flagvalue"
 	"github.com/wireperf/wireperf/internal/server"
 	"github.com/wireperf/wireperf/internal/spec"
 )
@@ -86,21 +87,21 @@ func newServerCmd(e env) *cobra.Command {
 	fs.IntVar(&cfg.Limits.MaxTests, "max-tests", cfg.Limits.MaxTests, "tests running at once, over all clients (0: no limit)")
 	fs.IntVar(&cfg.Limits.MaxTestsPerClient, "max-tests-per-client", cfg.Limits.MaxTestsPerClient, "tests running at once from one client prefix (see --client-prefix-v4, -v6; 0: no limit)")
 	fs.IntVar(&cfg.Limits.MaxStreams, "max-streams", cfg.Limits.MaxStreams, "data connections of one test (0: no limit)")
-	fs.Var(sizeValue{&cfg.Limits.MaxTestMemory}, "max-test-memory", "data buffers of one test: data connections × -l (0: no limit)")
-	fs.Var(durationValue{&cfg.Limits.MaxDuration}, "max-duration", "longest test admitted, e.g. 1h (0: no limit)")
-	fs.Var(sizeValue{&cfg.Limits.MaxMemory}, "max-memory", "data buffers of all running tests together; a quarter of this machine's memory unless set (0: no limit)")
+	fs.Var(flagvalue.Size(&cfg.Limits.MaxTestMemory), "max-test-memory", "data buffers of one test: data connections × -l (0: no limit)")
+	fs.Var(flagvalue.Duration(&cfg.Limits.MaxDuration), "max-duration", "longest test admitted, e.g. 1h (0: no limit)")
+	fs.Var(flagvalue.Size(&cfg.Limits.MaxMemory), "max-memory", "data buffers of all running tests together; a quarter of this machine's memory unless set (0: no limit)")
 	fs.IntVar(&cfg.Limits.MaxTotalStreams, "max-total-streams", cfg.Limits.MaxTotalStreams, "data connections of all running tests together (0: no limit)")
 	fs.IntVar(&cfg.Limits.MaxHandshakes, "max-handshakes", cfg.Limits.MaxHandshakes, "connections not yet in a test, over all clients (0: no limit)")
 	fs.IntVar(&cfg.Limits.MaxHandshakesPerClient, "max-handshakes-per-client", cfg.Limits.MaxHandshakesPerClient, "connections not yet in a test, from one client prefix (0: no limit)")
-	fs.Var(durationValue{&cfg.Limits.FirstByteTimeout}, "first-byte-timeout", "how long a new connection may say nothing before it is closed")
+	fs.Var(flagvalue.Duration(&cfg.Limits.FirstByteTimeout), "first-byte-timeout", "how long a new connection may say nothing before it is closed")
 	fs.IntVar(&cfg.Limits.PrefixV4, "client-prefix-v4", cfg.Limits.PrefixV4, "leading bits of an IPv4 address that make one client, for the per-client limits")
 	fs.IntVar(&cfg.Limits.PrefixV6, "client-prefix-v6", cfg.Limits.PrefixV6, "leading bits of an IPv6 address that make one client, for the per-client limits")
-	fs.Var(durationValue{&cfg.StatusInterval}, "status-interval", "log the server's counters and goroutines this often (0: never)")
+	fs.Var(flagvalue.Duration(&cfg.StatusInterval), "status-interval", "log the server's counters and goroutines this often (0: never)")
 	sec.register(fs)
 	fs.BoolVar(&agentMode, "agent", false, "also run client tests for a group controller that holds a key of --agent-key-file (wireperf group)")
 	fs.StringVar(&agentKeyFile, "agent-key-file", "", "with --agent: the keys of the controllers it serves, a file of \"name key\" lines (mode 600)")
 	fs.StringVar(&clientKeyFile, "client-key-file", "", "with --agent: the key it proves to receivers that require one (--auth-key-file on their server), a file whose first \"name key\" line is used (mode 600)")
-	fs.Var(durationValue{&cfg.ShutdownGrace}, "shutdown-grace", "on SIGINT/SIGTERM, how long running tests may finish before they are aborted")
+	fs.Var(flagvalue.Duration(&cfg.ShutdownGrace), "shutdown-grace", "on SIGINT/SIGTERM, how long running tests may finish before they are aborted")
 	fs.BoolVarP(&jsonOutput, "json", "J", false, "iperf3 clients' --get-server-output in JSON rather than text")
 	fs.StringVar(&logfile, "logfile", "", "write the log to this file instead of stderr (appends)")
 	fs.StringVar(&log.level, "log-level", log.level, "log level: debug, info, warn, error")

@@ -20,6 +20,7 @@ import (
 	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/campaign"
 	"github.com/wireperf/wireperf/internal/emit"
+	"github.com/wireperf/wireperf/internal/flagvalue"
 	"github.com/wireperf/wireperf/internal/hostmon"
 	"github.com/wireperf/wireperf/internal/rr/rrcontrol"
 	"github.com/wireperf/wireperf/internal/spec"
@@ -111,7 +112,7 @@ func (f *sweepFlags) registerSpec(fs *pflag.FlagSet) {
 	fs.IntVar(&f.repeat, "repeat", 1, "runs per point")
 	fs.StringVar(&f.order, "order", campaign.OrderShuffle, "shuffle (in an order recorded with the campaign) or sequential")
 	fs.Int64Var(&f.shuffleKey, "shuffle-key", 0, "the number that fixes the shuffle's order (default: chosen and recorded)")
-	fs.Var(durationValue{&f.pause}, "pause", "pause between runs, e.g. 5s")
+	fs.Var(flagvalue.Duration(&f.pause), "pause", "pause between runs, e.g. 5s")
 	fs.Int64Var(&f.count, "count", 0, "UDPmon sweeps: datagrams per run (with -u, -l and --spacing axes)")
 	fs.BoolVar(&f.rr, "rr", false, "each run is a request-response test (wireperf rr); --length is the request size")
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wireperf/wireperf/internal/emit"
+	"github.com/wireperf/wireperf/internal/flagvalue"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/rr"
 	"github.com/wireperf/wireperf/internal/session"
@@ -58,13 +59,13 @@ func (f *udpmonFlags) register(cmd *cobra.Command) {
 	fs.StringVar(&f.spacings, "spacing", f.spacings, "gaps between datagrams: a list (0,12us) or START:END:STEP (0:40us:1us); a bare number is µs; 0 sends as fast as possible")
 	fs.Int64Var(&c.Count, "count", c.Count, "datagrams per point")
 	fs.BoolVarP(&c.Reverse, "reverse", "R", false, "the server sends, the client receives")
-	fs.VarP(sizeValue{&c.Window}, "window", "w", "socket buffers on both ends (e.g. 4K to see the receiving host drop); default: the receiver asks for 8 MiB")
+	fs.VarP(flagvalue.Size(&c.Window), "window", "w", "socket buffers on both ends (e.g. 4K to see the receiving host drop); default: the receiver asks for 8 MiB")
 	fs.BoolVar(&c.NoGSO, "no-gso", false, "no segmentation offload on send nor GRO on receive")
-	fs.Var(tosValue{&c.TOS}, "tos", "IP type-of-service byte")
-	fs.Var(durationValue{&c.LateThreshold}, "late-threshold", "a missing datagram counts as lost after this long (2s)")
-	fs.Var(durationValue{&c.PointTimeout}, "point-timeout", "give up on a point after this long (default: twice its sending time plus 20s)")
+	fs.Var(flagvalue.TOS(&c.TOS), "tos", "IP type-of-service byte")
+	fs.Var(flagvalue.Duration(&c.LateThreshold), "late-threshold", "a missing datagram counts as lost after this long (2s)")
+	fs.Var(flagvalue.Duration(&c.PointTimeout), "point-timeout", "give up on a point after this long (default: twice its sending time plus 20s)")
 	fs.StringVarP(&f.bind, "bind", "B", "", "local address for the client's sockets")
-	fs.Var(durationValue{&f.connectTimeout}, "connect-timeout", "give up connecting after this long")
+	fs.Var(flagvalue.Duration(&f.connectTimeout), "connect-timeout", "give up connecting after this long")
 	fs.BoolVar(&f.csv, "csv", false, "CSV, one row per point")
 	fs.BoolVarP(&f.json, "json", "J", false, "one JSON document: every point with both hosts' counters and its histograms")
 	fs.BoolVar(&f.noBar, "no-progress", false, "no progress bar, even on a terminal")
