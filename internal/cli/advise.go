@@ -16,7 +16,7 @@ import (
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/session"
 	"github.com/wireperf/wireperf/internal/spec"
-	"github.com/wireperf/wireperf/internal/units"
+	"github.com/wireperf/wireperf/internal/testdef"
 )
 
 // adviseFlags are `wireperf advise`'s flags.
@@ -118,21 +118,13 @@ func (f *adviseFlags) config(host string) (guide.Config, error) {
 	}
 	cfg.Auth, cfg.TLS = sc.Auth, sc.TLS
 	if f.bottleneck != "" {
-		r, err := parseBottleneck(f.bottleneck)
+		r, err := testdef.ParseBottleneck(f.bottleneck)
 		if err != nil {
-			return cfg, err
+			return cfg, usageError{err}
 		}
 		cfg.Bottleneck = r
 	}
 	return cfg, nil
-}
-
-func parseBottleneck(s string) (float64, error) {
-	r, err := units.ParseRate(s)
-	if err != nil || r <= 0 {
-		return 0, usagef("--bottleneck %s: want a rate such as 1g or 622m", s)
-	}
-	return r, nil
 }
 
 func runAdvise(ctx context.Context, e env, f *adviseFlags, cfg guide.Config, cmdline []string) error {
@@ -180,57 +172,25 @@ func runAdvise(ctx context.Context, e env, f *adviseFlags, cfg guide.Config, cmd
 	return nil
 }
 
-// The client's TCP-internals flags: --tcpinfo-interval, --tcpinfo-csv
-// and --bottleneck (registered in clientFlags.register).
-
-// tcpInfoFlags are their values.
-type tcpInfoFlags struct {
-	interval   time.Duration
-	csv        string
-	bottleneck string
-}
-
-func newTCPInfoFlags() tcpInfoFlags { return tcpInfoFlags{interval: spec.DefaultTCPInfoInterval} }
-
-// prepare checks the flags and puts the sampling period in the test's
-// spec, which both ends follow.
-func (t *tcpInfoFlags) prepare(s *spec.Spec) error {
-	if t.interval < 0 || t.interval > 0 && t.interval < spec.MinTCPInfoInterval {
-		return usagef("--tcpinfo-interval %v: want 0 (off) or at least %v", t.interval, spec.MinTCPInfoInterval)
-	}
-	s.TCPInfoInterval = t.interval
-	if t.interval == 0 {
-		s.TCPInfoInterval = -1 // off; 0 in a spec is the default
-	}
-	if t.bottleneck != "" {
-		if _, err := parseBottleneck(t.bottleneck); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// apply adds what the flags say to a finished result (the bottleneck,
-// for the Transfer Time Ratio) and writes the timeline CSV.
-func (t *tcpInfoFlags) apply(res *result.Result) error {
+// applyTCPInfo adds what the flags say to a finished result (the
+// bottleneck, for the Transfer Time Ratio) and writes the timeline CSV.
+func (f *clientFlags) applyTCPInfo(res *result.Result) error {
 	if res == nil {
 		return nil
 	}
-	if t.bottleneck != "" {
-		if r, err := parseBottleneck(t.bottleneck); err == nil {
-			res.Local.BottleneckBps = r
-		}
+	if f.BottleneckBps > 0 {
+		res.Local.BottleneckBps = f.BottleneckBps
 	}
-	if t.csv == "" {
+	if f.tcpinfoCSV == "" {
 		return nil
 	}
-	out, err := os.Create(t.csv)
+	out, err := os.Create(f.tcpinfoCSV)
 	if err != nil {
 		return fmt.Errorf("--tcpinfo-csv: %w", err)
 	}
 	if err := emit.WriteTCPTimelineCSV(out, res); err != nil {
 		_ = out.Close()
-		return fmt.Errorf("--tcpinfo-csv %s: %w", t.csv, err)
+		return fmt.Errorf("--tcpinfo-csv %s: %w", f.tcpinfoCSV, err)
 	}
 	return out.Close()
 }

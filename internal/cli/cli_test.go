@@ -112,8 +112,8 @@ func TestZeroBytesMeansNoByteLimit(t *testing.T) {
 			t.Errorf("%q: %v", tc.args, err)
 			continue
 		}
-		if f.spec.Duration != tc.time || f.spec.Bytes != tc.n {
-			t.Errorf("%q: -t %v -n %d; want -t %v -n %d", tc.args, f.spec.Duration, f.spec.Bytes, tc.time, tc.n)
+		if f.Spec.Duration != tc.time || f.Spec.Bytes != tc.n {
+			t.Errorf("%q: -t %v -n %d; want -t %v -n %d", tc.args, f.Spec.Duration, f.Spec.Bytes, tc.time, tc.n)
 		}
 	}
 }

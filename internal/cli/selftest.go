@@ -16,7 +16,7 @@ import (
 // and checks that what was sent arrived.
 func newSelftestCmd(e env) *cobra.Command {
 	f := newClientFlags()
-	f.spec.Duration = 3e9
+	f.Spec.Duration = 3e9
 	cmd := &cobra.Command{
 		Use:   "selftest",
 		Short: "Run a server and a client on loopback and check the result",
@@ -36,9 +36,6 @@ func selftest(ctx context.Context, e env, f *clientFlags) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if err := f.tcpinfo.prepare(&f.spec); err != nil {
-		return err
-	}
 	if f.save { // an archive that can't be opened fails before the test, not after it
 		if err := checkArchiveFor(ctx, f.db, ""); err != nil {
 			return err
@@ -55,18 +52,18 @@ func selftest(ctx context.Context, e env, f *clientFlags) error {
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ctx) }()
-	f.port = srv.Addr().Port
+	f.Port = srv.Addr().Port
 	out, closeOut, err := openOutput(f.logfile, e.stdout)
 	if err != nil {
 		return err
 	}
 	defer closeOut()
 	em := f.emitter(out)
-	obs := &observer{em: em, host: "127.0.0.1", port: f.port}
+	obs := &observer{em: em, host: "127.0.0.1", port: f.Port}
 	res, err := session.RunClient(ctx, session.ClientConfig{
-		Host: "127.0.0.1", Port: f.port, ConnectTimeout: f.connectTimeout, Spec: f.spec, Observer: obs,
+		Host: "127.0.0.1", Port: f.Port, ConnectTimeout: f.ConnectTimeout, Spec: f.Spec, Observer: obs,
 	})
-	if aerr := f.tcpinfo.apply(res); aerr != nil && err == nil {
+	if aerr := f.applyTCPInfo(res); aerr != nil && err == nil {
 		err = aerr
 	}
 	if res != nil {
@@ -85,7 +82,7 @@ func selftest(ctx context.Context, e env, f *clientFlags) error {
 			return fmt.Errorf("selftest failed: %s sent %d bytes but %d arrived", d.Label(), d.Sent.Bytes, d.Received.Bytes)
 		}
 	}
-	if !f.json && !f.jsonStream {
+	if !f.JSON && !f.JSONStream {
 		fmt.Fprintln(out, "selftest passed: every byte sent arrived, and both ends agree")
 	}
 	if f.save {

@@ -24,6 +24,7 @@ import (
 	"github.com/wireperf/wireperf/internal/hostmon"
 	"github.com/wireperf/wireperf/internal/rr/rrcontrol"
 	"github.com/wireperf/wireperf/internal/spec"
+	"github.com/wireperf/wireperf/internal/testdef"
 	"github.com/wireperf/wireperf/internal/units"
 	"github.com/wireperf/wireperf/internal/version"
 )
@@ -199,7 +200,7 @@ func runSweep(cmd *cobra.Command, e env, f *sweepFlags, args []string) error {
 	// Every point's client flags must parse before anything runs.
 	points := map[string]pointTest{}
 	for _, r := range runs {
-		if points[r.Point.Key()] != nil {
+		if _, ok := points[r.Point.Key()]; ok {
 			continue
 		}
 		pt, err := newPointTest(spec, r.Point)
@@ -413,38 +414,38 @@ func specFromStored(c archive.Campaign) (*campaign.Spec, error) {
 	return specFromFlags(fs, f, fs.Args(), fs.ArgsLenAtDash())
 }
 
-// pointTest is one point's test, its flags parsed and checked before the
-// campaign starts.
-type pointTest interface {
-	// run runs the test once and returns its -J document.
-	run(ctx context.Context, e env, host string, log *slog.Logger) ([]byte, error)
-	duration() time.Duration
+// pointTest is one point's test, its flags parsed and checked (package
+// testdef) before the campaign starts.
+type pointTest struct{ t testdef.Test }
+
+// duration is how long the point's test runs, as its model says; a test
+// whose length its flags don't tell (-n as fast as the path allows)
+// counts as 0 in the plan's estimate.
+func (p pointTest) duration() time.Duration {
+	d, _ := p.t.Duration()
+	return d
 }
 
-func newPointTest(s *campaign.Spec, p campaign.Point) (pointTest, error) {
-	if s.Test == campaign.TestRR {
-		return rrPointFlags(s, p)
-	}
-	cf, err := pointFlags(s, p)
-	if err != nil {
-		return nil, err
-	}
-	return clientPoint{cf}, nil
-}
-
-// clientPoint is a client test (wireperf client).
-type clientPoint struct{ cf *clientFlags }
-
-func (c clientPoint) duration() time.Duration { return c.cf.spec.Duration }
-
-func (c clientPoint) run(ctx context.Context, e env, host string, log *slog.Logger) ([]byte, error) {
-	cf := *c.cf // a copy: the run must not change the point's flags
+// run runs the test once and returns its -J document.
+func (p pointTest) run(ctx context.Context, e env, host string, log *slog.Logger) ([]byte, error) {
 	var buf bytes.Buffer
-	em := &emit.JSON{W: &buf, Opt: emit.Options{Format: cf.format}}
-	obs := &observer{em: em, host: host, port: cf.port}
-	if err := cf.tcpinfo.prepare(&cf.spec); err != nil {
-		return nil, err
+	if p.t.RR != nil {
+		rf := rrFlags{RR: *p.t.RR}
+		cfg, err := rf.config(host, log)
+		if err != nil {
+			return nil, err
+		}
+		res, err := rrcontrol.Run(ctx, cfg)
+		if res != nil {
+			if werr := (&emit.RRJSON{W: &buf}).Write(res); werr != nil && err == nil {
+				err = werr
+			}
+		}
+		return buf.Bytes(), err
 	}
+	cf := clientFlags{Client: *p.t.Client} // a copy: the run must not change the point's flags
+	em := &emit.JSON{W: &buf, Opt: emit.Options{Format: cf.Format}}
+	obs := &observer{em: em, host: host, port: cf.Port}
 	res, err := runTest(ctx, e, &cf, host, obs, log)
 	if res != nil {
 		if werr := em.Summary(res); werr != nil && err == nil {
@@ -454,39 +455,56 @@ func (c clientPoint) run(ctx context.Context, e env, host string, log *slog.Logg
 	return buf.Bytes(), err
 }
 
-// rrPoint is a request-response test (wireperf rr) of one request size.
-type rrPoint struct{ rf *rrFlags }
-
-func (r rrPoint) duration() time.Duration { return r.rf.spec.Duration }
-
-func (r rrPoint) run(ctx context.Context, e env, host string, log *slog.Logger) ([]byte, error) {
-	cfg, err := r.rf.config(host, log)
-	if err != nil {
-		return nil, err
+func newPointTest(s *campaign.Spec, p campaign.Point) (pointTest, error) {
+	if s.Test == campaign.TestRR {
+		return rrPointTest(s, p)
 	}
-	res, err := rrcontrol.Run(ctx, cfg)
-	var buf bytes.Buffer
-	if res != nil {
-		if werr := (&emit.RRJSON{W: &buf}).Write(res); werr != nil && err == nil {
-			err = werr
-		}
-	}
-	return buf.Bytes(), err
+	return clientPointTest(s, p)
 }
 
-// rrPointFlags parses a point's flags as the rr command does: the length
-// axis is the request size (--sizes), proto picks --udp or --tcp.
-func rrPointFlags(s *campaign.Spec, p campaign.Point) (pointTest, error) {
-	rf := newRRFlags()
-	cmd := &cobra.Command{Use: "rr"}
-	rf.register(cmd)
+// commandLineOnly names the first of flags (a command line's own, which
+// a sweep sets itself) among args.
+func commandLineOnly(args []string, flags ...string) (string, bool) {
+	for _, a := range args {
+		for _, f := range flags {
+			if a == "--"+f || strings.HasPrefix(a, "--"+f+"=") {
+				return f, true
+			}
+		}
+	}
+	return "", false
+}
+
+// parsePoint reads a point's flags into a test of kind; finish runs
+// between the parse and the model's checks.
+func parsePoint(kind testdef.Kind, args []string, between func(testdef.Test, *pflag.FlagSet) error) (testdef.Test, error) {
+	fs := testdef.NewFlagSet(string(kind))
+	t, err := testdef.New(kind, fs)
+	if err != nil {
+		return t, err
+	}
+	if err := fs.Parse(args); err != nil {
+		return t, err
+	}
+	if fs.NArg() > 0 {
+		return t, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if err := between(t, fs); err != nil {
+		return t, err
+	}
+	return t, t.Finish(fs)
+}
+
+// rrPointTest reads a point as the rr command does: the length axis is
+// the request size (--sizes), proto picks --udp or --tcp.
+func rrPointTest(s *campaign.Spec, p campaign.Point) (pointTest, error) {
 	var args []string
 	for _, a := range p.Args(s.Fixed) {
 		switch {
 		case strings.HasPrefix(a, "--length="):
 			a = "--sizes=" + strings.TrimPrefix(a, "--length=")
 		case a == "--reverse" || a == "--bidir":
-			return nil, fmt.Errorf("%s does not apply to request-response tests", a)
+			return pointTest{}, fmt.Errorf("%s does not apply to request-response tests", a)
 		}
 		args = append(args, a)
 	}
@@ -496,66 +514,62 @@ func rrPointFlags(s *campaign.Spec, p campaign.Point) (pointTest, error) {
 	if s.Port != 0 {
 		args = append([]string{fmt.Sprintf("--port=%d", s.Port)}, args...)
 	}
-	if err := cmd.ParseFlags(args); err != nil {
-		return nil, err
+	if _, ok := commandLineOnly(args, "logfile"); ok {
+		return pointTest{}, errors.New("a sweep of rr tests stores each run's JSON itself: give no -J, --logfile or --load")
 	}
-	if cmd.Flags().NArg() > 0 {
-		return nil, fmt.Errorf("unexpected arguments %q", cmd.Flags().Args())
+	t, err := parsePoint(testdef.KindRR, args, func(t testdef.Test, _ *pflag.FlagSet) error {
+		if t.RR.JSON || t.RR.Load != "" {
+			return errors.New("a sweep of rr tests stores each run's JSON itself: give no -J, --logfile or --load")
+		}
+		return nil
+	})
+	if err != nil {
+		return pointTest{}, err
 	}
-	if rf.json || rf.logfile != "" || rf.load != "" {
-		return nil, errors.New("a sweep of rr tests stores each run's JSON itself: give no -J, --logfile or --load")
-	}
-	if err := rf.finish(cmd); err != nil {
-		return nil, err
-	}
-	rf.spec.HostCounters = true
-	return rrPoint{rf}, nil
+	t.RR.Spec.HostCounters = true
+	return pointTest{t}, nil
 }
 
-// pointFlags parses a point's client flags as the client command does,
-// so that a sweep run is exactly the client test it names.
-func pointFlags(s *campaign.Spec, p campaign.Point) (*clientFlags, error) {
-	cf := newClientFlags()
-	cmd := &cobra.Command{Use: "client"}
-	cf.register(cmd)
+// clientPointTest reads a point's client flags as the client command
+// does, so that a sweep run is exactly the client test it names.
+func clientPointTest(s *campaign.Spec, p campaign.Point) (pointTest, error) {
 	args := p.Args(s.Fixed)
 	if s.Port != 0 {
 		args = append([]string{fmt.Sprintf("--port=%d", s.Port)}, args...)
 	}
-	if err := cmd.ParseFlags(args); err != nil {
-		return nil, err
+	if _, ok := commandLineOnly(args, "save", "db"); ok {
+		return pointTest{}, errors.New("a sweep stores every run in its own --db: give no --save or --db among a run's flags")
 	}
-	if cmd.Flags().NArg() > 0 {
-		return nil, fmt.Errorf("unexpected arguments %q", cmd.Flags().Args())
+	if _, ok := commandLineOnly(args, "logfile"); ok {
+		return pointTest{}, errors.New("a sweep stores each run's JSON itself: give no -J, --json-stream or --logfile")
 	}
-	if cf.save || cf.db != "" {
-		return nil, errors.New("a sweep stores every run in its own --db: give no --save or --db among a run's flags")
-	}
-	if cf.json || cf.jsonStream || cf.logfile != "" {
-		return nil, errors.New("a sweep stores each run's JSON itself: give no -J, --json-stream or --logfile")
-	}
-	if s.Count > 0 {
+	t, err := parsePoint(testdef.KindClient, args, func(t testdef.Test, fs *pflag.FlagSet) error {
+		c := t.Client
+		if c.JSON || c.JSONStream {
+			return errors.New("a sweep stores each run's JSON itself: give no -J, --json-stream or --logfile")
+		}
+		if s.Count <= 0 {
+			return nil
+		}
 		// UDPmon's method: a fixed number of datagrams at a fixed gap,
 		// however long they take (-n, no -t).
-		if cmd.Flags().Changed("time") || cmd.Flags().Changed("bytes") {
-			return nil, errors.New("--count sets the bytes of each run: give no -t or -n")
+		if fs.Changed("time") || fs.Changed("bytes") {
+			return errors.New("--count sets the bytes of each run: give no -t or -n")
 		}
-		if !cf.udp {
-			return nil, errors.New("--count is for UDP sweeps (-u)")
+		if !c.UDP {
+			return errors.New("--count is for UDP sweeps (-u)")
 		}
-		length := cf.length
-		if !cmd.Flags().Changed("length") {
+		length := c.Length
+		if !fs.Changed("length") {
 			length = int64(spec.DefaultUDPLength)
 		}
-		if err := cmd.Flags().Set("bytes", strconv.FormatInt(s.Count*length, 10)); err != nil {
-			return nil, err
-		}
+		return fs.Set("bytes", strconv.FormatInt(s.Count*length, 10))
+	})
+	if err != nil {
+		return pointTest{}, err
 	}
-	if err := cf.finish(cmd); err != nil {
-		return nil, err
-	}
-	cf.spec.HostCounters = true // both hosts' CPU split, kept beside the run
-	return cf, nil
+	t.Client.Spec.HostCounters = true // both hosts' CPU split, kept beside the run
+	return pointTest{t}, nil
 }
 
 // clientCmdline is the client command that a point runs.

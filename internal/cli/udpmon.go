@@ -12,67 +12,37 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wireperf/wireperf/internal/emit"
-	"github.com/wireperf/wireperf/internal/flagvalue"
 	"github.com/wireperf/wireperf/internal/result"
-	"github.com/wireperf/wireperf/internal/rr"
 	"github.com/wireperf/wireperf/internal/session"
 	"github.com/wireperf/wireperf/internal/spec"
+	"github.com/wireperf/wireperf/internal/testdef"
 	"github.com/wireperf/wireperf/internal/udpmon"
 )
 
-// udpmonFlags are the udpmon command's flags.
+// udpmonFlags are the udpmon command's flags: the sweep's (package
+// testdef) and the command line's own.
 type udpmonFlags struct {
-	cfg            udpmon.Config
-	port           int
-	bind           string
-	connectTimeout time.Duration
-	sizes          string
-	spacings       string
-	csv            bool
-	json           bool
-	title          string
-	logfile        string
-	noBar          bool
-	save           bool
-	db             string
-	campaign       string
-	log            logOptions
-	security       clientSecurity // --auth-key-file, --tls-ca, --tls-pin (security.go)
+	testdef.UDPMon
+	logfile  string
+	noBar    bool
+	save     bool
+	db       string
+	campaign string
+	log      logOptions
+	security clientSecurity // --auth-key-file, --tls-ca, --tls-pin (security.go)
 }
 
 func newUDPMonFlags() *udpmonFlags {
-	return &udpmonFlags{
-		port: spec.DefaultPort, connectTimeout: spec.DefaultConnectTO,
-		cfg: udpmon.Config{Count: udpmon.DefaultCount},
-		// UDPmon's classic grid: full and small packets, 0 to 40 µs.
-		sizes:    "64:1472:64",
-		spacings: "0:40us:2us",
-		log:      logOptions{level: "warn", format: "text"},
-	}
+	return &udpmonFlags{UDPMon: *testdef.NewUDPMon(), log: logOptions{level: "warn", format: "text"}}
 }
 
 func (f *udpmonFlags) register(cmd *cobra.Command) {
 	fs := cmd.Flags()
-	c := &f.cfg
-	fs.IntVarP(&f.port, "port", "p", f.port, "server port")
-	fs.StringVar(&f.sizes, "sizes", f.sizes, "UDP payload sizes in bytes: a list (512,1472) or START:END:STEP")
-	fs.StringVar(&f.spacings, "spacing", f.spacings, "gaps between datagrams: a list (0,12us) or START:END:STEP (0:40us:1us); a bare number is µs; 0 sends as fast as possible")
-	fs.Int64Var(&c.Count, "count", c.Count, "datagrams per point")
-	fs.BoolVarP(&c.Reverse, "reverse", "R", false, "the server sends, the client receives")
-	fs.VarP(flagvalue.Size(&c.Window), "window", "w", "socket buffers on both ends (e.g. 4K to see the receiving host drop); default: the receiver asks for 8 MiB")
-	fs.BoolVar(&c.NoGSO, "no-gso", false, "no segmentation offload on send nor GRO on receive")
-	fs.Var(flagvalue.TOS(&c.TOS), "tos", "IP type-of-service byte")
-	fs.Var(flagvalue.Duration(&c.LateThreshold), "late-threshold", "a missing datagram counts as lost after this long (2s)")
-	fs.Var(flagvalue.Duration(&c.PointTimeout), "point-timeout", "give up on a point after this long (default: twice its sending time plus 20s)")
-	fs.StringVarP(&f.bind, "bind", "B", "", "local address for the client's sockets")
-	fs.Var(flagvalue.Duration(&f.connectTimeout), "connect-timeout", "give up connecting after this long")
-	fs.BoolVar(&f.csv, "csv", false, "CSV, one row per point")
-	fs.BoolVarP(&f.json, "json", "J", false, "one JSON document: every point with both hosts' counters and its histograms")
+	f.UDPMon.Register(fs)
 	fs.BoolVar(&f.noBar, "no-progress", false, "no progress bar, even on a terminal")
 	fs.BoolVar(&f.save, "save", false, "store the sweep (its -J document) in the archive (see --db) as one run")
 	fs.StringVar(&f.campaign, "campaign", "", "with --save: store the sweep with this campaign's runs (it must exist)")
 	dbFlag(cmd, &f.db)
-	fs.StringVarP(&f.title, "title", "T", "", "prefix every table line with this title")
 	fs.StringVar(&f.logfile, "logfile", "", "write the report to this file instead of stdout (appends)")
 	fs.StringVar(&f.log.level, "log-level", f.log.level, "diagnostic log level on stderr: debug, info, warn, error")
 	fs.StringVar(&f.log.format, "log-format", f.log.format, "diagnostic log format: text or json")
@@ -80,28 +50,7 @@ func (f *udpmonFlags) register(cmd *cobra.Command) {
 }
 
 func (f *udpmonFlags) finish() error {
-	sizes, err := rr.ParseSizes(f.sizes)
-	if err != nil {
-		return usagef("--sizes %s: %v", f.sizes, err)
-	}
-	spacings, err := rr.ParseDurations(f.spacings)
-	if err != nil {
-		return usagef("--spacing %s: %v", f.spacings, err)
-	}
-	f.cfg.Sizes, f.cfg.Spacings = sizes, spacings
-	if f.csv && f.json {
-		return usagef("--csv and --json: choose one")
-	}
-	if f.cfg.Count < 1 {
-		return usagef("--count %d: want at least 1", f.cfg.Count)
-	}
-	if f.port < 1 || f.port > 65535 {
-		return usagef("-p %d: want 1 to 65535", f.port)
-	}
-	if f.connectTimeout <= 0 {
-		return usagef("--connect-timeout: must be positive")
-	}
-	if err := f.cfg.Validate(); err != nil {
+	if err := f.UDPMon.Finish(); err != nil {
 		return usageError{err}
 	}
 	return nil
@@ -163,12 +112,12 @@ func runUDPMon(ctx context.Context, e env, f *udpmonFlags, host string) error {
 			return err
 		}
 	}
-	client := session.ClientConfig{Host: host, Port: f.port, Bind: f.bind, ConnectTimeout: f.connectTimeout, Logger: log}
+	client := session.ClientConfig{Host: host, Port: f.Port, Bind: f.Bind, ConnectTimeout: f.ConnectTimeout, Logger: log}
 	if err := f.security.apply(&client); err != nil {
 		return err
 	}
-	cfg := f.cfg
-	cfg.Server, cfg.Logger = fmt.Sprintf("%s port %d", host, f.port), log
+	cfg := f.Cfg
+	cfg.Server, cfg.Logger = fmt.Sprintf("%s port %d", host, f.Port), log
 	cfg.Run = func(ctx context.Context, s spec.Spec) (*result.Result, error) {
 		point := client
 		point.Spec = s
@@ -180,9 +129,9 @@ func runUDPMon(ctx context.Context, e env, f *udpmonFlags, host string) error {
 		}
 		return res, err
 	}
-	table := f.csv == f.json // neither: the table, row by row
+	table := f.CSV == f.JSON // neither: the table, row by row
 	bar := !f.noBar && isTerminal(out)
-	tw := &emit.UDPMonTable{W: out, Opt: emit.Options{Title: f.title}}
+	tw := &emit.UDPMonTable{W: out, Opt: emit.Options{Title: f.Title}}
 	var werr error
 	keep := func(err error) {
 		if err != nil && werr == nil {
@@ -225,9 +174,9 @@ func runUDPMon(ctx context.Context, e env, f *udpmonFlags, host string) error {
 	}
 	header()
 	switch {
-	case f.json:
+	case f.JSON:
 		keep((&emit.UDPMonJSON{W: out}).Write(sw))
-	case f.csv:
+	case f.CSV:
 		keep((&emit.UDPMonCSV{W: out}).Write(sw))
 	default:
 		keep(tw.Footer(sw))
