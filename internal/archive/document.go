@@ -164,6 +164,8 @@ type document struct {
 		Local       docHostEnd `json:"local"`
 		Remote      docHostEnd `json:"remote"`
 	} `json:"result"`
+	// A UDPmon sweep (wireperf udpmon -J): its kind and the sweep.
+	Sweep    *docSweep `json:"sweep"`
 	Wireperf *struct {
 		Result struct {
 			Local  docHostEnd `json:"local"`
@@ -185,6 +187,9 @@ func ParseDocument(doc []byte) (*Parsed, error) {
 	}
 	if d.Kind == "rr" && d.Result != nil {
 		return parseRR(&d), nil
+	}
+	if d.Kind == "udpmon" && d.Sweep != nil {
+		return parseSweep(d.Sweep), nil
 	}
 	if d.Start == nil && d.End == nil {
 		return nil, fmt.Errorf("%w: no start or end object", ErrNotDocument)
@@ -386,6 +391,41 @@ func (p *Parsed) readHost(host string, e *docHostEnd) {
 }
 
 // parseRR reads wireperf's request-response document.
+// docSweep is what the archive reads of a UDPmon sweep.
+type docSweep struct {
+	Server    string    `json:"server"`
+	StartedAt time.Time `json:"started_at"`
+	Seconds   float64   `json:"seconds"`
+	Failed    int       `json:"failed"`
+	Points    []struct {
+		Error string `json:"error"`
+		Sent  int64  `json:"sent"`
+		Lost  int64  `json:"lost"`
+	} `json:"points"`
+}
+
+// parseSweep summarises a UDPmon sweep: its time, the datagrams sent and
+// received and the loss over every point. A sweep none of whose points
+// ran is an error.
+func parseSweep(sw *docSweep) *Parsed {
+	p := &Parsed{Wireperf: true, Axes: map[string]Axis{}, Started: sw.StartedAt.UTC(), RemoteHost: sw.Server}
+	var sent, lost int64
+	for _, pt := range sw.Points {
+		sent, lost = sent+pt.Sent, lost+pt.Lost
+	}
+	m := &p.Summary
+	if sw.Seconds > 0 {
+		m.Seconds = finitePtr(&sw.Seconds)
+	}
+	if sent > 0 {
+		m.LostPercent = ptr(100 * float64(lost) / float64(sent))
+	}
+	if len(sw.Points) == 0 || sw.Failed == len(sw.Points) {
+		p.Error = fmt.Sprintf("udpmon: %d of %d points failed", sw.Failed, len(sw.Points))
+	}
+	return p
+}
+
 func parseRR(d *document) *Parsed {
 	res := d.Result
 	p := &Parsed{Wireperf: true, Axes: map[string]Axis{}, Started: res.StartedAt, RemoteHost: res.ConnectHost,

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/wireperf/wireperf/internal/result"
 )
@@ -166,4 +167,27 @@ func FuzzParseDocument(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		ParseDocument(b) // must not panic
 	})
+}
+
+// A UDPmon sweep's document (wireperf udpmon -J) is a report the archive
+// reads: its time, server, and the loss over every point; a sweep none
+// of whose points ran is an error.
+func TestParseUDPMonSweep(t *testing.T) {
+	doc := `{"kind": "udpmon", "sweep": {"server": "10.0.0.2", "started_at": "2026-12-04T05:00:00Z", "count": 1000,
+		"seconds": 14.5, "failed": 1, "points": [
+		{"size": 64, "spacing_ns": 1000000, "count": 1000, "sent": 1000, "received": 990, "lost": 10},
+		{"size": 64, "spacing_ns": 0, "count": 1000, "sent": 1000, "received": 1000, "lost": 0},
+		{"size": 1472, "spacing_ns": 0, "count": 1000, "error": "point timed out"}]}}`
+	p, err := ParseDocument([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Error != "" || p.RemoteHost != "10.0.0.2" || !p.Started.Equal(time.Date(2026, 12, 4, 5, 0, 0, 0, time.UTC)) ||
+		p.Summary.Seconds == nil || *p.Summary.Seconds != 14.5 || p.Summary.LostPercent == nil || *p.Summary.LostPercent != 0.5 {
+		t.Fatalf("%+v", p)
+	}
+	p, err = ParseDocument([]byte(`{"kind": "udpmon", "sweep": {"failed": 2, "points": [{"error": "x"}, {"error": "y"}]}}`))
+	if err != nil || p.Error != "udpmon: 2 of 2 points failed" {
+		t.Fatalf("%+v %v", p, err)
+	}
 }

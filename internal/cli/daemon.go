@@ -2,8 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
-	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -15,7 +13,6 @@ import (
 	"github.com/wireperf/wireperf/internal/daemon"
 	"github.com/wireperf/wireperf/internal/server"
 	"github.com/wireperf/wireperf/internal/spec"
-	"github.com/wireperf/wireperf/internal/testline"
 )
 
 func newDaemonCmd(e env) *cobra.Command {
@@ -59,7 +56,7 @@ an SQLite file. docs/daemon.md describes the configuration file.`,
 			}
 			cfg := daemon.Config{Host: fc.Host, DSN: dsn, API: fc.Listen, ReadsNeedToken: fc.ReadsNeedToken,
 				Grace: daemon.Duration(fc.Grace, 0), Horizon: daemon.Duration(fc.Horizon, 0), PlanEvery: daemon.Duration(fc.PlanEvery, 0),
-				Workers: fc.Workers, ValidateTest: validateTestLine, SpoolDir: fc.SpoolDir, Logger: logger}
+				Workers: fc.Workers, SpoolDir: fc.SpoolDir, Logger: logger}
 			if cfg.API == "" {
 				cfg.API = daemon.DefaultAPI
 			}
@@ -115,22 +112,4 @@ an SQLite file. docs/daemon.md describes the configuration file.`,
 	dbFlag(cmd, &db)
 	cmd.Flags().StringVar(&log.level, "log-level", log.level, "debug, info, warn or error")
 	return cmd
-}
-
-// validateTestLine checks a scheduled test's line: package testline
-// takes only a measurement command and its measurement flags, then the
-// command's own flag set checks their values, as the test will read
-// them.
-func validateTestLine(args []string) error {
-	l, err := testline.Parse(args)
-	if err != nil {
-		return err
-	}
-	words := l.Words()
-	root := newRoot(env{stdout: io.Discard, stderr: io.Discard})
-	c, rest, err := root.Find(words)
-	if err != nil || c == root || c.Name() != words[0] {
-		return errors.New(words[0] + ": not a wireperf command")
-	}
-	return c.ParseFlags(rest)
 }

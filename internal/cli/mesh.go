@@ -36,7 +36,7 @@ with an error changes nothing.`,
 			if err != nil {
 				return usageError{err}
 			}
-			m, err := mesh.Parse(file, data, mesh.Options{ValidateTest: validateTestLine})
+			m, err := mesh.Parse(file, data)
 			if err != nil {
 				return usageError{err}
 			}

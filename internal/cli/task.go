@@ -50,7 +50,7 @@ func newTaskAddCmd(e env) *cobra.Command {
 			if j.Until, err = instantFlag("--until", until); err != nil {
 				return err
 			}
-			t, err := j.Task(validateTestLine)
+			t, err := j.Task()
 			if err != nil {
 				return usageError{err}
 			}

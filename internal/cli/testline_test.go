@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/wireperf/wireperf/internal/testdef"
 	"github.com/wireperf/wireperf/internal/testline"
 )
 
@@ -52,7 +53,7 @@ func TestTestLineFlagsMatchCommands(t *testing.T) {
 // The attack a review made through a task (a destination that picked
 // the lab's exec subcommand) and the file-naming flags are refused where
 // tasks and mesh files are checked.
-func TestValidateTestLineRefuses(t *testing.T) {
+func TestTestLinesRefuseCommandLineFlags(t *testing.T) {
 	for _, line := range []string{
 		"lab NAME a -- sh -c id",
 		"client --logfile /tmp/x",
@@ -63,17 +64,17 @@ func TestValidateTestLineRefuses(t *testing.T) {
 		"rr --logfile /tmp/x",
 		"udpmon --save",
 	} {
-		if err := validateTestLine(strings.Fields(line)); err == nil {
+		if _, err := testdef.ParseLine(strings.Fields(line)); err == nil {
 			t.Errorf("%s: accepted", line)
 		}
 	}
 	for _, line := range []string{"client -t 10 -P 4 -O 2", "rr --sizes 64,1472 -t 2", "udpmon --spacing 0:40us:1us --count 1000"} {
-		if err := validateTestLine(strings.Fields(line)); err != nil {
+		if _, err := testdef.ParseLine(strings.Fields(line)); err != nil {
 			t.Errorf("%s: %v", line, err)
 		}
 	}
 	// Values the allow-list passes still meet the command's own checks.
-	if err := validateTestLine(strings.Fields("client -t five")); err == nil {
+	if _, err := testdef.ParseLine(strings.Fields("client -t five")); err == nil {
 		t.Error("client -t five: accepted")
 	}
 }

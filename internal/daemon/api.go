@@ -175,7 +175,7 @@ func TaskToJSON(t *schedule.Task) TaskJSON {
 // test line is checked, the reservation defaults to the test's time and
 // a margin, the start to the epoch (runs on whole repeat periods), and
 // the ID to one derived from the origin, name and pair.
-func (j TaskJSON) Task(validate func([]string) error) (*schedule.Task, error) {
+func (j TaskJSON) Task() (*schedule.Task, error) {
 	args, err := testline.Split(j.Test)
 	if err != nil {
 		return nil, fmt.Errorf("test: %v", err)
@@ -208,13 +208,10 @@ func (j TaskJSON) Task(validate func([]string) error) (*schedule.Task, error) {
 	if t.DestAddr == "" {
 		t.DestAddr = t.Dest
 	}
-	if len(t.Args) > 0 && validate != nil {
-		if err := validate(t.Args); err != nil {
+	if t.Duration == 0 && len(t.Args) > 0 {
+		if t.Duration, err = mesh.ReserveFor(t.Args); err != nil {
 			return nil, fmt.Errorf("test: %v", err)
 		}
-	}
-	if t.Duration == 0 {
-		t.Duration = mesh.ReserveFor(t.Args)
 	}
 	if t.ID == "" {
 		t.ID = schedule.DefineID(t.Origin, t.Name, t.Source, t.Dest)
@@ -245,7 +242,7 @@ func (d *Daemon) postTask(w http.ResponseWriter, r *http.Request) error {
 	if err := dec.Decode(&j); err != nil {
 		return badRequest("task: %v", err)
 	}
-	t, err := j.Task(d.cfg.ValidateTest)
+	t, err := j.Task()
 	if err != nil {
 		return badRequest("task: %v", err)
 	}
@@ -497,7 +494,7 @@ func (d *Daemon) postSchedule(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return badRequest("reading the mesh file: %v", err)
 	}
-	m, err := mesh.Parse(name, data, mesh.Options{ValidateTest: d.cfg.ValidateTest})
+	m, err := mesh.Parse(name, data)
 	if err != nil {
 		return badRequest("%v", err)
 	}

@@ -59,8 +59,6 @@ type Config struct {
 	// was unreachable, until it is back (default: $XDG_STATE_HOME, else
 	// ~/.local/state, /wireperf/spool-HOST).
 	SpoolDir string
-	// ValidateTest checks a test line of a task or mesh file.
-	ValidateTest func(args []string) error
 
 	Logger *slog.Logger
 	Clock  Clock

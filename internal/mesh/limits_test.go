@@ -57,7 +57,7 @@ func TestMeshLimits(t *testing.T) {
 		{"addr", "hosts: {a: {addr: '-c'}}\n", "want a host name or an IP address"},
 		{"name", "hosts: {'-x': }\n", "a host's name"},
 	} {
-		_, err := Parse("m.yaml", []byte(c.src), Options{})
+		_, err := Parse("m.yaml", []byte(c.src))
 		var e *Error
 		if !errors.As(err, &e) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: %v, want one line with %q", c.name, err, c.want)
@@ -69,7 +69,7 @@ func TestMeshLimits(t *testing.T) {
 		"a value at the limit":   "hosts: {a: {addr: " + strings.Repeat("a", 63) + "." + strings.Repeat("b", 63) + "}}\n",
 		"two schedules of 300 ×": meshOf(300, "t", "u"),
 	} {
-		if _, err := Parse("m.yaml", []byte(src), Options{}); err != nil {
+		if _, err := Parse("m.yaml", []byte(src)); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
@@ -77,7 +77,7 @@ func TestMeshLimits(t *testing.T) {
 
 // A YAML error says its position once, as file:line.
 func TestYAMLErrorSaysItsLineOnce(t *testing.T) {
-	_, err := Parse("mesh.yaml", []byte("hosts: {a: }\ngroups: [\n"), Options{})
+	_, err := Parse("mesh.yaml", []byte("hosts: {a: }\ngroups: [\n"))
 	if err == nil || strings.Count(err.Error(), "line") != 0 || !strings.HasPrefix(err.Error(), "mesh.yaml:") {
 		t.Fatalf("%v", err)
 	}
@@ -91,7 +91,7 @@ func BenchmarkParseFullMesh(b *testing.B) {
 		b.Run(fmt.Sprint(n, "hosts"), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				m, err := Parse("m.yaml", src, Options{})
+				m, err := Parse("m.yaml", src)
 				if err == nil {
 					_ = m.Tasks()
 				}

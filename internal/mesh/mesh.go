@@ -20,6 +20,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/wireperf/wireperf/internal/schedule"
+	"github.com/wireperf/wireperf/internal/testdef"
 	"github.com/wireperf/wireperf/internal/testline"
 	"github.com/wireperf/wireperf/internal/units"
 )
@@ -84,13 +85,6 @@ type Mesh struct {
 	pairs     map[string][]Pair // per group
 }
 
-// Options are what the caller checks beyond the file's own shape.
-type Options struct {
-	// ValidateTest checks a test line (command and flags); nil accepts
-	// any known command.
-	ValidateTest func(args []string) error
-}
-
 // Commands a test line may start with.
 
 // A mesh file's limits, checked before anything is expanded, so that no
@@ -107,11 +101,11 @@ const (
 )
 
 // Parse reads and checks a mesh file. Any error is an *Error.
-func Parse(file string, data []byte, o Options) (*Mesh, error) {
+func Parse(file string, data []byte) (*Mesh, error) {
 	if len(data) > MaxFileSize {
 		return nil, &Error{File: file, Line: 1, Msg: fmt.Sprintf("%d bytes, over the limit of %d", len(data), MaxFileSize)}
 	}
-	p := &parser{file: file, o: o}
+	p := &parser{file: file}
 	m, err := p.parse(data)
 	if err != nil {
 		var e *Error
@@ -125,7 +119,6 @@ func Parse(file string, data []byte, o Options) (*Mesh, error) {
 
 type parser struct {
 	file string
-	o    Options
 }
 
 func (p *parser) errf(n *yaml.Node, key, format string, args ...any) error {
@@ -597,6 +590,7 @@ const reserveMargin = 2 * time.Second
 func (p *parser) test(e entry) (Test, error) {
 	key := "tests." + e.key
 	t := Test{Name: e.key, Class: schedule.Exclusive}
+	var testNode *yaml.Node
 	fs, err := p.mapping(e.v, key)
 	if err != nil {
 		return t, err
@@ -612,6 +606,7 @@ func (p *parser) test(e entry) (Test, error) {
 			if t.Args, err = p.testLine(v); err != nil {
 				return t, p.errf(f.v, fk, "%v", err)
 			}
+			testNode = f.v
 		case "class":
 			v, err := p.scalar(f, fk)
 			if err != nil {
@@ -636,55 +631,39 @@ func (p *parser) test(e entry) (Test, error) {
 		return t, p.errf(e.v, key+".test", "missing")
 	}
 	if t.Reserve == 0 {
-		t.Reserve = ReserveFor(t.Args)
+		if t.Reserve, err = ReserveFor(t.Args); err != nil {
+			return t, p.errf(testNode, key+".test", "%v", err)
+		}
 	}
 	return t, nil
 }
 
 // ReserveFor is how long a run of a test line holds its hosts by
-// default: the test's time and a margin for its set-up and report.
-func ReserveFor(args []string) time.Duration { return testTime(args) + reserveMargin }
+// default: the test's length as its model tells it (-O, -n at a rate,
+// rr's sizes × -t, udpmon's grid) and a margin for its set-up and
+// report. A test whose length its flags don't tell (-n as fast as the
+// path allows) needs its reservation given.
+func ReserveFor(args []string) (time.Duration, error) {
+	t, err := testdef.ParseLine(args)
+	if err != nil {
+		return 0, err
+	}
+	d, ok := t.Duration()
+	if !ok {
+		return 0, errors.New("its length can't be told from its flags (-n without a rate, or rr --count without -t or --interval): give reserve")
+	}
+	return d + reserveMargin, nil
+}
 
-// testLine splits a test line into words and checks it: a measurement
-// command and its measurement flags only (package testline).
+// testLine splits a test line into words and reads it as the test's
+// command would (package testdef): a measurement command and its
+// measurement flags only, with values the command accepts.
 func (p *parser) testLine(v string) ([]string, error) {
-	args, err := testline.Split(v)
+	_, words, err := testdef.ParseLineText(v)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := testline.Parse(args); err != nil {
-		return nil, err
-	}
-	if p.o.ValidateTest != nil {
-		if err := p.o.ValidateTest(args); err != nil {
-			return nil, err
-		}
-	}
-	return args, nil
-}
-
-// testTime is the test's -t (10 s when not given, as the client's).
-func testTime(args []string) time.Duration {
-	d := 10 * time.Second
-	for i, a := range args {
-		var v string
-		switch {
-		case (a == "-t" || a == "--time") && i+1 < len(args):
-			v = args[i+1]
-		case strings.HasPrefix(a, "--time="):
-			v = strings.TrimPrefix(a, "--time=")
-		case strings.HasPrefix(a, "-t") && len(a) > 2:
-			v = a[2:]
-		default:
-			continue
-		}
-		if s, err := strconv.ParseFloat(v, 64); err == nil && s > 0 {
-			d = time.Duration(s * float64(time.Second))
-		} else if pd, err := time.ParseDuration(v); err == nil && pd > 0 {
-			d = pd
-		}
-	}
-	return d
+	return words, nil
 }
 
 func (p *parser) thresholds(n *yaml.Node, key string) (schedule.Thresholds, error) {

@@ -17,7 +17,7 @@ func TestExampleMesh(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := Parse("mesh-3hosts.yaml", data, Options{})
+	m, err := Parse("mesh-3hosts.yaml", data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestExampleMesh(t *testing.T) {
 		}
 	}
 	// Expanding again gives the same tasks.
-	m2, _ := Parse("mesh-3hosts.yaml", data, Options{})
+	m2, _ := Parse("mesh-3hosts.yaml", data)
 	if !reflect.DeepEqual(m2.Tasks(), tasks) {
 		t.Fatal("expansion is not a function of the file")
 	}
@@ -86,7 +86,7 @@ tests:
 schedules:
   - {group: both, test: t, repeat: 10s}
 `
-	m, err := Parse("g.yaml", []byte(src), Options{})
+	m, err := Parse("g.yaml", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,9 @@ func TestBadInput(t *testing.T) {
 		{"unknown host", base("groups:\n  g: {mesh: [a, zz]}\n", goodTests, ""), 5, "groups.g", `unknown host or group "zz"`},
 		{"cycle", base("groups:\n  x: {mesh: [a, y]}\n  y: {mesh: [b, x]}\n", goodTests, ""), 6, "groups.y", "cycle of group references: x → y → x"},
 		{"test line", base("groups:\n  g: {mesh: [a, b]}\n", "tests:\n  t: {test: clinet -t 5}\n", ""), 7, "tests.t.test", `"clinet"`},
-		{"test flag", base("groups:\n  g: {mesh: [a, b]}\n", "tests:\n  t: {test: client -t five}\n", ""), 7, "tests.t.test", "bad flag"},
+		{"test flag", base("groups:\n  g: {mesh: [a, b]}\n", "tests:\n  t: {test: client -t five}\n", ""), 7, "tests.t.test", "five"},
+		{"test value", base("groups:\n  g: {mesh: [a, b]}\n", "tests:\n  t: {test: client -l 0}\n", ""), 7, "tests.t.test", "-l 0: want 1 byte to"},
+		{"test length", base("groups:\n  g: {mesh: [a, b]}\n", "tests:\n  t: {test: client -n 1G}\n", ""), 7, "tests.t.test", "give reserve"},
 		{"unknown key", base("groups:\n  g: {mesh: [a, b]}\n", "tests:\n  t: {test: client, colour: red}\n", ""), 7, "tests.t.colour", "unknown key"},
 		{"schedule group", base("", goodTests, "schedules:\n  - {group: nope, test: t}\n"), 7, "schedules[0].group", "unknown group"},
 		{"repeat", base("groups:\n  g: {mesh: [a, b]}\n", goodTests, "schedules:\n  - group: g\n    test: t\n    repeat: 3s\n"), 11, "schedules[0].repeat", "shorter than one run"},
@@ -121,17 +123,9 @@ func TestBadInput(t *testing.T) {
 		{"random slip", base("groups:\n  g: {mesh: [a, b]}\n", goodTests, "schedules:\n  - group: g\n    test: t\n    repeat: 10s\n    random_slip: 10s\n"), 12, "schedules[0].random_slip", "not shorter than repeat"},
 		{"pairs", base("groups:\n  g: {pairs: [[a, b, a]]}\n", goodTests, ""), 5, "groups.g.pairs", "[SOURCE, DEST]"},
 	}
-	validate := func(args []string) error {
-		for i, a := range args {
-			if a == "-t" && i+1 < len(args) && args[i+1] == "five" {
-				return errors.New("bad flag -t five")
-			}
-		}
-		return nil
-	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := Parse("m.yaml", []byte(c.src), Options{ValidateTest: validate})
+			_, err := Parse("m.yaml", []byte(c.src))
 			var e *Error
 			if !errors.As(err, &e) {
 				t.Fatalf("%v: not a mesh error", err)
@@ -150,12 +144,26 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
-func TestTestTime(t *testing.T) {
-	for args, want := range map[string]time.Duration{"client": 10 * time.Second, "client -t 5": 5 * time.Second,
-		"client --time=2.5": 2500 * time.Millisecond, "rr -t3": 3 * time.Second} {
-		if got := testTime(strings.Fields(args)); got != want {
-			t.Errorf("%s: %v", args, got)
+// TestReserveFor: a test's reservation is its model's length and the
+// margin: -O runs before -t, rr runs each size for -t, and udpmon's
+// default grid sends for about 97 s (which a 10 s guess cut short).
+func TestReserveFor(t *testing.T) {
+	for args, want := range map[string]time.Duration{
+		"client": 10 * time.Second, "client -t 5": 5 * time.Second, "client --time=2.5": 2500 * time.Millisecond,
+		"client -t 10 -O 2": 12 * time.Second, "rr -t3": 3 * time.Second, "rr --sizes 64,512 -t 3": 6 * time.Second,
+		"client -n 100M -b 100m": time.Duration(float64(100<<20) * 8 / 100e6 * float64(time.Second)),
+	} {
+		got, err := ReserveFor(strings.Fields(args))
+		if err != nil || got != want+reserveMargin {
+			t.Errorf("%s: %v %v, want %v", args, got, err, want+reserveMargin)
 		}
+	}
+	got, err := ReserveFor([]string{"udpmon"})
+	if err != nil || got < 97*time.Second+reserveMargin {
+		t.Errorf("udpmon's default grid: %v %v, want at least its 97 s of sending", got, err)
+	}
+	if _, err := ReserveFor([]string{"client", "-n", "1G"}); err == nil || !strings.Contains(err.Error(), "give reserve") {
+		t.Errorf("-n as fast as the path allows: %v", err)
 	}
 }
 
@@ -164,7 +172,7 @@ func FuzzParse(f *testing.F) {
 	f.Add(data)
 	f.Add([]byte("hosts: {a: , b: }\ngroups: {x: {mesh: [x]}}\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		m, err := Parse("f.yaml", b, Options{})
+		m, err := Parse("f.yaml", b)
 		if err != nil {
 			var e *Error
 			if !errors.As(err, &e) || strings.Contains(err.Error(), "\n") {

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/testdef"
 	"github.com/wireperf/wireperf/internal/testline"
 )
 
@@ -94,16 +95,18 @@ type Thresholds struct {
 	StaleIntervals  int     `json:"stale_intervals,omitempty"`
 }
 
-// Direction is the test's direction, from its flags as the test line
-// reads them (so -uR is reverse, and --reverse=false is not).
+// Direction is the test's direction, from its model (package testdef),
+// so -uR is reverse and --reverse=false is not. A line that doesn't
+// parse is Forward.
 func (t *Task) Direction() Direction {
-	l, err := testline.Parse(t.Args)
-	switch {
-	case err != nil:
+	m, err := testdef.ParseLine(t.Args)
+	if err != nil {
 		return Forward
-	case l.Set("bidir"):
+	}
+	switch m.Direction() {
+	case testdef.Bidir:
 		return Bidir
-	case l.Set("reverse"):
+	case testdef.Reverse:
 		return Reverse
 	}
 	return Forward
@@ -161,8 +164,9 @@ func (t *Task) Validate() error {
 		return fmt.Errorf("class: %v", err)
 	}
 	// The test line and the destination are data: a line of measurement
-	// flags and a host, never a command line (package testline).
-	if _, err := testline.Parse(t.Args); err != nil {
+	// flags and a host, never a command line (package testline), read as
+	// the test's command reads it (package testdef).
+	if _, err := testdef.ParseLine(t.Args); err != nil {
 		return fmt.Errorf("test: %v", err)
 	}
 	if t.DestAddr != "" {
