@@ -89,6 +89,22 @@ func TestGroupJSONOverLoopback(t *testing.T) {
 	}
 }
 
+// -O runs before the -t that is measured, for a group as for one client:
+// at -t 1 -O 0.5 each pair measures 1 s (it measured 0.5 s before).
+func TestGroupOmitRunsBeforeTheMeasuredTime(t *testing.T) {
+	ag := agenttest.Start(t, agenttest.Keys())
+	rx := agenttest.Start(t, nil)
+	code, stdout, stderr := runCLI("group", "--pair", ag.HostPort()+","+rx.HostPort(), "-t", "1", "-O", "0.5", "-i", "0.5", "-u", "-b", "20m",
+		"--start-in", "300ms", "-J", "--agent-key-file", agentKeyFile(t, 0o600))
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	doc := jsondoc.Decode(t, []byte(stdout))
+	if secs := jsondoc.FloatAt(t, doc, "pairs", 0, "result", "end", "sum_received", "seconds"); secs < 0.95 || secs > 1.2 {
+		t.Fatalf("the pair measured %v s after its omitted 0.5 s, want 1", secs)
+	}
+}
+
 func TestGroupFailedSetUpExitsOne(t *testing.T) {
 	ag := agenttest.Start(t, agenttest.Keys())
 	rx := agenttest.Start(t, nil)

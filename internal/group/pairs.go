@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/wireperf/wireperf/internal/spec"
+	"github.com/wireperf/wireperf/internal/testdef"
 	"github.com/wireperf/wireperf/internal/units"
 )
 
@@ -65,43 +66,49 @@ type Options struct {
 	Length   int64
 }
 
-// Spec is the test these options describe.
-func (o Options) Spec() (spec.Spec, error) {
-	s := spec.Default()
-	if o.Duration > 0 {
-		s.Duration = o.Duration
+// Args are the options as the client command's flags.
+func (o Options) Args() []string {
+	var a []string
+	dur := func(name string, d time.Duration) {
+		if d > 0 {
+			a = append(a, "--"+name+"="+units.DurationString(d))
+		}
 	}
-	if o.Interval > 0 {
-		s.Interval = o.Interval
-	}
-	s.Omit = o.Omit
+	dur("time", o.Duration)
+	dur("interval", o.Interval)
+	dur("omit", o.Omit)
 	if o.Parallel > 0 {
-		s.Streams = o.Parallel
-	}
-	s.Reverse, s.Bidir, s.Window = o.Reverse, o.Bidir, o.Window
-	if o.UDP {
-		s.Protocol, s.Length, s.Rate = spec.UDP, spec.DefaultUDPLength, 1e6 // iperf3's default: never a flood by accident
-	}
-	if o.Length > int64(spec.MaxLength) || o.Length < 0 {
-		return s, fmt.Errorf("-l %d: want 1 to %d bytes", o.Length, spec.MaxLength)
-	}
-	if o.Length > 0 {
-		s.Length = int(o.Length)
+		a = append(a, "--parallel="+strconv.Itoa(o.Parallel))
 	}
 	if o.Bitrate != "" {
-		rate, burst, err := units.ParseRateBurst(o.Bitrate)
-		if err != nil {
-			return s, fmt.Errorf("-b %s: %v", o.Bitrate, err)
-		}
-		if burst != 0 && !o.UDP {
-			return s, fmt.Errorf("-b %s: a burst applies to UDP only", o.Bitrate)
-		}
-		s.Rate, s.Burst = rate, burst
+		a = append(a, "--bitrate="+o.Bitrate)
 	}
-	if err := s.Validate(); err != nil {
-		return s, err
+	for _, b := range []struct {
+		name string
+		on   bool
+	}{{"udp", o.UDP}, {"reverse", o.Reverse}, {"bidir", o.Bidir}} {
+		if b.on {
+			a = append(a, "--"+b.name)
+		}
 	}
-	return s, nil
+	if o.Window > 0 {
+		a = append(a, "--window="+strconv.FormatInt(o.Window, 10))
+	}
+	if o.Length != 0 {
+		a = append(a, "--length="+strconv.FormatInt(o.Length, 10))
+	}
+	return a
+}
+
+// Spec is the test these options describe, read by the client's own
+// model (package testdef): -O runs before the -t that is measured, as
+// for one client.
+func (o Options) Spec() (spec.Spec, error) {
+	t, _, err := testdef.Parse(testdef.KindClient, o.Args())
+	if err != nil {
+		return spec.Spec{}, err
+	}
+	return t.Client.Spec, nil
 }
 
 // Pair is one sender agent and its receiving server.

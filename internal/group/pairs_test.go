@@ -97,6 +97,15 @@ func TestOptionsSpec(t *testing.T) {
 	if _, err := (Options{Bitrate: "fast"}).Spec(); err == nil {
 		t.Fatal("a bad rate accepted")
 	}
+	// -O runs before the -t that is measured, as for one client: a group
+	// at -t 10 -O 2 measured 8 s before.
+	s, err = Options{Duration: 10 * time.Second, Omit: 2 * time.Second}.Spec()
+	if err != nil || s.Duration != 12*time.Second || s.Omit != 2*time.Second {
+		t.Fatalf("-t 10 -O 2: %v %v, want 12 s with 2 omitted", s.Duration, err)
+	}
+	if _, err := (Options{Length: -5}).Spec(); err == nil || !strings.Contains(err.Error(), "--length") {
+		t.Fatalf("-l -5: %v", err)
+	}
 }
 
 func writeFile(t *testing.T, text string) string {
