@@ -13,11 +13,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wireperf/wireperf/internal/emit"
-	"github.com/wireperf/wireperf/internal/iperf3"
 	"github.com/wireperf/wireperf/internal/lab"
 	"github.com/wireperf/wireperf/internal/result"
-	"github.com/wireperf/wireperf/internal/session"
 	"github.com/wireperf/wireperf/internal/testdef"
+	"github.com/wireperf/wireperf/internal/testrun"
 )
 
 // clientFlags are the client command's flags: the test's (package
@@ -108,7 +107,7 @@ func runClient(ctx context.Context, e env, f *clientFlags, host string) error {
 	defer rio.done()
 	log, out, ctx := rio.log, rio.out, rio.ctx
 	em := f.emitter(out)
-	obs := &observer{em: em, host: host, port: f.Port}
+	obs := &emit.Observer{Emitter: em, Host: host, Port: f.Port}
 	if f.save { // an archive that can't be opened fails before the test, not after it
 		if err := checkArchiveFor(ctx, f.db, ""); err != nil {
 			return err
@@ -128,7 +127,7 @@ func runClient(ctx context.Context, e env, f *clientFlags, host string) error {
 		}
 	}
 	if runErr == nil {
-		runErr = obs.err
+		runErr = obs.Err
 	}
 	if f.save {
 		id, err := saveRun(ctx, f.db, res, runErr, os.Args)
@@ -140,58 +139,12 @@ func runClient(ctx context.Context, e env, f *clientFlags, host string) error {
 	return runErr
 }
 
-// runTest runs the test in wireperf's protocol, or in iperf3's when asked
-// or when the server turns out to be iperf3.
-func runTest(ctx context.Context, e env, f *clientFlags, host string, obs *observer, log *slog.Logger) (*result.Result, error) {
-	ip3 := iperf3.ClientConfig{
-		Host: host, Port: f.Port, Bind: f.Bind, CPort: f.CPort, ConnectTimeout: f.ConnectTimeout, Spec: f.Spec,
-		Observer: obs, Logger: log, RetryBusy: f.RetryBusy, UDPCounters64: f.Counters64,
-	}
-	if f.Iperf3 {
-		return iperf3.RunClient(ctx, ip3)
-	}
-	cfg := session.ClientConfig{
-		Host: host, Port: f.Port, Bind: f.Bind, CPort: f.CPort,
-		ConnectTimeout: f.ConnectTimeout, Spec: f.Spec, Observer: obs, Logger: log,
-	}
-	if err := f.security.apply(&cfg); err != nil {
+// runTest runs the test (package testrun decides the protocol), with the
+// key and TLS settings of the command line.
+func runTest(ctx context.Context, e env, f *clientFlags, host string, obs result.Observer, log *slog.Logger) (*result.Result, error) {
+	o := testrun.Options{Observer: obs, Logger: log, Notice: func(s string) { fmt.Fprintln(e.stderr, s) }}
+	if err := f.security.applyTo(&o, host); err != nil {
 		return nil, err
 	}
-	cfg.Iperf3 = func(ctx context.Context, srv session.Iperf3Server) (*result.Result, error) {
-		fmt.Fprintf(e.stderr, "%s is an iperf3 server; switching to iperf3 mode\n", srv.Addr)
-		if srv.Conn != nil {
-			return iperf3.RunClientOn(ctx, srv.Conn, srv.Sent, ip3)
-		}
-		return iperf3.RunClient(ctx, ip3)
-	}
-	return session.RunClient(ctx, cfg)
-}
-
-// observer shows a running test through an emitter.
-type observer struct {
-	em   emit.Emitter
-	host string
-	port int
-	err  error
-}
-
-func (o *observer) Started(r *result.Result) {
-	o.keep(o.em.Header(headerOf(r, o.host, o.port)))
-}
-
-func (o *observer) Interval(r *result.Result, row result.IntervalRow) {
-	o.keep(o.em.Interval(r, row))
-}
-
-func (o *observer) keep(err error) {
-	if err != nil && o.err == nil {
-		o.err = fmt.Errorf("writing the report: %w", err)
-	}
-}
-
-// headerOf describes a test that is about to start.
-func headerOf(r *result.Result, host string, port int) emit.Header {
-	h := emit.HeaderFromResult(r)
-	h.ServerAddr = fmt.Sprintf("%s port %d", strings.Trim(host, "[]"), port)
-	return h
+	return testrun.Client(ctx, &f.Client, host, o)
 }

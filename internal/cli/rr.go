@@ -3,17 +3,13 @@ package cli
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"runtime"
 
 	"github.com/spf13/cobra"
 
 	"github.com/wireperf/wireperf/internal/emit"
-	"github.com/wireperf/wireperf/internal/result"
-	"github.com/wireperf/wireperf/internal/rr/rrcontrol"
-	"github.com/wireperf/wireperf/internal/rrload"
-	"github.com/wireperf/wireperf/internal/session"
 	"github.com/wireperf/wireperf/internal/testdef"
+	"github.com/wireperf/wireperf/internal/testrun"
 )
 
 // rrFlags are the rr command's flags: the test's (package testdef) and
@@ -76,15 +72,6 @@ func newRRCmd(e env) *cobra.Command {
 	return cmd
 }
 
-// config is the client's configuration for a test against host, key and
-// TLS included.
-func (f *rrFlags) config(host string, log *slog.Logger) (rrcontrol.Config, error) {
-	cfg := rrcontrol.Config{ClientConfig: session.ClientConfig{
-		Host: host, Port: f.Port, Bind: f.Bind, ConnectTimeout: f.ConnectTimeout, Spec: f.Spec, Logger: log,
-	}, Timeout: f.Timeout}
-	return cfg, f.security.apply(&cfg.ClientConfig)
-}
-
 func runRR(ctx context.Context, e env, f *rrFlags, host string) error {
 	rio, err := startRun(ctx, e, f.log, f.logfile)
 	if err != nil {
@@ -92,12 +79,10 @@ func runRR(ctx context.Context, e env, f *rrFlags, host string) error {
 	}
 	defer rio.done()
 	log, out, ctx := rio.log, rio.out, rio.ctx
-	cfg, err := f.config(host, log)
-	if err != nil {
+	o := testrun.Options{Logger: log}
+	if err := f.security.applyTo(&o, host); err != nil {
 		return err
 	}
-	var res *result.Result
-	var runErr error
 	if f.Load == "" {
 		// The probes run on one locked thread, and the rest of the client
 		// is idle. With more Ps, each response that wakes the probe's
@@ -106,13 +91,7 @@ func runRR(ctx context.Context, e env, f *rrFlags, host string) error {
 		// leaves the CPUs to the probe and the kernel.
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	}
-	if f.Load != "" {
-		res, runErr = rrload.Run(ctx, rrload.Config{
-			Probe: cfg, Idle: f.LoadIdle, After: f.LoadAfter, Load: f.LoadSpec,
-		})
-	} else {
-		res, runErr = rrcontrol.Run(ctx, cfg)
-	}
+	res, runErr := testrun.RR(ctx, &f.RR, host, o)
 	if res == nil {
 		return runErr
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/wireperf/wireperf/internal/auth"
 	"github.com/wireperf/wireperf/internal/session"
+	"github.com/wireperf/wireperf/internal/testrun"
 )
 
 // clientSecurity is a client's key and TLS flags.
@@ -53,6 +54,20 @@ func (c *clientSecurity) apply(cfg *session.ClientConfig) error {
 		return err
 	}
 	cfg.Auth, cfg.TLS = cred, tc
+	return nil
+}
+
+// applyTo puts the key and the TLS settings on a test run's options.
+func (c *clientSecurity) applyTo(o *testrun.Options, host string) error {
+	cred, err := c.credential()
+	if err != nil {
+		return err
+	}
+	tc, err := c.tlsConfig(host)
+	if err != nil {
+		return err
+	}
+	o.Auth, o.TLS = cred, tc
 	return nil
 }
 

@@ -132,7 +132,7 @@ func renderText(w io.Writer, res *result.Result) error {
 	if host == "" {
 		host = strings.Split(res.ServerAddr, ":")[0]
 	}
-	if err := em.Header(headerOf(res, host, port)); err != nil {
+	if err := em.Header(emit.HeaderOf(res, host, port)); err != nil {
 		return err
 	}
 	for _, row := range res.IntervalRows() {

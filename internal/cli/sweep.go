@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,12 +18,11 @@ import (
 
 	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/campaign"
-	"github.com/wireperf/wireperf/internal/emit"
 	"github.com/wireperf/wireperf/internal/flagvalue"
 	"github.com/wireperf/wireperf/internal/hostmon"
-	"github.com/wireperf/wireperf/internal/rr/rrcontrol"
 	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/testdef"
+	"github.com/wireperf/wireperf/internal/testrun"
 	"github.com/wireperf/wireperf/internal/units"
 	"github.com/wireperf/wireperf/internal/version"
 )
@@ -427,32 +425,8 @@ func (p pointTest) duration() time.Duration {
 }
 
 // run runs the test once and returns its -J document.
-func (p pointTest) run(ctx context.Context, e env, host string, log *slog.Logger) ([]byte, error) {
-	var buf bytes.Buffer
-	if p.t.RR != nil {
-		rf := rrFlags{RR: *p.t.RR}
-		cfg, err := rf.config(host, log)
-		if err != nil {
-			return nil, err
-		}
-		res, err := rrcontrol.Run(ctx, cfg)
-		if res != nil {
-			if werr := (&emit.RRJSON{W: &buf}).Write(res); werr != nil && err == nil {
-				err = werr
-			}
-		}
-		return buf.Bytes(), err
-	}
-	cf := clientFlags{Client: *p.t.Client} // a copy: the run must not change the point's flags
-	em := &emit.JSON{W: &buf, Opt: emit.Options{Format: cf.Format}}
-	obs := &observer{em: em, host: host, port: cf.Port}
-	res, err := runTest(ctx, e, &cf, host, obs, log)
-	if res != nil {
-		if werr := em.Summary(res); werr != nil && err == nil {
-			err = werr
-		}
-	}
-	return buf.Bytes(), err
+func (p pointTest) run(ctx context.Context, host string, log *slog.Logger, notice func(string)) ([]byte, error) {
+	return testrun.JSON(ctx, p.t, host, testrun.Options{Logger: log, Notice: notice})
 }
 
 func newPointTest(s *campaign.Spec, p campaign.Point) (pointTest, error) {
@@ -635,7 +609,7 @@ func (s *sweeper) run(ctx context.Context, r campaign.Run, attempt int) error {
 	for _, st := range r.Point.Settings {
 		rec.Axes[st.Axis] = archive.Axis{Num: st.Value.Num, Label: st.Value.Label}
 	}
-	doc, runErr := s.points[r.Point.Key()].run(ctx, s.e, r.Point.Target, s.log.log)
+	doc, runErr := s.points[r.Point.Key()].run(ctx, r.Point.Target, s.log.log, func(m string) { fmt.Fprintln(s.e.stderr, m) })
 	rec.Ended = time.Now()
 	if len(doc) > 0 {
 		rec.Document, rec.DocumentFormat = doc, archive.FormatJSON

@@ -1,0 +1,107 @@
+// Package testrun runs a test as package testdef describes it, against a
+// server: a bulk test in wireperf's protocol or, when asked or when the
+// server turns out to be iperf3, in iperf3's; a request-response test,
+// alone or under load. It is the one place that decides how a described
+// test is run, for the command line and for campaigns alike.
+package testrun
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"fmt"
+	"log/slog"
+
+	"github.com/wireperf/wireperf/internal/auth"
+	"github.com/wireperf/wireperf/internal/emit"
+	"github.com/wireperf/wireperf/internal/iperf3"
+	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/rr/rrcontrol"
+	"github.com/wireperf/wireperf/internal/rrload"
+	"github.com/wireperf/wireperf/internal/session"
+	"github.com/wireperf/wireperf/internal/testdef"
+)
+
+// Options are how a test reaches its server and who sees it run.
+type Options struct {
+	Observer result.Observer // intervals as they come; may be nil
+	Logger   *slog.Logger
+	Auth     *auth.Credential
+	TLS      *tls.Config
+	// Notice, when set, is told of a decision the user should see: the
+	// switch to iperf3's protocol.
+	Notice func(string)
+}
+
+// Client runs a bulk test against host. A server that answers as iperf3
+// does is tested in iperf3's protocol on the same connection (without
+// --iperf3 as with it); --iperf3 speaks it from the start.
+func Client(ctx context.Context, c *testdef.Client, host string, o Options) (*result.Result, error) {
+	ip3 := iperf3.ClientConfig{
+		Host: host, Port: c.Port, Bind: c.Bind, CPort: c.CPort, ConnectTimeout: c.ConnectTimeout, Spec: c.Spec,
+		Observer: o.Observer, Logger: o.Logger, RetryBusy: c.RetryBusy, UDPCounters64: c.Counters64,
+	}
+	if c.Iperf3 {
+		return iperf3.RunClient(ctx, ip3)
+	}
+	cfg := session.ClientConfig{
+		Host: host, Port: c.Port, Bind: c.Bind, CPort: c.CPort,
+		ConnectTimeout: c.ConnectTimeout, Spec: c.Spec, Observer: o.Observer, Logger: o.Logger,
+		Auth: o.Auth, TLS: o.TLS,
+	}
+	cfg.Iperf3 = func(ctx context.Context, srv session.Iperf3Server) (*result.Result, error) {
+		if o.Notice != nil {
+			o.Notice(fmt.Sprintf("%s is an iperf3 server; switching to iperf3 mode", srv.Addr))
+		}
+		if srv.Conn != nil {
+			return iperf3.RunClientOn(ctx, srv.Conn, srv.Sent, ip3)
+		}
+		return iperf3.RunClient(ctx, ip3)
+	}
+	return session.RunClient(ctx, cfg)
+}
+
+// RRConfig is a request-response test's client configuration.
+func RRConfig(r *testdef.RR, host string, o Options) rrcontrol.Config {
+	return rrcontrol.Config{ClientConfig: session.ClientConfig{
+		Host: host, Port: r.Port, Bind: r.Bind, ConnectTimeout: r.ConnectTimeout, Spec: r.Spec, Logger: o.Logger,
+		Auth: o.Auth, TLS: o.TLS,
+	}, Timeout: r.Timeout}
+}
+
+// RR runs a request-response test against host: its sizes one after the
+// other, or with --load its probes before, under and after a bulk test.
+func RR(ctx context.Context, r *testdef.RR, host string, o Options) (*result.Result, error) {
+	cfg := RRConfig(r, host, o)
+	if r.Load != "" {
+		return rrload.Run(ctx, rrload.Config{Probe: cfg, Idle: r.LoadIdle, After: r.LoadAfter, Load: r.LoadSpec})
+	}
+	return rrcontrol.Run(ctx, cfg)
+}
+
+// JSON runs a client or rr test and returns its -J document (with
+// whatever was measured when the test failed part way).
+func JSON(ctx context.Context, t testdef.Test, host string, o Options) ([]byte, error) {
+	var buf bytes.Buffer
+	switch {
+	case t.Client != nil:
+		em := &emit.JSON{W: &buf, Opt: emit.Options{Format: t.Client.Format}}
+		o.Observer = &emit.Observer{Emitter: em, Host: host, Port: t.Client.Port}
+		res, err := Client(ctx, t.Client, host, o)
+		if res != nil {
+			if werr := em.Summary(res); werr != nil && err == nil {
+				err = werr
+			}
+		}
+		return buf.Bytes(), err
+	case t.RR != nil:
+		res, err := RR(ctx, t.RR, host, o)
+		if res != nil {
+			if werr := (&emit.RRJSON{W: &buf}).Write(res); werr != nil && err == nil {
+				err = werr
+			}
+		}
+		return buf.Bytes(), err
+	}
+	return nil, fmt.Errorf("%s tests are not run one at a time here", t.Kind)
+}
