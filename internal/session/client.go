@@ -42,10 +42,11 @@ type ClientConfig struct {
 	Spec           spec.Spec
 	Observer       Observer
 	Logger         *slog.Logger
-	// Iperf3, when set, takes over a test whose server turns out to speak
-	// iperf3, and RunClient returns what it returns. Without it RunClient
-	// closes the connection and returns an *Iperf3ServerError.
-	Iperf3 func(context.Context, Iperf3Server) (*result.Result, error)
+	// KeepIperf3, when set, keeps the connection to a server that turns
+	// out to speak iperf3: RunClient's *Iperf3ServerError then carries it
+	// (Server), for the caller to go on in iperf3's protocol. Without it
+	// the connection is closed.
+	KeepIperf3 bool
 	// Auth is the key to prove to a server that requires one.
 	Auth *auth.Credential
 	// TLS, when set, wraps the control connection; data connections stay
@@ -57,8 +58,8 @@ type ClientConfig struct {
 	StartGate func(context.Context) error
 }
 
-// Iperf3Server is a server that answered as iperf3 does, handed to
-// ClientConfig.Iperf3. Conn is the open control connection of an idle
+// Iperf3Server is a server that answered as iperf3 does, kept with
+// ClientConfig.KeepIperf3. Conn is the open control connection of an idle
 // iperf3 server, still waiting for the rest of its cookie after Sent: the
 // test can go on there (iperf3.RunClientOn), and whoever receives it must
 // close it. Conn is nil when the server answered as a busy iperf3 server.
@@ -91,10 +92,10 @@ func RunClient(ctx context.Context, cfg ClientConfig) (*result.Result, error) {
 	c := &clientTest{cfg: cfg, spec: cfg.Spec}
 	defer c.close()
 	if err := c.handshake(ctx); err != nil {
-		if c.iperf3 != nil && cfg.Iperf3 != nil {
+		if c.iperf3 != nil && cfg.KeepIperf3 {
 			h := *c.iperf3
-			c.conn, c.ctl = nil, nil // h.Conn, when there is one, belongs to the hand-off now
-			return cfg.Iperf3(ctx, h)
+			c.conn, c.ctl = nil, nil // h.Conn, when there is one, belongs to the caller now
+			return nil, &Iperf3ServerError{Addr: h.Addr, Server: &h}
 		}
 		return nil, err
 	}
@@ -239,10 +240,12 @@ func (c *clientTest) authenticate() error {
 	return nil
 }
 
-// Iperf3ServerError says the server speaks iperf3, not wireperf; the
-// connection to it is closed (ClientConfig.Iperf3 takes a test on instead).
+// Iperf3ServerError says the server speaks iperf3, not wireperf. With
+// ClientConfig.KeepIperf3, Server is the server and the open connection
+// to an idle one, the caller's to close; else the connection is closed.
 type Iperf3ServerError struct {
-	Addr string
+	Addr   string
+	Server *Iperf3Server
 }
 
 func (e *Iperf3ServerError) Error() string {

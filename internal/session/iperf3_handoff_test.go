@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/spec"
 )
 
@@ -77,25 +76,22 @@ func TestIperf3ServerWithoutHandOff(t *testing.T) {
 	}
 }
 
-// TestIperf3ServerHandOff: with ClientConfig.Iperf3 the test goes on
-// there, on the open connection of an idle server after the bytes already
-// sent, and RunClient returns what the hand-off returns.
+// TestIperf3ServerHandOff: with ClientConfig.KeepIperf3 the error hands
+// over the open connection of an idle server, after the bytes already
+// sent, for the caller to go on in iperf3's protocol.
 func TestIperf3ServerHandOff(t *testing.T) {
 	for _, busy := range []bool{false, true} {
 		f := startFakeIperf3(t, busy)
 		cfg := f.config(t)
-		want := &result.Result{Error: "handed off"}
-		var got Iperf3Server
-		cfg.Iperf3 = func(_ context.Context, srv Iperf3Server) (*result.Result, error) {
-			got = srv
-			if srv.Conn != nil {
-				_ = srv.Conn.Close()
-			}
-			return want, nil
-		}
+		cfg.KeepIperf3 = true
 		res, err := RunClient(context.Background(), cfg)
-		if err != nil || res != want {
-			t.Fatalf("busy=%v: RunClient = %v, %v; want the hand-off's result", busy, res, err)
+		var ip3 *Iperf3ServerError
+		if res != nil || !errors.As(err, &ip3) || ip3.Server == nil {
+			t.Fatalf("busy=%v: RunClient = %v, %v; want an *Iperf3ServerError with the server", busy, res, err)
+		}
+		got := *ip3.Server
+		if got.Conn != nil {
+			_ = got.Conn.Close()
 		}
 		seen := <-f.done
 		switch {

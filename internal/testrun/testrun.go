@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"log/slog"
 
@@ -47,18 +48,21 @@ func Client(ctx context.Context, c *testdef.Client, host string, o Options) (*re
 	cfg := session.ClientConfig{
 		Host: host, Port: c.Port, Bind: c.Bind, CPort: c.CPort,
 		ConnectTimeout: c.ConnectTimeout, Spec: c.Spec, Observer: o.Observer, Logger: o.Logger,
-		Auth: o.Auth, TLS: o.TLS,
+		Auth: o.Auth, TLS: o.TLS, KeepIperf3: true,
 	}
-	cfg.Iperf3 = func(ctx context.Context, srv session.Iperf3Server) (*result.Result, error) {
-		if o.Notice != nil {
-			o.Notice(fmt.Sprintf("%s is an iperf3 server; switching to iperf3 mode", srv.Addr))
-		}
-		if srv.Conn != nil {
-			return iperf3.RunClientOn(ctx, srv.Conn, srv.Sent, ip3)
-		}
-		return iperf3.RunClient(ctx, ip3)
+	res, err := session.RunClient(ctx, cfg)
+	var found *session.Iperf3ServerError
+	if !errors.As(err, &found) || found.Server == nil {
+		return res, err
 	}
-	return session.RunClient(ctx, cfg)
+	srv := found.Server
+	if o.Notice != nil {
+		o.Notice(fmt.Sprintf("%s is an iperf3 server; switching to iperf3 mode", srv.Addr))
+	}
+	if srv.Conn != nil { // an idle server: go on where the greeting left off
+		return iperf3.RunClientOn(ctx, srv.Conn, srv.Sent, ip3)
+	}
+	return iperf3.RunClient(ctx, ip3) // a busy one hung up: iperf3 retries itself (--retry-busy)
 }
 
 // RRConfig is a request-response test's client configuration.
