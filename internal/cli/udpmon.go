@@ -2,20 +2,16 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/wireperf/wireperf/internal/emit"
-	"github.com/wireperf/wireperf/internal/result"
-	"github.com/wireperf/wireperf/internal/session"
-	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/testdef"
+	"github.com/wireperf/wireperf/internal/testrun"
 	"github.com/wireperf/wireperf/internal/udpmon"
 )
 
@@ -112,23 +108,11 @@ func runUDPMon(ctx context.Context, e env, f *udpmonFlags, host string) error {
 			return err
 		}
 	}
-	client := session.ClientConfig{Host: host, Port: f.Port, Bind: f.Bind, ConnectTimeout: f.ConnectTimeout, Logger: log}
-	if err := f.security.apply(&client); err != nil {
+	o := testrun.Options{Logger: log}
+	if err := f.security.applyTo(&o, host); err != nil {
 		return err
 	}
-	cfg := f.Cfg
-	cfg.Server, cfg.Logger = fmt.Sprintf("%s port %d", host, f.Port), log
-	cfg.Run = func(ctx context.Context, s spec.Spec) (*result.Result, error) {
-		point := client
-		point.Spec = s
-		res, err := session.RunClient(ctx, point)
-		// A refusal other than "busy" (a limit, a setting the server
-		// cannot apply) would meet every point: the sweep stops.
-		if errors.Is(err, session.ErrRefused) && !strings.Contains(err.Error(), "busy") {
-			err = fmt.Errorf("%w (%w)", err, udpmon.ErrRecurs)
-		}
-		return res, err
-	}
+	cfg := testrun.UDPMonConfig(&f.UDPMon, host, o)
 	table := f.CSV == f.JSON // neither: the table, row by row
 	bar := !f.noBar && isTerminal(out)
 	tw := &emit.UDPMonTable{W: out, Opt: emit.Options{Title: f.Title}}
