@@ -443,10 +443,20 @@ func (r *replayConn) NetConn() net.Conn { return r.TCPConn }
 
 func (s *Server) serveTest(ctx context.Context, conn *net.TCPConn, ctl net.Conn, denied error, past func()) bool {
 	defer conn.Close()
-	res, err := session.Serve(ctx, ctl, session.ServeConfig{
+	at, err := session.Accept(ctx, ctl, session.ServeConfig{
 		Registrar: s.reg, Logger: s.log, HandshakeTimeout: s.cfg.HandshakeTimeout, MaxDuration: s.cfg.Limits.MaxDuration,
-		UDP: s.udp, RR: rrcontrol.Serve, Keys: s.cfg.Keys, HandshakeDone: past, Refuse: denied,
+		UDP: s.udp, Keys: s.cfg.Keys, HandshakeDone: past, Refuse: denied,
 	})
+	if err != nil {
+		return s.record(conn, nil, err)
+	}
+	defer at.Release()
+	var res *result.Result
+	if at.Request.Spec.Protocol == spec.RR {
+		res, err = rrcontrol.Serve(ctx, at)
+	} else {
+		res, err = session.ServeBulk(ctx, at)
+	}
 	return s.record(conn, res, err)
 }
 

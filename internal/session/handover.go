@@ -6,6 +6,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/auth"
 	"github.com/wireperf/wireperf/internal/netsetup"
 	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/result"
@@ -21,9 +22,9 @@ import (
 // EndReportTimeout bounds the wait for the peer's final report.
 const EndReportTimeout = endReportTimeout
 
-// AdmittedTest is a test the server admitted, handed over by Serve to
-// the ServeConfig function of its kind. The handshake's deadline is
-// still set on Conn.
+// AdmittedTest is a test the server admitted (Accept), for the code of
+// its kind to run: ServeBulk, or rrcontrol.Serve. The handshake's
+// deadline is still set on Conn. Release frees its slot.
 type AdmittedTest struct {
 	// Conn is the control connection: TLS over TCP, or TCP. Frames go
 	// through Send and Listen; TCP is the connection under it.
@@ -36,7 +37,11 @@ type AdmittedTest struct {
 	Handshake time.Duration
 	fw        *frameWriter
 	cc        *controlConn
+	authed    *auth.Session // the handshake's, when authenticated
 }
+
+// Release frees the test's slot on the server and forgets its token.
+func (t *AdmittedTest) Release() { t.Admission.Release() }
 
 // ControlRTT is the client's measure of the control round trip.
 func (t *AdmittedTest) ControlRTT() time.Duration { return time.Duration(t.Request.ControlRTTNs) }
@@ -82,10 +87,6 @@ func (t *AdmittedTest) Listen() Events {
 	_ = t.Conn.SetReadDeadline(time.Time{})
 	return t.cc.events()
 }
-
-// ServeKind runs an admitted test of one kind and returns the server's
-// record of it, as Serve does.
-type ServeKind func(ctx context.Context, t *AdmittedTest) (*result.Result, error)
 
 // Control is a client's control connection once the server has accepted
 // its test: what a kind of test that session does not run itself builds

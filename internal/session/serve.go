@@ -56,8 +56,6 @@ type ServeConfig struct {
 	MaxDuration time.Duration
 	// UDP hands out the server's UDP port to UDP streams; nil refuses UDP.
 	UDP UDPExpecter
-	// RR runs request-response tests; nil refuses them.
-	RR ServeKind
 	// Keys, when set, are the users a client must prove it is one of.
 	Keys auth.Keys
 	// HandshakeDone is called once the client has authenticated and sent
@@ -90,12 +88,14 @@ func (e *AuthError) Unwrap() error { return auth.ErrFailed }
 // aborted test.
 const abortWrite = 250 * time.Millisecond
 
-// Serve runs one test on the server side of a control connection whose
-// first four bytes (the magic) were already read. It returns the server's
-// record of the test; a test refused before it started returns nil and
-// the refusal. Cancelling ctx aborts a running test and tells the client.
-// conn may be a TLS connection over TCP.
-func Serve(ctx context.Context, conn net.Conn, cfg ServeConfig) (*result.Result, error) {
+// Accept runs the server's side of a control connection's handshake,
+// whose first four bytes (the magic) were already read: the greeting, the
+// key, the test request and its admission. It returns the admitted test
+// for the code of its kind to run (ServeBulk, or rrcontrol.Serve for a
+// request-response test), which must Release it; a test refused here
+// returns nil and the refusal, told to the client. conn may be a TLS
+// connection over TCP.
+func Accept(ctx context.Context, conn net.Conn, cfg ServeConfig) (*AdmittedTest, error) {
 	log := cfg.Logger
 	if log == nil {
 		log = slog.Default()
@@ -147,9 +147,6 @@ func Serve(ctx context.Context, conn net.Conn, cfg ServeConfig) (*result.Result,
 	if err == nil {
 		err = req.Spec.Validate()
 	}
-	if err == nil && req.Spec.Protocol == spec.RR && cfg.RR == nil {
-		err = errors.New("this server does not run request-response tests")
-	}
 	if err != nil {
 		_ = fw.send(proto.TypeError, proto.Error{Message: "bad test request: " + err.Error()})
 		return nil, err
@@ -162,17 +159,26 @@ func Serve(ctx context.Context, conn net.Conn, cfg ServeConfig) (*result.Result,
 		_ = fw.send(proto.TypeError, proto.Error{Message: err.Error()})
 		return nil, err
 	}
-	defer adm.Release()
 	at := &AdmittedTest{
-		Conn: conn, Request: req, Admission: adm, Config: cfg, Handshake: hs, fw: fw, cc: cc,
+		Conn: conn, Request: req, Admission: adm, Config: cfg, Handshake: hs, fw: fw, cc: cc, authed: authed,
 		Log: log.With("test", adm.Token.String()[:8], "client", conn.RemoteAddr().String()),
 	}
-	if req.Spec.Protocol == spec.RR { // request-response: internal/rr/rrcontrol
+	if req.Spec.Protocol == spec.RR { // request-response: internal/rr/rrcontrol runs it
 		cc.branch()
-		return cfg.RR(ctx, at)
 	}
-	t := &serverTest{AdmittedTest: at, ctx: ctx, authed: authed}
-	res, err := t.run(req.Client)
+	return at, nil
+}
+
+// ServeBulk runs an admitted bulk test (TCP or UDP streams) to its end
+// and returns the server's record of it. Cancelling ctx aborts it and
+// tells the client.
+func ServeBulk(ctx context.Context, at *AdmittedTest) (*result.Result, error) {
+	if at.Request.Spec.Protocol == spec.RR {
+		at.Abort("a request-response test is not a bulk test")
+		return nil, errors.New("a request-response test handed to the bulk test's server")
+	}
+	t := &serverTest{AdmittedTest: at, ctx: ctx, authed: at.authed}
+	res, err := t.run(at.Request.Client)
 	for _, f := range t.flows {
 		_ = f.Close()
 	}

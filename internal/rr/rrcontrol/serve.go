@@ -25,7 +25,7 @@ import (
 	"github.com/wireperf/wireperf/internal/udpflow"
 )
 
-// A request-response test (spec.RR) on the server, after session.Serve
+// A request-response test (spec.RR) on the server, after session.Accept
 // admitted it:
 //
 //	client                               server
@@ -55,8 +55,8 @@ type server struct {
 	crrErr     atomic.Pointer[error]
 }
 
-// Serve runs a request-response test on an admitted control connection;
-// session.Serve hands it over after the admission (ServeConfig.RR).
+// Serve runs a request-response test that session.Accept admitted, on its
+// control connection; the server calls it for a spec of protocol rr.
 func Serve(ctx context.Context, t *session.AdmittedTest) (*result.Result, error) {
 	t.Log = t.Log.With("kind", "rr")
 	s := &server{AdmittedTest: t, ctx: ctx}
