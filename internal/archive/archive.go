@@ -9,6 +9,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -75,14 +76,31 @@ func ResolveDSN(flag string) (string, error) {
 // bringing its schema up to date. A database that a newer wireperf has
 // written is refused.
 func Open(ctx context.Context, dsn string) (*Store, error) {
+	return openStore(ctx, dsn, true)
+}
+
+// OpenExisting opens an archive that must exist already, for commands that
+// only read: an SQLite file that is missing (or whose directory is), or
+// that holds no archive, is refused with ErrNoArchive, and nothing is
+// created. An older schema is brought up to date and a newer one refused,
+// as by Open. A PostgreSQL DSN opens as by Open: connecting never creates a
+// database.
+func OpenExisting(ctx context.Context, dsn string) (*Store, error) {
+	return openStore(ctx, dsn, false)
+}
+
+func openStore(ctx context.Context, dsn string, create bool) (*Store, error) {
 	s := &Store{dsn: Redact(dsn)}
+	if err := checkScheme(dsn); err != nil {
+		return nil, s.wrap(err, dsn)
+	}
 	var err error
 	if isPostgres(dsn) {
 		s.dialect = postgresDialect
 		s.db, err = sql.Open("pgx", PostgresDSN(dsn))
 	} else {
 		s.dialect = sqliteDialect
-		s.db, err = openSQLite(dsn)
+		s.db, err = openSQLite(dsn, create)
 	}
 	if err != nil {
 		return nil, s.wrap(err, dsn)
@@ -94,11 +112,53 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 		s.db.Close()
 		return nil, s.wrap(fmt.Errorf("unreachable: %w", err), dsn)
 	}
+	if !create && s.dialect == sqliteDialect {
+		if err := s.requireSchema(ctx); err != nil {
+			s.db.Close()
+			return nil, s.wrap(err, dsn)
+		}
+	}
 	if err := s.migrate(ctx); err != nil {
 		s.db.Close()
 		return nil, s.wrap(err, dsn)
 	}
 	return s, nil
+}
+
+// ErrNoArchive is why OpenExisting refuses an SQLite DSN: no such file or
+// directory, or a file without an archive's schema.
+var ErrNoArchive = errors.New("no archive")
+
+// ErrUnknownScheme is why a DSN that begins with a URL scheme other than
+// sqlite:, postgres:// or postgresql:// is refused.
+var ErrUnknownScheme = errors.New("unknown DSN scheme")
+
+// kindError is an error whose message says what went wrong and which is
+// one of the exported kinds (ErrNoArchive, ErrUnknownScheme) for errors.Is.
+type kindError struct {
+	msg  string
+	kind error
+}
+
+func (e *kindError) Error() string { return e.msg }
+func (e *kindError) Unwrap() error { return e.kind }
+
+func noArchive(format string, args ...any) error {
+	return &kindError{msg: fmt.Sprintf(format, args...), kind: ErrNoArchive}
+}
+
+// requireSchema refuses an SQLite file that holds no archive (an empty
+// file, or another program's database), so that a reader never writes a
+// schema into it.
+func (s *Store) requireSchema(ctx context.Context) error {
+	var n int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'`).Scan(&n); err != nil {
+		return err
+	}
+	if n == 0 {
+		return noArchive("not a wireperf archive (it has no schema_version table)")
+	}
+	return nil
 }
 
 // wrap names the archive in an error, and makes sure the password never
@@ -123,21 +183,34 @@ func (e *Error) Unwrap() error { return e.err }
 
 // openSQLite opens a file in WAL mode, with a busy timeout and
 // transactions that take the write lock at once (so that two writers
-// queue rather than deadlock on a lock upgrade).
-func openSQLite(dsn string) (*sql.DB, error) {
+// queue rather than deadlock on a lock upgrade). Unless create is set,
+// the file must exist, and is opened read-write without create
+// (mode=rw): read-only (mode=ro) would leave the -wal and -shm files
+// behind, since a read-only connection cannot checkpoint them away on
+// closing, and could not bring an older schema up to date.
+func openSQLite(dsn string, create bool) (*sql.DB, error) {
 	path := strings.TrimPrefix(dsn, "sqlite:")
 	path = strings.TrimPrefix(path, "//")
 	if path == "" {
 		return nil, errors.New("empty SQLite path")
 	}
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, err
-		}
-	}
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout("+strconv.Itoa(int(busyTimeout/time.Millisecond))+")")
-	q.Add("_pragma", "journal_mode(WAL)")
+	if create {
+		if dir := filepath.Dir(path); dir != "" {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return nil, err
+			}
+		}
+		q.Add("_pragma", "journal_mode(WAL)")
+	} else {
+		if err := requireFile(path); err != nil {
+			return nil, err
+		}
+		// WAL mode is kept in the file: an archive has it already, and
+		// setting it would write to a file that may not be one.
+		q.Set("mode", "rw")
+	}
 	q.Add("_pragma", "synchronous(NORMAL)")
 	q.Set("_txlock", "immediate")
 	q.Set("_time_format", "sqlite") // instants as SQLite's own date functions read them
@@ -146,6 +219,26 @@ func openSQLite(dsn string) (*sql.DB, error) {
 		return nil, err
 	}
 	return db, nil
+}
+
+// requireFile says why path is no file to open: missing, in a missing
+// directory, or a directory.
+func requireFile(path string) error {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if dir := filepath.Dir(path); dir != "" {
+			if _, derr := os.Stat(dir); errors.Is(derr, fs.ErrNotExist) {
+				return noArchive("no such file (no directory %s)", dir)
+			}
+		}
+		return noArchive("no such file")
+	case err != nil:
+		return err
+	case fi.IsDir():
+		return noArchive("is a directory, not an archive file")
+	}
+	return nil
 }
 
 // The pools' sizes. Without a cap, database/sql opens a connection for

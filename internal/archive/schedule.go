@@ -613,4 +613,4 @@ func IsPostgres(dsn string) bool { return isPostgres(dsn) }
 // OpenSQLitePool opens another pool on an SQLite archive, with the
 // archive's settings (WAL, busy timeout, immediate transactions), for a
 // component that keeps its own tables in the same file: the job queue.
-func OpenSQLitePool(dsn string) (*sql.DB, error) { return openSQLite(dsn) }
+func OpenSQLitePool(dsn string) (*sql.DB, error) { return openSQLite(dsn, true) }

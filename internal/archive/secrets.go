@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"fmt"
 	"net/url"
 	"regexp"
 	"strings"
@@ -19,6 +20,46 @@ var pgKeywords = map[string]bool{
 	"passfile": true, "sslmode": true, "sslrootcert": true, "sslcert": true, "sslkey": true,
 	"sslpassword": true, "connect_timeout": true, "application_name": true, "options": true,
 	"target_session_attrs": true, "service": true, "channel_binding": true,
+}
+
+// dsnScheme is the URL scheme dsn begins with ("mysql" in mysql://h/db),
+// "" if none. A scheme is a letter, then letters, digits, '+', '-' or
+// '.', then "://"; it must be two characters or more, so that a Windows
+// drive (C:\x, C://x) stays a path, as does a relative path (./a://b).
+func dsnScheme(dsn string) string {
+	s := strings.TrimSpace(dsn)
+	i := strings.Index(s, "://")
+	if i < 2 {
+		return ""
+	}
+	for j, c := range s[:i] {
+		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		if !letter && (j == 0 || !(c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.')) {
+			return ""
+		}
+	}
+	return s[:i]
+}
+
+// checkScheme refuses a DSN that begins with a URL scheme wireperf does
+// not read, rather than taking it for a file path. "sqlite" is the only
+// other scheme, and in lower case only, as openSQLite reads it.
+func checkScheme(dsn string) error {
+	if !hasServerScheme(dsn) || isURLDSN(dsn) {
+		return nil
+	}
+	return &kindError{
+		msg:  fmt.Sprintf("unknown scheme %q: want a file path, sqlite:PATH, postgres://... or postgresql://...", dsnScheme(dsn)),
+		kind: ErrUnknownScheme,
+	}
+}
+
+// hasServerScheme says whether dsn is a URL other than sqlite:'s, such as
+// postgres://U:P@H/D or one refused (mysql://U:P@H/D): a URL whose
+// password is to be hidden (isURLDSN is the PostgreSQL part of these).
+func hasServerScheme(dsn string) bool {
+	sc := dsnScheme(dsn)
+	return sc != "" && sc != "sqlite"
 }
 
 // isPostgres says whether dsn names a PostgreSQL server.
@@ -103,7 +144,7 @@ func keyValueDSN(s string) (pairs []kv, ok bool) {
 
 // dsnPassword is the password a DSN carries, "" if none.
 func dsnPassword(dsn string) string {
-	if isURLDSN(dsn) {
+	if hasServerScheme(dsn) {
 		u, err := url.Parse(strings.TrimSpace(dsn))
 		if err != nil {
 			return ""
@@ -126,7 +167,7 @@ func dsnPassword(dsn string) string {
 // stored.
 func Redact(dsn string) string {
 	switch {
-	case isURLDSN(dsn):
+	case hasServerScheme(dsn):
 		u, err := url.Parse(strings.TrimSpace(dsn))
 		if err != nil {
 			return RedactSecrets(dsn)

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -14,11 +16,36 @@ func dbFlag(cmd *cobra.Command, p *string) {
 }
 
 // openArchive opens the archive that --db, $WIREPERF_DB or the default
-// names. Its errors name the DSN without the password.
+// names, creating it if need be: for the commands that store. Its errors
+// name the DSN without the password.
 func openArchive(ctx context.Context, flag string) (*archive.Store, error) {
 	dsn, err := archive.ResolveDSN(flag)
 	if err != nil {
 		return nil, err
 	}
-	return archive.Open(ctx, dsn)
+	store, err := archive.Open(ctx, dsn)
+	return store, archiveUsage(err)
+}
+
+// openArchiveToRead opens the archive as openArchive does, for the
+// commands that only read it: one that does not exist is an error, and
+// nothing is created.
+func openArchiveToRead(ctx context.Context, flag string) (*archive.Store, error) {
+	dsn, err := archive.ResolveDSN(flag)
+	if err != nil {
+		return nil, err
+	}
+	store, err := archive.OpenExisting(ctx, dsn)
+	if errors.Is(err, archive.ErrNoArchive) {
+		return nil, usageError{fmt.Errorf("%w; this command only reads an archive: sweep, import or --save create one", err)}
+	}
+	return store, archiveUsage(err)
+}
+
+// archiveUsage marks a DSN with an unknown scheme as bad usage.
+func archiveUsage(err error) error {
+	if errors.Is(err, archive.ErrUnknownScheme) {
+		return usageError{err}
+	}
+	return err
 }

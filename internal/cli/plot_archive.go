@@ -88,7 +88,7 @@ func campaignFigure(ctx context.Context, kind string, f *plotFlags) (*plot.Figur
 
 // campaignRuns are the stored runs of a campaign the archive must hold.
 func campaignRuns(ctx context.Context, db, name string) ([]*archive.Run, error) {
-	store, err := openArchive(ctx, db)
+	store, err := openArchiveToRead(ctx, db)
 	if err != nil {
 		return nil, err
 	}
@@ -316,7 +316,7 @@ func campaignFooter(name string, runs []*archive.Run) plot.Footer {
 // runDocument reads a stored run's -J document back, for the figures of
 // one run (timeline, latency, load).
 func runDocument(ctx context.Context, kind string, f *plotFlags) (*resultjson.Document, string, error) {
-	store, err := openArchive(ctx, f.db)
+	store, err := openArchiveToRead(ctx, f.db)
 	if err != nil {
 		return nil, "", err
 	}

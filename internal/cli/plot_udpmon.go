@@ -135,7 +135,7 @@ func udpmonCampaignFigure(ctx context.Context, f *plotFlags) (*plot.Figure, erro
 // storedSweepsFigure draws the campaign's stored udpmon sweeps (runs whose
 // document is a udpmon -J document), or returns nil when it has none.
 func storedSweepsFigure(ctx context.Context, db string, runs []*archive.Run) (*plot.Figure, error) {
-	store, err := openArchive(ctx, db)
+	store, err := openArchiveToRead(ctx, db)
 	if err != nil {
 		return nil, err
 	}

@@ -73,7 +73,7 @@ func runReport(ctx context.Context, e env, f *reportFlags) error {
 	if f.output == "" {
 		return usagef("report needs -o DIR")
 	}
-	store, err := openArchive(ctx, f.db)
+	store, err := openArchiveToRead(ctx, f.db)
 	if err != nil {
 		return err
 	}

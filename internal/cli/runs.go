@@ -99,7 +99,7 @@ func newRunsCmd(e env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			store, err := openArchive(cmd.Context(), sel.db)
+			store, err := openArchiveToRead(cmd.Context(), sel.db)
 			if err != nil {
 				return err
 			}

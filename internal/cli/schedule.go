@@ -26,7 +26,7 @@ func newScheduleCmd(e env) *cobra.Command {
 			if next <= 0 {
 				return usagef("--next %v: want a positive duration", next)
 			}
-			store, err := openArchive(cmd.Context(), db)
+			store, err := openArchiveToRead(cmd.Context(), db)
 			if err != nil {
 				return err
 			}

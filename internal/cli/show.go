@@ -32,7 +32,7 @@ func newShowCmd(e env) *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			store, err := openArchive(cmd.Context(), db)
+			store, err := openArchiveToRead(cmd.Context(), db)
 			if err != nil {
 				return err
 			}

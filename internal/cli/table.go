@@ -66,7 +66,7 @@ func runTable(cmd *cobra.Command, e env, f *tableFlags) error {
 	if err != nil {
 		return err
 	}
-	store, err := openArchive(cmd.Context(), f.sel.db)
+	store, err := openArchiveToRead(cmd.Context(), f.sel.db)
 	if err != nil {
 		return err
 	}

@@ -105,7 +105,7 @@ func newTaskListCmd(e env) *cobra.Command {
 		Short: "List the tasks",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			store, err := openArchive(cmd.Context(), db)
+			store, err := openArchiveToRead(cmd.Context(), db)
 			if err != nil {
 				return err
 			}
