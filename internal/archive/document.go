@@ -270,6 +270,11 @@ func (p *Parsed) readEnd(d *document) {
 	}
 	if recv != nil {
 		m.ReceivedBytes, m.ReceivedBps = recv.Bytes, finitePtr(recv.BitsPerSecond)
+		if recv.Seconds <= 0 && recv.Bytes != nil && *recv.Bytes > 0 {
+			// Bytes that arrived at one instant (a burst read at once) have
+			// no rate to measure: not a rate of 0.
+			m.ReceivedBps = nil
+		}
 		if recv.Seconds > 0 {
 			m.Seconds = ptr(recv.Seconds)
 		}

@@ -191,3 +191,16 @@ func TestParseUDPMonSweep(t *testing.T) {
 		t.Fatalf("%+v %v", p, err)
 	}
 }
+
+// Bytes received at one instant (a burst read at once) have no rate: the
+// summary leaves it out rather than store 0 bit/s.
+func TestBurstReceivedAtOnceHasNoRate(t *testing.T) {
+	p, err := ParseDocument([]byte(`{"start": {}, "end": {"sum_sent": {"seconds": 0.0003, "bytes": 441600, "bits_per_second": 1.2e10},
+		"sum_received": {"seconds": 0, "bytes": 441600, "bits_per_second": 0}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Summary.ReceivedBps != nil || p.Summary.ReceivedBytes == nil || *p.Summary.ReceivedBytes != 441600 {
+		t.Fatalf("received %v bit/s, %v bytes", p.Summary.ReceivedBps, p.Summary.ReceivedBytes)
+	}
+}
