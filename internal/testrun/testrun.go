@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 
 	"github.com/wireperf/wireperf/internal/auth"
 	"github.com/wireperf/wireperf/internal/emit"
@@ -21,7 +20,6 @@ import (
 	"github.com/wireperf/wireperf/internal/rr/rrcontrol"
 	"github.com/wireperf/wireperf/internal/rrload"
 	"github.com/wireperf/wireperf/internal/session"
-	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/testdef"
 	"github.com/wireperf/wireperf/internal/udpmon"
 )
@@ -87,23 +85,12 @@ func RR(ctx context.Context, r *testdef.RR, host string, o Options) (*result.Res
 }
 
 // UDPMonConfig is a UDPmon sweep against host: each point a UDP test of
-// its own in wireperf's protocol. A refusal other than "busy" (a limit, a
-// setting the server cannot apply) would meet every point, so it ends
-// the sweep (udpmon.ErrRecurs).
+// its own in wireperf's protocol.
 func UDPMonConfig(u *testdef.UDPMon, host string, o Options) udpmon.Config {
-	client := session.ClientConfig{Host: host, Port: u.Port, Bind: u.Bind, ConnectTimeout: u.ConnectTimeout,
-		Logger: o.Logger, Auth: o.Auth, TLS: o.TLS}
 	cfg := u.Cfg
 	cfg.Server, cfg.Logger = fmt.Sprintf("%s port %d", host, u.Port), o.Logger
-	cfg.Run = func(ctx context.Context, s spec.Spec) (*result.Result, error) {
-		point := client
-		point.Spec = s
-		res, err := session.RunClient(ctx, point)
-		if errors.Is(err, session.ErrRefused) && !strings.Contains(err.Error(), "busy") {
-			err = fmt.Errorf("%w (%w)", err, udpmon.ErrRecurs)
-		}
-		return res, err
-	}
+	cfg.Client = session.ClientConfig{Host: host, Port: u.Port, Bind: u.Bind, ConnectTimeout: u.ConnectTimeout,
+		Logger: o.Logger, Auth: o.Auth, TLS: o.TLS}
 	return cfg
 }
 

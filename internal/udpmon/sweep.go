@@ -11,6 +11,7 @@ import (
 
 	"github.com/wireperf/wireperf/internal/figures"
 	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/session"
 	"github.com/wireperf/wireperf/internal/spec"
 )
 
@@ -59,10 +60,25 @@ type Config struct {
 	// OnPoint, if set, is called after each point with the progress so
 	// far and an estimate of the time left.
 	OnPoint func(p *Point, done, total int, eta time.Duration)
-	// Run runs one point's native test against the server: for wireperf's
-	// own client, session.RunClient with the spec. This package does not
-	// call the session itself, so that emitters can use its types.
+	// Client reaches the server: each point is a test of its own over it,
+	// with the point's spec.
+	Client session.ClientConfig
+	// Run, when set, runs a point instead of session.RunClient over
+	// Client: the tests' way to sweep without a server.
 	Run func(ctx context.Context, s spec.Spec) (*result.Result, error)
+}
+
+// runPoint is a point's test against the server. A refusal other than
+// "busy" (a limit, a setting the server cannot apply) would meet every
+// point, so it ends the sweep (ErrRecurs).
+func (c Config) runPoint(ctx context.Context, s spec.Spec) (*result.Result, error) {
+	cc := c.Client
+	cc.Spec = s
+	res, err := session.RunClient(ctx, cc)
+	if errors.Is(err, session.ErrRefused) && !strings.Contains(err.Error(), "busy") {
+		err = fmt.Errorf("%w (%w)", err, ErrRecurs)
+	}
+	return res, err
 }
 
 // Spec is the native UDP test of one point: Count datagrams of size
@@ -134,7 +150,7 @@ func Run(ctx context.Context, cfg Config) (*Sweep, error) {
 	}
 	run := cfg.Run
 	if run == nil {
-		return nil, errors.New("udpmon: no way to run a point (Config.Run)")
+		run = cfg.runPoint
 	}
 	logger := cfg.Logger
 	if logger == nil {
