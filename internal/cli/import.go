@@ -134,7 +134,7 @@ func importOne(cmd *cobra.Command, e env, store *archive.Store, path string) (in
 		if err := store.PutRun(cmd.Context(), r); err != nil && !errors.Is(err, archive.ErrFinished) {
 			return 0, err
 		}
-		fmt.Fprintf(e.stdout, "imported %s: run %s, %s: %s\n", path, r.ID, logimport.Kind(runs), resultLine(r.Summary))
+		fmt.Fprintf(e.stdout, "imported %s: run %s, %s: %s\n", path, r.ID, logimport.Kind(runs), r.Summary.Line())
 	}
 	return len(runs), nil
 }

@@ -214,7 +214,7 @@ func writeRunsText(w io.Writer, runs []*archive.Run) {
 		for _, k := range names {
 			axes = append(axes, k+"="+axisText(k, r.Axes[k]))
 		}
-		res := resultLine(r.Summary)
+		res := r.Summary.Line()
 		if r.State != archive.StateFinished {
 			res = r.Error
 		}

@@ -98,7 +98,7 @@ func showRun(w io.Writer, r *archive.Run, asJSON bool) error {
 	for _, k := range names {
 		fmt.Fprintf(w, "%s: %s\n", k, axisText(k, r.Axes[k]))
 	}
-	fmt.Fprintf(w, "result: %s\n", resultLine(r.Summary))
+	fmt.Fprintf(w, "result: %s\n", r.Summary.Line())
 	return nil
 }
 

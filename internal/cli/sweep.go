@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
-	"strconv"
 	"strings"
 	"time"
 
@@ -20,11 +18,6 @@ import (
 	"github.com/wireperf/wireperf/internal/campaign"
 	"github.com/wireperf/wireperf/internal/flagvalue"
 	"github.com/wireperf/wireperf/internal/hostmon"
-	"github.com/wireperf/wireperf/internal/spec"
-	"github.com/wireperf/wireperf/internal/testdef"
-	"github.com/wireperf/wireperf/internal/testrun"
-	"github.com/wireperf/wireperf/internal/units"
-	"github.com/wireperf/wireperf/internal/version"
 )
 
 // sweepFlags are the sweep command's own flags; the axes are comma lists
@@ -195,20 +188,13 @@ func runSweep(cmd *cobra.Command, e env, f *sweepFlags, args []string) error {
 		text, format = string(stored), "flags"
 	}
 	runs := spec.Plan()
-	// Every point's client flags must parse before anything runs.
-	points := map[string]pointTest{}
-	for _, r := range runs {
-		if _, ok := points[r.Point.Key()]; ok {
-			continue
-		}
-		pt, err := newPointTest(spec, r.Point)
-		if err != nil {
-			return usagef("point %s: %v", r.Point.Label(), err)
-		}
-		points[r.Point.Key()] = pt
+	// Every point's test must parse before anything runs.
+	tests, err := campaign.Tests(spec, runs)
+	if err != nil {
+		return usageError{err}
 	}
-	// A run's length is its point's own: -t (an axis or fixed) with -O.
-	length := func(r campaign.Run) time.Duration { return points[r.Point.Key()].duration() }
+	// A run's length is its point's own, as its test's model tells it.
+	length := campaign.Length(tests)
 	if f.dryRun && f.resume == "" {
 		if spec.Order == campaign.OrderShuffle && spec.ShuffleKey == 0 {
 			fmt.Fprintln(e.stdout, "(the order shown is one shuffle; a real run picks and records its own shuffle key)")
@@ -257,7 +243,8 @@ func runSweep(cmd *cobra.Command, e env, f *sweepFlags, args []string) error {
 		printPlan(e.stdout, spec, todo, length)
 		return nil
 	}
-	sw := &sweeper{e: e, f: f, spec: spec, store: store, points: points, total: len(runs), log: rio}
+	sw := &sweeper{e: e, total: len(runs), rec: &campaign.Recorder{Spec: spec, Store: store, Tests: tests, Logger: rio.log,
+		Notice: func(m string) { fmt.Fprintln(e.stderr, m) }}}
 	fmt.Fprintf(e.stdout, "campaign %s: %d runs, %d to run, order %s (shuffle key %d), archive %s\n",
 		spec.Name, len(runs), len(todo), spec.Order, spec.ShuffleKey, store.DSN())
 	var bar *mpb.Bar
@@ -412,149 +399,6 @@ func specFromStored(c archive.Campaign) (*campaign.Spec, error) {
 	return specFromFlags(fs, f, fs.Args(), fs.ArgsLenAtDash())
 }
 
-// pointTest is one point's test, its flags parsed and checked (package
-// testdef) before the campaign starts.
-type pointTest struct{ t testdef.Test }
-
-// duration is how long the point's test runs, as its model says; a test
-// whose length its flags don't tell (-n as fast as the path allows)
-// counts as 0 in the plan's estimate.
-func (p pointTest) duration() time.Duration {
-	d, _ := p.t.Duration()
-	return d
-}
-
-// run runs the test once and returns its -J document.
-func (p pointTest) run(ctx context.Context, host string, log *slog.Logger, notice func(string)) ([]byte, error) {
-	return testrun.JSON(ctx, p.t, host, testrun.Options{Logger: log, Notice: notice})
-}
-
-func newPointTest(s *campaign.Spec, p campaign.Point) (pointTest, error) {
-	if s.Test == campaign.TestRR {
-		return rrPointTest(s, p)
-	}
-	return clientPointTest(s, p)
-}
-
-// commandLineOnly names the first of flags (a command line's own, which
-// a sweep sets itself) among args.
-func commandLineOnly(args []string, flags ...string) (string, bool) {
-	for _, a := range args {
-		for _, f := range flags {
-			if a == "--"+f || strings.HasPrefix(a, "--"+f+"=") {
-				return f, true
-			}
-		}
-	}
-	return "", false
-}
-
-// parsePoint reads a point's flags into a test of kind; finish runs
-// between the parse and the model's checks.
-func parsePoint(kind testdef.Kind, args []string, between func(testdef.Test, *pflag.FlagSet) error) (testdef.Test, error) {
-	fs := testdef.NewFlagSet(string(kind))
-	t, err := testdef.New(kind, fs)
-	if err != nil {
-		return t, err
-	}
-	if err := fs.Parse(args); err != nil {
-		return t, err
-	}
-	if fs.NArg() > 0 {
-		return t, fmt.Errorf("unexpected arguments %q", fs.Args())
-	}
-	if err := between(t, fs); err != nil {
-		return t, err
-	}
-	return t, t.Finish(fs)
-}
-
-// rrPointTest reads a point as the rr command does: the length axis is
-// the request size (--sizes), proto picks --udp or --tcp.
-func rrPointTest(s *campaign.Spec, p campaign.Point) (pointTest, error) {
-	var args []string
-	for _, a := range p.Args(s.Fixed) {
-		switch {
-		case strings.HasPrefix(a, "--length="):
-			a = "--sizes=" + strings.TrimPrefix(a, "--length=")
-		case a == "--reverse" || a == "--bidir":
-			return pointTest{}, fmt.Errorf("%s does not apply to request-response tests", a)
-		}
-		args = append(args, a)
-	}
-	if v, ok := p.Value(campaign.AxisProto); ok && v.Label == "tcp" {
-		args = append(args, "--tcp") // udp is rr's default, and its own flag
-	}
-	if s.Port != 0 {
-		args = append([]string{fmt.Sprintf("--port=%d", s.Port)}, args...)
-	}
-	if _, ok := commandLineOnly(args, "logfile"); ok {
-		return pointTest{}, errors.New("a sweep of rr tests stores each run's JSON itself: give no -J, --logfile or --load")
-	}
-	t, err := parsePoint(testdef.KindRR, args, func(t testdef.Test, _ *pflag.FlagSet) error {
-		if t.RR.JSON || t.RR.Load != "" {
-			return errors.New("a sweep of rr tests stores each run's JSON itself: give no -J, --logfile or --load")
-		}
-		return nil
-	})
-	if err != nil {
-		return pointTest{}, err
-	}
-	t.RR.Spec.HostCounters = true
-	return pointTest{t}, nil
-}
-
-// clientPointTest reads a point's client flags as the client command
-// does, so that a sweep run is exactly the client test it names.
-func clientPointTest(s *campaign.Spec, p campaign.Point) (pointTest, error) {
-	args := p.Args(s.Fixed)
-	if s.Port != 0 {
-		args = append([]string{fmt.Sprintf("--port=%d", s.Port)}, args...)
-	}
-	if _, ok := commandLineOnly(args, "save", "db"); ok {
-		return pointTest{}, errors.New("a sweep stores every run in its own --db: give no --save or --db among a run's flags")
-	}
-	if _, ok := commandLineOnly(args, "logfile"); ok {
-		return pointTest{}, errors.New("a sweep stores each run's JSON itself: give no -J, --json-stream or --logfile")
-	}
-	t, err := parsePoint(testdef.KindClient, args, func(t testdef.Test, fs *pflag.FlagSet) error {
-		c := t.Client
-		if c.JSON || c.JSONStream {
-			return errors.New("a sweep stores each run's JSON itself: give no -J, --json-stream or --logfile")
-		}
-		if s.Count <= 0 {
-			return nil
-		}
-		// UDPmon's method: a fixed number of datagrams at a fixed gap,
-		// however long they take (-n, no -t).
-		if fs.Changed("time") || fs.Changed("bytes") {
-			return errors.New("--count sets the bytes of each run: give no -t or -n")
-		}
-		if !c.UDP {
-			return errors.New("--count is for UDP sweeps (-u)")
-		}
-		length := c.Length
-		if !fs.Changed("length") {
-			length = int64(spec.DefaultUDPLength)
-		}
-		return fs.Set("bytes", strconv.FormatInt(s.Count*length, 10))
-	})
-	if err != nil {
-		return pointTest{}, err
-	}
-	t.Client.Spec.HostCounters = true // both hosts' CPU split, kept beside the run
-	return pointTest{t}, nil
-}
-
-// clientCmdline is the client command that a point runs.
-func clientCmdline(s *campaign.Spec, p campaign.Point) string {
-	args := append([]string{"wireperf", "client", p.Target}, p.Args(s.Fixed)...)
-	if s.Port != 0 {
-		args = append(args, fmt.Sprintf("--port=%d", s.Port))
-	}
-	return strings.Join(args, " ")
-}
-
 func printPlan(w io.Writer, s *campaign.Spec, runs []campaign.Run, length func(campaign.Run) time.Duration) {
 	for i, r := range runs {
 		target := ""
@@ -578,17 +422,13 @@ func printPlan(w io.Writer, s *campaign.Spec, runs []campaign.Run, length func(c
 // server's report, storing.
 const runOverhead = time.Second
 
-// sweeper runs one campaign run and stores it.
+// sweeper runs one campaign run, stores it, and says how it went.
 type sweeper struct {
 	e       env
-	f       *sweepFlags
-	spec    *campaign.Spec
-	store   *archive.Store
-	points  map[string]pointTest
+	rec     *campaign.Recorder
 	total   int
 	current string
 	lines   io.Writer // the progress bar's writer, which prints above the bar
-	log     *runIO
 }
 
 func (s *sweeper) println(format string, args ...any) {
@@ -601,47 +441,10 @@ func (s *sweeper) println(format string, args ...any) {
 
 func (s *sweeper) run(ctx context.Context, r campaign.Run, attempt int) error {
 	s.current = r.Point.Label()
-	rec := &archive.Run{
-		ID: r.ID, Campaign: s.spec.Name, PointKey: r.Point.Key(), Rep: r.Rep, Seq: r.Seq,
-		Source: archive.SourceNative, ToolVersion: version.String(), Cmdline: clientCmdline(s.spec, r.Point),
-		RemoteHost: r.Point.Target, Started: time.Now(), Axes: map[string]archive.Axis{},
-	}
-	for _, st := range r.Point.Settings {
-		rec.Axes[st.Axis] = archive.Axis{Num: st.Value.Num, Label: st.Value.Label}
-	}
-	doc, runErr := s.points[r.Point.Key()].run(ctx, r.Point.Target, s.log.log, func(m string) { fmt.Fprintln(s.e.stderr, m) })
-	rec.Ended = time.Now()
-	if len(doc) > 0 {
-		rec.Document, rec.DocumentFormat = doc, archive.FormatJSON
-		if p, err := archive.ParseDocument(doc); err == nil {
-			rec.Summary, rec.Intervals, rec.Hosts, rec.Limits = p.Summary, p.Intervals, p.Hosts, p.Limits
-			rec.LocalHost, rec.LocalKernel, rec.RemoteKernel = p.LocalHost, p.LocalKernel, p.RemoteKernel
-			if !p.Started.IsZero() {
-				rec.Started = p.Started
-			}
-			if runErr == nil && p.Error != "" {
-				runErr = errors.New(p.Error)
-			}
-		}
-	}
-	rec.State = archive.StateFinished
-	switch {
-	case ctx.Err() != nil:
-		// A test cut short by Ctrl-C may still end "cleanly" with a
-		// partial report: it is not a finished run, and resume runs it.
-		rec.State, rec.Error = archive.StateAborted, "interrupted"
-		if runErr == nil {
-			runErr = ctx.Err()
-		}
-	case runErr != nil:
-		rec.State, rec.Error = archive.StateFailed, oneLine(runErr)
-	}
-	// Store with a context of its own: an interrupted run is still recorded.
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	defer cancel()
-	if err := s.store.PutRun(sctx, rec); err != nil {
-		s.println("%s: not stored: %v", r.ID, err)
-		return err
+	rec, runErr := s.rec.Record(ctx, r)
+	if rec == nil {
+		s.println("%v", runErr)
+		return runErr
 	}
 	retry := ""
 	if attempt > 1 {
@@ -652,32 +455,6 @@ func (s *sweeper) run(ctx context.Context, r campaign.Run, attempt int) error {
 		s.println("%s: %s: %s", head, rec.State, rec.Error)
 		return runErr
 	}
-	s.println("%s: %s", head, resultLine(rec.Summary))
+	s.println("%s: %s", head, rec.Summary.Line())
 	return nil
-}
-
-// resultLine is one run's result in iperf's units.
-func resultLine(m archive.Summary) string {
-	var parts []string
-	if m.ReceivedBps != nil {
-		parts = append(parts, strings.TrimSpace(units.FormatRate(*m.ReceivedBps, 'a'))+" received")
-	} else if m.SentBps != nil {
-		parts = append(parts, strings.TrimSpace(units.FormatRate(*m.SentBps, 'a'))+" sent")
-	}
-	if m.RRp50us != nil && m.RRp99us != nil {
-		parts = append(parts, fmt.Sprintf("RTT p50 %.1f us, p99 %.1f us", *m.RRp50us, *m.RRp99us))
-	}
-	if m.Retransmits != nil {
-		parts = append(parts, fmt.Sprintf("%d retransmits", *m.Retransmits))
-	}
-	if m.LostPercent != nil {
-		parts = append(parts, fmt.Sprintf("%.3g%% lost", *m.LostPercent))
-	}
-	if m.JitterMs != nil {
-		parts = append(parts, fmt.Sprintf("jitter %.3f ms", *m.JitterMs))
-	}
-	if len(parts) == 0 {
-		return "finished"
-	}
-	return strings.Join(parts, ", ")
 }
