@@ -1,5 +1,8 @@
 // Package repocheck holds tests of the repository itself rather than of
 // any package: every relative link in the Markdown files resolves inside
-// the repository, and nothing points at files outside it. It has no code;
-// `go test ./internal/repocheck` runs the checks.
+// the repository, nothing points at files outside it, comments cite
+// sections of docs/ that exist, and the package map of
+// docs/architecture.md lists every package as its doc comment describes
+// it (internal/repocheck/pkgmap generates it). It has no code; `go test
+// ./internal/repocheck` runs the checks.
 package repocheck
