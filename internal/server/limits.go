@@ -73,7 +73,7 @@ func DefaultMaxMemory() int64 {
 }
 
 // testMemory is what a test's data buffers take on this server.
-func testMemory(s spec.Spec) int64 { return int64(s.DataConns()) * int64(s.Length) }
+func testMemory(s spec.Spec) int64 { return s.BufferBytes() }
 
 // check refuses a spec that exceeds a per-test limit, with a reason the
 // client can show as is.

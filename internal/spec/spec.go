@@ -136,6 +136,10 @@ func (s Spec) DataConns() int {
 	return s.Streams
 }
 
+// BufferBytes is the data buffers a test holds on the server: a block of
+// -l for each data connection. A server's memory limits count it.
+func (s Spec) BufferBytes() int64 { return int64(s.DataConns()) * int64(s.Length) }
+
 // Validate checks a spec from the command line or from the network. The
 // error names the field in flag terms, so it can be shown to a user as is.
 func (s Spec) Validate() error {

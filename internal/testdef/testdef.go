@@ -151,6 +151,34 @@ func (t Test) Direction() Direction {
 	return Forward
 }
 
+// Resources are what a test holds on the server while it runs, as the
+// server's limits count them (--max-tests-per-client, --max-streams,
+// --max-test-memory).
+type Resources struct {
+	DataConns   int   // data connections (or UDP streams)
+	BufferBytes int64 // data buffers
+}
+
+// Resources is what the test holds on the server; a udpmon sweep holds
+// one point's at a time, its largest.
+func (t Test) Resources() Resources {
+	switch {
+	case t.Client != nil:
+		return Resources{DataConns: t.Client.Spec.DataConns(), BufferBytes: t.Client.Spec.BufferBytes()}
+	case t.RR != nil:
+		return Resources{DataConns: t.RR.Spec.DataConns(), BufferBytes: t.RR.Spec.BufferBytes()}
+	case t.UDPMon != nil:
+		var r Resources
+		for _, size := range t.UDPMon.Cfg.Sizes {
+			s := t.UDPMon.Cfg.Spec(size, 0)
+			r.DataConns = max(r.DataConns, s.DataConns())
+			r.BufferBytes = max(r.BufferBytes, s.BufferBytes())
+		}
+		return r
+	}
+	return Resources{}
+}
+
 // String is the test's kind and direction, for messages.
 func (t Test) String() string {
 	return strings.TrimSpace(string(t.Kind) + " " + string(t.Direction()))

@@ -85,6 +85,20 @@ func TestDirection(t *testing.T) {
 	}
 }
 
+// TestResources: what a test holds on the server, as its limits count.
+func TestResources(t *testing.T) {
+	for line, want := range map[string]Resources{
+		"client":                      {1, 1 << 20},
+		"client -P 4 --bidir -l 128K": {8, 8 * 128 << 10},
+		"client -u -P 2":              {2, 2 * spec.DefaultUDPLength},
+		"udpmon --sizes 64,1472":      {1, 1472},
+	} {
+		if got := mustLine(t, line).Resources(); got != want {
+			t.Errorf("%q: %+v, want %+v", line, got, want)
+		}
+	}
+}
+
 // TestRefuses: what the commands refused, the model refuses, with the
 // same one-line messages.
 func TestRefuses(t *testing.T) {
