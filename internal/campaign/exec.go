@@ -3,14 +3,24 @@ package campaign
 import (
 	"context"
 	"time"
+
+	"github.com/wireperf/wireperf/internal/archive"
 )
 
-// Executor runs a campaign's runs through the caller's functions, so that
-// the order, the pauses and the retries are tested without a network.
+// Executor runs a campaign's runs in order, with the pauses between them
+// and one retry of each that failed.
 type Executor struct {
-	// Run runs and stores one test. attempt is 1, or 2 for the retry at
-	// the end. An error is a failed run, already stored by Run; the
-	// campaign goes on.
+	// Recorder runs and stores each run.
+	Recorder *Recorder
+	// Begin, when set, is told of each attempt as it starts.
+	Begin func(r Run, attempt int)
+	// Done, when set, is told how each attempt went (attempt is 1, or 2
+	// for the retry at the end): the stored run, nil when it could not be
+	// stored, and the run's error.
+	Done func(r Run, attempt int, rec *archive.Run, err error)
+	// Run, when set, runs and stores one run instead of Recorder: the
+	// tests' way to execute a campaign without a network. An error is a
+	// failed run; the campaign goes on.
 	Run func(ctx context.Context, r Run, attempt int) error
 	// Pause is the gap between two runs.
 	Pause time.Duration
@@ -45,7 +55,7 @@ func (x *Executor) Execute(ctx context.Context, runs []Run) Outcome {
 			return false
 		}
 		o.Ran++
-		err := x.Run(ctx, r, attempt)
+		err := x.run(ctx, r, attempt)
 		if ctx.Err() != nil {
 			o.Cancelled = true
 			return false
@@ -72,6 +82,20 @@ func (x *Executor) Execute(ctx context.Context, runs []Run) Outcome {
 		}
 	}
 	return o
+}
+
+func (x *Executor) run(ctx context.Context, r Run, attempt int) error {
+	if x.Begin != nil {
+		x.Begin(r, attempt)
+	}
+	if x.Run != nil {
+		return x.Run(ctx, r, attempt)
+	}
+	rec, err := x.Recorder.Record(ctx, r)
+	if x.Done != nil {
+		x.Done(r, attempt, rec, err)
+	}
+	return err
 }
 
 func (x *Executor) sleep(ctx context.Context, d time.Duration) error {

@@ -264,12 +264,11 @@ func runSweep(cmd *cobra.Command, e env, f *sweepFlags, args []string) error {
 			})))
 		sw.lines = progress
 	}
-	x := campaign.Executor{Pause: spec.Pause, Run: func(ctx context.Context, r campaign.Run, attempt int) error {
-		err := sw.run(ctx, r, attempt)
+	x := campaign.Executor{Pause: spec.Pause, Recorder: sw.rec, Begin: func(r campaign.Run, _ int) { sw.current = r.Point.Label() }, Done: func(r campaign.Run, attempt int, rec *archive.Run, err error) {
+		sw.done(r, attempt, rec, err)
 		if bar != nil && (err == nil || attempt == 2) {
 			bar.Increment()
 		}
-		return err
 	}}
 	out := x.Execute(rio.ctx, todo)
 	if progress != nil {
@@ -439,12 +438,11 @@ func (s *sweeper) println(format string, args ...any) {
 	fmt.Fprintf(w, format+"\n", args...)
 }
 
-func (s *sweeper) run(ctx context.Context, r campaign.Run, attempt int) error {
-	s.current = r.Point.Label()
-	rec, runErr := s.rec.Record(ctx, r)
+// done says how a run went.
+func (s *sweeper) done(r campaign.Run, attempt int, rec *archive.Run, runErr error) {
 	if rec == nil {
 		s.println("%v", runErr)
-		return runErr
+		return
 	}
 	retry := ""
 	if attempt > 1 {
@@ -453,8 +451,7 @@ func (s *sweeper) run(ctx context.Context, r campaign.Run, attempt int) error {
 	head := fmt.Sprintf("[%d/%d] %s %s rep %d%s", r.Seq+1, s.total, r.ID[:8], r.Point.Label(), r.Rep, retry)
 	if runErr != nil {
 		s.println("%s: %s: %s", head, rec.State, rec.Error)
-		return runErr
+		return
 	}
 	s.println("%s: %s", head, rec.Summary.Line())
-	return nil
 }
