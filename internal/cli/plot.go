@@ -125,7 +125,7 @@ func runPlot(ctx context.Context, e env, f *plotFlags, args []string) error {
 		var doc *resultjson.Document
 		var subject string
 		if doc, subject, err = runDocument(ctx, kind, f); err == nil {
-			fig, err = figureOf(kind, doc, subject)
+			fig, err = plot.DocumentFigure(kind, doc, subject)
 		}
 	case f.campaign != "":
 		return usagef("plot %s draws one run: give --run ID (or --from FILE); --campaign is for sweep, heatmap and udpmon", kind)
@@ -154,42 +154,11 @@ func figureFromFile(kind, path string) (*plot.Figure, error) {
 	if err != nil {
 		return nil, err
 	}
-	fig, err := figureOf(kind, doc, filepath.Base(path))
+	fig, err := plot.DocumentFigure(kind, doc, filepath.Base(path))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return fig, nil
-}
-
-// figureOf draws kind (timeline, latency, load or udpmon) from one
-// document, named subject in the footer.
-func figureOf(kind string, doc *resultjson.Document, subject string) (*plot.Figure, error) {
-	switch kind {
-	case "timeline":
-		in, err := plot.TimelineOf(doc.Result, subject)
-		if err != nil {
-			return nil, err
-		}
-		return plot.Timeline(in)
-	case "latency":
-		in, err := plot.LatencyOf(doc.Result, subject)
-		if err != nil {
-			return nil, err
-		}
-		return plot.Latency(in)
-	case "load":
-		in, err := plot.LoadOf(doc.Result, subject)
-		if err != nil {
-			return nil, err
-		}
-		return plot.Load(in)
-	default: // udpmon
-		in, err := plot.UDPMonOf(doc.Sweep, subject)
-		if err != nil {
-			return nil, err
-		}
-		return plot.UDPMon(in)
-	}
 }
 
 // readPlotFile reads a -J file and checks that it is the document kind

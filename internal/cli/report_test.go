@@ -16,6 +16,8 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/wireperf/wireperf/internal/archive"
+	"github.com/wireperf/wireperf/internal/archive/pivotfmt"
+	"github.com/wireperf/wireperf/internal/report/reportarchive"
 	"github.com/wireperf/wireperf/internal/testutil/chromium"
 )
 
@@ -84,7 +86,7 @@ func TestReportPageAndBadInput(t *testing.T) {
 			t.Errorf("the page lacks %q", want)
 		}
 	}
-	for _, row := range tableGrid(campaignTable(t, db, "grid"))[1:] {
+	for _, row := range pivotfmt.Grid(campaignTable(t, db, "grid"))[1:] {
 		for _, cell := range row {
 			if !strings.Contains(html, ">"+cell+"<") {
 				t.Errorf("the page lacks the table's cell %q", cell)
@@ -220,7 +222,7 @@ func TestReportInChromium(t *testing.T) {
 	// The sweep chart shows the pivot's numbers: x the windows, one series
 	// per stream count, y the cells in its unit.
 	sweep := charts[0]
-	div, _ := chartUnit(tab)
+	div, _ := reportarchive.ChartUnit(tab)
 	for i, row := range tab.Rows {
 		if i >= len(sweep.X) || sweep.X[i] != *row.Num {
 			t.Errorf("sweep chart x %v, want the windows %v", sweep.X, row)
@@ -237,7 +239,7 @@ func TestReportInChromium(t *testing.T) {
 		}
 	}
 	// The table shows the campaign's numbers as `wireperf table` prints them.
-	want := tableGrid(tab)
+	want := pivotfmt.Grid(tab)
 	if got, _ := json.Marshal(cells); string(got) != mustJSON(want) {
 		t.Errorf("the page's table\n%s\nthe archive's pivot\n%s", got, mustJSON(want))
 	}

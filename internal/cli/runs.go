@@ -11,9 +11,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wireperf/wireperf/internal/archive"
+	"github.com/wireperf/wireperf/internal/archive/pivotfmt"
 	"github.com/wireperf/wireperf/internal/campaign"
 	"github.com/wireperf/wireperf/internal/flagvalue"
-	"github.com/wireperf/wireperf/internal/units"
 )
 
 // selectFlags pick runs from the archive: shared by runs and table.
@@ -212,7 +212,7 @@ func writeRunsText(w io.Writer, runs []*archive.Run) {
 		sort.Strings(names)
 		var axes []string
 		for _, k := range names {
-			axes = append(axes, k+"="+axisText(k, r.Axes[k]))
+			axes = append(axes, k+"="+pivotfmt.AxisText(k, r.Axes[k]))
 		}
 		res := r.Summary.Line()
 		if r.State != archive.StateFinished {
@@ -220,21 +220,4 @@ func writeRunsText(w io.Writer, runs []*archive.Run) {
 		}
 		fmt.Fprintf(w, "%-*s  %-19s  %-*s  %-13s  %-8s  %s: %s\n", idw, r.ID, start, cw, camp, r.Source, r.State, strings.Join(axes, " "), res)
 	}
-}
-
-// axisText shows an axis value as it was written, or else in iperf's units.
-func axisText(axis string, a archive.Axis) string {
-	if a.Num == nil || a.Label != "" {
-		return a.Label
-	}
-	v := *a.Num
-	switch axis {
-	case campaign.AxisWindow, campaign.AxisLength:
-		return strings.ReplaceAll(units.FormatTransfer(v, 'A'), " ", "")
-	case campaign.AxisBitrate:
-		return strings.ReplaceAll(units.FormatRate(v, 'a'), " ", "")
-	case campaign.AxisTime, campaign.AxisSpacing:
-		return (time.Duration(v * float64(time.Second))).String()
-	}
-	return a.Key()
 }

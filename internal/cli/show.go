@@ -13,6 +13,7 @@ import (
 
 	"github.com/wireperf/wireperf/internal/advise"
 	"github.com/wireperf/wireperf/internal/archive"
+	"github.com/wireperf/wireperf/internal/archive/pivotfmt"
 	"github.com/wireperf/wireperf/internal/emit"
 	"github.com/wireperf/wireperf/internal/result"
 )
@@ -96,7 +97,7 @@ func showRun(w io.Writer, r *archive.Run, asJSON bool) error {
 	}
 	sort.Strings(names)
 	for _, k := range names {
-		fmt.Fprintf(w, "%s: %s\n", k, axisText(k, r.Axes[k]))
+		fmt.Fprintf(w, "%s: %s\n", k, pivotfmt.AxisText(k, r.Axes[k]))
 	}
 	fmt.Fprintf(w, "result: %s\n", r.Summary.Line())
 	return nil
