@@ -71,14 +71,39 @@ func (k *kernelCounts) begin(s *tcpflow.Stream) {
 		k.ok = true
 		return
 	}
-	queued, err := tcpinfo.Queued(rc)
+	info, k.base, err = receiverBase(func() (int, error) { return tcpinfo.Queued(rc) }, func() (*tcpinfo.Info, error) { return tcpinfo.Get(rc) })
 	if err != nil {
 		return
 	}
-	k.base = info.BytesReceived - min(info.BytesReceived, uint64(queued))
 	k.ooo, k.prevOOO = info.RcvOOOPack, info.RcvOOOPack
 	k.cutSegs, k.cutOOO = info.DataSegsIn, info.RcvOOOPack
 	k.ok = true
+}
+
+// receiverBase is a receiving socket's bytes read before the test (the
+// hello): its count of bytes received less what waits unread, both at
+// one instant. Nothing reads the socket yet, but data may arrive between
+// the two reads and count in the second only; the unread count taken on
+// both sides of the counter says whether it did, and the reads are taken
+// again until it did not (at most 100 times).
+func receiverBase(queued func() (int, error), get func() (*tcpinfo.Info, error)) (*tcpinfo.Info, uint64, error) {
+	for try := 0; ; try++ {
+		before, err := queued()
+		if err != nil {
+			return nil, 0, err
+		}
+		info, err := get()
+		if err != nil {
+			return nil, 0, err
+		}
+		after, err := queued()
+		if err != nil {
+			return nil, 0, err
+		}
+		if before == after || try == 100 {
+			return info, info.BytesReceived - min(info.BytesReceived, uint64(after)), nil
+		}
+	}
 }
 
 // received is a receiver's bytes taken in since the base, with those
