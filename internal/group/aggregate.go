@@ -18,9 +18,11 @@ type pairInterval struct {
 
 // receivedIntervals are a pair's receiving rows, the omitted start's and
 // the tail too, each over its receiving end's own span, shifted by the
-// pair's actual start's distance from the common instant. (A receiver's
-// clock starts when the start message reaches it, a one-way delay after
-// the pair's start; its rows cover what arrived in that time.) A row's
+// pair's actual start's distance from the common instant. A receiving
+// server's clock starts when the start message reaches it, a one-way
+// delay after the pair's start: its spans are shifted by half the
+// control connection's round trip as well (at 215 ms, 107 ms), so that
+// [SUM] adds what arrived over the same time. A row's
 // bytes are never spread over another end's span: the receiver's tail
 // after the sender stopped (its socket buffer draining at the path's
 // rate) can last far longer than the sender's.
@@ -29,21 +31,31 @@ func receivedIntervals(common time.Time, p PairReport) []pairInterval {
 		return nil
 	}
 	shift := p.StartedAt.Sub(common).Seconds()
+	oneWay := p.Result.ControlRTT.Seconds() / 2
 	var out []pairInterval
 	for _, row := range p.Result.IntervalRows() {
-		bySpan := map[result.Span]int64{}
-		var spans []result.Span
+		type placed struct {
+			span  result.Span
+			delay float64
+		}
+		byPlace := map[placed]int64{}
+		var places []placed
 		for _, f := range row.Flows {
 			if f.Received == nil {
 				continue
 			}
-			if _, ok := bySpan[f.ReceivedSpan]; !ok {
-				spans = append(spans, f.ReceivedSpan)
+			pl := placed{span: f.ReceivedSpan}
+			if f.SenderRole == result.RoleClient { // the server receives
+				pl.delay = oneWay
 			}
-			bySpan[f.ReceivedSpan] += f.Received.Bytes
+			if _, ok := byPlace[pl]; !ok {
+				places = append(places, pl)
+			}
+			byPlace[pl] += f.Received.Bytes
 		}
-		for _, sp := range spans {
-			out = append(out, pairInterval{start: sp.Start + shift, end: sp.End + shift, bytes: bySpan[sp], omitted: row.Omitted})
+		for _, pl := range places {
+			at := shift + pl.delay
+			out = append(out, pairInterval{start: pl.span.Start + at, end: pl.span.End + at, bytes: byPlace[pl], omitted: row.Omitted})
 		}
 	}
 	return out

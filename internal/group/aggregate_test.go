@@ -62,6 +62,38 @@ func TestAggregateOnTheCommonTimeBase(t *testing.T) {
 	}
 }
 
+// A receiving server's clock starts half the control round trip after
+// the pair's start: at a 200 ms RTT its rows land 0.1 s later on the
+// common clock, and the first bin holds 0.9 of its first row. A pair
+// whose client receives (-R) is not shifted.
+func TestAggregateShiftsAServersRowsByHalfTheRTT(t *testing.T) {
+	common := time.Unix(1_000_000, 0)
+	fwd := received(1000, 2)
+	fwd.ControlRTT = 200 * time.Millisecond
+	sum := Aggregate(common, []PairReport{{Result: fwd, StartedAt: common, Clock: &agent.Offset{}}})
+	want := []SumInterval{{Start: 0, End: 1, ReceivedBitsPerSecond: 900 * 8}, {Start: 1, End: 2, ReceivedBitsPerSecond: 1000 * 8}, {Start: 2, End: 2.1, ReceivedBitsPerSecond: 100 * 8 / 0.1}}
+	if len(sum.Intervals) != len(want) {
+		t.Fatalf("intervals %+v", sum.Intervals)
+	}
+	for i, w := range want {
+		g := sum.Intervals[i]
+		if math.Abs(g.Start-w.Start) > 1e-9 || math.Abs(g.End-w.End) > 1e-9 || math.Abs(g.ReceivedBitsPerSecond-w.ReceivedBitsPerSecond) > 1e-6 {
+			t.Errorf("interval %d = %+v, want %+v", i, g, w)
+		}
+	}
+	// The client receives: its rows are on its own clock, the pair's.
+	rev := received(1000, 2)
+	rev.ControlRTT = 200 * time.Millisecond
+	for i := range rev.Remote.Intervals {
+		rev.Local.Intervals[i].Streams[0].Sender, rev.Remote.Intervals[i].Streams[0].Sender = false, true
+	}
+	rev.Local.Streams[0].Sender, rev.Remote.Streams[0].Sender = false, true
+	sum = Aggregate(common, []PairReport{{Result: rev, StartedAt: common, Clock: &agent.Offset{}}})
+	if len(sum.Intervals) != 2 || sum.Intervals[0].ReceivedBitsPerSecond != 1000*8 || sum.Intervals[1].End != 2 {
+		t.Fatalf("a receiving client's rows moved: %+v", sum.Intervals)
+	}
+}
+
 // withOmit marks a result's first k intervals omitted, as a -O of k
 // seconds does (the stream totals, as a pair reports them, leave them out).
 func withOmit(r *result.Result, k int) *result.Result {

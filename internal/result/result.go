@@ -25,7 +25,11 @@ type Result struct {
 	ServerAddr  string    `json:"server_addr"` // host:port the client dialled
 	ConnectHost string    `json:"connect_host"`
 	ConnectPort int       `json:"connect_port"`
-	Local       End       `json:"local"`
+	// ControlRTT is the client's measure of the control connection's
+	// round trip (its greeting exchange): the server's clock starts about
+	// half of it after the client's.
+	ControlRTT time.Duration `json:"control_rtt_ns,omitempty"`
+	Local      End           `json:"local"`
 	Remote      End       `json:"remote"`
 	// Error is set when the test failed or was cut short; the figures
 	// then cover what was measured until that point.

@@ -305,7 +305,7 @@ func (c *clientTest) connectStreams(ctx context.Context) error {
 		return err
 	}
 	c.res = &result.Result{
-		Spec: c.spec, Token: c.accept.Token, StartedAt: time.Now(),
+		Spec: c.spec, Token: c.accept.Token, StartedAt: time.Now(), ControlRTT: c.rtt,
 		ServerAddr: c.addr, ConnectHost: c.cfg.Host, ConnectPort: c.cfg.Port,
 		Local:  result.End{Role: result.RoleClient, Host: flowrun.LocalHost()},
 		Remote: result.End{Role: result.RoleServer, Host: c.accept.Server, Limits: c.accept.Limits},
