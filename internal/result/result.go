@@ -30,7 +30,7 @@ type Result struct {
 	// half of it after the client's.
 	ControlRTT time.Duration `json:"control_rtt_ns,omitempty"`
 	Local      End           `json:"local"`
-	Remote      End       `json:"remote"`
+	Remote     End           `json:"remote"`
 	// Error is set when the test failed or was cut short; the figures
 	// then cover what was measured until that point.
 	Error string `json:"error,omitempty"`
