@@ -153,7 +153,7 @@ schedules:
 	// Stop planning: pause every task, then let the runs under way end.
 	tasks, _ := st.Tasks(ctx, "")
 	for _, tk := range tasks {
-		st.SetPaused(ctx, tk.ID, true)
+		st.SetPaused(ctx, tk.ID, true, time.Now())
 	}
 	deadline := time.Now().Add(90 * time.Second)
 	var runs []*archive.SchedRun

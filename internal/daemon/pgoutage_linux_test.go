@@ -94,7 +94,7 @@ func TestDaemonsOutliveTheArchive(t *testing.T) {
 		t.Cleanup(func() { cancel(); <-ch })
 	}
 	tk := loopTask("tput", "a", "b", b.ServerPort(), 1, 4*time.Second, 3*time.Second, 0)
-	if _, err := a.Store().PutTask(context.Background(), tk); err != nil {
+	if _, err := a.Store().PutTask(context.Background(), tk, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	st, err := archive.Open(context.Background(), pg.dsn)

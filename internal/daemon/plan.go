@@ -94,7 +94,7 @@ func (d *Daemon) PlanOnce(ctx context.Context) error {
 		for _, r := range toRun {
 			rows = append(rows, archive.NewSchedRun(t, r))
 		}
-		if _, err := d.store.PlanRuns(ctx, rows); err != nil {
+		if _, err := d.store.PlanRuns(ctx, rows, now); err != nil {
 			return err
 		}
 	}
@@ -123,7 +123,7 @@ func (d *Daemon) enqueueDue(ctx context.Context) error {
 				why = "not taken before its deadline: the archive was unreachable"
 			}
 			if ok, err := d.store.Transition(ctx, r.ID, []string{archive.StateScheduled}, archive.StateMissed,
-				why, time.Time{}, time.Time{}); err != nil {
+				why, time.Time{}, time.Time{}, now); err != nil {
 				return err
 			} else if ok {
 				d.log.Warn("run missed", "run", r.ID, "planned", r.Planned)

@@ -106,7 +106,7 @@ func (d *Daemon) execute(ctx context.Context, runID string) error {
 		break
 	}
 	began := clk.Now()
-	ok, err := st.Transition(ctx, r.ID, []string{archive.StateScheduled}, archive.StateRunning, "", began, time.Time{})
+	ok, err := st.Transition(ctx, r.ID, []string{archive.StateScheduled}, archive.StateRunning, "", began, time.Time{}, began)
 	if err != nil || !ok {
 		rctx, cancel := record(ctx)
 		st.Release(rctx, r.ID, began)
@@ -220,7 +220,7 @@ func (d *Daemon) recordOutcome(ctx context.Context, o outcome) error {
 		}
 		d.log.Error("run's report not stored", "run", o.RunID, "err", err)
 	}
-	if _, err := d.store.Transition(ctx, o.RunID, []string{archive.StateRunning}, o.State, o.Reason, time.Time{}, o.Ended); err != nil {
+	if _, err := d.store.Transition(ctx, o.RunID, []string{archive.StateRunning}, o.State, o.Reason, time.Time{}, o.Ended, d.cfg.Clock.Now()); err != nil {
 		return d.archiveError(ctx, err)
 	}
 	d.archiveUp.Store(true)
@@ -275,7 +275,7 @@ func (d *Daemon) flushSpool(ctx context.Context) int {
 func (d *Daemon) settle(ctx context.Context, id string, from []string, to, reason string, ended time.Time) (bool, error) {
 	rctx, cancel := record(ctx)
 	defer cancel()
-	return d.store.Transition(rctx, id, from, to, reason, time.Time{}, ended)
+	return d.store.Transition(rctx, id, from, to, reason, time.Time{}, ended, d.cfg.Clock.Now())
 }
 
 func oneLine(err error) string {
