@@ -22,8 +22,8 @@ const notTakenGrace = 5 * time.Second
 // planLoop plans this host's tasks now and every PlanEvery, and every
 // second queues the runs due within Lead, until ctx ends.
 func (d *Daemon) planLoop(ctx context.Context) {
-	t := time.NewTicker(enqueueEvery)
-	defer t.Stop()
+	ticks, stop := d.cfg.Clock.Every(enqueueEvery)
+	defer stop()
 	var planned time.Time
 	for {
 		var err error
@@ -45,7 +45,7 @@ func (d *Daemon) planLoop(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-ticks:
 		}
 	}
 }
@@ -55,13 +55,13 @@ const spoolEvery = 5 * time.Second
 
 // spoolLoop records spooled results every spoolEvery until ctx ends.
 func (d *Daemon) spoolLoop(ctx context.Context) {
-	t := time.NewTicker(spoolEvery)
-	defer t.Stop()
+	ticks, stop := d.cfg.Clock.Every(spoolEvery)
+	defer stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-ticks:
 		}
 		if d.spool.count() > 0 {
 			d.flushSpool(ctx)

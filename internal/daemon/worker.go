@@ -40,7 +40,8 @@ func (w *runWorker) Work(ctx context.Context, job *river.Job[RunArgs]) error {
 const reservePoll = 250 * time.Millisecond
 
 // record is a context for the archive's writes that outlives the run's:
-// a stopped run is still recorded.
+// a stopped run is still recorded. Its timeout bounds I/O, in machine
+// time.
 func record(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 }
@@ -168,15 +169,16 @@ func (d *Daemon) execute(ctx context.Context, runID string) error {
 // ends: while this daemon lives its hosts stay reserved, and when it
 // dies they are free within LeaseTTL.
 func (d *Daemon) heartbeat(ctx context.Context, runID string, from time.Time, hold time.Duration, log *slog.Logger) {
-	t := time.NewTicker(schedule.LeaseRenew)
-	defer t.Stop()
+	ticks, stop := d.cfg.Clock.Every(schedule.LeaseRenew)
+	defer stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-ticks:
 		}
 		now := d.cfg.Clock.Now()
+		// The renewal's own timeout bounds I/O, in machine time.
 		rctx, cancel := context.WithTimeout(ctx, schedule.LeaseRenew)
 		ok, err := d.store.RenewLease(rctx, runID, now, schedule.LeaseEnd(from, now, hold))
 		cancel()
@@ -339,7 +341,7 @@ func (d *Daemon) runTest(ctx context.Context, t *schedule.Task) (doc []byte, cmd
 	args = append(append([]string{args[0]}, d.cfg.ClientArgs...), args[1:]...)
 	cmdline = shown
 	// The test bounds itself; this bounds a test that hangs, to the time
-	// its reservations cover.
+	// its reservations cover (machine time: the child runs in it).
 	tctx, cancel := context.WithTimeout(ctx, t.Hold())
 	defer cancel()
 	cmd := exec.CommandContext(tctx, d.cfg.Binary, args...)
