@@ -481,9 +481,14 @@ func (c *clientTest) run(ctx context.Context) (*result.Result, error) {
 	localIv := make(chan result.Interval, 64)
 	control := c.cc
 	control.readLoop()
-	m := newMerger(res, result.SenderRolesOf(c.spec), c.cfg.Observer, max(time.Second, 3*c.rtt))
+	m := newMerger(res, result.SenderRolesOf(c.spec), c.cfg.Observer, max(time.Second, 3*c.rtt), time.Now)
+	mergeTicker := time.NewTicker(mergeTick)
 	mergerDone := make(chan struct{})
-	go func() { m.loop(localIv, control.intervals); close(mergerDone) }()
+	go func() {
+		m.loop(localIv, control.intervals, mergeTicker.C)
+		mergeTicker.Stop()
+		close(mergerDone)
+	}()
 
 	run := flowrun.New(c.spec, c.flows, c.sockets, func(iv result.Interval) { localIv <- iv })
 	_ = c.conn.SetDeadline(time.Time{})
