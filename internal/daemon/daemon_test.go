@@ -106,7 +106,7 @@ func waitDone(t *testing.T, st *archive.Store, want int, limit time.Duration) []
 			}
 			t.Fatalf("%d of %d runs ended after %v", done, want, limit)
 		}
-		time.Sleep(200 * time.Millisecond) // polling the archive, bounded by the deadline above
+		time.Sleep(200 * time.Millisecond) // bounded poll: the archive, until the deadline above
 	}
 }
 
@@ -333,7 +333,7 @@ func TestStopPastGraceRecordsAborted(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the run never started: %+v %v", r, err)
 		}
-		time.Sleep(100 * time.Millisecond) // polling the archive, bounded
+		time.Sleep(100 * time.Millisecond) // bounded poll: the archive, until the deadline above
 	}
 	began := time.Now()
 	if err := stop(); err != nil {
@@ -415,7 +415,7 @@ func waitFor(t *testing.T, st *archive.Store, id string, limit time.Duration) {
 		if time.Now().After(deadline) {
 			t.Fatalf("run %s not ended after %v: %+v %v", id, limit, r, err)
 		}
-		time.Sleep(200 * time.Millisecond) // polling the archive, bounded
+		time.Sleep(200 * time.Millisecond) // bounded poll: the archive, until the deadline above
 	}
 }
 
