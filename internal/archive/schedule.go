@@ -96,14 +96,15 @@ const (
 )
 
 // PutTask stores a task, or updates the stored one with the same ID; a
-// task stored exactly as given is left alone (TaskUnchanged).
-func (s *Store) PutTask(ctx context.Context, t *schedule.Task) (TaskChange, error) {
+// task stored exactly as given is left alone (TaskUnchanged). now is the
+// caller's clock, recorded as the task's creation or update.
+func (s *Store) PutTask(ctx context.Context, t *schedule.Task, now time.Time) (TaskChange, error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, err
 	}
 	defer tx.Rollback()
-	c, err := s.putTask(ctx, tx, t, time.Now())
+	c, err := s.putTask(ctx, tx, t, now)
 	if err != nil {
 		return 0, err
 	}
@@ -149,15 +150,15 @@ type ApplyResult struct{ Added, Updated, Unchanged, Removed int }
 // ApplyTasks makes the tasks of one origin (a mesh file) exactly those
 // given, in one transaction: new ones are added, changed ones updated,
 // and the origin's tasks that are no longer given removed. Applying the
-// same tasks twice changes nothing the second time.
-func (s *Store) ApplyTasks(ctx context.Context, origin string, tasks []*schedule.Task) (ApplyResult, error) {
+// same tasks twice changes nothing the second time. now is the caller's
+// clock, recorded as the tasks' creation or update.
+func (s *Store) ApplyTasks(ctx context.Context, origin string, tasks []*schedule.Task, now time.Time) (ApplyResult, error) {
 	var res ApplyResult
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return res, err
 	}
 	defer tx.Rollback()
-	now := time.Now()
 	keep := map[string]bool{}
 	for _, t := range tasks {
 		if t.Origin != origin {
@@ -231,14 +232,15 @@ func (s *Store) DeleteTask(ctx context.Context, id string) error {
 }
 
 // SetPaused pauses or resumes a task. Pausing drops its runs not yet
-// started; resuming plans from the next run to come.
-func (s *Store) SetPaused(ctx context.Context, id string, paused bool) error {
+// started; resuming plans from the next run to come. now is the
+// caller's clock, recorded as the task's update.
+func (s *Store) SetPaused(ctx context.Context, id string, paused bool, now time.Time) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	r, err := tx.ExecContext(ctx, s.q(`UPDATE sched_task SET paused = ?, updated = ? WHERE id = ?`), boolInt(paused), time.Now().UTC(), id)
+	r, err := tx.ExecContext(ctx, s.q(`UPDATE sched_task SET paused = ?, updated = ? WHERE id = ?`), boolInt(paused), now.UTC(), id)
 	if err != nil {
 		return err
 	}
@@ -334,14 +336,15 @@ func scanSchedRun(sc scanner) (*SchedRun, error) {
 }
 
 // PlanRuns stores planned runs; a run already stored (planned before, or
-// recorded since) is left as it is. It returns the runs it added.
-func (s *Store) PlanRuns(ctx context.Context, runs []*SchedRun) ([]*SchedRun, error) {
+// recorded since) is left as it is. It returns the runs it added. now is
+// the caller's clock, recorded as the runs' update.
+func (s *Store) PlanRuns(ctx context.Context, runs []*SchedRun, now time.Time) ([]*SchedRun, error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
 	defer tx.Rollback()
-	now := time.Now().UTC()
+	now = now.UTC()
 	var added []*SchedRun
 	for _, r := range runs {
 		res, err := tx.ExecContext(ctx, s.q(`INSERT INTO sched_run (`+schedRunColumns+`, updated)
@@ -382,13 +385,14 @@ func (s *Store) GetSchedRun(ctx context.Context, id string) (*SchedRun, error) {
 // Transition moves a run to state `to` if it is in one of the states
 // `from`, setting its reason and, when not zero, its actual start and
 // end. ok false: the run was not in one of those states (another
-// daemon, or an earlier attempt, took it).
-func (s *Store) Transition(ctx context.Context, id string, from []string, to, reason string, start, ended time.Time) (ok bool, err error) {
+// daemon, or an earlier attempt, took it). now is the caller's clock,
+// recorded as the run's update.
+func (s *Store) Transition(ctx context.Context, id string, from []string, to, reason string, start, ended, now time.Time) (ok bool, err error) {
 	if len(from) == 0 {
 		return false, errors.New("transition: no from state")
 	}
 	q := `UPDATE sched_run SET state = ?, reason = ?, updated = ?`
-	args := []any{to, reason, time.Now().UTC()}
+	args := []any{to, reason, now.UTC()}
 	if !start.IsZero() {
 		q, args = q+`, actual_start = ?`, append(args, start.UTC())
 	}
@@ -435,7 +439,7 @@ func (s *Store) AbortRunning(ctx context.Context, source, reason string, now tim
 		if err := s.db.QueryRowContext(ctx, s.q(`SELECT hi FROM reservation WHERE run_id = ? ORDER BY hi DESC LIMIT 1`), id).Scan(&hi); err == nil && hi.Valid && hi.Time.Before(now) {
 			ended = hi.Time.UTC()
 		}
-		ok, err := s.Transition(ctx, id, []string{StateRunning}, StateAborted, reason, time.Time{}, ended)
+		ok, err := s.Transition(ctx, id, []string{StateRunning}, StateAborted, reason, time.Time{}, ended, now)
 		if err != nil {
 			return done, err
 		}

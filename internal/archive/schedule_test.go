@@ -26,11 +26,11 @@ func TestTasksApplyIdempotent(t *testing.T) {
 			ctx := context.Background()
 			s := open(t, dsn)
 			tasks := []*schedule.Task{schedTask("tput", "a", "b"), schedTask("tput", "b", "a"), schedTask("tput", "a", "c")}
-			res, err := s.ApplyTasks(ctx, "m.yaml", tasks)
+			res, err := s.ApplyTasks(ctx, "m.yaml", tasks, s0)
 			if err != nil || res != (ApplyResult{Added: 3}) {
 				t.Fatalf("first apply: %+v %v", res, err)
 			}
-			res, err = s.ApplyTasks(ctx, "m.yaml", tasks)
+			res, err = s.ApplyTasks(ctx, "m.yaml", tasks, s0)
 			if err != nil || res != (ApplyResult{Unchanged: 3}) {
 				t.Fatalf("second apply changed something: %+v %v", res, err)
 			}
@@ -41,7 +41,7 @@ func TestTasksApplyIdempotent(t *testing.T) {
 			// A changed repeat updates; a task left out is removed.
 			changed := *tasks[0]
 			changed.Repeat = time.Minute
-			res, err = s.ApplyTasks(ctx, "m.yaml", []*schedule.Task{&changed, tasks[1]})
+			res, err = s.ApplyTasks(ctx, "m.yaml", []*schedule.Task{&changed, tasks[1]}, s0)
 			if err != nil || res != (ApplyResult{Updated: 1, Unchanged: 1, Removed: 1}) {
 				t.Fatalf("third apply: %+v %v", res, err)
 			}
@@ -49,7 +49,7 @@ func TestTasksApplyIdempotent(t *testing.T) {
 			if err != nil || len(list) != 1 || list[0].Repeat != time.Minute {
 				t.Fatalf("tasks of a: %v %v", list, err)
 			}
-			if err := s.SetPaused(ctx, changed.ID, true); err != nil {
+			if err := s.SetPaused(ctx, changed.ID, true, s0); err != nil {
 				t.Fatal(err)
 			}
 			if got, _ := s.GetTask(ctx, changed.ID); !got.Paused {
@@ -63,7 +63,7 @@ func TestTasksApplyIdempotent(t *testing.T) {
 			}
 			bad := *tasks[1]
 			bad.Slip = -time.Second
-			if _, err := s.ApplyTasks(ctx, "m.yaml", []*schedule.Task{tasks[0], &bad}); err == nil {
+			if _, err := s.ApplyTasks(ctx, "m.yaml", []*schedule.Task{tasks[0], &bad}, s0); err == nil {
 				t.Fatal("an invalid task was applied")
 			}
 			if all, _ := s.Tasks(ctx, ""); len(all) != 1 {
@@ -79,7 +79,7 @@ func TestPlanTransitionQueries(t *testing.T) {
 			ctx := context.Background()
 			s := open(t, dsn)
 			tk := schedTask("tput", "a", "b")
-			if _, err := s.PutTask(ctx, tk); err != nil {
+			if _, err := s.PutTask(ctx, tk, s0); err != nil {
 				t.Fatal(err)
 			}
 			if n, _ := s.LastSeq(ctx, tk.ID); n != -1 {
@@ -90,11 +90,11 @@ func TestPlanTransitionQueries(t *testing.T) {
 			for _, r := range plan {
 				runs = append(runs, NewSchedRun(tk, r))
 			}
-			added, err := s.PlanRuns(ctx, runs)
+			added, err := s.PlanRuns(ctx, runs, s0)
 			if err != nil || len(added) != 4 {
 				t.Fatalf("planned %d: %v", len(added), err)
 			}
-			if added, _ := s.PlanRuns(ctx, runs); len(added) != 0 {
+			if added, _ := s.PlanRuns(ctx, runs, s0); len(added) != 0 {
 				t.Fatalf("planning again added %d", len(added))
 			}
 			if n, _ := s.LastSeq(ctx, tk.ID); n != 3 {
@@ -103,22 +103,22 @@ func TestPlanTransitionQueries(t *testing.T) {
 			// Run 0 finishes 0.4 s late with a result; run 1 fails; run 2 is
 			// missed; run 3 was running when its daemon died.
 			start := s0.Add(400 * time.Millisecond)
-			if ok, err := s.Transition(ctx, runs[0].ID, []string{StateScheduled}, StateRunning, "", start, time.Time{}); !ok || err != nil {
+			if ok, err := s.Transition(ctx, runs[0].ID, []string{StateScheduled}, StateRunning, "", start, time.Time{}, s0); !ok || err != nil {
 				t.Fatal(ok, err)
 			}
-			if ok, _ := s.Transition(ctx, runs[0].ID, []string{StateScheduled}, StateRunning, "", start, time.Time{}); ok {
+			if ok, _ := s.Transition(ctx, runs[0].ID, []string{StateScheduled}, StateRunning, "", start, time.Time{}, s0); ok {
 				t.Fatal("a run was taken twice")
 			}
-			s.Transition(ctx, runs[0].ID, []string{StateRunning}, StateFinished, "", time.Time{}, start.Add(5*time.Second))
+			s.Transition(ctx, runs[0].ID, []string{StateRunning}, StateFinished, "", time.Time{}, start.Add(5*time.Second), s0)
 			rec := sampleRun(runs[0].ID, "", 0)
 			rec.Summary.ReceivedBps = f64(9.4e8)
 			if err := s.PutRun(ctx, rec); err != nil {
 				t.Fatal(err)
 			}
-			s.Transition(ctx, runs[1].ID, []string{StateScheduled}, StateRunning, "", s0.Add(30*time.Second+time.Second), time.Time{})
-			s.Transition(ctx, runs[1].ID, []string{StateRunning}, StateFailed, "connection refused", time.Time{}, s0.Add(32*time.Second))
-			s.Transition(ctx, runs[2].ID, []string{StateScheduled}, StateMissed, "no slot within slip", time.Time{}, time.Time{})
-			s.Transition(ctx, runs[3].ID, []string{StateScheduled}, StateRunning, "", s0.Add(90*time.Second+200*time.Millisecond), time.Time{})
+			s.Transition(ctx, runs[1].ID, []string{StateScheduled}, StateRunning, "", s0.Add(30*time.Second+time.Second), time.Time{}, s0)
+			s.Transition(ctx, runs[1].ID, []string{StateRunning}, StateFailed, "connection refused", time.Time{}, s0.Add(32*time.Second), s0)
+			s.Transition(ctx, runs[2].ID, []string{StateScheduled}, StateMissed, "no slot within slip", time.Time{}, time.Time{}, s0)
+			s.Transition(ctx, runs[3].ID, []string{StateScheduled}, StateRunning, "", s0.Add(90*time.Second+200*time.Millisecond), time.Time{}, s0)
 			// Its lease was taken at +90 s and never renewed: the daemon died.
 			if err := s.Reserve(ctx, tk.Reservations(runs[3].ID, s0.Add(90*time.Second))); err != nil {
 				t.Fatal(err)
@@ -149,10 +149,10 @@ func TestPlanTransitionQueries(t *testing.T) {
 			}
 			// Another pair whose last run finished carries its figures.
 			tk2 := schedTask("tput", "b", "a")
-			s.PutTask(ctx, tk2)
+			s.PutTask(ctx, tk2, s0)
 			r2, _ := tk2.At(0)
-			s.PlanRuns(ctx, []*SchedRun{NewSchedRun(tk2, r2)})
-			s.Transition(ctx, r2.ID, []string{StateScheduled}, StateFinished, "", s0.Add(time.Second), s0.Add(6*time.Second))
+			s.PlanRuns(ctx, []*SchedRun{NewSchedRun(tk2, r2)}, s0)
+			s.Transition(ctx, r2.ID, []string{StateScheduled}, StateFinished, "", s0.Add(time.Second), s0.Add(6*time.Second), s0)
 			rec2 := sampleRun(r2.ID, "", 0)
 			rec2.Summary.RRp50us, rec2.Summary.RRp99us, rec2.Summary.LostPercent = f64(250), f64(1500), f64(0.5)
 			if err := s.PutRun(ctx, rec2); err != nil {
@@ -322,6 +322,67 @@ func TestConcurrentReservations(t *testing.T) {
 						t.Fatalf("overlap: %+v and %+v", hub[i], hub[j])
 					}
 				}
+			}
+		})
+	}
+}
+
+// The schedule's writes record the caller's clock, not the machine's:
+// a daemon with a replaced clock leaves times it chose.
+func TestScheduleWritesRecordTheCallersClock(t *testing.T) {
+	for name, dsn := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			s := open(t, dsn)
+			at := func(n int) time.Time { return s0.Add(time.Duration(n) * time.Hour) }
+			taskTimes := func(id string) (created, updated time.Time) {
+				t.Helper()
+				if err := s.db.QueryRowContext(ctx, s.q(`SELECT created, updated FROM sched_task WHERE id = ?`), id).Scan(&created, &updated); err != nil {
+					t.Fatal(err)
+				}
+				return created.UTC(), updated.UTC()
+			}
+			runUpdated := func(id string) time.Time {
+				t.Helper()
+				var u time.Time
+				if err := s.db.QueryRowContext(ctx, s.q(`SELECT updated FROM sched_run WHERE id = ?`), id).Scan(&u); err != nil {
+					t.Fatal(err)
+				}
+				return u.UTC()
+			}
+			tk := schedTask("tput", "a", "b")
+			if _, err := s.PutTask(ctx, tk, at(1)); err != nil {
+				t.Fatal(err)
+			}
+			if c, u := taskTimes(tk.ID); !c.Equal(at(1)) || !u.Equal(at(1)) {
+				t.Fatalf("stored task: created %v updated %v, want both %v", c, u, at(1))
+			}
+			changed := *tk
+			changed.Repeat = time.Minute
+			if _, err := s.ApplyTasks(ctx, "m.yaml", []*schedule.Task{&changed}, at(2)); err != nil {
+				t.Fatal(err)
+			}
+			if c, u := taskTimes(tk.ID); !c.Equal(at(1)) || !u.Equal(at(2)) {
+				t.Fatalf("updated task: created %v updated %v, want %v and %v", c, u, at(1), at(2))
+			}
+			if err := s.SetPaused(ctx, tk.ID, true, at(3)); err != nil {
+				t.Fatal(err)
+			}
+			if _, u := taskTimes(tk.ID); !u.Equal(at(3)) {
+				t.Fatalf("paused task updated %v, want %v", u, at(3))
+			}
+			r0, _ := changed.At(0)
+			if _, err := s.PlanRuns(ctx, []*SchedRun{NewSchedRun(&changed, r0)}, at(4)); err != nil {
+				t.Fatal(err)
+			}
+			if u := runUpdated(r0.ID); !u.Equal(at(4)) {
+				t.Fatalf("planned run updated %v, want %v", u, at(4))
+			}
+			if ok, err := s.Transition(ctx, r0.ID, []string{StateScheduled}, StateMissed, "test", time.Time{}, time.Time{}, at(5)); !ok || err != nil {
+				t.Fatal(ok, err)
+			}
+			if u := runUpdated(r0.ID); !u.Equal(at(5)) {
+				t.Fatalf("moved run updated %v, want %v", u, at(5))
 			}
 		})
 	}

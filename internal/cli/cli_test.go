@@ -236,7 +236,7 @@ func TestClientSwitchesToIperf3(t *testing.T) {
 		if !strings.Contains(stderr, "connection refused") {
 			break
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // bounded poll: until iperf3 listens, at most 50 tries
 	}
 	if code != ExitOK || !strings.Contains(stderr, "switching to iperf3 mode") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)

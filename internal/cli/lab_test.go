@@ -221,7 +221,7 @@ func TestLabUpExecStatusDown(t *testing.T) {
 		if clientCode == ExitOK || time.Now().After(deadline) {
 			break
 		}
-		time.Sleep(200 * time.Millisecond) // the server may not listen yet
+		time.Sleep(200 * time.Millisecond) // bounded poll: the server may not listen yet; until the deadline above
 	}
 	if clientCode != ExitOK {
 		c, _ := lastExit()
@@ -250,7 +250,7 @@ func TestLabUpExecStatusDown(t *testing.T) {
 		if st.Router.AtoB.Counters.In > 1000 && st.Router.AtoB.QueuedPackets == 0 || time.Now().After(deadline) {
 			break
 		}
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(200 * time.Millisecond) // bounded poll: the lab's status, until the deadline above
 	}
 	ab := st.Router.AtoB
 	if !st.Running || ab.Counters.In < 1000 || ab.TunIn == nil || st.Router.BtoA.TunIn == nil || !ab.Counters.Balanced() {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -52,7 +53,7 @@ with an error changes nothing.`,
 				return err
 			}
 			defer store.Close()
-			res, err := store.ApplyTasks(cmd.Context(), m.Name, tasks)
+			res, err := store.ApplyTasks(cmd.Context(), m.Name, tasks, time.Now())
 			if err != nil {
 				return err
 			}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"os/signal"
 	"syscall"
 	"testing"
 	"time"
@@ -32,11 +33,24 @@ func TestSignalDeliveredTwiceIsOne(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the run's context was not cancelled by SIGINT")
 	}
-	// The copy a wrapper passes on comes a little after the terminal's:
-	// this wait stands for the relay's delay, well inside sameSignal.
-	time.Sleep(sameSignal / 20)
+	// The copy a wrapper passes on comes a little after the terminal's,
+	// well inside sameSignal.
+	time.Sleep(sameSignal / 20) // load generator: the relay's delay before the second copy
+	marker := make(chan os.Signal, 1)
+	signal.Notify(marker, syscall.SIGUSR1)
+	defer signal.Stop(marker)
 	kill()
-	time.Sleep(sameSignal / 20) // a signal that kills lands within this
+	// A SIGUSR1 sent after it is handled after it (the lower signal
+	// first): once the marker arrives, the second SIGINT was handled,
+	// and had it killed, this process would be gone.
+	if err := syscall.Kill(os.Getpid(), syscall.SIGUSR1); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-marker:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the marker signal never arrived")
+	}
 	// The process is alive to reach this line; a third signal after the
 	// window would stop it, which is what a user's second Ctrl-C means.
 }

@@ -59,7 +59,7 @@ func newTaskAddCmd(e env) *cobra.Command {
 				return err
 			}
 			defer store.Close()
-			c, err := store.PutTask(cmd.Context(), t)
+			c, err := store.PutTask(cmd.Context(), t, time.Now())
 			if err != nil {
 				return err
 			}
@@ -162,9 +162,9 @@ func newTaskIDCmd(e env, verb, short string) *cobra.Command {
 				case "rm":
 					err = store.DeleteTask(cmd.Context(), id)
 				case "pause":
-					err = store.SetPaused(cmd.Context(), id, true)
+					err = store.SetPaused(cmd.Context(), id, true, time.Now())
 				case "resume":
-					err = store.SetPaused(cmd.Context(), id, false)
+					err = store.SetPaused(cmd.Context(), id, false, time.Now())
 				}
 				if errors.Is(err, archive.ErrNotFound) {
 					return usageError{err}

@@ -246,7 +246,7 @@ func (d *Daemon) postTask(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return badRequest("task: %v", err)
 	}
-	c, err := d.store.PutTask(r.Context(), t)
+	c, err := d.store.PutTask(r.Context(), t, d.cfg.Clock.Now())
 	if err != nil {
 		return err
 	}
@@ -269,7 +269,7 @@ func (d *Daemon) deleteTask(w http.ResponseWriter, r *http.Request) error {
 func (d *Daemon) pauseTask(paused bool) handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		id := r.PathValue("id")
-		if err := d.store.SetPaused(r.Context(), id, paused); err != nil {
+		if err := d.store.SetPaused(r.Context(), id, paused, d.cfg.Clock.Now()); err != nil {
 			return err
 		}
 		d.log.Info("task paused or resumed", "task", id, "paused", paused)
@@ -498,7 +498,7 @@ func (d *Daemon) postSchedule(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return badRequest("%v", err)
 	}
-	res, err := d.store.ApplyTasks(r.Context(), m.Name, m.Tasks())
+	res, err := d.store.ApplyTasks(r.Context(), m.Name, m.Tasks(), d.cfg.Clock.Now())
 	if err != nil {
 		return err
 	}

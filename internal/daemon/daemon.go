@@ -64,16 +64,27 @@ type Config struct {
 	Clock  Clock
 }
 
-// Clock is the daemon's time, replaced in tests.
+// Clock is the daemon's time, replaced in tests: every scheduling
+// decision (when a run starts, when it is missed, when its lease is
+// renewed, when the planner looks again) reads it. Deadlines that bound
+// I/O (the archive's writes, the API's connections, a hung test, the
+// grace period) are the machine's.
 type Clock interface {
 	Now() time.Time
 	// SleepUntil waits until t or until ctx ends (then its error).
 	SleepUntil(ctx context.Context, t time.Time) error
+	// Every ticks every d until stop is called; like a time.Ticker, it
+	// drops ticks its reader is not ready for.
+	Every(d time.Duration) (ticks <-chan time.Time, stop func())
 }
 
 type realClock struct{}
 
 func (realClock) Now() time.Time { return time.Now() }
+func (realClock) Every(d time.Duration) (<-chan time.Time, func()) {
+	t := time.NewTicker(d)
+	return t.C, t.Stop
+}
 func (realClock) SleepUntil(ctx context.Context, t time.Time) error {
 	d := time.Until(t)
 	if d <= 0 {
@@ -329,6 +340,8 @@ func (d *Daemon) Run(ctx context.Context) error {
 	}
 	var api *http.Server
 	if d.apiLn != nil {
+		// The API's connection ages are the machine's time, like the
+		// HTTP server's own deadlines: they bound I/O, not the schedule.
 		d.conns = newConnTracker(MaxAPIConns, time.Now)
 		api = &http.Server{Handler: d.Mux(), ConnState: d.conns.ConnState, MaxHeaderBytes: apiMaxHeaderBytes,
 			ReadHeaderTimeout: apiReadHeaderTimeout, ReadTimeout: apiReadTimeout, WriteTimeout: apiWriteTimeout, IdleTimeout: apiIdleTimeout,
@@ -344,6 +357,8 @@ func (d *Daemon) Run(ctx context.Context) error {
 	d.log.Info("daemon running", "queue", QueueName(d.cfg.Host), "archive", d.store.DSN(), "api", d.APIAddr(), "server_port", d.ServerPort())
 	<-ctx.Done()
 	d.log.Info("stopping: running tests have the grace period to finish", "grace", d.cfg.Grace)
+	// The grace period and the stops below bound the process's exit:
+	// machine time, not the schedule's clock.
 	gctx, cancel := context.WithTimeout(context.Background(), d.cfg.Grace)
 	err := d.queue.Stop(gctx)
 	cancel()

@@ -106,7 +106,7 @@ func waitDone(t *testing.T, st *archive.Store, want int, limit time.Duration) []
 			}
 			t.Fatalf("%d of %d runs ended after %v", done, want, limit)
 		}
-		time.Sleep(200 * time.Millisecond) // polling the archive, bounded by the deadline above
+		time.Sleep(200 * time.Millisecond) // bounded poll: the archive, until the deadline above
 	}
 }
 
@@ -114,7 +114,7 @@ func TestOneHostRunsItsSchedule(t *testing.T) {
 	dsn := archivetest.Backends(t)["sqlite"]
 	d := newDaemon(t, "a", dsn, true, nil)
 	tk := loopTask("tput", "a", "a", d.ServerPort(), 1, 5*time.Second, 4*time.Second, 3)
-	if _, err := d.Store().PutTask(context.Background(), tk); err != nil {
+	if _, err := d.Store().PutTask(context.Background(), tk, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	stop := start(t, d)
@@ -172,7 +172,7 @@ func TestTwoDaemonsNeverOverlap(t *testing.T) {
 		loopTask("tput", "a", "b", b.ServerPort(), 1, 5*time.Second, 4*time.Second, runs),
 		loopTask("tput", "b", "a", a.ServerPort(), 1, 5*time.Second, 4*time.Second, runs),
 	} {
-		if _, err := a.Store().PutTask(ctx, tk); err != nil {
+		if _, err := a.Store().PutTask(ctx, tk, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -314,7 +314,7 @@ func TestStopPastGraceRecordsAborted(t *testing.T) {
 	dsn := archivetest.Backends(t)["sqlite"]
 	d := newDaemon(t, "a", dsn, true, func(c *daemon.Config) { c.Grace = 500 * time.Millisecond })
 	tk := loopTask("long", "a", "a", d.ServerPort(), 30, 0, 4*time.Second, 1)
-	if _, err := d.Store().PutTask(context.Background(), tk); err != nil {
+	if _, err := d.Store().PutTask(context.Background(), tk, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	st, err := archive.Open(context.Background(), dsn)
@@ -333,7 +333,7 @@ func TestStopPastGraceRecordsAborted(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the run never started: %+v %v", r, err)
 		}
-		time.Sleep(100 * time.Millisecond) // polling the archive, bounded
+		time.Sleep(100 * time.Millisecond) // bounded poll: the archive, until the deadline above
 	}
 	began := time.Now()
 	if err := stop(); err != nil {
@@ -368,19 +368,19 @@ func TestRestartAfterKill(t *testing.T) {
 	// updated with it below, which keeps its planned runs' IDs.
 	tk := loopTask("tput", "a", "a", 1, 1, 10*time.Second, 2*time.Second, 0)
 	tk.Start = now.Truncate(time.Second).Add(-15 * time.Second) // runs at -15 s, -5 s, +5 s
-	if _, err := st.PutTask(ctx, tk); err != nil {
+	if _, err := st.PutTask(ctx, tk, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	r0, _ := tk.At(0) // was running when the daemon died
 	r1, _ := tk.At(1) // its time came and went
-	if _, err := st.PlanRuns(ctx, []*archive.SchedRun{archive.NewSchedRun(tk, r0), archive.NewSchedRun(tk, r1)}); err != nil {
+	if _, err := st.PlanRuns(ctx, []*archive.SchedRun{archive.NewSchedRun(tk, r0), archive.NewSchedRun(tk, r1)}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	st.Transition(ctx, r0.ID, []string{archive.StateScheduled}, archive.StateRunning, "", r0.Planned, time.Time{})
+	st.Transition(ctx, r0.ID, []string{archive.StateScheduled}, archive.StateRunning, "", r0.Planned, time.Time{}, r0.Planned)
 
 	d := newDaemon(t, "a", dsn, true, nil)
 	tk.DestAddr = fmt.Sprintf("127.0.0.1:%d", d.ServerPort())
-	if _, err := st.PutTask(ctx, tk); err != nil {
+	if _, err := st.PutTask(ctx, tk, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := st.GetSchedRun(ctx, r0.ID)
@@ -415,7 +415,7 @@ func waitFor(t *testing.T, st *archive.Store, id string, limit time.Duration) {
 		if time.Now().After(deadline) {
 			t.Fatalf("run %s not ended after %v: %+v %v", id, limit, r, err)
 		}
-		time.Sleep(200 * time.Millisecond) // polling the archive, bounded
+		time.Sleep(200 * time.Millisecond) // bounded poll: the archive, until the deadline above
 	}
 }
 
@@ -438,7 +438,7 @@ func TestKilledDaemonFreesItsHostsWithinTheLease(t *testing.T) {
 	if err := st.Reserve(ctx, dead.Reservations("dead-0", killedAt)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.PutTask(ctx, tk); err != nil {
+	if _, err := st.PutTask(ctx, tk, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	defer start(t, d)()
@@ -469,7 +469,7 @@ func TestLeaseRenewedWhileTheTestRuns(t *testing.T) {
 	next := loopTask("next", "a", "a", d.ServerPort(), 1, 0, 40*time.Second, 1)
 	next.Start = long.Start.Add(5 * time.Second)
 	for _, tk := range []*schedule.Task{long, next} {
-		if _, err := st.PutTask(ctx, tk); err != nil {
+		if _, err := st.PutTask(ctx, tk, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -1,5 +1,7 @@
 package daemon
 
+import "context"
+
 // APIConns is the API's connection counts, for tests.
 func (d *Daemon) APIConns() connCounts {
 	if d.conns == nil {
@@ -13,3 +15,9 @@ func (d *Daemon) SpoolCount() int { return d.spool.count() }
 
 // CloseQueue closes the job queue of a daemon that never ran.
 func (d *Daemon) CloseQueue() { d.queue.Close() }
+
+// Execute runs one planned run as a worker would, for tests.
+func (d *Daemon) Execute(ctx context.Context, runID string) error { return d.execute(ctx, runID) }
+
+// NotTakenGrace is how long past its deadline a run may stay scheduled.
+const NotTakenGrace = notTakenGrace

@@ -139,21 +139,21 @@ schedules:
 				t.Logf("killed h2's daemon during run %s", killed)
 			}
 		}
-		time.Sleep(200 * time.Millisecond) // polling the archive, bounded by the loop's condition
+		time.Sleep(200 * time.Millisecond) // bounded poll: the archive, bounded by the loop's condition
 	}
 	if killed == "" {
 		t.Fatal("h2 never ran a test to kill it in")
 	}
-	time.Sleep(20 * time.Second) // h2 stays down for 20 s: the point of the test
+	time.Sleep(20 * time.Second) // load generator: h2 stays down for 20 s, the fault under test
 	backAt = time.Now()
 	procs["h2"] = startDaemon("h2")
 	if rest := length - time.Since(began); rest > 0 {
-		time.Sleep(rest) // the schedule runs for its 3 minutes
+		time.Sleep(rest) // load generator: the schedule runs its tests for its 3 minutes
 	}
 	// Stop planning: pause every task, then let the runs under way end.
 	tasks, _ := st.Tasks(ctx, "")
 	for _, tk := range tasks {
-		st.SetPaused(ctx, tk.ID, true)
+		st.SetPaused(ctx, tk.ID, true, time.Now())
 	}
 	deadline := time.Now().Add(90 * time.Second)
 	var runs []*archive.SchedRun
@@ -171,7 +171,7 @@ schedules:
 		if open == 0 || time.Now().After(deadline) {
 			break
 		}
-		time.Sleep(time.Second) // polling the archive, bounded
+		time.Sleep(time.Second) // bounded poll: the archive, until the deadline above
 	}
 
 	counts := map[string]int{}

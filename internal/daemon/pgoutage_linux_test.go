@@ -94,7 +94,7 @@ func TestDaemonsOutliveTheArchive(t *testing.T) {
 		t.Cleanup(func() { cancel(); <-ch })
 	}
 	tk := loopTask("tput", "a", "b", b.ServerPort(), 1, 4*time.Second, 3*time.Second, 0)
-	if _, err := a.Store().PutTask(context.Background(), tk); err != nil {
+	if _, err := a.Store().PutTask(context.Background(), tk, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	st, err := archive.Open(context.Background(), pg.dsn)
@@ -116,11 +116,11 @@ func TestDaemonsOutliveTheArchive(t *testing.T) {
 			cut = runs[0]
 			break
 		}
-		time.Sleep(20 * time.Millisecond) // polling the archive for the run to start
+		time.Sleep(20 * time.Millisecond) // bounded poll: the archive, for the run to start, until the deadline above
 	}
 	pg.stop()
 	stopped := time.Now()
-	time.Sleep(20 * time.Second) // the outage itself
+	time.Sleep(20 * time.Second) // load generator: the outage itself, 20 s without the archive
 	if n := a.SpoolCount(); n != 1 {
 		t.Fatalf("%d results spooled during the outage, want the cut run's", n)
 	}
@@ -152,7 +152,7 @@ func TestDaemonsOutliveTheArchive(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the schedule did not go on after the outage (%v)", err)
 		}
-		time.Sleep(200 * time.Millisecond) // polling the archive, bounded by the deadline above
+		time.Sleep(200 * time.Millisecond) // bounded poll: the archive, until the deadline above
 	}
 	missed := 0
 	for _, r := range runs {

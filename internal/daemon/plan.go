@@ -22,8 +22,8 @@ const notTakenGrace = 5 * time.Second
 // planLoop plans this host's tasks now and every PlanEvery, and every
 // second queues the runs due within Lead, until ctx ends.
 func (d *Daemon) planLoop(ctx context.Context) {
-	t := time.NewTicker(enqueueEvery)
-	defer t.Stop()
+	ticks, stop := d.cfg.Clock.Every(enqueueEvery)
+	defer stop()
 	var planned time.Time
 	for {
 		var err error
@@ -45,7 +45,7 @@ func (d *Daemon) planLoop(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-ticks:
 		}
 	}
 }
@@ -55,13 +55,13 @@ const spoolEvery = 5 * time.Second
 
 // spoolLoop records spooled results every spoolEvery until ctx ends.
 func (d *Daemon) spoolLoop(ctx context.Context) {
-	t := time.NewTicker(spoolEvery)
-	defer t.Stop()
+	ticks, stop := d.cfg.Clock.Every(spoolEvery)
+	defer stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-ticks:
 		}
 		if d.spool.count() > 0 {
 			d.flushSpool(ctx)
@@ -94,7 +94,7 @@ func (d *Daemon) PlanOnce(ctx context.Context) error {
 		for _, r := range toRun {
 			rows = append(rows, archive.NewSchedRun(t, r))
 		}
-		if _, err := d.store.PlanRuns(ctx, rows); err != nil {
+		if _, err := d.store.PlanRuns(ctx, rows, now); err != nil {
 			return err
 		}
 	}
@@ -123,7 +123,7 @@ func (d *Daemon) enqueueDue(ctx context.Context) error {
 				why = "not taken before its deadline: the archive was unreachable"
 			}
 			if ok, err := d.store.Transition(ctx, r.ID, []string{archive.StateScheduled}, archive.StateMissed,
-				why, time.Time{}, time.Time{}); err != nil {
+				why, time.Time{}, time.Time{}, now); err != nil {
 				return err
 			} else if ok {
 				d.log.Warn("run missed", "run", r.ID, "planned", r.Planned)

@@ -99,7 +99,7 @@ func checkGridInChromium(t *testing.T, d *daemon.Daemon, last []archive.PairStat
 		// cell could be grey for want of a recent result, which is not
 		// what is under test here.
 		tk.Thresholds.StaleIntervals = 1000
-		if _, err := d.Store().PutTask(ctx, tk); err != nil {
+		if _, err := d.Store().PutTask(ctx, tk, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 	}

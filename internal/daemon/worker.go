@@ -40,7 +40,8 @@ func (w *runWorker) Work(ctx context.Context, job *river.Job[RunArgs]) error {
 const reservePoll = 250 * time.Millisecond
 
 // record is a context for the archive's writes that outlives the run's:
-// a stopped run is still recorded.
+// a stopped run is still recorded. Its timeout bounds I/O, in machine
+// time.
 func record(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 }
@@ -106,7 +107,7 @@ func (d *Daemon) execute(ctx context.Context, runID string) error {
 		break
 	}
 	began := clk.Now()
-	ok, err := st.Transition(ctx, r.ID, []string{archive.StateScheduled}, archive.StateRunning, "", began, time.Time{})
+	ok, err := st.Transition(ctx, r.ID, []string{archive.StateScheduled}, archive.StateRunning, "", began, time.Time{}, began)
 	if err != nil || !ok {
 		rctx, cancel := record(ctx)
 		st.Release(rctx, r.ID, began)
@@ -168,15 +169,16 @@ func (d *Daemon) execute(ctx context.Context, runID string) error {
 // ends: while this daemon lives its hosts stay reserved, and when it
 // dies they are free within LeaseTTL.
 func (d *Daemon) heartbeat(ctx context.Context, runID string, from time.Time, hold time.Duration, log *slog.Logger) {
-	t := time.NewTicker(schedule.LeaseRenew)
-	defer t.Stop()
+	ticks, stop := d.cfg.Clock.Every(schedule.LeaseRenew)
+	defer stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-ticks:
 		}
 		now := d.cfg.Clock.Now()
+		// The renewal's own timeout bounds I/O, in machine time.
 		rctx, cancel := context.WithTimeout(ctx, schedule.LeaseRenew)
 		ok, err := d.store.RenewLease(rctx, runID, now, schedule.LeaseEnd(from, now, hold))
 		cancel()
@@ -220,7 +222,7 @@ func (d *Daemon) recordOutcome(ctx context.Context, o outcome) error {
 		}
 		d.log.Error("run's report not stored", "run", o.RunID, "err", err)
 	}
-	if _, err := d.store.Transition(ctx, o.RunID, []string{archive.StateRunning}, o.State, o.Reason, time.Time{}, o.Ended); err != nil {
+	if _, err := d.store.Transition(ctx, o.RunID, []string{archive.StateRunning}, o.State, o.Reason, time.Time{}, o.Ended, d.cfg.Clock.Now()); err != nil {
 		return d.archiveError(ctx, err)
 	}
 	d.archiveUp.Store(true)
@@ -275,7 +277,7 @@ func (d *Daemon) flushSpool(ctx context.Context) int {
 func (d *Daemon) settle(ctx context.Context, id string, from []string, to, reason string, ended time.Time) (bool, error) {
 	rctx, cancel := record(ctx)
 	defer cancel()
-	return d.store.Transition(rctx, id, from, to, reason, time.Time{}, ended)
+	return d.store.Transition(rctx, id, from, to, reason, time.Time{}, ended, d.cfg.Clock.Now())
 }
 
 func oneLine(err error) string {
@@ -339,7 +341,7 @@ func (d *Daemon) runTest(ctx context.Context, t *schedule.Task) (doc []byte, cmd
 	args = append(append([]string{args[0]}, d.cfg.ClientArgs...), args[1:]...)
 	cmdline = shown
 	// The test bounds itself; this bounds a test that hangs, to the time
-	// its reservations cover.
+	// its reservations cover (machine time: the child runs in it).
 	tctx, cancel := context.WithTimeout(ctx, t.Hold())
 	defer cancel()
 	cmd := exec.CommandContext(tctx, d.cfg.Binary, args...)

@@ -55,7 +55,7 @@ func waitListening(t *testing.T, port string) {
 		if time.Now().After(deadline) {
 			t.Fatalf("nothing listens on %s: %v", port, err)
 		}
-		time.Sleep(20 * time.Millisecond) // polling a port another process opens
+		time.Sleep(20 * time.Millisecond) // bounded poll: a port another process opens, until the deadline above
 	}
 }
 
@@ -73,7 +73,7 @@ func waitBound(t *testing.T, port string) {
 		if time.Now().After(deadline) {
 			t.Fatalf("iperf3 did not bind port %s", port)
 		}
-		time.Sleep(20 * time.Millisecond) // polling a port another process opens
+		time.Sleep(20 * time.Millisecond) // bounded poll: a port another process binds, until the deadline above
 	}
 }
 

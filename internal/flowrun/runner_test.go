@@ -52,7 +52,7 @@ func (f *clockFlow) Start(b Begin) {
 	f.epoch = b.Epoch
 	f.started.Store(true)
 	go func() {
-		time.Sleep(f.stopAt + f.linger)
+		time.Sleep(f.stopAt + f.linger) // synctest: fake time (clockFlow runs in synctest bubbles only)
 		close(f.done)
 	}()
 }
@@ -216,10 +216,10 @@ func TestRunnerReceiverSpan(t *testing.T) {
 		f.done = make(chan struct{})
 		r := New(s, []Flow{f}, nil, nil)
 		r.Start()
-		time.Sleep(2100 * time.Millisecond) // the peer's SenderDone arrives
+		time.Sleep(2100 * time.Millisecond) // synctest: fake time; the peer's SenderDone arrives
 		r.DrainReceivers(time.Second)
 		f.waitDone()
-		time.Sleep(240 * time.Millisecond) // the end-of-test exchange
+		time.Sleep(240 * time.Millisecond) // synctest: fake time; the end-of-test exchange
 		end = r.Finish(result.RoleServer)
 	})
 	st := end.Streams[0]
@@ -323,7 +323,7 @@ func TestRunnerCutsNoRowAfterTheData(t *testing.T) {
 		f.done = make(chan struct{})
 		r := New(s, []Flow{f}, nil, nil)
 		r.Start()
-		time.Sleep(2 * time.Second)
+		time.Sleep(2 * time.Second)       // synctest: fake time; the test's 2 s
 		r.DrainReceivers(2 * time.Second) // the peer said its senders stopped
 		f.waitDone()
 		end = r.Finish(result.RoleServer)

@@ -25,6 +25,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/wireperf/wireperf/internal/iperf3/iperf3wire"
 )
 
 // CookieLen is the size of an iperf3 cookie on the wire: 36 characters
@@ -90,53 +92,30 @@ func CookiePrefix(b []byte) bool {
 	return true
 }
 
-// State is one of iperf3's control states, a signed byte on the wire.
-type State int8
+// State is one of iperf3's control states, a signed byte on the wire
+// (package iperf3wire, which the native client uses to tell an iperf3
+// server).
+type State = iperf3wire.State
 
 // The states iperf3 3.12 sends.
 const (
-	TestStart       State = 1
-	TestRunning     State = 2
-	TestEnd         State = 4
-	ParamExchange   State = 9
-	CreateStreams   State = 10
-	ServerTerminate State = 11
-	ClientTerminate State = 12
-	ExchangeResults State = 13
-	DisplayResults  State = 14
-	IperfStart      State = 15
-	IperfDone       State = 16
-	AccessDenied    State = -1
-	ServerError     State = -2
+	TestStart       = iperf3wire.TestStart
+	TestRunning     = iperf3wire.TestRunning
+	TestEnd         = iperf3wire.TestEnd
+	ParamExchange   = iperf3wire.ParamExchange
+	CreateStreams   = iperf3wire.CreateStreams
+	ServerTerminate = iperf3wire.ServerTerminate
+	ClientTerminate = iperf3wire.ClientTerminate
+	ExchangeResults = iperf3wire.ExchangeResults
+	DisplayResults  = iperf3wire.DisplayResults
+	IperfStart      = iperf3wire.IperfStart
+	IperfDone       = iperf3wire.IperfDone
+	AccessDenied    = iperf3wire.AccessDenied
+	ServerError     = iperf3wire.ServerError
 )
 
-var stateNames = map[State]string{
-	TestStart: "TEST_START", TestRunning: "TEST_RUNNING", TestEnd: "TEST_END",
-	ParamExchange: "PARAM_EXCHANGE", CreateStreams: "CREATE_STREAMS",
-	ServerTerminate: "SERVER_TERMINATE", ClientTerminate: "CLIENT_TERMINATE",
-	ExchangeResults: "EXCHANGE_RESULTS", DisplayResults: "DISPLAY_RESULTS",
-	IperfStart: "IPERF_START", IperfDone: "IPERF_DONE",
-	AccessDenied: "ACCESS_DENIED", ServerError: "SERVER_ERROR",
-}
-
-// Known reports whether s is a state iperf3 uses.
-func (s State) Known() bool { _, ok := stateNames[s]; return ok }
-
-func (s State) String() string {
-	if n, ok := stateNames[s]; ok {
-		return n
-	}
-	return fmt.Sprintf("state(%d)", int8(s))
-}
-
 // ParseState decodes a state byte; unknown values are an error.
-func ParseState(b byte) (State, error) {
-	s := State(int8(b))
-	if !s.Known() {
-		return s, fmt.Errorf("iperf3: unknown state byte %d", int8(b))
-	}
-	return s, nil
-}
+func ParseState(b byte) (State, error) { return iperf3wire.ParseState(b) }
 
 // WriteState sends one state byte.
 func WriteState(w io.Writer, s State) error {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/iperf3/iperf3wire"
 	"github.com/wireperf/wireperf/internal/spec"
 )
 
@@ -215,10 +216,10 @@ func TestUDPWire(t *testing.T) {
 }
 
 func TestLooksLikeIperf3Reply(t *testing.T) {
-	if !LooksLikeIperf3Reply([]byte{0xff}) || !LooksLikeIperf3Reply([]byte{9}) {
+	if !iperf3wire.LooksLikeIperf3Reply([]byte{0xff}) || !iperf3wire.LooksLikeIperf3Reply([]byte{9}) {
 		t.Error("iperf3 answers not recognised")
 	}
-	if LooksLikeIperf3Reply(nil) || LooksLikeIperf3Reply([]byte("WPRS\x00\x01\x00\x00")) {
+	if iperf3wire.LooksLikeIperf3Reply(nil) || iperf3wire.LooksLikeIperf3Reply([]byte("WPRS\x00\x01\x00\x00")) {
 		t.Error("a wireperf answer taken for iperf3")
 	}
 	c := cookieAfter([]byte("WPRC\x00\x01\x00\x00"))

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/iperf3/iperf3wire"
 	"github.com/wireperf/wireperf/internal/netsetup"
 	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/result"
@@ -32,8 +33,8 @@ func TestServeClientKilledMidTest(t *testing.T) {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			t.Parallel()
 			s := newTestServer(t, nil)
-			p := startIperf3(t, 30*time.Second, append([]string{"-c", "127.0.0.1", "-p", strconv.Itoa(s.port)}, args...)...)
-			time.Sleep(1200 * time.Millisecond)
+			p := startIperf3(t, 30*time.Second, append([]string{"-c", "127.0.0.1", "-p", strconv.Itoa(s.port), "--forceflush"}, args...)...)
+			p.waitOutput(t, " sec ", 10*time.Second) // its first interval line: the test is under way
 			_ = p.cmd.Process.Signal(syscall.SIGKILL)
 			<-p.done
 			start := time.Now()
@@ -130,20 +131,27 @@ func TestServeDuplicateCookie(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, nil)
 	p := startIperf3(t, 20*time.Second, "-c", "127.0.0.1", "-p", strconv.Itoa(s.port), "-t", "2", "-J")
+	// The test's cookie, once its data connections are taken (past
+	// CREATE_STREAMS): the same cookie again is then a second control
+	// connection, not a stream.
 	var cookie Cookie
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		s.reg.mu.Lock()
-		for c := range s.reg.tests {
-			cookie = c
+		for c, e := range s.reg.tests {
+			if e.want > 0 && !e.collecting {
+				cookie = c
+			}
 		}
 		s.reg.mu.Unlock()
-		if cookie != (Cookie{}) || time.Now().After(deadline) {
+		if cookie != (Cookie{}) {
 			break
 		}
-		time.Sleep(10 * time.Millisecond)
+		if time.Now().After(deadline) {
+			t.Fatal("the iperf3 test never took its data connections")
+		}
+		time.Sleep(10 * time.Millisecond) // bounded poll: the registry, until the deadline above
 	}
-	time.Sleep(300 * time.Millisecond) // past CREATE_STREAMS
 	c, err := net.Dial("tcp", s.addr())
 	if err != nil {
 		t.Fatal(err)
@@ -167,8 +175,8 @@ func TestServeDuplicateCookie(t *testing.T) {
 func TestClientBusyServer(t *testing.T) {
 	t.Parallel()
 	srv, port := startIperf3Server(t)
-	busy := startIperf3(t, 20*time.Second, "-c", "127.0.0.1", "-p", strconv.Itoa(port), "-t", "2")
-	time.Sleep(500 * time.Millisecond)
+	busy := startIperf3(t, 20*time.Second, "-c", "127.0.0.1", "-p", strconv.Itoa(port), "-t", "2", "--forceflush")
+	busy.waitOutput(t, " connected to ", 10*time.Second) // its stream is up: the server is busy
 	cfg := ClientConfig{Host: "127.0.0.1", Port: port, Spec: clientSpec(nil)}
 	_, err := RunClient(context.Background(), cfg)
 	want := "iperf3 server 127.0.0.1:" + strconv.Itoa(port) + " is busy running another test"
@@ -185,7 +193,7 @@ func TestClientBusyServer(t *testing.T) {
 	b := make([]byte, 8)
 	n, _ := c.Read(b)
 	_ = c.Close()
-	if !LooksLikeIperf3Reply(b[:n]) {
+	if !iperf3wire.LooksLikeIperf3Reply(b[:n]) {
 		t.Errorf("busy iperf3 answered the native greeting with %q; LooksLikeIperf3Reply says no", b[:n])
 	}
 	// The one-shot server is still busy; with RetryBusy we wait for it.
@@ -200,20 +208,29 @@ func TestClientRetryBusy(t *testing.T) {
 	needIperf3(t)
 	port := loopback.FreePort(t)
 	srv := startIperf3(t, 30*time.Second, "-s", "-p", strconv.Itoa(port)) // not one-shot
-	for !listening(port) {
-		time.Sleep(10 * time.Millisecond)
+	for deadline := time.Now().Add(5 * time.Second); !listening(port); {
+		if time.Now().After(deadline) {
+			t.Fatalf("iperf3 server did not listen on %d", port)
+		}
+		time.Sleep(10 * time.Millisecond) // bounded poll: the port iperf3 binds, until the deadline above
 	}
 	_ = srv
-	busy := startIperf3(t, 20*time.Second, "-c", "127.0.0.1", "-p", strconv.Itoa(port), "-t", "2")
-	time.Sleep(500 * time.Millisecond)
-	start := time.Now()
+	busy := startIperf3(t, 20*time.Second, "-c", "127.0.0.1", "-p", strconv.Itoa(port), "-t", "2", "--forceflush")
+	busy.waitOutput(t, " connected to ", 10*time.Second) // its stream is up: the server is busy
+	h := retryLog{retries: make(chan struct{}, 64)}
 	res, err := RunClient(context.Background(), ClientConfig{Host: "127.0.0.1", Port: port, Spec: clientSpec(nil), RetryBusy: 10 * time.Second,
-		Logger: slog.New(slog.DiscardHandler)})
+		Logger: slog.New(h)})
 	if err != nil {
 		t.Fatalf("RunClient with RetryBusy: %v", err)
 	}
-	if d := time.Since(start); d < 2*time.Second {
-		t.Errorf("the test ran after %v; the server was busy for about 1.5 s", d)
+	if len(h.retries) == 0 {
+		t.Error("the client never met the busy server")
+	}
+	// One test at a time: the client's ran after the busy one ended.
+	select {
+	case <-busy.done:
+	default:
+		t.Error("the client's test ended while the busy client still ran")
 	}
 	if res.Error != "" || len(res.Flows()) != 1 {
 		t.Errorf("result: %s, %d flows", res.Error, len(res.Flows()))
@@ -237,7 +254,7 @@ func TestClientOnNativeGreeting(t *testing.T) {
 	if _, err := c.Write(greeting); err != nil {
 		t.Fatal(err)
 	}
-	_ = c.SetReadDeadline(time.Now().Add(ProbeWait(0)))
+	_ = c.SetReadDeadline(time.Now().Add(iperf3wire.ProbeWait(0)))
 	n, err := c.Read(make([]byte, 8))
 	var ne net.Error
 	if n != 0 || !errors.As(err, &ne) || !ne.Timeout() {
@@ -266,12 +283,13 @@ func TestClientOnNotIperf3(t *testing.T) {
 		defer c.Close()
 		_, _ = io.ReadFull(c, make([]byte, CookieLen))
 		_ = proto.WriteGreeting(c, proto.MagicServer) // a late wireperf answer
-		time.Sleep(time.Second)
+		holdUntilHangUp(c)
 	}()
 	c, err := net.Dial("tcp", ln.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer c.Close() // the fake server holds its end until this hang-up
 	_, err = RunClientOn(context.Background(), c.(*net.TCPConn), []byte("WPRC\x00\x01\x00\x00"), ClientConfig{Spec: clientSpec(nil), ConnectTimeout: 2 * time.Second})
 	if !errors.Is(err, ErrNotIperf3) {
 		t.Fatalf("got %v; want ErrNotIperf3", err)
@@ -290,7 +308,7 @@ func TestClientHugeResults(t *testing.T) {
 		_ = WriteState(c, ExchangeResults)
 		_, _ = ReadMessage(c, MaxMessage)
 		_, _ = c.Write([]byte{0xff, 0xff, 0xff, 0xff})
-		time.Sleep(2 * time.Second)
+		holdUntilHangUp(c)
 	})
 	host, port := netsetup.SplitHostPort(ln.Addr().String())
 	_, err = RunClient(context.Background(), ClientConfig{Host: host, Port: port, Spec: clientSpec(nil), ConnectTimeout: 3 * time.Second})
@@ -326,6 +344,14 @@ func fakeServer(ln net.Listener, end func(net.Conn)) {
 		return
 	}
 	end(c)
+}
+
+// holdUntilHangUp keeps a fake server's connection open until the
+// client hangs up (at most 10 s), so that what the client decides is
+// from what it read, not from an early close.
+func holdUntilHangUp(c net.Conn) {
+	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	_, _ = io.Copy(io.Discard, c)
 }
 
 type appendWriter struct{ b *[]byte }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/wireperf/wireperf/internal/iperf3/iperf3wire"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/spec"
 )
@@ -101,7 +102,7 @@ func FuzzCookieAndState(f *testing.F) {
 			if (err == nil) != s.Known() {
 				t.Fatal("ParseState and Known disagree")
 			}
-			_ = LooksLikeIperf3Reply(b)
+			_ = iperf3wire.LooksLikeIperf3Reply(b)
 		}
 		if len(b) < CookieLen {
 			ck := cookieAfter(b)

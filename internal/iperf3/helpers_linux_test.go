@@ -29,7 +29,7 @@ func needIperf3(t *testing.T) {
 // iperfProc is a running iperf3 process whose output is kept.
 type iperfProc struct {
 	cmd    *exec.Cmd
-	stdout bytes.Buffer
+	stdout syncBuf // read while it runs (waitOutput)
 	stderr bytes.Buffer
 	done   chan struct{}
 	err    error
@@ -84,7 +84,7 @@ func startIperf3Server(t *testing.T, extra ...string) (*iperfProc, int) {
 				if time.Now().After(deadline) {
 					t.Fatalf("iperf3 server did not listen on %d", port)
 				}
-				time.Sleep(10 * time.Millisecond)
+				time.Sleep(10 * time.Millisecond) // bounded poll: the port iperf3 binds, until the deadline above
 				continue
 			}
 			break
@@ -126,4 +126,34 @@ func (s *syncBuf) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func (s *syncBuf) Bytes() []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return bytes.Clone(s.b.Bytes())
+}
+
+// waitOutput waits, at most limit, until the process has printed want
+// (run iperf3 with --forceflush, or its lines wait in its stdio buffer).
+func (p *iperfProc) waitOutput(t *testing.T, want string, limit time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for !strings.Contains(p.stdout.String(), want) {
+		select {
+		case <-p.done:
+			t.Fatalf("iperf3 %v exited without printing %q: %v\nstdout: %s\nstderr: %s", p.cmd.Args[1:], want, p.err, p.stdout.String(), p.stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("iperf3 %v printed no %q within %v; stdout: %s", p.cmd.Args[1:], want, limit, p.stdout.String())
+		}
+		time.Sleep(10 * time.Millisecond) // bounded poll: the process's output, until the deadline above
+	}
 }

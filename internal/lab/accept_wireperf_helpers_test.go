@@ -182,7 +182,7 @@ func wpQuiescentAtoB(l *Lab, settle time.Duration) (DirStats, error) {
 		if ab.QueuedPackets == 0 && time.Since(stableSince) >= settle || time.Now().After(deadline) {
 			return ab, nil
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond) // bounded poll: the router's counters, until the deadline above
 	}
 }
 
@@ -251,7 +251,7 @@ func wpNoiseProbe(t *testing.T, from, to *Host, spacing time.Duration) (stop fun
 			binary.BigEndian.PutUint64(b[:], seq)
 			binary.BigEndian.PutUint64(b[8:], uint64(time.Now().UnixNano()))
 			_, _ = conn.Write(b[:])
-			time.Sleep(spacing)
+			time.Sleep(spacing) // load generator: the probe's spacing between datagrams
 		}
 	}()
 	readings := make(chan []float64, 1)

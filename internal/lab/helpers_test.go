@@ -321,7 +321,7 @@ func udpStream(t *testing.T, from, to *Host, n, size, pps int, linger time.Durat
 	start := time.Now()
 	for i := 0; i < n; i++ {
 		if due := start.Add(time.Duration(i) * gap); time.Until(due) > 0 {
-			time.Sleep(time.Until(due))
+			time.Sleep(time.Until(due)) // load generator: paces the UDP stream at pps
 		}
 		binary.BigEndian.PutUint64(payload, uint64(i))
 		if _, err := conn.Write(payload); err != nil {
@@ -392,7 +392,7 @@ func settledStats(t *testing.T, l *Lab, sent uint64) RouterStats {
 		if ab.Counters.In+ab.TunIn.TxDropped >= sent && ab.QueuedPackets == 0 || time.Now().After(deadline) {
 			return st
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // bounded poll: the router's counters, until the deadline above
 	}
 }
 

@@ -58,7 +58,7 @@ func TestHelperLab(t *testing.T) {
 	case "panic":
 		panic("helper panics on purpose")
 	case "hang":
-		time.Sleep(60 * time.Second)
+		time.Sleep(60 * time.Second) // load generator: the helper's work is to hang until its parent kills it
 	}
 }
 
@@ -165,7 +165,7 @@ func TestCloseRemovesNamespaces(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	time.Sleep(100 * time.Millisecond)
+	time.Sleep(100 * time.Millisecond) // bounded poll wanted instead: a fixed 100 ms for the command to enter the namespace (lab files take comments only here)
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +220,7 @@ func TestUpDown(t *testing.T) {
 		if err == nil && st.Router.AtoB.Counters.In >= 3000 && st.Router.AtoB.QueuedPackets == 0 || time.Now().After(deadline) {
 			break
 		}
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(200 * time.Millisecond) // bounded poll: the lab's status, until the deadline above
 	}
 	if err != nil {
 		t.Fatal(err)

@@ -71,7 +71,7 @@ func TestPacing(t *testing.T) {
 	}{
 		{"100 µs", 100 * time.Microsecond, nil, 0, 20 * time.Microsecond},
 		{"10 µs", 10 * time.Microsecond, nil, 0, 5 * time.Microsecond},
-		{"100 µs, 5 ms stall (sleep)", 100 * time.Microsecond, func() { time.Sleep(5 * time.Millisecond) }, 50, 20 * time.Microsecond},
+		{"100 µs, 5 ms stall (sleep)", 100 * time.Microsecond, func() { time.Sleep(5 * time.Millisecond) }, 50, 20 * time.Microsecond}, // load generator: a 5 ms stall of the pacer's goroutine, the case under test
 		{"100 µs, 5 ms stall (busy)", 100 * time.Microsecond, spinFor(5 * time.Millisecond), 50, 20 * time.Microsecond},
 	}
 	for _, tt := range tests {

@@ -319,7 +319,7 @@ func TestCRRWorkersAreBounded(t *testing.T) {
 				if time.Now().After(deadline) {
 					t.Fatalf("the workers left %d connections queued", len(r.crr))
 				}
-				time.Sleep(time.Millisecond) // polling the queue, bounded
+				time.Sleep(time.Millisecond) // bounded poll: the queue, until the deadline above
 			}
 		}
 		c, s := accept()

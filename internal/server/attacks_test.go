@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"errors"
 	"net"
 	"os/exec"
 	"runtime"
@@ -16,6 +17,7 @@ import (
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/session"
 	"github.com/wireperf/wireperf/internal/spec"
+	"github.com/wireperf/wireperf/internal/tcpinfo"
 	"github.com/wireperf/wireperf/internal/udpflow"
 )
 
@@ -267,7 +269,7 @@ func TestNonReadingClientEndsOnTheServerClock(t *testing.T) {
 	bound := s.Duration + 4*time.Second
 	deadline := time.Now().Add(bound + 10*time.Second)
 	for ts.Stats().Running != 0 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // bounded poll: the server's running tests, until the deadline above
 	}
 	took := time.Since(start)
 	if ts.Stats().Running != 0 || took > bound {
@@ -285,10 +287,10 @@ func TestShutdownWithNonReadingClient(t *testing.T) {
 	s.Streams = 32
 	s.Interval = 10 * time.Millisecond
 	s.Reverse = true
-	_ = startRaw(t, ts, s, 4096)
-	// Long enough for the control socket to fill: intervals of 32 streams
-	// every 10 ms.
-	time.Sleep(3 * time.Second)
+	rc := startRaw(t, ts, s, 4096)
+	// Intervals of 32 streams every 10 ms fill the control socket, which
+	// the client never reads.
+	waitControlFull(t, rc.ctl)
 	// Also a connection in its handshake, which must not hold shutdown for
 	// its whole timeout.
 	hc, err := net.Dial("tcp", ts.Addr().String())
@@ -310,6 +312,38 @@ func TestShutdownWithNonReadingClient(t *testing.T) {
 	}
 }
 
+// waitControlFull waits (at most 20 s) until the client's control
+// socket holds unread data that has stopped growing for half a second
+// (50 of the server's intervals): the receive window is shut, and the
+// server's next control writes block.
+func waitControlFull(t *testing.T, c *net.TCPConn) {
+	t.Helper()
+	rc, err := c.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	last, since := -1, time.Now()
+	for {
+		n, err := tcpinfo.Queued(rc)
+		if errors.Is(err, tcpinfo.ErrUnsupported) {
+			t.Skip("the control socket's backlog (SIOCINQ) is not readable here: no way to see it fill")
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != last {
+			last, since = n, time.Now()
+		} else if n > 0 && time.Since(since) >= 500*time.Millisecond {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the control socket never filled: %d bytes unread", n)
+		}
+		time.Sleep(20 * time.Millisecond) // bounded poll: the socket's unread bytes, until the deadline above
+	}
+}
+
 // A frozen client of a reverse UDP test: the server stops sending within
 // 2 s of the test's end, whatever the client does.
 func TestFrozenReverseUDPClientStopsTheSender(t *testing.T) {
@@ -323,9 +357,14 @@ func TestFrozenReverseUDPClientStopsTheSender(t *testing.T) {
 	u := rc.udp[0]
 	_ = u.SetReadBuffer(1 << 20)
 	end := start.Add(s.Duration)
-	time.Sleep(time.Until(end.Add(2 * time.Second)))
-	// Drop what is queued, then count what still arrives.
+	// Read and drop what arrives until 2 s past the end (a UDP sender
+	// cannot tell a frozen receiver from one that reads), then drop what
+	// is queued, then count what still arrives.
 	buf := make([]byte, 65536)
+	for until := end.Add(2 * time.Second); time.Now().Before(until); {
+		_ = u.SetReadDeadline(until)
+		_, _ = u.Read(buf)
+	}
 	for i := 0; i < 100000; i++ {
 		_ = u.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
 		if _, err := u.Read(buf); err != nil {

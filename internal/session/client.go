@@ -20,7 +20,7 @@ import (
 
 	"github.com/wireperf/wireperf/internal/auth"
 	"github.com/wireperf/wireperf/internal/flowrun"
-	"github.com/wireperf/wireperf/internal/iperf3"
+	"github.com/wireperf/wireperf/internal/iperf3/iperf3wire"
 	"github.com/wireperf/wireperf/internal/netsetup"
 	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/result"
@@ -257,7 +257,7 @@ func (e *Iperf3ServerError) Error() string {
 // answers with a state byte.
 // It returns the server's greeting flags.
 func (c *clientTest) readServerGreeting(dialRTT time.Duration, greeting []byte) (uint16, error) {
-	wait := min(c.cfg.ConnectTimeout, iperf3.ProbeWait(dialRTT))
+	wait := min(c.cfg.ConnectTimeout, iperf3wire.ProbeWait(dialRTT))
 	if c.cfg.TLS != nil {
 		wait = c.cfg.ConnectTimeout // an iperf3 server cannot speak TLS
 	}
@@ -270,7 +270,7 @@ func (c *clientTest) readServerGreeting(dialRTT time.Duration, greeting []byte) 
 		return 0, &Iperf3ServerError{Addr: c.addr}
 	case n == 0:
 		return 0, fmt.Errorf("greeting %s: %w", c.addr, err)
-	case buf[0] != proto.MagicServer[0] && iperf3.LooksLikeIperf3Reply(buf[:n]):
+	case buf[0] != proto.MagicServer[0] && iperf3wire.LooksLikeIperf3Reply(buf[:n]):
 		_ = c.conn.Close() // a busy server hangs up; a test needs a new connection
 		c.conn, c.ctl = nil, nil
 		c.iperf3 = &Iperf3Server{Addr: c.addr}
@@ -484,9 +484,14 @@ func (c *clientTest) run(ctx context.Context) (*result.Result, error) {
 	localIv := make(chan result.Interval, 64)
 	control := c.cc
 	control.readLoop()
-	m := newMerger(res, result.SenderRolesOf(c.spec), c.cfg.Observer, max(time.Second, 3*c.rtt))
+	m := newMerger(res, result.SenderRolesOf(c.spec), c.cfg.Observer, max(time.Second, 3*c.rtt), time.Now)
+	mergeTicker := time.NewTicker(mergeTick)
 	mergerDone := make(chan struct{})
-	go func() { m.loop(localIv, control.intervals); close(mergerDone) }()
+	go func() {
+		m.loop(localIv, control.intervals, mergeTicker.C)
+		mergeTicker.Stop()
+		close(mergerDone)
+	}()
 
 	run := flowrun.New(c.spec, c.flows, c.sockets, func(iv result.Interval) { localIv <- iv })
 	_ = c.conn.SetDeadline(time.Time{})

@@ -20,21 +20,25 @@ type merger struct {
 	localAt  map[int]time.Time // when each local interval arrived
 	byIndexL map[int]int       // index → position in local
 	byIndexR map[int]int
-	next     int // the next row to show
+	next     int              // the next row to show
+	now      func() time.Time // the clock overdue rows are judged by
 }
 
-func newMerger(res *result.Result, roles map[int]string, obs Observer, grace time.Duration) *merger {
+// mergeTick is how often the merger looks for overdue rows while no
+// interval arrives.
+const mergeTick = 100 * time.Millisecond
+
+func newMerger(res *result.Result, roles map[int]string, obs Observer, grace time.Duration, now func() time.Time) *merger {
 	return &merger{
-		res: res, roles: roles, obs: obs, grace: grace,
+		res: res, roles: roles, obs: obs, grace: grace, now: now,
 		localAt: map[int]time.Time{}, byIndexL: map[int]int{}, byIndexR: map[int]int{},
 	}
 }
 
 // loop consumes both feeds until the local one closes; the remote feed
-// is then drained of what has already arrived.
-func (m *merger) loop(local <-chan result.Interval, remote <-chan result.Interval) {
-	ticker := time.NewTicker(100 * time.Millisecond)
-	defer ticker.Stop()
+// is then drained of what has already arrived. Each tick looks again for
+// rows whose server figures are overdue.
+func (m *merger) loop(local <-chan result.Interval, remote <-chan result.Interval, ticks <-chan time.Time) {
 	for {
 		select {
 		case iv, ok := <-local:
@@ -44,11 +48,11 @@ func (m *merger) loop(local <-chan result.Interval, remote <-chan result.Interva
 			}
 			m.byIndexL[iv.Index] = len(m.local)
 			m.local = append(m.local, iv)
-			m.localAt[iv.Index] = time.Now()
+			m.localAt[iv.Index] = m.now()
 		case iv := <-remote:
 			m.byIndexR[iv.Index] = len(m.remote)
 			m.remote = append(m.remote, iv)
-		case <-ticker.C:
+		case <-ticks:
 		}
 		m.show(false)
 	}
@@ -76,7 +80,7 @@ func (m *merger) show(all bool) {
 			return
 		}
 		if !all && !(haveL && haveR) {
-			if !haveL || time.Since(m.localAt[m.next]) < m.grace {
+			if !haveL || m.now().Sub(m.localAt[m.next]) < m.grace {
 				return
 			}
 		}

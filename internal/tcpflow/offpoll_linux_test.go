@@ -100,7 +100,7 @@ func TestStreamOffPoller(t *testing.T) {
 		if info.BytesAcked >= total || time.Now().After(deadline) {
 			break
 		}
-		time.Sleep(time.Millisecond)
+		time.Sleep(time.Millisecond) // bounded poll: TCP_INFO until the last ACK, at most 5 s
 	}
 	if info.BytesAcked < total {
 		t.Errorf("TCP_INFO says %d bytes acknowledged, want at least %d", info.BytesAcked, total)
@@ -164,7 +164,7 @@ func TestBlockedStreamStopsAtDeadline(t *testing.T) {
 		if time.Now().After(until) {
 			t.Fatal("the sender never blocked")
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // bounded poll: the sender's count, until it stops moving or 5 s pass
 		n := tx.Bytes()
 		if n == prev && n > 0 {
 			break
@@ -320,7 +320,7 @@ func (r *lowWaterRig) waitWithin(limit time.Duration, what string, ok func() boo
 		if time.Now().After(deadline) {
 			r.t.Fatalf("not within %v: %s (received %d bytes, SO_RCVLOWAT %d)", limit, what, r.rx.Bytes(), r.mark())
 		}
-		time.Sleep(time.Millisecond)
+		time.Sleep(time.Millisecond) // bounded poll: ok(), until the deadline above
 	}
 }
 

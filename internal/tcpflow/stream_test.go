@@ -70,7 +70,7 @@ func TestStopEndsASenderAndTheReceiverDrains(t *testing.T) {
 	tx.Start(epoch, make([]byte, 128<<10), nil)
 	deadline := time.Now().Add(10 * time.Second)
 	for tx.Bytes() < 1<<20 && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond) // polling a counter, bounded
+		time.Sleep(time.Millisecond) // bounded poll: the sender's count, until the deadline above
 	}
 	if tx.Bytes() < 1<<20 {
 		t.Fatal("sender moved under 1 MiB in 10 s")

@@ -4,6 +4,7 @@ import (
 	"io"
 	"net"
 	"sort"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -49,9 +50,14 @@ func TestSamplerTimeline(t *testing.T) {
 	var seen atomic.Int64
 	const period = 10 * time.Millisecond
 	epoch := time.Now()
-	s := NewSampler(rc, SamplerConfig{Period: period, Epoch: epoch, Until: done, OnSample: func(*Sample) { seen.Add(1) }})
+	enough := make(chan struct{})
+	s := NewSampler(rc, SamplerConfig{Period: period, Epoch: epoch, Until: done, OnSample: func(*Sample) {
+		if seen.Add(1) == 20 {
+			close(enough)
+		}
+	}})
 	s.Start()
-	time.Sleep(300 * time.Millisecond)
+	waitClosed(t, enough, "20 samples")
 	close(stop)
 	<-done
 	tl := s.Stop()
@@ -94,9 +100,16 @@ func TestSamplerThinsLongTimelines(t *testing.T) {
 		t.Fatal(err)
 	}
 	const period = time.Millisecond
-	s := NewSampler(rc, SamplerConfig{Period: period, MaxSamples: 16})
+	// 40 samples fill a timeline of 16 twice over.
+	var seen atomic.Int64
+	enough := make(chan struct{})
+	s := NewSampler(rc, SamplerConfig{Period: period, MaxSamples: 16, OnSample: func(*Sample) {
+		if seen.Add(1) == 40 {
+			close(enough)
+		}
+	}})
 	s.Start()
-	time.Sleep(120 * time.Millisecond)
+	waitClosed(t, enough, "40 samples")
 	tl := s.Stop()
 	if len(tl.Samples) > 16 {
 		t.Fatalf("kept %d samples, the limit is 16", len(tl.Samples))
@@ -119,11 +132,13 @@ func TestSamplerStopsOnClosedSocket(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := NewSampler(rc, SamplerConfig{Period: 5 * time.Millisecond})
+	first := make(chan struct{})
+	var once sync.Once
+	s := NewSampler(rc, SamplerConfig{Period: 5 * time.Millisecond, OnSample: func(*Sample) { once.Do(func() { close(first) }) }})
 	s.Start()
-	time.Sleep(20 * time.Millisecond)
+	waitClosed(t, first, "the first sample")
 	client.Close()
-	time.Sleep(20 * time.Millisecond)
+	waitClosed(t, s.done, "the sampler's own stop after the close")
 	tl := s.Stop()
 	if tl.Err == nil {
 		t.Error("no error after the socket closed")
@@ -142,9 +157,11 @@ func TestSamplerBBR(t *testing.T) {
 	if _, err := GetBBR(rc); err != nil {
 		t.Skipf("no BBR here: %v", err)
 	}
-	s := NewSampler(rc, SamplerConfig{Period: 5 * time.Millisecond})
+	first := make(chan struct{})
+	var once sync.Once
+	s := NewSampler(rc, SamplerConfig{Period: 5 * time.Millisecond, OnSample: func(*Sample) { once.Do(func() { close(first) }) }})
 	s.Start()
-	time.Sleep(30 * time.Millisecond)
+	waitClosed(t, first, "the first sample")
 	tl := s.Stop()
 	if len(tl.Samples) == 0 || tl.Samples[0].BBR == nil {
 		t.Fatalf("samples lack BBR's state: %+v", tl.Samples)
@@ -178,7 +195,7 @@ func BenchmarkSamplingGoodput(b *testing.B) {
 	bytes := make([]float64, len(modes))
 	secs := make([]float64, len(modes))
 	samples := make([]int, len(modes))
-	time.Sleep(window) // past slow start
+	time.Sleep(window) // load generator: blast sends through slow start before the windows are measured
 	i := 0
 	for b.Loop() {
 		for j := range modes {
@@ -189,7 +206,7 @@ func BenchmarkSamplingGoodput(b *testing.B) {
 				s.Start()
 			}
 			n0, t0 := sent(), time.Now()
-			time.Sleep(window)
+			time.Sleep(window) // load generator: one measured window of blast's sending
 			n1, t1 := sent(), time.Now()
 			if s != nil {
 				samples[m] += len(s.Stop().Samples)
@@ -235,7 +252,7 @@ func samplerCPU(b *testing.B, cc string) {
 		before := processCPU(b)
 		s := NewSampler(rc, SamplerConfig{Period: time.Millisecond})
 		s.Start()
-		time.Sleep(time.Second)
+		time.Sleep(time.Second) // load generator: the sampler runs for the measured second
 		n += len(s.Stop().Samples)
 		cpu += processCPU(b) - before
 	}

@@ -25,7 +25,8 @@ func TestSamplerFallback(t *testing.T) {
 	}
 	s := NewSampler(rc, SamplerConfig{Period: time.Millisecond})
 	s.Start()
-	time.Sleep(20 * time.Millisecond)
+	// Without TCP_INFO the first sample fails and the sampler stops itself.
+	waitClosed(t, s.done, "the sampler's own stop")
 	tl := s.Stop()
 	if !errors.Is(tl.Err, ErrUnsupported) || len(tl.Samples) != 0 {
 		t.Errorf("timeline %+v, want no samples and ErrUnsupported", tl)

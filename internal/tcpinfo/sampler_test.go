@@ -57,3 +57,14 @@ func TestSamplerKeepThins(t *testing.T) {
 		t.Fatalf("a final sample a whole period later was not appended")
 	}
 }
+
+// waitClosed waits for ch to close, at most 10 s: the event the test
+// needs, not a guess at how long it takes.
+func waitClosed(t *testing.T, ch <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("waiting for %s: nothing after 10 s", what)
+	}
+}

@@ -35,7 +35,7 @@ func TestReceiverIgnoresItsOwnHellos(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("the foreign hello was not counted")
 		}
-		time.Sleep(time.Millisecond)
+		time.Sleep(time.Millisecond) // bounded poll: the foreign count, until the deadline above
 	}
 	r.Abort()
 	<-r.Done()

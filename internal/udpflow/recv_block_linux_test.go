@@ -33,7 +33,7 @@ func TestReceiverOffPoller(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("received %d bytes of %d", r.Bytes(), n*size)
 		}
-		time.Sleep(time.Millisecond)
+		time.Sleep(time.Millisecond) // bounded poll: the receiver's count, until the deadline above
 	}
 	if io := r.io.(*linuxIO); io.rfd < 0 {
 		t.Error("the receiver still reads through Go's poller")

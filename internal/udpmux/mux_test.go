@@ -46,7 +46,7 @@ func TestStreamsGetTheirOwnSockets(t *testing.T) {
 	}
 	// Wait until all four expectations are registered, so that no hello
 	// arrives before its waiter.
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) { // bounded poll: the registered waiters, until the deadline
 		m.mu.Lock()
 		n := len(m.waiters)
 		m.mu.Unlock()
@@ -100,7 +100,7 @@ func TestUnmatchedAndCancel(t *testing.T) {
 	defer c.Close()
 	for deadline := time.Now().Add(5 * time.Second); m.Unmatched() == 0 && time.Now().Before(deadline); {
 		_, _ = c.Write([]byte("junk"))
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(5 * time.Millisecond) // bounded poll: resend junk until it is counted, until the deadline above
 	}
 	if m.Unmatched() == 0 {
 		t.Fatal("junk datagram not counted")
@@ -133,7 +133,7 @@ func TestEarlyHelloIsKept(t *testing.T) {
 	}
 	waitFor := time.Now().Add(5 * time.Second)
 	for m.Unmatched() == 0 && time.Now().Before(waitFor) {
-		time.Sleep(time.Millisecond) // until the mux has read it with no one waiting
+		time.Sleep(time.Millisecond) // bounded poll: until the mux has read it with no one waiting, at most 5 s
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

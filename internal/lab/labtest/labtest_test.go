@@ -42,7 +42,7 @@ func TestHelper(t *testing.T) {
 	case "fail":
 		t.Fatal("helper fails on purpose")
 	case "hang":
-		time.Sleep(time.Minute)
+		time.Sleep(time.Minute) // load generator: the helper's work is to hang until its parent kills it
 	}
 }
 
