@@ -14,7 +14,6 @@ import (
 	"github.com/wireperf/wireperf/internal/emit"
 	"github.com/wireperf/wireperf/internal/flagvalue"
 	"github.com/wireperf/wireperf/internal/result"
-	"github.com/wireperf/wireperf/internal/session"
 	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/testdef"
 )
@@ -112,11 +111,10 @@ func (f *adviseFlags) config(host string) (guide.Config, error) {
 	if f.connectTimeout <= 0 {
 		return cfg, usagef("--connect-timeout: must be positive")
 	}
-	sc := session.ClientConfig{Host: host}
-	if err := f.security.apply(&sc); err != nil {
-		return cfg, err
+	var err error
+	if cfg.Auth, cfg.TLS, err = f.security.Load(host); err != nil {
+		return cfg, usageError{err}
 	}
-	cfg.Auth, cfg.TLS = sc.Auth, sc.TLS
 	if f.bottleneck != "" {
 		r, err := testdef.ParseBottleneck(f.bottleneck)
 		if err != nil {

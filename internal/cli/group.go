@@ -20,33 +20,6 @@ import (
 	"github.com/wireperf/wireperf/internal/units"
 )
 
-// agentOf is the server's --agent role, or nil without --agent.
-// clientKeyFile, when set, is the key the agent proves to receivers that
-// require one.
-func agentOf(on bool, keyFile, clientKeyFile string) (*agent.Agent, error) {
-	switch {
-	case !on && keyFile != "":
-		return nil, usagef("--agent-key-file needs --agent")
-	case !on && clientKeyFile != "":
-		return nil, usagef("--client-key-file needs --agent")
-	case !on:
-		return nil, nil
-	case keyFile == "":
-		return nil, usagef("--agent needs --agent-key-file: an agent only serves controllers that hold a key")
-	}
-	keys, err := auth.LoadKeys(keyFile)
-	if err != nil {
-		return nil, usageError{err}
-	}
-	a := &agent.Agent{Keys: keys}
-	if clientKeyFile != "" {
-		if a.ClientCred, err = auth.LoadCredential(clientKeyFile); err != nil {
-			return nil, usageError{fmt.Errorf("--client-key-file: %w", err)}
-		}
-	}
-	return a, nil
-}
-
 // groupFlags are the group command's flags.
 type groupFlags struct {
 	pairs          []string
