@@ -3,10 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
-	"fmt"
-	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,7 +12,6 @@ import (
 	"github.com/wireperf/wireperf/internal/auth"
 	"github.com/wireperf/wireperf/internal/flagvalue"
 	"github.com/wireperf/wireperf/internal/group"
-	"github.com/wireperf/wireperf/internal/lab"
 	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/units"
 )
@@ -193,21 +189,4 @@ func runGroup(ctx context.Context, e env, f *groupFlags, cfg group.Config) error
 		return errors.New(rep.Error)
 	}
 	return nil
-}
-
-// writeAccessStats prints a many-senders lab's access links, as s counts
-// them: toward b is what the sender sent.
-func writeAccessStats(w io.Writer, st *lab.State) {
-	if len(st.Access) == 0 {
-		return
-	}
-	fmt.Fprintln(w, "\n  access links (counted on s):")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "\tsender\ttoward b pkts\tbytes\tdropped\ttoward sender pkts\tbytes\tdropped\t")
-	for _, a := range st.Access {
-		l := a.Link
-		fmt.Fprintf(tw, "\t%s (%s)\t%d\t%d\t%d\t%d\t%d\t%d\t\n", a.Sender, st.Addrs[a.Sender],
-			l.RxPackets, l.RxBytes, l.RxDropped, l.TxPackets, l.TxBytes, l.TxDropped)
-	}
-	_ = tw.Flush()
 }
