@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"time"
@@ -11,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wireperf/wireperf/internal/advise/guide"
+	"github.com/wireperf/wireperf/internal/archive/runrecord"
 	"github.com/wireperf/wireperf/internal/emit"
 	"github.com/wireperf/wireperf/internal/flagvalue"
 	"github.com/wireperf/wireperf/internal/result"
@@ -147,26 +146,23 @@ func runAdvise(ctx context.Context, e env, f *adviseFlags, cfg guide.Config, cmd
 	if err != nil {
 		return err
 	}
-	var doc bytes.Buffer
-	enc := json.NewEncoder(&doc)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(rep); err != nil {
+	doc, err := rep.JSON()
+	if err != nil {
 		return err
 	}
 	if f.json {
-		_, err = e.stdout.Write(doc.Bytes())
+		_, err = e.stdout.Write(doc)
 	} else {
 		err = rep.WriteText(e.stdout)
 	}
 	if err != nil || !f.save {
 		return err
 	}
-	id, err := saveAdvise(ctx, f.db, f.campaign, rep, doc.Bytes(), cmdline)
-	if err != nil {
+	rec := runrecord.Advise(rep, doc, f.campaign, cmdline, time.Now())
+	if err := storeRun(ctx, f.db, rec); err != nil {
 		return fmt.Errorf("storing the advise report: %w", err)
 	}
-	fmt.Fprintf(e.stderr, "advise: stored as run %s\n", id)
+	fmt.Fprintf(e.stderr, "advise: stored as run %s\n", rec.ID)
 	return nil
 }
 
