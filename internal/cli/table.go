@@ -58,10 +58,11 @@ func runTable(cmd *cobra.Command, e env, f *tableFlags) error {
 	if cols != "" {
 		cols, _ = campaign.CanonicalAxis(cols)
 	}
-	filter, keep, err := f.sel.filter(time.Now())
+	sel, err := f.sel.selection(time.Now())
 	if err != nil {
 		return err
 	}
+	filter := sel.Filter
 	store, err := openArchiveToRead(cmd.Context(), f.sel.db)
 	if err != nil {
 		return err
@@ -77,12 +78,7 @@ func runTable(cmd *cobra.Command, e env, f *tableFlags) error {
 	if err != nil {
 		return err
 	}
-	var runs []*archive.Run
-	for _, r := range all {
-		if keep(r) {
-			runs = append(runs, r)
-		}
-	}
+	runs := sel.Keep(all)
 	t, _, err := archive.Pivot(runs, rows, cols, f.value, f.stat)
 	if err != nil {
 		return usageError{err}
