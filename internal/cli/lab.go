@@ -193,20 +193,7 @@ func newLabListCmd(e env) *cobra.Command {
 			return nil
 		},
 		RunE: func(*cobra.Command, []string) error {
-			names, err := lab.List()
-			if err != nil {
-				return err
-			}
-			for _, n := range names {
-				state := "router not running"
-				if st, err := lab.Status(n); err == nil && st.Running {
-					state = st.Path()
-				}
-				if _, err := fmt.Fprintf(e.stdout, "%s\t%s\n", n, state); err != nil {
-					return err
-				}
-			}
-			return nil
+			return lab.WriteList(e.stdout)
 		},
 	}
 }

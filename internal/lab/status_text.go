@@ -49,6 +49,25 @@ func (s *State) Path() string {
 	return fmt.Sprintf("a %s ─ r ─ b %s; a→b %s", s.Addrs["a"], s.Addrs["b"], s.AtoB)
 }
 
+// WriteList prints the labs that are up, one a line: the name, and the
+// path when its router runs (`wireperf lab list`).
+func WriteList(w io.Writer) error {
+	names, err := List()
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		state := "router not running"
+		if st, err := Status(n); err == nil && st.Running {
+			state = st.Path()
+		}
+		if _, err := fmt.Fprintf(w, "%s\t%s\n", n, state); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // WriteText prints the lab's state for people (`wireperf lab status`):
 // its settings, what the router did in each direction, and the counters
 // of its links.
