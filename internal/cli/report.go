@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/wireperf/wireperf/internal/archive"
+	"github.com/wireperf/wireperf/internal/archive/archiveview"
 	"github.com/wireperf/wireperf/internal/flagvalue"
 	"github.com/wireperf/wireperf/internal/report/reportarchive"
 	"github.com/wireperf/wireperf/internal/version"
@@ -96,14 +96,5 @@ func listOrNone(names []string) string {
 // recentRunIDs names up to ten stored runs, newest first.
 func recentRunIDs(ctx context.Context, store *archive.Store) string {
 	runs, _ := store.List(ctx, archive.Filter{})
-	sort.SliceStable(runs, func(i, j int) bool { return runs[i].Started.After(runs[j].Started) })
-	var ids []string
-	for i, r := range runs {
-		if i == 10 {
-			ids = append(ids, fmt.Sprintf("and %d more", len(runs)-10))
-			break
-		}
-		ids = append(ids, r.ID)
-	}
-	return listOrNone(ids)
+	return listOrNone(archiveview.RecentRunIDs(runs))
 }

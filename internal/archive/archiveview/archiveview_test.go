@@ -3,6 +3,7 @@ package archiveview
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -204,5 +205,25 @@ func TestWriteTimeline(t *testing.T) {
 	WriteTimeline(&b, nil, "", now, next)
 	if !strings.HasSuffix(b.String(), "no runs planned\n") {
 		t.Errorf("no runs: %q", b.String())
+	}
+}
+
+func TestRecentRunIDs(t *testing.T) {
+	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	var runs []*archive.Run
+	for i := range 12 {
+		runs = append(runs, &archive.Run{ID: fmt.Sprintf("r%02d", i), Started: start.Add(time.Duration(i) * time.Minute)})
+	}
+	if got := strings.Join(RecentRunIDs(runs[:2]), " "); got != "r01 r00" {
+		t.Errorf("two runs: %q", got)
+	}
+	if got := strings.Join(RecentRunIDs(runs), " "); got != "r11 r10 r09 r08 r07 r06 r05 r04 r03 r02 and 2 more" {
+		t.Errorf("twelve runs: %q", got)
+	}
+	if runs[0].ID != "r00" {
+		t.Error("the caller's runs were reordered")
+	}
+	if RecentRunIDs(nil) != nil {
+		t.Error("no runs named some")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -115,4 +116,20 @@ func axisNames(r *archive.Run) []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// RecentRunIDs names up to ten of the runs, newest first, and how many
+// more there are: for a message that says which runs there are.
+func RecentRunIDs(runs []*archive.Run) []string {
+	runs = slices.Clone(runs)
+	sort.SliceStable(runs, func(i, j int) bool { return runs[i].Started.After(runs[j].Started) })
+	var ids []string
+	for i, r := range runs {
+		if i == 10 {
+			ids = append(ids, fmt.Sprintf("and %d more", len(runs)-10))
+			break
+		}
+		ids = append(ids, r.ID)
+	}
+	return ids
 }
