@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"time"
@@ -11,39 +9,24 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wireperf/wireperf/internal/advise/guide"
+	"github.com/wireperf/wireperf/internal/archive/runrecord"
 	"github.com/wireperf/wireperf/internal/emit"
-	"github.com/wireperf/wireperf/internal/flagvalue"
 	"github.com/wireperf/wireperf/internal/result"
-	"github.com/wireperf/wireperf/internal/session"
-	"github.com/wireperf/wireperf/internal/spec"
-	"github.com/wireperf/wireperf/internal/testdef"
 )
 
-// adviseFlags are `wireperf advise`'s flags.
+// adviseFlags are `wireperf advise`'s flags: the measurement's (package
+// guide) and the command line's own.
 type adviseFlags struct {
-	port           int
-	bind           string
-	duration       time.Duration
-	streams        int
-	reverse        bool
-	congestion     string
-	bottleneck     string
-	probes         int
-	connectTimeout time.Duration
-	json           bool
-	save           bool
-	db             string
-	campaign       string
-	log            logOptions
-	security       clientSecurity // --auth-key-file, --tls-ca, --tls-pin (security.go)
+	guide.Flags
+	json     bool
+	save     bool
+	db       string
+	campaign string
+	log      logOptions
 }
 
 func newAdviseCmd(e env) *cobra.Command {
-	f := &adviseFlags{
-		port: spec.DefaultPort, streams: guide.DefaultStreams,
-		probes: guide.DefaultProbes, connectTimeout: spec.DefaultConnectTO,
-		log: logOptions{level: "warn", format: "text"},
-	}
+	f := &adviseFlags{Flags: *guide.NewFlags(), log: logOptions{level: "warn", format: "text"}}
 	cmd := &cobra.Command{
 		Use:   "advise HOST",
 		Short: "Find what limits TCP to a wireperf server, and say what to change",
@@ -62,9 +45,9 @@ CPU, or the application) and prints the change to make, with numbers.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := f.config(args[0])
+			cfg, err := f.Config(args[0])
 			if err != nil {
-				return err
+				return usageError{err}
 			}
 			if !f.save && (f.campaign != "" || cmd.Flags().Changed("db")) {
 				return usagef("--db and --campaign say where --save stores the report: give --save")
@@ -73,58 +56,14 @@ CPU, or the application) and prints the change to make, with numbers.`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.IntVarP(&f.port, "port", "p", f.port, "server port")
-	fs.StringVarP(&f.bind, "bind", "B", "", "local address for the connections")
-	fs.VarP(flagvalue.Duration(&f.duration), "time", "t", "length of each test (default: chosen from the RTT and slow start, 5 s to 30 s)")
-	fs.IntVarP(&f.streams, "parallel", "P", f.streams, "streams of the first multi-stream test (more while they are window-limited)")
-	fs.BoolVarP(&f.reverse, "reverse", "R", false, "measure server → client instead")
-	fs.StringVarP(&f.congestion, "congestion", "C", "", "congestion control on both ends (default: each host's)")
-	fs.StringVar(&f.bottleneck, "bottleneck", "", "the path's bottleneck rate, e.g. 1g or 622m (default: the best multi-stream goodput)")
-	fs.IntVar(&f.probes, "probes", f.probes, "connections that time the idle RTT")
-	fs.Var(flagvalue.Duration(&f.connectTimeout), "connect-timeout", "give up connecting after this long")
+	f.Register(fs)
 	fs.BoolVarP(&f.json, "json", "J", false, "the report as JSON")
 	fs.BoolVar(&f.save, "save", false, "store the report (verdict, evidence, advice and its tests) in the archive (see --db)")
 	fs.StringVar(&f.campaign, "campaign", "", "with --save: store the report with this campaign's runs (it must exist)")
 	dbFlag(cmd, &f.db)
 	fs.StringVar(&f.log.level, "log-level", f.log.level, "diagnostic log level on stderr: debug, info, warn, error")
 	fs.StringVar(&f.log.format, "log-format", f.log.format, "diagnostic log format: text or json")
-	f.security.register(fs)
 	return cmd
-}
-
-func (f *adviseFlags) config(host string) (guide.Config, error) {
-	cfg := guide.Config{
-		Host: host, Port: f.port, Bind: f.bind, Duration: f.duration, Streams: f.streams,
-		Reverse: f.reverse, Congestion: f.congestion, Probes: f.probes, ConnectTimeout: f.connectTimeout,
-	}
-	if f.port < 1 || f.port > 65535 {
-		return cfg, usagef("-p %d: want 1 to 65535", f.port)
-	}
-	if f.duration != 0 && (f.duration < 500*time.Millisecond || f.duration > time.Hour) {
-		return cfg, usagef("-t %v: want 0.5 s to 1 hour", f.duration)
-	}
-	if f.streams < 2 || f.streams > spec.MaxStreams {
-		return cfg, usagef("-P %d: want 2 to %d streams", f.streams, spec.MaxStreams)
-	}
-	if f.probes < 1 || f.probes > 100 {
-		return cfg, usagef("--probes %d: want 1 to 100", f.probes)
-	}
-	if f.connectTimeout <= 0 {
-		return cfg, usagef("--connect-timeout: must be positive")
-	}
-	sc := session.ClientConfig{Host: host}
-	if err := f.security.apply(&sc); err != nil {
-		return cfg, err
-	}
-	cfg.Auth, cfg.TLS = sc.Auth, sc.TLS
-	if f.bottleneck != "" {
-		r, err := testdef.ParseBottleneck(f.bottleneck)
-		if err != nil {
-			return cfg, usageError{err}
-		}
-		cfg.Bottleneck = r
-	}
-	return cfg, nil
 }
 
 func runAdvise(ctx context.Context, e env, f *adviseFlags, cfg guide.Config, cmdline []string) error {
@@ -149,26 +88,23 @@ func runAdvise(ctx context.Context, e env, f *adviseFlags, cfg guide.Config, cmd
 	if err != nil {
 		return err
 	}
-	var doc bytes.Buffer
-	enc := json.NewEncoder(&doc)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(rep); err != nil {
+	doc, err := rep.JSON()
+	if err != nil {
 		return err
 	}
 	if f.json {
-		_, err = e.stdout.Write(doc.Bytes())
+		_, err = e.stdout.Write(doc)
 	} else {
 		err = rep.WriteText(e.stdout)
 	}
 	if err != nil || !f.save {
 		return err
 	}
-	id, err := saveAdvise(ctx, f.db, f.campaign, rep, doc.Bytes(), cmdline)
-	if err != nil {
+	rec := runrecord.Advise(rep, doc, f.campaign, cmdline, time.Now())
+	if err := storeRun(ctx, f.db, rec); err != nil {
 		return fmt.Errorf("storing the advise report: %w", err)
 	}
-	fmt.Fprintf(e.stderr, "advise: stored as run %s\n", id)
+	fmt.Fprintf(e.stderr, "advise: stored as run %s\n", rec.ID)
 	return nil
 }
 

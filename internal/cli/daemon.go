@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wireperf/wireperf/internal/archive"
+	"github.com/wireperf/wireperf/internal/auth/authflags"
 	"github.com/wireperf/wireperf/internal/daemon"
 	"github.com/wireperf/wireperf/internal/server"
 	"github.com/wireperf/wireperf/internal/spec"
@@ -73,13 +74,14 @@ an SQLite file. docs/daemon.md describes the configuration file.`,
 			}
 			if port != 0 {
 				sc := server.Config{Bind: fc.Bind, Port: port, Limits: server.DefaultLimits(), ShutdownGrace: 5 * time.Second, Logger: logger}
-				sec := serverSecurity{keyFile: fc.AuthKeyFile, iperf3Open: fc.Iperf3Open, allow: fc.Allow, deny: fc.Deny, tlsCert: fc.TLSCert, tlsKey: fc.TLSKey}
-				if sc.Keys, sc.ACL, sc.TLS, err = sec.apply(); err != nil {
+				sec := authflags.Server{KeyFile: fc.AuthKeyFile, Iperf3Open: fc.Iperf3Open, Allow: fc.Allow, Deny: fc.Deny, TLSCert: fc.TLSCert, TLSKey: fc.TLSKey}
+				if sc.Keys, sc.ACL, sc.TLS, err = sec.Load(); err != nil {
 					return usagef("%s: %v", configFile, err)
 				}
 				sc.Iperf3Open = fc.Iperf3Open
-				if sc.Agent, err = agentOf(fc.AgentKeyFile != "", fc.AgentKeyFile, fc.ClientKeyFile); err != nil {
-					return err
+				ag := authflags.Agent{On: fc.AgentKeyFile != "", KeyFile: fc.AgentKeyFile, ClientKeyFile: fc.ClientKeyFile}
+				if sc.Agent, err = ag.Load(); err != nil {
+					return usageError{err}
 				}
 				if sc.Agent != nil {
 					sc.Agent.Logger = logger

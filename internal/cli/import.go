@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/logimport"
 )
 
@@ -41,13 +39,13 @@ SHA-256. A file that is not a log is skipped with the reason; a file imported be
 			defer store.Close()
 			var stored, skipped, before, failed int
 			for _, path := range files {
-				n, err := importOne(cmd, e, store, path)
+				n, err := logimport.Import(cmd.Context(), store, path, e.stdout)
 				var nl *logimport.NotLogError
 				switch {
 				case errors.As(err, &nl):
 					fmt.Fprintf(e.stdout, "skipped %s: %s\n", path, nl.Reason)
 					skipped++
-				case errors.Is(err, errImportedBefore):
+				case errors.Is(err, logimport.ErrImportedBefore):
 					before++
 				case err != nil:
 					fmt.Fprintf(e.stderr, "wireperf: %s: %v\n", path, oneLine(err))
@@ -97,44 +95,4 @@ func importFiles(args []string) ([]string, error) {
 		files = append(files, under...)
 	}
 	return files, nil
-}
-
-// errImportedBefore is a file whose SHA-256 the archive has.
-var errImportedBefore = errors.New("imported before")
-
-// importOne stores one file's runs and says what it did.
-func importOne(cmd *cobra.Command, e env, store *archive.Store, path string) (int, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return 0, err
-	}
-	if st.Size() > logimport.MaxFileSize {
-		return 0, &logimport.NotLogError{Reason: fmt.Sprintf("larger than %d MiB", logimport.MaxFileSize>>20)}
-	}
-	data := make([]byte, st.Size())
-	if _, err := io.ReadFull(f, data); err != nil {
-		return 0, err
-	}
-	if id, ok, err := store.HasSHA256(cmd.Context(), logimport.SHA256(data)); err != nil {
-		return 0, err
-	} else if ok {
-		fmt.Fprintf(e.stdout, "skipped %s: imported before (run %s)\n", path, id)
-		return 0, errImportedBefore
-	}
-	runs, err := logimport.File(filepath.Base(path), data)
-	if err != nil {
-		return 0, err
-	}
-	for _, r := range runs {
-		if err := store.PutRun(cmd.Context(), r); err != nil && !errors.Is(err, archive.ErrFinished) {
-			return 0, err
-		}
-		fmt.Fprintf(e.stdout, "imported %s: run %s, %s: %s\n", path, r.ID, logimport.Kind(runs), r.Summary.Line())
-	}
-	return len(runs), nil
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/archive/archivetest"
 )
 
@@ -100,22 +99,5 @@ func TestRunsFilters(t *testing.T) {
 	}
 	if code, _, stderr := runCLI("runs", "--db", db, "--where", "colour=red"); code != ExitUsage || !strings.Contains(stderr, "colour") {
 		t.Errorf("--where on an unknown key: exit %d %s", code, stderr)
-	}
-}
-
-// A long campaign name widens its column: every row's source starts under
-// the header's SOURCE.
-func TestRunsTextColumnsAligned(t *testing.T) {
-	var b strings.Builder
-	writeRunsText(&b, []*archive.Run{
-		{ID: "0123456789abcdef", Campaign: "lab-windows-streams-long", Source: "native", State: archive.StateFinished},
-		{ID: "fedcba9876543210", Source: "iperf2-text", State: archive.StateFinished},
-	})
-	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
-	col := strings.Index(lines[0], "SOURCE")
-	for _, l := range lines[1:] {
-		if len(l) <= col || l[col-1] != ' ' || l[col] == ' ' {
-			t.Errorf("source not under SOURCE (column %d):\n%s", col, b.String())
-		}
 	}
 }

@@ -3,14 +3,12 @@ package cli
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/wireperf/wireperf/internal/plot"
-	"github.com/wireperf/wireperf/internal/resultjson"
 )
 
 // plotFlags are `wireperf plot`'s flags.
@@ -26,15 +24,6 @@ type plotFlags struct {
 
 // plotKinds are the figures, in the order --help lists them.
 var plotKinds = []string{"sweep", "heatmap", "timeline", "udpmon", "latency", "load", "compare"}
-
-// fileKinds are the figures a -J file can give, and the -J document each
-// needs.
-var fileKinds = map[string]string{
-	"timeline": resultjson.KindTest,
-	"latency":  resultjson.KindRR,
-	"load":     resultjson.KindRR,
-	"udpmon":   resultjson.KindUDPMon,
-}
 
 func newPlotCmd(e env) *cobra.Command {
 	f := &plotFlags{}
@@ -122,21 +111,17 @@ func runPlot(ctx context.Context, e env, f *plotFlags, args []string) error {
 		if len(f.from) > 0 || f.campaign != "" {
 			return usagef("plot %s: give --run ID or --from FILE, not both", kind)
 		}
-		var doc *resultjson.Document
-		var subject string
-		if doc, subject, err = runDocument(ctx, kind, f); err == nil {
-			fig, err = plot.DocumentFigure(kind, doc, subject)
-		}
+		fig, err = runFigure(ctx, kind, f)
 	case f.campaign != "":
 		return usagef("plot %s draws one run: give --run ID (or --from FILE); --campaign is for sweep, heatmap and udpmon", kind)
 	default:
 		if len(f.from) != 1 {
 			return usagef("plot %s: give one --from FILE (wireperf's -J output) or --run ID", kind)
 		}
-		fig, err = figureFromFile(kind, f.from[0])
+		fig, err = plot.FileFigure(kind, f.from[0])
 	}
 	if err != nil {
-		return err
+		return plotUsage(err)
 	}
 	if f.title != "" {
 		fig.Title = f.title
@@ -148,92 +133,16 @@ func runPlot(ctx context.Context, e env, f *plotFlags, args []string) error {
 	return nil
 }
 
-// figureFromFile draws kind from one -J file.
-func figureFromFile(kind, path string) (*plot.Figure, error) {
-	doc, err := readPlotFile(kind, path)
-	if err != nil {
-		return nil, err
-	}
-	fig, err := plot.DocumentFigure(kind, doc, filepath.Base(path))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return fig, nil
-}
-
-// readPlotFile reads a -J file and checks that it is the document kind
-// needs.
-func readPlotFile(kind, path string) (*resultjson.Document, error) {
-	doc, err := resultjson.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	if want := fileKinds[kind]; doc.Kind != want {
-		return nil, usagef("%s is %s output; plot %s needs %s output", path, describeDoc(doc.Kind), kind, describeDoc(want))
-	}
-	return doc, nil
-}
-
-func describeDoc(kind string) string {
-	switch kind {
-	case resultjson.KindRR:
-		return "an rr -J"
-	case resultjson.KindUDPMon:
-		return "a udpmon -J"
-	}
-	return "a client or server -J"
-}
-
 // comparePlot overlays one figure of several -J files, each labelled by
 // its file name.
 func comparePlot(f *plotFlags, args []string) (*plot.Figure, error) {
-	comparable := []string{"timeline", "latency", "udpmon"}
-	if len(args) != 1 || !slices.Contains(comparable, args[0]) {
-		return nil, usagef("plot compare needs the figure to compare: one of %s", strings.Join(comparable, ", "))
+	if len(args) != 1 || !slices.Contains(plot.Comparable, args[0]) {
+		return nil, usagef("plot compare needs the figure to compare: one of %s", strings.Join(plot.Comparable, ", "))
 	}
-	kind := args[0]
 	if len(f.from) < 2 {
-		return nil, usagef("plot compare %s: give two or more --from FILE", kind)
+		return nil, usagef("plot compare %s: give two or more --from FILE", args[0])
 	}
-	labels := make([]string, len(f.from))
-	var timelines []plot.TimelineInput
-	var latencies []plot.LatencyInput
-	var sweeps []plot.UDPMonInput
-	for i, path := range f.from {
-		labels[i] = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-		doc, err := readPlotFile(kind, path)
-		if err != nil {
-			return nil, err
-		}
-		switch kind {
-		case "timeline":
-			in, err := plot.TimelineOf(doc.Result, filepath.Base(path))
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", path, err)
-			}
-			timelines = append(timelines, in)
-		case "latency":
-			in, err := plot.LatencyOf(doc.Result, filepath.Base(path))
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", path, err)
-			}
-			latencies = append(latencies, in)
-		default:
-			in, err := plot.UDPMonOf(doc.Sweep, filepath.Base(path))
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", path, err)
-			}
-			sweeps = append(sweeps, in)
-		}
-	}
-	switch kind {
-	case "timeline":
-		return plot.CompareTimelines(labels, timelines)
-	case "latency":
-		return plot.CompareLatency(labels, latencies)
-	default:
-		return plot.CompareUDPMon(labels, sweeps)
-	}
+	return plot.CompareFiles(args[0], f.from)
 }
 
 // filesValue is a flag that may be given several times, each a file name
@@ -248,4 +157,4 @@ func (v filesValue) String() string {
 }
 func (v filesValue) Set(s string) error { *v.p = append(*v.p, s); return nil }
 func (v filesValue) Type() string       { return "file" }
-func (v filesValue) get() any           { return *v.p }
+func (v filesValue) Get() any           { return *v.p }

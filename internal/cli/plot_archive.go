@@ -1,21 +1,18 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/campaign"
 	"github.com/wireperf/wireperf/internal/plot"
 	"github.com/wireperf/wireperf/internal/plot/plotarchive"
-	"github.com/wireperf/wireperf/internal/resultjson"
 )
 
 // The archive's side of `wireperf plot`: which campaign or run, over
-// which axes; package plotarchive maps them onto the figures.
+// which axes; package plotarchive draws them.
 
 // defaultPlotValue is the summary value drawn without --value.
 const defaultPlotValue = "received_bits_per_second"
@@ -56,44 +53,41 @@ func campaignFigure(ctx context.Context, kind string, f *plotFlags) (*plot.Figur
 	if kind == "heatmap" && other == "" {
 		return nil, usagef("plot heatmap needs --y AXIS (%s)", strings.Join(campaign.AxisNames(), ", "))
 	}
-	runs, err := campaignRuns(ctx, f.db, f.campaign)
+	store, runs, err := campaignRuns(ctx, f.db, f.campaign)
 	if err != nil {
 		return nil, err
 	}
-	footer := plotarchive.CampaignFooter(f.campaign, runs)
-	if kind == "heatmap" {
-		t, _, err := archive.Pivot(runs, other, x, value, archive.StatMean)
-		if err != nil {
-			return nil, usageError{err}
-		}
-		in, err := plotarchive.HeatmapOf(t, footer)
-		if err != nil {
-			return nil, axisUsage(err)
-		}
-		return plot.Heatmap(in)
-	}
-	t, _, err := archive.Pivot(runs, x, other, value, archive.StatMean)
-	if err != nil {
-		return nil, usageError{err}
-	}
-	in, err := plotarchive.SweepOf(t, footer)
-	if err != nil {
-		return nil, axisUsage(err)
-	}
-	return plot.Sweep(in)
+	store.Close()
+	return plotarchive.CampaignFigure(kind, runs, f.campaign, x, other, value)
 }
 
-// campaignRuns are the stored runs of a campaign the archive must hold.
-func campaignRuns(ctx context.Context, db, name string) ([]*archive.Run, error) {
-	store, err := openArchiveToRead(ctx, db)
+// udpmonCampaignFigure draws f.campaign as a UDPmon sweep.
+func udpmonCampaignFigure(ctx context.Context, f *plotFlags) (*plot.Figure, error) {
+	store, runs, err := campaignRuns(ctx, f.db, f.campaign)
 	if err != nil {
 		return nil, err
 	}
 	defer store.Close()
-	if err := requireCampaign(ctx, store, name); err != nil {
-		return nil, err
+	return plotarchive.UDPMonCampaignFigure(ctx, store, runs, f.campaign)
+}
+
+// campaignRuns opens the archive and reads the runs of a campaign it
+// must hold; the caller closes the store.
+func campaignRuns(ctx context.Context, db, name string) (*archive.Store, []*archive.Run, error) {
+	store, err := openArchiveToRead(ctx, db)
+	if err != nil {
+		return nil, nil, err
 	}
-	return store.List(ctx, archive.Filter{Campaign: name})
+	if err := requireCampaign(ctx, store, name); err != nil {
+		store.Close()
+		return nil, nil, err
+	}
+	runs, err := store.List(ctx, archive.Filter{Campaign: name})
+	if err != nil {
+		store.Close()
+		return nil, nil, err
+	}
+	return store, runs, nil
 }
 
 // requireCampaign fails in one line, naming the campaigns there are,
@@ -121,44 +115,31 @@ func plotAxisFlag(flag, name string) (string, error) {
 	return a, nil
 }
 
-// axisUsage makes an error about a campaign's axes a usage error: other
-// flags fix it.
-func axisUsage(err error) error {
+// plotUsage makes an error that other flags fix a usage error: a
+// campaign that cannot be drawn over the axes asked for, or a document
+// that is not the figure's.
+func plotUsage(err error) error {
 	var ae *plotarchive.AxisError
-	if errors.As(err, &ae) {
+	var de *plot.DocumentError
+	if errors.As(err, &ae) || errors.As(err, &de) {
 		return usageError{err}
 	}
 	return err
 }
 
-// runDocument reads a stored run's -J document back, for the figures of
-// one run (timeline, latency, load).
-func runDocument(ctx context.Context, kind string, f *plotFlags) (*resultjson.Document, string, error) {
+// runFigure draws kind of the stored run f.run.
+func runFigure(ctx context.Context, kind string, f *plotFlags) (*plot.Figure, error) {
 	store, err := openArchiveToRead(ctx, f.db)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	defer store.Close()
 	r, err := store.Get(ctx, f.run)
+	if errors.Is(err, archive.ErrNotFound) {
+		return nil, usageError{err}
+	}
 	if err != nil {
-		if errors.Is(err, archive.ErrNotFound) {
-			return nil, "", usageError{err}
-		}
-		return nil, "", err
+		return nil, err
 	}
-	subject := "run " + r.ID
-	if r.Campaign != "" {
-		subject += " of campaign " + r.Campaign
-	}
-	if r.DocumentFormat != archive.FormatJSON {
-		return nil, "", usagef("run %s was imported from a %s log, which keeps no %s data: plot its campaign instead", r.ID, r.DocumentFormat, kind)
-	}
-	doc, err := resultjson.Read(bytes.NewReader(r.Document))
-	if err != nil {
-		return nil, "", fmt.Errorf("run %s: %w", r.ID, err)
-	}
-	if want := fileKinds[kind]; doc.Kind != want {
-		return nil, "", usagef("run %s is %s run; plot %s needs %s run", r.ID, describeDoc(doc.Kind), kind, describeDoc(want))
-	}
-	return doc, subject, nil
+	return plotarchive.RunFigure(kind, r)
 }

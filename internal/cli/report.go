@@ -1,21 +1,17 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/wireperf/wireperf/internal/archive"
+	"github.com/wireperf/wireperf/internal/archive/archiveview"
 	"github.com/wireperf/wireperf/internal/flagvalue"
-	"github.com/wireperf/wireperf/internal/report"
 	"github.com/wireperf/wireperf/internal/report/reportarchive"
 	"github.com/wireperf/wireperf/internal/version"
 )
@@ -68,54 +64,22 @@ func runReport(ctx context.Context, e env, f *reportFlags) error {
 		return err
 	}
 	defer store.Close()
-	p := report.Page{Generated: time.Now(), Version: version.String()}
-	var names []string
+	sel := reportarchive.Selection{Campaign: f.campaign, Since: f.since, Now: time.Now()}
 	switch {
 	case f.campaign != "":
 		if err := requireCampaign(ctx, store, f.campaign); err != nil {
 			return err
 		}
-		names = []string{f.campaign}
-		p.Title = "wireperf report: campaign " + f.campaign
 	case f.run != "":
-		r, err := store.Get(ctx, f.run)
-		if err != nil {
+		if sel.Run, err = store.Get(ctx, f.run); err != nil {
 			if errors.Is(err, archive.ErrNotFound) {
 				return usagef("no run %q in %s (runs: %s)", f.run, archive.Redact(store.DSN()), recentRunIDs(ctx, store))
 			}
 			return err
 		}
-		p.Title = "wireperf report: run " + r.ID
-		if err := os.MkdirAll(f.output, 0o755); err != nil {
-			return err
-		}
-		p.Sections = []report.Section{reportarchive.Run(r, f.output)}
-	default:
-		names, err = reportarchive.CampaignsSince(ctx, store, time.Now().Add(-f.since))
-		if err != nil {
-			return err
-		}
-		p.Title = fmt.Sprintf("wireperf report: campaigns of the last %s", f.since)
-		if len(names) == 0 {
-			p.Empty = fmt.Sprintf("No campaign has runs started in the last %s.", f.since)
-		}
 	}
-	if err := os.MkdirAll(f.output, 0o755); err != nil {
-		return err
-	}
-	for _, name := range names {
-		s, err := reportarchive.Campaign(ctx, store, name, f.output)
-		if err != nil {
-			return err
-		}
-		p.Sections = append(p.Sections, s)
-	}
-	var buf bytes.Buffer
-	if err := report.Render(&buf, p); err != nil {
-		return err
-	}
-	out := filepath.Join(f.output, "index.html")
-	if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
+	out, err := reportarchive.Write(ctx, store, sel, f.output, version.String())
+	if err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "wrote %s\n", out)
@@ -132,14 +96,5 @@ func listOrNone(names []string) string {
 // recentRunIDs names up to ten stored runs, newest first.
 func recentRunIDs(ctx context.Context, store *archive.Store) string {
 	runs, _ := store.List(ctx, archive.Filter{})
-	sort.SliceStable(runs, func(i, j int) bool { return runs[i].Started.After(runs[j].Started) })
-	var ids []string
-	for i, r := range runs {
-		if i == 10 {
-			ids = append(ids, fmt.Sprintf("and %d more", len(runs)-10))
-			break
-		}
-		ids = append(ids, r.ID)
-	}
-	return listOrNone(ids)
+	return listOrNone(archiveview.RecentRunIDs(runs))
 }

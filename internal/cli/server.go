@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wireperf/wireperf/internal/auth/authflags"
 	"github.com/wireperf/wireperf/internal/emit"
 	"github.com/wireperf/wireperf/internal/flagvalue"
 	"github.com/wireperf/wireperf/internal/server"
@@ -18,10 +19,9 @@ import (
 func newServerCmd(e env) *cobra.Command {
 	cfg := server.Config{Port: spec.DefaultPort, Limits: server.DefaultLimits(), ShutdownGrace: 5 * time.Second}
 	var logfile string
-	var sec serverSecurity
+	var sec authflags.Server
+	var ag authflags.Agent
 	var jsonOutput bool
-	var agentMode bool
-	var agentKeyFile, clientKeyFile string
 	log := logOptions{level: "info", format: "text"}
 	cmd := &cobra.Command{
 		Use:   "server",
@@ -43,12 +43,12 @@ func newServerCmd(e env) *cobra.Command {
 				return usagef("--client-prefix-v4 wants 1 to 32, --client-prefix-v6 1 to 128")
 			}
 			var err error
-			if cfg.Keys, cfg.ACL, cfg.TLS, err = sec.apply(); err != nil {
-				return err
+			if cfg.Keys, cfg.ACL, cfg.TLS, err = sec.Load(); err != nil {
+				return usageError{err}
 			}
-			cfg.Iperf3Open = sec.iperf3Open
-			if cfg.Agent, err = agentOf(agentMode, agentKeyFile, clientKeyFile); err != nil {
-				return err
+			cfg.Iperf3Open = sec.Iperf3Open
+			if cfg.Agent, err = ag.Load(); err != nil {
+				return usageError{err}
 			}
 			out, closeOut, err := openOutput(logfile, e.stderr)
 			if err != nil {
@@ -97,10 +97,8 @@ func newServerCmd(e env) *cobra.Command {
 	fs.IntVar(&cfg.Limits.PrefixV4, "client-prefix-v4", cfg.Limits.PrefixV4, "leading bits of an IPv4 address that make one client, for the per-client limits")
 	fs.IntVar(&cfg.Limits.PrefixV6, "client-prefix-v6", cfg.Limits.PrefixV6, "leading bits of an IPv6 address that make one client, for the per-client limits")
 	fs.Var(flagvalue.Duration(&cfg.StatusInterval), "status-interval", "log the server's counters and goroutines this often (0: never)")
-	sec.register(fs)
-	fs.BoolVar(&agentMode, "agent", false, "also run client tests for a group controller that holds a key of --agent-key-file (wireperf group)")
-	fs.StringVar(&agentKeyFile, "agent-key-file", "", "with --agent: the keys of the controllers it serves, a file of \"name key\" lines (mode 600)")
-	fs.StringVar(&clientKeyFile, "client-key-file", "", "with --agent: the key it proves to receivers that require one (--auth-key-file on their server), a file whose first \"name key\" line is used (mode 600)")
+	sec.Register(fs)
+	ag.Register(fs)
 	fs.Var(flagvalue.Duration(&cfg.ShutdownGrace), "shutdown-grace", "on SIGINT/SIGTERM, how long running tests may finish before they are aborted")
 	fs.BoolVarP(&jsonOutput, "json", "J", false, "iperf3 clients' --get-server-output in JSON rather than text")
 	fs.StringVar(&logfile, "logfile", "", "write the log to this file instead of stderr (appends)")

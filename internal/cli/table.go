@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -48,9 +49,7 @@ func runTable(cmd *cobra.Command, e env, f *tableFlags) error {
 	if f.rows == "" {
 		return usagef("table needs --rows AXIS (%s)", strings.Join(campaign.AxisNames(), ", "))
 	}
-	switch f.format {
-	case "text", "csv", "json", "markdown":
-	default:
+	if !slices.Contains(pivotfmt.Formats, f.format) {
 		return usagef("--format %q: want text, csv, json or markdown", f.format)
 	}
 	rows, _ := campaign.CanonicalAxis(f.rows)
@@ -58,10 +57,11 @@ func runTable(cmd *cobra.Command, e env, f *tableFlags) error {
 	if cols != "" {
 		cols, _ = campaign.CanonicalAxis(cols)
 	}
-	filter, keep, err := f.sel.filter(time.Now())
+	sel, err := f.sel.selection(time.Now())
 	if err != nil {
 		return err
 	}
+	filter := sel.Filter
 	store, err := openArchiveToRead(cmd.Context(), f.sel.db)
 	if err != nil {
 		return err
@@ -77,25 +77,14 @@ func runTable(cmd *cobra.Command, e env, f *tableFlags) error {
 	if err != nil {
 		return err
 	}
-	var runs []*archive.Run
-	for _, r := range all {
-		if keep(r) {
-			runs = append(runs, r)
-		}
-	}
+	runs := sel.Keep(all)
 	t, _, err := archive.Pivot(runs, rows, cols, f.value, f.stat)
 	if err != nil {
 		return usageError{err}
 	}
-	switch f.format {
-	case "json":
-		return pivotfmt.WriteJSON(e.stdout, t)
-	case "csv":
-		return pivotfmt.WriteCSV(e.stdout, t)
-	case "markdown":
-		pivotfmt.WriteMarkdown(e.stdout, t)
-	default:
-		pivotfmt.WriteText(e.stdout, t)
+	// JSON and CSV are for programs: no notes after them.
+	if err := pivotfmt.Write(e.stdout, t, f.format); err != nil || f.format == "json" || f.format == "csv" {
+		return err
 	}
 	if rows == campaign.AxisWindow || cols == campaign.AxisWindow {
 		for _, note := range pivotfmt.CappedWindowNotes(cmd.Context(), store, runs) {

@@ -4,13 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/wireperf/wireperf/internal/archive"
+	"github.com/wireperf/wireperf/internal/archive/archiveview"
 	"github.com/wireperf/wireperf/internal/daemon"
 )
 
@@ -123,20 +122,7 @@ func newTaskListCmd(e env) *cobra.Command {
 				enc.SetIndent("", "  ")
 				return enc.Encode(out)
 			}
-			tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tNAME\tSOURCE\tDEST\tREPEAT\tSLIP\tCLASS\tSTATE\tTEST")
-			for _, t := range tasks {
-				state := "active"
-				if t.Paused {
-					state = "paused"
-				}
-				repeat := "once"
-				if t.Repeat > 0 {
-					repeat = t.Repeat.String()
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%v\t%s\t%s\t%s\n", t.ID, t.Name, t.Source, t.Dest, repeat, t.Slip, t.Class, state, strings.Join(t.Args, " "))
-			}
-			return tw.Flush()
+			return archiveview.WriteTasks(e.stdout, tasks)
 		},
 	}
 	cmd.Flags().StringVar(&host, "host", "", "only the tasks this host runs")

@@ -100,6 +100,26 @@ func Grid(t *archive.Table) [][]string {
 	return grid
 }
 
+// Formats are the forms Write prints a table in.
+var Formats = []string{"text", "csv", "json", "markdown"}
+
+// Write prints the table in format, one of Formats.
+func Write(w io.Writer, t *archive.Table, format string) error {
+	switch format {
+	case "json":
+		return WriteJSON(w, t)
+	case "csv":
+		return WriteCSV(w, t)
+	case "markdown":
+		WriteMarkdown(w, t)
+	case "text":
+		WriteText(w, t)
+	default:
+		return fmt.Errorf("no table format %q: want %s", format, strings.Join(Formats, ", "))
+	}
+	return nil
+}
+
 // WriteText prints the grid in aligned columns under a line that says
 // what the cells are.
 func WriteText(w io.Writer, t *archive.Table) { writeGrid(w, t, false) }

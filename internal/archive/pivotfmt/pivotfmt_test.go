@@ -228,3 +228,27 @@ func TestCappedWindowNotes(t *testing.T) {
 		})
 	}
 }
+
+// Write prints each format as its own writer does, and refuses another.
+func TestWrite(t *testing.T) {
+	tab := gridTable(t)
+	writers := map[string]func(w *strings.Builder){
+		"text":     func(w *strings.Builder) { WriteText(w, tab) },
+		"markdown": func(w *strings.Builder) { WriteMarkdown(w, tab) },
+		"csv":      func(w *strings.Builder) { _ = WriteCSV(w, tab) },
+		"json":     func(w *strings.Builder) { _ = WriteJSON(w, tab) },
+	}
+	for _, format := range Formats {
+		var got, want strings.Builder
+		if err := Write(&got, tab, format); err != nil {
+			t.Fatalf("%s: %v", format, err)
+		}
+		writers[format](&want)
+		if got.String() != want.String() || got.Len() == 0 {
+			t.Errorf("%s:\n%s\nwant:\n%s", format, got.String(), want.String())
+		}
+	}
+	if err := Write(&strings.Builder{}, tab, "xml"); err == nil || !strings.Contains(err.Error(), "xml") {
+		t.Errorf("xml: %v", err)
+	}
+}

@@ -366,3 +366,70 @@ func StoredSweeps(ctx context.Context, store *archive.Store, runs []*archive.Run
 	}
 	return plot.CompareUDPMon(labels, ins)
 }
+
+// CampaignFigure draws kind (sweep or heatmap) of the campaign name's
+// runs: value, the mean over repetitions, along the axis x, with one line
+// per value of other (sweep) or other along y (heatmap). An *AxisError
+// says the campaign cannot be drawn so.
+func CampaignFigure(kind string, runs []*archive.Run, name, x, other, value string) (*plot.Figure, error) {
+	footer := CampaignFooter(name, runs)
+	if kind == "heatmap" {
+		t, _, err := archive.Pivot(runs, other, x, value, archive.StatMean)
+		if err != nil {
+			return nil, &AxisError{err.Error()}
+		}
+		in, err := HeatmapOf(t, footer)
+		if err != nil {
+			return nil, err
+		}
+		return plot.Heatmap(in)
+	}
+	t, _, err := archive.Pivot(runs, x, other, value, archive.StatMean)
+	if err != nil {
+		return nil, &AxisError{err.Error()}
+	}
+	in, err := SweepOf(t, footer)
+	if err != nil {
+		return nil, err
+	}
+	return plot.Sweep(in)
+}
+
+// UDPMonCampaignFigure draws the campaign name as a UDPmon sweep: a sizes
+// × spacings campaign over its axes (UDPMonCampaignOf), or a campaign of
+// whole sweeps (wireperf udpmon --save --campaign) from their documents
+// (StoredSweeps).
+func UDPMonCampaignFigure(ctx context.Context, store *archive.Store, runs []*archive.Run, name string) (*plot.Figure, error) {
+	if !IsUDPMonCampaign(runs) {
+		if fig, err := StoredSweeps(ctx, store, runs); fig != nil || err != nil {
+			return fig, err
+		}
+	}
+	in, err := UDPMonCampaignOf(runs, name, CampaignFooter(name, runs))
+	if err != nil {
+		return nil, err
+	}
+	return plot.UDPMon(in)
+}
+
+// RunFigure draws kind (timeline, latency, load or udpmon) of one stored
+// run from its -J document. A run imported from a log keeps no such
+// document, and a run of another kind has another one: both are a
+// *plot.DocumentError.
+func RunFigure(kind string, r *archive.Run) (*plot.Figure, error) {
+	subject := "run " + r.ID
+	if r.Campaign != "" {
+		subject += " of campaign " + r.Campaign
+	}
+	if r.DocumentFormat != archive.FormatJSON {
+		return nil, &plot.DocumentError{Msg: fmt.Sprintf("run %s was imported from a %s log, which keeps no %s data: plot its campaign instead", r.ID, r.DocumentFormat, kind)}
+	}
+	doc, err := resultjson.Read(bytes.NewReader(r.Document))
+	if err != nil {
+		return nil, fmt.Errorf("run %s: %w", r.ID, err)
+	}
+	if err := plot.CheckDocument(kind, doc, "run "+r.ID, "run"); err != nil {
+		return nil, err
+	}
+	return plot.DocumentFigure(kind, doc, subject)
+}

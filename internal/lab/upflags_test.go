@@ -1,0 +1,76 @@
+package lab
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+
+	"github.com/wireperf/wireperf/internal/lab/impair"
+)
+
+func parseUpFlags(t *testing.T, args ...string) (*UpFlags, *pflag.FlagSet) {
+	t.Helper()
+	f, fs := NewUpFlags(), pflag.NewFlagSet("up", pflag.ContinueOnError)
+	f.Register(fs)
+	if err := fs.Parse(args); err != nil {
+		t.Fatalf("%q: %v", args, err)
+	}
+	return f, fs
+}
+
+// The simple settings apply to both directions through Directions; the
+// per-direction ones (duplication, burst loss, the queue) replace them
+// with full configurations carrying the same settings.
+func TestUpFlagsConfig(t *testing.T) {
+	f, fs := parseUpFlags(t, "--rtt", "20ms", "--loss", "0.5%", "--rate", "1g")
+	cfg, err := f.Config(fs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.RTT.Milliseconds() != 20 || cfg.Loss != 0.005 || cfg.Rate != 1e9 || cfg.MTU != 1500 || cfg.AtoB != nil {
+		t.Errorf("config %+v", cfg)
+	}
+	f, fs = parseUpFlags(t, "--rtt", "20ms", "--rate", "1g", "--duplicate", "1%", "--burst-loss", "1%,30%", "--queue", "1M")
+	if cfg, err = f.Config(fs); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.AtoB == nil || cfg.BtoA == nil {
+		t.Fatalf("per-direction settings not built: %+v", cfg)
+	}
+	for name, d := range map[string]*impair.Config{"a→b": cfg.AtoB, "b→a": cfg.BtoA} {
+		if d.Duplicate != 0.01 || d.GE == nil || d.GE.P != 0.01 || d.GE.R != 0.3 || d.QueueLimit != 1<<20 || d.Delay.Milliseconds() != 10 {
+			t.Errorf("%s: %+v", name, *d)
+		}
+	}
+	if cfg.AtoB.GE == cfg.BtoA.GE {
+		t.Error("both directions share one burst-loss state")
+	}
+}
+
+func TestUpFlagsRefuse(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--mtu", "100"}, "--mtu 100"},
+		{[]string{"--rtt", "3h"}, "--rtt"},
+		{[]string{"--queue", "1M"}, "give --rate too"},
+		{[]string{"--rate", "1g", "--queue", "3G"}, "--queue"},
+		{[]string{"--senders", "99"}, "--senders 99"},
+		{[]string{"--access-rate", "1g"}, "give --senders too"},
+		{[]string{"--jitter", "1ms", "--reorder", "1%"}, ""},
+	} {
+		f, fs := parseUpFlags(t, c.args...)
+		_, err := f.Config(fs)
+		if c.want == "" {
+			if err != nil {
+				t.Errorf("%q: %v", c.args, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.args, err, c.want)
+		}
+	}
+}
