@@ -165,7 +165,18 @@ func TestCloseRemovesNamespaces(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	time.Sleep(100 * time.Millisecond) // bounded poll wanted instead: a fixed 100 ms for the command to enter the namespace (lab files take comments only here)
+	// The process is in the namespace once it runs sleep itself (the
+	// namespace is entered before the exec).
+	comm := fmt.Sprintf("/proc/%d/comm", cmd.Process.Pid)
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		if b, err := os.ReadFile(comm); err == nil && strings.TrimSpace(string(b)) == "sleep" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the command never ran inside the lab host")
+		}
+		time.Sleep(5 * time.Millisecond) // bounded poll: until the command runs, 5 s at most
+	}
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
