@@ -157,7 +157,17 @@ func (k *kernelCounts) cutReceiver(s *tcpflow.Stream) {
 	if mss <= 0 {
 		mss = int64(info.AdvMSS)
 	}
-	k.hold.cut(k.last-k.cutC, info.DataSegsIn-k.cutSegs, info.RcvOOOPack-k.cutOOO, mss)
+	if k.hold.cut(k.last-k.cutC, info.DataSegsIn-k.cutSegs, info.RcvOOOPack-k.cutOOO, mss) > 0 {
+		if rc, err := s.SyscallConn(); err == nil {
+			// Unread first: bytes arriving between the two reads then
+			// loosen the bound rather than tighten it below the truth.
+			queued, qerr := tcpinfo.Queued(rc)
+			mem, merr := tcpinfo.ReceiveMemory(rc)
+			if merr == nil && qerr == nil {
+				k.hold.bound(mem - int64(queued))
+			}
+		}
+	}
 	k.cutC, k.cutSegs, k.cutOOO = k.last, info.DataSegsIn, info.RcvOOOPack
 }
 

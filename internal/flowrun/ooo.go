@@ -40,3 +40,13 @@ func (h *heldOutOfOrder) cut(dIn int64, dSegs, dOOO uint32, mss int64) int64 {
 	h.held = min(max(h.held+ooo-released, 0), h.arrived)
 	return h.held
 }
+
+// bound caps the estimate by what the kernel can be holding out of order:
+// the receive memory charged to the socket less the in-order bytes
+// waiting unread (SO_MEMINFO, SIOCINQ). Every buffer's true size is at
+// least its payload, so the out-of-order payload is at most that; an
+// estimate above it (a segment counted out of order twice, say) is cut.
+func (h *heldOutOfOrder) bound(limit int64) int64 {
+	h.held = min(h.held, max(limit, 0))
+	return h.held
+}

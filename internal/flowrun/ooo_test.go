@@ -37,3 +37,25 @@ func TestHeldOutOfOrder(t *testing.T) {
 		t.Fatalf("no mss: %d", got)
 	}
 }
+
+// TestHeldOutOfOrderBound: the kernel can't hold more out of order than
+// the receive memory it charges, less what waits unread in order. An
+// estimate above that is cut to it, one below is left, and the bound
+// never makes the estimate negative.
+func TestHeldOutOfOrderBound(t *testing.T) {
+	const mss = 1448
+	var h heldOutOfOrder
+	// A hole opens: 1,000 segments arrive out of order, none in order.
+	if got := h.cut(0, 1000, 1000, mss); got != 1000*mss {
+		t.Fatalf("held %d, want %d", got, 1000*mss)
+	}
+	if got := h.bound(600 * mss); got != 600*mss {
+		t.Fatalf("bounded to %d, want %d", got, 600*mss)
+	}
+	if got := h.bound(2000 * mss); got != 600*mss {
+		t.Fatalf("a looser bound raised the estimate to %d", got)
+	}
+	if got := h.bound(-5); got != 0 {
+		t.Fatalf("a bound below zero left %d", got)
+	}
+}

@@ -1,6 +1,7 @@
 package tcpinfo
 
 import (
+	"encoding/binary"
 	"fmt"
 	"syscall"
 
@@ -53,4 +54,25 @@ func Queued(c syscall.RawConn) (int, error) {
 		return 0, fmt.Errorf("ioctl SIOCINQ: %w", err)
 	}
 	return n, nil
+}
+
+// ReceiveMemory is the memory the kernel charges to a socket's receiving
+// side (SO_MEMINFO's SK_MEMINFO_RMEM_ALLOC): every buffer it holds, in
+// order and out of order, at its true size. It bounds the payload held
+// out of order: at most this, less what waits unread in order.
+func ReceiveMemory(c syscall.RawConn) (int64, error) {
+	var buf [4 * unix.SK_MEMINFO_VARS]byte
+	var n int
+	var err error
+	if cerr := c.Control(func(fd uintptr) { n, err = getsockopt(int(fd), unix.SOL_SOCKET, unix.SO_MEMINFO, buf[:]) }); cerr != nil {
+		return 0, cerr
+	}
+	if err != nil {
+		return 0, fmt.Errorf("getsockopt SO_MEMINFO: %w", err)
+	}
+	if n < 4*(unix.SK_MEMINFO_RMEM_ALLOC+1) {
+		return 0, fmt.Errorf("getsockopt SO_MEMINFO: kernel returned %d bytes", n)
+	}
+	i := 4 * unix.SK_MEMINFO_RMEM_ALLOC
+	return int64(binary.NativeEndian.Uint32(buf[i : i+4])), nil
 }

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"io"
 	"net"
+	"runtime"
 	"syscall"
 	"testing"
+	"time"
 )
 
 const transferSize = 1 << 20
@@ -145,5 +147,34 @@ func BenchmarkGet(b *testing.B) {
 		if _, err := Get(rc); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// ReceiveMemory charges at least the unread bytes' payload: the server
+// leaves 64 KiB from the client unread.
+func TestReceiveMemoryCoversUnread(t *testing.T) {
+	client, server := transfer(t, "")
+	const unread = 64 << 10
+	if _, err := client.Write(make([]byte, unread)); err != nil {
+		t.Fatal(err)
+	}
+	rc, err := server.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The bytes arrive over loopback at once; poll until all are queued.
+	var queued int
+	for deadline := time.Now().Add(5 * time.Second); queued < unread && time.Now().Before(deadline); {
+		if queued, err = Queued(rc); err != nil {
+			t.Fatal(err)
+		}
+		runtime.Gosched()
+	}
+	mem, err := ReceiveMemory(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if queued != unread || mem < int64(queued) {
+		t.Fatalf("unread %d (want %d), receive memory %d: want at least the unread bytes", queued, unread, mem)
 	}
 }

@@ -15,3 +15,8 @@ func Get(c syscall.RawConn) (*Info, error) {
 func Queued(c syscall.RawConn) (int, error) {
 	return 0, ErrUnsupported
 }
+
+// ReceiveMemory is Linux's SO_MEMINFO; elsewhere it is unsupported.
+func ReceiveMemory(c syscall.RawConn) (int64, error) {
+	return 0, ErrUnsupported
+}
