@@ -189,6 +189,8 @@ func (a Axis) configure(pa *gplot.Axis, values []float64, log bool) {
 		case a.fixed():
 		case a.AtData:
 			lo, hi = lo/1.15, hi*1.15 // the end points clear of the frame
+		case a.Quantity == Bytes:
+			lo, hi = pow2Down(lo), pow2Up(hi)
 		default:
 			lo, hi = niceDown(lo), niceUp(hi)
 		}
@@ -271,6 +273,9 @@ func (t logTicker) Ticks(min, max float64) []gplot.Tick {
 	if min <= 0 || max <= 0 || min > max {
 		return nil
 	}
+	if t.q == Bytes {
+		return binaryTicks(min, max)
+	}
 	var ticks []gplot.Tick
 	labelled := 0
 	// Over less than three decades the 2s and 5s are labelled too.
@@ -292,6 +297,36 @@ func (t logTicker) Ticks(min, max float64) []gplot.Tick {
 	}
 	if labelled < 2 {
 		ticks = append(ticks, gplot.Tick{Value: min, Label: tickLabel(t.q, min)}, gplot.Tick{Value: max, Label: tickLabel(t.q, max)})
+	}
+	return ticks
+}
+
+// binaryTicks is a log byte axis's ticks: one at each power of two, the
+// labelled ones a power of 2, 4, 16 or 1024 apart so that about six read
+// ("16 KBytes", "64 KBytes", "1 MBytes"), as iperf counts bytes; with
+// fewer than two in view, the range's ends are labelled too.
+func binaryTicks(min, max float64) []gplot.Tick {
+	lo, hi := int(math.Ceil(math.Log2(min)-1e-9)), int(math.Floor(math.Log2(max)+1e-9))
+	step := 10
+	for _, s := range []int{1, 2, 4} {
+		if (hi-lo)/s <= 6 {
+			step = s
+			break
+		}
+	}
+	var ticks []gplot.Tick
+	labelled := 0
+	for e := lo; e <= hi; e++ {
+		v := math.Ldexp(1, e)
+		tk := gplot.Tick{Value: v}
+		if e%step == 0 {
+			tk.Label = tickLabel(Bytes, v)
+			labelled++
+		}
+		ticks = append(ticks, tk)
+	}
+	if labelled < 2 {
+		ticks = append(ticks, gplot.Tick{Value: min, Label: tickLabel(Bytes, min)}, gplot.Tick{Value: max, Label: tickLabel(Bytes, max)})
 	}
 	return ticks
 }
@@ -336,6 +371,12 @@ func niceDown(v float64) float64 {
 	}
 	return base
 }
+
+// pow2Down is the largest power of two at or below v > 0; pow2Up the
+// smallest at or above it. A log byte axis ends on them.
+func pow2Down(v float64) float64 { return math.Ldexp(1, int(math.Floor(math.Log2(v)+1e-9))) }
+
+func pow2Up(v float64) float64 { return math.Ldexp(1, int(math.Ceil(math.Log2(v)-1e-9))) }
 
 func niceUp(v float64) float64 {
 	base := math.Pow(10, math.Floor(math.Log10(v)))

@@ -71,6 +71,9 @@ type Panel struct {
 	Series []Series
 	// XLog and YLog say whether the panel's axes are logarithmic.
 	XLog, YLog bool
+	// key, when set, is a colour key drawn beside the panel, right of its
+	// plot area (the heatmap's scale).
+	key *colourKey
 }
 
 // Series returns the panel's series of that name, or nil.
@@ -209,6 +212,13 @@ func (f *Figure) Draw(c draw.Canvas) {
 		c.FillText(small, vg.Point{X: c.Min.X, Y: bottom - vg.Length(i)*lineH}, l)
 	}
 	area := draw.Crop(c, 0, 0, bottom-c.Min.Y+panelGap, top-c.Max.Y)
+	var keyWidth vg.Length
+	for _, p := range f.Panels {
+		if p.key != nil {
+			keyWidth = max(keyWidth, p.key.width())
+		}
+	}
+	area = draw.Crop(area, 0, -keyWidth, 0, 0)
 	plots := make([][]*gplot.Plot, len(f.Panels))
 	for i, p := range f.Panels {
 		plots[i] = []*gplot.Plot{p.Plot}
@@ -217,5 +227,9 @@ func (f *Figure) Draw(c draw.Canvas) {
 	canvases := gplot.Align(plots, tiles, area)
 	for i, p := range f.Panels {
 		p.Plot.Draw(canvases[i][0])
+		if p.key != nil {
+			data := p.Plot.DataCanvas(canvases[i][0])
+			p.key.draw(c, data.Rectangle, canvases[i][0].Max.X)
+		}
 	}
 }

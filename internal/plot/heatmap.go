@@ -8,7 +8,6 @@ import (
 	"strconv"
 
 	gplot "gonum.org/v1/plot"
-	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -55,8 +54,6 @@ func Heatmap(in HeatmapInput) (*Figure, error) {
 	}
 	f := &Figure{Kind: "heatmap", Title: in.Title, Footer: in.Footer}
 	p := gplot.New()
-	p.Legend.Top = true
-	p.Legend.TextStyle.Font.Size = 8
 	p.X.Label.TextStyle.Font.Size = 9
 	p.Y.Label.TextStyle.Font.Size = 9
 	p.X.Tick.Label.Font.Size = 8
@@ -66,23 +63,28 @@ func Heatmap(in HeatmapInput) (*Figure, error) {
 
 	unit, div := linearUnit(in.Value.Quantity, math.Max(math.Abs(lo), math.Abs(hi)))
 	g := heatGrid{in.Cells}
-	pal := moreland.SmoothBlueRed().Palette(64)
+	pal := sequential{}
 	var labels plotter.XYLabels
 	var labelColors []color.Color
+	hasNaN := false
+	for _, row := range in.Cells {
+		for _, v := range row {
+			hasNaN = hasNaN || math.IsNaN(v)
+		}
+	}
 	if !math.IsInf(lo, 0) {
 		hm := plotter.NewHeatMap(g, pal)
 		hm.Min, hm.Max = lo, hi
 		if lo == hi {
 			hm.Min, hm.Max = lo-1, hi+1
 		}
-		hm.NaN = color.Gray{Y: 0xdd}
+		hm.NaN = noResult
 		p.Add(hm)
-		for _, th := range []struct {
-			name string
-			v    float64
-		}{{"low", lo}, {"high", hi}} {
-			c := pal.Colors()[paletteIndex(th.v, hm.Min, hm.Max, len(pal.Colors()))]
-			p.Legend.Add(fmt.Sprintf("%s: %s %s", th.name, threeSignificant(th.v/div), unit), swatch{c})
+		panel.key = &colourKey{
+			low:  fmt.Sprintf("%s %s", threeSignificant(lo/div), unit),
+			high: fmt.Sprintf("%s %s", threeSignificant(hi/div), unit),
+			same: lo == hi,
+			nan:  hasNaN,
 		}
 	}
 	for j, row := range in.Cells {
@@ -97,8 +99,9 @@ func Heatmap(in HeatmapInput) (*Figure, error) {
 			if !math.IsNaN(v) {
 				text = threeSignificant(v / div)
 				if hi > lo {
-					c := pal.Colors()[paletteIndex(v, lo, hi, len(pal.Colors()))]
-					clr = readableOn(c)
+					clr = readableOn(heatColour((v - lo) / (hi - lo)))
+				} else {
+					clr = readableOn(heatColour(0.5))
 				}
 			}
 			labels.XYs = append(labels.XYs, plotter.XY{X: float64(i), Y: float64(j)})
@@ -147,14 +150,6 @@ func indexTicks(q Quantity, values []float64, labels []string) gplot.ConstantTic
 	return ticks
 }
 
-func paletteIndex(v, lo, hi float64, n int) int {
-	if hi <= lo {
-		return n / 2
-	}
-	i := int((v - lo) / (hi - lo) * float64(n-1))
-	return max(0, min(n-1, i))
-}
-
 // readableOn is black or white, whichever reads on background c.
 func readableOn(c color.Color) color.Color {
 	r, g, b, _ := c.RGBA()
@@ -181,12 +176,123 @@ func threeSignificant(v float64) string {
 	}
 }
 
-// swatch is a legend thumbnail filled with one colour.
-type swatch struct{ c color.Color }
+// noResult is the colour of a cell without a result.
+var noResult = color.Gray{Y: 0xdd}
 
-func (s swatch) Thumbnail(c *draw.Canvas) {
-	c.FillPolygon(s.c, c.ClipPolygonXY([]vg.Point{
-		{X: c.Min.X, Y: c.Min.Y}, {X: c.Max.X, Y: c.Min.Y},
-		{X: c.Max.X, Y: c.Max.Y}, {X: c.Min.X, Y: c.Max.Y},
-	}))
+// heatStops is a sequential colour map, light for little and dark for
+// much (viridis, from its yellow end to its purple one): a magnitude
+// reads by lightness alone, also in grey print and to colour-blind eyes.
+var heatStops = []color.RGBA{
+	{0xfd, 0xe7, 0x25, 0xff},
+	{0x5e, 0xc9, 0x62, 0xff},
+	{0x21, 0x91, 0x8c, 0xff},
+	{0x3b, 0x52, 0x8b, 0xff},
+	{0x44, 0x01, 0x54, 0xff},
 }
+
+// heatColour is the map's colour at f in [0, 1], linear between stops.
+func heatColour(f float64) color.RGBA {
+	f = math.Max(0, math.Min(1, f))
+	pos := f * float64(len(heatStops)-1)
+	i := min(int(pos), len(heatStops)-2)
+	t := pos - float64(i)
+	a, b := heatStops[i], heatStops[i+1]
+	mix := func(x, y uint8) uint8 { return uint8(math.Round(float64(x) + t*(float64(y)-float64(x)))) }
+	return color.RGBA{mix(a.R, b.R), mix(a.G, b.G), mix(a.B, b.B), 0xff}
+}
+
+// sequential is heatColour as the palette gonum's heat map draws with.
+type sequential struct{}
+
+// heatLevels is how many colours the heat map picks from.
+const heatLevels = 64
+
+func (sequential) Colors() []color.Color {
+	out := make([]color.Color, heatLevels)
+	for i := range out {
+		out[i] = heatColour(float64(i) / (heatLevels - 1))
+	}
+	return out
+}
+
+// colourKey is the heatmap's scale, drawn right of the cells rather than
+// over them: a bar from the lowest value's colour (bottom) to the
+// highest's (top), each end labelled, and a swatch for cells without a
+// result. Every swatch has a dark outline, so that the light end and the
+// grey read against the white page.
+type colourKey struct {
+	low, high string
+	same      bool // one value only: the bar is its colour alone
+	nan       bool // some cells have no result
+	// drawnAt and cellsAt are where the last Draw put the key and the
+	// cells, so that tests can check that they do not overlap.
+	drawnAt, cellsAt vg.Rectangle
+}
+
+const (
+	keyGap      = 8 // between the plot and the key
+	keyBarWidth = 10
+	keyTextGap  = 3
+	keyFontSize = 8
+)
+
+var keyOutline = draw.LineStyle{Color: color.Gray{Y: 0x40}, Width: vg.Points(0.5)}
+
+func (k *colourKey) labels() []string {
+	out := []string{k.low, k.high}
+	if k.nan {
+		out = append(out, noResultLabel)
+	}
+	return out
+}
+
+const noResultLabel = "no result"
+
+// width is the room the key takes right of the plot.
+func (k *colourKey) width() vg.Length {
+	st := textStyle(keyFontSize, color.Black, draw.XLeft)
+	var w vg.Length
+	for _, l := range k.labels() {
+		w = max(w, st.Width(l))
+	}
+	return keyGap + keyBarWidth + keyTextGap + w
+}
+
+// draw puts the key on c right of x, beside the cells' rectangle.
+func (k *colourKey) draw(c draw.Canvas, cells vg.Rectangle, x vg.Length) {
+	st := textStyle(keyFontSize, color.Black, draw.XLeft)
+	st.YAlign = draw.YCenter
+	x0 := x + keyGap
+	x1 := x0 + keyBarWidth
+	top, bottom := cells.Max.Y, cells.Min.Y
+	if k.nan {
+		// The no-result swatch sits at the bottom, a bar's width tall.
+		c.FillPolygon(noResult, rect(x0, bottom, x1, bottom+keyBarWidth))
+		c.StrokeLines(keyOutline, closed(rect(x0, bottom, x1, bottom+keyBarWidth)))
+		c.FillText(st, vg.Point{X: x1 + keyTextGap, Y: bottom + keyBarWidth/2}, noResultLabel)
+		bottom += 2 * keyBarWidth
+	}
+	const steps = 48
+	h := (top - bottom) / steps
+	for i := 0; i < steps; i++ {
+		f := (float64(i) + 0.5) / steps
+		if k.same {
+			f = 0.5
+		}
+		y := bottom + vg.Length(i)*h
+		// Each step reaches the top and the next paints over it, so that
+		// no seam shows between steps.
+		c.FillPolygon(heatColour(f), rect(x0, y, x1, top))
+	}
+	c.StrokeLines(keyOutline, closed(rect(x0, bottom, x1, top)))
+	c.FillText(st, vg.Point{X: x1 + keyTextGap, Y: top - keyFontSize/2}, k.high)
+	c.FillText(st, vg.Point{X: x1 + keyTextGap, Y: bottom + keyFontSize/2}, k.low)
+	k.drawnAt = vg.Rectangle{Min: vg.Point{X: x0, Y: cells.Min.Y}, Max: vg.Point{X: x + k.width(), Y: top}}
+	k.cellsAt = cells
+}
+
+func rect(x0, y0, x1, y1 vg.Length) []vg.Point {
+	return []vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}}
+}
+
+func closed(pts []vg.Point) []vg.Point { return append(pts, pts[0]) }

@@ -4,9 +4,10 @@ import (
 	"image/color"
 	"strings"
 
+	"github.com/wireperf/wireperf/internal/palette"
+
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -73,9 +74,10 @@ func xys(pts []Point) plotter.XYs {
 	return out
 }
 
-// style is series i's look: gonum's colour cycle, solid, round points.
+// lineStyle is series i's look: the shared series colour (the report's
+// interactive charts use the same), solid.
 func lineStyle(i int) draw.LineStyle {
-	return draw.LineStyle{Color: plotutil.Color(i), Width: vg.Points(1.4)}
+	return draw.LineStyle{Color: palette.Color(i), Width: vg.Points(1.4)}
 }
 
 // line draws pts joined, with points marked when marks is set; the

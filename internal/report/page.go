@@ -85,7 +85,7 @@ Interactive charts: drag to zoom, double-click to reset, hover for values, click
 <script>
 (function () {
   var charts = {{.Charts}};
-  var colours = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"];
+  var colours = {{.Colours}};
   var fmt = function (v) { return v == null ? "—" : (Math.abs(v) >= 100 ? v.toFixed(0) : +v.toPrecision(4)).toString(); };
   var bytes = function (v) {
     var units = ["", "K", "M", "G", "T"], i = 0;

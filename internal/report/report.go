@@ -12,6 +12,8 @@ import (
 	"io"
 	"math"
 	"time"
+
+	"github.com/wireperf/wireperf/internal/palette"
 )
 
 // uPlot 1.6.32 (MIT, see assets/LICENSE), inlined into every page.
@@ -162,6 +164,7 @@ type view struct {
 	Page
 	Sections  []sectionView
 	Charts    template.JS
+	Colours   template.JS // the series colours, as the static figures draw them
 	UPlotJS   template.JS
 	UPlotCSS  template.CSS
 	License   string
@@ -214,6 +217,10 @@ func Render(w io.Writer, p Page) error {
 		return err
 	}
 	v.Charts = template.JS(b)
+	if b, err = json.Marshal(palette.Series); err != nil {
+		return err
+	}
+	v.Colours = template.JS(b)
 	return page.Execute(w, v)
 }
 

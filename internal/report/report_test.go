@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wireperf/wireperf/internal/palette"
 )
 
 func render(t *testing.T, p Page) string {
@@ -78,4 +81,21 @@ func TestPageInlinesEverything(t *testing.T) {
 func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// The interactive charts draw series i in palette.Series[i], the colour
+// the static figures give it.
+func TestPageUsesSharedSeriesColours(t *testing.T) {
+	page := render(t, Page{Title: "t"})
+	m := regexp.MustCompile(`var colours = (\[[^\]]*\]);`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatal("the page has no series colours")
+	}
+	var got []string
+	if err := json.Unmarshal([]byte(m[1]), &got); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, palette.Series) {
+		t.Errorf("the page's colours %v, want palette.Series %v", got, palette.Series)
+	}
 }

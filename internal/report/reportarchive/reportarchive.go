@@ -69,7 +69,8 @@ func Campaign(ctx context.Context, store *archive.Store, name, dir string) (repo
 	if err != nil {
 		return report.Section{}, err
 	}
-	s := report.Section{Name: "campaign " + name, Spec: c.Spec, SpecFormat: c.SpecFormat, Created: c.Created}
+	s := report.Section{Name: "campaign " + name, Created: c.Created}
+	s.Spec, s.SpecFormat = readableSpec(c.Spec, c.SpecFormat)
 	listed, err := store.List(ctx, archive.Filter{Campaign: name})
 	if err != nil {
 		return s, err
@@ -511,4 +512,37 @@ func sectionVerdicts(runs []*archive.Run) []string {
 		}
 	}
 	return out
+}
+
+// readableSpec is a campaign's stored spec as a reader wants it: a flags
+// campaign's arguments (stored as JSON {"args": [...]}) as the command
+// line they came from, a file campaign's YAML as it was written. A spec
+// in neither form is shown as stored.
+func readableSpec(spec, format string) (text, label string) {
+	switch format {
+	case "yaml":
+		return spec, "YAML file"
+	case "flags":
+		var stored struct {
+			Args *[]string `json:"args"`
+		}
+		if err := json.Unmarshal([]byte(spec), &stored); err != nil || stored.Args == nil {
+			return spec, format
+		}
+		words := []string{"wireperf", "sweep"}
+		for _, a := range *stored.Args {
+			words = append(words, shellQuote(a))
+		}
+		return strings.Join(words, " "), "command line"
+	}
+	return spec, format
+}
+
+// shellQuote is a as a POSIX shell reads it back: as it is when it holds
+// only characters the shell leaves alone, else in single quotes.
+func shellQuote(a string) string {
+	if a != "" && strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") == "" {
+		return a
+	}
+	return "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 }

@@ -229,14 +229,12 @@ func openStore(t *testing.T) *archive.Store {
 	return store
 }
 
-// A campaign's section: the pivot's grid as `wireperf table` prints it,
-// the sweep and heatmap written beside the page, the sweep's chart in the
-// table's numbers, and the runs in the campaign's order.
-func TestCampaign(t *testing.T) {
+// putGrid stores campaign "grid" with the given flags spec and 8 finished
+// runs: window 64K and 4M × parallel 1 and 2, two repetitions each.
+func putGrid(t *testing.T, store *archive.Store, spec string, created time.Time) {
+	t.Helper()
 	ctx := context.Background()
-	store := openStore(t)
-	created := time.Date(2026, 3, 4, 5, 0, 0, 0, time.UTC)
-	if _, err := store.PutCampaign(ctx, archive.Campaign{Name: "grid", Spec: "--window 64K,4M -P 1,2", SpecFormat: "flags", Created: created}); err != nil {
+	if _, err := store.PutCampaign(ctx, archive.Campaign{Name: "grid", Spec: spec, SpecFormat: "flags", Created: created}); err != nil {
 		t.Fatal(err)
 	}
 	seq := 0
@@ -256,6 +254,16 @@ func TestCampaign(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A campaign's section: the pivot's grid as `wireperf table` prints it,
+// the sweep and heatmap written beside the page, the sweep's chart in the
+// table's numbers, and the runs in the campaign's order.
+func TestCampaign(t *testing.T) {
+	ctx := context.Background()
+	store := openStore(t)
+	created := time.Date(2026, 3, 4, 5, 0, 0, 0, time.UTC)
+	putGrid(t, store, "--window 64K,4M -P 1,2", created)
 	dir := t.TempDir()
 	s, err := Campaign(ctx, store, "grid", dir)
 	if err != nil {
@@ -369,5 +377,21 @@ func TestCampaignsSince(t *testing.T) {
 	names, err = CampaignsSince(ctx, store, now.Add(time.Hour))
 	if err != nil || names != nil {
 		t.Errorf("campaigns of the future: %v, %v", names, err)
+	}
+}
+
+func TestReadableSpec(t *testing.T) {
+	for _, c := range []struct{ spec, format, text, label string }{
+		{`{"args":["--window=64K,1M","it's","a;b","h"]}`, "flags", `wireperf sweep --window=64K,1M 'it'\''s' 'a;b' h`, "command line"},
+		{`{"args":[]}`, "flags", "wireperf sweep", "command line"},
+		{"name: x\nwindow: [64K, 1M]\n", "yaml", "name: x\nwindow: [64K, 1M]\n", "YAML file"},
+		// Not the stored form: shown as it is.
+		{"--window 64K", "flags", "--window 64K", "flags"},
+		{`{"other":1}`, "flags", `{"other":1}`, "flags"},
+	} {
+		text, label := readableSpec(c.spec, c.format)
+		if text != c.text || label != c.label {
+			t.Errorf("readableSpec(%q, %q) = %q, %q; want %q, %q", c.spec, c.format, text, label, c.text, c.label)
+		}
 	}
 }
