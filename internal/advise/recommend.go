@@ -8,6 +8,7 @@ import (
 
 	"github.com/wireperf/wireperf/internal/figures"
 	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/units"
 )
 
 // Sysctl is one kernel setting to change on one host.
@@ -175,7 +176,7 @@ func Recommend(e Evidence, v Verdict) Advice {
 	}
 	if !e.BottleneckGiven && !e.FromTrain && e.Multi.WindowLimited() {
 		a.Notes = append(a.Notes, fmt.Sprintf("The bottleneck was estimated from the best multi-stream test (%s), whose streams were window-limited too: "+
-			"the path may be faster. Give --bottleneck RATE for a firmer verdict.", plural(e.Multi.Streams, "stream")))
+			"the path may be faster. Give --bottleneck RATE for a firmer verdict.", units.Count(e.Multi.Streams, "stream")))
 	}
 	return a
 }

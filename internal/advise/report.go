@@ -2,7 +2,6 @@ package advise
 
 import (
 	"net"
-	"strconv"
 	"time"
 
 	"github.com/wireperf/wireperf/internal/figures"
@@ -225,11 +224,4 @@ func otherRole(role string) string {
 		return result.RoleServer
 	}
 	return result.RoleClient
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/wireperf/wireperf/internal/figures"
 	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/units"
 )
 
 // WriteText writes the report for people: what was measured, the
@@ -30,7 +31,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	line("")
 	for _, run := range []*Measurement{&r.Single, r.Multi} {
 		if run != nil {
-			line("%-13s %s", plural(run.Streams, "stream"), run.describe())
+			line("%-13s %s", units.Count(run.Streams, "stream"), run.describe())
 		}
 	}
 	if len(r.StreamSteps) > 1 {
@@ -118,7 +119,7 @@ func qdiscText(l *result.Limits) string {
 func (r *Measurement) describe() string {
 	parts := []string{rate(r.GoodputBps)}
 	if t := r.TCP; t != nil {
-		parts = append(parts, fmt.Sprintf("%d retransmits", t.Retransmits))
+		parts = append(parts, units.Count(int(t.Retransmits), "retransmit"))
 		if l := t.Limited; l != nil {
 			parts = append(parts, fmt.Sprintf("limited by: receiver window %s, sender buffer %s, network %s",
 				pct(l.Rwnd), pct(l.Sndbuf), pct(l.Network)))

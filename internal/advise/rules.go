@@ -6,6 +6,7 @@ import (
 
 	"github.com/wireperf/wireperf/internal/figures"
 	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/units"
 )
 
 // signals are what the rules weigh, read once from the evidence.
@@ -134,8 +135,8 @@ func fillsThePath(c *signals) bool { return c.ideal > 0 && !c.belowIdeal }
 func sayFillsThePath(c *signals, v *Verdict) {
 	v.Summary = fmt.Sprintf("network-limited: one stream fills the path (%s, %s of %s)", rate(c.s.GoodputBps), pct(c.reached), rate(c.ideal))
 	if t := c.tcp; t != nil && t.Retransmits > 0 {
-		v.Details = append(v.Details, fmt.Sprintf("%d retransmits (TCP Efficiency %s): the bottleneck's queue overflowed now and then, as it does when TCP fills a path",
-			t.Retransmits, pctp(t.EfficiencyPercent)))
+		v.Details = append(v.Details, fmt.Sprintf("%s (TCP Efficiency %s): the bottleneck's queue overflowed now and then, as it does when TCP fills a path",
+			units.Count(int(t.Retransmits), "retransmit"), pctp(t.EfficiencyPercent)))
 	}
 }
 
@@ -220,8 +221,8 @@ func lossLimited(c *signals) bool { return c.lossy && c.belowIdeal }
 
 func sayLoss(c *signals, v *Verdict) {
 	t := c.tcp
-	v.Summary = fmt.Sprintf("congestion/loss-limited: %d retransmits and %d congestion-window reductions kept one stream at %s",
-		t.Retransmits, t.CwndReductions, rate(c.s.GoodputBps))
+	v.Summary = fmt.Sprintf("congestion/loss-limited: %s and %s kept one stream at %s",
+		units.Count(int(t.Retransmits), "retransmit"), units.Count(t.CwndReductions, "congestion-window reduction"), rate(c.s.GoodputBps))
 	v.Details = append(v.Details, c.reach)
 	if t.BytesSent > 0 {
 		v.Details = append(v.Details, fmt.Sprintf("%s of the bytes sent were retransmitted (TCP Efficiency %s)",

@@ -160,6 +160,13 @@ func TestClassify(t *testing.T) {
 			mention: []string{"2100 retransmits", "40 congestion-window reductions", "TCP Efficiency 90.00%", "Mathis"},
 		},
 		{
+			name: "congestion: a count of one is singular",
+			e: wan(measured(48e6, 5, losses(2100, 1, 30e6, 3e6)),
+				&Measurement{Streams: 4, GoodputBps: 190e6}),
+			limit: LimitCongestion, flags: []string{"-P 4", "-C bbr"}, expected: 190e6,
+			mention: []string{"2100 retransmits and 1 congestion-window reduction kept one stream"},
+		},
+		{
 			name: "BBR at its window: little rwnd-limited time, but the rate after slow start is window ÷ RTT",
 			e: wan(measured(18.9e6, 4, shares(0.22, 0), window(694000, true), slowStart(2.5, true),
 				func(d *figures.DirectionFigures) { d.SlowStart.RateAfter = 25.5e6 }), nil),

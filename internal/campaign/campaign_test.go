@@ -206,6 +206,8 @@ func TestExecuteRetriesFailuresOnceAtTheEnd(t *testing.T) {
 	}
 }
 
+// Ctrl-C during a run stops the campaign; the run it cut short counts as
+// aborted, neither finished nor failed.
 func TestExecuteStopsWhenCancelled(t *testing.T) {
 	runs := gridSpec(t, OrderSequential, 0).Plan()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -220,8 +222,40 @@ func TestExecuteStopsWhenCancelled(t *testing.T) {
 		return nil
 	}}
 	o := x.Execute(ctx, runs)
-	if !o.Cancelled || o.Ran != 3 || o.Finished != 2 || n != 3 {
+	if !o.Cancelled || o.Ran != 3 || o.Finished != 2 || o.Aborted != 1 || len(o.Failed) != 0 || n != 3 {
 		t.Errorf("outcome %+v after %d calls", o, n)
+	}
+}
+
+// Ctrl-C just after a run ended well: the run counts as finished (it was
+// stored so), not aborted.
+func TestExecuteCancelledAsARunEnds(t *testing.T) {
+	runs := gridSpec(t, OrderSequential, 0).Plan()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	x := Executor{Run: func(context.Context, Run, int) error {
+		cancel()
+		return nil
+	}}
+	o := x.Execute(ctx, runs)
+	if !o.Cancelled || o.Ran != 1 || o.Finished != 1 || o.Aborted != 0 {
+		t.Errorf("outcome %+v", o)
+	}
+}
+
+// Ctrl-C during the pause between runs cuts no run short.
+func TestExecuteCancelledBetweenRuns(t *testing.T) {
+	runs := gridSpec(t, OrderSequential, 0).Plan()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	x := Executor{Pause: time.Second, Run: func(context.Context, Run, int) error { return nil },
+		Sleep: func(ctx context.Context, _ time.Duration) error {
+			cancel() // Ctrl-C during the first pause
+			return ctx.Err()
+		}}
+	o := x.Execute(ctx, runs)
+	if !o.Cancelled || o.Ran != 1 || o.Finished != 1 || o.Aborted != 0 {
+		t.Errorf("outcome %+v", o)
 	}
 }
 

@@ -30,10 +30,13 @@ type Executor struct {
 
 // Outcome counts what happened.
 type Outcome struct {
-	Ran       int   // runs attempted, retries included
-	Finished  int   // runs that finished
-	Failed    []Run // runs that failed twice
-	Cancelled bool  // ctx ended before the campaign did
+	Ran      int   // runs attempted, retries included
+	Finished int   // runs that finished
+	Failed   []Run // runs that failed twice
+	// Aborted counts the runs cut short when ctx ended: stored aborted, a
+	// resume runs them again.
+	Aborted   int
+	Cancelled bool // ctx ended before the campaign did
 }
 
 // Execute runs every run in order, then retries once each run that
@@ -57,6 +60,13 @@ func (x *Executor) Execute(ctx context.Context, runs []Run) Outcome {
 		o.Ran++
 		err := x.run(ctx, r, attempt)
 		if ctx.Err() != nil {
+			// A run that ended well just before ctx did was stored
+			// finished; one with an error was cut short (a resume runs it).
+			if err == nil {
+				o.Finished++
+			} else {
+				o.Aborted++
+			}
 			o.Cancelled = true
 			return false
 		}

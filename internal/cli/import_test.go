@@ -2,6 +2,8 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -60,16 +62,38 @@ func TestImportStoresEachLogOnce(t *testing.T) {
 	}
 }
 
-func TestImportSkipsWhatIsNotALog(t *testing.T) {
+// A file named that is not a log is an error, in one line naming the kinds
+// import reads; under a directory it is skipped with a note. Counts of one
+// are singular.
+func TestImportRefusesANamedFileThatIsNotALog(t *testing.T) {
 	dir := t.TempDir()
 	db := dir + "/a.db"
-	code, out, _ := runCLI("import", "--db", db, "import_test.go")
-	if code != 0 || !strings.Contains(out, "skipped import_test.go: no iperf report lines") {
-		t.Errorf("exit %d\n%s", code, out)
+	code, out, stderr := runCLI("import", "--db", db, "import_test.go")
+	want := "wireperf: import_test.go: not a log import reads (iperf2 text or -y C, iperf3 -J, wireperf -J): no iperf report lines"
+	if code != ExitFailed || !strings.HasPrefix(stderr, want) || strings.Count(stderr, "\n") != 1 || strings.Contains(out, "skipped") {
+		t.Errorf("a named file that is not a log: exit %d\n%s%s", code, out, stderr)
 	}
-	code, _, stderr := runCLI("import", "--db", db, dir+"/nope.txt")
+	code, _, stderr = runCLI("import", "--db", db, dir+"/nope.txt")
 	if code != ExitUsage || !strings.Contains(stderr, "nope.txt") {
 		t.Errorf("a missing file: exit %d, %s", code, stderr)
+	}
+	logs := filepath.Join(dir, "logs")
+	if err := os.MkdirAll(logs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for src, dst := range map[string]string{"import_test.go": "notes.txt", "../logimport/testdata/iperf2-long-tcp.txt": "run.txt"} {
+		data, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(logs, dst), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, stderr = runCLI("import", "--db", db, logs)
+	if code != 0 || !strings.Contains(out, "skipped "+filepath.Join(logs, "notes.txt")+": no iperf report lines") ||
+		!strings.Contains(out, "1 run stored from 1 file (0 imported before, 1 not a log) in ") {
+		t.Errorf("a directory with a log and a file that is not: exit %d\n%s%s", code, out, stderr)
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/wireperf/wireperf/internal/campaign"
 	"github.com/wireperf/wireperf/internal/flagvalue"
 	"github.com/wireperf/wireperf/internal/hostmon"
+	"github.com/wireperf/wireperf/internal/units"
 )
 
 // sweepFlags are the sweep command's own flags; the axes are comma lists
@@ -245,8 +246,8 @@ func runSweep(cmd *cobra.Command, e env, f *sweepFlags, args []string) error {
 	}
 	sw := &sweeper{e: e, total: len(runs), rec: &campaign.Recorder{Spec: spec, Store: store, Tests: tests, Logger: rio.log,
 		Notice: func(m string) { fmt.Fprintln(e.stderr, m) }}}
-	fmt.Fprintf(e.stdout, "campaign %s: %d runs, %d to run, order %s (shuffle key %d), archive %s\n",
-		spec.Name, len(runs), len(todo), spec.Order, spec.ShuffleKey, store.DSN())
+	fmt.Fprintf(e.stdout, "campaign %s: %s, %d to run, order %s (shuffle key %d), archive %s\n",
+		spec.Name, units.Count(len(runs), "run"), len(todo), spec.Order, spec.ShuffleKey, store.DSN())
 	var bar *mpb.Bar
 	var progress *mpb.Progress
 	if f.progress && len(todo) > 0 {
@@ -277,12 +278,16 @@ func runSweep(cmd *cobra.Command, e env, f *sweepFlags, args []string) error {
 		}
 		progress.Wait()
 	}
-	fmt.Fprintf(e.stdout, "campaign %s: %d finished, %d failed, %d done before\n", spec.Name, out.Finished, len(out.Failed), len(runs)-len(todo))
+	aborted := ""
+	if out.Aborted > 0 {
+		aborted = fmt.Sprintf(", %d aborted (interrupted)", out.Aborted)
+	}
+	fmt.Fprintf(e.stdout, "campaign %s: %d finished, %d failed%s, %d done before\n", spec.Name, out.Finished, len(out.Failed), aborted, len(runs)-len(todo))
 	if out.Cancelled {
 		return fmt.Errorf("interrupted: resume with wireperf sweep --resume %s", spec.Name)
 	}
 	if len(out.Failed) > 0 {
-		return fmt.Errorf("%d runs failed twice (stored with their errors); resume with wireperf sweep --resume %s", len(out.Failed), spec.Name)
+		return fmt.Errorf("%s failed twice (stored with their errors); resume with wireperf sweep --resume %s", units.Count(len(out.Failed), "run"), spec.Name)
 	}
 	return nil
 }
@@ -407,7 +412,7 @@ func printPlan(w io.Writer, s *campaign.Spec, runs []campaign.Run, length func(c
 		fmt.Fprintf(w, "%4d  %s  %s%s  rep %d\n", i+1, r.ID, target, r.Point.Label(), r.Rep)
 	}
 	est := s.Estimate(runs, length, runOverhead)
-	fmt.Fprintf(w, "%d runs, estimated %s (order %s, pause %s)\n", len(runs), est.Round(time.Second), s.Order, s.Pause)
+	fmt.Fprintf(w, "%s, estimated %s (order %s, pause %s)\n", units.Count(len(runs), "run"), est.Round(time.Second), s.Order, s.Pause)
 	// Windows above this host's limits measure the limit; the server's
 	// limits are known only once a run reports them (table says then).
 	if l, _ := hostmon.ReadLimits(); l.RmemMax > 0 || l.WmemMax > 0 {

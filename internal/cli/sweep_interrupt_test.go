@@ -53,17 +53,29 @@ func TestSweepInterruptedAndResumed(t *testing.T) {
 		t.Fatalf("interrupted sweep: exit %d (%v)\n%s\n%s", code, err, out.String(), stderr.String())
 	}
 	first := map[string]storedRun{}
-	finished := 0
+	finished, aborted := 0, 0
 	for _, r := range listRuns(t, "--db", db, "--campaign", "cut") {
 		first[r.ID] = r
-		if r.State == "finished" {
+		switch r.State {
+		case "finished":
 			finished++
-		} else if r.State != "aborted" {
+		case "aborted":
+			aborted++
+		default:
 			t.Errorf("run %s is %s after an interrupt", r.ID, r.State)
 		}
 	}
 	if finished < 1 || finished >= 6 {
 		t.Fatalf("%d runs finished before the interrupt\n%s", finished, out.String())
+	}
+	// The summary counts the run the interrupt cut short (none when it
+	// came between two runs).
+	summary := "campaign cut: " + strconv.Itoa(finished) + " finished, 0 failed, 0 done before\n"
+	if aborted > 0 {
+		summary = "campaign cut: " + strconv.Itoa(finished) + " finished, 0 failed, " + strconv.Itoa(aborted) + " aborted (interrupted), 0 done before\n"
+	}
+	if !strings.Contains(out.String(), summary) {
+		t.Errorf("summary after the interrupt lacks %q:\n%s", summary, out.String())
 	}
 	code, resumed, stderrText := runCLI("sweep", "--resume", "cut", "--db", db, "-q")
 	if code != 0 || !strings.Contains(resumed, strconv.Itoa(finished)+" done before") || strings.Count(resumed, " rep ") != 6-finished {

@@ -229,7 +229,7 @@ func TestSweepFailedRunsAndResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, stderr := runCLI("sweep", "-f", file, "--db", db, "-q")
-	if code != ExitFailed || !strings.Contains(stderr, "1 runs failed") {
+	if code != ExitFailed || !strings.Contains(stderr, "1 run failed twice") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
 	}
 	if strings.Count(out, "congestion=nosuchcc") != 2 || !strings.Contains(out, "(retry)") {

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -75,7 +77,7 @@ func ReadConfig(path string) (*FileConfig, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&fc); err != nil && !errors.Is(err, io.EOF) { // an empty file is an empty configuration
-		return nil, fmt.Errorf("%s: %s", path, strings.ReplaceAll(strings.TrimPrefix(err.Error(), "yaml: "), "\n", "; "))
+		return nil, configError(path, err)
 	}
 	if fc.Host == "" {
 		return nil, fmt.Errorf("%s: host: missing (this host's name in the mesh)", path)
@@ -95,6 +97,53 @@ func ReadConfig(path string) (*FileConfig, error) {
 		return nil, fmt.Errorf("%s: workers: negative", path)
 	}
 	return &fc, nil
+}
+
+// configError says in one line what the YAML decoder found wrong with
+// the file: each problem as FILE:LINE: what, an unknown key with the keys
+// the file may have.
+func configError(path string, err error) error {
+	var te *yaml.TypeError
+	if !errors.As(err, &te) {
+		return fmt.Errorf("%s", atLine(path, strings.TrimPrefix(err.Error(), "yaml: ")))
+	}
+	problems := make([]string, len(te.Errors))
+	for i, e := range te.Errors {
+		problems[i] = atLine(path, e)
+	}
+	return errors.New(strings.Join(problems, "; "))
+}
+
+// atLine turns the decoder's "line N: what" into "FILE:N: what", and its
+// "field K not found in type T" into the key and the keys known.
+func atLine(path, msg string) string {
+	msg = strings.ReplaceAll(strings.TrimSpace(msg), "\n", "; ")
+	where := path
+	if rest, ok := strings.CutPrefix(msg, "line "); ok {
+		if num, after, ok := strings.Cut(rest, ":"); ok {
+			if _, err := strconv.Atoi(num); err == nil {
+				where, msg = path+":"+num, strings.TrimSpace(after)
+			}
+		}
+	}
+	if key, ok := strings.CutPrefix(msg, "field "); ok {
+		if key, _, ok := strings.Cut(key, " not found in type "); ok {
+			msg = fmt.Sprintf("unknown key %q (want one of: %s)", key, strings.Join(configKeys(), ", "))
+		}
+	}
+	return where + ": " + msg
+}
+
+// configKeys are the keys FileConfig reads, in its order.
+func configKeys() []string {
+	t := reflect.TypeFor[FileConfig]()
+	keys := make([]string, 0, t.NumField())
+	for i := range t.NumField() {
+		if k, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); k != "" && k != "-" {
+			keys = append(keys, k)
+		}
+	}
+	return keys
 }
 
 // Duration reads one of the file's durations, or def when not set.

@@ -43,3 +43,29 @@ func TestReadConfigServerAdmission(t *testing.T) {
 		t.Fatalf("%+v", fc)
 	}
 }
+
+// A bad configuration is one line per problem, each at FILE:LINE once: an
+// unknown key names the keys the file may have, not the Go type.
+func TestReadConfigErrorsOneLine(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ text, want string }{
+		{"host: a\ndb: x.db\nport: 1\nbogus_key: 2\n", `daemon.yaml:4: unknown key "bogus_key" (want one of: host, db, listen, port, bind, `},
+		{"host: a\nport: abc\nworkers: [1]\n", "daemon.yaml:2: cannot unmarshal !!str `abc` into int; " + filepath.Join(dir, "daemon.yaml") + ":3: cannot unmarshal !!seq into int"},
+		{"host: a\n  port: 1\n", "daemon.yaml:2: mapping values are not allowed in this context"},
+	} {
+		f := filepath.Join(dir, "daemon.yaml")
+		if err := os.WriteFile(f, []byte(c.text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err := daemon.ReadConfig(f)
+		if err == nil || !strings.HasPrefix(err.Error(), f+":") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %s…", c.text, err, c.want)
+			continue
+		}
+		for _, bad := range []string{"\n", "line ", "unmarshal errors", "daemon.FileConfig", ": yaml: "} {
+			if strings.Contains(err.Error(), bad) {
+				t.Errorf("%q: error %q says %q", c.text, err, bad)
+			}
+		}
+	}
+}

@@ -454,9 +454,12 @@ func (i *Info) NextSteps(prog string) string {
 // takes the name Status, so the type is State.)
 type State struct {
 	Info
-	Running bool        `json:"running"` // the router process is alive
-	Updated time.Time   `json:"updated"` // when the router last wrote its counters
-	Router  RouterStats `json:"router"`
+	Running bool      `json:"running"` // the router process is alive
+	Updated time.Time `json:"updated"` // when the router last wrote its counters
+	// Since is when the router started counting (zero when its status
+	// file predates the field).
+	Since  time.Time   `json:"since,omitzero"`
+	Router RouterStats `json:"router"`
 	// Access are the access links' counters in a many-senders lab.
 	Access []AccessStats `json:"access,omitempty"`
 }
@@ -464,6 +467,7 @@ type State struct {
 // routerStatus is what the router writes to its status file.
 type routerStatus struct {
 	PID     int         `json:"pid"`
+	Started time.Time   `json:"started,omitzero"` // when the router started counting
 	Updated time.Time   `json:"updated"`
 	Stats   RouterStats `json:"stats"`
 }

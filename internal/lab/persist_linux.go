@@ -279,7 +279,7 @@ func Status(name string) (*State, error) {
 	if err := json.Unmarshal(b, &rs); err != nil {
 		return st, fmt.Errorf("lab: router status: %w", err)
 	}
-	st.Updated, st.Router = rs.Updated, rs.Stats
+	st.Updated, st.Since, st.Router = rs.Updated, rs.Started, rs.Stats
 	for n := 1; n <= p.Info.Senders; n++ {
 		if ls, err := linkStats(persistNS(name, "s"), ifaceTo(SenderName(n))); err == nil {
 			st.Access = append(st.Access, AccessStats{Sender: SenderName(n), Link: ls})

@@ -463,7 +463,7 @@ func (r *Router) statusLoop() {
 
 // writeStatus writes the counters to the status file atomically.
 func (r *Router) writeStatus() error {
-	st := routerStatus{PID: os.Getpid(), Updated: time.Now(), Stats: r.Stats()}
+	st := routerStatus{PID: os.Getpid(), Started: r.t0, Updated: time.Now(), Stats: r.Stats()}
 	if !r.stopped() {
 		if s, err := r.StatsWithLinks(); err == nil {
 			st.Stats = s

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"text/tabwriter"
 	"time"
+
+	"github.com/wireperf/wireperf/internal/lab/impair"
 )
 
 // NeedRoot says why this process cannot manage a persistent lab (what is
@@ -44,9 +46,20 @@ func ExitStatus(err error) (code int, ok bool) {
 // (`wireperf lab list`).
 func (s *State) Path() string {
 	if s.Senders > 0 {
-		return fmt.Sprintf("a1…a%d ─ s ─ r ─ b %s; s→b %s", s.Senders, s.Addrs["b"], s.AtoB)
+		return fmt.Sprintf("a1…a%d ─ s ─ r ─ b %s; s→b %s", s.Senders, s.Addrs["b"], settingsText(s.AtoB))
 	}
-	return fmt.Sprintf("a %s ─ r ─ b %s; a→b %s", s.Addrs["a"], s.Addrs["b"], s.AtoB)
+	return fmt.Sprintf("a %s ─ r ─ b %s; a→b %s", s.Addrs["a"], s.Addrs["b"], settingsText(s.AtoB))
+}
+
+// settingsText renders a direction's stored settings (in the form the
+// flags take) for people, with sizes in a byte unit; text that does not
+// parse is printed as it is.
+func settingsText(settings string) string {
+	c, err := impair.ParseConfig(settings)
+	if err != nil {
+		return settings
+	}
+	return c.Text()
 }
 
 // WriteList prints the labs that are up, one a line: the name, and the
@@ -56,9 +69,19 @@ func WriteList(w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	return writeList(w, names, Status)
+}
+
+// writeList prints the labs named, each with its path from status when
+// its router runs, or that none is up.
+func writeList(w io.Writer, names []string, status func(string) (*State, error)) error {
+	if len(names) == 0 {
+		_, err := fmt.Fprintln(w, "no labs are up")
+		return err
+	}
 	for _, n := range names {
 		state := "router not running"
-		if st, err := Status(n); err == nil && st.Running {
+		if st, err := status(n); err == nil && st.Running {
 			state = st.Path()
 		}
 		if _, err := fmt.Fprintf(w, "%s\t%s\n", n, state); err != nil {
@@ -76,13 +99,19 @@ func (s *State) WriteText(w io.Writer) error {
 	if s.Running {
 		state = fmt.Sprintf("running (pid %d)", s.RouterPID)
 	}
-	fmt.Fprintf(w, "lab %q: router %s; counters from %s\n", s.Name, state, s.Updated.Format(time.RFC3339))
+	// Updated is when the router last wrote its counters, about the time
+	// of this call; what matters is since when they count.
+	if s.Since.IsZero() {
+		fmt.Fprintf(w, "lab %q: router %s\n", s.Name, state)
+	} else {
+		fmt.Fprintf(w, "lab %q: router %s; counting since %s\n", s.Name, state, s.Since.Format(time.RFC3339))
+	}
 	if s.Senders > 0 {
 		fmt.Fprintf(w, "  a1…a%d ─ s ─ r ─ b (%s), MTU %d, rand-start %d\n", s.Senders, s.Addrs["b"], s.MTU, s.RandStart)
 	} else {
 		fmt.Fprintf(w, "  a (%s) ─ r ─ b (%s), MTU %d, rand-start %d\n", s.Addrs["a"], s.Addrs["b"], s.MTU, s.RandStart)
 	}
-	fmt.Fprintf(w, "  a→b: %s\n  b→a: %s\n\n", s.AtoB, s.BtoA)
+	fmt.Fprintf(w, "  a→b: %s\n  b→a: %s\n\n", settingsText(s.AtoB), settingsText(s.BtoA))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "\tin\tout\tlost\tloss\tqueue\tlimit\tduplicated\treordered\theld\tqueued\twrite errors\toversize\tTUN queue drops\t")
 	dir := func(name string, d DirStats) {

@@ -16,8 +16,8 @@ import (
 func TestStateWriteText(t *testing.T) {
 	st := &State{
 		Info: Info{Name: "wan", Addrs: map[string]string{"a": "10.77.1.1", "b": "10.77.2.2", "a1": "10.77.3.1"},
-			AtoB: "delay=10ms", BtoA: "delay=10ms", MTU: 1500, RandStart: 7, RouterPID: 42},
-		Running: true, Updated: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC),
+			AtoB: "delay=10ms,rate=50m,queue=6250k", BtoA: "delay=10ms", MTU: 1500, RandStart: 7, RouterPID: 42},
+		Running: true, Since: time.Date(2026, 3, 1, 11, 0, 0, 0, time.UTC), Updated: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC),
 	}
 	st.Router.AtoB = DirStats{Counters: impair.Counters{In: 100, Out: 90, DroppedLoss: 6, DroppedQueue: 2,
 		ReleasedLate: 3, MaxLateUs: 2500, OutputLostUs: 1200}, WriteErrors: 1, TunIn: &LinkStats{TxDropped: 1, RxPackets: 100}}
@@ -27,9 +27,11 @@ func TestStateWriteText(t *testing.T) {
 	}
 	out := b.String()
 	for _, want := range []string{
-		`lab "wan": router running (pid 42); counters from 2026-03-01T12:00:00Z`,
+		// Since when the router counts, not when it last wrote the counters.
+		"lab \"wan\": router running (pid 42); counting since 2026-03-01T11:00:00Z\n",
 		"  a (10.77.1.1) ─ r ─ b (10.77.2.2), MTU 1500, rand-start 7\n",
-		"  a→b: delay=10ms\n  b→a: delay=10ms\n",
+		// The queue limit in a byte unit: 6250k is 6,250,000 bytes, 5.96 MiB.
+		"  a→b: delay=10ms,rate=50m,queue=5.96 MBytes\n  b→a: delay=10ms\n",
 		"lost = loss + queue + limit + write errors + oversize + TUN queue drops",
 		"a→b: the router fell behind: 3 packets left more than 1 ms late (the worst 2.5 ms), and its output stood idle 1.2 ms",
 		"imp-a: rx 100 packets (dropped 0), tx 0 packets (dropped 1: the router was behind)",
@@ -53,17 +55,43 @@ func TestStateWriteText(t *testing.T) {
 		t.Errorf("status says more than happened:\n%s", out)
 	}
 
-	st.Running, st.Senders = false, 1
+	if strings.Contains(out, "12:00:00") || strings.Contains(out, "6250k") {
+		t.Errorf("status shows the counters' write time or a queue without a unit:\n%s", out)
+	}
+
+	st.Running, st.Senders, st.Since = false, 1, time.Time{}
 	st.Access = []AccessStats{{Sender: "a1", Link: LinkStats{RxPackets: 5, RxBytes: 500, TxPackets: 4, TxBytes: 400, TxDropped: 2}}}
 	b.Reset()
 	if err := st.WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
 	out = b.String()
-	for _, want := range []string{"router NOT running", "a1…a1 ─ s ─ r ─ b (10.77.2.2)", "access links (counted on s):", "a1 (10.77.3.1)"} {
+	for _, want := range []string{"lab \"wan\": router NOT running (take the lab down and up again)\n", "a1…a1 ─ s ─ r ─ b (10.77.2.2)", "access links (counted on s):", "a1 (10.77.3.1)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("many-senders status lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// With no lab up, the list says so rather than printing nothing; a lab
+// whose router runs shows its path, one whose router does not says that.
+func TestWriteListPaths(t *testing.T) {
+	var b strings.Builder
+	if err := writeList(&b, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := b.String(), "no labs are up\n"; got != want {
+		t.Errorf("empty list %q, want %q", got, want)
+	}
+	status := func(name string) (*State, error) {
+		return &State{Info: Info{Addrs: map[string]string{"a": "10.77.1.1", "b": "10.77.2.2"}, AtoB: "queue=1M"}, Running: name == "up"}, nil
+	}
+	b.Reset()
+	if err := writeList(&b, []string{"down", "up"}, status); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := b.String(), "down\trouter not running\nup\ta 10.77.1.1 ─ r ─ b 10.77.2.2; a→b queue=1.00 MBytes\n"; got != want {
+		t.Errorf("list %q, want %q", got, want)
 	}
 }
 

@@ -19,6 +19,9 @@ import (
 // MaxFileSize bounds one log; bigger files are not logs we read.
 const MaxFileSize = 256 << 20
 
+// Kinds are the logs File reads, as a person names them.
+const Kinds = "iperf2 text or -y C, iperf3 -J, wireperf -J"
+
 // NotLogError says why a file is not a log we import.
 type NotLogError struct{ Reason string }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // meshOf is a file of n hosts, a full mesh of them, and schedules of
@@ -80,6 +82,23 @@ func TestYAMLErrorSaysItsLineOnce(t *testing.T) {
 	_, err := Parse("mesh.yaml", []byte("hosts: {a: }\ngroups: [\n"))
 	if err == nil || strings.Count(err.Error(), "line") != 0 || !strings.HasPrefix(err.Error(), "mesh.yaml:") {
 		t.Fatalf("%v", err)
+	}
+}
+
+// The decoder's type errors ("unmarshal errors:" and a "line N:" on each)
+// are said as file:line once too, on one line.
+func TestYAMLTypeErrorSaysItsLineOnce(t *testing.T) {
+	p := &parser{file: "mesh.yaml"}
+	te := &yaml.TypeError{Errors: []string{"line 3: cannot unmarshal !!str `x` into int", "line 5: cannot unmarshal !!seq into int"}}
+	got := p.yamlError(te).Error()
+	if want := "mesh.yaml:3: cannot unmarshal !!str `x` into int; cannot unmarshal !!seq into int (line 5)"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if te.Errors[0] != "line 3: cannot unmarshal !!str `x` into int" {
+		t.Errorf("the error's own text changed: %q", te.Errors[0])
+	}
+	if got, want := p.yamlError(errors.New("yaml: line 2: did not find expected key")).Error(), "mesh.yaml:2: did not find expected key"; got != want {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }
 

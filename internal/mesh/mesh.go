@@ -201,25 +201,40 @@ type rawGroup struct {
 	pairs   []Pair
 }
 
+// yamlError is the decoder's error at file:line, the position said once:
+// the decoder's own "line N:" prefix (on each of a TypeError's problems,
+// after "unmarshal errors:") becomes the Error's line.
+func (p *parser) yamlError(err error) error {
+	msgs := []string{strings.TrimPrefix(err.Error(), "yaml: ")}
+	var te *yaml.TypeError
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		msgs = slices.Clone(te.Errors)
+	}
+	line := 1
+	for i, msg := range msgs {
+		if rest, ok := strings.CutPrefix(msg, "line "); ok {
+			if num, after, ok := strings.Cut(rest, ":"); ok {
+				if n, err := strconv.Atoi(num); err == nil {
+					if i == 0 {
+						line = n
+					}
+					msg = strings.TrimSpace(after)
+					if i > 0 {
+						msg = fmt.Sprintf("%s (line %d)", msg, n)
+					}
+				}
+			}
+		}
+		msgs[i] = strings.ReplaceAll(strings.TrimSpace(msg), "\n", "; ")
+	}
+	return &Error{File: p.file, Line: line, Msg: strings.Join(msgs, "; ")}
+}
+
 func (p *parser) parse(data []byte) (*Mesh, error) {
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
-		line := 1
-		var te *yaml.TypeError
-		if errors.As(err, &te) {
-			return nil, p.errf(nil, "", "%v", err)
-		}
-		msg := strings.TrimPrefix(err.Error(), "yaml: ")
-		if rest, ok := strings.CutPrefix(msg, "line "); ok {
-			if num, after, ok := strings.Cut(rest, ":"); ok {
-				if n, err := strconv.Atoi(num); err == nil {
-					// The position is said once, as file:line.
-					line, msg = n, strings.TrimSpace(after)
-				}
-			}
-		}
-		return nil, &Error{File: p.file, Line: line, Msg: msg}
+		return nil, p.yamlError(err)
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
 		return nil, p.errf(nil, "", "empty file")

@@ -298,6 +298,18 @@ func (c Config) Validate() error {
 // String renders c in the form ParseConfig reads, listing only the fields
 // that differ from the zero value. The zero Config renders as "none".
 func (c Config) String() string {
+	return c.render(func(q int) string { return units.SizeString(int64(q)) })
+}
+
+// Text renders c for people: as String, but the queue limit in a byte
+// unit ("queue=6.10 MBytes" where String says "queue=6250k").
+func (c Config) Text() string {
+	return c.render(func(q int) string { return strings.TrimSpace(units.FormatTransfer(float64(q), 'A')) })
+}
+
+// render lists the fields that differ from the zero value, the queue
+// limit as queue prints it.
+func (c Config) render(queue func(int) string) string {
 	var parts []string
 	add := func(k, v string) { parts = append(parts, k+"="+v) }
 	if c.Delay != 0 {
@@ -337,7 +349,7 @@ func (c Config) String() string {
 		add("overhead", strconv.Itoa(c.Overhead))
 	}
 	if c.QueueLimit != 0 {
-		add("queue", units.SizeString(int64(c.QueueLimit)))
+		add("queue", queue(c.QueueLimit))
 	}
 	if len(parts) == 0 {
 		return "none"

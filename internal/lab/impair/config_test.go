@@ -141,3 +141,18 @@ func TestDefaultMemoryLimit(t *testing.T) {
 		t.Error("a limit of half the path's bytes dropped nothing")
 	}
 }
+
+// Text is String for people: the queue limit in a byte unit, the rest as
+// the flags take it.
+func TestConfigText(t *testing.T) {
+	c, err := ParseConfig("delay=10ms,queue=1M")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := c.Text(), "delay=10ms,queue=1.00 MBytes"; got != want {
+		t.Errorf("Text() = %q, want %q", got, want)
+	}
+	if got, want := c.String(), "delay=10ms,queue=1M"; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+}
