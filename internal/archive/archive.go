@@ -108,7 +108,7 @@ func openStore(ctx context.Context, dsn string, create bool) (*Store, error) {
 	s.sizePool()
 	pctx, cancel := context.WithTimeout(ctx, openTimeout)
 	defer cancel()
-	if err := s.db.PingContext(pctx); err != nil {
+	if err := s.ping(pctx); err != nil {
 		s.db.Close()
 		return nil, s.wrap(fmt.Errorf("unreachable: %w", err), dsn)
 	}
@@ -123,6 +123,28 @@ func openStore(ctx context.Context, dsn string, create bool) (*Store, error) {
 		return nil, s.wrap(err, dsn)
 	}
 	return s, nil
+}
+
+// ping reaches the database. A new SQLite connection switches the file to
+// WAL as it opens, which takes the file's exclusive lock; SQLite answers
+// SQLITE_BUSY at once, without waiting out its busy timeout, when another
+// connection opening the same new file holds a lock the switch can't wait
+// for (several daemons starting together on a new archive). Such a
+// connection is tried again until ctx ends.
+func (s *Store) ping(ctx context.Context) error {
+	for wait := 10 * time.Millisecond; ; wait = min(2*wait, 500*time.Millisecond) {
+		err := s.db.PingContext(ctx)
+		if err == nil || s.dialect != sqliteDialect || !strings.Contains(err.Error(), "SQLITE_BUSY") {
+			return err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+	}
 }
 
 // ErrNoArchive is why OpenExisting refuses an SQLite DSN: no such file or
