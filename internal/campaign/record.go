@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/wireperf/wireperf/internal/archive"
@@ -67,7 +66,7 @@ func (x *Recorder) Record(ctx context.Context, r Run) (*archive.Run, error) {
 			runErr = ctx.Err()
 		}
 	case runErr != nil:
-		rec.State, rec.Error = archive.StateFailed, oneLine(runErr)
+		rec.State, rec.Error = archive.StateFailed, archive.ErrorLine(runErr)
 	}
 	// Stored with a context of its own: an interrupted run is still recorded.
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
@@ -76,8 +75,4 @@ func (x *Recorder) Record(ctx context.Context, r Run) (*archive.Run, error) {
 		return nil, fmt.Errorf("%s: not stored: %w", r.ID, err)
 	}
 	return rec, runErr
-}
-
-func oneLine(err error) string {
-	return strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")
 }

@@ -112,7 +112,7 @@ func (d *Daemon) serve(h handler, needToken bool) http.HandlerFunc {
 			if status >= 500 {
 				d.log.Error("API request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 			}
-			writeJSON(w, status, map[string]string{"error": oneLine(err)})
+			writeJSON(w, status, map[string]string{"error": archive.ErrorLine(err)})
 		}
 	}
 }

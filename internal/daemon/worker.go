@@ -142,7 +142,7 @@ func (d *Daemon) execute(ctx context.Context, runID string) error {
 	case ctx.Err() != nil:
 		state, reason = archive.StateAborted, "the daemon stopped: the test ran past the grace period"
 	case runErr != nil:
-		state, reason = archive.StateFailed, oneLine(runErr)
+		state, reason = archive.StateFailed, archive.ErrorLine(runErr)
 	}
 	o := outcome{RunID: r.ID, Dest: r.Dest, Cmdline: cmdline, Document: doc, Began: began, Ended: ended, State: state, Reason: reason}
 	rctx, cancel := record(ctx)
@@ -278,10 +278,6 @@ func (d *Daemon) settle(ctx context.Context, id string, from []string, to, reaso
 	rctx, cancel := record(ctx)
 	defer cancel()
 	return d.store.Transition(rctx, id, from, to, reason, time.Time{}, ended, d.cfg.Clock.Now())
-}
-
-func oneLine(err error) string {
-	return strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")
 }
 
 // TestArgs is what runs a task's test: the test line read again here,

@@ -46,7 +46,7 @@ func Test(res *result.Result, runErr error, cmdline []string, now time.Time) (*a
 		rec.Started = res.StartedAt
 	}
 	if runErr != nil {
-		rec.State, rec.Error = archive.StateFailed, oneLine(runErr)
+		rec.State, rec.Error = archive.StateFailed, archive.ErrorLine(runErr)
 	}
 	// A single run's ID: its start and command line.
 	rec.ID = id("s", rec.Started, rec.Cmdline)
@@ -67,7 +67,7 @@ func UDPMon(sw *udpmon.Sweep, campaign string, runErr error, cmdline []string, n
 		rec.Started = rec.Ended
 	}
 	if runErr != nil {
-		rec.State, rec.Error = archive.StateFailed, oneLine(runErr)
+		rec.State, rec.Error = archive.StateFailed, archive.ErrorLine(runErr)
 	}
 	rec.ID = id("u", rec.Started, rec.Cmdline, campaign)
 	return rec, nil
@@ -100,9 +100,4 @@ func Advise(rep *advise.Report, doc []byte, campaign string, cmdline []string, n
 func id(kind string, started time.Time, parts ...string) string {
 	sum := sha256.Sum256([]byte(started.UTC().Format(time.RFC3339Nano) + "\x00" + strings.Join(parts, "\x00")))
 	return kind + hex.EncodeToString(sum[:8])
-}
-
-// oneLine is an error's text on one line, as the command line prints it.
-func oneLine(err error) string {
-	return strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")
 }

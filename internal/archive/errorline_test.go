@@ -1,0 +1,12 @@
+package archive
+
+import (
+	"errors"
+	"testing"
+)
+
+func TestErrorLine(t *testing.T) {
+	if got := ErrorLine(errors.New("  first\nsecond\n")); got != "first; second" {
+		t.Fatalf("%q", got)
+	}
+}
