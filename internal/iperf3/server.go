@@ -482,7 +482,16 @@ func (t *serverTest) wait(run *flowrun.Runner) error {
 			return fmt.Errorf("iperf3 client went away: %w", r.err)
 		case r.state == TestEnd:
 			run.StopSenders()
-			run.DrainReceivers(netsetup.DrainTime(t.spec, netsetup.SmoothedRTT(t.conn)))
+			rtt := netsetup.SmoothedRTT(t.conn)
+			if t.spec.Protocol == spec.UDP {
+				run.DrainReceivers(netsetup.DrainTime(t.spec, rtt))
+				return nil
+			}
+			// An iperf3 client keeps its streams open until the results
+			// are shown, so no close ends the drain: what it sent before
+			// TEST_END has arrived once nothing has for a retransmission
+			// timeout and two round trips.
+			run.DrainReceiversUntilQuiet(tcpQuietAfter(rtt), netsetup.TCPDrainLimit)
 			return nil
 		case r.state == ClientTerminate:
 			run.Abort()
@@ -567,4 +576,11 @@ func truncate(b []byte, n int) []byte {
 		return b[:n]
 	}
 	return b
+}
+
+// tcpQuietAfter is how long a TCP receiver must get nothing before what
+// the peer sent is taken to have arrived: Linux's minimum retransmission
+// timeout, for a segment lost at the end, and two round trips.
+func tcpQuietAfter(rtt time.Duration) time.Duration {
+	return 200*time.Millisecond + 2*rtt
 }

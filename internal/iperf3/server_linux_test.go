@@ -55,6 +55,22 @@ func checkIperf3Client(t *testing.T, sr serveResult, doc map[string]any) {
 	if res.Spec.Bidir {
 		check(result.RoleServer, "sum_sent_bidir_reverse", "sum_received_bidir_reverse")
 	}
+	// An iperf3 client keeps its streams open until the results are
+	// shown: the drain must end when the data has arrived, not run on to
+	// a timeout cutting empty rows after the test.
+	for _, iv := range res.Local.Intervals {
+		var received int64
+		var receivers bool
+		for _, st := range iv.Streams {
+			if !st.Sender {
+				receivers = true
+				received += st.Bytes
+			}
+		}
+		if receivers && received == 0 && iv.Index > 0 {
+			t.Errorf("an empty row %.2f-%.2f s after the data stopped: the drain ran past the test", iv.Start, iv.End)
+		}
+	}
 	if n := len(res.Flows()); n != res.Spec.DataConns() {
 		t.Errorf("%d flows; want %d", n, res.Spec.DataConns())
 	}
