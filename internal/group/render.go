@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/wireperf/wireperf/internal/agent"
@@ -120,9 +121,24 @@ func WriteText(w io.Writer, rep *Report, f units.Format) error {
 		}
 		fmt.Fprintf(&b, "start skew %.3f ms ± %.3f ms\n", rep.Skew.Seconds*1e3, rep.Skew.UncertaintySeconds*1e3)
 	}
-	if rep.Error != "" {
-		fmt.Fprintln(&b, "wireperf group: "+rep.Error)
+	// The error the command exits with is printed by the command once;
+	// the report keeps only what its rows don't already say (an
+	// interruption, or how many pairs failed), for a report written to a
+	// file.
+	if rep.Error != "" && !errorInRows(rep) {
+		fmt.Fprintln(&b, "group: "+rep.Error)
 	}
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// errorInRows tells whether the report's error is one pair's error that
+// its row already shows.
+func errorInRows(rep *Report) bool {
+	for _, p := range rep.Pairs {
+		if p.Error != "" && strings.HasSuffix(rep.Error, p.Error) && !strings.Contains(rep.Error, "pairs failed") {
+			return true
+		}
+	}
+	return false
 }

@@ -1,0 +1,42 @@
+package group
+
+import (
+	"strings"
+	"testing"
+)
+
+// A pair's error is on its row; the report repeats only what the rows
+// don't say, since the command prints the error it exits with.
+func TestTextReportSaysAnErrorOnce(t *testing.T) {
+	ab := Pair{Sender: Endpoint{"a", 1}, Receiver: Endpoint{"b", 2}}
+	cb := Pair{Sender: Endpoint{"c", 1}, Receiver: Endpoint{"b", 2}}
+	refused := "agent a:1: dial tcp a:1: connect: connection refused"
+	for _, c := range []struct {
+		name      string
+		rep       Report
+		wantCount int // times the error's detail appears
+		wantLine  string
+	}{
+		{"set-up failed", Report{Pairs: []PairReport{{Pair: ab, Error: refused}},
+			Error: "group not started: pair a:1→b:2: " + refused}, 1, ""},
+		{"one pair failed", Report{Pairs: []PairReport{{Pair: ab, Error: refused}, {Pair: cb}},
+			Error: "pair a:1→b:2: " + refused}, 1, ""},
+		{"two pairs failed", Report{Pairs: []PairReport{{Pair: ab, Error: refused}, {Pair: cb, Error: "x"}},
+			Error: "2 pairs failed; first a:1→b:2: " + refused}, 2, "group: 2 pairs failed"},
+		{"interrupted", Report{Pairs: []PairReport{{Pair: ab}}, Error: "interrupted"}, 0, "group: interrupted"},
+	} {
+		var b strings.Builder
+		if err := WriteText(&b, &c.rep, 'a'); err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(b.String(), refused); n != c.wantCount {
+			t.Errorf("%s: the error appears %d times, want %d:\n%s", c.name, n, c.wantCount, b.String())
+		}
+		if c.wantLine != "" && !strings.Contains(b.String(), c.wantLine) {
+			t.Errorf("%s: no line %q:\n%s", c.name, c.wantLine, b.String())
+		}
+		if strings.Contains(b.String(), "wireperf group:") {
+			t.Errorf("%s: the report prints the command's error line:\n%s", c.name, b.String())
+		}
+	}
+}
