@@ -15,7 +15,7 @@ func newMeshCmd(e env) *cobra.Command {
 		Short: "Schedule tests over a mesh of hosts from one file",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return usagef("say apply")
+			return usagef("mesh needs a command: wireperf mesh apply -f FILE")
 		},
 	}
 	var file, db string
@@ -28,10 +28,21 @@ describes it) and makes the tasks it expands into the archive's tasks of that me
 added, changed ones updated, and those no longer in the file removed, in one transaction. A file
 with an error changes nothing.`,
 		Example: `  wireperf mesh apply -f examples/mesh-3hosts.yaml --db postgres://wireperf@db.example.net/wireperf`,
-		Args:    cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Args: func(_ *cobra.Command, args []string) error {
+			switch {
+			case len(args) > 1:
+				return usagef("mesh apply takes one mesh file, got %d arguments", len(args))
+			case len(args) == 1 && file != "" && file != args[0]:
+				return usagef("mesh apply: two mesh files, -f %s and %s; give one", file, args[0])
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				file = args[0] // `mesh apply FILE` as well as `-f FILE`
+			}
 			if file == "" {
-				return usagef("-f FILE is needed")
+				return usagef("mesh apply needs the mesh file: -f FILE")
 			}
 			data, err := readFileAtMost(file, mesh.MaxFileSize)
 			if err != nil {

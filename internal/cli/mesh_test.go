@@ -84,3 +84,24 @@ func TestTaskCommands(t *testing.T) {
 		t.Fatal("daemon without --config")
 	}
 }
+
+func TestMeshApplyTakesItsFileEitherWay(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "a.db")
+	code, out, errOut := runCLI("mesh", "apply", "../../examples/mesh-3hosts.yaml", "--db", db)
+	if code != ExitOK || !strings.Contains(out, "10 added") {
+		t.Fatalf("mesh apply FILE: %d %q %q", code, out, errOut)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"mesh"}, "wireperf: mesh needs a command: wireperf mesh apply -f FILE\n"},
+		{[]string{"mesh", "apply", "--db", db}, "wireperf: mesh apply needs the mesh file: -f FILE\n"},
+		{[]string{"mesh", "apply", "a.yaml", "b.yaml", "--db", db}, "wireperf: mesh apply takes one mesh file, got 2 arguments\n"},
+		{[]string{"mesh", "apply", "-f", "a.yaml", "b.yaml", "--db", db}, "wireperf: mesh apply: two mesh files, -f a.yaml and b.yaml; give one\n"},
+	} {
+		if code, _, errOut := runCLI(c.args...); code != ExitUsage || errOut != c.want {
+			t.Errorf("%q: exit %d, %q; want exit 2, %q", c.args, code, errOut, c.want)
+		}
+	}
+}

@@ -41,7 +41,7 @@ func Main(args []string) int {
 
 func run(args []string, e env) int {
 	root := newRoot(e)
-	root.SetArgs(iperfStyle(args))
+	root.SetArgs(iperfStyleCompletion(iperfStyle(args)))
 	err := root.Execute()
 	if err == nil {
 		return ExitOK
@@ -89,6 +89,7 @@ func newRoot(e env) *cobra.Command {
 	root.AddCommand(newGroupCmd(e))
 	root.AddCommand(newReportCmd(e))
 	root.AddCommand(newDaemonCmd(e), newTaskCmd(e), newScheduleCmd(e), newMeshCmd(e))
+	addCompletions(root)
 	for _, c := range root.Commands() {
 		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	}

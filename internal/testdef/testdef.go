@@ -27,6 +27,9 @@ const (
 	KindUDPMon Kind = "udpmon"
 )
 
+// Kinds are every kind of test, in the order help lists them.
+var Kinds = []Kind{KindClient, KindRR, KindUDPMon}
+
 // Test is one parsed, checked test: exactly one of Client, RR and
 // UDPMon is set, as Kind says.
 type Test struct {
