@@ -1,0 +1,81 @@
+//go:build linux
+
+package lab
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/wireperf/wireperf/internal/lab/impair"
+)
+
+// iperf3Binary is the iperf3 to test against: $IPERF3 (e.g. a build of the
+// newest release), else the one on PATH.
+func iperf3Binary(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("IPERF3"); p != "" {
+		return p
+	}
+	p, err := exec.LookPath("iperf3")
+	if err != nil {
+		t.Skip("iperf3 is not installed (apt-get install iperf3, or set IPERF3)")
+	}
+	return p
+}
+
+// TestAcceptIperf3ClientCountsOnALongPath: an iperf3 client tests our
+// server over the lab's 19 ms, 622 Mbit/s path. What our server says it
+// received (iperf3 prints it as its receiver line) must equal, byte for
+// byte, what iperf3 counted as sent: an iperf3 client keeps its streams
+// open after TEST_END, so our server has to drain the path's queue and
+// the client's socket buffer by itself, and stop once they are empty.
+// (That it then cuts no row after the test is checked on loopback, in
+// internal/iperf3.)
+func TestAcceptIperf3ClientCountsOnALongPath(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 3-second test over a 19 ms path; skipped with -short")
+	}
+	bin := iperf3Binary(t)
+	path := impair.Config{Delay: 9500 * time.Microsecond, Rate: 622e6, Overhead: FramingEthernet.Overhead}
+	l := newRouterLab(t, 1500, RouterSpec{AtoB: path, BtoA: path, RandStart: 13}, BigTCPBuffers())
+	a, b := l.Host("a"), l.Host("b")
+	port := startServer(t, b)
+	const secs = 3
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"-P 1", nil},
+		{"-P 2", []string{"-P", "2"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			args := append([]string{"-c", b.Addr.String(), "-p", strconv.Itoa(port), "-t", strconv.Itoa(secs), "-J", "-C", "cubic"}, c.args...)
+			out, err := a.Run(ctx, bin, args...)
+			if err != nil {
+				t.Fatalf("iperf3 %v: %v\n%s", args, err, out)
+			}
+			var doc struct {
+				End struct {
+					SumSent     struct{ Bytes int64 } `json:"sum_sent"`
+					SumReceived struct{ Bytes int64 } `json:"sum_received"`
+				} `json:"end"`
+				Error string `json:"error"`
+			}
+			if err := json.Unmarshal(out, &doc); err != nil || doc.Error != "" {
+				t.Fatalf("iperf3's document: %v %s\n%s", err, doc.Error, out)
+			}
+			sent, got := doc.End.SumSent.Bytes, doc.End.SumReceived.Bytes
+			t.Logf("iperf3 sent %d bytes; our server received %d", sent, got)
+			if sent == 0 || got != sent {
+				t.Errorf("our server counted %d bytes received; iperf3 counted %d sent (%+d)", got, sent, got-sent)
+			}
+		})
+	}
+}
