@@ -30,8 +30,8 @@ func iperf3Binary(t *testing.T) string {
 
 // TestAcceptIperf3ClientCountsOnALongPath: an iperf3 client tests our
 // server over the lab's 19 ms, 622 Mbit/s path. What our server says it
-// received (iperf3 prints it as its receiver line) must equal, byte for
-// byte, what iperf3 counted as sent: an iperf3 client keeps its streams
+// received (iperf3 prints it as its receiver line) must equal what iperf3
+// counted as sent (see below for 3.16+): an iperf3 client keeps its streams
 // open after TEST_END, so our server has to drain the path's queue and
 // the client's socket buffer by itself, and stop once they are empty.
 // (That it then cuts no row after the test is checked on loopback, in
@@ -73,8 +73,18 @@ func TestAcceptIperf3ClientCountsOnALongPath(t *testing.T) {
 			}
 			sent, got := doc.End.SumSent.Bytes, doc.End.SumReceived.Bytes
 			t.Logf("iperf3 sent %d bytes; our server received %d", sent, got)
-			if sent == 0 || got != sent {
-				t.Errorf("our server counted %d bytes received; iperf3 counted %d sent (%+d)", got, sent, got-sent)
+			// iperf3 3.16 and later send from a thread per stream: a write
+			// under way as its timer fires reaches the wire but can miss
+			// its count (3.21 here: 66 and 91 KB short over 19 ms, never
+			// on loopback; 3.12 exact). So our count may exceed iperf3's by
+			// at most one write (-l, 128 KiB) per stream, and never fall
+			// short of it.
+			streams := int64(1)
+			if len(c.args) == 2 {
+				streams, _ = strconv.ParseInt(c.args[1], 10, 64)
+			}
+			if sent == 0 || got < sent || got-sent > streams*128<<10 {
+				t.Errorf("our server counted %d bytes received; iperf3 counted %d sent (%+d; at most one 128 KiB write a stream above it is iperf3's own miscount)", got, sent, got-sent)
 			}
 		})
 	}
