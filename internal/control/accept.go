@@ -38,7 +38,7 @@ type Registrar interface {
 	Admit(peer net.Addr, s spec.Spec) (*Admission, error)
 }
 
-// ServeConfig is what a server's test session needs.
+// ServeConfig is how a server admits tests on its control connections.
 type ServeConfig struct {
 	Registrar        Registrar
 	Logger           *slog.Logger
