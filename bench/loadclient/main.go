@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/control"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/session"
 	"github.com/wireperf/wireperf/internal/spec"
@@ -62,16 +63,16 @@ func main() {
 			s.Duration, s.Interval = *secs, 0
 			obs := &started{at: make(chan time.Time, 1)}
 			turn := time.Now()
-			_, err := session.RunClient(context.Background(), session.ClientConfig{
+			_, err := session.RunClient(context.Background(), session.ClientConfig{ClientConfig: control.ClientConfig{
 				Host: "127.0.0.1", Port: *port, Bind: "127.0.0." + strconv.Itoa(2+i%*sources),
-				ConnectTimeout: 10 * time.Second, Spec: s, Observer: obs, Logger: quiet,
-			})
+				ConnectTimeout: 10 * time.Second, Spec: s, Logger: quiet,
+			}, Observer: obs})
 			o := outcome{err: err, answer: time.Since(turn)}
 			select {
 			case at := <-obs.at:
 				o.served, o.answer = true, at.Sub(turn)
 			default:
-				o.refused = errors.Is(err, session.ErrRefused)
+				o.refused = errors.Is(err, control.ErrRefused)
 			}
 			out[i] = o
 		}()

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/wireperf/wireperf/internal/auth"
+	"github.com/wireperf/wireperf/internal/control"
 	"github.com/wireperf/wireperf/internal/pace"
 	"github.com/wireperf/wireperf/internal/session"
 	"github.com/wireperf/wireperf/internal/spec"
@@ -269,10 +270,10 @@ func (c *agentConn) runTest(ctx context.Context, p Prepare) error {
 		started := time.Now().UnixNano()
 		return c.send(TypeStarted, Started{AtNs: started})
 	}
-	res, err := session.RunClient(ctx, session.ClientConfig{
-		Host: host, Port: port, Spec: p.Spec, StartGate: gate,
+	res, err := session.RunClient(ctx, session.ClientConfig{ClientConfig: control.ClientConfig{
+		Host: host, Port: port, Spec: p.Spec,
 		ConnectTimeout: c.a.timeout(), Logger: c.log, Auth: c.a.ClientCred,
-	})
+	}, StartGate: gate})
 	if res == nil {
 		// The controller hears only that the target refused: what the
 		// port did (closed, silent, something else, a key refused) would

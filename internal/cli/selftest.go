@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wireperf/wireperf/internal/control"
 	"github.com/wireperf/wireperf/internal/emit"
 	"github.com/wireperf/wireperf/internal/server"
 	"github.com/wireperf/wireperf/internal/session"
@@ -61,9 +62,9 @@ func selftest(ctx context.Context, e env, f *clientFlags) error {
 	defer closeOut()
 	em := f.emitter(out)
 	obs := &emit.Observer{Emitter: em, Host: "127.0.0.1", Port: f.Port}
-	res, err := session.RunClient(ctx, session.ClientConfig{
-		Host: "127.0.0.1", Port: f.Port, ConnectTimeout: f.ConnectTimeout, Spec: f.Spec, Observer: obs,
-	})
+	res, err := session.RunClient(ctx, session.ClientConfig{ClientConfig: control.ClientConfig{
+		Host: "127.0.0.1", Port: f.Port, ConnectTimeout: f.ConnectTimeout, Spec: f.Spec,
+	}, Observer: obs})
 	if aerr := f.applyTCPInfo(res); aerr != nil && err == nil {
 		err = aerr
 	}

@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/wireperf/wireperf/internal/control"
 	"github.com/wireperf/wireperf/internal/lab/labtest"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/session"
@@ -71,11 +72,10 @@ func wpRun(t *testing.T, from, to *Host, port int, sp spec.Spec, started func())
 	err := from.Do(func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), sp.Duration+60*time.Second)
 		defer cancel()
-		res, runErr = session.RunClient(ctx, session.ClientConfig{
+		res, runErr = session.RunClient(ctx, session.ClientConfig{ClientConfig: control.ClientConfig{
 			Host: to.Addr.String(), Port: port, ConnectTimeout: 10 * time.Second, Spec: sp,
-			Observer: &wpObserver{started: started},
-			Logger:   labtest.Quiet(),
-		})
+			Logger: labtest.Quiet(),
+		}, Observer: &wpObserver{started: started}})
 		return nil
 	})
 	if err != nil {

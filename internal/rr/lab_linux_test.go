@@ -10,13 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/control"
 	"github.com/wireperf/wireperf/internal/lab"
 	"github.com/wireperf/wireperf/internal/lab/impair"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/rr/rrcontrol"
 	"github.com/wireperf/wireperf/internal/rr/rrtest"
 	"github.com/wireperf/wireperf/internal/rrload"
-	"github.com/wireperf/wireperf/internal/session"
 	"github.com/wireperf/wireperf/internal/spec"
 )
 
@@ -54,7 +54,7 @@ func labRR(t *testing.T, l *lab.Lab, port int, mode string, count int64, interva
 	inHost(t, a, func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		res, err = rrcontrol.Run(ctx, rrcontrol.Config{ClientConfig: session.ClientConfig{Host: b.Addr.String(), Port: port, Spec: s, Logger: rrtest.Quiet()}})
+		res, err = rrcontrol.Run(ctx, rrcontrol.Config{ClientConfig: control.ClientConfig{Host: b.Addr.String(), Port: port, Spec: s, Logger: rrtest.Quiet()}})
 	})
 	if err != nil {
 		t.Fatalf("%s: %v", mode, err)
@@ -154,7 +154,7 @@ func TestLabRRUnderLoad(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
 		res, err = rrload.Run(ctx, rrload.Config{
-			Probe: rrcontrol.Config{ClientConfig: session.ClientConfig{Host: b.Addr.String(), Port: port, Spec: probe, Logger: rrtest.Quiet()}},
+			Probe: rrcontrol.Config{ClientConfig: control.ClientConfig{Host: b.Addr.String(), Port: port, Spec: probe, Logger: rrtest.Quiet()}},
 			Idle:  2 * time.Second, After: time.Second, Load: load,
 			// The load's connections must be a's too.
 			Go: func(f func()) { go func() { _ = a.Do(func() error { f(); return nil }) }() },

@@ -11,7 +11,7 @@
 // T4 − T3 are the one-way delays.
 //
 // The control session (parameter exchange, start, stop and reports) is
-// internal/rr/rrcontrol's, on a control connection internal/session
+// internal/rr/rrcontrol's, on a control connection internal/control
 // sets up; this package moves the messages and measures.
 package rr
 

@@ -95,7 +95,7 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 			return
 		}
 		run(func() {
-			lc := cfg.Probe.ClientConfig // the probes' server, key and TLS
+			lc := session.ClientConfig{ClientConfig: cfg.Probe.ClientConfig} // the probes' server, key and TLS
 			lc.Spec = cfg.Load
 			lc.Observer = loadObserver{started: func() { phase.Store(1) }}
 			res, err := session.RunClient(ctx, lc)

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/control"
 	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/session"
@@ -442,10 +443,10 @@ func TestUDPWithBindAndCPort(t *testing.T) {
 	ts := startServer(t, nil)
 	for _, cport := range []int{0, freeUDPPort(t)} {
 		s := udpSpec()
-		res, err := session.RunClient(context.Background(), session.ClientConfig{
+		res, err := session.RunClient(context.Background(), session.ClientConfig{ClientConfig: control.ClientConfig{
 			Host: ts.Addr().IP.String(), Port: ts.Addr().Port, ConnectTimeout: 5 * time.Second, Spec: s,
-			Bind: "127.0.0.1", CPort: cport,
-		})
+			Bind: "127.0.0.1",
+		}, CPort: cport})
 		if err != nil {
 			t.Fatalf("-u -B 127.0.0.1 --cport %d: %v", cport, err)
 		}

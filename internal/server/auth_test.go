@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wireperf/wireperf/internal/auth"
+	"github.com/wireperf/wireperf/internal/control"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/session"
 	"github.com/wireperf/wireperf/internal/spec"
@@ -22,7 +23,7 @@ func testKeys() auth.Keys {
 }
 
 func runWith(ts *testServer, s spec.Spec, mutate func(*session.ClientConfig)) (*result.Result, error) {
-	cfg := session.ClientConfig{Host: ts.Addr().IP.String(), Port: ts.Addr().Port, ConnectTimeout: 5 * time.Second, Spec: s}
+	cfg := session.ClientConfig{ClientConfig: control.ClientConfig{Host: ts.Addr().IP.String(), Port: ts.Addr().Port, ConnectTimeout: 5 * time.Second, Spec: s}}
 	mutate(&cfg)
 	return session.RunClient(context.Background(), cfg)
 }

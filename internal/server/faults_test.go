@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/control"
 	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/session"
 	"github.com/wireperf/wireperf/internal/spec"
@@ -180,9 +181,9 @@ func TestClientErrorsAreClear(t *testing.T) {
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close() // nothing listens there now
-	_, err = session.RunClient(context.Background(), session.ClientConfig{
+	_, err = session.RunClient(context.Background(), session.ClientConfig{ClientConfig: control.ClientConfig{
 		Host: "127.0.0.1", Port: port, ConnectTimeout: 2 * time.Second, Spec: quickSpec(),
-	})
+	}})
 	if err == nil || !strings.Contains(err.Error(), "connection refused") {
 		t.Fatalf("err = %v, want connection refused", err)
 	}

@@ -6,8 +6,8 @@ import (
 	"net"
 	"sync"
 
+	"github.com/wireperf/wireperf/internal/control"
 	"github.com/wireperf/wireperf/internal/proto"
-	"github.com/wireperf/wireperf/internal/session"
 	"github.com/wireperf/wireperf/internal/spec"
 )
 
@@ -26,7 +26,7 @@ type registry struct {
 }
 
 type entry struct {
-	data chan session.DataConn
+	data chan control.DataConn
 	peer string
 }
 
@@ -96,7 +96,7 @@ func (r *registry) reserve(peer net.Addr, s spec.Spec) (release func(), err erro
 }
 
 // Admit implements session.Registrar: a slot and a token.
-func (r *registry) Admit(peer net.Addr, s spec.Spec) (*session.Admission, error) {
+func (r *registry) Admit(peer net.Addr, s spec.Spec) (*control.Admission, error) {
 	free, err := r.reserve(peer, s)
 	if err != nil {
 		return nil, err
@@ -106,11 +106,11 @@ func (r *registry) Admit(peer net.Addr, s spec.Spec) (*session.Admission, error)
 		free()
 		return nil, fmt.Errorf("server cannot make a test token: %w", err)
 	}
-	e := &entry{data: make(chan session.DataConn, s.DataConns()), peer: peerHost(peer)}
+	e := &entry{data: make(chan control.DataConn, s.DataConns()), peer: peerHost(peer)}
 	r.mu.Lock()
 	r.tests[tok] = e
 	r.mu.Unlock()
-	return &session.Admission{
+	return &control.Admission{
 		Token:      tok,
 		Data:       e.data,
 		Release:    func() { r.release(tok); free() },
@@ -149,7 +149,7 @@ func (r *registry) deliver(h proto.DataHello, conn *net.TCPConn) bool {
 		return false
 	}
 	select {
-	case e.data <- session.DataConn{StreamID: h.StreamID, Conn: conn}:
+	case e.data <- control.DataConn{StreamID: h.StreamID, Conn: conn}:
 		return true
 	default:
 		return false

@@ -20,6 +20,7 @@ import (
 
 	"github.com/wireperf/wireperf/internal/agent"
 	"github.com/wireperf/wireperf/internal/auth"
+	"github.com/wireperf/wireperf/internal/control"
 	"github.com/wireperf/wireperf/internal/iperf3"
 	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/result"
@@ -443,7 +444,7 @@ func (r *replayConn) NetConn() net.Conn { return r.TCPConn }
 
 func (s *Server) serveTest(ctx context.Context, conn *net.TCPConn, ctl net.Conn, denied error, past func()) bool {
 	defer conn.Close()
-	at, err := session.Accept(ctx, ctl, session.ServeConfig{
+	at, err := control.Accept(ctx, ctl, control.ServeConfig{
 		Registrar: s.reg, Logger: s.log, HandshakeTimeout: s.cfg.HandshakeTimeout, MaxDuration: s.cfg.Limits.MaxDuration,
 		UDP: s.udp, Keys: s.cfg.Keys, HandshakeDone: past, Refuse: denied,
 	})
@@ -494,7 +495,7 @@ func (s *Server) serveIperf3(ctx context.Context, conn *net.TCPConn, first [4]by
 func (s *Server) record(conn *net.TCPConn, res *result.Result, err error) bool {
 	if res == nil {
 		var ref refusal
-		var ae *session.AuthError
+		var ae *control.AuthError
 		if errors.As(err, &ae) {
 			if s.authFailed(conn.RemoteAddr()) {
 				s.log.Warn("authentication failed (further failures from this client are counted in a summary each minute)",

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/control"
 	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/session"
@@ -61,9 +62,9 @@ func startServer(t *testing.T, mutate func(*Config)) *testServer {
 
 func (ts *testServer) run(t *testing.T, s spec.Spec) (*result.Result, error) {
 	t.Helper()
-	return session.RunClient(context.Background(), session.ClientConfig{
+	return session.RunClient(context.Background(), session.ClientConfig{ClientConfig: control.ClientConfig{
 		Host: ts.Addr().IP.String(), Port: ts.Addr().Port, ConnectTimeout: 5 * time.Second, Spec: s,
-	})
+	}})
 }
 
 func quickSpec() spec.Spec {
@@ -271,7 +272,7 @@ func TestLimitsRefuseWithReason(t *testing.T) {
 			s := quickSpec()
 			tc.mod(&s)
 			_, err := ts.run(t, s)
-			if !errors.Is(err, session.ErrRefused) || !strings.Contains(err.Error(), tc.want) {
+			if !errors.Is(err, control.ErrRefused) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want a refusal naming %s", err, tc.want)
 			}
 		})
@@ -293,7 +294,7 @@ func TestMaxTestsRefusesWhileBusy(t *testing.T) {
 		t.Fatalf("first test not accepted: %v %v", fr.Type, err)
 	}
 	_, err := ts.run(t, quickSpec())
-	if !errors.Is(err, session.ErrRefused) || !strings.Contains(err.Error(), "busy") {
+	if !errors.Is(err, control.ErrRefused) || !strings.Contains(err.Error(), "busy") {
 		t.Fatalf("err = %v, want a busy refusal", err)
 	}
 	hold.Close()
@@ -309,10 +310,9 @@ func TestShutdownAbortsRunningTests(t *testing.T) {
 	errc := make(chan error, 1)
 	started := make(chan struct{})
 	go func() {
-		_, err := session.RunClient(context.Background(), session.ClientConfig{
+		_, err := session.RunClient(context.Background(), session.ClientConfig{ClientConfig: control.ClientConfig{
 			Host: ts.Addr().IP.String(), Port: ts.Addr().Port, ConnectTimeout: 5 * time.Second, Spec: s,
-			Observer: startedObserver(started),
-		})
+		}, Observer: startedObserver(started)})
 		errc <- err
 	}()
 	select { // shut down once data flows, not while streams still connect

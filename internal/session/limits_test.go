@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/control"
 	"github.com/wireperf/wireperf/internal/emit"
 	"github.com/wireperf/wireperf/internal/server"
 	"github.com/wireperf/wireperf/internal/session"
@@ -39,9 +40,9 @@ func TestLimitsCarryTheQdisc(t *testing.T) {
 	s.Bytes = 64 << 20 // whichever comes first
 	runCtx, stop := context.WithTimeout(context.Background(), 20*time.Second)
 	defer stop()
-	res, err := session.RunClient(runCtx, session.ClientConfig{
+	res, err := session.RunClient(runCtx, session.ClientConfig{ClientConfig: control.ClientConfig{
 		Host: "127.0.0.1", Port: srv.Addr().Port, ConnectTimeout: 5 * time.Second, Spec: s,
-	})
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,12 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"time"
 
-	"github.com/wireperf/wireperf/internal/auth"
+	"github.com/wireperf/wireperf/internal/control"
 	"github.com/wireperf/wireperf/internal/flowrun"
 	"github.com/wireperf/wireperf/internal/netsetup"
 	"github.com/wireperf/wireperf/internal/proto"
@@ -19,165 +18,15 @@ import (
 	"github.com/wireperf/wireperf/internal/udpflow"
 )
 
-// endReportTimeout bounds the wait for the peer's final report.
-const endReportTimeout = 15 * time.Second
-
-// DataConn is a data connection that presented a test's token.
-type DataConn struct {
-	StreamID uint32
-	Conn     *net.TCPConn
-}
-
-// Admission is a server's slot for one test.
-type Admission struct {
-	Token proto.Token
-	// Data delivers the test's data connections. Connections that arrive
-	// after Release are closed by the registrar.
-	Data <-chan DataConn
-	// Release frees the slot and forgets the token.
-	Release func()
-	// Concurrent reports how many other tests run now.
-	Concurrent func() int
-}
-
-// Registrar admits tests under the server's limits and routes data
-// connections to them by token.
-type Registrar interface {
-	Admit(peer net.Addr, s spec.Spec) (*Admission, error)
-}
-
-// ServeConfig is what a server's test session needs.
-type ServeConfig struct {
-	Registrar        Registrar
-	Logger           *slog.Logger
-	HandshakeTimeout time.Duration
-	// MaxDuration bounds tests that stop on bytes (-n), whose length the
-	// spec cannot tell; 0 means no bound.
-	MaxDuration time.Duration
-	// UDP hands out the server's UDP port to UDP streams; nil refuses UDP.
-	UDP UDPExpecter
-	// Keys, when set, are the users a client must prove it is one of.
-	Keys auth.Keys
-	// HandshakeDone is called once the client has authenticated and sent
-	// a well-formed request: the connection is past the handshake.
-	HandshakeDone func()
-	// Refuse, when set, turns the client away with its reason right after
-	// the greeting (an address the server does not admit).
-	Refuse error
-}
-
-// UDPExpecter gives a stream a socket of its own on the server's UDP port
-// once its first datagram arrives (internal/udpmux).
-type UDPExpecter interface {
-	Expect(ctx context.Context, match func(payload []byte, from *net.UDPAddr) bool) (*net.UDPConn, []byte, *net.UDPAddr, error)
-}
-
-// AuthError is a client that failed authentication.
-type AuthError struct {
-	User   string
-	Reason string
-}
-
-func (e *AuthError) Error() string {
-	return fmt.Sprintf("%v for user %q: %s", auth.ErrFailed, e.User, e.Reason)
-}
-
-func (e *AuthError) Unwrap() error { return auth.ErrFailed }
-
-// abortWrite bounds the last words to a client on the way out of an
-// aborted test.
-const abortWrite = 250 * time.Millisecond
-
-// Accept runs the server's side of a control connection's handshake,
-// whose first four bytes (the magic) were already read: the greeting, the
-// key, the test request and its admission. It returns the admitted test
-// for the code of its kind to run (ServeBulk, or rrcontrol.Serve for a
-// request-response test), which must Release it; a test refused here
-// returns nil and the refusal, told to the client. conn may be a TLS
-// connection over TCP.
-func Accept(ctx context.Context, conn net.Conn, cfg ServeConfig) (*AdmittedTest, error) {
-	log := cfg.Logger
-	if log == nil {
-		log = slog.Default()
-	}
-	hs := cfg.HandshakeTimeout
-	if hs == 0 {
-		hs = 10 * time.Second
-	}
-	_ = conn.SetDeadline(time.Now().Add(hs))
-	fw := newFrameWriter(conn)
-	var rest [proto.GreetingLen - 4]byte
-	if _, err := io.ReadFull(conn, rest[:]); err != nil {
-		return nil, fmt.Errorf("reading greeting: %w", err)
-	}
-	if _, err := proto.ParseGreeting(append(proto.MagicControl[:], rest[:]...), proto.MagicControl); err != nil {
-		_ = fw.send(proto.TypeError, proto.Error{Message: err.Error()})
-		return nil, err
-	}
-	if cfg.Refuse != nil {
-		// The request is read first: closing on unread bytes would reset
-		// the connection, and the client would never see the reason.
-		if err := proto.WriteGreeting(conn, proto.MagicServer); err == nil {
-			if _, err := proto.ReadFrame(conn); err == nil {
-				_ = fw.send(proto.TypeError, proto.Error{Message: cfg.Refuse.Error()})
-			}
-		}
-		return nil, cfg.Refuse
-	}
-	var flags uint16
-	first := srvAwaitRequest
-	if cfg.Keys != nil {
-		flags |= proto.FlagAuth
-		first = srvAwaitAuth
-	}
-	if err := proto.WriteGreetingFlags(conn, proto.MagicServer, flags); err != nil {
-		return nil, err
-	}
-	cc := newControlConn(conn, first)
-	var authed *auth.Session
-	if cfg.Keys != nil {
-		var err error
-		if authed, err = authenticate(cc, fw, cfg.Keys); err != nil {
-			return nil, err
-		}
-		log = log.With("user", authed.User)
-	}
-	var req proto.TestRequest
-	err := cc.expect(&req)
-	if err == nil {
-		err = req.Spec.Validate()
-	}
-	if err != nil {
-		_ = fw.send(proto.TypeError, proto.Error{Message: "bad test request: " + err.Error()})
-		return nil, err
-	}
-	if cfg.HandshakeDone != nil {
-		cfg.HandshakeDone()
-	}
-	adm, err := cfg.Registrar.Admit(conn.RemoteAddr(), req.Spec)
-	if err != nil {
-		_ = fw.send(proto.TypeError, proto.Error{Message: err.Error()})
-		return nil, err
-	}
-	at := &AdmittedTest{
-		Conn: conn, Request: req, Admission: adm, Config: cfg, Handshake: hs, fw: fw, cc: cc, authed: authed,
-		Log: log.With("test", adm.Token.String()[:8], "client", conn.RemoteAddr().String()),
-	}
-	if req.Spec.Protocol == spec.RR { // request-response: internal/rr/rrcontrol runs it
-		cc.branch()
-	}
-	return at, nil
-}
-
 // ServeBulk runs an admitted bulk test (TCP or UDP streams) to its end
 // and returns the server's record of it. Cancelling ctx aborts it and
 // tells the client.
-func ServeBulk(ctx context.Context, at *AdmittedTest) (*result.Result, error) {
+func ServeBulk(ctx context.Context, at *control.AdmittedTest) (*result.Result, error) {
 	if at.Request.Spec.Protocol == spec.RR {
 		at.Abort("a request-response test is not a bulk test")
 		return nil, errors.New("a request-response test handed to the bulk test's server")
 	}
-	t := &serverTest{AdmittedTest: at, ctx: ctx, authed: at.authed}
+	t := &serverTest{AdmittedTest: at, ctx: ctx}
 	res, err := t.run(at.Request.Client)
 	for _, f := range t.flows {
 		_ = f.Close()
@@ -185,44 +34,13 @@ func ServeBulk(ctx context.Context, at *AdmittedTest) (*result.Result, error) {
 	return res, err
 }
 
-// authenticate challenges the client and checks its answer: a fresh nonce
-// per connection, so a recorded answer is worth nothing.
-func authenticate(cc *controlConn, fw *frameWriter, keys auth.Keys) (*auth.Session, error) {
-	nonce, err := auth.Nonce()
-	if err != nil {
-		return nil, err
-	}
-	if err := fw.send(proto.TypeChallenge, proto.Challenge{Nonce: nonce}); err != nil {
-		return nil, err
-	}
-	var a proto.Auth
-	if err := cc.expect(&a); err != nil {
-		var pe *ProtocolError
-		if errors.As(err, &pe) && pe.Got == proto.TypeTestRequest {
-			_ = fw.send(proto.TypeError, proto.Error{Message: "authentication failed: this server requires a key (--auth-key-file)"})
-			return nil, &AuthError{Reason: "the client sent no key"}
-		}
-		return nil, &AuthError{Reason: fmt.Sprintf("no answer to the challenge (a client without a key?): %v", err)}
-	}
-	key, ok := keys.Verify(a.User, nonce, a.Nonce, a.MAC)
-	if !ok {
-		_ = fw.send(proto.TypeError, proto.Error{Message: "authentication failed"})
-		return nil, &AuthError{User: a.User, Reason: "wrong user or key"}
-	}
-	if err := fw.send(proto.TypeAuthOK, proto.AuthOK{MAC: auth.ServerProof(key, nonce, a.Nonce, a.User)}); err != nil {
-		return nil, err
-	}
-	return &auth.Session{User: a.User, Key: key, ServerNonce: nonce, ClientNonce: a.Nonce}, nil
-}
-
 // serverTest is a bulk test (TCP or UDP streams) on the server: what
 // every admitted test has, and the streams' side of it.
 type serverTest struct {
-	*AdmittedTest
+	*control.AdmittedTest
 	ctx   context.Context
 	flows []flowrun.Flow
-	// authed is the handshake's, when authenticated: it signs UDP datagrams.
-	authed *auth.Session
+	ev    control.Events
 	// clockStopped says the server's own clock had to end the test, and
 	// clientSpoke that the client said Stop or SenderDone at some point:
 	// a client that was late but is there still gets its full ending.
@@ -234,7 +52,7 @@ func (t *serverTest) run(client result.Host) (*result.Result, error) {
 	res.Remote = result.End{Role: result.RoleClient, Host: client}
 	// Read once: the end report carries the same limits.
 	limits := netsetup.LimitsFor(t.Conn.LocalAddr().String())
-	if err := t.fw.send(proto.TypeTestAccept, proto.TestAccept{
+	if err := t.Send(proto.TypeTestAccept, proto.TestAccept{
 		Token: t.Admission.Token.String(), Server: flowrun.LocalHost(), Limits: limits,
 	}); err != nil {
 		return nil, err
@@ -243,28 +61,27 @@ func (t *serverTest) run(client result.Host) (*result.Result, error) {
 	// the control connection while the data connections arrive, and the
 	// set-up's own timers bound the wait, so that a client that is too
 	// slow hears why.
-	_ = t.Conn.SetReadDeadline(time.Time{})
-	t.cc.readLoop()
+	t.ev = t.Listen()
 	sockets, err := t.collectStreams()
 	if err == nil {
 		err = t.awaitStart()
 	}
 	if err != nil {
 		// Each write has its own deadline: the set-up's may have passed.
-		_ = t.fw.send(proto.TypeError, proto.Error{Message: err.Error()})
+		_ = t.Send(proto.TypeError, proto.Error{Message: err.Error()})
 		return nil, err
 	}
-	if tc := rawTCP(t.Conn); tc != nil {
+	if tc := t.TCP(); tc != nil {
 		_ = tc.SetKeepAlive(true)
 		_ = tc.SetKeepAlivePeriod(5 * time.Second)
 	}
 	t.Log.Info("test started", "streams", t.Request.Spec.Streams, "reverse", t.Request.Spec.Reverse, "bidir", t.Request.Spec.Bidir, "duration", t.Request.Spec.Duration)
 
 	run := flowrun.New(t.Request.Spec, t.flows, sockets, func(iv result.Interval) {
-		_ = t.fw.send(proto.TypeInterval, iv)
+		_ = t.Send(proto.TypeInterval, iv)
 	})
 	run.Start()
-	testErr := t.wait(run, t.cc)
+	testErr := t.wait(run)
 	if testErr != nil || t.abandoned() {
 		// The client is gone or misbehaving: its streams' last figures
 		// are not worth waiting for its socket buffers to drain.
@@ -283,11 +100,11 @@ func (t *serverTest) run(client result.Host) (*result.Result, error) {
 		res.Error = testErr.Error()
 	}
 	res.Local = end
-	within := writeTimeout
+	within := control.WriteTimeout
 	if testErr != nil {
-		within = abortWrite
+		within = control.AbortWrite
 	}
-	if err := t.fw.sendWithin(proto.TypeEndReport, withoutIntervals(end), within); err == nil && testErr == nil {
+	if err := t.SendWithin(proto.TypeEndReport, withoutIntervals(end), within); err == nil && testErr == nil {
 		t.awaitEndReport(res)
 	}
 	t.Log.Info("test finished", "error", res.Error, slog.Group("flows", summaryAttrs(res)...))
@@ -299,9 +116,9 @@ func (t *serverTest) awaitStart() error {
 	timer := time.NewTimer(t.Handshake)
 	defer timer.Stop()
 	select {
-	case <-t.cc.started:
+	case <-t.ev.Started:
 		return nil
-	case err := <-t.cc.lost:
+	case err := <-t.ev.Lost:
 		return fmt.Errorf("waiting for start: %w", err)
 	case <-timer.C:
 		return fmt.Errorf("waiting for start: nothing within %v", t.Handshake)
@@ -314,19 +131,19 @@ func (t *serverTest) awaitStart() error {
 // The client sends it once its own receivers have drained; a client that
 // the server's clock had to stop gets a second.
 func (t *serverTest) awaitEndReport(res *result.Result) {
-	wait := min(endReportTimeout, netsetup.DrainTime(t.Request.Spec, t.ControlRTT())+time.Second+4*t.ControlRTT())
+	wait := min(control.EndReportTimeout, netsetup.DrainTime(t.Request.Spec, t.ControlRTT())+time.Second+4*t.ControlRTT())
 	if t.abandoned() {
 		wait = time.Second
 	}
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	select {
-	case ce := <-t.cc.end:
+	case ce := <-t.ev.End:
 		res.Remote = ce
-	case <-t.cc.lost:
+	case <-t.ev.Lost:
 		// The client hangs up right after its report: both may be ready.
 		select {
-		case ce := <-t.cc.end:
+		case ce := <-t.ev.End:
 			res.Remote = ce
 		default:
 		}
@@ -352,7 +169,7 @@ func (t *serverTest) collectStreams() (map[int]result.Socket, error) {
 	for _, ss := range ready.Streams {
 		sockets[ss.ID] = ss.Socket
 	}
-	return sockets, t.fw.send(proto.TypeStreamsReady, ready)
+	return sockets, t.Send(proto.TypeStreamsReady, ready)
 }
 
 func (t *serverTest) collectTCP(ready *proto.StreamsReady) error {
@@ -385,8 +202,8 @@ func (t *serverTest) collectTCP(ready *proto.StreamsReady) error {
 			})
 		case <-timer.C:
 			return fmt.Errorf("only %d of %d data connections arrived within %v", len(t.flows), want, t.Handshake)
-		case err := <-t.cc.lost:
-			t.cc.lost <- err // for awaitStart's sake; the test ends here anyway
+		case err := <-t.ev.Lost:
+			t.ev.PutBackLost(err) // for awaitStart's sake; the test ends here anyway
 			return fmt.Errorf("set-up: %w", err)
 		case <-t.ctx.Done():
 			return errors.New("server shutting down")
@@ -410,8 +227,8 @@ func (t *serverTest) collectUDP(ready *proto.StreamsReady) error {
 	defer close(watchDone)
 	go func() {
 		select {
-		case err := <-t.cc.lost:
-			t.cc.lost <- err
+		case err := <-t.ev.Lost:
+			t.ev.PutBackLost(err)
 			cancel()
 		case <-watchDone:
 		}
@@ -441,7 +258,7 @@ func (t *serverTest) collectUDP(ready *proto.StreamsReady) error {
 			}
 			continue
 		}
-		f, err := flowrun.NewUDPFlow(g.conn, t.Request.Spec, [16]byte(t.Admission.Token), g.id, !t.Request.Spec.ClientSendsOn(g.id), t.authed.DatagramKey([16]byte(t.Admission.Token)))
+		f, err := flowrun.NewUDPFlow(g.conn, t.Request.Spec, [16]byte(t.Admission.Token), g.id, !t.Request.Spec.ClientSendsOn(g.id), t.Auth.DatagramKey([16]byte(t.Admission.Token)))
 		if err != nil {
 			_ = g.conn.Close()
 			firstErr = cmp.Or(firstErr, err)
@@ -461,7 +278,7 @@ func (t *serverTest) collectUDP(ready *proto.StreamsReady) error {
 // receivers drain, and a lost client or a shutdown aborts the test. The
 // server keeps its own clock too (see clock): a client that never stops
 // its test, or stops reading, doesn't keep it running.
-func (t *serverTest) wait(run *flowrun.Runner, control *controlConn) error {
+func (t *serverTest) wait(run *flowrun.Runner) error {
 	soft, hard := t.clock()
 	var softC, hardC <-chan time.Time
 	if soft > 0 {
@@ -477,16 +294,16 @@ func (t *serverTest) wait(run *flowrun.Runner, control *controlConn) error {
 		select {
 		case <-done:
 			if sendersDone != nil { // done and sendersDone were ready at once
-				_ = t.fw.send(proto.TypeSenderDone, proto.SenderDone{Sent: run.SentCounts()})
+				_ = t.Send(proto.TypeSenderDone, proto.SenderDone{Sent: run.SentCounts()})
 			}
 			return nil
-		case <-control.stop:
+		case <-t.ev.Stopped:
 			t.clientSpoke = true
 			run.StopSenders()
 		case <-sendersDone:
-			_ = t.fw.send(proto.TypeSenderDone, proto.SenderDone{Sent: run.SentCounts()})
+			_ = t.Send(proto.TypeSenderDone, proto.SenderDone{Sent: run.SentCounts()})
 			sendersDone = nil
-		case sent := <-control.senderDoneC:
+		case sent := <-t.ev.SenderDone:
 			peerSent, t.clientSpoke = true, true
 			run.SetPeerSent(sent)
 			run.DrainReceivers(netsetup.DrainTime(t.Request.Spec, t.ControlRTT()))
@@ -495,7 +312,7 @@ func (t *serverTest) wait(run *flowrun.Runner, control *controlConn) error {
 			run.StopSenders()
 			if !t.clientSpoke {
 				t.Log.Warn("the client did not end its test on time; the server's clock stops it")
-				t.fw.shorten(abortWrite) // a client this late may not be reading either
+				t.ShortenWrites(control.AbortWrite) // a client this late may not be reading either
 			}
 			if !peerSent {
 				run.DrainReceivers(clockDrain)
@@ -506,20 +323,19 @@ func (t *serverTest) wait(run *flowrun.Runner, control *controlConn) error {
 			run.Abort()
 			<-done
 			return errors.New("the test outlived the server's clock; aborted")
-		case err := <-control.lost:
+		case err := <-t.ev.Lost:
 			if t.ctx.Err() != nil {
 				continue // the shutdown case says why
 			}
-			var pe *ProtocolError
+			var pe *control.ProtocolError
 			if errors.As(err, &pe) {
-				_ = t.fw.sendWithin(proto.TypeError, proto.Error{Message: pe.Error()}, abortWrite)
+				_ = t.SendWithin(proto.TypeError, proto.Error{Message: pe.Error()}, control.AbortWrite)
 			}
 			run.Abort()
 			<-done
 			return fmt.Errorf("client went away: %w", err)
 		case <-t.ctx.Done():
-			t.fw.shorten(abortWrite)
-			_ = t.fw.sendWithin(proto.TypeError, proto.Error{Message: "server shutting down: test aborted"}, abortWrite)
+			t.Abort("server shutting down: test aborted")
 			run.Abort()
 			<-done
 			return errors.New("aborted: server shutting down")
@@ -556,19 +372,6 @@ func (t *serverTest) clock() (soft, hard time.Duration) {
 		return 0, 0
 	}
 	return soft, soft + max(clockDrain, netsetup.DrainTime(t.Request.Spec, t.ControlRTT())) + time.Second
-}
-
-// rawTCP is the TCP connection under a control connection, TLS or not.
-func rawTCP(c net.Conn) *net.TCPConn {
-	for {
-		n, ok := c.(interface{ NetConn() net.Conn })
-		if !ok {
-			break
-		}
-		c = n.NetConn()
-	}
-	tc, _ := c.(*net.TCPConn)
-	return tc
 }
 
 func summaryAttrs(r *result.Result) []any {

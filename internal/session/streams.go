@@ -3,53 +3,22 @@ package session
 import (
 	"fmt"
 	"net"
-	"sync"
-	"time"
 
-	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/spec"
+	"github.com/wireperf/wireperf/internal/tcpflow"
 )
 
-// writeTimeout bounds every control write: a peer that stops reading
-// costs its test, never a goroutine held forever.
-const writeTimeout = 5 * time.Second
-
-// frameWriter serialises frames written from several goroutines, each
-// under its own write deadline. After a failed write the connection's
-// framing is lost, so every later send fails at once.
-type frameWriter struct {
-	mu     sync.Mutex
-	w      net.Conn
-	broken error
-}
-
-func newFrameWriter(c net.Conn) *frameWriter { return &frameWriter{w: c} }
-
-func (fw *frameWriter) send(t proto.Type, body any) error {
-	return fw.sendWithin(t, body, writeTimeout)
-}
-
-// sendWithin sends under a shorter bound, for messages on the way out of
-// a test that is being aborted.
-func (fw *frameWriter) sendWithin(t proto.Type, body any, d time.Duration) error {
-	fw.mu.Lock()
-	defer fw.mu.Unlock()
-	if fw.broken != nil {
-		return fw.broken
+// newTCPStream wraps a data connection, with sendfile for a sender when
+// the spec asks for -Z.
+func newTCPStream(id int, sender bool, c *net.TCPConn, s spec.Spec) (*tcpflow.Stream, error) {
+	st := tcpflow.NewStream(id, sender, c)
+	if sender && s.ZeroCopy {
+		if err := st.UseZeroCopy(s.Length); err != nil {
+			return nil, fmt.Errorf("-Z: %w", err)
+		}
 	}
-	_ = fw.w.SetWriteDeadline(time.Now().Add(d))
-	if err := proto.WriteFrame(fw.w, t, body); err != nil {
-		fw.broken = fmt.Errorf("writing %v: %w", t, err)
-		return fw.broken
-	}
-	return nil
-}
-
-// shorten cuts any write in progress to d from now, without waiting for
-// the lock its writer holds: the way out of a test must not wait for a
-// peer that stopped reading.
-func (fw *frameWriter) shorten(d time.Duration) {
-	_ = fw.w.SetWriteDeadline(time.Now().Add(d))
+	return st, nil
 }
 
 // withoutIntervals is an end's final report as it travels: the intervals

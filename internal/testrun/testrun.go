@@ -14,6 +14,7 @@ import (
 	"log/slog"
 
 	"github.com/wireperf/wireperf/internal/auth"
+	"github.com/wireperf/wireperf/internal/control"
 	"github.com/wireperf/wireperf/internal/emit"
 	"github.com/wireperf/wireperf/internal/iperf3"
 	"github.com/wireperf/wireperf/internal/result"
@@ -46,13 +47,13 @@ func Client(ctx context.Context, c *testdef.Client, host string, o Options) (*re
 	if c.Iperf3 {
 		return iperf3.RunClient(ctx, ip3)
 	}
-	cfg := session.ClientConfig{
-		Host: host, Port: c.Port, Bind: c.Bind, CPort: c.CPort,
-		ConnectTimeout: c.ConnectTimeout, Spec: c.Spec, Observer: o.Observer, Logger: o.Logger,
+	cfg := session.ClientConfig{ClientConfig: control.ClientConfig{
+		Host: host, Port: c.Port, Bind: c.Bind,
+		ConnectTimeout: c.ConnectTimeout, Spec: c.Spec, Logger: o.Logger,
 		Auth: o.Auth, TLS: o.TLS, KeepIperf3: true,
-	}
+	}, CPort: c.CPort, Observer: o.Observer}
 	res, err := session.RunClient(ctx, cfg)
-	var found *session.Iperf3ServerError
+	var found *control.Iperf3ServerError
 	if !errors.As(err, &found) || found.Server == nil {
 		return res, err
 	}
@@ -68,7 +69,7 @@ func Client(ctx context.Context, c *testdef.Client, host string, o Options) (*re
 
 // RRConfig is a request-response test's client configuration.
 func RRConfig(r *testdef.RR, host string, o Options) rrcontrol.Config {
-	return rrcontrol.Config{ClientConfig: session.ClientConfig{
+	return rrcontrol.Config{ClientConfig: control.ClientConfig{
 		Host: host, Port: r.Port, Bind: r.Bind, ConnectTimeout: r.ConnectTimeout, Spec: r.Spec, Logger: o.Logger,
 		Auth: o.Auth, TLS: o.TLS,
 	}, Timeout: r.Timeout}
@@ -89,8 +90,10 @@ func RR(ctx context.Context, r *testdef.RR, host string, o Options) (*result.Res
 func UDPMonConfig(u *testdef.UDPMon, host string, o Options) udpmon.Config {
 	cfg := u.Cfg
 	cfg.Server, cfg.Logger = fmt.Sprintf("%s port %d", host, u.Port), o.Logger
-	cfg.Client = session.ClientConfig{Host: host, Port: u.Port, Bind: u.Bind, ConnectTimeout: u.ConnectTimeout,
-		Logger: o.Logger, Auth: o.Auth, TLS: o.TLS}
+	cfg.Client = session.ClientConfig{ClientConfig: control.ClientConfig{
+		Host: host, Port: u.Port, Bind: u.Bind, ConnectTimeout: u.ConnectTimeout,
+		Logger: o.Logger, Auth: o.Auth, TLS: o.TLS,
+	}}
 	return cfg
 }
 

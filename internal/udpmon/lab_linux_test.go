@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/control"
 	"github.com/wireperf/wireperf/internal/lab"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/rr/rrtest"
@@ -102,7 +103,7 @@ func sweepBacklog(t *testing.T, l *lab.Lab, port int, cfg udpmon.Config) (*udpmo
 	a, b := l.Host("a"), l.Host("b")
 	cfg.Server, cfg.Logger = b.Addr.String(), rrtest.Quiet()
 	cfg.Run = func(ctx context.Context, s spec.Spec) (*result.Result, error) {
-		return session.RunClient(ctx, session.ClientConfig{Host: b.Addr.String(), Port: port, Spec: s, Logger: rrtest.Quiet()})
+		return session.RunClient(ctx, session.ClientConfig{ClientConfig: control.ClientConfig{Host: b.Addr.String(), Port: port, Spec: s, Logger: rrtest.Quiet()}})
 	}
 	var sw *udpmon.Sweep
 	var err error

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/control"
 	"github.com/wireperf/wireperf/internal/figures"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/session"
@@ -75,7 +76,7 @@ func (c Config) runPoint(ctx context.Context, s spec.Spec) (*result.Result, erro
 	cc := c.Client
 	cc.Spec = s
 	res, err := session.RunClient(ctx, cc)
-	if errors.Is(err, session.ErrRefused) && !strings.Contains(err.Error(), "busy") {
+	if errors.Is(err, control.ErrRefused) && !strings.Contains(err.Error(), "busy") {
 		err = fmt.Errorf("%w (%w)", err, ErrRecurs)
 	}
 	return res, err

@@ -16,6 +16,7 @@ import (
 
 	"github.com/wireperf/wireperf/internal/advise"
 	"github.com/wireperf/wireperf/internal/auth"
+	"github.com/wireperf/wireperf/internal/control"
 	"github.com/wireperf/wireperf/internal/hostmon"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/session"
@@ -124,10 +125,10 @@ func Run(ctx context.Context, cfg Config) (*advise.Report, error) {
 		s := base
 		s.Streams, s.Duration = streams, in.Length
 		progress(fmt.Sprintf("%d-stream test, %v, %s", streams, in.Length, direction))
-		res, err := session.RunClient(ctx, session.ClientConfig{
+		res, err := session.RunClient(ctx, session.ClientConfig{ClientConfig: control.ClientConfig{
 			Host: cfg.Host, Port: cfg.Port, Bind: cfg.Bind, ConnectTimeout: cfg.ConnectTimeout,
 			Spec: s, Logger: cfg.Logger, Auth: cfg.Auth, TLS: cfg.TLS,
-		})
+		}})
 		if res == nil && err != nil {
 			return nil, err
 		}
@@ -195,10 +196,10 @@ func Run(ctx context.Context, cfg Config) (*advise.Report, error) {
 // says why in its Error: the tests before it still make a verdict.
 func runTrain(ctx context.Context, cfg Config) *advise.Train {
 	s := udpmon.Config{Count: advise.TrainDatagrams, Reverse: cfg.Reverse}.Spec(advise.TrainSize, 0)
-	res, err := session.RunClient(ctx, session.ClientConfig{
+	res, err := session.RunClient(ctx, session.ClientConfig{ClientConfig: control.ClientConfig{
 		Host: cfg.Host, Port: cfg.Port, Bind: cfg.Bind, ConnectTimeout: cfg.ConnectTimeout,
 		Spec: s, Logger: cfg.Logger,
-	})
+	}})
 	if res == nil {
 		t := &advise.Train{Datagrams: advise.TrainDatagrams, Error: "no result"}
 		if err != nil {

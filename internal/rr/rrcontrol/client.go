@@ -8,13 +8,13 @@ import (
 	"net"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/control"
 	"github.com/wireperf/wireperf/internal/flowrun"
 	"github.com/wireperf/wireperf/internal/hostmon"
 	"github.com/wireperf/wireperf/internal/netsetup"
 	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/rr"
-	"github.com/wireperf/wireperf/internal/session"
 	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/stats"
 )
@@ -27,9 +27,9 @@ const clockProbes = 8
 // exchange).
 type Config struct {
 	// ClientConfig is the server and how to reach it (key and TLS
-	// included), and the spec, whose Protocol is spec.RR. Its Observer,
-	// Iperf3 and CPort are not used.
-	session.ClientConfig
+	// included), and the spec, whose Protocol is spec.RR. KeepIperf3
+	// stays unset: no rr test goes on in iperf3's protocol.
+	control.ClientConfig
 	// Timeout is how long a UDP response may take before its request
 	// counts as lost; 0 adapts it to the RTTs seen.
 	Timeout time.Duration
@@ -56,7 +56,7 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 	if cfg.Phase != nil && len(cfg.Spec.RRSizeList()) != 1 {
 		return nil, errors.New("rr: phases need exactly one size")
 	}
-	ctl, err := session.Connect(ctx, cfg.ClientConfig)
+	ctl, err := control.Connect(ctx, cfg.ClientConfig)
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +69,7 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 }
 
 type client struct {
-	ctl   *session.Control
+	ctl   *control.Control
 	cfg   Config
 	spec  spec.Spec
 	udp   *net.UDPConn
@@ -122,7 +122,7 @@ func (c *client) dataPath(ctx context.Context) error {
 
 // probeClock compares the clocks over the control connection, NTP style:
 // the reader stamps each reply as it arrives.
-func (c *client) probeClock(ev session.Events) ([]stats.OffsetSample, error) {
+func (c *client) probeClock(ev control.Events) ([]stats.OffsetSample, error) {
 	timer := time.NewTimer(c.ctl.Timeout())
 	defer timer.Stop()
 	var samples []stats.OffsetSample
@@ -157,7 +157,7 @@ func KeepAlivePeriod(rtt time.Duration) time.Duration { return max(5*time.Second
 // controlError says why the control connection ended, in the user's
 // words: the server's own reason when it gave one.
 func controlError(err error) error {
-	var pe *session.PeerError
+	var pe *control.PeerError
 	if errors.As(err, &pe) {
 		return fmt.Errorf("server: %s", pe.Message)
 	}
@@ -263,7 +263,7 @@ func (c *client) run(ctx context.Context) (*result.Result, error) {
 	var remote *result.End
 	if controlErr == nil {
 		_ = ctl.Send(proto.TypeStop, proto.Stop{Reason: "done"})
-		timer := time.NewTimer(session.EndReportTimeout)
+		timer := time.NewTimer(control.EndReportTimeout)
 		defer timer.Stop()
 		select {
 		case e := <-ev.End:

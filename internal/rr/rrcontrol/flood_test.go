@@ -7,19 +7,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/control"
 	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/result"
-	"github.com/wireperf/wireperf/internal/session"
 	"github.com/wireperf/wireperf/internal/spec"
 )
 
 // connectRaw has a test admitted, as a client that goes its own way
 // from there would: the control connection, closed when the test ends.
-func connectRaw(t *testing.T, port int, s spec.Spec) *session.Control {
+func connectRaw(t *testing.T, port int, s spec.Spec) *control.Control {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	ctl, err := session.Connect(ctx, session.ClientConfig{Host: "127.0.0.1", Port: port, Spec: s, Logger: quiet()})
+	ctl, err := control.Connect(ctx, control.ClientConfig{Host: "127.0.0.1", Port: port, Spec: s, Logger: quiet()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +30,7 @@ func connectRaw(t *testing.T, port int, s spec.Spec) *session.Control {
 // startRawRR has a crr test admitted and started, and returns its
 // control connection and token: what a hostile client needs to open data
 // connections that never send a request.
-func startRawRR(t *testing.T, port int, s spec.Spec) (*session.Control, proto.Token) {
+func startRawRR(t *testing.T, port int, s spec.Spec) (*control.Control, proto.Token) {
 	t.Helper()
 	ctl := connectRaw(t, port, s)
 	tok, err := proto.ParseToken(ctl.Accept().Token)

@@ -10,11 +10,11 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/wireperf/wireperf/internal/control"
 	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/rr/rrcontrol"
 	"github.com/wireperf/wireperf/internal/server"
-	"github.com/wireperf/wireperf/internal/session"
 	"github.com/wireperf/wireperf/internal/sockopt"
 	"github.com/wireperf/wireperf/internal/spec"
 )
@@ -55,7 +55,7 @@ func runRR(t *testing.T, srv *server.Server, s spec.Spec) *result.Result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	res, err := rrcontrol.Run(ctx, rrcontrol.Config{ClientConfig: session.ClientConfig{Host: "127.0.0.1", Port: srv.Addr().Port, Spec: s, Logger: quiet()}})
+	res, err := rrcontrol.Run(ctx, rrcontrol.Config{ClientConfig: control.ClientConfig{Host: "127.0.0.1", Port: srv.Addr().Port, Spec: s, Logger: quiet()}})
 	if err != nil {
 		t.Fatalf("%s: %v", s.RRMode, err)
 	}
@@ -142,7 +142,7 @@ func TestRRCancelEndsCleanly(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	res, err := rrcontrol.Run(ctx, rrcontrol.Config{ClientConfig: session.ClientConfig{Host: "127.0.0.1", Port: srv.Addr().Port, Spec: s, Logger: quiet()}})
+	res, err := rrcontrol.Run(ctx, rrcontrol.Config{ClientConfig: control.ClientConfig{Host: "127.0.0.1", Port: srv.Addr().Port, Spec: s, Logger: quiet()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func TestRRCancelEndsCleanly(t *testing.T) {
 func TestRRRefusesBadSpec(t *testing.T) {
 	srv := startServer(t)
 	s := rrSpec(spec.RRUDP, 20)
-	_, err := rrcontrol.Run(context.Background(), rrcontrol.Config{ClientConfig: session.ClientConfig{Host: "127.0.0.1", Port: srv.Addr().Port, Spec: s, Logger: quiet()}})
+	_, err := rrcontrol.Run(context.Background(), rrcontrol.Config{ClientConfig: control.ClientConfig{Host: "127.0.0.1", Port: srv.Addr().Port, Spec: s, Logger: quiet()}})
 	if err == nil {
 		t.Fatal("a 20-byte request was accepted")
 	}
@@ -215,7 +215,7 @@ func TestRROutlivesTheSetUpDeadline(t *testing.T) {
 	s.RRCount, s.Duration = 0, 1500*time.Millisecond
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	res, err := rrcontrol.Run(ctx, rrcontrol.Config{ClientConfig: session.ClientConfig{
+	res, err := rrcontrol.Run(ctx, rrcontrol.Config{ClientConfig: control.ClientConfig{
 		Host: "127.0.0.1", Port: srv.Addr().Port, Spec: s, Logger: quiet(), ConnectTimeout: 500 * time.Millisecond}})
 	if err != nil {
 		t.Fatalf("a 1.5 s test with a 0.5 s connect timeout: %v", err)

@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"github.com/wireperf/wireperf/internal/auth"
+	"github.com/wireperf/wireperf/internal/control"
 	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/rr/rrcontrol"
 	"github.com/wireperf/wireperf/internal/server"
-	"github.com/wireperf/wireperf/internal/session"
 	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/testutil/tlstest"
 )
@@ -22,10 +22,10 @@ var alice = &auth.Credential{User: "alice", Key: []byte("0123456789abcdef0123")}
 
 func keyed(c *server.Config) { c.Keys = auth.Keys{alice.User: alice.Key} }
 
-func runRRWith(srv *server.Server, s spec.Spec, mutate func(*session.ClientConfig)) (*result.Result, error) {
+func runRRWith(srv *server.Server, s spec.Spec, mutate func(*control.ClientConfig)) (*result.Result, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cfg := rrcontrol.Config{ClientConfig: session.ClientConfig{Host: "127.0.0.1", Port: srv.Addr().Port, Spec: s, Logger: quiet()}}
+	cfg := rrcontrol.Config{ClientConfig: control.ClientConfig{Host: "127.0.0.1", Port: srv.Addr().Port, Spec: s, Logger: quiet()}}
 	mutate(&cfg.ClientConfig)
 	return rrcontrol.Run(ctx, cfg)
 }
@@ -35,7 +35,7 @@ func runRRWith(srv *server.Server, s spec.Spec, mutate func(*session.ClientConfi
 func TestRRAgainstAKeyedServer(t *testing.T) {
 	srv := startServerWith(t, keyed)
 	for _, mode := range []string{spec.RRUDP, spec.RRTCP, spec.RRCRR} {
-		res, err := runRRWith(srv, rrSpec(mode, 64), func(c *session.ClientConfig) { c.Auth = alice })
+		res, err := runRRWith(srv, rrSpec(mode, 64), func(c *control.ClientConfig) { c.Auth = alice })
 		if err != nil {
 			t.Fatalf("%s with the key: %v", mode, err)
 		}
@@ -43,7 +43,7 @@ func TestRRAgainstAKeyedServer(t *testing.T) {
 			t.Errorf("%s with the key: %d completed, server report %+v", mode, p.Completed, res.Remote.RR)
 		}
 	}
-	_, err := runRRWith(srv, rrSpec(spec.RRUDP, 64), func(*session.ClientConfig) {})
+	_, err := runRRWith(srv, rrSpec(spec.RRUDP, 64), func(*control.ClientConfig) {})
 	if !errors.Is(err, auth.ErrFailed) || !strings.Contains(err.Error(), "requires a key") {
 		t.Fatalf("without the key: err = %v, want authentication failed", err)
 	}
@@ -59,7 +59,7 @@ func TestRROverTLS(t *testing.T) {
 		c.TLS = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS13}
 	})
 	for _, mode := range []string{spec.RRUDP, spec.RRTCP, spec.RRCRR} {
-		res, err := runRRWith(srv, rrSpec(mode, 64), func(c *session.ClientConfig) {
+		res, err := runRRWith(srv, rrSpec(mode, 64), func(c *control.ClientConfig) {
 			c.Auth = alice
 			c.TLS = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS13}
 		})
@@ -107,7 +107,7 @@ func TestRRUnexpectedFrameClosesWithTheReason(t *testing.T) {
 			}
 			select {
 			case err := <-ev.Lost:
-				var pe *session.PeerError
+				var pe *control.PeerError
 				if !errors.As(err, &pe) || !strings.Contains(pe.Message, tt.want) {
 					t.Fatalf("the server closed with %v, want its reason %q", err, tt.want)
 				}

@@ -13,19 +13,19 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/control"
 	"github.com/wireperf/wireperf/internal/flowrun"
 	"github.com/wireperf/wireperf/internal/hostmon"
 	"github.com/wireperf/wireperf/internal/netsetup"
 	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/rr"
-	"github.com/wireperf/wireperf/internal/session"
 	"github.com/wireperf/wireperf/internal/sockopt"
 	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/udpflow"
 )
 
-// A request-response test (spec.RR) on the server, after session.Accept
+// A request-response test (spec.RR) on the server, after control.Accept
 // admitted it:
 //
 //	client                               server
@@ -43,7 +43,7 @@ import (
 //	                       ←  EndReport (the server's End, RR filled)
 //	EndReport              →  (the client's End, for the server's record)
 type server struct {
-	*session.AdmittedTest
+	*control.AdmittedTest
 	ctx context.Context
 
 	udp  *net.UDPConn
@@ -55,9 +55,9 @@ type server struct {
 	crrErr     atomic.Pointer[error]
 }
 
-// Serve runs a request-response test that session.Accept admitted, on its
+// Serve runs a request-response test that control.Accept admitted, on its
 // control connection; the server calls it for a spec of protocol rr.
-func Serve(ctx context.Context, t *session.AdmittedTest) (*result.Result, error) {
+func Serve(ctx context.Context, t *control.AdmittedTest) (*result.Result, error) {
 	t.Log = t.Log.With("kind", "rr")
 	s := &server{AdmittedTest: t, ctx: ctx}
 	req, adm := t.Request, t.Admission
@@ -97,11 +97,11 @@ func Serve(ctx context.Context, t *session.AdmittedTest) (*result.Result, error)
 		res.Error = testErr.Error()
 	}
 	res.Local = end
-	var pe *session.ProtocolError
+	var pe *control.ProtocolError
 	if errors.As(testErr, &pe) {
 		s.Abort(pe.Error()) // the client broke the protocol: it hears why, not a report
 	} else if err := s.Send(proto.TypeEndReport, end); err == nil && testErr == nil {
-		timer := time.NewTimer(session.EndReportTimeout)
+		timer := time.NewTimer(control.EndReportTimeout)
 		defer timer.Stop()
 		select {
 		case ce := <-ev.End:
@@ -225,7 +225,7 @@ func tryOptions(ctx context.Context, ip net.IP, opts sockopt.Options) error {
 	return ln.Close()
 }
 
-func (s *server) waitStart(ev session.Events) error {
+func (s *server) waitStart(ev control.Events) error {
 	timer := time.NewTimer(s.Handshake)
 	defer timer.Stop()
 	select {
@@ -242,7 +242,7 @@ func (s *server) waitStart(ev session.Events) error {
 
 // run answers requests until the client's Stop, a lost client, the
 // server's shutdown or the test's time limit.
-func (s *server) run(ev session.Events) (result.End, error) {
+func (s *server) run(ev control.Events) (result.End, error) {
 	req, resp := s.Request.Spec.RRLargest()
 	s.refl = rr.NewReflector(rr.ReflectorConfig{MaxRequest: req, MaxResponse: resp, BusyPoll: s.Request.Spec.RRBusyPoll})
 	cpuStart, cpuErr := hostmon.ProcessCPU()
@@ -275,7 +275,7 @@ wait:
 			testErr = errors.New("the client reported before it stopped the test")
 			break wait
 		case err := <-ev.Lost:
-			var pe *session.ProtocolError
+			var pe *control.ProtocolError
 			if errors.As(err, &pe) {
 				testErr = pe
 			} else {

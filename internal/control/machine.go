@@ -1,4 +1,13 @@
-package session
+// Package control is the control channel every native test uses, on both
+// ends: the greeting and the key, the test request and its admission (the
+// server's Accept, the client's Connect), and the framing state machine
+// through which each end reads the other's frames until the test ends.
+// What runs over it once a test is admitted belongs to the test's kind:
+// internal/session for a bulk test, internal/rr/rrcontrol for a
+// request-response one. A server that answers as iperf3 does is detected
+// and reported here (*Iperf3ServerError); what to do about it is the
+// caller's decision.
+package control
 
 import (
 	"errors"
@@ -147,7 +156,7 @@ func (c *controlConn) branch() {
 	defer c.mu.Unlock()
 	next, ok := branches[c.state]
 	if !ok {
-		panic(fmt.Sprintf("session: no request-response branch while %v", c.state))
+		panic(fmt.Sprintf("control: no request-response branch while %v", c.state))
 	}
 	c.state = next
 }

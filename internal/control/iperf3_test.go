@@ -1,4 +1,4 @@
-package session
+package control
 
 import (
 	"context"
@@ -65,7 +65,7 @@ func (f *fakeIperf3) config(t *testing.T) ClientConfig {
 func TestIperf3ServerWithoutHandOff(t *testing.T) {
 	for _, busy := range []bool{false, true} {
 		f := startFakeIperf3(t, busy)
-		_, err := RunClient(context.Background(), f.config(t))
+		_, err := Connect(context.Background(), f.config(t))
 		var ip3 *Iperf3ServerError
 		if !errors.As(err, &ip3) || ip3.Addr != f.addr {
 			t.Fatalf("busy=%v: err = %v; want an *Iperf3ServerError for %s", busy, err, f.addr)
@@ -84,10 +84,10 @@ func TestIperf3ServerHandOff(t *testing.T) {
 		f := startFakeIperf3(t, busy)
 		cfg := f.config(t)
 		cfg.KeepIperf3 = true
-		res, err := RunClient(context.Background(), cfg)
+		ctl, err := Connect(context.Background(), cfg)
 		var ip3 *Iperf3ServerError
-		if res != nil || !errors.As(err, &ip3) || ip3.Server == nil {
-			t.Fatalf("busy=%v: RunClient = %v, %v; want an *Iperf3ServerError with the server", busy, res, err)
+		if ctl != nil || !errors.As(err, &ip3) || ip3.Server == nil {
+			t.Fatalf("busy=%v: Connect = %v, %v; want an *Iperf3ServerError with the server", busy, ctl, err)
 		}
 		got := *ip3.Server
 		if got.Conn != nil {

@@ -1,4 +1,4 @@
-package session
+package control
 
 import (
 	"bytes"
@@ -140,4 +140,24 @@ func FuzzControl(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A reason taken from Lost and put back is there for the next step that
+// waits on it: the reader has ended and left its slot free.
+func TestEventsPutBackLost(t *testing.T) {
+	a, b := net.Pipe()
+	defer a.Close()
+	c := newControlConn(a, srvSetup)
+	ev := c.events()
+	_ = b.Close()
+	first := <-ev.Lost // the reader ends on the closed pipe
+	ev.PutBackLost(first)
+	select {
+	case again := <-ev.Lost:
+		if again != first {
+			t.Fatalf("Lost gave %v after %v was put back", again, first)
+		}
+	default:
+		t.Fatal("the reason put back is not on Lost")
+	}
 }
