@@ -180,6 +180,10 @@ var migrations = [][]string{
 		`{{PG}}ALTER TABLE reservation ADD CONSTRAINT reservation_exclusive
 			EXCLUDE USING gist (resource WITH =, during WITH &&) WHERE (class = 'exclusive')`,
 	},
+	{ // 3: the rule a campaign's rates were read by. Campaigns stored
+		// before it read an upper-case suffix as a power of 1024.
+		`ALTER TABLE campaign ADD COLUMN rate_rule TEXT NOT NULL DEFAULT 'upper-binary'`,
+	},
 }
 
 // SchemaVersion is the newest schema this wireperf knows.

@@ -44,7 +44,22 @@ type Campaign struct {
 	SpecSHA256 string
 	ShuffleKey int64
 	Created    time.Time
+	// RateRule is how the spec's rates read their suffixes:
+	// RateRuleDecimal, or RateRuleUpperBinary for a campaign stored
+	// before rates followed iperf3. PutCampaign stores RateRuleDecimal
+	// when it is empty.
+	RateRule string
 }
+
+// Rate rules a stored campaign's spec was read by.
+const (
+	// RateRuleDecimal: k, m, g, t are powers of 1000 in either case, as
+	// iperf3 reads -b ("1G" is 10^9 bit/s).
+	RateRuleDecimal = "decimal"
+	// RateRuleUpperBinary: upper-case K, M, G, T are powers of 1024
+	// ("1G" is 2^30 bit/s), as wireperf read rates before.
+	RateRuleUpperBinary = "upper-binary"
+)
 
 // Axis is one axis value of a run: a number in base units (bytes, bits
 // per second, seconds) where the axis has one, and its label as given.
@@ -168,9 +183,12 @@ func (s *Store) PutCampaign(ctx context.Context, c Campaign) (Campaign, error) {
 		sum := sha256.Sum256([]byte(c.Spec))
 		c.SpecSHA256 = hex.EncodeToString(sum[:])
 	}
-	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO campaign (name, spec, spec_format, spec_sha256, order_seed, created)
-		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`),
-		c.Name, c.Spec, c.SpecFormat, c.SpecSHA256, c.ShuffleKey, c.Created.UTC())
+	if c.RateRule == "" {
+		c.RateRule = RateRuleDecimal
+	}
+	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO campaign (name, spec, spec_format, spec_sha256, order_seed, created, rate_rule)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING`),
+		c.Name, c.Spec, c.SpecFormat, c.SpecSHA256, c.ShuffleKey, c.Created.UTC(), c.RateRule)
 	if err != nil {
 		return Campaign{}, fmt.Errorf("storing campaign %s: %w", c.Name, err)
 	}
@@ -180,8 +198,8 @@ func (s *Store) PutCampaign(ctx context.Context, c Campaign) (Campaign, error) {
 // GetCampaign returns a stored campaign.
 func (s *Store) GetCampaign(ctx context.Context, name string) (Campaign, error) {
 	var c Campaign
-	err := s.db.QueryRowContext(ctx, s.q(`SELECT name, spec, spec_format, spec_sha256, order_seed, created FROM campaign WHERE name = ?`), name).
-		Scan(&c.Name, &c.Spec, &c.SpecFormat, &c.SpecSHA256, &c.ShuffleKey, &c.Created)
+	err := s.db.QueryRowContext(ctx, s.q(`SELECT name, spec, spec_format, spec_sha256, order_seed, created, rate_rule FROM campaign WHERE name = ?`), name).
+		Scan(&c.Name, &c.Spec, &c.SpecFormat, &c.SpecSHA256, &c.ShuffleKey, &c.Created, &c.RateRule)
 	if err == sql.ErrNoRows {
 		return c, fmt.Errorf("campaign %q: %w", name, ErrNotFound)
 	}

@@ -82,6 +82,10 @@ func CanonicalAxis(name string) (string, bool) {
 type Value struct {
 	Label string
 	Num   *float64
+	// Arg, when set, is the flag's value a run is given instead of
+	// Label: a rate of a campaign stored when "1G" meant 2^30 keeps its
+	// label and is sent as its exact number (KeepStoredRates).
+	Arg string
 }
 
 // Key is the value in a canonical form: the base-unit number, or the word.
@@ -177,6 +181,9 @@ func Args(axis string, v Value) []string {
 			return []string{"--udp"}
 		}
 		return nil
+	}
+	if v.Arg != "" {
+		return []string{"--" + axis + "=" + v.Arg}
 	}
 	return []string{"--" + axis + "=" + v.Label}
 }

@@ -62,7 +62,8 @@ func (DurationValue) Type() string { return "duration" }
 // Duration is a DurationValue over p.
 func Duration(p *time.Duration) DurationValue { return DurationValue{P: p} }
 
-// RateValue is a rate in bit/s: "1g" is 10^9, "1G" 2^30.
+// RateValue is a rate in bit/s: "1g" and "1G" are both 10^9, as iperf3
+// reads -b.
 type RateValue struct{ P *float64 }
 
 func (v RateValue) String() string {

@@ -57,7 +57,7 @@ func (f *Flags) Register(fs *pflag.FlagSet) {
 	fs.VarP(flagvalue.Duration(&o.Interval), "interval", "i", "interval of the reports and of the sum")
 	fs.VarP(flagvalue.Duration(&o.Omit), "omit", "O", "leave the first seconds out of the totals")
 	fs.IntVarP(&o.Parallel, "parallel", "P", 0, "parallel streams of each pair")
-	fs.StringVarP(&o.Bitrate, "bitrate", "b", "", "rate per stream: UDP RATE or RATE/BURST; TCP paces with the kernel")
+	fs.StringVarP(&o.Bitrate, "bitrate", "b", "", "rate per stream in bit/s, k m g t powers of 1000 in either case as iperf3: UDP RATE or RATE/BURST; TCP paces with the kernel")
 	fs.BoolVarP(&o.UDP, "udp", "u", false, "UDP instead of TCP")
 	fs.BoolVarP(&o.Reverse, "reverse", "R", false, "receivers send, senders receive")
 	fs.BoolVar(&o.Bidir, "bidir", false, "both ends of each pair send at once")

@@ -33,7 +33,7 @@ func NewUpFlags() *UpFlags { return &UpFlags{MTU: 1500} }
 func (f *UpFlags) Register(fs *pflag.FlagSet) {
 	fs.Var(flagvalue.Duration(&f.RTT), "rtt", "round-trip delay, half of it each way (e.g. 215ms)")
 	fs.Var(flagvalue.Duration(&f.Jitter), "jitter", "uniform jitter of ± this on each packet's delay, each way; keeps packet order")
-	fs.Var(flagvalue.Rate(&f.Rate), "rate", "rate cap each way, bit/s on an Ethernet line (e.g. 1g, 100m); 0 for none")
+	fs.Var(flagvalue.Rate(&f.Rate), "rate", "rate cap each way, bit/s on an Ethernet line (e.g. 1g, 100m; k m g t are powers of 1000 in either case); 0 for none")
 	fs.Var(impair.Percent(&f.Loss), "loss", "random loss each way (e.g. 0.1%)")
 	fs.Var(impair.Percent(&f.Reorder), "reorder", "share of packets held back behind the next one, each way (e.g. 0.5%)")
 	fs.Var(impair.Percent(&f.Duplicate), "duplicate", "share of packets sent twice, each way (e.g. 0.1%)")
@@ -42,7 +42,7 @@ func (f *UpFlags) Register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.MTU, "mtu", f.MTU, "MTU of every link")
 	fs.Uint64Var(&f.RandStart, "rand-start", 0, "where the emulator's random-number generator starts (0: from the clock; status shows it)")
 	fs.IntVar(&f.Senders, "senders", 0, "build senders a1…aN, each with its own access link, sharing the path to b (wireperf group)")
-	fs.Var(flagvalue.Rate(&f.AccessRate), "access-rate", "with --senders: cap each access link, both ways (e.g. 300m)")
+	fs.Var(flagvalue.Rate(&f.AccessRate), "access-rate", "with --senders: cap each access link, both ways, bit/s (e.g. 300m; 1G is 10^9)")
 }
 
 // Config turns the flags into the lab's configuration, checking what the

@@ -74,3 +74,14 @@ func TestUpFlagsRefuse(t *testing.T) {
 		}
 	}
 }
+
+// The lab's rates read their suffix as iperf3 reads -b: a power of 1000
+// whatever its case, so "--rate 1G" caps at 10^9 bit/s as "-b 1G" sends.
+func TestUpFlagsRatesAreDecimal(t *testing.T) {
+	for _, rate := range []string{"1G", "1g", "1000M", "1000m"} {
+		f, _ := parseUpFlags(t, "--rate", rate, "--senders", "2", "--access-rate", rate)
+		if f.Rate != 1e9 || f.AccessRate != 1e9 {
+			t.Errorf("--rate %s --access-rate %s: %v and %v bit/s; want 1e9", rate, rate, f.Rate, f.AccessRate)
+		}
+	}
+}

@@ -187,3 +187,38 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// Goodput thresholds are rates as -b reads them: "500M" is 500e6 bit/s,
+// not 500 × 2^20.
+func TestThresholdRatesAreDecimal(t *testing.T) {
+	const file = `name: m
+hosts:
+  a: {addr: 127.0.0.1}
+  b: {addr: 127.0.0.2}
+groups:
+  ab:
+    mesh: [a, b]
+tests:
+  tput:
+    test: client -t 5
+    class: exclusive
+    thresholds: {goodput_amber: 1G, goodput_red: 500M}
+schedules:
+  - group: ab
+    test: tput
+    repeat: 30m
+`
+	m, err := Parse("m.yaml", []byte(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tasks := m.Tasks()
+	if len(tasks) == 0 {
+		t.Fatal("no tasks")
+	}
+	for _, tk := range tasks {
+		if tk.Thresholds.GoodputAmberBps != 1e9 || tk.Thresholds.GoodputRedBps != 500e6 {
+			t.Errorf("%s: goodput thresholds %v and %v; want 1e9 and 500e6", tk.ID, tk.Thresholds.GoodputAmberBps, tk.Thresholds.GoodputRedBps)
+		}
+	}
+}

@@ -59,7 +59,7 @@ func (c *Client) Register(fs *pflag.FlagSet) {
 	fs.VarP(flagvalue.Duration(&s.Omit), "omit", "O", "run this long first, left out of the totals (slow start); -t is measured after it")
 	fs.IntVarP(&s.Streams, "parallel", "P", s.Streams, "parallel streams")
 	fs.BoolVarP(&c.UDP, "udp", "u", false, "UDP instead of TCP")
-	fs.StringVarP(&c.Bitrate, "bitrate", "b", "", "rate per stream: UDP RATE or RATE/BURST (e.g. 750m, 10G/32; 0 = as fast as possible; default 1m); TCP paces with the kernel")
+	fs.StringVarP(&c.Bitrate, "bitrate", "b", "", "rate per stream in bit/s, k m g t powers of 1000 in either case as iperf3 (1G = 10^9): UDP RATE or RATE/BURST (e.g. 750m, 10G/32; 0 = as fast as possible; default 1m); TCP paces with the kernel")
 	fs.Int64Var(&s.PPS, "pps", 0, "UDP: datagrams per second per stream, instead of -b")
 	fs.Var(flagvalue.Duration(&s.Spacing), "spacing", "UDP: a fixed gap between datagrams, e.g. 12us (UDPmon's method), instead of -b")
 	fs.BoolVar(&s.Spin, "spin", false, "UDP with --spacing: busy-wait the last microseconds of each gap for exact gaps, at the cost of a core (reported)")
@@ -85,7 +85,7 @@ func (c *Client) Register(fs *pflag.FlagSet) {
 	fs.Var(flagvalue.Duration(&c.RetryBusy), "retry-busy", "iperf3 servers: retry a busy server with backoff for up to this long")
 	fs.BoolVar(&c.Counters64, "udp-counters-64bit", false, "iperf3 servers: 64-bit UDP sequence numbers")
 	fs.Var(flagvalue.Duration(&c.TCPInfoInterval), "tcpinfo-interval", "TCP_INFO timeline period per sending stream; 0 turns the timeline off")
-	fs.StringVar(&c.Bottleneck, "bottleneck", "", "the path's bottleneck rate (e.g. 1g), for the RFC 6349 Transfer Time Ratio")
+	fs.StringVar(&c.Bottleneck, "bottleneck", "", "the path's bottleneck rate in bit/s (e.g. 1g; 1G is also 10^9), for the RFC 6349 Transfer Time Ratio")
 	fs.Var(flagvalue.Duration(&c.ConnectTimeout), "connect-timeout", "give up connecting after this long (seconds, or e.g. 500ms)")
 }
 

@@ -11,9 +11,20 @@ import (
 // suffixWant lists the suffixes in error messages.
 const suffixWant = "want k, m, g, t, K, M, G or T"
 
-// multiplier returns the factor a suffix stands for: lower case is decimal
-// and upper case binary, as iperf reads them.
-func multiplier(suffix string) (*big.Int, bool) {
+// suffixRule is how a quantity reads its suffix's case.
+type suffixRule int
+
+const (
+	// upperBinary: lower case is a power of 1000 and upper case of 1024,
+	// as iperf reads sizes (and wireperf read rates before 1000 won).
+	upperBinary suffixRule = iota
+	// allDecimal: either case is a power of 1000, as iperf3 reads rates
+	// (unit_atof_rate).
+	allDecimal
+)
+
+// multiplier returns the factor a suffix stands for under rule.
+func multiplier(suffix string, rule suffixRule) (*big.Int, bool) {
 	if len(suffix) != 1 {
 		return nil, suffix == "" // no suffix: a plain count
 	}
@@ -22,16 +33,17 @@ func multiplier(suffix string) (*big.Int, bool) {
 		return nil, false
 	}
 	base := int64(1000)
-	if suffix[0] < 'a' {
+	if suffix[0] < 'a' && rule == upperBinary {
 		base = 1024
 	}
 	return new(big.Int).Exp(big.NewInt(base), big.NewInt(int64(exp)), nil), true
 }
 
 // parseQuantity reads a non-negative decimal number with an optional
-// suffix and returns its exact value; kind names the quantity in errors.
-// Exact arithmetic keeps "1.5G" from picking up float rounding.
-func parseQuantity(kind, s string) (*big.Rat, error) {
+// suffix, read under rule, and returns its exact value; kind names the
+// quantity in errors. Exact arithmetic keeps "1.5G" from picking up float
+// rounding.
+func parseQuantity(kind, s string, rule suffixRule) (*big.Rat, error) {
 	bad := func(why string) error { return fmt.Errorf("invalid %s %q: %s", kind, s, why) }
 	if s == "" {
 		return nil, bad("empty")
@@ -50,7 +62,7 @@ func parseQuantity(kind, s string) (*big.Rat, error) {
 		}
 		return nil, bad("not a number")
 	}
-	mult, ok := multiplier(suffix)
+	mult, ok := multiplier(suffix, rule)
 	if !ok {
 		return nil, bad(fmt.Sprintf("unknown suffix %q (%s)", suffix, suffixWant))
 	}

@@ -11,10 +11,22 @@ import (
 // the same cap, so a command line moves between the two unchanged.
 const MaxBurst = 1000
 
-// ParseRate parses bits per second with ParseSize's suffixes: "750m" is
-// 750e6 and "1G" is 2^30.
+// ParseRate parses bits per second with ParseSize's suffixes, each a power
+// of 1000 whatever its case, as iperf3 reads -b: "750m" is 750e6 and "1G"
+// is 1e9.
 func ParseRate(s string) (float64, error) {
-	v, err := parseQuantity("rate", s)
+	return parseRate(s, allDecimal)
+}
+
+// ParseRateUpperBinary parses a rate as wireperf did before rates followed
+// iperf3: upper-case suffixes are powers of 1024 ("1G" is 2^30). Only
+// campaigns stored under that rule read their rates with it.
+func ParseRateUpperBinary(s string) (float64, error) {
+	return parseRate(s, upperBinary)
+}
+
+func parseRate(s string, rule suffixRule) (float64, error) {
+	v, err := parseQuantity("rate", s, rule)
 	if err != nil {
 		return 0, err
 	}

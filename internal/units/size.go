@@ -9,7 +9,7 @@ import (
 // suffixes are powers of 1000 and upper-case ones powers of 1024, so
 // "-w 16M" is 16 MiB. A fraction of a byte is rounded to the nearest byte.
 func ParseSize(s string) (int64, error) {
-	v, err := parseQuantity("size", s)
+	v, err := parseQuantity("size", s, upperBinary)
 	if err != nil {
 		return 0, err
 	}

@@ -16,47 +16,41 @@ import (
 // exactly ("512M", "64k", "1500"). At equal length a binary suffix wins,
 // as sizes are usually powers of two.
 func SizeString(n int64) string {
-	return exactWithSuffix(n, true)
+	if decimal := exactWithSuffix(n, "kmgt", 1000); len(decimal) < len(exactWithSuffix(n, "KMGT", 1024)) {
+		return decimal
+	}
+	return exactWithSuffix(n, "KMGT", 1024)
 }
 
 // RateString prints bits per second the way ParseRate reads them ("1g",
-// "622m", "2.5"); at equal length a decimal suffix wins, as line rates
-// are decimal.
+// "622m", "2.5", "1073741824"): a lower-case decimal suffix or none, as
+// a rate's suffixes are all powers of 1000.
 func RateString(bps float64) string {
 	if bps >= 0 && bps == math.Trunc(bps) && bps <= math.MaxInt64/2 {
-		return exactWithSuffix(int64(bps), false)
+		return exactWithSuffix(int64(bps), "kmgt", 1000)
 	}
 	return strconv.FormatFloat(bps, 'f', -1, 64)
 }
 
-// exactWithSuffix prints n with the suffix, binary or decimal, that gives
-// the shortest exact text; preferBinary breaks ties.
-func exactWithSuffix(n int64, preferBinary bool) string {
+// exactWithSuffix prints n with the suffix that gives the shortest exact
+// text; the suffixes are the powers of base, in order.
+func exactWithSuffix(n int64, suffixes string, base int64) string {
 	best := strconv.FormatInt(n, 10)
 	if n == 0 {
 		return best
 	}
-	try := func(suffixes string, base int64) {
-		mult := int64(1)
-		for _, s := range suffixes {
-			if mult > math.MaxInt64/base {
-				return
-			}
-			mult *= base
-			if n%mult != 0 {
-				return
-			}
-			if text := strconv.FormatInt(n/mult, 10) + string(s); len(text) < len(best) {
-				best = text
-			}
+	mult := int64(1)
+	for _, s := range suffixes {
+		if mult > math.MaxInt64/base {
+			break
 		}
-	}
-	if preferBinary {
-		try("KMGT", 1024)
-		try("kmgt", 1000)
-	} else {
-		try("kmgt", 1000)
-		try("KMGT", 1024)
+		mult *= base
+		if n%mult != 0 {
+			break
+		}
+		if text := strconv.FormatInt(n/mult, 10) + string(s); len(text) < len(best) {
+			best = text
+		}
 	}
 	return best
 }

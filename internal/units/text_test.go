@@ -43,7 +43,7 @@ func TestRateString(t *testing.T) {
 		{1e9, "1g"},
 		{622e6, "622m"},
 		{100e6, "100m"},
-		{1 << 30, "1G"},
+		{1 << 30, "1073741824"}, // no suffix reads as a power of 1024
 		{1.5e9, "1500m"},
 		{2.5, "2.5"},
 		{1e15, "1000t"},

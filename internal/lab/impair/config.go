@@ -370,7 +370,7 @@ func fmtProb(p float64) string { return strconv.FormatFloat(p, 'g', -1, 64) }
 //
 // Probabilities are fractions ("0.001") or percentages ("0.1%"); rates and
 // sizes are read by units.ParseRate and units.ParseSize, as every wireperf
-// flag reads them ("1g" is 10^9 bit/s, "1M" 2^20 bytes). "none" or an
+// flag reads them ("1g" and "1G" are 10^9 bit/s, "1M" 2^20 bytes). "none" or an
 // empty string is the zero Config.
 func ParseConfig(s string) (Config, error) {
 	var c Config

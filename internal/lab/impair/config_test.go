@@ -49,6 +49,11 @@ func TestParseUnits(t *testing.T) {
 	if got := c.String(); got != "rate=1g,queue=64K" {
 		t.Errorf("String() = %q; want rate=1g,queue=64K", got)
 	}
+	// A rate's upper-case suffix is a power of 1000, as iperf3 reads -b;
+	// a size's is a power of 1024.
+	if c, err := ParseConfig("rate=1G,queue=1M"); err != nil || c.Rate != 1e9 || c.QueueLimit != 1<<20 || c.String() != "rate=1g,queue=1M" {
+		t.Errorf("ParseConfig(rate=1G,queue=1M) = %+v (%s), %v; want 1e9 bit/s and 2^20 bytes", c, c.String(), err)
+	}
 	for _, bad := range []string{"rate=100mbit", "rate=1e+09", "queue=64KB"} {
 		_, err := ParseConfig(bad)
 		if err == nil {
