@@ -180,6 +180,14 @@ var migrations = [][]string{
 		`{{PG}}ALTER TABLE reservation ADD CONSTRAINT reservation_exclusive
 			EXCLUDE USING gist (resource WITH =, during WITH &&) WHERE (class = 'exclusive')`,
 	},
+	{ // 3: a run's further figures by name (CPU of both ends, buffers granted, udpmon's achieved spacing)
+		`CREATE TABLE run_figure (
+			run_id TEXT NOT NULL REFERENCES run(id),
+			name   TEXT NOT NULL,
+			value  DOUBLE PRECISION NOT NULL,
+			PRIMARY KEY (run_id, name)
+		)`,
+	},
 }
 
 // SchemaVersion is the newest schema this wireperf knows.

@@ -23,7 +23,38 @@ var SummaryColumns = []struct{ Name, Unit string }{
 	{"seconds", "s"},
 	{"sent_bytes", "bytes"},
 	{"received_bytes", "bytes"},
+	// The figures kept beside the summary (Summary.Figures): CPU in
+	// percent of one core, as iperf3 reports it.
+	{FigureCPULocalUser, "%"},
+	{FigureCPULocalSystem, "%"},
+	{FigureCPULocalTotal, "%"},
+	{FigureCPURemoteUser, "%"},
+	{FigureCPURemoteSystem, "%"},
+	{FigureCPURemoteTotal, "%"},
+	{FigureSndbufGranted, "bytes"},
+	{FigureRcvbufGranted, "bytes"},
+	{FigureSpacingAchieved, "us"},
+	{FigureSpacingAchievedP99, "us"},
 }
+
+// The names of the figures kept in Summary.Figures.
+const (
+	FigureCPULocalUser    = "cpu_local_user"
+	FigureCPULocalSystem  = "cpu_local_system"
+	FigureCPULocalTotal   = "cpu_local_total"
+	FigureCPURemoteUser   = "cpu_remote_user"
+	FigureCPURemoteSystem = "cpu_remote_system"
+	FigureCPURemoteTotal  = "cpu_remote_total"
+	// The socket buffers the kernel granted: the sending sockets' send
+	// buffer and the receiving sockets' receive buffer, the smallest
+	// over the streams (the window axis is what was asked for).
+	FigureSndbufGranted = "sndbuf_granted_bytes"
+	FigureRcvbufGranted = "rcvbuf_granted_bytes"
+	// udpmon's achieved gap between datagrams sent: the mean, and the
+	// 99th percentile.
+	FigureSpacingAchieved    = "spacing_achieved_us"
+	FigureSpacingAchievedP99 = "spacing_achieved_p99_us"
+)
 
 // Values maps the summary's columns that apply to their values.
 func (m Summary) Values() map[string]float64 {
@@ -51,6 +82,9 @@ func (m Summary) Values() map[string]float64 {
 	f("seconds", m.Seconds)
 	i("sent_bytes", m.SentBytes)
 	i("received_bytes", m.ReceivedBytes)
+	for name, v := range m.Figures {
+		out[name] = v
+	}
 	return out
 }
 
