@@ -180,13 +180,16 @@ func Pivot(runs []*Run, rowAxis, colAxis, value, stat string) (t *Table, skipped
 			skipped++
 			continue
 		}
+		// Rows and columns by number, labelled alike whichever run came
+		// first: an imported log's "64.0 KByte" and a native "64k" are one
+		// row, 64K.
 		if _, ok := rowIdx[ra.Key()]; !ok {
 			rowIdx[ra.Key()] = len(t.Rows)
-			t.Rows = append(t.Rows, ra)
+			t.Rows = append(t.Rows, CanonicalAxis(rowAxis, ra))
 		}
 		if _, ok := colIdx[ca.Key()]; !ok {
 			colIdx[ca.Key()] = len(t.Cols)
-			t.Cols = append(t.Cols, ca)
+			t.Cols = append(t.Cols, CanonicalAxis(colAxis, ca))
 		}
 		k := key{ra.Key(), ca.Key()}
 		samples[k] = append(samples[k], v)
