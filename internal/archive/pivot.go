@@ -130,6 +130,8 @@ type Table struct {
 	Value, Stat      string
 	Rows, Cols       []Axis
 	Cells            []Cell // only where there are runs
+	// Why, in a table without cells, says why no run made one.
+	Why string
 }
 
 // Cell returns the cell at row i, column j.
@@ -235,7 +237,85 @@ func Pivot(runs []*Run, rowAxis, colAxis, value, stat string) (t *Table, skipped
 			t.Cells = append(t.Cells, c)
 		}
 	}
+	if len(t.Cells) == 0 {
+		t.Why = whyEmpty(runs, rowAxis, colAxis, value)
+	}
 	return t, skipped, nil
+}
+
+// counterparts are the values a run that lacks one may have instead: an
+// iperf2 client's log has only the sender's figures.
+var counterparts = map[string]struct{ other, has string }{
+	"received_bits_per_second": {"sent_bits_per_second", "sender"},
+	"received_bytes":           {"sent_bytes", "sender"},
+	"sent_bits_per_second":     {"received_bits_per_second", "receiver"},
+	"sent_bytes":               {"received_bytes", "receiver"},
+}
+
+// whyEmpty says why no run made a cell: no run, none finished, none with
+// the axes, or none with the value, and which value they have instead.
+func whyEmpty(runs []*Run, rowAxis, colAxis, value string) string {
+	if len(runs) == 0 {
+		return "no run matches the selection"
+	}
+	var finished, withAxes, counterpart []*Run
+	states := map[string]int{}
+	for _, r := range runs {
+		if r.State != StateFinished {
+			states[r.State]++
+			continue
+		}
+		finished = append(finished, r)
+		if _, ok := r.Axes[rowAxis]; !ok {
+			continue
+		}
+		if _, ok := r.Axes[colAxis]; colAxis != "" && !ok {
+			continue
+		}
+		withAxes = append(withAxes, r)
+		if c, ok := counterparts[value]; ok {
+			if _, has := r.Summary.Values()[c.other]; has {
+				counterpart = append(counterpart, r)
+			}
+		}
+	}
+	switch {
+	case len(finished) == 0:
+		var parts []string
+		for st, n := range states {
+			parts = append(parts, fmt.Sprintf("%d %s", n, st))
+		}
+		sort.Strings(parts)
+		return fmt.Sprintf("%s, none finished (%s)", countRuns(len(runs)), strings.Join(parts, ", "))
+	case len(withAxes) == 0:
+		axes := rowAxis
+		if colAxis != "" {
+			axes += " and " + colAxis
+		}
+		return fmt.Sprintf("%s finished, none with both %s", countRuns(len(finished)), axes)
+	case len(counterpart) == len(withAxes):
+		c := counterparts[value]
+		return fmt.Sprintf("%s only %s figures: try --value %s", haveRuns(len(counterpart)), c.has, c.other)
+	case strings.HasPrefix(value, "cpu_") || value == FigureSndbufGranted || value == FigureRcvbufGranted ||
+		value == FigureSpacingAchieved || value == FigureSpacingAchievedP99:
+		return fmt.Sprintf("%s no %s: runs stored before wireperf kept it, and text logs, have none", haveRuns(len(withAxes)), value)
+	}
+	return fmt.Sprintf("%s no %s", haveRuns(len(withAxes)), value)
+}
+
+func countRuns(n int) string {
+	if n == 1 {
+		return "1 run"
+	}
+	return fmt.Sprintf("%d runs", n)
+}
+
+// haveRuns is "1 run has" or "3 runs have".
+func haveRuns(n int) string {
+	if n == 1 {
+		return "1 run has"
+	}
+	return fmt.Sprintf("%d runs have", n)
 }
 
 // sortAxes orders numbers by value, then words by name.

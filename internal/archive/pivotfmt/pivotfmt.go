@@ -127,6 +127,9 @@ func WriteMarkdown(w io.Writer, t *archive.Table) { writeGrid(w, t, true) }
 func writeGrid(w io.Writer, t *archive.Table, markdown bool) {
 	if len(t.Rows) == 0 {
 		fmt.Fprintln(w, "no finished runs with these axes and this value")
+		if t.Why != "" {
+			fmt.Fprintln(w, t.Why)
+		}
 		return
 	}
 	grid := Grid(t)

@@ -293,3 +293,18 @@ func TestWrite(t *testing.T) {
 		t.Errorf("xml: %v", err)
 	}
 }
+
+// The text table says why it is empty under the line that says so.
+func TestWriteTextSaysWhyEmpty(t *testing.T) {
+	runs := []*archive.Run{{State: archive.StateFinished, Axes: map[string]archive.Axis{"window": {Num: f64(65536)}},
+		Summary: archive.Summary{SentBps: f64(9e8)}}}
+	tab, _, err := archive.Pivot(runs, "window", "", "received_bits_per_second", archive.StatMean)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	WriteText(&b, tab)
+	if want := "no finished runs with these axes and this value\n1 run has only sender figures: try --value sent_bits_per_second\n"; b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
+	}
+}
