@@ -20,14 +20,14 @@ type Test struct {
 	// which is its own axis value ("default"), not the size it came to.
 	DefaultWindow bool
 	Granted       *Quantity // the socket buffer the log says was granted
-	Length     *int64    // UDP datagram size
-	Duration   *float64  // -t from a command line in the log
-	Streams    map[string]bool
-	Lines      []Line // every report line, in order
-	FirstLine  int    // 1-based line numbers of the test in the log
-	LastLine   int
-	Rounded    bool // byte counts were printed in rounded units
-	hasReports bool
+	Length        *int64    // UDP datagram size
+	Duration      *float64  // -t from a command line in the log
+	Streams       map[string]bool
+	Lines         []Line // every report line, in order
+	FirstLine     int    // 1-based line numbers of the test in the log
+	LastLine      int
+	Rounded       bool // byte counts were printed in rounded units
+	hasReports    bool
 }
 
 // Quantity is a number as a log printed it, in base units.

@@ -87,7 +87,7 @@ func TestImportsMixWithNativeRuns(t *testing.T) {
 			}
 			two, window, bps := 2.0, 256.0*1024, 5e9
 			native := &archive.Run{ID: "native1", State: archive.StateFinished, Source: archive.SourceNative,
-				Axes: map[string]archive.Axis{"window": {Num: &window, Label: "256k"}, "time": {Num: &two, Label: "2"}},
+				Axes:    map[string]archive.Axis{"window": {Num: &window, Label: "256k"}, "time": {Num: &two, Label: "2"}},
 				Summary: archive.Summary{SentBps: &bps}}
 			if err := store.PutRun(ctx, native); err != nil {
 				t.Fatal(err)
