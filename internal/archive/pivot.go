@@ -35,6 +35,7 @@ var SummaryColumns = []struct{ Name, Unit string }{
 	{FigureRcvbufGranted, "bytes"},
 	{FigureSpacingAchieved, "us"},
 	{FigureSpacingAchievedP99, "us"},
+	{FigureRSSLocalPeak, "bytes"},
 }
 
 // The names of the figures kept in Summary.Figures.
@@ -54,7 +55,21 @@ const (
 	// 99th percentile.
 	FigureSpacingAchieved    = "spacing_achieved_us"
 	FigureSpacingAchievedP99 = "spacing_achieved_p99_us"
+	// The client process's peak resident memory, for a client's --save
+	// (the process ran the one test); no other run records it.
+	FigureRSSLocalPeak = "rss_local_peak_bytes"
 )
+
+// isFigure reports whether name is one of the figures in Summary.Figures.
+func isFigure(name string) bool {
+	switch name {
+	case FigureCPULocalUser, FigureCPULocalSystem, FigureCPULocalTotal, FigureCPURemoteUser, FigureCPURemoteSystem,
+		FigureCPURemoteTotal, FigureSndbufGranted, FigureRcvbufGranted, FigureSpacingAchieved, FigureSpacingAchievedP99,
+		FigureRSSLocalPeak:
+		return true
+	}
+	return false
+}
 
 // Values maps the summary's columns that apply to their values.
 func (m Summary) Values() map[string]float64 {
@@ -296,8 +311,7 @@ func whyEmpty(runs []*Run, rowAxis, colAxis, value string) string {
 	case len(counterpart) == len(withAxes):
 		c := counterparts[value]
 		return fmt.Sprintf("%s only %s figures: try --value %s", haveRuns(len(counterpart)), c.has, c.other)
-	case strings.HasPrefix(value, "cpu_") || value == FigureSndbufGranted || value == FigureRcvbufGranted ||
-		value == FigureSpacingAchieved || value == FigureSpacingAchievedP99:
+	case isFigure(value):
 		return fmt.Sprintf("%s no %s: runs stored before wireperf kept it, and text logs, have none", haveRuns(len(withAxes)), value)
 	}
 	return fmt.Sprintf("%s no %s", haveRuns(len(withAxes)), value)
