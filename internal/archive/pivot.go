@@ -8,8 +8,8 @@ import (
 )
 
 // SummaryColumns are the summary values by their names in JSON and on
-// the command line, with their units.
-var SummaryColumns = []struct{ Name, Unit string }{
+// the command line, with their units, then the figures kept beside them.
+var SummaryColumns = append([]column{
 	{"received_bits_per_second", "bits/s"},
 	{"sent_bits_per_second", "bits/s"},
 	{"retransmits", ""},
@@ -23,8 +23,13 @@ var SummaryColumns = []struct{ Name, Unit string }{
 	{"seconds", "s"},
 	{"sent_bytes", "bytes"},
 	{"received_bytes", "bytes"},
-	// The figures kept beside the summary (Summary.Figures): CPU in
-	// percent of one core, as iperf3 reports it.
+}, figureColumns...)
+
+type column = struct{ Name, Unit string }
+
+// figureColumns are the figures kept in Summary.Figures: CPU in percent
+// of one core, as iperf3 reports it.
+var figureColumns = []column{
 	{FigureCPULocalUser, "%"},
 	{FigureCPULocalSystem, "%"},
 	{FigureCPULocalTotal, "%"},
@@ -62,11 +67,10 @@ const (
 
 // isFigure reports whether name is one of the figures in Summary.Figures.
 func isFigure(name string) bool {
-	switch name {
-	case FigureCPULocalUser, FigureCPULocalSystem, FigureCPULocalTotal, FigureCPURemoteUser, FigureCPURemoteSystem,
-		FigureCPURemoteTotal, FigureSndbufGranted, FigureRcvbufGranted, FigureSpacingAchieved, FigureSpacingAchievedP99,
-		FigureRSSLocalPeak:
-		return true
+	for _, c := range figureColumns {
+		if c.Name == name {
+			return true
+		}
 	}
 	return false
 }
