@@ -76,6 +76,11 @@ func UDPMon(sw *udpmon.Sweep, campaign string, runErr error, cmdline []string, n
 	if rec.Started.IsZero() {
 		rec.Started = rec.Ended
 	}
+	// The achieved gap between datagrams, as a campaign's udpmon run
+	// keeps it.
+	if p, err := archive.ParseDocument(rec.Document); err == nil {
+		rec.Summary.Figures = p.Summary.Figures
+	}
 	if runErr != nil {
 		rec.State, rec.Error = archive.StateFailed, archive.ErrorLine(runErr)
 	}

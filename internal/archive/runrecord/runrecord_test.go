@@ -63,10 +63,14 @@ func TestTest(t *testing.T) {
 }
 
 func TestUDPMon(t *testing.T) {
-	sw := &udpmon.Sweep{Server: "h:5201", StartedAt: now.Add(-time.Minute), Count: 10}
+	sw := &udpmon.Sweep{Server: "h:5201", StartedAt: now.Add(-time.Minute), Count: 10,
+		Points: []udpmon.Point{{Sent: 10, AchievedSpacingNs: 25000, AchievedSpacingP99Ns: 40000}}}
 	rec, err := UDPMon(sw, "grid", nil, []string{"wireperf", "udpmon", "h"}, now)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if f := rec.Summary.Figures; f[archive.FigureSpacingAchieved] != 25 || f[archive.FigureSpacingAchievedP99] != 40 {
+		t.Errorf("achieved gap %v, want 25 and 40 µs", f)
 	}
 	if rec.Campaign != "grid" || rec.RemoteHost != "h:5201" || !rec.Ended.Equal(now) || !rec.Started.Equal(sw.StartedAt) ||
 		!strings.HasPrefix(rec.ID, "u") || !bytes.Contains(rec.Document, []byte(`"udpmon"`)) || rec.State != archive.StateFinished {
