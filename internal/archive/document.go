@@ -81,10 +81,18 @@ type docHostEnd struct {
 		System   string `json:"system"`
 		Version  string `json:"version"`
 	} `json:"host"`
-	Limits  json.RawMessage `json:"limits"`
+	Limits json.RawMessage `json:"limits"`
+	CPU    *struct {
+		User   float64 `json:"user_percent"`
+		System float64 `json:"system_percent"`
+		Total  float64 `json:"total_percent"`
+	} `json:"cpu"`
 	Streams []struct {
+		Sender bool `json:"sender"`
 		Socket struct {
-			MTU int `json:"mtu"`
+			MTU           int   `json:"mtu"`
+			SndBufGranted int64 `json:"sndbuf_granted"`
+			RcvBufGranted int64 `json:"rcvbuf_granted"`
 		} `json:"socket"`
 	} `json:"streams"`
 	HostCounters *struct {
@@ -231,6 +239,7 @@ func ParseDocument(doc []byte) (*Parsed, error) {
 	if w := d.Wireperf; w != nil {
 		p.readHost("local", &w.Result.Local)
 		p.readHost("remote", &w.Result.Remote)
+		p.readBuffers(&w.Result.Local, &w.Result.Remote)
 		p.LocalHost = w.Result.Local.Host.Hostname
 		if p.RemoteHost == "" {
 			p.RemoteHost = w.Result.Remote.Host.Hostname
@@ -293,6 +302,10 @@ func (p *Parsed) readEnd(d *document) {
 		if s.OutOfOrder != nil {
 			m.OutOfOrder = s.OutOfOrder
 		}
+	}
+	if c := end.CPUUtilizationPercent; c != nil {
+		p.setCPU("local", c.HostUser, c.HostSystem, c.HostTotal)
+		p.setCPU("remote", c.RemoteUser, c.RemoteSys, c.RemoteTotal)
 	}
 	var minRTT, sumRTT float64
 	n := 0
@@ -395,7 +408,56 @@ func (p *Parsed) readHost(host string, e *docHostEnd) {
 	}
 }
 
-// parseRR reads wireperf's request-response document.
+// setCPU keeps an end's process CPU, in percent of one core. All zeros
+// is an end that did not report it (iperf3 writes the remote's as 0 when
+// the server sent no results).
+func (p *Parsed) setCPU(end string, user, system, total float64) {
+	if user == 0 && system == 0 && total == 0 {
+		return
+	}
+	p.setFigure("cpu_"+end+"_user", user)
+	p.setFigure("cpu_"+end+"_system", system)
+	p.setFigure("cpu_"+end+"_total", total)
+}
+
+func (p *Parsed) setFigure(name string, v float64) {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return
+	}
+	if p.Summary.Figures == nil {
+		p.Summary.Figures = map[string]float64{}
+	}
+	p.Summary.Figures[name] = v
+}
+
+// readBuffers keeps the socket buffers the kernel granted: the smallest
+// send buffer of a sending stream and receive buffer of a receiving
+// one, over both ends.
+func (p *Parsed) readBuffers(ends ...*docHostEnd) {
+	var snd, rcv int64
+	low := func(cur, v int64) int64 {
+		if v > 0 && (cur == 0 || v < cur) {
+			return v
+		}
+		return cur
+	}
+	for _, e := range ends {
+		for _, st := range e.Streams {
+			if st.Sender {
+				snd = low(snd, st.Socket.SndBufGranted)
+			} else {
+				rcv = low(rcv, st.Socket.RcvBufGranted)
+			}
+		}
+	}
+	if snd > 0 {
+		p.setFigure(FigureSndbufGranted, float64(snd))
+	}
+	if rcv > 0 {
+		p.setFigure(FigureRcvbufGranted, float64(rcv))
+	}
+}
+
 // docSweep is what the archive reads of a UDPmon sweep.
 type docSweep struct {
 	Server    string    `json:"server"`
@@ -403,9 +465,11 @@ type docSweep struct {
 	Seconds   float64   `json:"seconds"`
 	Failed    int       `json:"failed"`
 	Points    []struct {
-		Error string `json:"error"`
-		Sent  int64  `json:"sent"`
-		Lost  int64  `json:"lost"`
+		Error                string  `json:"error"`
+		Sent                 int64   `json:"sent"`
+		Lost                 int64   `json:"lost"`
+		AchievedSpacingNs    float64 `json:"achieved_spacing_ns"`
+		AchievedSpacingP99Ns float64 `json:"achieved_spacing_p99_ns"`
 	} `json:"points"`
 }
 
@@ -414,9 +478,23 @@ type docSweep struct {
 // ran is an error.
 func parseSweep(sw *docSweep) *Parsed {
 	p := &Parsed{Wireperf: true, Axes: map[string]Axis{}, Started: sw.StartedAt.UTC(), RemoteHost: sw.Server}
-	var sent, lost int64
+	var sent, lost, spaced int64
+	var gapSum, gapP99 float64
 	for _, pt := range sw.Points {
 		sent, lost = sent+pt.Sent, lost+pt.Lost
+		if pt.AchievedSpacingNs > 0 && pt.Sent > 1 {
+			gapSum += pt.AchievedSpacingNs * float64(pt.Sent)
+			spaced += pt.Sent
+		}
+		gapP99 = math.Max(gapP99, pt.AchievedSpacingP99Ns)
+	}
+	// The achieved gap: over several points, the mean weighted by the
+	// datagrams each sent, and the worst point's p99.
+	if spaced > 0 {
+		p.setFigure(FigureSpacingAchieved, gapSum/float64(spaced)/1000)
+	}
+	if gapP99 > 0 {
+		p.setFigure(FigureSpacingAchievedP99, gapP99/1000)
 	}
 	m := &p.Summary
 	if sw.Seconds > 0 {
@@ -439,6 +517,12 @@ func parseRR(d *document) *Parsed {
 	p.readHost("local", &res.Local)
 	p.readHost("remote", &res.Remote)
 	p.readRR(&res.Local)
+	if c := res.Local.CPU; c != nil {
+		p.setCPU("local", c.User, c.System, c.Total)
+	}
+	if c := res.Remote.CPU; c != nil {
+		p.setCPU("remote", c.User, c.System, c.Total)
+	}
 	return p
 }
 

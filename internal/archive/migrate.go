@@ -184,6 +184,14 @@ var migrations = [][]string{
 		// before it read an upper-case suffix as a power of 1024.
 		`ALTER TABLE campaign ADD COLUMN rate_rule TEXT NOT NULL DEFAULT 'upper-binary'`,
 	},
+	{ // 4: a run's further figures by name (CPU of both ends, buffers granted, udpmon's achieved spacing)
+		`CREATE TABLE run_figure (
+			run_id TEXT NOT NULL REFERENCES run(id),
+			name   TEXT NOT NULL,
+			value  DOUBLE PRECISION NOT NULL,
+			PRIMARY KEY (run_id, name)
+		)`,
+	},
 }
 
 // SchemaVersion is the newest schema this wireperf knows.

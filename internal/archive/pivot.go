@@ -8,8 +8,8 @@ import (
 )
 
 // SummaryColumns are the summary values by their names in JSON and on
-// the command line, with their units.
-var SummaryColumns = []struct{ Name, Unit string }{
+// the command line, with their units, then the figures kept beside them.
+var SummaryColumns = append([]column{
 	{"received_bits_per_second", "bits/s"},
 	{"sent_bits_per_second", "bits/s"},
 	{"retransmits", ""},
@@ -23,6 +23,56 @@ var SummaryColumns = []struct{ Name, Unit string }{
 	{"seconds", "s"},
 	{"sent_bytes", "bytes"},
 	{"received_bytes", "bytes"},
+}, figureColumns...)
+
+type column = struct{ Name, Unit string }
+
+// figureColumns are the figures kept in Summary.Figures: CPU in percent
+// of one core, as iperf3 reports it.
+var figureColumns = []column{
+	{FigureCPULocalUser, "%"},
+	{FigureCPULocalSystem, "%"},
+	{FigureCPULocalTotal, "%"},
+	{FigureCPURemoteUser, "%"},
+	{FigureCPURemoteSystem, "%"},
+	{FigureCPURemoteTotal, "%"},
+	{FigureSndbufGranted, "bytes"},
+	{FigureRcvbufGranted, "bytes"},
+	{FigureSpacingAchieved, "us"},
+	{FigureSpacingAchievedP99, "us"},
+	{FigureRSSLocalPeak, "bytes"},
+}
+
+// The names of the figures kept in Summary.Figures.
+const (
+	FigureCPULocalUser    = "cpu_local_user"
+	FigureCPULocalSystem  = "cpu_local_system"
+	FigureCPULocalTotal   = "cpu_local_total"
+	FigureCPURemoteUser   = "cpu_remote_user"
+	FigureCPURemoteSystem = "cpu_remote_system"
+	FigureCPURemoteTotal  = "cpu_remote_total"
+	// The socket buffers the kernel granted: the sending sockets' send
+	// buffer and the receiving sockets' receive buffer, the smallest
+	// over the streams (the window axis is what was asked for).
+	FigureSndbufGranted = "sndbuf_granted_bytes"
+	FigureRcvbufGranted = "rcvbuf_granted_bytes"
+	// udpmon's achieved gap between datagrams sent: the mean, and the
+	// 99th percentile.
+	FigureSpacingAchieved    = "spacing_achieved_us"
+	FigureSpacingAchievedP99 = "spacing_achieved_p99_us"
+	// The client process's peak resident memory, for a client's --save
+	// (the process ran the one test); no other run records it.
+	FigureRSSLocalPeak = "rss_local_peak_bytes"
+)
+
+// isFigure reports whether name is one of the figures in Summary.Figures.
+func isFigure(name string) bool {
+	for _, c := range figureColumns {
+		if c.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // Values maps the summary's columns that apply to their values.
@@ -51,6 +101,9 @@ func (m Summary) Values() map[string]float64 {
 	f("seconds", m.Seconds)
 	i("sent_bytes", m.SentBytes)
 	i("received_bytes", m.ReceivedBytes)
+	for name, v := range m.Figures {
+		out[name] = v
+	}
 	return out
 }
 
@@ -96,6 +149,8 @@ type Table struct {
 	Value, Stat      string
 	Rows, Cols       []Axis
 	Cells            []Cell // only where there are runs
+	// Why, in a table without cells, says why no run made one.
+	Why string
 }
 
 // Cell returns the cell at row i, column j.
@@ -146,13 +201,16 @@ func Pivot(runs []*Run, rowAxis, colAxis, value, stat string) (t *Table, skipped
 			skipped++
 			continue
 		}
+		// Rows and columns by number, labelled alike whichever run came
+		// first: an imported log's "64.0 KByte" and a native "64k" are one
+		// row, 64K.
 		if _, ok := rowIdx[ra.Key()]; !ok {
 			rowIdx[ra.Key()] = len(t.Rows)
-			t.Rows = append(t.Rows, ra)
+			t.Rows = append(t.Rows, CanonicalAxis(rowAxis, ra))
 		}
 		if _, ok := colIdx[ca.Key()]; !ok {
 			colIdx[ca.Key()] = len(t.Cols)
-			t.Cols = append(t.Cols, ca)
+			t.Cols = append(t.Cols, CanonicalAxis(colAxis, ca))
 		}
 		k := key{ra.Key(), ca.Key()}
 		samples[k] = append(samples[k], v)
@@ -198,7 +256,84 @@ func Pivot(runs []*Run, rowAxis, colAxis, value, stat string) (t *Table, skipped
 			t.Cells = append(t.Cells, c)
 		}
 	}
+	if len(t.Cells) == 0 {
+		t.Why = whyEmpty(runs, rowAxis, colAxis, value)
+	}
 	return t, skipped, nil
+}
+
+// counterparts are the values a run that lacks one may have instead: an
+// iperf2 client's log has only the sender's figures.
+var counterparts = map[string]struct{ other, has string }{
+	"received_bits_per_second": {"sent_bits_per_second", "sender"},
+	"received_bytes":           {"sent_bytes", "sender"},
+	"sent_bits_per_second":     {"received_bits_per_second", "receiver"},
+	"sent_bytes":               {"received_bytes", "receiver"},
+}
+
+// whyEmpty says why no run made a cell: no run, none finished, none with
+// the axes, or none with the value, and which value they have instead.
+func whyEmpty(runs []*Run, rowAxis, colAxis, value string) string {
+	if len(runs) == 0 {
+		return "no run matches the selection"
+	}
+	var finished, withAxes, counterpart []*Run
+	states := map[string]int{}
+	for _, r := range runs {
+		if r.State != StateFinished {
+			states[r.State]++
+			continue
+		}
+		finished = append(finished, r)
+		if _, ok := r.Axes[rowAxis]; !ok {
+			continue
+		}
+		if _, ok := r.Axes[colAxis]; colAxis != "" && !ok {
+			continue
+		}
+		withAxes = append(withAxes, r)
+		if c, ok := counterparts[value]; ok {
+			if _, has := r.Summary.Values()[c.other]; has {
+				counterpart = append(counterpart, r)
+			}
+		}
+	}
+	switch {
+	case len(finished) == 0:
+		var parts []string
+		for st, n := range states {
+			parts = append(parts, fmt.Sprintf("%d %s", n, st))
+		}
+		sort.Strings(parts)
+		return fmt.Sprintf("%s, none finished (%s)", countRuns(len(runs)), strings.Join(parts, ", "))
+	case len(withAxes) == 0:
+		axes := rowAxis
+		if colAxis != "" {
+			axes += " and " + colAxis
+		}
+		return fmt.Sprintf("%s finished, none with both %s", countRuns(len(finished)), axes)
+	case len(counterpart) == len(withAxes):
+		c := counterparts[value]
+		return fmt.Sprintf("%s only %s figures: try --value %s", haveRuns(len(counterpart)), c.has, c.other)
+	case isFigure(value):
+		return fmt.Sprintf("%s no %s: runs stored before wireperf kept it, and text logs, have none", haveRuns(len(withAxes)), value)
+	}
+	return fmt.Sprintf("%s no %s", haveRuns(len(withAxes)), value)
+}
+
+func countRuns(n int) string {
+	if n == 1 {
+		return "1 run"
+	}
+	return fmt.Sprintf("%d runs", n)
+}
+
+// haveRuns is "1 run has" or "3 runs have".
+func haveRuns(n int) string {
+	if n == 1 {
+		return "1 run has"
+	}
+	return fmt.Sprintf("%d runs have", n)
 }
 
 // sortAxes orders numbers by value, then words by name.

@@ -58,3 +58,36 @@ func TestPivotOneColumn(t *testing.T) {
 		t.Errorf("cell %+v, want the max 20 of 2 runs", c)
 	}
 }
+
+// A table without cells says why: here, iperf2 client logs have only the
+// sender's figures, and the table names the value they have.
+func TestPivotSaysWhyEmpty(t *testing.T) {
+	sender := func() *Run {
+		return &Run{State: StateFinished, Axes: map[string]Axis{"window": {Num: f64(65536)}}, Summary: Summary{SentBps: f64(9e8)}}
+	}
+	for _, tc := range []struct {
+		name  string
+		runs  []*Run
+		value string
+		want  string
+	}{
+		{"sender only", []*Run{sender(), sender(), sender()}, "received_bits_per_second",
+			"3 runs have only sender figures: try --value sent_bits_per_second"},
+		{"none finished", []*Run{{State: StateFailed, Axes: map[string]Axis{"window": {Num: f64(1)}}}, {State: StateRunning, Axes: map[string]Axis{"window": {Num: f64(1)}}}},
+			"received_bits_per_second", "2 runs, none finished (1 failed, 1 running)"},
+		{"no figure", []*Run{sender()}, FigureCPULocalTotal, "1 run has no cpu_local_total: runs stored before wireperf kept it, and text logs, have none"},
+		{"nothing", nil, "received_bits_per_second", "no run matches the selection"},
+	} {
+		tab, _, err := Pivot(tc.runs, "window", "", tc.value, StatMean)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if len(tab.Cells) != 0 || tab.Why != tc.want {
+			t.Errorf("%s: %d cells, why %q; want none, %q", tc.name, len(tab.Cells), tab.Why, tc.want)
+		}
+	}
+	// A table with cells has nothing to explain.
+	if tab, _, _ := Pivot([]*Run{sender()}, "window", "", "sent_bits_per_second", StatMean); tab.Why != "" || len(tab.Cells) != 1 {
+		t.Errorf("a full table explains itself: %q", tab.Why)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 )
@@ -84,6 +85,10 @@ type Summary struct {
 	RRp50us       *float64
 	RRp99us       *float64
 	OutOfOrder    *int64 // UDP datagrams received out of order
+	// Figures are the further figures (FigureColumns) by name, where the
+	// run's document has them; runs stored before these were kept have
+	// none.
+	Figures map[string]float64
 }
 
 // Interval is one stream in one reporting interval; Stream nil is the
@@ -272,7 +277,7 @@ func (s *Store) forUpdate() string {
 }
 
 func (s *Store) deleteRun(ctx context.Context, tx *sql.Tx, id string) error {
-	for _, t := range []string{"run_axis", "run_summary", "run_interval", "host_state", "host_limits"} {
+	for _, t := range []string{"run_axis", "run_summary", "run_figure", "run_interval", "host_state", "host_limits"} {
 		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM `+t+` WHERE run_id = ?`), id); err != nil {
 			return err
 		}
@@ -329,6 +334,14 @@ func (s *Store) insertRun(ctx context.Context, tx *sql.Tx, r *Run) error {
 		r.ID, m.Seconds, m.SentBytes, m.ReceivedBytes, m.SentBps, m.ReceivedBps,
 		m.Retransmits, m.MinRTTms, m.MeanRTTms, m.LostPercent, m.JitterMs, m.RRp50us, m.RRp99us, m.OutOfOrder); err != nil {
 		return err
+	}
+	for name, v := range m.Figures {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO run_figure (run_id, name, value) VALUES (?, ?, ?)`), r.ID, name, v); err != nil {
+			return err
+		}
 	}
 	if len(r.Intervals) > 0 {
 		stmt, err := tx.PrepareContext(ctx, s.q(`INSERT INTO run_interval (run_id, idx, stream, sender_role, t_start, t_end,
@@ -466,7 +479,28 @@ func (s *Store) List(ctx context.Context, f Filter) ([]*Run, error) {
 			r.Axes[name] = a
 		}
 	}
-	return out, arows.Err()
+	if err := arows.Err(); err != nil {
+		return nil, err
+	}
+	frows, err := s.db.QueryContext(ctx, s.q(`SELECT f.run_id, f.name, f.value FROM run_figure f JOIN run r ON r.id = f.run_id`+where), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer frows.Close()
+	for frows.Next() {
+		var id, name string
+		var v float64
+		if err := frows.Scan(&id, &name, &v); err != nil {
+			return nil, err
+		}
+		if r := byID[id]; r != nil {
+			if r.Summary.Figures == nil {
+				r.Summary.Figures = map[string]float64{}
+			}
+			r.Summary.Figures[name] = v
+		}
+	}
+	return out, frows.Err()
 }
 
 // States maps each stored run of a campaign to its state.

@@ -299,7 +299,7 @@ func TestReportRRCampaign(t *testing.T) {
 	if !strings.Contains(page, "rr_p50_us, mean over repetitions") {
 		t.Error("the rr campaign's table is not of its latency")
 	}
-	if n := strings.Count(page, "-latency.svg"); n != 2 {
+	if n := strings.Count(page, `-latency.svg" alt=`); n != 2 { // the images, not their download links
 		t.Errorf("%d latency figures, want one per run (2)", n)
 	}
 }

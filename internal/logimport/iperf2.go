@@ -15,15 +15,19 @@ type Test struct {
 	Proto      string // "tcp" or "udp"
 	LocalHost  string
 	RemoteHost string
-	Window     *Quantity // requested, or granted when nothing was asked
-	Length     *int64    // UDP datagram size
-	Duration   *float64  // -t from a command line in the log
-	Streams    map[string]bool
-	Lines      []Line // every report line, in order
-	FirstLine  int    // 1-based line numbers of the test in the log
-	LastLine   int
-	Rounded    bool // byte counts were printed in rounded units
-	hasReports bool
+	Window     *Quantity // requested; nil with DefaultWindow when nothing was asked
+	// DefaultWindow: the log says the window was the system's default,
+	// which is its own axis value ("default"), not the size it came to.
+	DefaultWindow bool
+	Granted       *Quantity // the socket buffer the log says was granted
+	Length        *int64    // UDP datagram size
+	Duration      *float64  // -t from a command line in the log
+	Streams       map[string]bool
+	Lines         []Line // every report line, in order
+	FirstLine     int    // 1-based line numbers of the test in the log
+	LastLine      int
+	Rounded       bool // byte counts were printed in rounded units
+	hasReports    bool
 }
 
 // Quantity is a number as a log printed it, in base units.
@@ -92,6 +96,7 @@ func ParseIperf2Text(data []byte) []*Test {
 	pendingReport := false
 	start := func(n int) {
 		t := &Test{Role: ctx.Role, Proto: ctx.Proto, RemoteHost: ctx.RemoteHost, Window: ctx.Window, Length: ctx.Length,
+			DefaultWindow: ctx.DefaultWindow, Granted: ctx.Granted,
 			Duration: ctx.Duration, Streams: map[string]bool{}, FirstLine: n, LastLine: n}
 		tests = append(tests, t)
 		cur = t
@@ -108,29 +113,31 @@ func ParseIperf2Text(data []byte) []*Test {
 				continue
 			}
 			if strings.Contains(line, "iperf ") && reCmdArg.MatchString(line) {
-				ctx.Duration, ctx.Window = nil, nil
+				ctx.Duration, ctx.Window, ctx.DefaultWindow = nil, nil, false
 				readCommand(line, &ctx)
 				continue
 			}
 			if m := reClient.FindStringSubmatch(line); m != nil {
 				ctx.Role, ctx.Proto, ctx.RemoteHost = "client", strings.ToLower(m[2]), m[1]
-				ctx.Window, ctx.Length = nil, nil
+				ctx.Window, ctx.Length, ctx.DefaultWindow, ctx.Granted = nil, nil, false, nil
 				cur = nil
 				continue
 			}
 			if m := reServer.FindStringSubmatch(line); m != nil {
 				ctx.Role, ctx.Proto, ctx.RemoteHost = "server", strings.ToLower(m[1]), ""
-				ctx.Window, ctx.Length = nil, nil
+				ctx.Window, ctx.Length, ctx.DefaultWindow, ctx.Granted = nil, nil, false, nil
 				cur = nil
 				continue
 			}
 			if m := reWindow.FindStringSubmatch(line); m != nil {
-				q := quantity(m[1], m[2])
-				if m[3] != "" {
-					q = quantity(m[3], m[4])
-				}
-				if ctx.Window == nil || m[3] != "" {
-					ctx.Window = q
+				ctx.Granted = quantity(m[1], m[2])
+				switch {
+				case m[3] != "":
+					ctx.Window, ctx.DefaultWindow = quantity(m[3], m[4]), false
+				case ctx.Window == nil && strings.Contains(line, "(default)"):
+					ctx.DefaultWindow = true
+				case ctx.Window == nil:
+					ctx.Window = ctx.Granted
 				}
 				if strings.HasPrefix(line, "UDP") && ctx.Proto == "" {
 					ctx.Proto = "udp"
@@ -200,7 +207,7 @@ func ParseIperf2Text(data []byte) []*Test {
 			if t.Proto == "tcp" && t.receiverUDP() {
 				// UDP receiver lines under an earlier TCP test's header: that
 				// header's window and role are not this test's.
-				t.Proto, t.Window, t.Role = "udp", nil, "server"
+				t.Proto, t.Window, t.Role, t.DefaultWindow, t.Granted = "udp", nil, "server", false, nil
 			}
 			out = append(out, t)
 		}

@@ -64,8 +64,12 @@ func TestIperf2LongTCPClient(t *testing.T) {
 	if len(r.Intervals) != 6 || r.Intervals[0].End != 15 || *r.Intervals[0].Bytes != 372<<20 {
 		t.Errorf("intervals %+v", r.Intervals)
 	}
-	if num(t, r, "time") != 1800 || r.Axes["time"].Label != "1800s" || num(t, r, "parallel") != 1 || num(t, r, "window") != math.Round(15.3*1024*1024) {
-		t.Errorf("axes %+v", r.Axes)
+	// "TCP window size: 15.3 MByte (default)": the window axis is the
+	// default, its own value, and the size it came to is the send buffer
+	// granted.
+	if num(t, r, "time") != 1800 || r.Axes["time"].Label != "1800s" || num(t, r, "parallel") != 1 ||
+		r.Axes["window"] != (archive.Axis{Label: "default"}) || m.Figures[archive.FigureSndbufGranted] != math.Round(15.3*1024*1024) {
+		t.Errorf("axes %+v, figures %v", r.Axes, m.Figures)
 	}
 }
 
@@ -98,8 +102,9 @@ func TestIperf2ExactBytesAndCommandLine(t *testing.T) {
 		t.Errorf("summary %+v rounded %v", m.Values(), r.Rounded)
 	}
 	// -w 2097152 asked for, 4194304 granted: the window axis is what was asked.
-	if num(t, r, "window") != 2097152 || num(t, r, "time") != 10 || len(r.Intervals) != 5 {
-		t.Errorf("axes %+v", r.Axes)
+	// The server's log: the receive buffer granted.
+	if num(t, r, "window") != 2097152 || num(t, r, "time") != 10 || len(r.Intervals) != 5 || m.Figures[archive.FigureRcvbufGranted] != 4194304 {
+		t.Errorf("axes %+v, figures %v", r.Axes, m.Figures)
 	}
 	flat := importFixture(t, "iperf2-flattened.txt")[0]
 	if *flat.Summary.SentBytes != 4161880064 || num(t, flat, "window") != 25600 || num(t, flat, "time") != 60 {
@@ -110,7 +115,7 @@ func TestIperf2ExactBytesAndCommandLine(t *testing.T) {
 func TestIperf2ParallelAndServerLogs(t *testing.T) {
 	r := importFixture(t, "iperf2-client-tcp-p2.txt")[0]
 	// [SUM] 0.0000-1.0010 sec  2.56 GBytes  21.9 Gbits/sec
-	if *r.Summary.SentBps != 21.9e9 || num(t, r, "parallel") != 2 || num(t, r, "window") != 16384 {
+	if *r.Summary.SentBps != 21.9e9 || num(t, r, "parallel") != 2 || r.Axes["window"].Label != "default" || r.Summary.Figures[archive.FigureSndbufGranted] != 16384 {
 		t.Errorf("-P 2: %+v %+v", r.Summary.Values(), r.Axes)
 	}
 	srv := importFixture(t, "iperf2-server-tcp.txt")

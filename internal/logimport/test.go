@@ -126,8 +126,20 @@ func (t *Test) fill(r *archive.Run) {
 	if n := len(t.Streams); n > 0 {
 		r.Axes["parallel"] = archive.Axis{Num: f64(float64(n)), Label: strconv.Itoa(n)}
 	}
-	if t.Window != nil {
+	switch {
+	case t.Window != nil:
 		r.Axes["window"] = archive.Axis{Num: f64(t.Window.Value), Label: t.Window.Label}
+	case t.DefaultWindow:
+		r.Axes["window"] = archive.Axis{Label: "default"}
+	}
+	// iperf2 prints the sending socket's buffer on a client, the
+	// receiving socket's on a server.
+	if g := t.Granted; g != nil && g.Value > 0 {
+		name := archive.FigureSndbufGranted
+		if t.Role == "server" {
+			name = archive.FigureRcvbufGranted
+		}
+		r.Summary.Figures = map[string]float64{name: g.Value}
 	}
 	if t.Length != nil {
 		r.Axes["length"] = archive.Axis{Num: f64(float64(*t.Length)), Label: strconv.FormatInt(*t.Length, 10)}

@@ -2,8 +2,14 @@ package report
 
 // pageHTML is the report's template. The static figures are <img> of
 // files in the page's directory; the interactive charts are drawn by the
-// script at the end and need nothing but the page itself.
-const pageHTML = `<!DOCTYPE html>
+// script at the end and need nothing but the page itself. A chart with a
+// static figure of the same data shows once: the chart where the script
+// drew it (the figure then only a download), else the figure.
+const pageHTML = `{{define "downloads"}}<span class="downloads">download <a class="download" href="{{.File}}" download>SVG</a>{{with .PNG}} <a class="download" href="{{.}}" download>PNG</a>{{end}}</span>{{end}}
+{{define "chart"}}<figure class="chart-figure"><div class="chart" id="{{.ID}}"></div>
+{{with .Figure}}{{if .File}}<img class="static" src="{{.File}}" alt="{{.Alt}}" loading="lazy">{{end}}<figcaption>{{with .Caption}}{{.}} {{end}}{{if .File}}{{template "downloads" .}}{{end}}</figcaption>{{end}}</figure>
+{{end}}
+<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -17,7 +23,7 @@ table { border-collapse: collapse; margin: .5em 0 1em; }
 table.host { display: inline-table; margin-right: 1em; vertical-align: top; }
 th, td { border: 1px solid #ccc; padding: .25em .6em; text-align: left; vertical-align: top; }
 th { background: #f3f3f3; }
-table.results td { text-align: right; font-variant-numeric: tabular-nums; }
+table.results td, table.cpu td { text-align: right; font-variant-numeric: tabular-nums; }
 pre { background: #f6f6f6; padding: .6em; overflow-x: auto; }
 figure { margin: 1em 0; } figure img { max-width: 100%; border: 1px solid #eee; }
 figcaption, .note { color: #555; font-size: .9em; }
@@ -25,7 +31,9 @@ figcaption, .note { color: #555; font-size: .9em; }
 .empty { padding: 1em; background: #fff7e0; border: 1px solid #e8d28a; }
 details { margin: .6em 0; } summary { cursor: pointer; }
 .verdict { background: #eef5ff; border-left: 3px solid #4a7bd0; padding: .3em .6em; margin: .3em 0; }
-@media print { .chart { display: none; } }
+figure.drawn img.static { display: none; }
+.downloads { margin-left: .3em; } .downloads a { margin-left: .3em; }
+@media print { .chart, .downloads { display: none; } figure.drawn img.static { display: inline; } }
 </style>
 </head>
 <body>
@@ -57,9 +65,14 @@ Interactive charts: drag to zoom, double-click to reset, hover for values, click
 {{range $i, $row := .Grid}}<tr>{{range $j, $c := $row}}{{if or (eq $i 0) (eq $j 0)}}<th>{{$c}}</th>{{else}}<td>{{$c}}</td>{{end}}{{end}}</tr>
 {{end}}</table>
 {{end}}
-{{range .ChartIDs}}<div class="chart" id="{{.}}"></div>
-{{end}}
-{{range .Figures}}<figure><img src="{{.File}}" alt="{{.Alt}}">{{with .Caption}}<figcaption>{{.}}</figcaption>{{end}}</figure>
+{{if .CPU}}<h3>CPU</h3>
+{{range .CPU}}<table class="cpu">
+<caption>{{.Caption}}</caption>
+{{range $i, $row := .Grid}}<tr>{{range $j, $c := $row}}{{if or (eq $i 0) (eq $j 0)}}<th>{{$c}}</th>{{else}}<td>{{$c}}</td>{{end}}{{end}}</tr>
+{{end}}</table>
+{{end}}{{end}}
+{{range .Charts}}{{template "chart" .}}{{end}}
+{{range .Figures}}<figure><img src="{{.File}}" alt="{{.Alt}}">{{if or .Caption .File}}<figcaption>{{with .Caption}}{{.}} {{end}}{{if .File}}{{template "downloads" .}}{{end}}</figcaption>{{end}}</figure>
 {{end}}
 {{if .Runs}}<h3>Runs</h3>
 {{range .Runs}}<details class="run" id="run-{{.ID}}">
@@ -72,8 +85,8 @@ Interactive charts: drag to zoom, double-click to reset, hover for values, click
 {{end}}</table>
 {{range .Verdicts}}<p class="verdict">{{.}}</p>
 {{end}}
-{{with .ChartID}}<div class="chart" id="{{.}}"></div>{{end}}
-{{range .Figures}}<figure><img src="{{.File}}" alt="{{.Alt}}" loading="lazy">{{with .Caption}}<figcaption>{{.}}</figcaption>{{end}}</figure>
+{{with .Chart}}{{template "chart" .}}{{end}}
+{{range .Figures}}<figure><img src="{{.File}}" alt="{{.Alt}}" loading="lazy">{{if or .Caption .File}}<figcaption>{{with .Caption}}{{.}} {{end}}{{if .File}}{{template "downloads" .}}{{end}}</figcaption>{{end}}</figure>
 {{end}}
 </details>
 {{end}}{{end}}
@@ -111,6 +124,8 @@ Interactive charts: drag to zoom, double-click to reset, hover for values, click
         { label: c.ylabel, size: 60 }],
       series: series
     }, c.data, el);
+    // Drawn: the static figure of the same data stays a download only.
+    if (el.parentNode && el.parentNode.classList.contains("chart-figure")) { el.parentNode.classList.add("drawn"); }
     window.wireperfCharts.push(u);
   });
 })();

@@ -55,9 +55,11 @@ type Section struct {
 	Verdicts []string
 	Hosts    []Host
 	Table    *Table
-	Figures  []Figure
-	Charts   []Chart
-	Runs     []Run
+	// CPU are grids like Table's of each end's process CPU.
+	CPU     []Table
+	Figures []Figure
+	Charts  []Chart
+	Runs    []Run
 }
 
 // Host is one host's identity and kernel limits.
@@ -76,9 +78,12 @@ type Table struct {
 	Grid    [][]string
 }
 
-// Figure is a static image file in the page's directory.
+// Figure is a static image file in the page's directory (an SVG), and
+// the same figure as a PNG where one was written; both are offered as
+// downloads.
 type Figure struct {
 	File, Alt, Caption string
+	PNG                string
 }
 
 // Chart is one interactive chart: series of Y over shared X values. A NaN
@@ -93,6 +98,10 @@ type Chart struct {
 	XUnit  string
 	X      []float64
 	Series []Series
+	// Figure, when set, is the same figure drawn statically: shown in the
+	// chart's place without JavaScript (and in print), offered as a
+	// download beside the chart otherwise.
+	Figure *Figure
 }
 
 // Series is one line of a chart.
@@ -173,13 +182,19 @@ type view struct {
 
 type sectionView struct {
 	Section
-	ChartIDs []string
-	Runs     []runView
+	Charts []chartView
+	Runs   []runView
+}
+
+// chartView is a chart with its ID in the page's chart data.
+type chartView struct {
+	Chart
+	ID string
 }
 
 type runView struct {
 	Run
-	ChartID string
+	Chart *chartView
 }
 
 // Render writes the page as HTML to w.
@@ -197,12 +212,12 @@ func Render(w io.Writer, p Page) error {
 	for _, s := range p.Sections {
 		sv := sectionView{Section: s}
 		for _, c := range s.Charts {
-			sv.ChartIDs = append(sv.ChartIDs, add(c))
+			sv.Charts = append(sv.Charts, chartView{Chart: c, ID: add(c)})
 		}
 		for _, r := range s.Runs {
 			rv := runView{Run: r}
 			if r.Chart != nil {
-				rv.ChartID = add(*r.Chart)
+				rv.Chart = &chartView{Chart: *r.Chart, ID: add(*r.Chart)}
 			}
 			sv.Runs = append(sv.Runs, rv)
 		}

@@ -11,28 +11,16 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/campaign"
 	"github.com/wireperf/wireperf/internal/units"
 )
 
-// AxisText shows an axis value as it was written, or else in iperf's units.
+// AxisText shows an axis value in the one form every source's runs share
+// (archive.CanonicalAxis): 64K, 4M, 10s; a word as it was written.
 func AxisText(axis string, a archive.Axis) string {
-	if a.Num == nil || a.Label != "" {
-		return a.Label
-	}
-	v := *a.Num
-	switch axis {
-	case campaign.AxisWindow, campaign.AxisLength:
-		return strings.ReplaceAll(units.FormatTransfer(v, 'A'), " ", "")
-	case campaign.AxisBitrate:
-		return strings.ReplaceAll(units.FormatRate(v, 'a'), " ", "")
-	case campaign.AxisTime, campaign.AxisSpacing:
-		return (time.Duration(v * float64(time.Second))).String()
-	}
-	return a.Key()
+	return archive.CanonicalAxis(axis, a).Label
 }
 
 // ValueText shows a summary value in iperf's units.
@@ -44,23 +32,32 @@ func ValueText(name string, v float64) string {
 		return strings.TrimSpace(units.FormatTransfer(v, 'A'))
 	case name == "retransmits":
 		return strconv.FormatFloat(v, 'f', -1, 64)
+	case strings.HasPrefix(name, "cpu_"):
+		return strconv.FormatFloat(v, 'f', 1, 64) + "%"
 	}
 	return strconv.FormatFloat(v, 'g', 4, 64)
 }
 
-// spreadText shows v in the unit that ValueText picked for value, without
-// the unit: "15.2" beside "15.8 Gbits/sec".
-func spreadText(name string, value, v float64) string {
+// spreadText shows a cell's range. Rates whose ends read best in the
+// unit of the value show the numbers alone ("15.2–15.8" beside "15.8
+// Gbits/sec"); otherwise each end has its own unit ("2.60 Mbits/sec–8.62
+// Gbits/sec"), so that a slow run does not read as 0.00.
+func spreadText(name string, value, lo, hi float64) string {
 	if strings.HasSuffix(name, "_bits_per_second") {
-		shown := strings.TrimSpace(units.FormatRate(value, 'a'))
-		if i := strings.IndexByte(shown, ' '); i > 0 {
-			unit := shown[i+1:]
-			if f, err := units.ParseFormat(strings.ToLower(unit[:1])); err == nil && unit != "bits/sec" {
-				return strings.Fields(units.FormatRate(v, f))[0]
+		unit := rateUnit(value)
+		if unit != "bits/sec" && rateUnit(lo) == unit && rateUnit(hi) == unit {
+			if f, err := units.ParseFormat(strings.ToLower(unit[:1])); err == nil {
+				return strings.Fields(units.FormatRate(lo, f))[0] + "–" + strings.Fields(units.FormatRate(hi, f))[0]
 			}
 		}
 	}
-	return ValueText(name, v)
+	return ValueText(name, lo) + "–" + ValueText(name, hi)
+}
+
+// rateUnit is the unit ValueText shows a rate in: "Gbits/sec".
+func rateUnit(v float64) string {
+	shown := strings.Fields(units.FormatRate(v, 'a'))
+	return shown[len(shown)-1]
 }
 
 // Grid is the table as printed: a header row, then one row per value of
@@ -89,7 +86,7 @@ func Grid(t *archive.Table) [][]string {
 			}
 			cell := ValueText(t.Value, c.Value)
 			if c.N > 1 {
-				cell += fmt.Sprintf(" (%s–%s, n=%d)", spreadText(t.Value, c.Value, c.Min), spreadText(t.Value, c.Value, c.Max), c.N)
+				cell += fmt.Sprintf(" (%s, n=%d)", spreadText(t.Value, c.Value, c.Min, c.Max), c.N)
 			} else {
 				cell += " (n=1)"
 			}
@@ -130,6 +127,9 @@ func WriteMarkdown(w io.Writer, t *archive.Table) { writeGrid(w, t, true) }
 func writeGrid(w io.Writer, t *archive.Table, markdown bool) {
 	if len(t.Rows) == 0 {
 		fmt.Fprintln(w, "no finished runs with these axes and this value")
+		if t.Why != "" {
+			fmt.Fprintln(w, t.Why)
+		}
 		return
 	}
 	grid := Grid(t)

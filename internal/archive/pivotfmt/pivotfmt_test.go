@@ -46,11 +46,20 @@ func TestAxisText(t *testing.T) {
 		a    archive.Axis
 		want string
 	}{
-		{"window", archive.Axis{Num: f64(65536), Label: "64K"}, "64K"}, // as written
-		{"window", archive.Axis{Num: f64(4 << 20)}, "4.00MBytes"},
-		{"length", archive.Axis{Num: f64(1472)}, "1.44KBytes"},
-		{"bitrate", archive.Axis{Num: f64(2.5e8)}, "250Mbits/sec"},
+		// One form whoever wrote the value: a native -w 64k, an iperf2
+		// log's "64.0 KByte", a document's bare number.
+		{"window", archive.Axis{Num: f64(65536), Label: "64k"}, "64K"},
+		{"window", archive.Axis{Num: f64(65536), Label: "64.0 KByte"}, "64K"},
+		{"window", archive.Axis{Num: f64(4 << 20)}, "4M"},
+		{"window", archive.Axis{Num: f64(1.5 * (1 << 20)), Label: "1536K"}, "1.5M"},
+		{"window", archive.Axis{Label: "default"}, "default"},
+		{"length", archive.Axis{Num: f64(1472)}, "1.44K"},
+		{"length", archive.Axis{Num: f64(512), Label: "512"}, "512"},
+		{"bitrate", archive.Axis{Num: f64(2.5e8), Label: "250m"}, "250M"},
 		{"time", archive.Axis{Num: f64(1.5)}, "1.5s"},
+		{"time", archive.Axis{Num: f64(3), Label: "3"}, "3s"},
+		{"time", archive.Axis{Num: f64(3), Label: "3s"}, "3s"},
+		{"time", archive.Axis{Num: f64(120)}, "120s"},
 		{"spacing", archive.Axis{Num: f64(20e-6)}, "20µs"},
 		{"parallel", archive.Axis{Num: f64(4)}, "4"},
 		{"direction", archive.Axis{Label: "up"}, "up"},
@@ -72,6 +81,8 @@ func TestValueText(t *testing.T) {
 		{"retransmits", 12, "12"},
 		{"jitter_ms", 0.123456, "0.1235"},
 		{"lost_percent", 0, "0"},
+		{"cpu_remote_total", 42.5243, "42.5%"},
+		{"sndbuf_granted_bytes", 425984, "416 KBytes"},
 	} {
 		if got := ValueText(tc.name, tc.v); got != tc.want {
 			t.Errorf("ValueText(%s, %g) = %q, want %q", tc.name, tc.v, got, tc.want)
@@ -87,7 +98,7 @@ func TestWriteText(t *testing.T) {
 	want := "received_bits_per_second, mean over repetitions (min–max, n=runs)\n" +
 		"window \\ parallel  1                                2\n" +
 		"64K                1.10 Gbits/sec (1.00–1.20, n=2)  940 Mbits/sec (n=1)\n" +
-		"4.00MBytes         25.5 Gbits/sec (25.0–26.0, n=2)  -\n"
+		"4M                 25.5 Gbits/sec (25.0–26.0, n=2)  -\n"
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
@@ -104,7 +115,7 @@ func TestWriteMarkdown(t *testing.T) {
 	want := "| window \\ parallel | 1                               | 2                   |\n" +
 		"| ----------------- | ------------------------------- | ------------------- |\n" +
 		"| 64K               | 1.10 Gbits/sec (1.00–1.20, n=2) | 940 Mbits/sec (n=1) |\n" +
-		"| 4.00MBytes        | 25.5 Gbits/sec (25.0–26.0, n=2) | -                   |\n"
+		"| 4M                | 25.5 Gbits/sec (25.0–26.0, n=2) | -                   |\n"
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
@@ -119,6 +130,36 @@ func TestGridOneColumn(t *testing.T) {
 	g := Grid(tab)
 	if got := fmt.Sprint(g); got != "[[parallel received_bits_per_second] [1 26.0 Gbits/sec (1.00–26.0, n=4)] [2 940 Mbits/sec (n=1)]]" {
 		t.Errorf("grid %s", got)
+	}
+}
+
+// A cell whose range spans units shows each end in its own: the slow
+// run reads 2.60 Mbits/sec, not 0.00.
+func TestSpreadAcrossUnits(t *testing.T) {
+	run := func(bps float64) *archive.Run {
+		return &archive.Run{State: archive.StateFinished, Axes: map[string]archive.Axis{"window": {Num: f64(65536)}},
+			Summary: archive.Summary{ReceivedBps: f64(bps)}}
+	}
+	for _, tc := range []struct {
+		bps  []float64
+		want string
+	}{
+		{[]float64{2.6e6, 8.62e9, 0.3e8}, "2.88 Gbits/sec (2.60 Mbits/sec–8.62 Gbits/sec, n=3)"},
+		{[]float64{1.0e9, 1.2e9}, "1.10 Gbits/sec (1.00–1.20, n=2)"},
+		{[]float64{9.5e8, 1.2e9}, "1.07 Gbits/sec (950 Mbits/sec–1.20 Gbits/sec, n=2)"},
+		{[]float64{500, 700}, "600 bits/sec (500 bits/sec–700 bits/sec, n=2)"},
+	} {
+		var runs []*archive.Run
+		for _, v := range tc.bps {
+			runs = append(runs, run(v))
+		}
+		tab, _, err := archive.Pivot(runs, "window", "", "received_bits_per_second", archive.StatMean)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := Grid(tab)[1][1]; got != tc.want {
+			t.Errorf("%v: cell %q, want %q", tc.bps, got, tc.want)
+		}
 	}
 }
 
@@ -250,5 +291,20 @@ func TestWrite(t *testing.T) {
 	}
 	if err := Write(&strings.Builder{}, tab, "xml"); err == nil || !strings.Contains(err.Error(), "xml") {
 		t.Errorf("xml: %v", err)
+	}
+}
+
+// The text table says why it is empty under the line that says so.
+func TestWriteTextSaysWhyEmpty(t *testing.T) {
+	runs := []*archive.Run{{State: archive.StateFinished, Axes: map[string]archive.Axis{"window": {Num: f64(65536)}},
+		Summary: archive.Summary{SentBps: f64(9e8)}}}
+	tab, _, err := archive.Pivot(runs, "window", "", "received_bits_per_second", archive.StatMean)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	WriteText(&b, tab)
+	if want := "no finished runs with these axes and this value\n1 run has only sender figures: try --value sent_bits_per_second\n"; b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
 	}
 }

@@ -45,6 +45,16 @@ func Test(res *result.Result, runErr error, cmdline []string, now time.Time) (*a
 	if res != nil && !res.StartedAt.IsZero() {
 		rec.Started = res.StartedAt
 	}
+	// The client's peak memory: the process ran this one test. A selftest
+	// ran both ends in it, so its figure would be neither end's.
+	if res != nil && !res.Local.OneProcess {
+		if rss, ok := peakRSS(); ok {
+			if rec.Summary.Figures == nil {
+				rec.Summary.Figures = map[string]float64{}
+			}
+			rec.Summary.Figures[archive.FigureRSSLocalPeak] = float64(rss)
+		}
+	}
 	if runErr != nil {
 		rec.State, rec.Error = archive.StateFailed, archive.ErrorLine(runErr)
 	}
@@ -65,6 +75,11 @@ func UDPMon(sw *udpmon.Sweep, campaign string, runErr error, cmdline []string, n
 		Document: doc.Bytes(), DocumentFormat: archive.FormatJSON, Axes: map[string]archive.Axis{}, RemoteHost: sw.Server}
 	if rec.Started.IsZero() {
 		rec.Started = rec.Ended
+	}
+	// The achieved gap between datagrams, as a campaign's udpmon run
+	// keeps it.
+	if p, err := archive.ParseDocument(rec.Document); err == nil {
+		rec.Summary.Figures = p.Summary.Figures
 	}
 	if runErr != nil {
 		rec.State, rec.Error = archive.StateFailed, archive.ErrorLine(runErr)

@@ -34,8 +34,18 @@ func TestTest(t *testing.T) {
 		!bytes.Contains(rec.Document, []byte(`"wireperf"`)) || rec.Summary.Values()["received_bits_per_second"] != 8e6 {
 		t.Errorf("finished run: %+v", rec)
 	}
+	// The process's peak memory, where the system reports it.
+	if _, ok := peakRSS(); ok && rec.Summary.Figures[archive.FigureRSSLocalPeak] < 1<<20 {
+		t.Errorf("peak RSS %v bytes: want this process's, over 1 MiB", rec.Summary.Figures[archive.FigureRSSLocalPeak])
+	}
 	if !rec.Started.Equal(started) || rec.Cmdline != "wireperf client h --save" || !strings.HasPrefix(rec.ID, "s") || len(rec.ID) != 17 {
 		t.Errorf("provenance: started %v, cmdline %q, id %q", rec.Started, rec.Cmdline, rec.ID)
+	}
+	// A selftest ran both ends in this process: its peak is neither end's.
+	one := *res
+	one.Local.OneProcess = true
+	if self, err := Test(&one, nil, cmdline, now); err != nil || self.Summary.Figures[archive.FigureRSSLocalPeak] != 0 {
+		t.Errorf("selftest peak RSS %v, %v; want none", self.Summary.Figures, err)
 	}
 	again, _ := Test(res, nil, cmdline, now.Add(time.Hour))
 	other, _ := Test(res, nil, append(cmdline, "-t", "5"), now)
@@ -53,10 +63,14 @@ func TestTest(t *testing.T) {
 }
 
 func TestUDPMon(t *testing.T) {
-	sw := &udpmon.Sweep{Server: "h:5201", StartedAt: now.Add(-time.Minute), Count: 10}
+	sw := &udpmon.Sweep{Server: "h:5201", StartedAt: now.Add(-time.Minute), Count: 10,
+		Points: []udpmon.Point{{Sent: 10, AchievedSpacingNs: 25000, AchievedSpacingP99Ns: 40000}}}
 	rec, err := UDPMon(sw, "grid", nil, []string{"wireperf", "udpmon", "h"}, now)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if f := rec.Summary.Figures; f[archive.FigureSpacingAchieved] != 25 || f[archive.FigureSpacingAchievedP99] != 40 {
+		t.Errorf("achieved gap %v, want 25 and 40 µs", f)
 	}
 	if rec.Campaign != "grid" || rec.RemoteHost != "h:5201" || !rec.Ended.Equal(now) || !rec.Started.Equal(sw.StartedAt) ||
 		!strings.HasPrefix(rec.ID, "u") || !bytes.Contains(rec.Document, []byte(`"udpmon"`)) || rec.State != archive.StateFinished {

@@ -98,11 +98,12 @@ func Campaign(ctx context.Context, store *archive.Store, name, dir string) (repo
 			Caption: fmt.Sprintf("%s, mean over repetitions (min–max, n=runs)", value),
 			Grid:    pivotfmt.Grid(t),
 		}
+		s.CPU = cpuTables(runs, rows, cols)
 		addCampaignFigures(&s, t, footer, name, dir)
 		if plotarchive.IsUDPMonCampaign(runs) {
 			if in, err := plotarchive.UDPMonCampaignOf(runs, name, footer); err == nil {
 				if fig, err := plot.UDPMon(in); err == nil {
-					s.Figures = append(s.Figures, saveFigure(fig, dir, name+"-udpmon.svg", in.Title, ""))
+					s.Figures = append(s.Figures, saveFigure(fig, dir, name+"-udpmon", in.Title, "", true))
 				}
 			}
 		}
@@ -179,8 +180,30 @@ func tablePivot(runs []*archive.Run, rows, cols string) (*archive.Table, string)
 	return nil, ""
 }
 
+// cpuTables are the pivots of each end's process CPU over the table's
+// axes, where the runs have it: the client's (local) and the server's
+// (remote).
+func cpuTables(runs []*archive.Run, rows, cols string) []report.Table {
+	var out []report.Table
+	for _, c := range []struct{ value, end string }{
+		{archive.FigureCPULocalTotal, "the client's (local)"},
+		{archive.FigureCPURemoteTotal, "the server's (remote)"},
+	} {
+		t, _, err := archive.Pivot(runs, rows, cols, c.value, archive.StatMean)
+		if err != nil || len(t.Cells) == 0 {
+			continue
+		}
+		out = append(out, report.Table{
+			Caption: fmt.Sprintf("%s: %s process CPU, %% of one core, mean over repetitions (min–max, n=runs)", c.value, c.end),
+			Grid:    pivotfmt.Grid(t),
+		})
+	}
+	return out
+}
+
 // addCampaignFigures writes the sweep (and, over two axes, the heatmap)
-// of the pivot into dir, and adds them and their interactive chart to s.
+// of the pivot into dir, and adds them to s: the sweep as an interactive
+// chart with its static figure to download, the heatmap as a figure.
 func addCampaignFigures(s *report.Section, t *archive.Table, footer plot.Footer, name, dir string) {
 	numericRows := len(t.Rows) > 0
 	for _, r := range t.Rows {
@@ -188,29 +211,36 @@ func addCampaignFigures(s *report.Section, t *archive.Table, footer plot.Footer,
 	}
 	if numericRows {
 		if in, err := plotarchive.SweepOf(t, footer); err == nil {
+			c := sweepChart(t, in)
 			if fig, err := plot.Sweep(in); err == nil {
-				s.Figures = append(s.Figures, saveFigure(fig, dir, name+"-sweep.svg", in.Title, ""))
+				f := saveFigure(fig, dir, name+"-sweep", in.Title, "", true)
+				c.Figure = &f
 			}
-			s.Charts = append(s.Charts, sweepChart(t, in))
+			s.Charts = append(s.Charts, c)
 		}
 	}
 	if t.ColAxis != "" && len(t.Cols) > 1 {
 		if in, err := plotarchive.HeatmapOf(t, footer); err == nil {
 			if fig, err := plot.Heatmap(in); err == nil {
-				s.Figures = append(s.Figures, saveFigure(fig, dir, name+"-heatmap.svg", in.Title, ""))
+				s.Figures = append(s.Figures, saveFigure(fig, dir, name+"-heatmap", in.Title, "", true))
 			}
 		}
 	}
 }
 
-// saveFigure writes fig into dir as file; a figure that fails to
-// write is named in the caption rather than failing the page.
-func saveFigure(fig *plot.Figure, dir, file, alt, caption string) report.Figure {
-	file = safeFileName(file)
-	if err := fig.Save(filepath.Join(dir, file)); err != nil {
+// saveFigure writes fig into dir as base.svg, and as base.png with png;
+// a figure that fails to write is named in the caption rather than
+// failing the page.
+func saveFigure(fig *plot.Figure, dir, base, alt, caption string, png bool) report.Figure {
+	base = safeFileName(base)
+	if err := fig.Save(filepath.Join(dir, base+".svg")); err != nil {
 		return report.Figure{Alt: alt, Caption: "not drawn: " + err.Error()}
 	}
-	return report.Figure{File: file, Alt: alt, Caption: caption}
+	out := report.Figure{File: base + ".svg", Alt: alt, Caption: caption}
+	if png && fig.Save(filepath.Join(dir, base+".png")) == nil {
+		out.PNG = base + ".png"
+	}
+	return out
 }
 
 func safeFileName(s string) string {
@@ -391,9 +421,18 @@ func runDetail(r *archive.Run, dir string, figures bool) report.Run {
 	// the rr run had a load phase.
 	kinds := map[string][]string{resultjson.KindTest: {"timeline"}, resultjson.KindRR: {"latency", "load"}, resultjson.KindUDPMon: {"udpmon"}}[doc.Kind]
 	for _, kind := range kinds {
-		if fig, err := plot.DocumentFigure(kind, doc, subject); err == nil {
-			out.Figures = append(out.Figures, saveFigure(fig, dir, "run-"+r.ID+"-"+kind+".svg", kind+" of "+subject, ""))
+		fig, err := plot.DocumentFigure(kind, doc, subject)
+		if err != nil {
+			continue
 		}
+		f := saveFigure(fig, dir, "run-"+r.ID+"-"+kind, kind+" of "+subject, "", false)
+		// The timeline draws the goodput the run's chart shows: one
+		// figure, the chart, with the timeline to download.
+		if kind == "timeline" && out.Chart != nil && out.Chart.Figure == nil {
+			out.Chart.Figure = &f
+			continue
+		}
+		out.Figures = append(out.Figures, f)
 	}
 	return out
 }

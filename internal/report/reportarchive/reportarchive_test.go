@@ -248,6 +248,7 @@ func putGrid(t *testing.T, store *archive.Store, spec string, created time.Time)
 				r.LocalHost, r.RemoteHost = "a", "b"
 				r.Limits = []archive.HostLimits{{Host: "local", Hostname: "a", Limits: `{"rmem_max":4194304}`}}
 				r.Intervals = []archive.Interval{{SenderRole: "client", End: 1, BitsPerSecond: r.Summary.ReceivedBps}}
+				r.Summary.Figures = map[string]float64{archive.FigureCPULocalTotal: 10 * p * float64(rep+1), archive.FigureCPURemoteTotal: 20 * p}
 				if err := store.PutRun(ctx, r); err != nil {
 					t.Fatal(err)
 				}
@@ -284,20 +285,41 @@ func TestCampaign(t *testing.T) {
 		!reflect.DeepEqual(s.Table.Grid, pivotfmt.Grid(tab)) {
 		t.Errorf("table %+v\nwant the grid %q", s.Table, pivotfmt.Grid(tab))
 	}
-	var files []string
-	for _, f := range s.Figures {
-		files = append(files, f.File)
-		if st, err := os.Stat(filepath.Join(dir, f.File)); err != nil || st.Size() == 0 {
-			t.Errorf("figure %s: %v", f.File, err)
+	// Each end's CPU over the same axes.
+	if len(s.CPU) != 2 {
+		t.Fatalf("%d CPU tables, want the client's and the server's", len(s.CPU))
+	}
+	for i, value := range []string{archive.FigureCPULocalTotal, archive.FigureCPURemoteTotal} {
+		cpu, _, err := archive.Pivot(runs, "window", "parallel", value, archive.StatMean)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(s.CPU[i].Caption, value+": ") || !reflect.DeepEqual(s.CPU[i].Grid, pivotfmt.Grid(cpu)) {
+			t.Errorf("CPU table %d %+v\nwant the grid %q", i, s.CPU[i], pivotfmt.Grid(cpu))
 		}
 	}
-	if fmt.Sprint(files) != "[grid-sweep.svg grid-heatmap.svg]" {
-		t.Errorf("figures %v", files)
+	// The heatmap is a figure; the sweep is a chart with its figure, both
+	// written as SVG and PNG.
+	var files []string
+	for _, f := range s.Figures {
+		files = append(files, f.File, f.PNG)
 	}
 	if len(s.Charts) != 1 {
 		t.Fatalf("%d charts, want the sweep's", len(s.Charts))
 	}
 	c := s.Charts[0]
+	if c.Figure == nil {
+		t.Fatal("the sweep chart has no figure to download")
+	}
+	files = append(files, c.Figure.File, c.Figure.PNG)
+	for _, f := range files {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+			t.Errorf("figure %s: %v", f, err)
+		}
+	}
+	if fmt.Sprint(files) != "[grid-heatmap.svg grid-heatmap.png grid-sweep.svg grid-sweep.png]" {
+		t.Errorf("figures %v", files)
+	}
 	div, unit := ChartUnit(tab)
 	if !c.LogX || c.XUnit != "bytes" || fmt.Sprint(c.X) != "[65536 4.194304e+06]" || c.YLabel != "Goodput ("+unit+")" || len(c.Series) != 2 {
 		t.Errorf("chart %+v", c)
@@ -310,7 +332,7 @@ func TestCampaign(t *testing.T) {
 	if len(s.Runs) != 8 || s.Runs[0].ID != "r19" || s.Runs[7].ID != "r12" || s.Runs[0].Chart == nil {
 		t.Fatalf("runs %+v: want all 8 in the campaign's order, each with its chart", s.Runs)
 	}
-	if want := []report.KV{{Key: "parallel", Value: "1"}, {Key: "window", Value: "65536"}}; !reflect.DeepEqual(s.Runs[0].Axes, want) {
+	if want := []report.KV{{Key: "parallel", Value: "1"}, {Key: "window", Value: "64K"}}; !reflect.DeepEqual(s.Runs[0].Axes, want) {
 		t.Errorf("first run's axes %v, want %v", s.Runs[0].Axes, want)
 	}
 	if len(s.Hosts) != 1 || s.Hosts[0].Hostname != "a" {
