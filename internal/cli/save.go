@@ -7,7 +7,6 @@ import (
 	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/archive/runrecord"
 	"github.com/wireperf/wireperf/internal/result"
-	"github.com/wireperf/wireperf/internal/udpmon"
 )
 
 // saveRun stores one test outside any campaign (a client's --save):
@@ -15,16 +14,6 @@ import (
 // with a failed run.
 func saveRun(ctx context.Context, db string, res *result.Result, runErr error, cmdline []string) (string, error) {
 	rec, err := runrecord.Test(res, runErr, cmdline, time.Now())
-	if err != nil {
-		return "", err
-	}
-	return rec.ID, storeRun(ctx, db, rec)
-}
-
-// saveUDPMon stores a udpmon sweep as one run, with the campaign when
-// one is named. `wireperf plot udpmon --run ID` draws it.
-func saveUDPMon(ctx context.Context, db, campaign string, sw *udpmon.Sweep, runErr error, cmdline []string) (string, error) {
-	rec, err := runrecord.UDPMon(sw, campaign, runErr, cmdline, time.Now())
 	if err != nil {
 		return "", err
 	}
