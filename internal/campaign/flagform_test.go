@@ -132,14 +132,26 @@ func TestProgressLines(t *testing.T) {
 	}
 	runs := s.Plan()
 	var b bytes.Buffer
-	p := &Progress{Out: &b, Spec: s, Total: len(runs), Todo: runs}
-	p.Start(t.Context())
+	p := &Progress{Out: &b, Spec: s, Total: len(runs) + 3, Todo: runs}
+	p.Start(t.Context(), "x.db")
 	p.Begin(runs[0], 1)
 	p.Done(runs[0], 1, &archive.Run{State: archive.StateFailed, Error: "refused"}, errors.New("refused"))
 	p.Done(runs[0], 2, nil, errors.New("cannot store"))
-	p.Finish(false)
-	want := "[1/2] " + runs[0].ID[:8] + " parallel=1 rep 1: failed: refused\ncannot store\n"
+	p.Done(runs[1], 1, &archive.Run{State: archive.StateFinished}, nil)
+	err := p.Finish(Outcome{Finished: 1, Failed: runs[:1]})
+	want := "campaign p: 5 runs, 2 to run, order sequential (shuffle key 0), archive x.db\n" +
+		"[1/5] " + runs[0].ID[:8] + " parallel=1 rep 1: failed: refused\ncannot store\n" +
+		"[2/5] " + runs[1].ID[:8] + " parallel=2 rep 1: " + (&archive.Run{}).Summary.Line() + "\n" +
+		"campaign p: 1 finished, 1 failed, 3 done before\n"
 	if b.String() != want {
 		t.Fatalf("progress:\n%q\nwant\n%q", b.String(), want)
+	}
+	if err == nil || err.Error() != "1 run failed twice (stored with their errors); resume with wireperf sweep --resume p" {
+		t.Fatalf("error %v", err)
+	}
+	b.Reset()
+	err = p.Finish(Outcome{Aborted: 1, Cancelled: true})
+	if b.String() != "campaign p: 0 finished, 0 failed, 1 aborted (interrupted), 3 done before\n" || err == nil || !strings.HasPrefix(err.Error(), "interrupted: ") {
+		t.Fatalf("an interrupted sweep: %q, %v", b.String(), err)
 	}
 }

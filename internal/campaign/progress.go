@@ -63,8 +63,11 @@ type Progress struct {
 	progress *mpb.Progress
 }
 
-// Start draws the bar, when there is one; ctx ends it.
-func (p *Progress) Start(ctx context.Context) {
+// Start says what the sweep runs, stored in the archive dsn, and draws
+// the bar when there is one; ctx ends it.
+func (p *Progress) Start(ctx context.Context, dsn string) {
+	fmt.Fprintf(p.Out, "campaign %s: %s, %d to run, order %s (shuffle key %d), archive %s\n",
+		p.Spec.Name, units.Count(p.Total, "run"), len(p.Todo), p.Spec.Order, p.Spec.ShuffleKey, dsn)
 	if !p.Bar || len(p.Todo) == 0 {
 		return
 	}
@@ -95,15 +98,29 @@ func (p *Progress) Done(r Run, attempt int, rec *archive.Run, runErr error) {
 	}
 }
 
-// Finish takes the bar down: cut short when the sweep was.
-func (p *Progress) Finish(cancelled bool) {
-	if p.progress == nil {
-		return
+// Finish takes the bar down (cut short when the sweep was), says how the
+// sweep went, and returns its error: interrupted, or runs that failed
+// twice. Either way a resume runs what is missing.
+func (p *Progress) Finish(out Outcome) error {
+	if p.progress != nil {
+		if out.Cancelled || p.bar.Current() < int64(len(p.Todo)) {
+			p.bar.Abort(false)
+		}
+		p.progress.Wait()
 	}
-	if cancelled || p.bar.Current() < int64(len(p.Todo)) {
-		p.bar.Abort(false)
+	aborted := ""
+	if out.Aborted > 0 {
+		aborted = fmt.Sprintf(", %d aborted (interrupted)", out.Aborted)
 	}
-	p.progress.Wait()
+	name := p.Spec.Name
+	fmt.Fprintf(p.Out, "campaign %s: %d finished, %d failed%s, %d done before\n", name, out.Finished, len(out.Failed), aborted, p.Total-len(p.Todo))
+	if out.Cancelled {
+		return fmt.Errorf("interrupted: resume with wireperf sweep --resume %s", name)
+	}
+	if len(out.Failed) > 0 {
+		return fmt.Errorf("%s failed twice (stored with their errors); resume with wireperf sweep --resume %s", units.Count(len(out.Failed), "run"), name)
+	}
+	return nil
 }
 
 func (p *Progress) println(format string, args ...any) {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/campaign"
-	"github.com/wireperf/wireperf/internal/units"
 )
 
 // sweepFlags are the sweep command's flags: what the campaign is
@@ -189,23 +188,8 @@ func runSweep(cmd *cobra.Command, e env, f *sweepFlags, args []string) error {
 	}
 	rec := &campaign.Recorder{Spec: spec, Store: store, Tests: tests, Logger: rio.log,
 		Notice: func(m string) { fmt.Fprintln(e.stderr, m) }}
-	fmt.Fprintf(e.stdout, "campaign %s: %s, %d to run, order %s (shuffle key %d), archive %s\n",
-		spec.Name, units.Count(len(runs), "run"), len(todo), spec.Order, spec.ShuffleKey, store.DSN())
 	p := &campaign.Progress{Out: e.stdout, Spec: spec, Total: len(runs), Todo: todo, Length: length, Bar: f.progress}
-	p.Start(rio.ctx)
+	p.Start(rio.ctx, store.DSN())
 	x := campaign.Executor{Pause: spec.Pause, Recorder: rec, Begin: p.Begin, Done: p.Done}
-	out := x.Execute(rio.ctx, todo)
-	p.Finish(out.Cancelled)
-	aborted := ""
-	if out.Aborted > 0 {
-		aborted = fmt.Sprintf(", %d aborted (interrupted)", out.Aborted)
-	}
-	fmt.Fprintf(e.stdout, "campaign %s: %d finished, %d failed%s, %d done before\n", spec.Name, out.Finished, len(out.Failed), aborted, len(runs)-len(todo))
-	if out.Cancelled {
-		return fmt.Errorf("interrupted: resume with wireperf sweep --resume %s", spec.Name)
-	}
-	if len(out.Failed) > 0 {
-		return fmt.Errorf("%s failed twice (stored with their errors); resume with wireperf sweep --resume %s", units.Count(len(out.Failed), "run"), spec.Name)
-	}
-	return nil
+	return p.Finish(x.Execute(rio.ctx, todo))
 }
