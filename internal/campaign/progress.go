@@ -11,6 +11,7 @@ import (
 
 	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/hostmon"
+	"github.com/wireperf/wireperf/internal/testdef"
 	"github.com/wireperf/wireperf/internal/units"
 )
 
@@ -49,11 +50,11 @@ func WritePlan(w io.Writer, s *Spec, runs []Run, length func(Run) time.Duration,
 // terminal, a bar above which the lines print, with the run under way
 // and the time the runs left will take.
 type Progress struct {
-	Out    io.Writer
-	Spec   *Spec
-	Total  int   // the campaign's runs, done before or not
-	Todo   []Run // the runs this sweep runs
-	Length func(Run) time.Duration
+	Out   io.Writer
+	Spec  *Spec
+	Total int                     // the campaign's runs, done before or not
+	Todo  []Run                   // the runs this sweep runs
+	Tests map[string]testdef.Test // by point key (Tests): each run's length
 	// Bar draws the bar (stdout is a terminal, and not --quiet).
 	Bar bool
 
@@ -71,6 +72,7 @@ func (p *Progress) Start(ctx context.Context, dsn string) {
 	if !p.Bar || len(p.Todo) == 0 {
 		return
 	}
+	length := Length(p.Tests)
 	p.progress = mpb.NewWithContext(ctx, mpb.WithOutput(p.Out), mpb.WithWidth(40))
 	p.bar = p.progress.AddBar(int64(len(p.Todo)),
 		mpb.PrependDecorators(decor.Name(p.Spec.Name+" "), decor.CountersNoUnit("%d/%d"), decor.Any(func(decor.Statistics) string { return " " + p.current })),
@@ -81,7 +83,7 @@ func (p *Progress) Start(ctx context.Context, dsn string) {
 			if done > len(p.Todo) {
 				done = len(p.Todo)
 			}
-			return " ETA " + p.Spec.Estimate(p.Todo[done:], p.Length, RunOverhead).Round(time.Second).String()
+			return " ETA " + p.Spec.Estimate(p.Todo[done:], length, RunOverhead).Round(time.Second).String()
 		})))
 	p.lines = p.progress
 }

@@ -74,13 +74,28 @@ picks PNG or SVG.`,
 }
 
 func runPlot(ctx context.Context, e env, f *plotFlags, args []string) error {
-	fig, err := plotarchive.Draw(ctx, plotarchive.Request{
+	r := &plotarchive.Request{
 		Kind: args[0], Args: args[1:], Output: f.output, Title: f.title,
 		From: f.from, Run: f.run, Campaign: f.campaign,
 		Value: f.value, X: f.x, Y: f.y, Series: f.series,
-		Open:            func(ctx context.Context) (*archive.Store, error) { return openArchiveToRead(ctx, f.db) },
-		RequireCampaign: requireCampaign,
-	})
+	}
+	if err := r.Check(); err != nil {
+		return usageError{err}
+	}
+	var store *archive.Store
+	if r.FromArchive() {
+		var err error
+		if store, err = openArchiveToRead(ctx, f.db); err != nil {
+			return err
+		}
+		defer store.Close()
+		if r.Campaign != "" {
+			if err := requireCampaign(ctx, store, r.Campaign); err != nil {
+				return err
+			}
+		}
+	}
+	fig, err := r.Draw(ctx, store)
 	if plotarchive.IsUsage(err) {
 		return usageError{err}
 	}

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/plot"
 	"github.com/wireperf/wireperf/internal/plot/plotarchive"
 )
@@ -222,7 +221,14 @@ func TestUDPMonSaveAndPlot(t *testing.T) {
 // udpmonCampaignFigure is the figure `wireperf plot udpmon --campaign
 // name` draws of the archive db.
 func udpmonCampaignFigure(ctx context.Context, db, name string) (*plot.Figure, error) {
-	return plotarchive.Draw(ctx, plotarchive.Request{Kind: "udpmon", Output: "u.svg", Campaign: name,
-		Open:            func(ctx context.Context) (*archive.Store, error) { return openArchiveToRead(ctx, db) },
-		RequireCampaign: requireCampaign})
+	r := &plotarchive.Request{Kind: "udpmon", Output: "u.svg", Campaign: name}
+	if err := r.Check(); err != nil {
+		return nil, err
+	}
+	store, err := openArchiveToRead(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	return r.Draw(ctx, store)
 }

@@ -188,7 +188,7 @@ func runSweep(cmd *cobra.Command, e env, f *sweepFlags, args []string) error {
 	}
 	rec := &campaign.Recorder{Spec: spec, Store: store, Tests: tests, Logger: rio.log,
 		Notice: func(m string) { fmt.Fprintln(e.stderr, m) }}
-	p := &campaign.Progress{Out: e.stdout, Spec: spec, Total: len(runs), Todo: todo, Length: length, Bar: f.progress}
+	p := &campaign.Progress{Out: e.stdout, Spec: spec, Total: len(runs), Todo: todo, Tests: tests, Bar: f.progress}
 	p.Start(rio.ctx, store.DSN())
 	x := campaign.Executor{Pause: spec.Pause, Recorder: rec, Begin: p.Begin, Done: p.Done}
 	return p.Finish(x.Execute(rio.ctx, todo))

@@ -21,7 +21,8 @@ var Kinds = []string{"sweep", "heatmap", "timeline", "udpmon", "latency", "load"
 const DefaultValue = "received_bits_per_second"
 
 // A Request is what `wireperf plot` is asked to draw, and from what: -J
-// files, a stored run, or a stored campaign over its axes.
+// files, a stored run, or a stored campaign over its axes. Check it,
+// open the archive when it needs one, then Draw it.
 type Request struct {
 	Kind   string
 	Args   []string // after the kind: the figure compare overlays
@@ -33,11 +34,21 @@ type Request struct {
 	// A campaign's axes and value (sweep, heatmap).
 	Value, X, Y, Series string
 
-	// Open opens the archive to read; the figure closes it.
-	Open func(ctx context.Context) (*archive.Store, error)
-	// RequireCampaign fails when the archive holds no campaign name.
-	RequireCampaign func(ctx context.Context, store *archive.Store, name string) error
+	checked         bool
+	source          source
+	x, other, value string // a campaign's axes and value, checked
 }
+
+// source is where a checked request's figure comes from.
+type source int
+
+const (
+	fromFiles source = iota
+	fromCompare
+	fromRun
+	fromCampaign       // sweep, heatmap
+	fromUDPMonCampaign // udpmon --campaign
+)
 
 // A RequestError says the request cannot be drawn as asked: other flags
 // fix it.
@@ -60,10 +71,91 @@ func IsUsage(err error) bool {
 	return errors.As(err, &re) || errors.As(err, &ae) || errors.As(err, &de)
 }
 
-// Draw chooses the figure the request asks for, from the files, the run
-// or the campaign it names, and draws it with the request's title.
-func Draw(ctx context.Context, r Request) (*plot.Figure, error) {
-	fig, err := r.figure(ctx)
+// Check checks the request before anything is read, and chooses where
+// its figure comes from. Its errors are *RequestError.
+func (r *Request) Check() error {
+	kind := r.Kind
+	if !slices.Contains(Kinds, kind) {
+		return requestErrorf("plot %s: unknown figure; choose one of %s", kind, strings.Join(Kinds, ", "))
+	}
+	if r.Output == "" {
+		return requestErrorf("plot %s: say where to write the figure with -o FILE.png or -o FILE.svg", kind)
+	}
+	if _, err := plot.Format(r.Output); err != nil {
+		return &RequestError{err}
+	}
+	campaignKind := kind == "sweep" || kind == "heatmap"
+	switch {
+	case kind != "compare" && len(r.Args) > 0:
+		return requestErrorf("plot %s takes no arguments after KIND (got %q)", kind, r.Args)
+	case (r.Value != "" || r.X != "" || r.Y != "" || r.Series != "") && !campaignKind:
+		return requestErrorf("plot %s: --value, --x, --y and --series choose a campaign's axes for sweep and heatmap", kind)
+	case campaignKind:
+		if len(r.From) > 0 || r.Run != "" {
+			return requestErrorf("plot %s draws a campaign from the archive: give --campaign NAME, not --from or --run", kind)
+		}
+		if err := r.checkCampaign(); err != nil {
+			return err
+		}
+		r.source = fromCampaign
+	case kind == "compare":
+		if len(r.Args) != 1 || !slices.Contains(plot.Comparable, r.Args[0]) {
+			return requestErrorf("plot compare needs the figure to compare: one of %s", strings.Join(plot.Comparable, ", "))
+		}
+		if len(r.From) < 2 {
+			return requestErrorf("plot compare %s: give two or more --from FILE", r.Args[0])
+		}
+		r.source = fromCompare
+	case kind == "udpmon" && r.Campaign != "":
+		if len(r.From) > 0 || r.Run != "" {
+			return requestErrorf("plot udpmon: give --campaign NAME, --run ID or --from FILE, one of them")
+		}
+		r.source = fromUDPMonCampaign
+	case r.Run != "":
+		if len(r.From) > 0 || r.Campaign != "" {
+			return requestErrorf("plot %s: give --run ID or --from FILE, not both", kind)
+		}
+		r.source = fromRun
+	case r.Campaign != "":
+		return requestErrorf("plot %s draws one run: give --run ID (or --from FILE); --campaign is for sweep, heatmap and udpmon", kind)
+	default:
+		if len(r.From) != 1 {
+			return requestErrorf("plot %s: give one --from FILE (wireperf's -J output) or --run ID", kind)
+		}
+		r.source = fromFiles
+	}
+	r.checked = true
+	return nil
+}
+
+// FromArchive says the checked request's figure is drawn from the
+// archive: Draw needs its store, which must hold the request's Campaign
+// when one is named.
+func (r *Request) FromArchive() bool {
+	return r.source == fromRun || r.source == fromCampaign || r.source == fromUDPMonCampaign
+}
+
+// Draw draws the checked request's figure, with the request's title:
+// from store when FromArchive says (else store is unused and may be
+// nil).
+func (r *Request) Draw(ctx context.Context, store *archive.Store) (*plot.Figure, error) {
+	if !r.checked {
+		return nil, errors.New("plotarchive: Draw before Check")
+	}
+	var fig *plot.Figure
+	var err error
+	switch r.source {
+	case fromCampaign:
+		fig, err = r.campaignFigure(ctx, store)
+	case fromUDPMonCampaign:
+		fig, err = r.udpmonCampaignFigure(ctx, store)
+	case fromRun:
+		fig, err = r.runFigure(ctx, store)
+	case fromCompare:
+		fig, err = plot.CompareFiles(r.Args[0], r.From)
+	default:
+		fig, err = plot.FileFigure(r.Kind, r.From[0])
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -73,126 +165,60 @@ func Draw(ctx context.Context, r Request) (*plot.Figure, error) {
 	return fig, nil
 }
 
-func (r Request) figure(ctx context.Context) (*plot.Figure, error) {
-	kind := r.Kind
-	if !slices.Contains(Kinds, kind) {
-		return nil, requestErrorf("plot %s: unknown figure; choose one of %s", kind, strings.Join(Kinds, ", "))
-	}
-	if r.Output == "" {
-		return nil, requestErrorf("plot %s: say where to write the figure with -o FILE.png or -o FILE.svg", kind)
-	}
-	if _, err := plot.Format(r.Output); err != nil {
-		return nil, &RequestError{err}
-	}
-	campaignKind := kind == "sweep" || kind == "heatmap"
-	switch {
-	case kind != "compare" && len(r.Args) > 0:
-		return nil, requestErrorf("plot %s takes no arguments after KIND (got %q)", kind, r.Args)
-	case (r.Value != "" || r.X != "" || r.Y != "" || r.Series != "") && !campaignKind:
-		return nil, requestErrorf("plot %s: --value, --x, --y and --series choose a campaign's axes for sweep and heatmap", kind)
-	case campaignKind:
-		if len(r.From) > 0 || r.Run != "" {
-			return nil, requestErrorf("plot %s draws a campaign from the archive: give --campaign NAME, not --from or --run", kind)
-		}
-		return r.campaignFigure(ctx)
-	case kind == "compare":
-		if len(r.Args) != 1 || !slices.Contains(plot.Comparable, r.Args[0]) {
-			return nil, requestErrorf("plot compare needs the figure to compare: one of %s", strings.Join(plot.Comparable, ", "))
-		}
-		if len(r.From) < 2 {
-			return nil, requestErrorf("plot compare %s: give two or more --from FILE", r.Args[0])
-		}
-		return plot.CompareFiles(r.Args[0], r.From)
-	case kind == "udpmon" && r.Campaign != "":
-		if len(r.From) > 0 || r.Run != "" {
-			return nil, requestErrorf("plot udpmon: give --campaign NAME, --run ID or --from FILE, one of them")
-		}
-		return r.udpmonCampaignFigure(ctx)
-	case r.Run != "":
-		if len(r.From) > 0 || r.Campaign != "" {
-			return nil, requestErrorf("plot %s: give --run ID or --from FILE, not both", kind)
-		}
-		return r.runFigure(ctx)
-	case r.Campaign != "":
-		return nil, requestErrorf("plot %s draws one run: give --run ID (or --from FILE); --campaign is for sweep, heatmap and udpmon", kind)
-	}
-	if len(r.From) != 1 {
-		return nil, requestErrorf("plot %s: give one --from FILE (wireperf's -J output) or --run ID", kind)
-	}
-	return plot.FileFigure(kind, r.From[0])
-}
-
-// campaignFigure draws the sweep or the heatmap of the campaign.
-func (r Request) campaignFigure(ctx context.Context) (*plot.Figure, error) {
+// checkCampaign checks a campaign figure's campaign, value and axes.
+func (r *Request) checkCampaign() error {
 	if r.Campaign == "" {
-		return nil, requestErrorf("plot %s draws a campaign: give --campaign NAME", r.Kind)
+		return requestErrorf("plot %s draws a campaign: give --campaign NAME", r.Kind)
 	}
-	value := r.Value
-	if value == "" {
-		value = DefaultValue
+	r.value = r.Value
+	if r.value == "" {
+		r.value = DefaultValue
 	}
-	if !archive.IsSummaryColumn(value) {
+	if !archive.IsSummaryColumn(r.value) {
 		var names []string
 		for _, c := range archive.SummaryColumns {
 			names = append(names, c.Name)
 		}
-		return nil, requestErrorf("--value %q: want one of %s", value, strings.Join(names, ", "))
+		return requestErrorf("--value %q: want one of %s", r.value, strings.Join(names, ", "))
 	}
-	x, err := axisFlag("--x", r.X)
-	if err != nil {
-		return nil, err
+	var err error
+	if r.x, err = axisFlag("--x", r.X); err != nil {
+		return err
 	}
 	second, secondFlag := r.Series, "--series"
 	if r.Kind == "heatmap" {
 		second, secondFlag = r.Y, "--y"
 		if r.Series != "" {
-			return nil, requestErrorf("plot heatmap takes --y AXIS, not --series")
+			return requestErrorf("plot heatmap takes --y AXIS, not --series")
 		}
 	} else if r.Y != "" {
-		return nil, requestErrorf("plot sweep takes --series AXIS, not --y")
+		return requestErrorf("plot sweep takes --series AXIS, not --y")
 	}
-	other, err := axisFlag(secondFlag, second)
+	if r.other, err = axisFlag(secondFlag, second); err != nil {
+		return err
+	}
+	if r.Kind == "heatmap" && r.other == "" {
+		return requestErrorf("plot heatmap needs --y AXIS (%s)", strings.Join(campaign.AxisNames(), ", "))
+	}
+	return nil
+}
+
+// campaignFigure draws the sweep or the heatmap of the campaign.
+func (r *Request) campaignFigure(ctx context.Context, store *archive.Store) (*plot.Figure, error) {
+	runs, err := store.List(ctx, archive.Filter{Campaign: r.Campaign})
 	if err != nil {
 		return nil, err
 	}
-	if r.Kind == "heatmap" && other == "" {
-		return nil, requestErrorf("plot heatmap needs --y AXIS (%s)", strings.Join(campaign.AxisNames(), ", "))
-	}
-	store, runs, err := r.campaignRuns(ctx)
-	if err != nil {
-		return nil, err
-	}
-	store.Close()
-	return CampaignFigure(r.Kind, runs, r.Campaign, x, other, value)
+	return CampaignFigure(r.Kind, runs, r.Campaign, r.x, r.other, r.value)
 }
 
 // udpmonCampaignFigure draws the campaign as a UDPmon sweep.
-func (r Request) udpmonCampaignFigure(ctx context.Context) (*plot.Figure, error) {
-	store, runs, err := r.campaignRuns(ctx)
+func (r *Request) udpmonCampaignFigure(ctx context.Context, store *archive.Store) (*plot.Figure, error) {
+	runs, err := store.List(ctx, archive.Filter{Campaign: r.Campaign})
 	if err != nil {
 		return nil, err
 	}
-	defer store.Close()
 	return UDPMonCampaignFigure(ctx, store, runs, r.Campaign)
-}
-
-// campaignRuns opens the archive and reads the runs of the campaign,
-// which it must hold; the caller closes the store.
-func (r Request) campaignRuns(ctx context.Context) (*archive.Store, []*archive.Run, error) {
-	store, err := r.Open(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := r.RequireCampaign(ctx, store, r.Campaign); err != nil {
-		store.Close()
-		return nil, nil, err
-	}
-	runs, err := store.List(ctx, archive.Filter{Campaign: r.Campaign})
-	if err != nil {
-		store.Close()
-		return nil, nil, err
-	}
-	return store, runs, nil
 }
 
 // axisFlag checks a campaign axis given to a flag; "" stays "".
@@ -211,12 +237,7 @@ func axisFlag(flag, name string) (string, error) {
 }
 
 // runFigure draws the stored run.
-func (r Request) runFigure(ctx context.Context) (*plot.Figure, error) {
-	store, err := r.Open(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer store.Close()
+func (r *Request) runFigure(ctx context.Context, store *archive.Store) (*plot.Figure, error) {
 	run, err := store.Get(ctx, r.Run)
 	if errors.Is(err, archive.ErrNotFound) {
 		return nil, &RequestError{err}

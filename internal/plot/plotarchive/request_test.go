@@ -13,11 +13,9 @@ import (
 	"github.com/wireperf/wireperf/internal/plot"
 )
 
-// A request that cannot be drawn as asked is a RequestError, before any
-// archive is opened.
-func TestDrawRefusesRequests(t *testing.T) {
-	opened := false
-	open := func(context.Context) (*archive.Store, error) { opened = true; return nil, errors.New("opened") }
+// A request that cannot be drawn as asked is a RequestError, found by
+// Check before anything is read.
+func TestCheckRefusesRequests(t *testing.T) {
 	for _, c := range []struct {
 		r    Request
 		want string
@@ -40,23 +38,19 @@ func TestDrawRefusesRequests(t *testing.T) {
 		{Request{Kind: "latency", Output: "x.svg", Campaign: "c"}, "plot latency draws one run"},
 		{Request{Kind: "latency", Output: "x.svg"}, "plot latency: give one --from FILE"},
 	} {
-		c.r.Open = open
-		_, err := Draw(context.Background(), c.r)
+		err := c.r.Check()
 		var re *RequestError
 		if !errors.As(err, &re) || !IsUsage(err) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want a RequestError with %q", c.r, err, c.want)
 		}
-	}
-	if opened {
-		t.Error("a refused request opened the archive")
 	}
 	if IsUsage(errors.New("disk full")) || !IsUsage(fmt.Errorf("x: %w", &plot.DocumentError{Msg: "m"})) || !IsUsage(&AxisError{"a"}) {
 		t.Error("IsUsage: wrong class")
 	}
 }
 
-// A request for a stored campaign or run reads it through Open, checks
-// the campaign is there, and draws it with the title asked for.
+// A request for a stored campaign or run is drawn from the archive, with
+// the title asked for; one for a file needs none.
 func TestDrawFromTheArchive(t *testing.T) {
 	ctx := context.Background()
 	db := archivetest.Backends(t)["sqlite"]
@@ -64,6 +58,7 @@ func TestDrawFromTheArchive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer store.Close()
 	if _, err := store.PutCampaign(ctx, archive.Campaign{Name: "grid", Spec: "x", SpecFormat: "flags", Created: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
@@ -73,27 +68,29 @@ func TestDrawFromTheArchive(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	store.Close()
-	required := ""
-	r := Request{Kind: "heatmap", Output: "h.svg", Title: "mine", Campaign: "grid", X: "window", Y: "parallel",
-		Open: func(ctx context.Context) (*archive.Store, error) { return archive.OpenExisting(ctx, db) },
-		RequireCampaign: func(_ context.Context, _ *archive.Store, name string) error {
-			required = name
-			return nil
-		}}
-	fig, err := Draw(ctx, r)
+	r := &Request{Kind: "heatmap", Output: "h.svg", Title: "mine", Campaign: "grid", X: "window", Y: "parallel"}
+	if err := r.Check(); err != nil || !r.FromArchive() {
+		t.Fatalf("check: %v, from the archive %v", err, r.FromArchive())
+	}
+	fig, err := r.Draw(ctx, store)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fig.Kind != "heatmap" || fig.Title != "mine" || required != "grid" {
-		t.Fatalf("drew a %s titled %q, required campaign %q", fig.Kind, fig.Title, required)
+	if fig.Kind != "heatmap" || fig.Title != "mine" {
+		t.Fatalf("drew a %s titled %q", fig.Kind, fig.Title)
 	}
-	r.RequireCampaign = func(context.Context, *archive.Store, string) error { return errors.New("no campaign grid") }
-	if _, err := Draw(ctx, r); err == nil || err.Error() != "no campaign grid" {
-		t.Fatalf("a campaign the archive lacks: %v", err)
+	r = &Request{Kind: "timeline", Output: "t.svg", Run: "nope"}
+	if err := r.Check(); err != nil || !r.FromArchive() {
+		t.Fatalf("check: %v, from the archive %v", err, r.FromArchive())
 	}
-	_, err = Draw(ctx, Request{Kind: "timeline", Output: "t.svg", Run: "nope", Open: r.Open})
-	if !errors.Is(err, archive.ErrNotFound) || !IsUsage(err) {
+	if _, err := r.Draw(ctx, store); !errors.Is(err, archive.ErrNotFound) || !IsUsage(err) {
 		t.Fatalf("a run the archive lacks: %v, want ErrNotFound as a usage error", err)
+	}
+	r = &Request{Kind: "timeline", Output: "t.svg", From: []string{"a.json"}}
+	if err := r.Check(); err != nil || r.FromArchive() {
+		t.Fatalf("a file's figure: %v, from the archive %v", err, r.FromArchive())
+	}
+	if _, err := (&Request{Kind: "timeline", From: []string{"a.json"}}).Draw(ctx, nil); err == nil {
+		t.Fatal("an unchecked request draws")
 	}
 }
