@@ -58,7 +58,7 @@ func KeepStoredRates(s *Spec, rule string) (changed bool, err error) {
 	if s.Test == TestRR {
 		kind = testdef.KindRR
 	}
-	fixed, fixedChanged, err := storedFlags(kind, s.Fixed)
+	fixed, fixedChanged, err := storedRateFlags(kind, s.Fixed)
 	if err != nil {
 		return changed, fmt.Errorf("campaign %s: %v", s.Name, err)
 	}
@@ -84,10 +84,10 @@ func stored(text string) (exact string, rewritten bool, err error) {
 	return exact, true, nil
 }
 
-// storedFlags rewrites the rate flags among a point's fixed flags, as the
+// storedRateFlags rewrites the rate flags among a point's fixed flags, as the
 // point's own flag set reads them: "--bitrate=1G", "--bitrate 1G", "-b 1G",
 // "-b1G" and "-ub1G" (shorthands run together) all name -b's value.
-func storedFlags(kind testdef.Kind, args []string) ([]string, bool, error) {
+func storedRateFlags(kind testdef.Kind, args []string) ([]string, bool, error) {
 	fs := testdef.NewFlagSet(string(kind))
 	if _, err := testdef.New(kind, fs); err != nil {
 		return nil, false, err

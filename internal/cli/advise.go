@@ -10,8 +10,8 @@ import (
 
 	"github.com/wireperf/wireperf/internal/advise/guide"
 	"github.com/wireperf/wireperf/internal/archive/runrecord"
-	"github.com/wireperf/wireperf/internal/emit"
 	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/testrun"
 )
 
 // adviseFlags are `wireperf advise`'s flags: the measurement's (package
@@ -108,25 +108,8 @@ func runAdvise(ctx context.Context, e env, f *adviseFlags, cfg guide.Config, cmd
 	return nil
 }
 
-// applyTCPInfo adds what the flags say to a finished result (the
-// bottleneck, for the Transfer Time Ratio) and writes the timeline CSV.
+// applyTCPInfo adds what the flags say to a finished result and writes
+// the timeline CSV (testrun.ApplyTCPInfo).
 func (f *clientFlags) applyTCPInfo(res *result.Result) error {
-	if res == nil {
-		return nil
-	}
-	if f.BottleneckBps > 0 {
-		res.Local.BottleneckBps = f.BottleneckBps
-	}
-	if f.tcpinfoCSV == "" {
-		return nil
-	}
-	out, err := os.Create(f.tcpinfoCSV)
-	if err != nil {
-		return fmt.Errorf("--tcpinfo-csv: %w", err)
-	}
-	if err := emit.WriteTCPTimelineCSV(out, res); err != nil {
-		_ = out.Close()
-		return fmt.Errorf("--tcpinfo-csv %s: %w", f.tcpinfoCSV, err)
-	}
-	return out.Close()
+	return testrun.ApplyTCPInfo(res, f.BottleneckBps, f.tcpinfoCSV)
 }

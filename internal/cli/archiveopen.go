@@ -49,3 +49,13 @@ func archiveUsage(err error) error {
 	}
 	return err
 }
+
+// requireCampaign fails in one line, naming the campaigns there are,
+// when the archive holds no campaign of that name.
+func requireCampaign(ctx context.Context, store *archive.Store, name string) error {
+	if _, err := store.GetCampaign(ctx, name); err != nil {
+		names, _ := store.Campaigns(ctx)
+		return usagef("no campaign %q in %s (campaigns: %s)", name, archive.Redact(store.DSN()), listOrNone(names))
+	}
+	return nil
+}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wireperf/wireperf/internal/plot/plotarchive"
 	"github.com/wireperf/wireperf/internal/testdef"
 )
 
@@ -39,7 +40,7 @@ func addCompletions(root *cobra.Command) {
 					}
 					return nil, cobra.ShellCompDirectiveNoFileComp
 				}
-				return plotKinds, cobra.ShellCompDirectiveNoFileComp
+				return plotarchive.Kinds, cobra.ShellCompDirectiveNoFileComp
 			}
 		case "client":
 			_ = c.RegisterFlagCompletionFunc("congestion", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
@@ -62,7 +63,7 @@ func addCompletions(root *cobra.Command) {
 // withoutCompare is the kinds compare overlays: every figure of one run.
 func withoutCompare() []string {
 	var out []string
-	for _, k := range plotKinds {
+	for _, k := range plotarchive.Kinds {
 		if k != "compare" && k != "sweep" && k != "heatmap" {
 			out = append(out, k)
 		}

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/wireperf/wireperf/internal/plot/plotarchive"
 )
 
 // completions runs the shell's completion request for line and returns
@@ -36,8 +38,8 @@ func TestCompletionAfterIperfStyleClient(t *testing.T) {
 }
 
 func TestCompletionOfPlotKindsAndTestKinds(t *testing.T) {
-	if got := completions(t, "plot", ""); !slices.Equal(got, plotKinds) {
-		t.Fatalf("plot <TAB> offered %q, want %q", got, plotKinds)
+	if got := completions(t, "plot", ""); !slices.Equal(got, plotarchive.Kinds) {
+		t.Fatalf("plot <TAB> offered %q, want %q", got, plotarchive.Kinds)
 	}
 	got := completions(t, "plot", "compare", "")
 	if slices.Contains(got, "compare") || !slices.Contains(got, "latency") {

@@ -5,15 +5,11 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/wireperf/wireperf/internal/archive"
-	"github.com/wireperf/wireperf/internal/auth/authflags"
 	"github.com/wireperf/wireperf/internal/daemon"
-	"github.com/wireperf/wireperf/internal/server"
-	"github.com/wireperf/wireperf/internal/spec"
 )
 
 func newDaemonCmd(e env) *cobra.Command {
@@ -55,44 +51,9 @@ an SQLite file. docs/daemon.md describes the configuration file.`,
 			if err != nil {
 				return err
 			}
-			cfg := daemon.Config{Host: fc.Host, DSN: dsn, API: fc.Listen, ReadsNeedToken: fc.ReadsNeedToken,
-				Grace: daemon.Duration(fc.Grace, 0), Horizon: daemon.Duration(fc.Horizon, 0), PlanEvery: daemon.Duration(fc.PlanEvery, 0),
-				Workers: fc.Workers, SpoolDir: fc.SpoolDir, Logger: logger}
-			if cfg.API == "" {
-				cfg.API = daemon.DefaultAPI
-			}
-			if fc.TokenFile != "" {
-				if cfg.Token, err = daemon.ReadToken(fc.TokenFile); err != nil {
-					return usageError{err}
-				}
-			} else if cfg.ReadsNeedToken {
-				return usagef("%s: reads_need_token needs token_file", configFile)
-			}
-			port := spec.DefaultPort
-			if fc.Port != nil {
-				port = *fc.Port
-			}
-			if port != 0 {
-				sc := server.Config{Bind: fc.Bind, Port: port, Limits: server.DefaultLimits(), ShutdownGrace: 5 * time.Second, Logger: logger}
-				sec := authflags.Server{KeyFile: fc.AuthKeyFile, Iperf3Open: fc.Iperf3Open, Allow: fc.Allow, Deny: fc.Deny, TLSCert: fc.TLSCert, TLSKey: fc.TLSKey}
-				if sc.Keys, sc.ACL, sc.TLS, err = sec.Load(); err != nil {
-					return usagef("%s: %v", configFile, err)
-				}
-				sc.Iperf3Open = fc.Iperf3Open
-				ag := authflags.Agent{On: fc.AgentKeyFile != "", KeyFile: fc.AgentKeyFile, ClientKeyFile: fc.ClientKeyFile}
-				if sc.Agent, err = ag.Load(); err != nil {
-					return usageError{err}
-				}
-				if sc.Agent != nil {
-					sc.Agent.Logger = logger
-				}
-				cfg.Server = &sc
-			}
-			// Map order does not matter: each flag is given once.
-			for flag, v := range map[string]string{"--auth-key-file": fc.ClientKeyFile, "--tls-ca": fc.ClientTLSCA, "--tls-pin": fc.ClientTLSPin} {
-				if v != "" {
-					cfg.ClientArgs = append(cfg.ClientArgs, flag+"="+v)
-				}
+			cfg, err := daemon.FromFile(configFile, fc, dsn, logger)
+			if err != nil {
+				return usageError{err}
 			}
 			ctx := cmd.Context()
 			if ctx == nil {

@@ -2,11 +2,10 @@ package cli
 
 import (
 	"fmt"
-	"os/user"
 
 	"github.com/spf13/cobra"
 
-	"github.com/wireperf/wireperf/internal/auth"
+	"github.com/wireperf/wireperf/internal/auth/authflags"
 )
 
 func newKeyCmd(e env) *cobra.Command {
@@ -32,23 +31,15 @@ Keys under 128 bits, or plainly not random, are refused wherever a key file is r
   cat alice.key >> /etc/wireperf/keys   # on the server, also mode 600`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			name := "wireperf"
-			if u, err := user.Current(); err == nil && u.Username != "" {
-				name = u.Username
+			name, err := authflags.KeyName(args)
+			if err != nil {
+				return usageError{err}
 			}
-			if len(args) == 1 {
-				name = args[0]
-			}
-			for _, r := range name {
-				if r <= ' ' || r == '#' {
-					return usagef("%q: a name without blanks or '#'", name)
-				}
-			}
-			key, err := auth.NewKey()
+			line, err := authflags.KeyLine(name)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(e.stdout, "%s %s\n", name, key)
+			fmt.Fprintln(e.stdout, line)
 			return nil
 		},
 	})

@@ -3,12 +3,12 @@ package cli
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/wireperf/wireperf/internal/plot"
+	"github.com/wireperf/wireperf/internal/archive"
+	"github.com/wireperf/wireperf/internal/plot/plotarchive"
 )
 
 // plotFlags are `wireperf plot`'s flags.
@@ -21,9 +21,6 @@ type plotFlags struct {
 	value, x, y       string
 	series            string
 }
-
-// plotKinds are the figures, in the order --help lists them.
-var plotKinds = []string{"sweep", "heatmap", "timeline", "udpmon", "latency", "load", "compare"}
 
 func newPlotCmd(e env) *cobra.Command {
 	f := &plotFlags{}
@@ -53,7 +50,7 @@ picks PNG or SVG.`,
   wireperf plot udpmon --campaign cern-udpmon -o udpmon.svg`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usagef("plot needs a KIND: %s", strings.Join(plotKinds, ", "))
+				return usagef("plot needs a KIND: %s", strings.Join(plotarchive.Kinds, ", "))
 			}
 			return nil
 		},
@@ -77,72 +74,39 @@ picks PNG or SVG.`,
 }
 
 func runPlot(ctx context.Context, e env, f *plotFlags, args []string) error {
-	kind := args[0]
-	if !slices.Contains(plotKinds, kind) {
-		return usagef("plot %s: unknown figure; choose one of %s", kind, strings.Join(plotKinds, ", "))
+	r := &plotarchive.Request{
+		Kind: args[0], Args: args[1:], Output: f.output, Title: f.title,
+		From: f.from, Run: f.run, Campaign: f.campaign,
+		Value: f.value, X: f.x, Y: f.y, Series: f.series,
 	}
-	if f.output == "" {
-		return usagef("plot %s: say where to write the figure with -o FILE.png or -o FILE.svg", kind)
-	}
-	if _, err := plot.Format(f.output); err != nil {
+	if err := r.Check(); err != nil {
 		return usageError{err}
 	}
-	var fig *plot.Figure
-	var err error
-	campaignKind := kind == "sweep" || kind == "heatmap"
-	switch {
-	case kind != "compare" && len(args) > 1:
-		return usagef("plot %s takes no arguments after KIND (got %q)", kind, args[1:])
-	case (f.value != "" || f.x != "" || f.y != "" || f.series != "") && !campaignKind:
-		return usagef("plot %s: --value, --x, --y and --series choose a campaign's axes for sweep and heatmap", kind)
-	case campaignKind:
-		if len(f.from) > 0 || f.run != "" {
-			return usagef("plot %s draws a campaign from the archive: give --campaign NAME, not --from or --run", kind)
+	var store *archive.Store
+	if r.FromArchive() {
+		var err error
+		if store, err = openArchiveToRead(ctx, f.db); err != nil {
+			return err
 		}
-		fig, err = campaignFigure(ctx, kind, f)
-	case kind == "compare":
-		fig, err = comparePlot(f, args[1:])
-	case kind == "udpmon" && f.campaign != "":
-		if len(f.from) > 0 || f.run != "" {
-			return usagef("plot udpmon: give --campaign NAME, --run ID or --from FILE, one of them")
+		defer store.Close()
+		if r.Campaign != "" {
+			if err := requireCampaign(ctx, store, r.Campaign); err != nil {
+				return err
+			}
 		}
-		fig, err = udpmonCampaignFigure(ctx, f)
-	case f.run != "":
-		if len(f.from) > 0 || f.campaign != "" {
-			return usagef("plot %s: give --run ID or --from FILE, not both", kind)
-		}
-		fig, err = runFigure(ctx, kind, f)
-	case f.campaign != "":
-		return usagef("plot %s draws one run: give --run ID (or --from FILE); --campaign is for sweep, heatmap and udpmon", kind)
-	default:
-		if len(f.from) != 1 {
-			return usagef("plot %s: give one --from FILE (wireperf's -J output) or --run ID", kind)
-		}
-		fig, err = plot.FileFigure(kind, f.from[0])
+	}
+	fig, err := r.Draw(ctx, store)
+	if plotarchive.IsUsage(err) {
+		return usageError{err}
 	}
 	if err != nil {
-		return plotUsage(err)
-	}
-	if f.title != "" {
-		fig.Title = f.title
+		return err
 	}
 	if err := fig.Save(f.output); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "wrote %s\n", f.output)
 	return nil
-}
-
-// comparePlot overlays one figure of several -J files, each labelled by
-// its file name.
-func comparePlot(f *plotFlags, args []string) (*plot.Figure, error) {
-	if len(args) != 1 || !slices.Contains(plot.Comparable, args[0]) {
-		return nil, usagef("plot compare needs the figure to compare: one of %s", strings.Join(plot.Comparable, ", "))
-	}
-	if len(f.from) < 2 {
-		return nil, usagef("plot compare %s: give two or more --from FILE", args[0])
-	}
-	return plot.CompareFiles(args[0], f.from)
 }
 
 // filesValue is a flag that may be given several times, each a file name

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"os"
@@ -8,6 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/wireperf/wireperf/internal/plot"
+	"github.com/wireperf/wireperf/internal/plot/plotarchive"
 )
 
 // A UDP sizes × spacings campaign on loopback, stored in the archive and
@@ -58,8 +62,7 @@ func plotUDPMonCampaign(t *testing.T, port, db string) {
 			t.Errorf("the SVG lacks %q", want)
 		}
 	}
-	f := &plotFlags{db: db, campaign: "um"}
-	fig, err := udpmonCampaignFigure(t.Context(), f)
+	fig, err := udpmonCampaignFigure(t.Context(), db, "um")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +190,7 @@ func TestUDPMonSaveAndPlot(t *testing.T) {
 			t.Fatalf("plot udpmon %v: exit %d: %s", by, code, stderr)
 		}
 	}
-	fig, err := udpmonCampaignFigure(t.Context(), &plotFlags{db: db, campaign: "path"})
+	fig, err := udpmonCampaignFigure(t.Context(), db, "path")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,4 +216,19 @@ func TestUDPMonSaveAndPlot(t *testing.T) {
 	if code, _, stderr := runCLI("udpmon", "127.0.0.1", "-p", "9", "--save", "--db", db, "--campaign", "nope"); code != ExitUsage || !strings.Contains(stderr, `no campaign "nope"`) {
 		t.Errorf("udpmon --save to an unknown campaign: exit %d, %q", code, stderr)
 	}
+}
+
+// udpmonCampaignFigure is the figure `wireperf plot udpmon --campaign
+// name` draws of the archive db.
+func udpmonCampaignFigure(ctx context.Context, db, name string) (*plot.Figure, error) {
+	r := &plotarchive.Request{Kind: "udpmon", Output: "u.svg", Campaign: name}
+	if err := r.Check(); err != nil {
+		return nil, err
+	}
+	store, err := openArchiveToRead(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	defer store.Close()
+	return r.Draw(ctx, store)
 }

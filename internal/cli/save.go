@@ -7,7 +7,6 @@ import (
 	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/archive/runrecord"
 	"github.com/wireperf/wireperf/internal/result"
-	"github.com/wireperf/wireperf/internal/udpmon"
 )
 
 // saveRun stores one test outside any campaign (a client's --save):
@@ -21,28 +20,10 @@ func saveRun(ctx context.Context, db string, res *result.Result, runErr error, c
 	return rec.ID, storeRun(ctx, db, rec)
 }
 
-// saveUDPMon stores a udpmon sweep as one run, with the campaign when
-// one is named. `wireperf plot udpmon --run ID` draws it.
-func saveUDPMon(ctx context.Context, db, campaign string, sw *udpmon.Sweep, runErr error, cmdline []string) (string, error) {
-	rec, err := runrecord.UDPMon(sw, campaign, runErr, cmdline, time.Now())
-	if err != nil {
-		return "", err
-	}
-	return rec.ID, storeRun(ctx, db, rec)
-}
-
-// storeRun stores one run with a context of its own, so that a test cut
-// short by Ctrl-C, or a selftest that has stopped its server, is still
-// recorded.
+// storeRun stores one run (runrecord.Store); a --db with an unknown
+// scheme is bad usage.
 func storeRun(ctx context.Context, db string, rec *archive.Run) error {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	defer cancel()
-	store, err := openArchive(ctx, db)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-	return store.PutRun(ctx, rec)
+	return archiveUsage(runrecord.Store(ctx, db, rec))
 }
 
 // checkArchiveFor opens the archive that --save stores into, and checks

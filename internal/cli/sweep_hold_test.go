@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/wireperf/wireperf/internal/archive"
+	"github.com/wireperf/wireperf/internal/campaign"
 )
 
 // Two sweeps of one campaign at once would run its missing runs twice:
@@ -20,11 +21,11 @@ func TestSweepOneAtATime(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer st.Close()
-		release, err := holdCampaign(ctx, st, "held", slog.New(slog.DiscardHandler))
+		release, err := campaign.Hold(ctx, st, "held", slog.New(slog.DiscardHandler))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := holdCampaign(ctx, st, "held", slog.New(slog.DiscardHandler)); err == nil || !strings.Contains(err.Error(), "being run by another sweep") {
+		if _, err := campaign.Hold(ctx, st, "held", slog.New(slog.DiscardHandler)); err == nil || !strings.Contains(err.Error(), "being run by another sweep") {
 			t.Fatalf("a second hold: %v, want refused", err)
 		}
 		args := []string{"sweep", "127.0.0.1", "-p", port, "-P", "1,2", "-t", "0.2", "--name", "held", "--db", db, "-q"}
@@ -36,7 +37,7 @@ func TestSweepOneAtATime(t *testing.T) {
 			t.Fatalf("the refused sweep stored %d runs", len(runs))
 		}
 		// Another campaign in the same archive is not held.
-		if _, err := holdCampaign(ctx, st, "other", slog.New(slog.DiscardHandler)); err != nil {
+		if _, err := campaign.Hold(ctx, st, "other", slog.New(slog.DiscardHandler)); err != nil {
 			t.Fatalf("another campaign: %v", err)
 		}
 		release()

@@ -1,29 +1,22 @@
 package cli
 
 import (
-	"fmt"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/wireperf/wireperf/internal/archive"
-	"github.com/wireperf/wireperf/internal/archive/pivotfmt"
-	"github.com/wireperf/wireperf/internal/campaign"
+	"github.com/wireperf/wireperf/internal/archive/archiveview"
 )
 
 type tableFlags struct {
-	sel    selectFlags
-	rows   string
-	cols   string
-	value  string
-	stat   string
-	format string
+	sel selectFlags
+	archiveview.Table
 }
 
 func newTableCmd(e env) *cobra.Command {
-	f := &tableFlags{value: "received_bits_per_second", stat: archive.StatMean, format: "text"}
+	f := &tableFlags{Table: archiveview.Table{Value: "received_bits_per_second", Stat: archive.StatMean, Format: "text"}}
 	cmd := &cobra.Command{
 		Use:   "table --rows AXIS [--cols AXIS]",
 		Short: "Pivot stored runs into a table: a summary value over two axes, across repetitions",
@@ -37,25 +30,17 @@ func newTableCmd(e env) *cobra.Command {
 	}
 	f.sel.register(cmd)
 	fs := cmd.Flags()
-	fs.StringVar(&f.rows, "rows", "", "the axis down the side (required), e.g. window")
-	fs.StringVar(&f.cols, "cols", "", "the axis across the top, e.g. parallel")
-	fs.StringVar(&f.value, "value", f.value, "the summary value in the cells")
-	fs.StringVar(&f.stat, "stat", f.stat, "over repetitions: mean, median, min or max")
-	fs.StringVar(&f.format, "format", f.format, "text, csv, json or markdown")
+	fs.StringVar(&f.Rows, "rows", "", "the axis down the side (required), e.g. window")
+	fs.StringVar(&f.Cols, "cols", "", "the axis across the top, e.g. parallel")
+	fs.StringVar(&f.Value, "value", f.Value, "the summary value in the cells")
+	fs.StringVar(&f.Stat, "stat", f.Stat, "over repetitions: mean, median, min or max")
+	fs.StringVar(&f.Format, "format", f.Format, "text, csv, json or markdown")
 	return cmd
 }
 
 func runTable(cmd *cobra.Command, e env, f *tableFlags) error {
-	if f.rows == "" {
-		return usagef("table needs --rows AXIS (%s)", strings.Join(campaign.AxisNames(), ", "))
-	}
-	if !slices.Contains(pivotfmt.Formats, f.format) {
-		return usagef("--format %q: want text, csv, json or markdown", f.format)
-	}
-	rows, _ := campaign.CanonicalAxis(f.rows)
-	cols := f.cols
-	if cols != "" {
-		cols, _ = campaign.CanonicalAxis(cols)
+	if err := f.Check(); err != nil {
+		return usageError{err}
 	}
 	sel, err := f.sel.selection(time.Now())
 	if err != nil {
@@ -78,18 +63,9 @@ func runTable(cmd *cobra.Command, e env, f *tableFlags) error {
 		return err
 	}
 	runs := sel.Keep(all)
-	t, _, err := archive.Pivot(runs, rows, cols, f.value, f.stat)
+	t, err := f.Pivot(runs)
 	if err != nil {
 		return usageError{err}
 	}
-	// JSON and CSV are for programs: no notes after them.
-	if err := pivotfmt.Write(e.stdout, t, f.format); err != nil || f.format == "json" || f.format == "csv" {
-		return err
-	}
-	if rows == campaign.AxisWindow || cols == campaign.AxisWindow {
-		for _, note := range pivotfmt.CappedWindowNotes(cmd.Context(), store, runs) {
-			fmt.Fprintf(e.stdout, "NOTE: %s\n", note)
-		}
-	}
-	return nil
+	return f.Write(cmd.Context(), e.stdout, store, t, runs)
 }

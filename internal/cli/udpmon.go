@@ -9,10 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/wireperf/wireperf/internal/emit"
+	"github.com/wireperf/wireperf/internal/archive/runrecord"
 	"github.com/wireperf/wireperf/internal/testdef"
 	"github.com/wireperf/wireperf/internal/testrun"
-	"github.com/wireperf/wireperf/internal/udpmon"
 )
 
 // udpmonFlags are the udpmon command's flags: the sweep's (package
@@ -112,76 +111,19 @@ func runUDPMon(ctx context.Context, e env, f *udpmonFlags, host string) error {
 	if err := f.security.applyTo(&o, host); err != nil {
 		return err
 	}
-	cfg := testrun.UDPMonConfig(&f.UDPMon, host, o)
-	table := f.CSV == f.JSON // neither: the table, row by row
-	bar := !f.noBar && isTerminal(out)
-	tw := &emit.UDPMonTable{W: out, Opt: emit.Options{Title: f.Title}}
-	var werr error
-	keep := func(err error) {
-		if err != nil && werr == nil {
-			werr = err
-		}
-	}
-	total := len(cfg.Sizes) * len(cfg.Spacings)
-	clearBar := func() {
-		if bar {
-			keep(write(out, "\r\033[K"))
-		}
-	}
-	drawBar := func(done int, eta time.Duration) {
-		if bar {
-			keep(write(out, "\r"+udpmon.Bar(done, total, eta, 30)))
-		}
-	}
-	// The table's header waits for the first point, so that a sweep that
-	// cannot start (a wrong port) prints one line: why.
-	headed := false
-	header := func() {
-		if table && !headed {
-			keep(tw.Header(&udpmon.Sweep{Server: cfg.Server, Reverse: cfg.Reverse, Count: cfg.Count}))
-		}
-		headed = true
-	}
-	drawBar(0, 0)
-	cfg.OnPoint = func(p *udpmon.Point, done, total int, eta time.Duration) {
-		clearBar()
-		header()
-		if table {
-			keep(tw.Row(p))
-		}
-		drawBar(done, eta)
-	}
-	sw, runErr := udpmon.Run(ctx, cfg)
-	clearBar()
-	if sw == nil || len(sw.Points) == 0 && runErr != nil {
+	sw, runErr := testrun.UDPMon(ctx, &f.UDPMon, host, o, out, !f.noBar && isTerminal(out))
+	if sw == nil {
 		return runErr
 	}
-	header()
-	switch {
-	case f.JSON:
-		keep((&emit.UDPMonJSON{W: out}).Write(sw))
-	case f.CSV:
-		keep((&emit.UDPMonCSV{W: out}).Write(sw))
-	default:
-		keep(tw.Footer(sw))
-	}
-	if runErr == nil && werr != nil {
-		runErr = fmt.Errorf("writing the report: %w", werr)
-	}
-	if runErr == nil && sw.Failed == len(sw.Points) {
-		runErr = fmt.Errorf("every point failed: %s", sw.Points[0].Error)
-	}
 	if f.save {
-		id, err := saveUDPMon(ctx, f.db, f.campaign, sw, runErr, os.Args)
+		rec, err := runrecord.UDPMon(sw, f.campaign, runErr, os.Args, time.Now())
+		if err == nil {
+			err = storeRun(ctx, f.db, rec)
+		}
 		if err != nil {
 			return fmt.Errorf("storing the sweep: %w", err)
 		}
-		fmt.Fprintf(e.stderr, "udpmon: stored as run %s\n", id)
+		fmt.Fprintf(e.stderr, "udpmon: stored as run %s\n", rec.ID)
 	}
 	return runErr
-}
-
-func write(w io.Writer, s string) error {
-	_, err := io.WriteString(w, s)
-	return err
 }

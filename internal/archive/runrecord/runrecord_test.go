@@ -2,7 +2,9 @@ package runrecord
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -104,5 +106,32 @@ func TestAdvise(t *testing.T) {
 	rep.Results[0].Remote.Host = result.Host{}
 	if rec := Advise(rep, doc, "", nil, now); rec.RemoteHost != "h:5201" {
 		t.Errorf("remote host %q, want the target", rec.RemoteHost)
+	}
+}
+
+// Store creates the archive it names and stores the run even when the
+// caller's context has ended (a test cut short by Ctrl-C).
+func TestStoreAfterCancel(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "sub", "wireperf.db")
+	rec, err := Test(nil, context.Canceled, []string{"wireperf", "client", "h", "--save"}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := Store(ctx, db, rec); err != nil {
+		t.Fatal(err)
+	}
+	st, err := archive.OpenExisting(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	got, err := st.Get(context.Background(), rec.ID)
+	if err != nil || got.State != archive.StateFailed || got.Error != "context canceled" {
+		t.Fatalf("stored %+v, %v", got, err)
+	}
+	if err := Store(context.Background(), "mysql://x/y", rec); !errors.Is(err, archive.ErrUnknownScheme) {
+		t.Fatalf("an unknown scheme: %v", err)
 	}
 }

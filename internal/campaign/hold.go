@@ -1,4 +1,4 @@
-package cli
+package campaign
 
 import (
 	"context"
@@ -23,18 +23,18 @@ const holdLease = 2 * time.Minute
 
 var holds atomic.Int64
 
-// campaignResource is what a sweep of the campaign name reserves.
-func campaignResource(name string) string { return "campaign:" + name }
+// resource is what a sweep of the campaign name reserves.
+func resource(name string) string { return "campaign:" + name }
 
-// holdCampaign takes the campaign name for this sweep, or fails naming
-// the sweep that holds it. release ends the hold.
-func holdCampaign(ctx context.Context, st *archive.Store, name string, log *slog.Logger) (release func(), err error) {
+// Hold takes the campaign name for this sweep, or fails naming the sweep
+// that holds it. release ends the hold.
+func Hold(ctx context.Context, st *archive.Store, name string, log *slog.Logger) (release func(), err error) {
 	host, _ := os.Hostname()
 	start := time.Now()
 	// The number tells apart two sweeps of one process (tests).
 	owner := fmt.Sprintf("sweep on %s, pid %d, since %s, #%d", host, os.Getpid(), start.UTC().Format(time.RFC3339), holds.Add(1))
 	take := func(now time.Time) error {
-		return st.Reserve(ctx, []schedule.Reservation{{Resource: campaignResource(name),
+		return st.Reserve(ctx, []schedule.Reservation{{Resource: resource(name),
 			From: start, To: now.Add(holdLease), RunID: owner, Class: schedule.Exclusive}})
 	}
 	if err := take(start); err != nil {
