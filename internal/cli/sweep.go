@@ -161,7 +161,16 @@ func runSweep(cmd *cobra.Command, e env, f *sweepFlags, args []string) error {
 	// Planned again with the key that is recorded, so that the order run
 	// is the order a resume, or anyone reading the archive, recomputes.
 	spec.ShuffleKey = stored.ShuffleKey
+	// A campaign stored when an upper-case rate was a power of 1024 sends
+	// what it sent then (docs/campaigns.md).
+	if _, err := campaign.KeepStoredRates(spec, stored.RateRule); err != nil {
+		return err
+	}
 	runs = spec.Plan()
+	if tests, err = campaign.Tests(spec, runs); err != nil {
+		return usageError{err}
+	}
+	length = campaign.Length(tests)
 	rio, err := startRun(ctx, e, f.log, "")
 	if err != nil {
 		return err
