@@ -13,6 +13,10 @@ const (
 	// tag, interval, then the sender's transfer, bitrate, Retr, Cwnd and
 	// RTT, then the receiver's transfer and bitrate.
 	intervalLayout = "%s %-17s  %-11s  %-14s  %4s  %-11s  %7s | %-11s  %s"
+	// One end's rows (Text.OneEnd): tag, interval, transfer, bitrate,
+	// and when that end sends, Retr, Cwnd and RTT: the sender's half of
+	// intervalLayout.
+	oneEndLayout = "%s %-17s  %-11s  %-14s  %4s  %-11s  %7s"
 	// tag, interval, transfer, bitrate, Retr, "sender" or "receiver".
 	totalLayout = "%s %-17s  %-11s  %-14s  %4s  %s"
 	// UDP: tag, interval, the sender's transfer, bitrate and datagrams
@@ -32,6 +36,10 @@ func intervalColumns(bidir bool) string {
 	// socket buffer can take more than the path carries. The receiver's is
 	// what its kernel took in.
 	return fmt.Sprintf(intervalLayout, idColumn(bidir), "Interval", "Written", "Bitrate", "Retr", "Cwnd", "RTT", "Received", "Goodput")
+}
+
+func oneEndColumns(bidir bool) string {
+	return fmt.Sprintf(oneEndLayout, idColumn(bidir), "Interval", "Transfer", "Bitrate", "Retr", "Cwnd", "RTT")
 }
 
 func totalColumns(bidir bool) string {
