@@ -16,7 +16,8 @@ const (
 	// One end's rows (Text.OneEnd): tag, interval, transfer, bitrate,
 	// and when that end sends, Retr, Cwnd and RTT: the sender's half of
 	// intervalLayout.
-	oneEndLayout = "%s %-17s  %-11s  %-14s  %4s  %-11s  %7s"
+	oneEndLayout         = "%s %-17s  %-11s  %-14s  %4s  %-11s  %7s"
+	oneEndReceiverLayout = "%s %-17s  %-11s  %-14s"
 	// tag, interval, transfer, bitrate, Retr, "sender" or "receiver".
 	totalLayout = "%s %-17s  %-11s  %-14s  %4s  %s"
 	// UDP: tag, interval, the sender's transfer, bitrate and datagrams

@@ -210,8 +210,7 @@ func backlogNote(si *result.StreamInterval) string {
 // oneEndFlowLine is a flow's row from the end whose record r is alone:
 // what it sent, with its TCP figures, or what it received.
 func oneEndFlowLine(t *Text, r *result.Result, row result.IntervalRow, f result.FlowInterval, bidir bool) string {
-	transfer, rate, retr, cwnd, rttText := missing, missing, "", "", ""
-	note := ""
+	transfer, rate, retr, cwnd, rttText, note := missing, missing, "", "", "", ""
 	if senderRoleOf(f.SenderRole) == r.Local.Role {
 		retr, cwnd, rttText = missing, missing, missing
 		if s := f.Sent; s != nil {
@@ -220,12 +219,17 @@ func oneEndFlowLine(t *Text, r *result.Result, row result.IntervalRow, f result.
 				retr, cwnd, rttText = fmt.Sprint(s.Retransmits), window(s.CwndBytes), rtt(s.RTTus)
 			}
 		}
-	} else if f.Received != nil {
-		transfer, rate = amounts(f.Received.Bytes, f.ReceivedSpan.Seconds(), t.Opt.Format)
-		note = backlogNote(f.Received)
+	} else {
+		// A receiver's row has no TCP figures; its notes follow its rate.
+		if f.Received != nil {
+			transfer, rate = amounts(f.Received.Bytes, f.ReceivedSpan.Seconds(), t.Opt.Format)
+			note = backlogNote(f.Received)
+		}
+		return fmt.Sprintf(oneEndReceiverLayout, flowTag(f.ID, senderRoleOf(f.SenderRole), bidir), timeSpan(row.Start, row.End),
+			transfer, rate) + note
 	}
 	return fmt.Sprintf(oneEndLayout, flowTag(f.ID, senderRoleOf(f.SenderRole), bidir), timeSpan(row.Start, row.End),
-		transfer, rate, retr, cwnd, rttText) + note
+		transfer, rate, retr, cwnd, rttText)
 }
 
 func oneEndSumLine(t *Text, r *result.Result, row result.IntervalRow, role string, bidir bool) string {
