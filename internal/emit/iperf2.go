@@ -37,7 +37,10 @@ func localSides(r *result.Result, row result.IntervalRow) []localSide {
 		} else {
 			ls.si, ls.span = f.Received, f.ReceivedSpan
 		}
-		if ls.si != nil {
+		// A receiver's tail can take back bytes its kernel counted in
+		// the rows before (they add up to the totals): iperf2's columns
+		// have no negative count, so such a row is left out.
+		if ls.si != nil && ls.si.Bytes >= 0 {
 			out = append(out, ls)
 		}
 	}
