@@ -63,6 +63,8 @@ func TestServerReportTextGolden(t *testing.T) {
 		{"server-report-P2-i2.golden", serverView(parallelResult()), 2 * time.Second},
 		{"server-report-reverse.golden", serverView(reverseResult()), time.Second},
 		{"server-report-no-rows.golden", serverView(forwardResult()), 0},
+		{"server-report-udp-P2.golden", serverView(udpParallelResult()), time.Second},
+		{"server-report-udp-reverse.golden", serverView(udpReverseResult()), time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			checkGolden(t, tc.name, renderServerReport(t, &ServerReport{Interval: tc.interval}, tc.r))

@@ -25,6 +25,11 @@ const (
 	// Each side's rate column is as wide as its longest figure, so the
 	// receiver's half lines up with the sender's.
 	udpIntervalLayout = "%s %-17s  %-11s  %-14s  %-15s | %-11s  %-14s  %-8s  %s"
+	// One end's UDP rows (Text.OneEnd): a receiver's tag, interval,
+	// transfer, bitrate, jitter and lost/total, as iperf3's server prints
+	// them; a sender's datagrams instead of the last two.
+	udpOneEndReceiverLayout = "%s %-17s  %-11s  %-14s  %-8s  %s"
+	udpOneEndSenderLayout   = "%s %-17s  %-11s  %-14s  %s"
 	// UDP: tag, interval, transfer, bitrate, jitter, lost/total (or the
 	// datagrams sent), "sender" or "receiver".
 	udpTotalLayout = "%s %-17s  %-11s  %-14s  %-8s  %-20s  %s"

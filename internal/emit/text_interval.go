@@ -22,8 +22,15 @@ func (t *Text) Interval(r *result.Result, row result.IntervalRow) error {
 			if senderRoleOf(f.SenderRole) != role {
 				continue
 			}
-			if t.OneEnd && !udp {
-				body = append(body, oneEndFlowLine(t, r, row, f, bidir))
+			if t.OneEnd {
+				if udp {
+					body = append(body, udpOneEndFlowLine(t, r, row, f, bidir))
+					if note := udpIntervalNote(row, f, bidir); note != "" && senderRoleOf(f.SenderRole) != r.Local.Role {
+						body = append(body, note)
+					}
+				} else {
+					body = append(body, oneEndFlowLine(t, r, row, f, bidir))
+				}
 				flows++
 				continue
 			}
@@ -42,8 +49,12 @@ func (t *Text) Interval(r *result.Result, row result.IntervalRow) error {
 		}
 		mainLines += flows
 		if flows > 1 {
-			if t.OneEnd && !udp {
-				body = append(body, oneEndSumLine(t, r, row, role, bidir))
+			if t.OneEnd {
+				if udp {
+					body = append(body, udpOneEndSumLine(t, r, row, role, bidir))
+				} else {
+					body = append(body, oneEndSumLine(t, r, row, role, bidir))
+				}
 				mainLines++
 				continue
 			}
@@ -58,6 +69,8 @@ func (t *Text) Interval(r *result.Result, row result.IntervalRow) error {
 	l := t.newLines(r.Spec)
 	if !t.columnsDone {
 		switch {
+		case udp && t.OneEnd:
+			l.add("%s", udpOneEndColumns(r, row, bidir))
 		case udp:
 			l.add("%s", udpIntervalColumns(bidir))
 		case t.OneEnd:
