@@ -86,7 +86,7 @@ func (s *ServerReport) jsonLine(id, peer string, r *result.Result) ([]byte, erro
 func (s *ServerReport) text(id, peer string, r *result.Result) ([]byte, error) {
 	var body bytes.Buffer
 	if r.Spec.Protocol == spec.RR {
-		if err := (&RRText{W: &body, Opt: s.Opt}).Write(r); err != nil {
+		if err := (&RRText{W: &body, Opt: s.Opt, From: peer}).Write(r); err != nil {
 			return nil, err
 		}
 	} else {

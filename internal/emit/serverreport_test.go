@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/spec"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite the golden files of the server report")
@@ -160,6 +161,24 @@ func TestServerReportJSONLines(t *testing.T) {
 		}
 		if doc.Result.End.SumReceived.Bytes != serverView(forwardResult()).Local.Streams[0].Bytes {
 			t.Errorf("line %d: sum_received %d bytes, want the server's %d", i+1, doc.Result.End.SumReceived.Bytes, serverView(forwardResult()).Local.Streams[0].Bytes)
+		}
+	}
+}
+
+// A request-response test's report on the server says where it came
+// from, not where it went.
+func TestServerReportRR(t *testing.T) {
+	s := spec.Default()
+	s.Protocol, s.RRMode = spec.RR, spec.RRUDP
+	r := &result.Result{Spec: s, Local: result.End{Role: result.RoleServer, RR: &result.RR{}}, Remote: result.End{Role: result.RoleClient}}
+	out := renderServerReport(t, &ServerReport{Interval: time.Second}, r)
+	first, _, _ := strings.Cut(out, "\n")
+	if !strings.HasPrefix(first, "[t3 127.0.0.1:40000] Request-response from 127.0.0.1:40000: UDP") {
+		t.Errorf("first line %q", first)
+	}
+	for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		if !strings.HasPrefix(l, "[t3 127.0.0.1:40000] ") {
+			t.Errorf("line without the test's prefix: %q", l)
 		}
 	}
 }
