@@ -63,6 +63,10 @@ func (f *clientFlags) emitter(w io.Writer) emit.Emitter {
 		return &emit.JSON{W: w, Opt: opt}
 	case f.JSONStream:
 		return &emit.JSONStream{W: w, Opt: opt}
+	case f.ReportStyle == "C":
+		return &emit.Iperf2CSV{W: w}
+	case f.Enhanced:
+		return &emit.Iperf2Enhanced{W: w, Opt: opt}
 	default:
 		return &emit.Text{W: w, Opt: opt}
 	}

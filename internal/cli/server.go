@@ -2,8 +2,14 @@ package cli
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"os/signal"
+	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -18,7 +24,8 @@ import (
 
 func newServerCmd(e env) *cobra.Command {
 	cfg := server.Config{Port: spec.DefaultPort, Limits: server.DefaultLimits(), ShutdownGrace: 5 * time.Second}
-	var logfile string
+	var logfile, pidfile string
+	interval := time.Second
 	var sec authflags.Server
 	var ag authflags.Agent
 	var jsonOutput bool
@@ -31,6 +38,9 @@ func newServerCmd(e env) *cobra.Command {
   wireperf -s --once                   serve one test, then exit`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if interval < 0 || (interval > 0 && interval < spec.MinInterval) {
+				return usagef("-i %v: want 0 (no rows) or at least %v", interval, spec.MinInterval)
+			}
 			if cfg.Port < 0 || cfg.Port > 65535 {
 				return usagef("-p %d: want 0 to 65535", cfg.Port)
 			}
@@ -50,12 +60,19 @@ func newServerCmd(e env) *cobra.Command {
 			if cfg.Agent, err = ag.Load(); err != nil {
 				return usageError{err}
 			}
-			out, closeOut, err := openOutput(logfile, e.stderr)
-			if err != nil {
-				return err
+			// The reports go to stdout and the log to stderr, or both to
+			// --logfile.
+			reportOut, logOut := e.stdout, e.stderr
+			if logfile != "" {
+				out, closeOut, err := openOutput(logfile, e.stderr)
+				if err != nil {
+					return err
+				}
+				defer closeOut()
+				shared := &lockedWriter{w: out}
+				reportOut, logOut = shared, shared
 			}
-			defer closeOut()
-			logger, err := log.logger(out)
+			logger, err := log.logger(logOut)
 			if err != nil {
 				return err
 			}
@@ -64,6 +81,19 @@ func newServerCmd(e env) *cobra.Command {
 				cfg.Agent.Logger = logger
 			}
 			cfg.ServerOutput = emit.ServerOutput(!jsonOutput)
+			report := &emit.ServerReport{W: reportOut, Interval: interval, JSON: jsonOutput}
+			cfg.OnTest = func(f server.Finished) {
+				if err := report.Write(fmt.Sprintf("t%d", f.ID), f.Peer.String(), f.Result); err != nil {
+					logger.Warn("writing a test's report failed", "test", f.ID, "err", err)
+				}
+			}
+			if pidfile != "" {
+				removePID, err := writePIDFile(pidfile)
+				if err != nil {
+					return err
+				}
+				defer removePID()
+			}
 			srv := server.New(cfg)
 			if err := srv.Listen(); err != nil {
 				return err
@@ -100,9 +130,51 @@ func newServerCmd(e env) *cobra.Command {
 	sec.Register(fs)
 	ag.Register(fs)
 	fs.Var(flagvalue.Duration(&cfg.ShutdownGrace), "shutdown-grace", "on SIGINT/SIGTERM, how long running tests may finish before they are aborted")
-	fs.BoolVarP(&jsonOutput, "json", "J", false, "iperf3 clients' --get-server-output in JSON rather than text")
-	fs.StringVar(&logfile, "logfile", "", "write the log to this file instead of stderr (appends)")
+	fs.VarP(flagvalue.Duration(&interval), "interval", "i", "seconds between the rows of each test's report, fractions allowed; 0 turns them off")
+	fs.BoolVarP(&jsonOutput, "json", "J", false, "each test's report as one JSON document per line (JSON Lines), and iperf3 clients' --get-server-output in JSON")
+	fs.StringVar(&logfile, "logfile", "", "write the reports and the log to this file instead of stdout and stderr (appends)")
+	fs.StringVar(&pidfile, "pidfile", "", "write the server's process ID to this file while it runs")
 	fs.StringVar(&log.level, "log-level", log.level, "log level: debug, info, warn, error")
 	fs.StringVar(&log.format, "log-format", log.format, "log format: text or json")
 	return cmd
+}
+
+// lockedWriter lets the reports and the log share one file: each Write
+// is whole.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// writePIDFile writes this process's ID to path, which must not exist:
+// a file left there names another server, or one that died without
+// removing it, and only the user can tell which. remove deletes it.
+func writePIDFile(path string) (remove func(), err error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		old, _ := os.ReadFile(path)
+		pid := strings.TrimSpace(string(old))
+		if pid == "" || len(pid) > 20 {
+			pid = "unknown"
+		}
+		return nil, fmt.Errorf("--pidfile %s already exists (pid %s): another server is running, or one that stopped left it behind; remove it if no server runs", path, pid)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("--pidfile: %w", err)
+	}
+	_, err = fmt.Fprintf(f, "%d\n", os.Getpid())
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = os.Remove(path)
+		return nil, fmt.Errorf("--pidfile: %w", err)
+	}
+	return func() { _ = os.Remove(path) }, nil
 }

@@ -27,6 +27,8 @@ var (
 	_ Emitter = (*Text)(nil)
 	_ Emitter = (*JSON)(nil)
 	_ Emitter = (*JSONStream)(nil)
+	_ Emitter = (*Iperf2CSV)(nil)
+	_ Emitter = (*Iperf2Enhanced)(nil)
 )
 
 // Replay drives e with a finished result, as if the test ran again: a way

@@ -110,7 +110,8 @@ func TestOmitAsIperf3(t *testing.T) {
 	// wireperf on both ends.
 	port = strconv.Itoa(loopback.FreePort(t))
 	served := make(chan int)
-	go func() { served <- cli.Main([]string{"-s", "-1", "-p", port}) }()
+	serverLog := filepath.Join(t.TempDir(), "server.log") // its report and log, out of the test's output
+	go func() { served <- cli.Main([]string{"-s", "-1", "-p", port, "--logfile", serverLog}) }()
 	waitListening(t, port)
 	report := filepath.Join(t.TempDir(), "report.json")
 	began := time.Now()

@@ -17,13 +17,20 @@ import (
 type RRText struct {
 	W   io.Writer
 	Opt Options
+	// From, set on a server, is the client's address: the test came from
+	// it rather than went to r.ServerAddr.
+	From string
 }
 
 // Write renders a finished rr test.
 func (t *RRText) Write(r *result.Result) error {
 	l := (&Text{Opt: t.Opt}).newLines(r.Spec)
 	lr := r.Local.RR
-	l.add("Request-response to %s: %s", r.ServerAddr, describeRR(r.Spec))
+	if t.From != "" {
+		l.add("Request-response from %s: %s", t.From, describeRR(r.Spec))
+	} else {
+		l.add("Request-response to %s: %s", r.ServerAddr, describeRR(r.Spec))
+	}
 	if lr == nil {
 		if r.Error != "" {
 			l.add("error: %s", r.Error)

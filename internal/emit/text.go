@@ -17,6 +17,10 @@ type Text struct {
 	// ServerSide renders the server's record of a test (an iperf3 client's
 	// --get-server-output): it accepted a connection, rather than made one.
 	ServerSide bool
+	// OneEnd writes interval rows with the local end's figures only,
+	// as iperf3's server does: a server's own report, whose client's rows
+	// never reach it.
+	OneEnd bool
 
 	columnsDone bool // the interval column header has been written
 	provisional bool // an interval's UDP loss was printed before it was final

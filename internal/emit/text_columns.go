@@ -13,6 +13,11 @@ const (
 	// tag, interval, then the sender's transfer, bitrate, Retr, Cwnd and
 	// RTT, then the receiver's transfer and bitrate.
 	intervalLayout = "%s %-17s  %-11s  %-14s  %4s  %-11s  %7s | %-11s  %s"
+	// One end's rows (Text.OneEnd): tag, interval, transfer, bitrate,
+	// and when that end sends, Retr, Cwnd and RTT: the sender's half of
+	// intervalLayout.
+	oneEndLayout         = "%s %-17s  %-11s  %-14s  %4s  %-11s  %7s"
+	oneEndReceiverLayout = "%s %-17s  %-11s  %-14s"
 	// tag, interval, transfer, bitrate, Retr, "sender" or "receiver".
 	totalLayout = "%s %-17s  %-11s  %-14s  %4s  %s"
 	// UDP: tag, interval, the sender's transfer, bitrate and datagrams
@@ -20,6 +25,11 @@ const (
 	// Each side's rate column is as wide as its longest figure, so the
 	// receiver's half lines up with the sender's.
 	udpIntervalLayout = "%s %-17s  %-11s  %-14s  %-15s | %-11s  %-14s  %-8s  %s"
+	// One end's UDP rows (Text.OneEnd): a receiver's tag, interval,
+	// transfer, bitrate, jitter and lost/total, as iperf3's server prints
+	// them; a sender's datagrams instead of the last two.
+	udpOneEndReceiverLayout = "%s %-17s  %-11s  %-14s  %-8s  %s"
+	udpOneEndSenderLayout   = "%s %-17s  %-11s  %-14s  %s"
 	// UDP: tag, interval, transfer, bitrate, jitter, lost/total (or the
 	// datagrams sent), "sender" or "receiver".
 	udpTotalLayout = "%s %-17s  %-11s  %-14s  %-8s  %-20s  %s"
@@ -32,6 +42,10 @@ func intervalColumns(bidir bool) string {
 	// socket buffer can take more than the path carries. The receiver's is
 	// what its kernel took in.
 	return fmt.Sprintf(intervalLayout, idColumn(bidir), "Interval", "Written", "Bitrate", "Retr", "Cwnd", "RTT", "Received", "Goodput")
+}
+
+func oneEndColumns(bidir bool) string {
+	return fmt.Sprintf(oneEndLayout, idColumn(bidir), "Interval", "Transfer", "Bitrate", "Retr", "Cwnd", "RTT")
 }
 
 func totalColumns(bidir bool) string {

@@ -22,6 +22,18 @@ func (t *Text) Interval(r *result.Result, row result.IntervalRow) error {
 			if senderRoleOf(f.SenderRole) != role {
 				continue
 			}
+			if t.OneEnd {
+				if udp {
+					body = append(body, udpOneEndFlowLine(t, r, row, f, bidir))
+					if note := udpIntervalNote(row, f, bidir); note != "" && senderRoleOf(f.SenderRole) != r.Local.Role {
+						body = append(body, note)
+					}
+				} else {
+					body = append(body, oneEndFlowLine(t, r, row, f, bidir))
+				}
+				flows++
+				continue
+			}
 			if udp {
 				if u := udpOf(f.Received); u != nil && u.Provisional {
 					t.provisional = true
@@ -37,6 +49,15 @@ func (t *Text) Interval(r *result.Result, row result.IntervalRow) error {
 		}
 		mainLines += flows
 		if flows > 1 {
+			if t.OneEnd {
+				if udp {
+					body = append(body, udpOneEndSumLine(t, r, row, role, bidir))
+				} else {
+					body = append(body, oneEndSumLine(t, r, row, role, bidir))
+				}
+				mainLines++
+				continue
+			}
 			if udp {
 				body = append(body, udpIntervalSumLine(t, row, role, bidir))
 			} else {
@@ -47,9 +68,14 @@ func (t *Text) Interval(r *result.Result, row result.IntervalRow) error {
 	}
 	l := t.newLines(r.Spec)
 	if !t.columnsDone {
-		if udp {
+		switch {
+		case udp && t.OneEnd:
+			l.add("%s", udpOneEndColumns(r, row, bidir))
+		case udp:
 			l.add("%s", udpIntervalColumns(bidir))
-		} else {
+		case t.OneEnd:
+			l.add("%s", oneEndColumns(bidir))
+		default:
 			l.add("%s", intervalColumns(bidir))
 		}
 		t.columnsDone = true
@@ -192,4 +218,46 @@ func backlogNote(si *result.StreamInterval) string {
 		out += fmt.Sprintf("  (reader behind: %s unread)", units.FormatTransfer(float64(si.Backlog), units.AdaptiveBytes))
 	}
 	return out
+}
+
+// oneEndFlowLine is a flow's row from the end whose record r is alone:
+// what it sent, with its TCP figures, or what it received.
+func oneEndFlowLine(t *Text, r *result.Result, row result.IntervalRow, f result.FlowInterval, bidir bool) string {
+	transfer, rate, retr, cwnd, rttText, note := missing, missing, "", "", "", ""
+	if senderRoleOf(f.SenderRole) == r.Local.Role {
+		retr, cwnd, rttText = missing, missing, missing
+		if s := f.Sent; s != nil {
+			transfer, rate = amounts(s.Bytes, f.SentSpan.Seconds(), t.Opt.Format)
+			if s.HasTCPInfo {
+				retr, cwnd, rttText = fmt.Sprint(s.Retransmits), window(s.CwndBytes), rtt(s.RTTus)
+			}
+		}
+	} else {
+		// A receiver's row has no TCP figures; its notes follow its rate.
+		if f.Received != nil {
+			transfer, rate = amounts(f.Received.Bytes, f.ReceivedSpan.Seconds(), t.Opt.Format)
+			note = backlogNote(f.Received)
+		}
+		return fmt.Sprintf(oneEndReceiverLayout, flowTag(f.ID, senderRoleOf(f.SenderRole), bidir), timeSpan(row.Start, row.End),
+			transfer, rate) + note
+	}
+	return fmt.Sprintf(oneEndLayout, flowTag(f.ID, senderRoleOf(f.SenderRole), bidir), timeSpan(row.Start, row.End),
+		transfer, rate, retr, cwnd, rttText)
+}
+
+func oneEndSumLine(t *Text, r *result.Result, row result.IntervalRow, role string, bidir bool) string {
+	sum := sumRow(row, role)
+	transfer, rate, retr := missing, missing, ""
+	if role == r.Local.Role {
+		retr = missing
+		if sum.hasSent {
+			transfer, rate = amounts(sum.sent, sum.sentSpan.Seconds(), t.Opt.Format)
+		}
+		if sum.hasTCPInfo {
+			retr = fmt.Sprint(sum.retransmits)
+		}
+	} else if sum.hasReceived {
+		transfer, rate = amounts(sum.received, sum.receivedSpan.Seconds(), t.Opt.Format)
+	}
+	return fmt.Sprintf(oneEndLayout, sumTag(role, bidir), timeSpan(row.Start, row.End), transfer, rate, retr, "", "")
 }

@@ -462,3 +462,59 @@ func describeUDP(s spec.Spec) []string {
 	parts = append(parts, fmt.Sprintf("lost after %v", s.EffectiveLateThreshold()))
 	return parts
 }
+
+// udpOneEndColumns heads one end's UDP rows (Text.OneEnd): a receiver's
+// jitter and loss, or, when the end only sends, its datagrams.
+func udpOneEndColumns(r *result.Result, row result.IntervalRow, bidir bool) string {
+	for _, f := range row.Flows {
+		if senderRoleOf(f.SenderRole) != r.Local.Role {
+			return fmt.Sprintf(udpOneEndReceiverLayout, idColumn(bidir), "Interval", "Transfer", "Bitrate", "Jitter", "Lost/Total Datagrams")
+		}
+	}
+	return fmt.Sprintf(udpOneEndSenderLayout, idColumn(bidir), "Interval", "Transfer", "Bitrate", "Total Datagrams")
+}
+
+// udpOneEndFlowLine is a UDP flow's row from the end whose record r is
+// alone: what it sent, or what it received with jitter and loss.
+func udpOneEndFlowLine(t *Text, r *result.Result, row result.IntervalRow, f result.FlowInterval, bidir bool) string {
+	secs := row.End - row.Start
+	tag := flowTag(f.ID, senderRoleOf(f.SenderRole), bidir)
+	if senderRoleOf(f.SenderRole) == r.Local.Role {
+		transfer, rate, sent := missing, missing, missing
+		if s := f.Sent; s != nil {
+			transfer, rate = amounts(s.Bytes, secs, t.Opt.Format)
+			if s.UDP != nil {
+				sent = strconv.FormatInt(s.UDP.Sent, 10)
+			}
+		}
+		return fmt.Sprintf(udpOneEndSenderLayout, tag, timeSpan(row.Start, row.End), transfer, rate, sent)
+	}
+	transfer, rate, jitter, lost := missing, missing, missing, missing
+	if rc := f.Received; rc != nil {
+		transfer, rate = amounts(rc.Bytes, secs, t.Opt.Format)
+		jitter, lost = jitterCell(rc.UDP), lostCell(rc.UDP)
+	}
+	return fmt.Sprintf(udpOneEndReceiverLayout, tag, timeSpan(row.Start, row.End), transfer, rate, jitter, lost)
+}
+
+func udpOneEndSumLine(t *Text, r *result.Result, row result.IntervalRow, role string, bidir bool) string {
+	secs := row.End - row.Start
+	sum := sumRow(row, role)
+	sentUDP, recvUDP := rowUDP(row, role)
+	if role == r.Local.Role {
+		transfer, rate, sent := missing, missing, missing
+		if sum.hasSent {
+			transfer, rate = amounts(sum.sent, secs, t.Opt.Format)
+			if sentUDP != nil {
+				sent = strconv.FormatInt(sentUDP.Sent, 10)
+			}
+		}
+		return fmt.Sprintf(udpOneEndSenderLayout, sumTag(role, bidir), timeSpan(row.Start, row.End), transfer, rate, sent)
+	}
+	transfer, rate, jitter, lost := missing, missing, missing, missing
+	if sum.hasReceived {
+		transfer, rate = amounts(sum.received, secs, t.Opt.Format)
+		jitter, lost = jitterCell(recvUDP), lostCell(recvUDP)
+	}
+	return fmt.Sprintf(udpOneEndReceiverLayout, sumTag(role, bidir), timeSpan(row.Start, row.End), transfer, rate, jitter, lost)
+}

@@ -44,6 +44,9 @@ type Config struct {
 	Logger           *slog.Logger
 	// OnResult receives the server's record of every test that ran.
 	OnResult func(*result.Result)
+	// OnTest receives the same record with the server's number for the
+	// test and its client's address, for the server's own report.
+	OnTest func(Finished)
 	// ServerOutput renders a test for an iperf3 client that asks for
 	// --get-server-output; nil sends none.
 	ServerOutput func(*result.Result) ([]byte, bool)
@@ -80,6 +83,13 @@ type Stats struct {
 	AuthFailed    int64 // control connections that failed authentication
 	Running       int
 	Handshakes    int // connections not yet part of a test (an iperf3 control connection counts until its test ends)
+}
+
+// Finished is a test the server ran, as its report names it.
+type Finished struct {
+	ID     int64    // the server's count of the tests it ran, from 1, in the order they ended
+	Peer   net.Addr // the client's control connection
+	Result *result.Result
 }
 
 // Server serves tests.
@@ -510,7 +520,7 @@ func (s *Server) record(conn *net.TCPConn, res *result.Result, err error) bool {
 		}
 		return false
 	}
-	s.stats.accepted.Add(1)
+	id := s.stats.accepted.Add(1)
 	if res.Error != "" {
 		s.stats.aborted.Add(1)
 	} else {
@@ -518,6 +528,9 @@ func (s *Server) record(conn *net.TCPConn, res *result.Result, err error) bool {
 	}
 	if s.cfg.OnResult != nil {
 		s.cfg.OnResult(res)
+	}
+	if s.cfg.OnTest != nil {
+		s.cfg.OnTest(Finished{ID: id, Peer: conn.RemoteAddr(), Result: res})
 	}
 	return true
 }

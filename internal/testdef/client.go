@@ -24,11 +24,16 @@ type Client struct {
 	Format         units.Format
 	JSON           bool
 	JSONStream     bool
-	UDP            bool
-	Bitrate        string
-	Iperf3         bool
-	RetryBusy      time.Duration
-	Counters64     bool
+	// ReportStyle is -y: "C" writes iperf2's CSV lines; "" the usual text.
+	ReportStyle string
+	// Enhanced is -e: iperf2's enhanced text (Write/Err, Rtry, Cwnd/RTT,
+	// NetPwr columns).
+	Enhanced   bool
+	UDP        bool
+	Bitrate    string
+	Iperf3     bool
+	RetryBusy  time.Duration
+	Counters64 bool
 	// TCPInfoInterval is --tcpinfo-interval (0 turns the timeline off);
 	// Finish puts it in Spec.
 	TCPInfoInterval time.Duration
@@ -81,6 +86,8 @@ func (c *Client) Register(fs *pflag.FlagSet) {
 	fs.VarP(flagvalue.Format(&c.Format), "format", "f", "units: a adaptive, b k m g t bits, B K M G T bytes")
 	fs.BoolVarP(&c.JSON, "json", "J", false, "one JSON document in iperf3's layout")
 	fs.BoolVar(&c.JSONStream, "json-stream", false, "one JSON object per line as the test runs")
+	fs.StringVarP(&c.ReportStyle, "reportstyle", "y", "", "C: iperf2's CSV lines (-y C) instead of text")
+	fs.BoolVarP(&c.Enhanced, "enhanced", "e", false, "iperf2's enhanced text: Write/Err, Rtry, Cwnd/RTT(var) and NetPwr columns")
 	fs.BoolVar(&c.Iperf3, "iperf3", false, "speak iperf3's protocol (found on its own when the server is iperf3)")
 	fs.Var(flagvalue.Duration(&c.RetryBusy), "retry-busy", "iperf3 servers: retry a busy server with backoff for up to this long")
 	fs.BoolVar(&c.Counters64, "udp-counters-64bit", false, "iperf3 servers: 64-bit UDP sequence numbers")
@@ -115,6 +122,16 @@ func (c *Client) Finish(fs *pflag.FlagSet) error {
 	}
 	if c.JSON && c.JSONStream {
 		return fmt.Errorf("--json and --json-stream: choose one")
+	}
+	switch c.ReportStyle {
+	case "":
+	case "C", "c":
+		c.ReportStyle = "C"
+	default:
+		return fmt.Errorf("-y %q: the one report style is C (iperf2's CSV)", c.ReportStyle)
+	}
+	if outputs := countTrue(c.JSON, c.JSONStream, c.ReportStyle != "", c.Enhanced); outputs > 1 {
+		return fmt.Errorf("--json, --json-stream, -y C and -e each choose the output: give one")
 	}
 	if c.ConnectTimeout <= 0 {
 		return fmt.Errorf("--connect-timeout: must be positive")
@@ -189,4 +206,14 @@ func ParseBottleneck(s string) (float64, error) {
 		return 0, fmt.Errorf("--bottleneck %s: want a rate such as 1g or 622m", s)
 	}
 	return r, nil
+}
+
+func countTrue(bs ...bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
 }

@@ -117,6 +117,8 @@ var refused = map[string]string{
 	"json":          "the daemon sets the output itself",
 	"json-stream":   "the daemon sets the output itself",
 	"csv":           "the daemon sets the output itself",
+	"reportstyle":   "the daemon sets the output itself",
+	"enhanced":      "the daemon sets the output itself",
 	"log-level":     "the daemon sets the output itself",
 	"log-format":    "the daemon sets the output itself",
 	"logfile":       "names a file: a test line may not",
@@ -132,7 +134,7 @@ var refused = map[string]string{
 	"version":       "not a measurement flag",
 }
 
-var shortRefused = map[string]string{"p": "port", "J": "json", "c": "client", "s": "server", "h": "help", "v": "version"}
+var shortRefused = map[string]string{"p": "port", "J": "json", "y": "reportstyle", "e": "enhanced", "c": "client", "s": "server", "h": "help", "v": "version"}
 
 // FlagSpec is how an allowed flag is written.
 type FlagSpec struct {

@@ -1,0 +1,430 @@
+package emit
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/units"
+)
+
+// iperf2's output, for users and scripts that read it: -y C (Iperf2CSV)
+// and -e (Iperf2Enhanced). Both show each stream from the local end, as
+// iperf2's client does: what it sent, or with -R what it received.
+
+// localSide is a flow's figures in a row as the local end saw them.
+type localSide struct {
+	id     int
+	role   string // the flow's sender's role
+	sends  bool   // the local end sends on it
+	si     *result.StreamInterval
+	span   result.Span
+	stream *result.Stream // the local end's totals, in Summary
+}
+
+// localSides lists a row's flows from the local end, in ID order.
+func localSides(r *result.Result, row result.IntervalRow) []localSide {
+	var out []localSide
+	for _, f := range row.Flows {
+		role := senderRoleOf(f.SenderRole)
+		ls := localSide{id: f.ID, role: role, sends: role == r.Local.Role}
+		if ls.sends {
+			ls.si, ls.span = f.Sent, f.SentSpan
+		} else {
+			ls.si, ls.span = f.Received, f.ReceivedSpan
+		}
+		// A receiver's tail can take back bytes its kernel counted in
+		// the rows before (they add up to the totals): iperf2's columns
+		// have no negative count, so such a row is left out.
+		if ls.si != nil && ls.si.Bytes >= 0 {
+			out = append(out, ls)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
+	return out
+}
+
+// streamAddrs are a stream's ends for iperf2's CSV columns.
+type streamAddrs struct {
+	localHost, remoteHost string
+	localPort, remotePort int
+}
+
+func addrsOf(local, remote string) streamAddrs {
+	lh, lp := splitAddrNum(local)
+	rh, rp := splitAddrNum(remote)
+	return streamAddrs{localHost: lh, localPort: lp, remoteHost: rh, remotePort: rp}
+}
+
+// Iperf2CSV writes iperf2's -y C lines: per stream and interval
+// timestamp,source_address,source_port,destination_address,
+// destination_port,transfer_id,interval,transferred_bytes,bits_per_second,
+// and for a UDP receiver's figures jitter (ms), lost, total datagrams,
+// loss percent and out-of-order datagrams. Several streams add a sum line
+// with transfer ID -1; the last lines are the whole test's. A UDP
+// client that sends ends each stream with the server's figures, as
+// iperf2's server report. The byte counts are exact.
+type Iperf2CSV struct {
+	W io.Writer
+
+	start time.Time
+	addrs map[int]streamAddrs
+}
+
+// Header notes the streams' addresses and the start time.
+func (c *Iperf2CSV) Header(h Header) error {
+	c.start = h.StartedAt
+	if c.start.IsZero() {
+		c.start = time.Now()
+	}
+	c.addrs = map[int]streamAddrs{}
+	for _, s := range h.Streams {
+		c.addrs[s.ID] = addrsOf(s.LocalAddr, s.RemoteAddr) // the client's view
+	}
+	return nil
+}
+
+// Interval writes a line per stream of the local end, and a sum line.
+func (c *Iperf2CSV) Interval(r *result.Result, row result.IntervalRow) error {
+	if row.Omitted {
+		return nil // iperf2 has no omitted start; its lines add up to its totals
+	}
+	var b strings.Builder
+	sides := localSides(r, row)
+	for _, ls := range sides {
+		c.line(&b, row.End, ls.id, row.Start, row.End, ls.si.Bytes, ls.span.Seconds(), csvUDP(ls.sends, ls.si.UDP))
+	}
+	c.sums(&b, r, sides, row.Start, row.End, func(ls localSide) (int64, float64) { return ls.si.Bytes, ls.span.Seconds() })
+	_, err := io.WriteString(c.W, b.String())
+	return err
+}
+
+// Summary writes the whole test's lines.
+func (c *Iperf2CSV) Summary(r *result.Result) error {
+	if c.addrs == nil {
+		c.addrs = map[int]streamAddrs{}
+		c.start = r.StartedAt
+	}
+	var b strings.Builder
+	var sides []localSide
+	for _, f := range r.Flows() {
+		role := senderRoleOf(f.SenderRole)
+		ls := localSide{id: f.ID, role: role, sends: role == r.Local.Role, stream: f.Received}
+		if ls.sends {
+			ls.stream = f.Sent
+		}
+		if ls.stream == nil {
+			continue
+		}
+		if _, ok := c.addrs[f.ID]; !ok {
+			c.addrs[f.ID] = addrsOf(ls.stream.LocalAddr, ls.stream.RemoteAddr)
+		}
+		sides = append(sides, ls)
+		s := ls.stream
+		c.line(&b, s.End, ls.id, s.Start, s.End, s.Bytes, s.Seconds(), csvUDP(ls.sends, s.UDP))
+	}
+	c.sums(&b, r, sides, 0, 0, func(ls localSide) (int64, float64) { return ls.stream.Bytes, ls.stream.Seconds() })
+	// A UDP sender's server report: the receiver's figures.
+	for _, f := range r.Flows() {
+		if senderRoleOf(f.SenderRole) == r.Local.Role && f.Received != nil && f.Received.UDP != nil {
+			s := f.Received
+			c.line(&b, s.End, f.ID, s.Start, s.End, s.Bytes, s.Seconds(), csvUDP(false, s.UDP))
+		}
+	}
+	_, err := io.WriteString(c.W, b.String())
+	return err
+}
+
+// sums adds a sum line (ID -1) per direction with several streams; a
+// zero span takes the streams' own.
+func (c *Iperf2CSV) sums(b *strings.Builder, r *result.Result, sides []localSide, start, end float64, fig func(localSide) (int64, float64)) {
+	for _, role := range []string{result.RoleClient, result.RoleServer} {
+		var bytes int64
+		var n int
+		var seconds float64
+		s0, e0 := start, end
+		for _, ls := range sides {
+			if ls.role != role {
+				continue
+			}
+			by, sec := fig(ls)
+			bytes += by
+			seconds = max(seconds, sec)
+			if ls.stream != nil {
+				if n == 0 || ls.stream.Start < s0 {
+					s0 = ls.stream.Start
+				}
+				e0 = max(e0, ls.stream.End)
+			}
+			n++
+		}
+		if n < 2 {
+			continue
+		}
+		if end > start {
+			seconds = end - start
+		} else {
+			seconds = e0 - s0
+		}
+		c.line(b, e0, -1, s0, e0, bytes, seconds, "")
+	}
+}
+
+// line writes one CSV line; at is the report's time since the start.
+func (c *Iperf2CSV) line(b *strings.Builder, at float64, id int, start, end float64, bytes int64, seconds float64, udp string) {
+	a := c.addrs[id]
+	if id == -1 {
+		for _, x := range c.addrs { // a sum: the hosts, without a port
+			a = x
+			a.localPort = 0
+			break
+		}
+	}
+	ts := c.start.Add(time.Duration(at * float64(time.Second))).Local().Format("20060102150405")
+	fmt.Fprintf(b, "%s,%s,%d,%s,%d,%d,%.1f-%.1f,%d,%d%s\n", ts, a.localHost, a.localPort, a.remoteHost, a.remotePort,
+		id, start, end, bytes, int64(result.Rate(bytes, seconds)), udp)
+}
+
+// csvUDP is a UDP receiver's extra columns.
+func csvUDP(sends bool, u *result.UDP) string {
+	if sends || u == nil {
+		return ""
+	}
+	return fmt.Sprintf(",%.3f,%d,%d,%.3f,%d", u.JitterMs, u.Lost, u.Expected, u.LostPercent(), u.Reordered)
+}
+
+// Iperf2Enhanced writes iperf2's enhanced text (-e, as iperf2 2.1 prints
+// it with -e -i 1): a TCP sender's rows add Write/Err (writes, and
+// failed writes), Rtry (retransmits), Cwnd/RTT(var) and NetPwr (the
+// rate in bytes/s over the RTT, scaled by 1e-6), a UDP sender's Write/Err
+// and PPS; a receiver's rows are iperf2's plain ones, with jitter and
+// loss for UDP. A row's writes are its bytes over the write length (-l),
+// as every write of a timed test is whole; the total line has the writes
+// counted.
+type Iperf2Enhanced struct {
+	W   io.Writer
+	Opt Options
+
+	columnsDone bool
+	lastTCP     map[int]result.StreamInterval // each stream's last sample, for its total line
+}
+
+const iperf2Rule = "------------------------------------------------------------"
+
+// Header writes iperf2's client banner and the streams' connections.
+func (e *Iperf2Enhanced) Header(h Header) error {
+	var b strings.Builder
+	host, port := splitAddr(h.ServerAddr)
+	proto := "TCP"
+	if isUDP(h.Spec) {
+		proto = "UDP"
+	}
+	fmt.Fprintln(&b, iperf2Rule)
+	fmt.Fprintf(&b, "Client connecting to %s, %s port %s (%d flows)\n", host, proto, port, len(h.Streams))
+	if proto == "UDP" {
+		fmt.Fprintf(&b, "Sending %d byte datagrams\n", h.Spec.Length)
+	} else {
+		fmt.Fprintf(&b, "Write buffer size: %d Byte\n", h.Spec.Length)
+	}
+	if len(h.Streams) > 0 {
+		sock := h.Streams[0].Socket
+		size := sock.SndBufGranted
+		if !h.Streams[0].Sender {
+			size = sock.RcvBufGranted
+		}
+		what := "TCP window size"
+		if proto == "UDP" {
+			what = "UDP buffer size"
+		}
+		note := "(default)"
+		if h.Spec.Window > 0 {
+			note = fmt.Sprintf("(WARNING: requested %s)", iperf2Size(h.Spec.Window))
+		}
+		fmt.Fprintf(&b, "%s: %s %s\n", what, iperf2Size(size), note)
+	}
+	fmt.Fprintln(&b, iperf2Rule)
+	for _, s := range h.Streams {
+		fmt.Fprintf(&b, "[%3d] local %s connected with %s\n", s.ID, describeAddr(s.LocalAddr), describeAddr(s.RemoteAddr))
+	}
+	_, err := io.WriteString(e.W, b.String())
+	return err
+}
+
+// iperf2Size renders a buffer size as iperf2 does: "85.0 KByte".
+func iperf2Size(n int64) string {
+	return strings.TrimSuffix(strings.TrimSpace(window(uint64(max(n, 0)))), "s")
+}
+
+// Interval writes a row per stream of the local end, and [SUM] rows.
+func (e *Iperf2Enhanced) Interval(r *result.Result, row result.IntervalRow) error {
+	if row.Omitted {
+		return nil
+	}
+	var b strings.Builder
+	sides := localSides(r, row)
+	if !e.columnsDone && len(sides) > 0 {
+		e.columnsDone = true
+		b.WriteString(iperf2Columns(r, sides[0].sends))
+	}
+	if e.lastTCP == nil {
+		e.lastTCP = map[int]result.StreamInterval{}
+	}
+	for _, ls := range sides {
+		if ls.si.HasTCPInfo {
+			e.lastTCP[ls.id] = *ls.si
+		}
+		writes := ceilDiv(ls.si.Bytes, int64(r.Spec.Length))
+		if ls.si.UDP != nil && ls.sends {
+			writes = ls.si.UDP.Sent
+		}
+		b.WriteString(e.row(r, fmt.Sprintf("[%3d]", ls.id), row.Start, row.End, ls.sends, ls.si.Bytes, ls.span.Seconds(),
+			writes, ls.si.Retransmits, ls.si, ls.si.UDP))
+	}
+	e.sumRows(&b, r, sides, row.Start, row.End)
+	_, err := io.WriteString(e.W, b.String())
+	return err
+}
+
+// iperf2Columns is the column header of the local end's rows.
+func iperf2Columns(r *result.Result, sends bool) string {
+	switch {
+	case sends && isUDP(r.Spec):
+		return "[ ID] Interval        Transfer     Bandwidth      Write/Err  PPS\n"
+	case sends:
+		return "[ ID] Interval        Transfer    Bandwidth       Write/Err  Rtry     Cwnd/RTT(var)        NetPwr\n"
+	case isUDP(r.Spec):
+		return "[ ID] Interval        Transfer     Bandwidth        Jitter   Lost/Total Datagrams\n"
+	}
+	return "[ ID] Interval        Transfer     Bandwidth\n"
+}
+
+// row renders one stream's (or a sum's, si nil) row.
+func (e *Iperf2Enhanced) row(r *result.Result, tag string, start, end float64, sends bool, bytes int64, seconds float64,
+	writes, retr int64, si *result.StreamInterval, u *result.UDP) string {
+	transfer := strings.TrimSpace(units.FormatTransfer(float64(bytes), e.Opt.Format))
+	rate := result.Rate(bytes, seconds)
+	head := fmt.Sprintf("%s %4.2f-%4.2f sec  %s  %s", tag, start, end, transfer, strings.TrimSpace(units.FormatRate(rate, e.Opt.Format)))
+	switch {
+	case sends && u != nil:
+		pps := 0.0
+		if seconds > 0 {
+			pps = float64(u.Sent) / seconds
+		}
+		return fmt.Sprintf("%s  %d/%d %8.0f pps\n", head, writes, u.SendErrors, pps)
+	case sends && !isUDP(r.Spec):
+		if si == nil || !si.HasTCPInfo {
+			return fmt.Sprintf("%s  %d/0 %10d\n", head, writes, retr)
+		}
+		return fmt.Sprintf("%s  %d/0 %10d %8dK/%d(%d) us  %s\n", head, writes, retr, si.CwndBytes/1024, si.RTTus, si.RTTVarus,
+			netPower(rate, si.RTTus))
+	case u != nil:
+		return fmt.Sprintf("%s  %6.3f ms %d/%d (%.2g%%)\n", head, u.JitterMs, u.Lost, u.Expected, u.LostPercent())
+	}
+	return head + "\n"
+}
+
+// sumRows writes a [SUM] row per direction with several streams.
+func (e *Iperf2Enhanced) sumRows(b *strings.Builder, r *result.Result, sides []localSide, start, end float64) {
+	for _, role := range []string{result.RoleClient, result.RoleServer} {
+		var bytes, writes, retr int64
+		n := 0
+		sends := false
+		for _, ls := range sides {
+			if ls.role != role {
+				continue
+			}
+			n++
+			sends = ls.sends
+			if ls.stream != nil {
+				bytes += ls.stream.Bytes
+				writes += ls.stream.Calls
+				retr += ls.stream.Retransmits
+			} else {
+				bytes += ls.si.Bytes
+				writes += ceilDiv(ls.si.Bytes, int64(r.Spec.Length))
+				retr += ls.si.Retransmits
+			}
+		}
+		if n < 2 {
+			continue
+		}
+		var u *result.UDP
+		if sends && isUDP(r.Spec) {
+			u = &result.UDP{Sent: writes}
+		}
+		b.WriteString(e.row(r, "[SUM]", start, end, sends, bytes, end-start, writes, retr, nil, u))
+	}
+}
+
+// Summary writes each stream's total row, and a UDP sender's server
+// report.
+func (e *Iperf2Enhanced) Summary(r *result.Result) error {
+	var b strings.Builder
+	var sides []localSide
+	var start, end float64
+	for _, f := range r.Flows() {
+		role := senderRoleOf(f.SenderRole)
+		ls := localSide{id: f.ID, role: role, sends: role == r.Local.Role, stream: f.Received}
+		if ls.sends {
+			ls.stream = f.Sent
+		}
+		if ls.stream == nil {
+			continue
+		}
+		s := ls.stream
+		if len(sides) == 0 || s.Start < start {
+			start = s.Start
+		}
+		end = max(end, s.End)
+		sides = append(sides, ls)
+		var last *result.StreamInterval
+		if li, ok := e.lastTCP[f.ID]; ok {
+			last = &li
+		}
+		writes := s.Calls
+		if s.UDP != nil && ls.sends {
+			writes = s.UDP.Sent
+		}
+		b.WriteString(e.row(r, fmt.Sprintf("[%3d]", f.ID), s.Start, s.End, ls.sends, s.Bytes, s.Seconds(), writes, s.Retransmits, last, s.UDP))
+		if ls.sends && s.UDP != nil {
+			fmt.Fprintf(&b, "[%3d] Sent %d datagrams\n", f.ID, s.UDP.Sent)
+			if rcv := f.Received; rcv != nil && rcv.UDP != nil {
+				fmt.Fprintf(&b, "[%3d] Server Report:\n", f.ID)
+				b.WriteString(e.row(r, fmt.Sprintf("[%3d]", f.ID), rcv.Start, rcv.End, false, rcv.Bytes, rcv.Seconds(), 0, 0, nil, rcv.UDP))
+			}
+		}
+	}
+	e.sumRows(&b, r, sides, start, end)
+	if r.Error != "" {
+		fmt.Fprintf(&b, "wireperf: test ended early: %s\n", r.Error)
+	}
+	_, err := io.WriteString(e.W, b.String())
+	return err
+}
+
+// netPower is iperf2's NetPwr: bytes per second over the RTT in
+// seconds, times 1e-6, printed as iperf2 prints it.
+func netPower(bitsPerSecond float64, rttUs uint32) string {
+	if rttUs == 0 {
+		return "NAN"
+	}
+	p := 1e-6 * (bitsPerSecond / 8) / (float64(rttUs) * 1e-6)
+	switch {
+	case p > 100:
+		return fmt.Sprintf("%.0f", p)
+	case p > 10:
+		return fmt.Sprintf("%.2f", p)
+	}
+	return fmt.Sprintf("%f", p)
+}
+
+func ceilDiv(a, b int64) int64 {
+	if b <= 0 {
+		return 0
+	}
+	return int64(math.Ceil(float64(a) / float64(b)))
+}

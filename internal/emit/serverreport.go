@@ -1,0 +1,234 @@
+package emit
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/spec"
+)
+
+// ServerReport writes a server's own report of each test it ran, as
+// iperf3 -s prints one: the accepted connection, the interval rows and
+// the summary with both ends' figures, in the client's text layout. A
+// server runs many tests at once, so every line starts with the test's
+// ID and client ("[t3 10.0.0.2:51234] "), and each test's report is one
+// Write: reports never land inside one another.
+//
+// The rows are written when the test ends, from the server's record of
+// it: the server's bulk test hands its rows to no one while it runs.
+type ServerReport struct {
+	W   io.Writer
+	Opt Options
+	// Interval is the server's -i: the rows' length, 0 for none. A test's
+	// rows are cut at the client's -i; they are joined into rows of
+	// Interval when it is a whole multiple of the client's.
+	Interval time.Duration
+	// JSON writes one compact JSON document per test and line (JSON
+	// Lines): {"test":…,"peer":…,"result":…}, the result in the layout
+	// of the client's -J.
+	JSON bool
+
+	mu sync.Mutex
+}
+
+// Write reports one test: id names it ("t3"), peer is its client.
+func (s *ServerReport) Write(id, peer string, r *result.Result) error {
+	var out []byte
+	var err error
+	if s.JSON {
+		out, err = s.jsonLine(id, peer, r)
+	} else {
+		out, err = s.text(id, peer, r)
+	}
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, err = s.W.Write(out)
+	return err
+}
+
+// jsonLine is the test's JSON document on one line.
+func (s *ServerReport) jsonLine(id, peer string, r *result.Result) ([]byte, error) {
+	var doc bytes.Buffer
+	if r.Spec.Protocol == spec.RR {
+		err := (&RRJSON{W: &doc}).Write(r)
+		if err != nil {
+			return nil, err
+		}
+	} else if err := (&JSON{W: &doc, Opt: s.Opt}).Write(r); err != nil {
+		return nil, err
+	}
+	line, err := json.Marshal(struct {
+		Test   string          `json:"test"`
+		Peer   string          `json:"peer"`
+		Result json.RawMessage `json:"result"`
+	}{id, peer, json.RawMessage(doc.Bytes())})
+	if err != nil {
+		return nil, err
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, line); err != nil {
+		return nil, err
+	}
+	compact.WriteByte('\n')
+	return compact.Bytes(), nil
+}
+
+// text is the test's text report, every line prefixed.
+func (s *ServerReport) text(id, peer string, r *result.Result) ([]byte, error) {
+	var body bytes.Buffer
+	if r.Spec.Protocol == spec.RR {
+		if err := (&RRText{W: &body, Opt: s.Opt, From: peer}).Write(r); err != nil {
+			return nil, err
+		}
+	} else {
+		t := &Text{W: &body, Opt: s.Opt, ServerSide: true, OneEnd: true}
+		if err := t.Header(HeaderFromResult(r)); err != nil {
+			return nil, err
+		}
+		if s.Interval > 0 {
+			rows, note := serverRows(r, s.Interval)
+			if note != "" {
+				fmt.Fprintln(&body, note)
+			}
+			for _, row := range rows.IntervalRows() {
+				if err := t.Interval(rows, row); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if err := t.Summary(r); err != nil {
+			return nil, err
+		}
+	}
+	prefix := fmt.Sprintf("[%s %s] ", id, peer)
+	var out bytes.Buffer
+	for _, line := range strings.SplitAfter(body.String(), "\n") {
+		if line == "" {
+			continue
+		}
+		out.WriteString(prefix)
+		out.WriteString(line)
+	}
+	return out.Bytes(), nil
+}
+
+// serverRows is r with its rows joined into rows of every, when every is
+// a whole multiple of the test's own interval; otherwise r as it is, and
+// a note that says why its rows are not of the server's length.
+func serverRows(r *result.Result, every time.Duration) (*result.Result, string) {
+	own := r.Spec.Interval
+	switch {
+	case own <= 0:
+		return r, ""
+	case every == own:
+		return r, ""
+	case every%own != 0:
+		return r, fmt.Sprintf("Rows every %v, the client's -i: the server's -i %v is not a whole multiple of it", own, every)
+	}
+	k := int(every / own)
+	joined := *r
+	joined.Local = joinEnd(r.Local, k)
+	joined.Remote = joinEnd(r.Remote, k)
+	return &joined, ""
+}
+
+// joinEnd joins an end's settled rows k at a time; its tail stays a row
+// of its own. Both ends number their rows alike, so the joined rows of
+// the two ends still pair by index.
+func joinEnd(e result.End, k int) result.End {
+	settled := e.SettledIntervals()
+	// The settlements are in the rows now; the joined rows must not get
+	// them again.
+	e.Streams = append([]result.Stream(nil), e.Streams...)
+	for i := range e.Streams {
+		e.Streams[i].UDPSettlements = nil
+	}
+	var out []result.Interval
+	for _, iv := range settled {
+		index := iv.Index / k
+		if iv.Tail {
+			index = (iv.Index + k - 1) / k
+		}
+		if n := len(out); n > 0 && out[n-1].Index == index && !out[n-1].Tail && !iv.Tail {
+			last := &out[n-1]
+			last.End = iv.End
+			last.Omitted = last.Omitted && iv.Omitted
+			last.Streams = joinStreams(last.Streams, iv.Streams)
+			continue
+		}
+		iv.Index = index
+		iv.Streams = append([]result.StreamInterval(nil), iv.Streams...)
+		out = append(out, iv)
+	}
+	e.Intervals = out
+	return e
+}
+
+// joinStreams adds a row's stream figures to the rows before it: counts
+// add up, figures sampled at a row's end (window, RTT, jitter) are the
+// later row's.
+func joinStreams(into, next []result.StreamInterval) []result.StreamInterval {
+	for _, n := range next {
+		i := 0
+		for i < len(into) && (into[i].ID != n.ID || into[i].Sender != n.Sender) {
+			i++
+		}
+		if i == len(into) {
+			into = append(into, n)
+			continue
+		}
+		a := &into[i]
+		a.Bytes += n.Bytes
+		a.AppBytes += n.AppBytes
+		a.OutOfOrder += n.OutOfOrder
+		a.Delivered += n.Delivered
+		a.Retransmits += n.Retransmits
+		a.Backlog = n.Backlog
+		a.KernelCounted = a.KernelCounted || n.KernelCounted
+		a.HasDelivered = a.HasDelivered || n.HasDelivered
+		if n.HasTCPInfo {
+			a.HasTCPInfo = true
+			a.CwndBytes, a.SndWnd, a.RTTus, a.RTTVarus, a.PMTU = n.CwndBytes, n.SndWnd, n.RTTus, n.RTTVarus, n.PMTU
+		}
+		a.UDP = joinUDP(a.UDP, n.UDP)
+	}
+	return into
+}
+
+func joinUDP(a, b *result.UDP) *result.UDP {
+	if a == nil || b == nil {
+		if b != nil {
+			c := *b
+			return &c
+		}
+		return a
+	}
+	u := *a
+	u.Sent += b.Sent
+	u.SendErrors += b.SendErrors
+	u.Received += b.Received
+	u.Lost += b.Lost
+	u.Late += b.Late
+	u.Duplicates += b.Duplicates
+	u.Reordered += b.Reordered
+	u.Expected += b.Expected
+	u.Invalid += b.Invalid
+	u.Forged += b.Forged
+	u.JitterSamples += b.JitterSamples
+	u.GROBatches += b.GROBatches
+	u.ReorderMaxExtent = max(u.ReorderMaxExtent, b.ReorderMaxExtent)
+	u.Provisional = u.Provisional || b.Provisional
+	u.JitterMs, u.JitterMethod, u.TimestampSource = b.JitterMs, b.JitterMethod, b.TimestampSource
+	// Distributions and the pacing verdicts of single rows do not add up.
+	u.IPDV, u.PDV, u.OWD, u.Spacing, u.Schedule = nil, nil, nil, nil, nil
+	return &u
+}
