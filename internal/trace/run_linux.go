@@ -1,0 +1,164 @@
+package trace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/netip"
+	"os"
+	"time"
+
+	"golang.org/x/net/icmp"
+	"golang.org/x/net/ipv4"
+)
+
+// payload is what a probe carries: nothing a router reads, named so a
+// capture tells who sent it.
+var payload = []byte("wireperf trace probe")
+
+// run sends the probes hop by hop: a hop's probes go out together, and
+// their answers are read from a raw ICMP socket until all came or the
+// probe timeout passed. A raw socket is what reads a router's time
+// exceeded for a UDP probe; Linux's unprivileged ICMP sockets hand those
+// only to the socket that sent the probe, through its error queue.
+func run(ctx context.Context, dst netip.Addr, cfg Config, r *Report) error {
+	ic, err := icmp.ListenPacket("ip4:icmp", "0.0.0.0")
+	if err != nil {
+		if errors.Is(err, os.ErrPermission) {
+			return errors.New("trace: reading ICMP needs a raw socket: run as root or with CAP_NET_RAW")
+		}
+		return fmt.Errorf("trace: a raw ICMP socket: %w", err)
+	}
+	defer ic.Close()
+	// Cancelling ctx ends the read that waits.
+	stop := context.AfterFunc(ctx, func() { ic.SetReadDeadline(time.Now()) })
+	defer stop()
+
+	var udp *net.UDPConn
+	var udpTTL *ipv4.Conn
+	var srcPort uint16
+	if cfg.Proto == UDP {
+		if udp, err = net.ListenUDP("udp4", nil); err != nil {
+			return fmt.Errorf("trace: a UDP socket: %w", err)
+		}
+		defer udp.Close()
+		udpTTL = ipv4.NewConn(udp)
+		srcPort = uint16(udp.LocalAddr().(*net.UDPAddr).Port)
+	}
+	// The echo identifier tells this trace's answers from other
+	// processes' on the same host: every raw ICMP socket reads them all.
+	id := uint16(rand.Uint32())
+	deadline := time.Now().Add(cfg.Bound())
+	buf := make([]byte, 1500)
+	seq := 0
+	for ttl := 1; ttl <= cfg.MaxHops; ttl++ {
+		if !time.Now().Before(deadline) {
+			r.Note = fmt.Sprintf("stopped at hop %d: the trace's time bound of %v ran out", ttl, cfg.Bound())
+			return nil
+		}
+		hop := newHop(ttl, cfg.Probes)
+		probes := make([]Probe, cfg.Probes)
+		sent := make([]time.Time, cfg.Probes)
+		if cfg.Proto == UDP {
+			err = udpTTL.SetTTL(ttl)
+		} else {
+			err = ic.IPv4PacketConn().SetTTL(ttl)
+		}
+		if err != nil {
+			return fmt.Errorf("trace: setting TTL %d: %w", ttl, err)
+		}
+		for i := range probes {
+			p := Probe{Proto: cfg.Proto, Dst: dst, SrcPort: srcPort, DstPort: uint16(BasePort + seq), ID: id, Seq: uint16(seq)}
+			seq++
+			sent[i] = time.Now()
+			if err := send(ic, udp, p); err != nil {
+				return fmt.Errorf("trace: probe at TTL %d: %w", ttl, err)
+			}
+			probes[i] = p
+		}
+		hopDeadline := time.Now().Add(cfg.ProbeTimeout)
+		if hopDeadline.After(deadline) {
+			hopDeadline = deadline
+		}
+		stopped := false // an unreachable from a router: nothing goes further
+		for answered := 0; answered < cfg.Probes; {
+			ic.SetReadDeadline(hopDeadline)
+			n, from, err := ic.ReadFrom(buf)
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				break
+			}
+			if err != nil {
+				return fmt.Errorf("trace: reading ICMP: %w", err)
+			}
+			at := time.Now()
+			rep, err := ParseReply(buf[:n])
+			if err != nil {
+				continue // another's ICMP, or not about a probe
+			}
+			fromAddr := addrOf(from)
+			for i, p := range probes {
+				if !isNaN(hop.RTTs[i]) || !rep.Matches(p) {
+					continue
+				}
+				// An echo reply is the destination's only when it comes
+				// from it.
+				if rep.Kind == EchoReply && fromAddr != dst {
+					break
+				}
+				hop.RTTs[i] = ms(at.Sub(sent[i]))
+				answered++
+				if hop.Addr == "" {
+					hop.Addr = fromAddr.String()
+				}
+				switch {
+				case rep.Kind == EchoReply, rep.Kind == Unreachable && fromAddr == dst:
+					hop.Reached = true
+				case rep.Kind == Unreachable:
+					stopped = true
+				}
+				break
+			}
+		}
+		r.Hops = append(r.Hops, hop)
+		if hop.Reached {
+			r.Reached = true
+			return nil
+		}
+		if stopped {
+			r.Note = fmt.Sprintf("stopped at hop %d: %s answered unreachable", ttl, hop.Addr)
+			return nil
+		}
+	}
+	return nil
+}
+
+func send(ic *icmp.PacketConn, udp *net.UDPConn, p Probe) error {
+	if p.Proto == UDP {
+		_, err := udp.WriteToUDPAddrPort(payload, netip.AddrPortFrom(p.Dst, p.DstPort))
+		return err
+	}
+	m := icmp.Message{Type: ipv4.ICMPTypeEcho, Body: &icmp.Echo{ID: int(p.ID), Seq: int(p.Seq), Data: payload}}
+	b, err := m.Marshal(nil)
+	if err != nil {
+		return err
+	}
+	_, err = ic.WriteTo(b, &net.IPAddr{IP: p.Dst.AsSlice()})
+	return err
+}
+
+func addrOf(a net.Addr) netip.Addr {
+	if ip, ok := a.(*net.IPAddr); ok {
+		if x, ok := netip.AddrFromSlice(ip.IP); ok {
+			return x.Unmap()
+		}
+	}
+	return netip.Addr{}
+}
+
+func isNaN(f float64) bool { return f != f }

@@ -1,0 +1,46 @@
+package trace
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestRunLoopback traces to loopback, where the first hop is the
+// destination: it answers a UDP probe with a port unreachable and an
+// echo request with a reply.
+func TestRunLoopback(t *testing.T) {
+	for _, proto := range []Proto{UDP, ICMP} {
+		t.Run(string(proto), func(t *testing.T) {
+			if os.Geteuid() != 0 {
+				t.Skip("needs root: a raw ICMP socket")
+			}
+			cfg := Config{Proto: proto, MaxHops: 4, Probes: 2, ProbeTimeout: 2 * time.Second}
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			r, err := Run(ctx, "127.0.0.1", cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !r.Reached || len(r.Hops) != 1 || r.Hops[0].Addr != "127.0.0.1" || !r.Hops[0].Reached {
+				t.Fatalf("report %+v, want 127.0.0.1 reached at hop 1", r)
+			}
+			for _, rtt := range r.Hops[0].RTTs {
+				if !(rtt >= 0) {
+					t.Fatalf("RTTs %v: a probe unanswered on loopback", r.Hops[0].RTTs)
+				}
+			}
+		})
+	}
+}
+
+func TestRunRefuses(t *testing.T) {
+	if _, err := Run(context.Background(), "::1", DefaultConfig()); err == nil || !strings.Contains(err.Error(), "IPv4") {
+		t.Fatalf("IPv6: %v", err)
+	}
+	if _, err := Run(context.Background(), "127.0.0.1", Config{Proto: UDP}); err == nil {
+		t.Fatal("an empty config ran")
+	}
+}
