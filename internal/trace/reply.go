@@ -32,6 +32,7 @@ type Reply struct {
 	// Dst is the quoted datagram's destination (zero for an echo reply).
 	Dst              netip.Addr
 	SrcPort, DstPort uint16 // a quoted UDP datagram's ports
+	UDPLen           uint16 // and its length
 	ID, Seq          uint16 // a quoted echo request's, or an echo reply's
 }
 
@@ -40,7 +41,12 @@ type Probe struct {
 	Proto            Proto
 	Dst              netip.Addr
 	SrcPort, DstPort uint16 // UDP
-	ID, Seq          uint16 // ICMP echo
+	// UDPLen tells a trace's UDP probes apart: they all share one flow
+	// (addresses and ports), so that a router balancing flows over
+	// equal-cost paths sends every probe the same way, and each has its
+	// own length instead (as Paris traceroute keeps the flow).
+	UDPLen  uint16
+	ID, Seq uint16 // ICMP echo
 }
 
 // Matches says r answers p.
@@ -55,7 +61,7 @@ func (r Reply) Matches(p Probe) bool {
 		return false
 	}
 	if p.Proto == UDP {
-		return r.SrcPort == p.SrcPort && r.DstPort == p.DstPort
+		return r.SrcPort == p.SrcPort && r.DstPort == p.DstPort && r.UDPLen == p.UDPLen
 	}
 	return r.ID == p.ID && r.Seq == p.Seq
 }
@@ -125,6 +131,7 @@ func (r *Reply) readQuoted(q []byte) error {
 	case 17: // UDP
 		r.Proto = UDP
 		r.SrcPort, r.DstPort = binary.BigEndian.Uint16(l4[0:]), binary.BigEndian.Uint16(l4[2:])
+		r.UDPLen = binary.BigEndian.Uint16(l4[4:])
 	case 1: // ICMP
 		if l4[0] != byte(ipv4.ICMPTypeEcho) {
 			return fmt.Errorf("%w: quotes an ICMP message of type %d", ErrNotProbeReply, l4[0])

@@ -22,6 +22,7 @@ func quotedUDP(dst netip.Addr, src, dport uint16) []byte {
 	copy(b[16:20], d[:])
 	binary.BigEndian.PutUint16(b[20:], src)
 	binary.BigEndian.PutUint16(b[22:], dport)
+	binary.BigEndian.PutUint16(b[24:], 40)
 	return b
 }
 
@@ -48,7 +49,7 @@ func marshal(t testing.TB, m icmp.Message) []byte {
 
 func TestParseReply(t *testing.T) {
 	dst := netip.MustParseAddr("198.51.100.7")
-	udpProbe := Probe{Proto: UDP, Dst: dst, SrcPort: 40001, DstPort: BasePort + 4}
+	udpProbe := Probe{Proto: UDP, Dst: dst, SrcPort: 40001, DstPort: BasePort + 4, UDPLen: 40}
 	echoProbe := Probe{Proto: ICMP, Dst: dst, ID: 0x1234, Seq: 9}
 	cases := []struct {
 		name  string
@@ -58,12 +59,12 @@ func TestParseReply(t *testing.T) {
 		other Probe // one it must not match
 	}{
 		{"time exceeded for UDP", icmp.Message{Type: ipv4.ICMPTypeTimeExceeded, Body: &icmp.TimeExceeded{Data: quotedUDP(dst, 40001, BasePort+4)}},
-			TimeExceeded, udpProbe, Probe{Proto: UDP, Dst: dst, SrcPort: 40001, DstPort: BasePort + 5}},
+			TimeExceeded, udpProbe, Probe{Proto: UDP, Dst: dst, SrcPort: 40001, DstPort: BasePort + 4, UDPLen: 41}},
 		{"port unreachable for UDP", icmp.Message{Type: ipv4.ICMPTypeDestinationUnreachable, Code: 3, Body: &icmp.DstUnreach{Data: quotedUDP(dst, 40001, BasePort+4)}},
-			Unreachable, udpProbe, Probe{Proto: UDP, Dst: netip.MustParseAddr("198.51.100.8"), SrcPort: 40001, DstPort: BasePort + 4}},
+			Unreachable, udpProbe, Probe{Proto: UDP, Dst: netip.MustParseAddr("198.51.100.8"), SrcPort: 40001, DstPort: BasePort + 4, UDPLen: 40}},
 		{"time exceeded for echo", icmp.Message{Type: ipv4.ICMPTypeTimeExceeded, Body: &icmp.TimeExceeded{Data: quotedEcho(dst, 0x1234, 9)}},
 			TimeExceeded, echoProbe, Probe{Proto: ICMP, Dst: dst, ID: 0x1235, Seq: 9}},
-		{"echo reply", icmp.Message{Type: ipv4.ICMPTypeEchoReply, Body: &icmp.Echo{ID: 0x1234, Seq: 9, Data: payload}},
+		{"echo reply", icmp.Message{Type: ipv4.ICMPTypeEchoReply, Body: &icmp.Echo{ID: 0x1234, Seq: 9, Data: []byte("probe")}},
 			EchoReply, echoProbe, Probe{Proto: ICMP, Dst: dst, ID: 0x1234, Seq: 10}},
 	}
 	for _, c := range cases {

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"strings"
 	"time"
 
 	"golang.org/x/net/icmp"
@@ -15,8 +16,21 @@ import (
 )
 
 // payload is what a probe carries: nothing a router reads, named so a
-// capture tells who sent it.
-var payload = []byte("wireperf trace probe")
+// capture tells who sent it. A UDP probe carries seq more bytes of it
+// (Probe.UDPLen).
+var payload = []byte("wireperf trace probe" + strings.Repeat(".", MaxHopsLimit*MaxProbesLimit))
+
+// udpHeaderLen is a UDP header's length.
+const udpHeaderLen = 8
+
+// probePayload is the payload of a probe: ICMP's the name, UDP's seq
+// bytes longer.
+func probePayload(p Probe) []byte {
+	if p.Proto == UDP {
+		return payload[:int(p.UDPLen)-udpHeaderLen]
+	}
+	return payload[:len("wireperf trace probe")]
+}
 
 // run sends the probes hop by hop: a hop's probes go out together, and
 // their answers are read from a raw ICMP socket until all came or the
@@ -70,7 +84,8 @@ func run(ctx context.Context, dst netip.Addr, cfg Config, r *Report) error {
 			return fmt.Errorf("trace: setting TTL %d: %w", ttl, err)
 		}
 		for i := range probes {
-			p := Probe{Proto: cfg.Proto, Dst: dst, SrcPort: srcPort, DstPort: uint16(BasePort + seq), ID: id, Seq: uint16(seq)}
+			p := Probe{Proto: cfg.Proto, Dst: dst, SrcPort: srcPort, DstPort: BasePort, ID: id, Seq: uint16(seq),
+				UDPLen: uint16(udpHeaderLen + len("wireperf trace probe") + seq)}
 			seq++
 			sent[i] = time.Now()
 			if err := send(ic, udp, p); err != nil {
@@ -140,10 +155,10 @@ func run(ctx context.Context, dst netip.Addr, cfg Config, r *Report) error {
 
 func send(ic *icmp.PacketConn, udp *net.UDPConn, p Probe) error {
 	if p.Proto == UDP {
-		_, err := udp.WriteToUDPAddrPort(payload, netip.AddrPortFrom(p.Dst, p.DstPort))
+		_, err := udp.WriteToUDPAddrPort(probePayload(p), netip.AddrPortFrom(p.Dst, p.DstPort))
 		return err
 	}
-	m := icmp.Message{Type: ipv4.ICMPTypeEcho, Body: &icmp.Echo{ID: int(p.ID), Seq: int(p.Seq), Data: payload}}
+	m := icmp.Message{Type: ipv4.ICMPTypeEcho, Body: &icmp.Echo{ID: int(p.ID), Seq: int(p.Seq), Data: probePayload(p)}}
 	b, err := m.Marshal(nil)
 	if err != nil {
 		return err

@@ -26,7 +26,7 @@ type Proto string
 
 // The probes.
 const (
-	UDP  Proto = "udp"  // a UDP datagram to port BasePort+seq
+	UDP  Proto = "udp"  // a UDP datagram to port BasePort
 	ICMP Proto = "icmp" // an ICMP echo request
 )
 
@@ -46,9 +46,9 @@ const (
 	DefaultProbeTimeout = time.Second
 	MaxHopsLimit        = 64
 	MaxProbesLimit      = 10
-	// BasePort is the first UDP probe's destination port (traceroute's):
-	// ports above it are seldom open, so the destination answers with a
-	// port unreachable.
+	// BasePort is a UDP probe's destination port (traceroute's first):
+	// it is seldom open, so the destination answers with a port
+	// unreachable.
 	BasePort = 33434
 )
 
@@ -82,7 +82,7 @@ func (c Config) Check() error {
 		return fmt.Errorf("--probe-timeout %v: want more than 0, at most 1m", c.ProbeTimeout)
 	}
 	if c.Total < 0 {
-		return fmt.Errorf("--time-limit %v: want 0 (MaxHops × probe timeout) or more", c.Total)
+		return fmt.Errorf("total %v: want 0 (MaxHops × probe timeout) or more", c.Total)
 	}
 	return nil
 }
