@@ -190,6 +190,13 @@ func (d *Daemon) metricsSnapshot(ctx context.Context) (meshmetrics.Snapshot, err
 	for _, r := range waiting {
 		snap.QueueDepth[r.Source]++
 	}
+	changes, err := d.store.PathChanges(ctx)
+	if err != nil {
+		return snap, err
+	}
+	for p, n := range changes {
+		snap.PathChanges = append(snap.PathChanges, meshmetrics.PathChanges{Src: p.Source, Dst: p.Dest, Test: p.Test, Count: n})
+	}
 	return snap, nil
 }
 
