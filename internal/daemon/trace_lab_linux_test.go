@@ -160,6 +160,7 @@ func pathChanges(t *testing.T, a *lab.Host) string {
 			return a.Dial(ctx, nil, network, addr)
 		},
 	}}
+	defer client.CloseIdleConnections()
 	resp, err := client.Get("http://127.0.0.1:9464/metrics")
 	if err != nil {
 		t.Fatal(err)
