@@ -1,5 +1,5 @@
 // Package trace discovers the path to a host, as traceroute does: probes
-// of increasing TTL (UDP datagrams to unlikely ports, or ICMP echo
+// of increasing TTL (UDP datagrams to an unlikely port, or ICMP echo
 // requests), each router on the way answering with an ICMP time
 // exceeded, and the destination with a port unreachable or an echo
 // reply. A path is what a mesh records beside its throughput, so that a
