@@ -29,6 +29,7 @@ func (f *Trace) Register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.Cfg.Probes, "probes", f.Cfg.Probes, fmt.Sprintf("probes per hop (1 to %d)", trace.MaxProbesLimit))
 	fs.StringVar(&f.Proto, "proto", f.Proto, "what a probe is: udp (a datagram to an unlikely port) or icmp (an echo request)")
 	fs.Var(flagvalue.Duration(&f.Cfg.ProbeTimeout), "probe-timeout", "how long a hop's probes wait for their answers")
+	fs.Var(flagvalue.Duration(&f.Cfg.Total), "max-time", "stop the trace after this long (0: max hops × probe timeout)")
 	fs.BoolVarP(&f.JSON, "json", "J", false, "one JSON document: every hop with its address and each probe's RTT")
 }
 
@@ -42,5 +43,6 @@ func (f *Trace) Finish() error {
 	return f.Cfg.Check()
 }
 
-// traceDuration is the trace's bound: every hop waiting its timeout.
+// traceDuration is the trace's bound: every hop waiting its timeout, or
+// --max-time when it is shorter.
 func traceDuration(f *Trace) time.Duration { return f.Cfg.Bound() }

@@ -115,6 +115,7 @@ var traceFlags = map[string]flag{
 	"probes":        {"", vInt},
 	"proto":         {"", vWord},
 	"probe-timeout": {"", vDuration},
+	"max-time":      {"", vDuration},
 }
 
 // Why a flag of the commands is refused in a test line, by long name;

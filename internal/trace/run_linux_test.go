@@ -2,6 +2,7 @@ package trace
 
 import (
 	"context"
+	"net"
 	"os"
 	"strings"
 	"testing"
@@ -42,5 +43,39 @@ func TestRunRefuses(t *testing.T) {
 	}
 	if _, err := Run(context.Background(), "127.0.0.1", Config{Proto: UDP}); err == nil {
 		t.Fatal("an empty config ran")
+	}
+}
+
+// A destination that never answers (a socket open on the probes' port
+// takes them silently) is traced until the time bound, which the report
+// notes; each silent hop is a hop without an address.
+func TestRunTimeBound(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: a raw ICMP socket")
+	}
+	ln, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: BasePort})
+	if err != nil {
+		t.Skipf("the probes' port is taken: %v", err)
+	}
+	defer ln.Close()
+	cfg := Config{Proto: UDP, MaxHops: 10, Probes: 1, ProbeTimeout: 200 * time.Millisecond, Total: 500 * time.Millisecond}
+	began := time.Now()
+	r, err := Run(context.Background(), "127.0.0.1", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(began); took > 2*time.Second {
+		t.Fatalf("took %v past a bound of %v", took, cfg.Total)
+	}
+	if r.Reached || len(r.Hops) < 2 || len(r.Hops) > 3 || !strings.Contains(r.Note, "time bound") {
+		t.Fatalf("report %+v: want 2 or 3 silent hops and a note of the bound", r)
+	}
+	for _, h := range r.Hops {
+		if h.Addr != "" || !isNaN(h.RTTs[0]) {
+			t.Fatalf("hop %+v answered", h)
+		}
+	}
+	if len(r.Path()) != 0 {
+		t.Fatalf("path %q of silent hops, want none", r.Path())
 	}
 }

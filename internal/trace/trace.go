@@ -58,7 +58,8 @@ type Config struct {
 	MaxHops      int
 	Probes       int           // per hop
 	ProbeTimeout time.Duration // how long a hop's probes wait for their answers
-	// Total bounds the whole trace; zero is MaxHops × ProbeTimeout.
+	// Total bounds the whole trace (--max-time); zero, and anything
+	// longer, is MaxHops × ProbeTimeout.
 	Total time.Duration
 }
 
@@ -82,7 +83,7 @@ func (c Config) Check() error {
 		return fmt.Errorf("--probe-timeout %v: want more than 0, at most 1m", c.ProbeTimeout)
 	}
 	if c.Total < 0 {
-		return fmt.Errorf("total %v: want 0 (MaxHops × probe timeout) or more", c.Total)
+		return fmt.Errorf("--max-time %v: want 0 (max hops × probe timeout) or more", c.Total)
 	}
 	return nil
 }
