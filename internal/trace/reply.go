@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/net/icmp"
 	"golang.org/x/net/ipv4"
+	"golang.org/x/net/ipv6"
 )
 
 // ReplyKind is what an ICMP answer to a probe says.
@@ -108,6 +109,72 @@ func ParseReply(b []byte) (Reply, error) {
 		return Reply{}, err
 	}
 	return r, nil
+}
+
+// ParseReply6 reads an ICMPv6 message, as ParseReply an ICMPv4 one.
+func ParseReply6(b []byte) (Reply, error) {
+	m, err := icmp.ParseMessage(ipv6.ICMPTypeEchoReply.Protocol(), b)
+	if err != nil {
+		return Reply{}, fmt.Errorf("icmp: %w", err)
+	}
+	var quoted []byte
+	r := Reply{Code: m.Code}
+	switch m.Type {
+	case ipv6.ICMPTypeEchoReply:
+		e, ok := m.Body.(*icmp.Echo)
+		if !ok {
+			return Reply{}, ErrNotProbeReply
+		}
+		r.Kind, r.Proto, r.ID, r.Seq = EchoReply, ICMP, uint16(e.ID), uint16(e.Seq)
+		return r, nil
+	case ipv6.ICMPTypeTimeExceeded:
+		te, ok := m.Body.(*icmp.TimeExceeded)
+		if !ok {
+			return Reply{}, ErrNotProbeReply
+		}
+		r.Kind, quoted = TimeExceeded, te.Data
+	case ipv6.ICMPTypeDestinationUnreachable:
+		du, ok := m.Body.(*icmp.DstUnreach)
+		if !ok {
+			return Reply{}, ErrNotProbeReply
+		}
+		r.Kind, quoted = Unreachable, du.Data
+	default:
+		return Reply{}, ErrNotProbeReply
+	}
+	if err := r.readQuoted6(quoted); err != nil {
+		return Reply{}, err
+	}
+	return r, nil
+}
+
+// readQuoted6 reads the start of the datagram an ICMPv6 error quotes:
+// its IPv6 header and the first 8 bytes after it. A probe carries no
+// extension header, so a quote with one is not about a probe.
+func (r *Reply) readQuoted6(q []byte) error {
+	if len(q) < ipv6.HeaderLen+8 {
+		return fmt.Errorf("%w: quotes %d bytes, less than an IPv6 header and 8", ErrNotProbeReply, len(q))
+	}
+	if v := q[0] >> 4; v != 6 {
+		return fmt.Errorf("%w: quotes an IP version %d header", ErrNotProbeReply, v)
+	}
+	r.Dst = netip.AddrFrom16([16]byte(q[24:40]))
+	l4 := q[ipv6.HeaderLen : ipv6.HeaderLen+8]
+	switch q[6] {
+	case 17: // UDP
+		r.Proto = UDP
+		r.SrcPort, r.DstPort = binary.BigEndian.Uint16(l4[0:]), binary.BigEndian.Uint16(l4[2:])
+		r.UDPLen = binary.BigEndian.Uint16(l4[4:])
+	case 58: // ICMPv6
+		if l4[0] != byte(ipv6.ICMPTypeEchoRequest) {
+			return fmt.Errorf("%w: quotes an ICMPv6 message of type %d", ErrNotProbeReply, l4[0])
+		}
+		r.Proto = ICMP
+		r.ID, r.Seq = binary.BigEndian.Uint16(l4[4:]), binary.BigEndian.Uint16(l4[6:])
+	default:
+		return fmt.Errorf("%w: quotes next header %d", ErrNotProbeReply, q[6])
+	}
+	return nil
 }
 
 // readQuoted reads the start of the datagram an ICMP error quotes: its

@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/net/icmp"
 	"golang.org/x/net/ipv4"
+	"golang.org/x/net/ipv6"
 )
 
 // quotedUDP is the start of a UDP probe as an ICMP error quotes it: an
@@ -35,6 +36,19 @@ func quotedEcho(dst netip.Addr, id, seq uint16) []byte {
 	b[20] = byte(ipv4.ICMPTypeEcho)
 	binary.BigEndian.PutUint16(b[24:], id)
 	binary.BigEndian.PutUint16(b[26:], seq)
+	return b
+}
+
+// quoted6 is the start of a probe as an ICMPv6 error quotes it: an IPv6
+// header and 8 bytes of what it carries (next header nh).
+func quoted6(dst netip.Addr, nh byte, l4 [8]byte) []byte {
+	b := make([]byte, 48)
+	b[0] = 0x60
+	b[6] = nh
+	b[7] = 1
+	d := dst.As16()
+	copy(b[24:40], d[:])
+	copy(b[40:], l4[:])
 	return b
 }
 
@@ -86,6 +100,60 @@ func TestParseReply(t *testing.T) {
 	}
 }
 
+func TestParseReply6(t *testing.T) {
+	dst := netip.MustParseAddr("2001:db8::7")
+	var udp, echo [8]byte
+	binary.BigEndian.PutUint16(udp[0:], 40001)
+	binary.BigEndian.PutUint16(udp[2:], BasePort)
+	binary.BigEndian.PutUint16(udp[4:], 40)
+	echo[0] = byte(ipv6.ICMPTypeEchoRequest)
+	binary.BigEndian.PutUint16(echo[4:], 0x1234)
+	binary.BigEndian.PutUint16(echo[6:], 9)
+	udpProbe := Probe{Proto: UDP, Dst: dst, SrcPort: 40001, DstPort: BasePort, UDPLen: 40}
+	echoProbe := Probe{Proto: ICMP, Dst: dst, ID: 0x1234, Seq: 9}
+	cases := []struct {
+		name  string
+		msg   icmp.Message
+		kind  ReplyKind
+		match Probe
+	}{
+		{"time exceeded for UDP", icmp.Message{Type: ipv6.ICMPTypeTimeExceeded, Body: &icmp.TimeExceeded{Data: quoted6(dst, 17, udp)}}, TimeExceeded, udpProbe},
+		{"port unreachable for UDP", icmp.Message{Type: ipv6.ICMPTypeDestinationUnreachable, Code: 4, Body: &icmp.DstUnreach{Data: quoted6(dst, 17, udp)}}, Unreachable, udpProbe},
+		{"time exceeded for echo", icmp.Message{Type: ipv6.ICMPTypeTimeExceeded, Body: &icmp.TimeExceeded{Data: quoted6(dst, 58, echo)}}, TimeExceeded, echoProbe},
+		{"echo reply", icmp.Message{Type: ipv6.ICMPTypeEchoReply, Body: &icmp.Echo{ID: 0x1234, Seq: 9}}, EchoReply, echoProbe},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r, err := ParseReply6(marshal(t, c.msg))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Kind != c.kind || r.Code != c.msg.Code || !r.Matches(c.match) {
+				t.Fatalf("%+v: want kind %d code %d matching %+v", r, c.kind, c.msg.Code, c.match)
+			}
+			other := c.match
+			other.Seq++
+			other.UDPLen++
+			if r.Matches(other) {
+				t.Fatalf("%+v matches %+v", r, other)
+			}
+		})
+	}
+	// An extension header, a short quote, an IPv4 quote and a quoted echo
+	// reply are about no probe.
+	short := quoted6(dst, 17, udp)[:47]
+	v4 := quoted6(dst, 17, udp)
+	v4[0] = 0x45
+	reply := echo
+	reply[0] = byte(ipv6.ICMPTypeEchoReply)
+	for name, q := range map[string][]byte{"hop-by-hop": quoted6(dst, 0, udp), "short": short, "IPv4": v4, "echo reply": quoted6(dst, 58, reply)} {
+		b := marshal(t, icmp.Message{Type: ipv6.ICMPTypeTimeExceeded, Body: &icmp.TimeExceeded{Data: q}})
+		if _, err := ParseReply6(b); !errors.Is(err, ErrNotProbeReply) {
+			t.Errorf("%s: %v, want ErrNotProbeReply", name, err)
+		}
+	}
+}
+
 func TestParseReplyRefuses(t *testing.T) {
 	dst := netip.MustParseAddr("198.51.100.7")
 	short := quotedUDP(dst, 1, 2)[:27]
@@ -125,22 +193,30 @@ func FuzzParseReply(f *testing.F) {
 	f.Add(marshal(f, icmp.Message{Type: ipv4.ICMPTypeDestinationUnreachable, Code: 3, Body: &icmp.DstUnreach{Data: quotedEcho(dst, 7, 8)}}))
 	f.Add(marshal(f, icmp.Message{Type: ipv4.ICMPTypeEchoReply, Body: &icmp.Echo{ID: 7, Seq: 8}}))
 	f.Add([]byte{11, 0, 0, 0, 0, 0, 0, 0, 0x4f})
+	var udp [8]byte
+	f.Add(marshal(f, icmp.Message{Type: ipv6.ICMPTypeTimeExceeded, Body: &icmp.TimeExceeded{Data: quoted6(netip.MustParseAddr("2001:db8::7"), 17, udp)}}))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		r, err := ParseReply(b)
-		if err != nil {
-			return
-		}
-		switch r.Kind {
-		case EchoReply:
-			if r.Proto != ICMP {
-				t.Fatalf("an echo reply about %q", r.Proto)
+		for _, parse := range []struct {
+			name  string
+			fn    func([]byte) (Reply, error)
+			valid func(netip.Addr) bool
+		}{{"v4", ParseReply, netip.Addr.Is4}, {"v6", ParseReply6, netip.Addr.Is6}} {
+			r, err := parse.fn(b)
+			if err != nil {
+				continue
 			}
-		case TimeExceeded, Unreachable:
-			if !r.Dst.Is4() || (r.Proto != UDP && r.Proto != ICMP) {
-				t.Fatalf("an error reply %+v without its quoted destination or protocol", r)
+			switch r.Kind {
+			case EchoReply:
+				if r.Proto != ICMP {
+					t.Fatalf("%s: an echo reply about %q", parse.name, r.Proto)
+				}
+			case TimeExceeded, Unreachable:
+				if !parse.valid(r.Dst) || (r.Proto != UDP && r.Proto != ICMP) {
+					t.Fatalf("%s: an error reply %+v without its quoted destination or protocol", parse.name, r)
+				}
+			default:
+				t.Fatalf("%s: kind %d", parse.name, r.Kind)
 			}
-		default:
-			t.Fatalf("kind %d", r.Kind)
 		}
 	})
 }

@@ -27,23 +27,28 @@ func Run(ctx context.Context, target string, cfg Config) (Report, error) {
 	return r, err
 }
 
-// resolve is target's IPv4 address: IPv6 paths are not traced yet.
+// resolve is target's address: its IPv4 address when it has one, else
+// its IPv6 address.
 func resolve(ctx context.Context, target string) (netip.Addr, error) {
 	if a, err := netip.ParseAddr(target); err == nil {
-		a = a.Unmap()
-		if !a.Is4() {
-			return netip.Addr{}, fmt.Errorf("trace %s: only IPv4 destinations are traced", target)
+		if a.Zone() != "" {
+			return netip.Addr{}, fmt.Errorf("trace %s: an address with a zone is not traced", target)
 		}
-		return a, nil
+		return a.Unmap(), nil
 	}
-	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip4", target)
+	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", target)
 	if err != nil {
 		return netip.Addr{}, fmt.Errorf("trace %s: %w", target, err)
 	}
-	if len(addrs) == 0 {
-		return netip.Addr{}, fmt.Errorf("trace %s: no IPv4 address", target)
+	for _, a := range addrs {
+		if a.Unmap().Is4() {
+			return a.Unmap(), nil
+		}
 	}
-	return addrs[0].Unmap(), nil
+	if len(addrs) == 0 {
+		return netip.Addr{}, fmt.Errorf("trace %s: no address", target)
+	}
+	return addrs[0].WithZone(""), nil
 }
 
 // newHop is a hop whose probes are all unanswered so far.

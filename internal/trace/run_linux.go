@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/net/icmp"
 	"golang.org/x/net/ipv4"
+	"golang.org/x/net/ipv6"
 )
 
 // payload is what a probe carries: nothing a router reads, named so a
@@ -32,13 +33,17 @@ func probePayload(p Probe) []byte {
 	return payload[:len("wireperf trace probe")]
 }
 
-// run sends the probes hop by hop: a hop's probes go out together, and
+// run sends the probes hop by hop, over IPv4 or IPv6 as dst is: a hop's probes go out together, and
 // their answers are read from a raw ICMP socket until all came or the
 // probe timeout passed. A raw socket is what reads a router's time
 // exceeded for a UDP probe; Linux's unprivileged ICMP sockets hand those
 // only to the socket that sent the probe, through its error queue.
 func run(ctx context.Context, dst netip.Addr, cfg Config, r *Report) error {
-	ic, err := icmp.ListenPacket("ip4:icmp", "0.0.0.0")
+	fam := ip4
+	if dst.Is6() {
+		fam = ip6
+	}
+	ic, err := icmp.ListenPacket(fam.network, fam.any)
 	if err != nil {
 		if errors.Is(err, os.ErrPermission) {
 			return errors.New("trace: reading ICMP needs a raw socket: run as root or with CAP_NET_RAW")
@@ -51,14 +56,12 @@ func run(ctx context.Context, dst netip.Addr, cfg Config, r *Report) error {
 	defer stop()
 
 	var udp *net.UDPConn
-	var udpTTL *ipv4.Conn
 	var srcPort uint16
 	if cfg.Proto == UDP {
-		if udp, err = net.ListenUDP("udp4", nil); err != nil {
+		if udp, err = net.ListenUDP(fam.udp, nil); err != nil {
 			return fmt.Errorf("trace: a UDP socket: %w", err)
 		}
 		defer udp.Close()
-		udpTTL = ipv4.NewConn(udp)
 		srcPort = uint16(udp.LocalAddr().(*net.UDPAddr).Port)
 	}
 	// The echo identifier tells this trace's answers from other
@@ -75,12 +78,7 @@ func run(ctx context.Context, dst netip.Addr, cfg Config, r *Report) error {
 		hop := newHop(ttl, cfg.Probes)
 		probes := make([]Probe, cfg.Probes)
 		sent := make([]time.Time, cfg.Probes)
-		if cfg.Proto == UDP {
-			err = udpTTL.SetTTL(ttl)
-		} else {
-			err = ic.IPv4PacketConn().SetTTL(ttl)
-		}
-		if err != nil {
+		if err := fam.setTTL(ic, udp, ttl); err != nil {
 			return fmt.Errorf("trace: setting TTL %d: %w", ttl, err)
 		}
 		for i := range probes {
@@ -88,7 +86,7 @@ func run(ctx context.Context, dst netip.Addr, cfg Config, r *Report) error {
 				UDPLen: uint16(udpHeaderLen + len("wireperf trace probe") + seq)}
 			seq++
 			sent[i] = time.Now()
-			if err := send(ic, udp, p); err != nil {
+			if err := fam.send(ic, udp, p); err != nil {
 				return fmt.Errorf("trace: probe at TTL %d: %w", ttl, err)
 			}
 			probes[i] = p
@@ -112,7 +110,7 @@ func run(ctx context.Context, dst netip.Addr, cfg Config, r *Report) error {
 				return fmt.Errorf("trace: reading ICMP: %w", err)
 			}
 			at := time.Now()
-			rep, err := ParseReply(buf[:n])
+			rep, err := fam.parse(buf[:n])
 			if err != nil {
 				continue // another's ICMP, or not about a probe
 			}
@@ -153,12 +151,40 @@ func run(ctx context.Context, dst netip.Addr, cfg Config, r *Report) error {
 	return nil
 }
 
-func send(ic *icmp.PacketConn, udp *net.UDPConn, p Probe) error {
+// family is what differs between tracing over IPv4 and over IPv6.
+type family struct {
+	network, any, udp string // the raw ICMP socket's network and address, the UDP socket's network
+	echo              icmp.Type
+	parse             func([]byte) (Reply, error)
+}
+
+var (
+	ip4 = family{"ip4:icmp", "0.0.0.0", "udp4", ipv4.ICMPTypeEcho, ParseReply}
+	ip6 = family{"ip6:ipv6-icmp", "::", "udp6", ipv6.ICMPTypeEchoRequest, ParseReply6}
+)
+
+// setTTL sets the TTL (IPv6's hop limit) of the socket that sends the
+// probes.
+func (f family) setTTL(ic *icmp.PacketConn, udp *net.UDPConn, ttl int) error {
+	switch {
+	case udp != nil && f.udp == "udp4":
+		return ipv4.NewConn(udp).SetTTL(ttl)
+	case udp != nil:
+		return ipv6.NewConn(udp).SetHopLimit(ttl)
+	case f.udp == "udp4":
+		return ic.IPv4PacketConn().SetTTL(ttl)
+	}
+	return ic.IPv6PacketConn().SetHopLimit(ttl)
+}
+
+func (f family) send(ic *icmp.PacketConn, udp *net.UDPConn, p Probe) error {
 	if p.Proto == UDP {
 		_, err := udp.WriteToUDPAddrPort(probePayload(p), netip.AddrPortFrom(p.Dst, p.DstPort))
 		return err
 	}
-	m := icmp.Message{Type: ipv4.ICMPTypeEcho, Body: &icmp.Echo{ID: int(p.ID), Seq: int(p.Seq), Data: probePayload(p)}}
+	// An ICMPv6 message's checksum covers a pseudo-header of addresses
+	// this end doesn't pick: with none given, the kernel fills it in.
+	m := icmp.Message{Type: f.echo, Body: &icmp.Echo{ID: int(p.ID), Seq: int(p.Seq), Data: probePayload(p)}}
 	b, err := m.Marshal(nil)
 	if err != nil {
 		return err

@@ -11,22 +11,33 @@ import (
 
 // TestRunLoopback traces to loopback, where the first hop is the
 // destination: it answers a UDP probe with a port unreachable and an
-// echo request with a reply.
+// echo request with a reply, over IPv4 and IPv6.
 func TestRunLoopback(t *testing.T) {
-	for _, proto := range []Proto{UDP, ICMP} {
-		t.Run(string(proto), func(t *testing.T) {
+	for _, c := range []struct {
+		proto Proto
+		addr  string
+	}{{UDP, "127.0.0.1"}, {ICMP, "127.0.0.1"}, {UDP, "::1"}, {ICMP, "::1"}} {
+		proto := c.proto
+		t.Run(string(proto)+" "+c.addr, func(t *testing.T) {
 			if os.Geteuid() != 0 {
 				t.Skip("needs root: a raw ICMP socket")
 			}
 			cfg := Config{Proto: proto, MaxHops: 4, Probes: 2, ProbeTimeout: 2 * time.Second}
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			r, err := Run(ctx, "127.0.0.1", cfg)
+			if c.addr == "::1" {
+				if ln, err := net.ListenPacket("udp6", "[::1]:0"); err != nil {
+					t.Skipf("no IPv6 loopback: %v", err)
+				} else {
+					ln.Close()
+				}
+			}
+			r, err := Run(ctx, c.addr, cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !r.Reached || len(r.Hops) != 1 || r.Hops[0].Addr != "127.0.0.1" || !r.Hops[0].Reached {
-				t.Fatalf("report %+v, want 127.0.0.1 reached at hop 1", r)
+			if !r.Reached || len(r.Hops) != 1 || r.Hops[0].Addr != c.addr || !r.Hops[0].Reached {
+				t.Fatalf("report %+v, want %s reached at hop 1", r, c.addr)
 			}
 			for _, rtt := range r.Hops[0].RTTs {
 				if !(rtt >= 0) {
@@ -38,8 +49,8 @@ func TestRunLoopback(t *testing.T) {
 }
 
 func TestRunRefuses(t *testing.T) {
-	if _, err := Run(context.Background(), "::1", DefaultConfig()); err == nil || !strings.Contains(err.Error(), "IPv4") {
-		t.Fatalf("IPv6: %v", err)
+	if _, err := Run(context.Background(), "fe80::1%lo", DefaultConfig()); err == nil || !strings.Contains(err.Error(), "zone") {
+		t.Fatalf("an address with a zone: %v", err)
 	}
 	if _, err := Run(context.Background(), "127.0.0.1", Config{Proto: UDP}); err == nil {
 		t.Fatal("an empty config ran")
