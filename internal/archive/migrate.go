@@ -192,6 +192,20 @@ var migrations = [][]string{
 			PRIMARY KEY (run_id, name)
 		)`,
 	},
+	{ // 5: the path a trace run found, and whether it changed
+		`CREATE TABLE run_path (
+			run_id    TEXT PRIMARY KEY REFERENCES run(id),
+			source    TEXT NOT NULL,
+			dest      TEXT NOT NULL,
+			test      TEXT NOT NULL DEFAULT '',
+			at        {{TIME}} NOT NULL,
+			path      TEXT NOT NULL,
+			reached   INTEGER NOT NULL DEFAULT 0,
+			changed   INTEGER NOT NULL DEFAULT 0,
+			prev_path TEXT NOT NULL DEFAULT ''
+		)`,
+		`CREATE INDEX run_path_pair ON run_path (source, dest, test, at)`,
+	},
 }
 
 // SchemaVersion is the newest schema this wireperf knows.

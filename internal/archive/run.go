@@ -277,7 +277,7 @@ func (s *Store) forUpdate() string {
 }
 
 func (s *Store) deleteRun(ctx context.Context, tx *sql.Tx, id string) error {
-	for _, t := range []string{"run_axis", "run_summary", "run_figure", "run_interval", "host_state", "host_limits"} {
+	for _, t := range []string{"run_axis", "run_summary", "run_figure", "run_interval", "host_state", "host_limits", "run_path"} {
 		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM `+t+` WHERE run_id = ?`), id); err != nil {
 			return err
 		}

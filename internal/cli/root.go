@@ -88,6 +88,7 @@ func newRoot(e env) *cobra.Command {
 	root.AddCommand(newPlotCmd(e))
 	root.AddCommand(newGroupCmd(e))
 	root.AddCommand(newReportCmd(e))
+	root.AddCommand(newTraceCmd(e))
 	root.AddCommand(newDaemonCmd(e), newTaskCmd(e), newScheduleCmd(e), newMeshCmd(e))
 	addCompletions(root)
 	for _, c := range root.Commands() {

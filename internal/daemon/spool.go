@@ -17,6 +17,7 @@ import (
 type outcome struct {
 	RunID    string    `json:"run_id"`
 	Dest     string    `json:"dest"`
+	Test     string    `json:"test,omitempty"` // the test's name: a trace's path is kept per pair and test
 	Cmdline  string    `json:"cmdline"`
 	Document []byte    `json:"document,omitempty"` // the test's -J document
 	Began    time.Time `json:"began"`

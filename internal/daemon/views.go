@@ -12,6 +12,7 @@ import (
 	"github.com/wireperf/wireperf/internal/grid"
 	"github.com/wireperf/wireperf/internal/meshmetrics"
 	"github.com/wireperf/wireperf/internal/schedule"
+	"github.com/wireperf/wireperf/internal/testdef"
 )
 
 // The daemon's two views of the shared schedule and its results: /metrics
@@ -124,13 +125,29 @@ func (d *Daemon) gridView(ctx context.Context) (grid.Grid, error) {
 	if err != nil {
 		return grid.Grid{}, err
 	}
-	g := grid.Grid{Title: "wireperf mesh", Generated: now, Refresh: time.Minute, Hosts: v.hosts, Tests: v.tests}
+	// A trace test has no figures to colour a cell with: its paths are
+	// shown as route changes on the pair's other tests' histories.
+	traces := map[string]bool{}
+	var tests []grid.Test
+	for _, t := range v.tests {
+		if name, _, _ := strings.Cut(t.Command, " "); name == string(testdef.KindTrace) {
+			traces[t.Name] = true
+			continue
+		}
+		tests = append(tests, t)
+	}
+	g := grid.Grid{Title: "wireperf mesh", Generated: now, Refresh: time.Minute, Hosts: v.hosts, Tests: tests}
 	for _, p := range last {
-		g.Cells = append(g.Cells, grid.Cell{Figures: lastFigures(p), State: p.State, Reason: p.Reason})
+		if !traces[p.Test] {
+			g.Cells = append(g.Cells, grid.Cell{Figures: lastFigures(p), State: p.State, Reason: p.Reason})
+		}
 	}
 	// One history per pair of hosts and test, both directions in it.
 	index := map[[3]string]int{}
 	for _, p := range hist {
+		if traces[p.Test] {
+			continue
+		}
 		src, dst := p.Source, p.Dest
 		if src > dst { // the pair's two directions share one history
 			src, dst = dst, src
@@ -152,6 +169,24 @@ func (d *Daemon) gridView(ctx context.Context) (grid.Grid, error) {
 		goodput, loss, p50, p99 := pairFigures(p)
 		g.Histories[i].Points = append(g.Histories[i].Points, grid.Point{At: p.At, Direction: dir,
 			State: p.State, Reason: p.Reason, GoodputBps: goodput, LostPercent: loss, RTTp50: p50, RTTp99: p99})
+	}
+	changes, err := d.store.Paths(ctx, archive.PathFilter{ChangedOnly: true, Since: now.Add(-HistoryWindow)})
+	if err != nil {
+		return grid.Grid{}, err
+	}
+	for _, p := range changes {
+		for i := range g.Histories {
+			h := &g.Histories[i]
+			dir := schedule.Forward
+			switch {
+			case h.Src == p.Source && h.Dst == p.Dest:
+			case h.Src == p.Dest && h.Dst == p.Source:
+				dir = schedule.Reverse
+			default:
+				continue
+			}
+			h.RouteChanges = append(h.RouteChanges, grid.RouteChange{At: p.At, Direction: dir, From: p.Prev, To: p.Hops})
+		}
 	}
 	return g, nil
 }
@@ -189,6 +224,13 @@ func (d *Daemon) metricsSnapshot(ctx context.Context) (meshmetrics.Snapshot, err
 	}
 	for _, r := range waiting {
 		snap.QueueDepth[r.Source]++
+	}
+	changes, err := d.store.PathChanges(ctx)
+	if err != nil {
+		return snap, err
+	}
+	for p, n := range changes {
+		snap.PathChanges = append(snap.PathChanges, meshmetrics.PathChanges{Src: p.Source, Dst: p.Dest, Test: p.Test, Count: n})
 	}
 	return snap, nil
 }

@@ -19,7 +19,9 @@ import (
 
 	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/schedule"
+	"github.com/wireperf/wireperf/internal/testdef"
 	"github.com/wireperf/wireperf/internal/testline"
+	"github.com/wireperf/wireperf/internal/trace"
 	"github.com/wireperf/wireperf/internal/version"
 )
 
@@ -127,11 +129,7 @@ func (d *Daemon) execute(ctx context.Context, runID string) error {
 	<-hbDone
 	ended := clk.Now()
 	if len(doc) > 0 && runErr == nil {
-		if p, err := archive.ParseDocument(doc); err != nil {
-			runErr = fmt.Errorf("its report: %w", err)
-		} else if p.Error != "" {
-			runErr = errors.New(p.Error)
-		}
+		runErr = reportError(doc, isTrace(task))
 	}
 	state, reason := archive.StateFinished, ""
 	if waited != nil {
@@ -144,7 +142,7 @@ func (d *Daemon) execute(ctx context.Context, runID string) error {
 	case runErr != nil:
 		state, reason = archive.StateFailed, archive.ErrorLine(runErr)
 	}
-	o := outcome{RunID: r.ID, Dest: r.Dest, Cmdline: cmdline, Document: doc, Began: began, Ended: ended, State: state, Reason: reason}
+	o := outcome{RunID: r.ID, Dest: r.Dest, Test: r.Test, Cmdline: cmdline, Document: doc, Began: began, Ended: ended, State: state, Reason: reason}
 	rctx, cancel := record(ctx)
 	defer cancel()
 	if err := d.recordOutcome(rctx, o); err != nil {
@@ -221,6 +219,15 @@ func (d *Daemon) recordOutcome(ctx context.Context, o outcome) error {
 			return err
 		}
 		d.log.Error("run's report not stored", "run", o.RunID, "err", err)
+	} else if p := d.tracePath(o); p != nil {
+		if err := d.store.PutPath(ctx, p); err != nil {
+			if err := d.archiveError(ctx, err); err != nil {
+				return err
+			}
+			d.log.Error("run's path not stored", "run", o.RunID, "err", err)
+		} else if p.Changed {
+			d.log.Info("path changed", "run", o.RunID, "dest", o.Dest, "test", o.Test, "from", trace.PathKey(p.Prev), "to", trace.PathKey(p.Hops))
+		}
 	}
 	if _, err := d.store.Transition(ctx, o.RunID, []string{archive.StateRunning}, o.State, o.Reason, time.Time{}, o.Ended, d.cfg.Clock.Now()); err != nil {
 		return d.archiveError(ctx, err)
@@ -271,6 +278,49 @@ func (d *Daemon) flushSpool(ctx context.Context) int {
 		n++
 	}
 	return n
+}
+
+// isTrace says the task's test is a path trace.
+func isTrace(t *schedule.Task) bool { return len(t.Args) > 0 && t.Args[0] == string(testdef.KindTrace) }
+
+// reportError is the error a test's report states, or why the report
+// can't be read: a trace's document is its own, every other test's
+// iperf3's layout.
+func reportError(doc []byte, traced bool) error {
+	if traced {
+		d, err := trace.ParseDocument(doc)
+		switch {
+		case err != nil:
+			return fmt.Errorf("its report: %w", err)
+		case d.Error != "":
+			return errors.New(d.Error)
+		case d.Trace == nil:
+			return errors.New("its report: no trace")
+		}
+		return nil
+	}
+	p, err := archive.ParseDocument(doc)
+	if err != nil {
+		return fmt.Errorf("its report: %w", err)
+	}
+	if p.Error != "" {
+		return errors.New(p.Error)
+	}
+	return nil
+}
+
+// tracePath is the path a finished trace run found, nil for any other
+// run.
+func (d *Daemon) tracePath(o outcome) *archive.Path {
+	if o.State != archive.StateFinished || len(o.Document) == 0 {
+		return nil
+	}
+	doc, err := trace.ParseDocument(o.Document)
+	if err != nil || doc.Trace == nil {
+		return nil
+	}
+	return &archive.Path{RunID: o.RunID, Source: d.cfg.Host, Dest: o.Dest, Test: o.Test, At: o.Began,
+		Hops: doc.Trace.Path(), Reached: doc.Trace.Reached}
 }
 
 // settle moves a run that never started to its final state.
@@ -334,7 +384,10 @@ func (d *Daemon) runTest(ctx context.Context, t *schedule.Task) (doc []byte, cmd
 	// The configuration's flags go after the command, and are not shown
 	// in the stored command line (they name this host's files).
 	shown := "wireperf " + strings.Join(args, " ")
-	args = append(append([]string{args[0]}, d.cfg.ClientArgs...), args[1:]...)
+	if !isTrace(t) {
+		// A trace talks to no server: it has no keys or trust to be given.
+		args = append(append([]string{args[0]}, d.cfg.ClientArgs...), args[1:]...)
+	}
 	cmdline = shown
 	// The test bounds itself; this bounds a test that hangs, to the time
 	// its reservations cover (machine time: the child runs in it).

@@ -130,6 +130,25 @@ func TestGridInChromium(t *testing.T) {
 	if len(tcp) != 2 || !strings.HasPrefix(tcp[0].Title, "Goodput") || tcp[0].Series != 3 {
 		t.Errorf("tcp history charts %+v; want goodput both ways, and RTT", tcp)
 	}
+	// The route change is marked on each chart, a vertical line in the
+	// marker's colour at its time, and listed below them.
+	type routeState struct {
+		Marked []bool `json:"marked"`
+		Listed int    `json:"listed"`
+	}
+	routeJS := fmt.Sprintf(`({ marked: window.wireperfCharts.map(function (u) {
+		var c = u.root.querySelector("canvas"), x = Math.round(u.valToPos(%d, "x", true));
+		var px = c.getContext("2d").getImageData(x - 1, Math.round(u.bbox.top), 3, Math.round(u.bbox.height)).data, n = 0;
+		for (var i = 0; i < px.length; i += 4) { if (px[i] > 90 && px[i] < 140 && px[i + 1] < 110 && px[i + 2] > 200) { n++; } }
+		return n > u.bbox.height / 3;
+	}), listed: document.querySelectorAll("#history-events li.route").length })`, routeChangeAt.Unix())
+	rs, err := chromedp.Run(ctx, chromedp.Evaluate[routeState](routeJS))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs.Listed != 1 || len(rs.Marked) != 2 || !rs.Marked[0] || !rs.Marked[1] {
+		t.Errorf("route change: %+v; want a marker on both charts and one line in the list", rs)
+	}
 
 	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {

@@ -100,10 +100,18 @@ func meshGrid() (Grid, map[halfKey]Colour) {
 	return g, want
 }
 
+// routeChangeAt is when the fixture's TCP histories' path changed: 10
+// minutes after their 13th run.
+var routeChangeAt = now.Add(-12*30*time.Minute + 10*time.Minute)
+
 // history is 24 runs, every half hour, both ways for TCP, with one
-// failure.
+// failure and, for TCP, one route change.
 func history(src, dst, test string, phase int) History {
 	h := History{Src: src, Dst: dst, Test: test}
+	if test == "tcp" {
+		h.RouteChanges = []RouteChange{{At: routeChangeAt, Direction: Forward,
+			From: []string{"10.0.0.1", "10.0.1.2"}, To: []string{"10.0.0.1", "10.0.9.1", "10.0.1.2"}}}
+	}
 	for k := 0; k < 24; k++ {
 		at := now.Add(-time.Duration(24-k) * 30 * time.Minute)
 		wave := math.Sin(float64(k+phase) / 3)

@@ -91,6 +91,17 @@ type Cell struct {
 type History struct {
 	Src, Dst, Test string
 	Points         []Point
+	// RouteChanges are the times the pair's path changed, as its trace
+	// tests recorded them: the charts mark each with a vertical line.
+	RouteChanges []RouteChange
+}
+
+// RouteChange is a change of the path from Src to Dst (Forward) or back
+// (Reverse): From and To are its hops' addresses, "*" for a silent one.
+type RouteChange struct {
+	At        time.Time
+	Direction Direction
+	From, To  []string
 }
 
 // Point is one past run in one direction; values as in Cell.
@@ -371,6 +382,17 @@ type historyJSON struct {
 	X      []float64   `json:"x"`
 	Charts []chartJSON `json:"charts"`
 	Events []eventJSON `json:"events"`
+	Routes []routeJSON `json:"routes"`
+}
+
+// routeJSON is a route change: T in unix seconds for the marker, At for
+// the list below the charts.
+type routeJSON struct {
+	T    float64 `json:"t"`
+	At   string  `json:"at"`
+	Dir  string  `json:"dir"`
+	From string  `json:"from"`
+	To   string  `json:"to"`
 }
 
 type chartJSON struct {
@@ -390,7 +412,13 @@ type eventJSON struct {
 func (h History) json() historyJSON {
 	pts := slices.Clone(h.Points)
 	sort.SliceStable(pts, func(i, j int) bool { return pts[i].At.Before(pts[j].At) })
-	out := historyJSON{Title: fmt.Sprintf("%s ⇄ %s, %s", h.Src, h.Dst, h.Test), Events: []eventJSON{}}
+	out := historyJSON{Title: fmt.Sprintf("%s ⇄ %s, %s", h.Src, h.Dst, h.Test), Events: []eventJSON{}, Routes: []routeJSON{}}
+	routes := slices.Clone(h.RouteChanges)
+	sort.SliceStable(routes, func(i, j int) bool { return routes[i].At.Before(routes[j].At) })
+	for _, r := range routes {
+		out.Routes = append(out.Routes, routeJSON{T: float64(r.At.UnixNano()) / 1e9, At: fmtTime(r.At), Dir: string(dirOr(r.Direction)),
+			From: strings.Join(r.From, " "), To: strings.Join(r.To, " ")})
+	}
 	index := map[int64]int{}
 	for _, p := range pts {
 		ns := p.At.UnixNano()

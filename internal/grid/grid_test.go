@@ -188,6 +188,18 @@ func TestHistoryJSON(t *testing.T) {
 	if nulls != 1 || len(j.Events) != 1 || j.Events[0].State != "failed" || j.Events[0].Why != "connection refused" {
 		t.Errorf("the failed run: %d gaps, events %+v; want one of each", nulls, j.Events)
 	}
+	want := routeJSON{T: float64(routeChangeAt.Unix()), At: fmtTime(routeChangeAt), Dir: "forward", From: "10.0.0.1 10.0.1.2", To: "10.0.0.1 10.0.9.1 10.0.1.2"}
+	if len(j.Routes) != 1 || j.Routes[0] != want {
+		t.Errorf("route changes %+v, want %+v", j.Routes, want)
+	}
+	// Route changes are listed in time order, whatever order they came in.
+	h.RouteChanges = append(h.RouteChanges, RouteChange{At: routeChangeAt.Add(-time.Hour), Direction: Reverse})
+	if j := h.json(); len(j.Routes) != 2 || j.Routes[0].Dir != "reverse" || j.Routes[0].T >= j.Routes[1].T {
+		t.Errorf("route changes %+v: not in time order", j.Routes)
+	}
+	if j := history("a", "b", "latency", 0).json(); j.Routes == nil || len(j.Routes) != 0 {
+		t.Errorf("no route change: %#v, want an empty list", j.Routes)
+	}
 }
 
 func TestPageEscapes(t *testing.T) {

@@ -36,6 +36,7 @@ table.grid td.self { background: repeating-linear-gradient(45deg, #fafafa, #fafa
 #history .close { float: right; }
 #history .chart { margin: .6em 0; }
 #history ul { font-size: .9em; }
+#history li.route { color: #7048e8; }
 footer { margin-top: 2em; }
 </style>
 </head>
@@ -74,6 +75,22 @@ footer { margin-top: 2em; }
   var utc = function (ts) { return uPlot.tzDate(new Date(ts * 1e3), "Etc/UTC"); };
   var hhmm = uPlot.fmtDate("{HH}:{mm}"), stamp = uPlot.fmtDate("{YYYY}-{MM}-{DD} {HH}:{mm}");
   window.wireperfCharts = [];
+  // routeMarks draws a dashed vertical line at each route change.
+  function routeMarks(routes) {
+    return { hooks: { draw: [function (u) {
+      var ctx = u.ctx, top = u.bbox.top, bottom = u.bbox.top + u.bbox.height;
+      ctx.save();
+      ctx.strokeStyle = "#7048e8";
+      ctx.lineWidth = 2;
+      ctx.setLineDash([6, 4]);
+      routes.forEach(function (r) {
+        var x = u.valToPos(r.t, "x", true);
+        if (x < u.bbox.left || x > u.bbox.left + u.bbox.width) { return; }
+        ctx.beginPath(); ctx.moveTo(x, top); ctx.lineTo(x, bottom); ctx.stroke();
+      });
+      ctx.restore();
+    }] } };
+  }
   function show(id) {
     var h = histories[id];
     window.wireperfCharts.forEach(function (u) { u.destroy(); });
@@ -95,13 +112,19 @@ footer { margin-top: 2em; }
           series.push({ label: n, stroke: colours[i % colours.length], width: 2, spanGaps: true,
             points: { show: true, size: 5 }, value: function (u, v) { return fmt(v); } });
         });
-        var u = new uPlot({ title: c.title + " (" + c.unit + ")", width: width, height: 220, tzDate: utc,
+        var u = new uPlot({ title: c.title + " (" + c.unit + ")", width: width, height: 220, tzDate: utc, plugins: [routeMarks(h.routes)],
           axes: [{ values: function (u, vals) { return vals.map(function (v) { return hhmm(utc(v)); }); } }, { label: c.unit, size: 60 }], series: series }, [h.x].concat(c.series), el);
         window.wireperfCharts.push(u);
       });
       h.events.forEach(function (e) {
         var li = document.createElement("li");
         li.textContent = e.at + " " + e.dir + ": " + e.state + (e.why ? " (" + e.why + ")" : "");
+        events.appendChild(li);
+      });
+      h.routes.forEach(function (r) {
+        var li = document.createElement("li");
+        li.className = "route";
+        li.textContent = r.at + " " + r.dir + ": route changed: " + r.from + " → " + r.to;
         events.appendChild(li);
       });
     }

@@ -606,6 +606,7 @@ func (p *parser) test(e entry) (Test, error) {
 	key := "tests." + e.key
 	t := Test{Name: e.key, Class: schedule.Exclusive}
 	var testNode *yaml.Node
+	classGiven := false
 	fs, err := p.mapping(e.v, key)
 	if err != nil {
 		return t, err
@@ -630,6 +631,7 @@ func (p *parser) test(e entry) (Test, error) {
 			if t.Class, err = schedule.ParseClass(v); err != nil {
 				return t, p.errf(f.v, fk, "%v", err)
 			}
+			classGiven = true
 		case "reserve":
 			if t.Reserve, err = p.duration(f, fk); err != nil {
 				return t, err
@@ -644,6 +646,11 @@ func (p *parser) test(e entry) (Test, error) {
 	}
 	if len(t.Args) == 0 {
 		return t, p.errf(e.v, key+".test", "missing")
+	}
+	if !classGiven && t.Args[0] == "trace" {
+		// A trace's few probes disturb no throughput test, and a path is
+		// worth most when recorded beside one.
+		t.Class = schedule.Background
 	}
 	if t.Reserve == 0 {
 		if t.Reserve, err = ReserveFor(t.Args); err != nil {

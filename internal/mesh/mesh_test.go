@@ -222,3 +222,31 @@ schedules:
 		}
 	}
 }
+
+// A trace test is a background test unless its class says otherwise,
+// and its reservation is its bound: every hop waiting its timeout.
+func TestTraceTest(t *testing.T) {
+	file := `
+hosts: {a: {addr: 10.0.0.1}, b: {addr: 10.0.0.2}}
+groups: {g: {mesh: [a, b]}}
+tests:
+  path: {test: trace --max-hops 10 --probes 2 --proto icmp}
+  pinned: {test: trace, class: exclusive}
+schedules:
+  - {group: g, test: path, repeat: 5m}
+  - {group: g, test: pinned, repeat: 5m}
+`
+	m, err := Parse("m.yaml", []byte(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tt := m.Tests["path"]; tt.Class != schedule.Background || tt.Reserve != 10*time.Second+reserveMargin {
+		t.Fatalf("path: class %s, reserve %v", tt.Class, tt.Reserve)
+	}
+	if tt := m.Tests["pinned"]; tt.Class != schedule.Exclusive {
+		t.Fatalf("pinned: class %s", tt.Class)
+	}
+	if _, err := Parse("m.yaml", []byte(strings.Replace(file, "--proto icmp", "--proto tcp", 1))); err == nil || !strings.Contains(err.Error(), "--proto") {
+		t.Fatalf("--proto tcp: %v", err)
+	}
+}

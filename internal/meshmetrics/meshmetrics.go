@@ -2,8 +2,8 @@
 // values measured on every (source, destination, test), the runs by
 // state, the schedule lag, the queue depth and Go's runtime metrics.
 //
-// The per-pair values, the run counts and the queue depth are read from a
-// snapshot at scrape time, so that the archive stays the one place that
+// The per-pair values, the run counts, the queue depth and the path
+// changes are read from a snapshot at scrape time, so that the archive stays the one place that
 // holds them and no gauge can go stale when a pair leaves the mesh. Only
 // the schedule lag is observed as it happens, by the worker that starts
 // the runs.
@@ -51,6 +51,16 @@ type Snapshot struct {
 	Runs map[string]int64
 	// QueueDepth counts, per host, the jobs waiting on its queue.
 	QueueDepth map[string]int64
+	// PathChanges count, per pair and trace test, the times the path
+	// changed over the archive's whole history.
+	PathChanges []PathChanges
+}
+
+// PathChanges is how many times the path from Src to Dst that the trace
+// test Test records changed.
+type PathChanges struct {
+	Src, Dst, Test string
+	Count          int64
 }
 
 // Pair is the last result of one test from Src to Dst in one direction.
@@ -136,6 +146,9 @@ var (
 		"Runs in the archive, by state.", []string{"state"}, nil)
 	descQueue = prometheus.NewDesc("wireperf_mesh_queue_depth",
 		"Jobs waiting on a host's queue.", []string{"host"}, nil)
+	descPathChanges = prometheus.NewDesc("wireperf_mesh_path_changes_total",
+		"Times the pair's path, as its trace test records it, differed from the run before (a hop answering from another address, or a hop more or fewer).",
+		[]string{"src", "dst", "test"}, nil)
 	descDropped = prometheus.NewDesc("wireperf_mesh_snapshot_dropped",
 		"Entries of the last snapshot left out because the mesh does not name them (kind: pair, state or queue).", []string{"kind"}, nil)
 )
@@ -147,7 +160,7 @@ type meshCollector struct {
 }
 
 func (c *meshCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descGoodput, descLoss, descRTTp50, descRTTp99, descResultTime, descLastSuccess, descRuns, descQueue, descDropped} {
+	for _, d := range []*prometheus.Desc{descGoodput, descLoss, descRTTp50, descRTTp99, descResultTime, descLastSuccess, descRuns, descQueue, descPathChanges, descDropped} {
 		ch <- d
 	}
 }
@@ -207,6 +220,16 @@ func (s Snapshot) metrics() []prometheus.Metric {
 		if !p.LastSuccess.IsZero() {
 			gauge(descLastSuccess, unixSeconds(p.LastSuccess), labels...)
 		}
+	}
+	seenPath := make(map[[3]string]bool, len(s.PathChanges))
+	for _, p := range s.PathChanges {
+		key := [3]string{p.Src, p.Dst, p.Test}
+		if !slices.Contains(s.Hosts, p.Src) || !slices.Contains(s.Hosts, p.Dst) || !slices.Contains(s.Tests, p.Test) || seenPath[key] {
+			droppedPairs++
+			continue
+		}
+		seenPath[key] = true
+		out = append(out, prometheus.MustNewConstMetric(descPathChanges, prometheus.CounterValue, float64(p.Count), key[:]...))
 	}
 	// Every state is always shown, 0 when no run is in it, so that a
 	// rate or an alert on it has a series to work on from the start.

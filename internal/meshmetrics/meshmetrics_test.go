@@ -253,3 +253,32 @@ func TestEmptyMesh(t *testing.T) {
 		}
 	}
 }
+
+// Each traced pair's path changes are a counter with the pair's labels;
+// a pair or test the mesh does not name is dropped and counted.
+func TestPathChanges(t *testing.T) {
+	s := Snapshot{Hosts: []string{"ams", "fra"}, Tests: []string{"path"}, Runs: map[string]int64{},
+		PathChanges: []PathChanges{
+			{Src: "ams", Dst: "fra", Test: "path", Count: 3},
+			{Src: "fra", Dst: "ams", Test: "path", Count: 0},
+			{Src: "ams", Dst: "gone", Test: "path", Count: 5},
+			{Src: "ams", Dst: "fra", Test: "old", Count: 1},
+		}}
+	m := New(func(context.Context) (Snapshot, error) { return s, nil }, 0)
+	fams := scrape(t, m.Handler())
+	for _, c := range []struct {
+		src, dst string
+		want     float64
+	}{{"ams", "fra", 3}, {"fra", "ams", 0}} {
+		got, ok := sample(fams, "wireperf_mesh_path_changes_total", map[string]string{"src": c.src, "dst": c.dst, "test": "path"})
+		if !ok || got.GetCounter().GetValue() != c.want {
+			t.Errorf("%s→%s: %v, want a counter at %v", c.src, c.dst, got, c.want)
+		}
+	}
+	if n := len(fams["wireperf_mesh_path_changes_total"].GetMetric()); n != 2 {
+		t.Errorf("%d path change series, want 2", n)
+	}
+	if got, ok := sample(fams, "wireperf_mesh_snapshot_dropped", map[string]string{"kind": "pair"}); !ok || got.GetGauge().GetValue() != 2 {
+		t.Errorf("dropped pairs: %v, want 2", got)
+	}
+}

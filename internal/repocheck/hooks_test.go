@@ -57,6 +57,7 @@ var funcFields = map[string]funcFieldKind{
 	"rrcontrol.Config.Started":          observer,
 	"rrload.Config.Go":                  seam,
 	"server.Config.OnResult":            observer,
+	"server.Config.OnTest":              observer, // each finished test, for the server's own report
 	"server.Config.ServerOutput":        port,
 	"control.Admission.Concurrent":      port,
 	"control.Admission.Release":         port,

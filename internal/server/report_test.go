@@ -52,7 +52,7 @@ func TestConcurrentTestsReportedApart(t *testing.T) {
 		if got == n || time.Now().After(deadline) {
 			break
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond) // bounded poll: the server records a test just after its client returns
 	}
 	mu.Lock()
 	defer mu.Unlock()

@@ -20,7 +20,8 @@ const udpmonFastestGap = 2 * time.Microsecond
 // -t with -O before it, or -n's bytes at the rate asked; for rr, each
 // size's -t (or --count at --interval), or the three phases of --load;
 // for udpmon, every point's datagrams at its spacing and each point's
-// overhead. ok is false when the flags don't tell (-n without a rate,
+// overhead; for a trace, every hop waiting its probe timeout. ok is
+// false when the flags don't tell (-n without a rate,
 // rr --count without -t or --interval).
 func (t Test) Duration() (d time.Duration, ok bool) {
 	switch {
@@ -30,6 +31,8 @@ func (t Test) Duration() (d time.Duration, ok bool) {
 		return rrDuration(t.RR)
 	case t.UDPMon != nil:
 		return udpmonDuration(t.UDPMon), true
+	case t.Trace != nil:
+		return traceDuration(t.Trace), true
 	}
 	return 0, false
 }

@@ -25,18 +25,20 @@ const (
 	KindClient Kind = "client"
 	KindRR     Kind = "rr"
 	KindUDPMon Kind = "udpmon"
+	KindTrace  Kind = "trace"
 )
 
 // Kinds are every kind of test, in the order help lists them.
-var Kinds = []Kind{KindClient, KindRR, KindUDPMon}
+var Kinds = []Kind{KindClient, KindRR, KindUDPMon, KindTrace}
 
-// Test is one parsed, checked test: exactly one of Client, RR and
-// UDPMon is set, as Kind says.
+// Test is one parsed, checked test: exactly one of Client, RR, UDPMon
+// and Trace is set, as Kind says.
 type Test struct {
 	Kind   Kind
 	Client *Client
 	RR     *RR
 	UDPMon *UDPMon
+	Trace  *Trace
 }
 
 // New is a test of kind with every default, its flags registered on fs.
@@ -52,8 +54,11 @@ func New(kind Kind, fs *pflag.FlagSet) (Test, error) {
 	case KindUDPMon:
 		t.UDPMon = NewUDPMon()
 		t.UDPMon.Register(fs)
+	case KindTrace:
+		t.Trace = NewTrace()
+		t.Trace.Register(fs)
 	default:
-		return Test{}, fmt.Errorf("%q: a test starts with client, rr or udpmon", kind)
+		return Test{}, fmt.Errorf("%q: a test starts with client, rr, udpmon or trace", kind)
 	}
 	return t, nil
 }
@@ -67,6 +72,8 @@ func (t Test) Finish(fs *pflag.FlagSet) error {
 		return t.RR.Finish(fs)
 	case KindUDPMon:
 		return t.UDPMon.Finish()
+	case KindTrace:
+		return t.Trace.Finish()
 	}
 	return fmt.Errorf("%q: not a test", t.Kind)
 }

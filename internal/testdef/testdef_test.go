@@ -42,6 +42,10 @@ func TestDuration(t *testing.T) {
 		{"rr --load tcp,2 --load-time 8s", DefaultLoadIdle + 8*time.Second + DefaultLoadAfter, true},
 		{"udpmon --sizes 64 --spacing 10us --count 1000", 10*time.Millisecond + UDPMonPointOverhead, true},
 		{"udpmon --sizes 64,1472 --spacing 0,1ms --count 1000", 2*(2*time.Millisecond+time.Second) + 4*UDPMonPointOverhead, true},
+		{"trace", 30 * time.Second, true}, // 30 hops of a second
+		{"trace --max-hops 8 --probe-timeout 500ms --proto icmp", 4 * time.Second, true},
+		{"trace --max-time 10s", 10 * time.Second, true},
+		{"trace --max-time 2m", 30 * time.Second, true}, // no longer than every hop's timeout
 	} {
 		got, ok := mustLine(t, c.line).Duration()
 		if got != c.want || ok != c.ok {

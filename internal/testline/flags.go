@@ -108,6 +108,16 @@ var udpmonFlags = map[string]flag{
 	"tls-pin":         {"", vWord},
 }
 
+// A trace's destination port is not the daemon's: the task's port is
+// left out of its arguments (Line.Args).
+var traceFlags = map[string]flag{
+	"max-hops":      {"", vInt},
+	"probes":        {"", vInt},
+	"proto":         {"", vWord},
+	"probe-timeout": {"", vDuration},
+	"max-time":      {"", vDuration},
+}
+
 // Why a flag of the commands is refused in a test line, by long name;
 // shortRefused maps their shorthands. Every flag the commands have is
 // either allowed above or named here (the cli package's tests hold the

@@ -21,7 +21,7 @@ import (
 )
 
 // Commands are the commands a test line may start with.
-var Commands = []string{"client", "rr", "udpmon"}
+var Commands = []string{"client", "rr", "udpmon", "trace"}
 
 func allowed(command string) map[string]flag {
 	switch command {
@@ -31,6 +31,8 @@ func allowed(command string) map[string]flag {
 		return rrFlags
 	case "udpmon":
 		return udpmonFlags
+	case "trace":
+		return traceFlags
 	}
 	return nil
 }
@@ -80,7 +82,7 @@ func Parse(words []string) (Line, error) {
 	l := Line{Command: words[0]}
 	table := allowed(words[0])
 	if table == nil {
-		return Line{}, fmt.Errorf("%q: a test starts with client, rr or udpmon", clip(words[0]))
+		return Line{}, fmt.Errorf("%q: a test starts with client, rr, udpmon or trace", clip(words[0]))
 	}
 	for i := 1; i < len(words); i++ {
 		w := words[i]
@@ -294,10 +296,11 @@ func (l Line) Set(name string) bool {
 
 // Args is what the daemon runs for the line to a destination: the
 // command, the flags bound to their values, the port, one JSON document,
-// and the host after "--".
+// and the host after "--". A trace takes no port: the destination's is
+// its server's, not one a probe goes to.
 func (l Line) Args(dest Dest) []string {
 	out := l.Words()
-	if dest.Port != 0 {
+	if dest.Port != 0 && l.Command != "trace" {
 		out = append(out, "--port="+strconv.Itoa(dest.Port))
 	}
 	return append(out, "--json", "--", dest.Host)

@@ -31,6 +31,7 @@ func TestParseForms(t *testing.T) {
 		"client -B ::ffff:1.2.3.4":                                 "client --bind=::ffff:1.2.3.4",
 		"rr --sizes 64,1472 --load tcp,2,down,300m --load-time 8s": "rr --sizes=64,1472 --load=tcp,2,down,300m --load-time=8s",
 		"udpmon --spacing 0:40us:1us --count 1000 -w 4K -T lab-a":  "udpmon --spacing=0:40us:1us --count=1000 --window=4K --title=lab-a",
+		"trace --max-hops 12 --probes 2 --proto icmp":              "trace --max-hops=12 --probes=2 --proto=icmp",
 	} {
 		l := mustParse(t, in)
 		if got := l.String(); got != want {
@@ -126,6 +127,13 @@ func TestArgs(t *testing.T) {
 	got = l.Args(d)
 	if got[len(got)-1] != "::1" || got[len(got)-4] != "--port=5202" {
 		t.Fatalf("%q", got)
+	}
+	// A trace's probes go to no server: the destination's port is left out.
+	d, _ = ParseDest("10.0.0.2:5201")
+	got = mustParse(t, "trace --probes 1").Args(d)
+	want = []string{"trace", "--probes=1", "--json", "--", "10.0.0.2"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("trace: %q, want %q", got, want)
 	}
 }
 

@@ -1,0 +1,134 @@
+package archive
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/wireperf/wireperf/internal/trace"
+)
+
+// Path is the path a trace run found from Source to Dest: its hops'
+// answering addresses in order (trace.Report.Path), and whether it
+// differs from the pair's previous path (trace.Changed).
+type Path struct {
+	RunID   string
+	Source  string
+	Dest    string
+	Test    string // the trace test's name: a pair's UDP and ICMP traces may differ
+	At      time.Time
+	Hops    []string
+	Reached bool
+	// Changed says the path differs from Prev, the pair's path in the
+	// run before this one; the pair's first path has changed nothing.
+	Changed bool
+	Prev    []string
+}
+
+// PutPath stores a trace run's path (its run stored first, by PutRun),
+// comparing it with the pair's previous path. Storing a run's path again
+// replaces it. A path stored after a later one of its pair (a spooled
+// run recorded late) is compared with the one before it; the later
+// one's comparison is left as it was.
+func (s *Store) PutPath(ctx context.Context, p *Path) error {
+	if p.RunID == "" || p.Source == "" || p.Dest == "" || p.At.IsZero() {
+		return errors.New("a path needs its run's ID, its pair and its time")
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM run_path WHERE run_id = ?`), p.RunID); err != nil {
+		return err
+	}
+	var prev string
+	err = tx.QueryRowContext(ctx, s.q(`SELECT path FROM run_path WHERE source = ? AND dest = ? AND test = ? AND at < ?
+		ORDER BY at DESC LIMIT 1`), p.Source, p.Dest, p.Test, p.At.UTC()).Scan(&prev)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		p.Prev, p.Changed = nil, false
+	case err != nil:
+		return err
+	default:
+		p.Prev = trace.ParsePathKey(prev)
+		p.Changed = trace.Changed(p.Prev, p.Hops)
+	}
+	if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO run_path (run_id, source, dest, test, at, path, reached, changed, prev_path)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+		p.RunID, p.Source, p.Dest, p.Test, p.At.UTC(), trace.PathKey(p.Hops), boolInt(p.Reached), boolInt(p.Changed), prev); err != nil {
+		return fmt.Errorf("storing the path of run %s: %w", p.RunID, err)
+	}
+	return tx.Commit()
+}
+
+// PathFilter picks paths: of one pair and test when they are given, at
+// or after Since when it is.
+type PathFilter struct {
+	Source, Dest, Test string
+	Since              time.Time
+	ChangedOnly        bool
+}
+
+// Paths are the paths the filter picks, oldest first.
+func (s *Store) Paths(ctx context.Context, f PathFilter) ([]Path, error) {
+	q := `SELECT run_id, source, dest, test, at, path, reached, changed, prev_path FROM run_path WHERE 1 = 1`
+	var args []any
+	for _, c := range []struct{ col, v string }{{"source", f.Source}, {"dest", f.Dest}, {"test", f.Test}} {
+		if c.v != "" {
+			q += ` AND ` + c.col + ` = ?`
+			args = append(args, c.v)
+		}
+	}
+	if !f.Since.IsZero() {
+		q += ` AND at >= ?`
+		args = append(args, f.Since.UTC())
+	}
+	if f.ChangedOnly {
+		q += ` AND changed = 1`
+	}
+	rows, err := s.db.QueryContext(ctx, s.q(q+` ORDER BY at, run_id`), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Path
+	for rows.Next() {
+		var p Path
+		var hops, prev string
+		var reached, changed int
+		if err := rows.Scan(&p.RunID, &p.Source, &p.Dest, &p.Test, &p.At, &hops, &reached, &changed, &prev); err != nil {
+			return nil, err
+		}
+		p.At = p.At.UTC()
+		p.Hops, p.Prev = trace.ParsePathKey(hops), trace.ParsePathKey(prev)
+		p.Reached, p.Changed = reached != 0, changed != 0
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// PathPair names a pair's trace test.
+type PathPair struct{ Source, Dest, Test string }
+
+// PathChanges counts each pair's path changes over the whole archive.
+// A pair traced but never changed is counted, with 0.
+func (s *Store) PathChanges(ctx context.Context) (map[PathPair]int64, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT source, dest, test, SUM(changed) FROM run_path GROUP BY source, dest, test`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[PathPair]int64{}
+	for rows.Next() {
+		var p PathPair
+		var n int64
+		if err := rows.Scan(&p.Source, &p.Dest, &p.Test, &n); err != nil {
+			return nil, err
+		}
+		out[p] = n
+	}
+	return out, rows.Err()
+}

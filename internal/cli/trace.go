@@ -1,0 +1,52 @@
+package cli
+
+import (
+	"encoding/json"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wireperf/wireperf/internal/testdef"
+	"github.com/wireperf/wireperf/internal/trace"
+)
+
+// newTraceCmd wires `wireperf trace HOST`: the trace's flags are package
+// testdef's (a mesh's trace test runs this command), its work package
+// trace's.
+func newTraceCmd(e env) *cobra.Command {
+	f := testdef.NewTrace()
+	cmd := &cobra.Command{
+		Use:   "trace HOST",
+		Short: "Discover the path to HOST, as traceroute does (Linux, root or CAP_NET_RAW)",
+		Example: `  wireperf trace host                    UDP probes, 30 hops, 3 a hop
+  wireperf trace host --proto icmp       ICMP echo requests
+  wireperf trace host --probes 1 -J      one probe a hop, one JSON document`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef("trace needs exactly one HOST (got %d arguments)", len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := f.Finish(); err != nil {
+				return usageError{err}
+			}
+			r, err := trace.Run(cmd.Context(), args[0], f.Cfg)
+			if f.JSON {
+				doc := trace.Document{Trace: &r}
+				if err != nil {
+					doc = trace.Document{Error: err.Error()}
+				}
+				if werr := json.NewEncoder(e.stdout).Encode(doc); err == nil {
+					err = werr
+				}
+				return err
+			}
+			if err != nil {
+				return err
+			}
+			return trace.WriteText(e.stdout, r)
+		},
+	}
+	f.Register(cmd.Flags())
+	return cmd
+}

@@ -1,0 +1,263 @@
+// Package trace discovers the path to a host, as traceroute does: probes
+// of increasing TTL (UDP datagrams to an unlikely port, or ICMP echo
+// requests), each router on the way answering with an ICMP time
+// exceeded, and the destination with a port unreachable or an echo
+// reply. A path is what a mesh records beside its throughput, so that a
+// throughput drop can be told apart from a route change.
+//
+// It reads ICMP through a raw socket, so it needs root (or CAP_NET_RAW)
+// and runs on Linux; elsewhere, and without the privilege, Run says so in
+// one line.
+package trace
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"time"
+)
+
+// Proto is what a probe is.
+type Proto string
+
+// The probes.
+const (
+	UDP  Proto = "udp"  // a UDP datagram to port BasePort
+	ICMP Proto = "icmp" // an ICMP echo request
+)
+
+// ParseProto reads a probe's name.
+func ParseProto(s string) (Proto, error) {
+	switch Proto(s) {
+	case UDP, ICMP:
+		return Proto(s), nil
+	}
+	return "", fmt.Errorf("--proto %q: want udp or icmp", s)
+}
+
+// Defaults and limits.
+const (
+	DefaultMaxHops      = 30
+	DefaultProbes       = 3
+	DefaultProbeTimeout = time.Second
+	MaxHopsLimit        = 64
+	MaxProbesLimit      = 10
+	// BasePort is a UDP probe's destination port (traceroute's first):
+	// it is seldom open, so the destination answers with a port
+	// unreachable.
+	BasePort = 33434
+)
+
+// Config is one trace.
+type Config struct {
+	Proto        Proto
+	MaxHops      int
+	Probes       int           // per hop
+	ProbeTimeout time.Duration // how long a hop's probes wait for their answers
+	// Total bounds the whole trace (--max-time); zero, and anything
+	// longer, is MaxHops × ProbeTimeout.
+	Total time.Duration
+}
+
+// DefaultConfig is a UDP trace of 30 hops, 3 probes a hop, a second each.
+func DefaultConfig() Config {
+	return Config{Proto: UDP, MaxHops: DefaultMaxHops, Probes: DefaultProbes, ProbeTimeout: DefaultProbeTimeout}
+}
+
+// Check checks a config's values.
+func (c Config) Check() error {
+	if _, err := ParseProto(string(c.Proto)); err != nil {
+		return err
+	}
+	if c.MaxHops < 1 || c.MaxHops > MaxHopsLimit {
+		return fmt.Errorf("--max-hops %d: want 1 to %d", c.MaxHops, MaxHopsLimit)
+	}
+	if c.Probes < 1 || c.Probes > MaxProbesLimit {
+		return fmt.Errorf("--probes %d: want 1 to %d", c.Probes, MaxProbesLimit)
+	}
+	if c.ProbeTimeout <= 0 || c.ProbeTimeout > time.Minute {
+		return fmt.Errorf("--probe-timeout %v: want more than 0, at most 1m", c.ProbeTimeout)
+	}
+	if c.Total < 0 {
+		return fmt.Errorf("--max-time %v: want 0 (max hops × probe timeout) or more", c.Total)
+	}
+	return nil
+}
+
+// Bound is how long the trace may take at most.
+func (c Config) Bound() time.Duration {
+	worst := time.Duration(c.MaxHops) * c.ProbeTimeout
+	if c.Total > 0 && c.Total < worst {
+		return c.Total
+	}
+	return worst
+}
+
+// Hop is one TTL's answers.
+type Hop struct {
+	TTL int `json:"ttl"`
+	// Addr is the address that answered (the first, when the probes'
+	// answers came from several); "" when none did.
+	Addr string `json:"addr,omitempty"`
+	// RTTs are each probe's round-trip time in milliseconds, NaN for a
+	// probe not answered (null in JSON).
+	RTTs []float64 `json:"-"`
+	// Reached says the answer came from the destination.
+	Reached bool `json:"reached,omitempty"`
+}
+
+// hopJSON writes a lost probe's RTT as null.
+type hopJSON struct {
+	TTL     int        `json:"ttl"`
+	Addr    string     `json:"addr,omitempty"`
+	RTTs    []*float64 `json:"rtts_ms"`
+	Reached bool       `json:"reached,omitempty"`
+}
+
+// MarshalJSON writes a lost probe's RTT as null.
+func (h Hop) MarshalJSON() ([]byte, error) {
+	j := hopJSON{TTL: h.TTL, Addr: h.Addr, Reached: h.Reached, RTTs: make([]*float64, len(h.RTTs))}
+	for i, r := range h.RTTs {
+		if !math.IsNaN(r) {
+			j.RTTs[i] = &r
+		}
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON reads a null RTT as NaN.
+func (h *Hop) UnmarshalJSON(b []byte) error {
+	var j hopJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*h = Hop{TTL: j.TTL, Addr: j.Addr, Reached: j.Reached, RTTs: make([]float64, len(j.RTTs))}
+	for i, r := range j.RTTs {
+		h.RTTs[i] = math.NaN()
+		if r != nil {
+			h.RTTs[i] = *r
+		}
+	}
+	return nil
+}
+
+// Report is a trace's result.
+type Report struct {
+	Target  string    `json:"target"` // as given
+	Addr    string    `json:"addr"`   // the address traced to
+	Proto   Proto     `json:"proto"`
+	MaxHops int       `json:"max_hops"`
+	Probes  int       `json:"probes"`
+	Started time.Time `json:"started"`
+	Ended   time.Time `json:"ended"`
+	Reached bool      `json:"reached"`
+	Hops    []Hop     `json:"hops"`
+	// Note says why the trace stopped short: its time bound.
+	Note string `json:"note,omitempty"`
+}
+
+// None is a hop that did not answer, in a path.
+const None = "*"
+
+// Path is the path's identity: each hop's answering address in order,
+// None for a hop that did not answer, without the silent hops after the
+// last one that answered (a trace that never reaches its destination
+// runs into MaxHops of them).
+func (r Report) Path() []string {
+	out := make([]string, 0, len(r.Hops))
+	for _, h := range r.Hops {
+		if h.Addr == "" {
+			out = append(out, None)
+		} else {
+			out = append(out, h.Addr)
+		}
+	}
+	for len(out) > 0 && out[len(out)-1] == None {
+		out = out[:len(out)-1]
+	}
+	return out
+}
+
+// PathKey is a path as one string: its hops joined by blanks.
+func PathKey(path []string) string { return strings.Join(path, " ") }
+
+// ParsePathKey is the path a PathKey wrote.
+func ParsePathKey(s string) []string { return strings.Fields(s) }
+
+// Changed says two paths differ: a different number of hops, or a hop
+// where both answered from different addresses. A hop that answered in
+// one and not in the other is no evidence of a change (routers drop and
+// rate-limit their ICMP), so it is not counted as one.
+func Changed(prev, cur []string) bool {
+	if len(prev) != len(cur) {
+		return true
+	}
+	for i := range prev {
+		if prev[i] != None && cur[i] != None && prev[i] != cur[i] {
+			return true
+		}
+	}
+	return false
+}
+
+// Document is the trace's JSON output: {"trace": report}, or {"error":
+// why} (with the report so far, if any).
+type Document struct {
+	Trace *Report `json:"trace,omitempty"`
+	Error string  `json:"error,omitempty"`
+}
+
+// ErrNotTrace is a JSON document that is not a trace's.
+var ErrNotTrace = errors.New("not a trace document")
+
+// ParseDocument reads a trace's JSON output.
+func ParseDocument(doc []byte) (Document, error) {
+	var d Document
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	if err := dec.Decode(&d); err != nil {
+		return Document{}, fmt.Errorf("%w: %v", ErrNotTrace, err)
+	}
+	if d.Trace == nil && d.Error == "" {
+		return Document{}, fmt.Errorf("%w: no trace or error", ErrNotTrace)
+	}
+	return d, nil
+}
+
+// IsDocument says doc is a trace's output.
+func IsDocument(doc []byte) bool {
+	_, err := ParseDocument(doc)
+	return err == nil
+}
+
+// WriteText writes the report as traceroute does: a header line, then a
+// line per hop with its address and each probe's RTT, "*" for a probe
+// not answered.
+func WriteText(w io.Writer, r Report) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "trace to %s (%s), %d hops max, %d %s probes\n", r.Target, r.Addr, r.MaxHops, r.Probes, r.Proto)
+	for _, h := range r.Hops {
+		fmt.Fprintf(&b, "%2d  ", h.TTL)
+		if h.Addr == "" {
+			b.WriteString("*")
+		} else {
+			b.WriteString(h.Addr)
+		}
+		for _, rtt := range h.RTTs {
+			if math.IsNaN(rtt) {
+				b.WriteString("  *")
+			} else {
+				fmt.Fprintf(&b, "  %.3f ms", rtt)
+			}
+		}
+		b.WriteString("\n")
+	}
+	if r.Note != "" {
+		fmt.Fprintf(&b, "%s\n", r.Note)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
