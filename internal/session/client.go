@@ -30,6 +30,10 @@ type ClientConfig struct {
 	control.ClientConfig
 	CPort    int // first data connection's local port; 0 for any
 	Observer Observer
+	// RcvTimeout ends the test with an error when the client's
+	// receiving streams get nothing for this long (--rcv-timeout); 0
+	// for no bound.
+	RcvTimeout time.Duration
 	// StartGate, when set, is called once every data connection is up and
 	// before Start is sent: a group test's agent holds its streams there
 	// until the common start instant. An error closes the test unstarted.
@@ -74,7 +78,7 @@ type clientTest struct {
 // dialer dials network from -B's address and localPort, with opts set
 // before connect.
 func (c *clientTest) dialer(network string, opts sockopt.Options, localPort int) (*net.Dialer, error) {
-	return netsetup.Client{Bind: c.cfg.Bind, CPort: c.cfg.CPort, Timeout: c.cfg.ConnectTimeout}.Dialer(network, localPort, opts)
+	return c.cfg.Dialing(c.cfg.CPort).DataDialer(network, localPort, opts)
 }
 
 func (c *clientTest) connectStreams(ctx context.Context) error {
@@ -203,6 +207,12 @@ func (c *clientTest) connectUDP(ctx context.Context, token proto.Token, ready *p
 			return fmt.Errorf("UDP stream %d to %s: %w", id, c.ctl.Addr(), netsetup.DialError(err))
 		}
 		uc := conn.(*net.UDPConn)
+		if c.spec.ClientSendsOn(id) {
+			if err := netsetup.CheckUDPPacing(c.spec, uc.LocalAddr().String()); err != nil {
+				_ = uc.Close()
+				return err
+			}
+		}
 		f, err := flowrun.NewUDPFlow(uc, c.spec, [16]byte(token), id, c.spec.ClientSendsOn(id), c.ctl.Auth().DatagramKey([16]byte(token)))
 		if err != nil {
 			_ = uc.Close()
@@ -238,8 +248,12 @@ func (c *clientTest) run(ctx context.Context) (*result.Result, error) {
 	run := flowrun.New(c.spec, c.flows, c.sockets, func(iv result.Interval) { localIv <- iv })
 	tcp := c.ctl.TCP()
 	_ = tcp.SetDeadline(time.Time{})
-	_ = tcp.SetKeepAlive(true)
-	_ = tcp.SetKeepAlivePeriod(5 * time.Second)
+	if ka := c.cfg.KeepAlive; ka != nil { // --cntl-ka, set when it connected
+		_ = tcp.SetKeepAliveConfig(*ka)
+	} else {
+		_ = tcp.SetKeepAlive(true)
+		_ = tcp.SetKeepAlivePeriod(5 * time.Second)
+	}
 	if err := c.ctl.Send(proto.TypeStart, proto.Start{}); err != nil {
 		return nil, err
 	}
@@ -295,6 +309,10 @@ func (c *clientTest) wait(ctx context.Context, run *flowrun.Runner, ev control.E
 	cancelled := ctx.Done()
 	done := run.Done()
 	sendersDone := run.SendersDone()
+	var idle <-chan struct{}
+	if c.cfg.RcvTimeout > 0 {
+		idle = run.ReceiversIdle(c.cfg.RcvTimeout)
+	}
 	stop := func(reason string) {
 		run.StopSenders()
 		_ = c.ctl.Send(proto.TypeStop, proto.Stop{Reason: reason})
@@ -325,6 +343,11 @@ func (c *clientTest) wait(ctx context.Context, run *flowrun.Runner, ev control.E
 			run.Abort()
 			<-done
 			return fmt.Errorf("lost the control connection: %w", err)
+		case <-idle:
+			_ = c.ctl.Send(proto.TypeStop, proto.Stop{Reason: "receive timeout"})
+			run.Abort()
+			<-done
+			return fmt.Errorf("no data received for %v (--rcv-timeout)", c.cfg.RcvTimeout)
 		}
 	}
 }

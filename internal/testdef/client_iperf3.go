@@ -93,7 +93,7 @@ func (c *Client) registerIperf3Habits(fs *pflag.FlagSet) {
 	fs.StringVarP(&c.Affinity, "affinity", "A", "", "n[,m]: pin the client to CPU n and (iperf3 servers) the server to CPU m (Linux)")
 	fs.StringVarP(&c.BindDevice, "xbind", "X", "", "bind the control and data sockets to this network interface (SO_BINDTODEVICE, Linux)")
 	fs.Var(flagvalue.Rate(&s.FQRate), "fq-rate", "each sender's socket pacing rate in bits/s (SO_MAX_PACING_RATE, fair queueing); UDP needs the fq qdisc")
-	fs.BoolVar(&s.DontFragment, "dont-fragment", false, "UDP: set IPv4's Don't Fragment bit (IPv6 never fragments in the path); too large a datagram fails")
+	fs.BoolVar(&s.DontFragment, "dont-fragment", false, "UDP: never fragment a datagram (IPv4's Don't Fragment bit, IPV6_DONTFRAG; Linux); too large a datagram fails")
 	fs.StringVarP(&c.FlowLabel, "flowlabel", "L", "", "IPv6 flow label of the client's data packets, 1 to 0xfffff (Linux)")
 	fs.Var(&c.ControlKeepAlive, "cntl-ka", "TCP keepalive on the control connection: idle seconds/probe interval seconds/probe count, each optional")
 	fs.Lookup("cntl-ka").NoOptDefVal = cntlKANoValue
@@ -129,6 +129,9 @@ func (c *Client) finishIperf3Habits(fs *pflag.FlagSet) error {
 		}
 		if c.IPv4 {
 			return errors.New("-L: a flow label is IPv6's; it cannot go with -4")
+		}
+		if s.Protocol == spec.UDP {
+			return errors.New("-L: iperf3 labels TCP data connections only; it cannot go with -u")
 		}
 		s.FlowLabel = int(v)
 	}

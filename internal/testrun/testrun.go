@@ -12,9 +12,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
+	"time"
 
 	"github.com/wireperf/wireperf/internal/auth"
 	"github.com/wireperf/wireperf/internal/control"
+	"github.com/wireperf/wireperf/internal/cpuaffinity"
 	"github.com/wireperf/wireperf/internal/emit"
 	"github.com/wireperf/wireperf/internal/iperf3"
 	"github.com/wireperf/wireperf/internal/result"
@@ -40,9 +43,38 @@ type Options struct {
 // does is tested in iperf3's protocol on the same connection (without
 // --iperf3 as with it); --iperf3 speaks it from the start.
 func Client(ctx context.Context, c *testdef.Client, host string, o Options) (*result.Result, error) {
+	if c.ServerCPU != testdef.NoCPU && !c.Iperf3 {
+		return nil, fmt.Errorf("-A %s: a wireperf server runs many tests at once and pins itself for none; give -A n, or --iperf3 against an iperf3 server", c.Affinity)
+	}
+	if c.File != "" {
+		return nil, errors.New("-F: not supported yet")
+	}
+	if c.ClientCPU != testdef.NoCPU {
+		restore, err := cpuaffinity.Pin(c.ClientCPU)
+		if err != nil {
+			return nil, err
+		}
+		defer restore()
+	}
+	family := ""
+	switch {
+	case c.IPv4:
+		family = "4"
+	case c.IPv6:
+		family = "6"
+	}
+	keepAlive := controlKeepAlive(c.ControlKeepAlive)
+	rcvTimeout := time.Duration(0)
+	if c.Spec.ServerSends() {
+		rcvTimeout = c.RcvTimeout
+	}
 	ip3 := iperf3.ClientConfig{
 		Host: host, Port: c.Port, Bind: c.Bind, CPort: c.CPort, ConnectTimeout: c.ConnectTimeout, Spec: c.Spec,
 		Observer: o.Observer, Logger: o.Logger, RetryBusy: c.RetryBusy, UDPCounters64: c.Counters64,
+		Family: family, BindDevice: c.BindDevice, KeepAlive: keepAlive, RcvTimeout: rcvTimeout,
+	}
+	if c.ServerCPU != testdef.NoCPU {
+		ip3.ServerCPU = &c.ServerCPU
 	}
 	if c.Iperf3 {
 		return iperf3.RunClient(ctx, ip3)
@@ -51,7 +83,8 @@ func Client(ctx context.Context, c *testdef.Client, host string, o Options) (*re
 		Host: host, Port: c.Port, Bind: c.Bind,
 		ConnectTimeout: c.ConnectTimeout, Spec: c.Spec, Logger: o.Logger,
 		Auth: o.Auth, TLS: o.TLS, KeepIperf3: true,
-	}, CPort: c.CPort, Observer: o.Observer}
+		Family: family, BindDevice: c.BindDevice, KeepAlive: keepAlive,
+	}, CPort: c.CPort, Observer: o.Observer, RcvTimeout: rcvTimeout}
 	res, err := session.RunClient(ctx, cfg)
 	var found *control.Iperf3ServerError
 	if !errors.As(err, &found) || found.Server == nil {
@@ -65,6 +98,16 @@ func Client(ctx context.Context, c *testdef.Client, host string, o Options) (*re
 		return iperf3.RunClientOn(ctx, srv.Conn, srv.Sent, ip3)
 	}
 	return iperf3.RunClient(ctx, ip3) // a busy one hung up: iperf3 retries itself (--retry-busy)
+}
+
+// controlKeepAlive is --cntl-ka as Go sets it; nil without the flag.
+// A part not given keeps Go's default (a zero field), which every
+// control connection has anyway.
+func controlKeepAlive(k testdef.KeepAlive) *net.KeepAliveConfig {
+	if !k.On {
+		return nil
+	}
+	return &net.KeepAliveConfig{Enable: true, Idle: k.Idle, Interval: k.Interval, Count: k.Count}
 }
 
 // RRConfig is a request-response test's client configuration.
