@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/sockopt"
 	"github.com/wireperf/wireperf/internal/spec"
+	"github.com/wireperf/wireperf/internal/tcpflow"
 )
 
 // Observer sees a client's test as it runs. The remote end of an iperf3
@@ -55,6 +57,9 @@ type ClientConfig struct {
 	// receiving streams get nothing for this long (--rcv-timeout); 0
 	// for no bound.
 	RcvTimeout time.Duration
+	// File is -F: a one-stream TCP test's sender sends its bytes, a
+	// receiver writes what it receives to it; nil for none.
+	File io.ReadWriter
 }
 
 // dialing is how the client's sockets are dialled (netsetup.Client).
@@ -297,7 +302,11 @@ func (c *clientTest) connectTCP(ctx context.Context, id int, sender bool) (*data
 		return nil, fmt.Errorf("data connection %d: %w", id, err)
 	}
 	_ = tc.SetWriteDeadline(time.Time{})
-	return newTCPStream(id, sender, tc, flowrun.GrantedSocket(tc, c.spec), c.spec.Length), nil
+	st := tcpflow.NewStream(id, sender, tc)
+	if c.cfg.File != nil {
+		st.UseFile(c.cfg.File)
+	}
+	return newTCPStreamWith(st, flowrun.GrantedSocket(tc, c.spec), c.spec.Length), nil
 }
 
 func (c *clientTest) connectUDP(ctx context.Context, id int, sender bool) (*dataStream, error) {
@@ -478,11 +487,42 @@ func (c *clientTest) wait(ctx context.Context, run *flowrun.Runner) error {
 // settle gives our last UDP datagrams time to arrive before TEST_END:
 // an iperf3 server stops counting the moment it reads TEST_END.
 func (c *clientTest) settle() {
-	if c.spec.Protocol != spec.UDP || !c.spec.ClientSends() {
+	if !c.spec.ClientSends() {
+		return
+	}
+	if c.spec.Protocol != spec.UDP {
+		c.settleTCP()
 		return
 	}
 	rtt := netsetup.SmoothedRTT(c.conn)
 	time.Sleep(min(max(2*rtt, 10*time.Millisecond), 250*time.Millisecond))
+}
+
+// settleTCPLimit bounds settleTCP's wait.
+const settleTCPLimit = 2 * time.Second
+
+// settleTCP: a TCP test that ends on its bytes (-n, -k, -F) waits until
+// the server has acknowledged every byte before TEST_END, which the
+// server acts on at once: with the last blocks still in flight, a short
+// test's count (and -F's file) would come up short on its side. A test
+// that ends on time is cut where it is, as iperf3's is.
+func (c *clientTest) settleTCP() {
+	if c.spec.Bytes <= 0 {
+		return
+	}
+	deadline := time.Now().Add(settleTCPLimit)
+	for _, st := range c.streams {
+		if !st.sender || st.tcp == nil {
+			continue
+		}
+		for time.Now().Before(deadline) {
+			n, err := unsentBytes(st.tcp)
+			if err != nil || n == 0 {
+				break
+			}
+			time.Sleep(time.Millisecond) // bounded poll: the socket's send queue, until the deadline above
+		}
+	}
 }
 
 // drain is how long receivers read on after the end: a TCP receiver

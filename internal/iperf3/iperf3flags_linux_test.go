@@ -1,10 +1,13 @@
 package iperf3
 
 import (
+	"bytes"
 	"context"
+	"crypto/rand"
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -150,4 +153,73 @@ func TestServeIperf3ClientDontFragment(t *testing.T) {
 	if !sr.res.Spec.DontFragment || sr.res.Spec.Blocks != 100 {
 		t.Errorf("our server's spec: dont-fragment %v, blocks %d; want true and 100", sr.res.Spec.DontFragment, sr.res.Spec.Blocks)
 	}
+}
+
+// writeRandomFile is a file of n random bytes in the test's directory.
+func writeRandomFile(t *testing.T, n int) (string, []byte) {
+	t.Helper()
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(t.TempDir(), "src")
+	if err := os.WriteFile(name, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return name, b
+}
+
+// -F both ways with iperf3's own -F: what one end reads from its file
+// is what the other end writes to its own, byte for byte.
+func TestFileWithIperf3(t *testing.T) {
+	const size = 3<<20 + 12345 // not a whole number of blocks
+	t.Run("client sends", func(t *testing.T) {
+		src, want := writeRandomFile(t, size)
+		out := filepath.Join(t.TempDir(), "out")
+		srv, port := startIperf3Server(t, "-F", out)
+		f, err := os.Open(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		s := clientSpec(func(s *spec.Spec) { s.Duration, s.Bytes, s.Length = 0, size, 128<<10 })
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		if _, err := RunClient(ctx, ClientConfig{Host: "127.0.0.1", Port: port, Spec: s, File: f}); err != nil {
+			t.Fatalf("RunClient: %v", err)
+		}
+		srv.json(t) // the server has exited: its file is complete
+		got, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("iperf3 wrote %d bytes, not the %d the file holds", len(got), len(want))
+		}
+	})
+	t.Run("client receives", func(t *testing.T) {
+		src, want := writeRandomFile(t, size)
+		_, port := startIperf3Server(t, "-F", src)
+		out := filepath.Join(t.TempDir(), "out")
+		f, err := os.Create(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		s := clientSpec(func(s *spec.Spec) { s.Reverse, s.Duration, s.Length = true, 5*time.Second, 128<<10 })
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		res, err := RunClient(ctx, ClientConfig{Host: "127.0.0.1", Port: port, Spec: s, File: f})
+		if err != nil {
+			t.Fatalf("RunClient: %v", err)
+		}
+		got, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("we wrote %d bytes (received %d), not the %d iperf3's file holds",
+				len(got), directionBytes(res)["server"][1], len(want))
+		}
+	})
 }

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"sync"
 	"time"
@@ -34,6 +35,9 @@ type ClientConfig struct {
 	// receiving streams get nothing for this long (--rcv-timeout); 0
 	// for no bound.
 	RcvTimeout time.Duration
+	// File is -F: a one-stream TCP test's sender sends its bytes, a
+	// receiver writes what it receives to it; nil for none.
+	File io.ReadWriter
 	// StartGate, when set, is called once every data connection is up and
 	// before Start is sent: a group test's agent holds its streams there
 	// until the common start instant. An error closes the test unstarted.
@@ -184,6 +188,9 @@ func (c *clientTest) dialTCP(ctx context.Context, token proto.Token, id int) (fl
 	if err != nil {
 		_ = tc.Close()
 		return nil, result.Socket{}, err
+	}
+	if c.cfg.File != nil {
+		st.UseFile(c.cfg.File)
 	}
 	flow := flowrun.NewTCPFlow(st, c.spec.Length, c.spec.TimelinePeriod())
 	if _, err := tc.Write(proto.DataHello{Token: token, StreamID: uint32(id)}.Marshal()); err != nil {

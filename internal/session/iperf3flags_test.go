@@ -1,10 +1,13 @@
 package session_test
 
 import (
+	"bytes"
 	"context"
 	"log/slog"
 	"net"
 	"net/netip"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -142,4 +145,47 @@ func TestControlKeepAliveAndDevice(t *testing.T) {
 	}
 	defer ctl.Close()
 	checkControlSocket(t, ctl.TCP(), 31, 7, 4, "lo")
+}
+
+// -F over our protocol: the file's bytes reach the server in full (the
+// test ends on its size), and what the client receives lands in its file.
+func TestFile(t *testing.T) {
+	port := startServer(t)
+	const size = 1<<20 + 777
+	src := filepath.Join(t.TempDir(), "src")
+	if err := os.WriteFile(src, bytes.Repeat([]byte("wireperf"), size/8+1)[:size], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s := spec.Default()
+	s.Duration, s.Interval, s.Length, s.Bytes = 0, 0, 64<<10, size
+	res, err := runClient(t, port, s, func(c *session.ClientConfig) { c.File = f })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := res.Directions()[0]; d.Sent.Bytes != size || d.Received.Bytes != size {
+		t.Errorf("sent %d, received %d; want the file's %d", d.Sent.Bytes, d.Received.Bytes, size)
+	}
+
+	out, err := os.Create(filepath.Join(t.TempDir(), "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	s.Reverse = true
+	res, err = runClient(t, port, s, func(c *session.ClientConfig) { c.File = out })
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := out.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := res.Directions()[0]; fi.Size() != size || d.Received.Bytes != size {
+		t.Errorf("received %d, wrote %d; want %d", d.Received.Bytes, fi.Size(), size)
+	}
 }

@@ -3,6 +3,7 @@ package testdef
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -135,6 +136,9 @@ func (c *Client) finishIperf3Habits(fs *pflag.FlagSet) error {
 		}
 		s.FlowLabel = int(v)
 	}
+	if err := c.finishFile(fs); err != nil {
+		return err
+	}
 	if fs.Changed("rcv-timeout") {
 		if !s.ServerSends() {
 			return errors.New("--rcv-timeout: the client receives only with -R or --bidir")
@@ -143,6 +147,30 @@ func (c *Client) finishIperf3Habits(fs *pflag.FlagSet) error {
 	c.RcvTimeout = time.Duration(c.RcvTimeoutMS) * time.Millisecond
 	if c.RcvTimeout < MinRcvTimeout || c.RcvTimeout > MaxRcvTimeout {
 		return fmt.Errorf("--rcv-timeout %d: want %d to %d ms", c.RcvTimeoutMS, MinRcvTimeout.Milliseconds(), MaxRcvTimeout.Milliseconds())
+	}
+	return nil
+}
+
+// finishFile checks -F. wireperf reads and writes the file on a single
+// TCP stream. As in iperf3, a sender without -t, -n or -k sends the
+// file once: the test ends on its size.
+func (c *Client) finishFile(fs *pflag.FlagSet) error {
+	s := &c.Spec
+	if c.File == "" {
+		return nil
+	}
+	switch {
+	case s.Protocol == spec.UDP:
+		return errors.New("-F: a file travels over TCP here; it cannot go with -u")
+	case s.Bidir || s.Streams > 1:
+		return errors.New("-F: a file travels over one stream; it cannot go with -P or --bidir")
+	case s.ZeroCopy:
+		return errors.New("-F and -Z: choose one (-Z sends no file's bytes)")
+	}
+	if s.ClientSends() && !fs.Changed("time") && !fs.Changed("bytes") && !fs.Changed("blockcount") {
+		if fi, err := os.Stat(c.File); err == nil && fi.Size() > 0 {
+			s.Bytes, s.Duration = fi.Size(), 0
+		}
 	}
 	return nil
 }

@@ -1,6 +1,8 @@
 package testdef
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -102,6 +104,30 @@ func TestIperf3FlagsRefused(t *testing.T) {
 		_, _, err := Parse(KindClient, c.args)
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%q: err = %v, want one line with %q", c.args, err, c.want)
+		}
+	}
+}
+
+// -F: a sender without -t, -n or -k sends the file once, as iperf3;
+// what -F cannot go with is refused.
+func TestFileFlag(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(name, make([]byte, 12345), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := parseClient(t, "-F", name)
+	if c.Spec.Bytes != 12345 || c.Spec.Duration != 0 {
+		t.Errorf("-F of 12345 bytes: -n %d, -t %v; want the file's size and no time limit", c.Spec.Bytes, c.Spec.Duration)
+	}
+	if c = parseClient(t, "-F", name, "-t", "3"); c.Spec.Bytes != 0 || c.Spec.Duration != 3*time.Second {
+		t.Errorf("-F with -t 3: -n %d, -t %v", c.Spec.Bytes, c.Spec.Duration)
+	}
+	if c = parseClient(t, "-F", name, "-R"); c.Spec.Bytes != 0 {
+		t.Errorf("-F with -R: -n %d; a receiver's file sets no size", c.Spec.Bytes)
+	}
+	for _, bad := range [][]string{{"-u"}, {"-P", "2"}, {"--bidir"}, {"-Z"}} {
+		if _, _, err := Parse(KindClient, append([]string{"-F", name}, bad...)); err == nil || !strings.HasPrefix(err.Error(), "-F") {
+			t.Errorf("-F %v: err = %v, want a refusal naming -F", bad, err)
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
 	"time"
 
 	"github.com/wireperf/wireperf/internal/auth"
@@ -46,8 +47,14 @@ func Client(ctx context.Context, c *testdef.Client, host string, o Options) (*re
 	if c.ServerCPU != testdef.NoCPU && !c.Iperf3 {
 		return nil, fmt.Errorf("-A %s: a wireperf server runs many tests at once and pins itself for none; give -A n, or --iperf3 against an iperf3 server", c.Affinity)
 	}
+	var file *os.File
 	if c.File != "" {
-		return nil, errors.New("-F: not supported yet")
+		f, err := openDataFile(c.File, c.Spec.ClientSends())
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		file = f
 	}
 	if c.ClientCPU != testdef.NoCPU {
 		restore, err := cpuaffinity.Pin(c.ClientCPU)
@@ -73,6 +80,9 @@ func Client(ctx context.Context, c *testdef.Client, host string, o Options) (*re
 		Observer: o.Observer, Logger: o.Logger, RetryBusy: c.RetryBusy, UDPCounters64: c.Counters64,
 		Family: family, BindDevice: c.BindDevice, KeepAlive: keepAlive, RcvTimeout: rcvTimeout,
 	}
+	if file != nil { // a nil *os.File in the interface would not be nil
+		ip3.File = file
+	}
 	if c.ServerCPU != testdef.NoCPU {
 		ip3.ServerCPU = &c.ServerCPU
 	}
@@ -84,7 +94,7 @@ func Client(ctx context.Context, c *testdef.Client, host string, o Options) (*re
 		ConnectTimeout: c.ConnectTimeout, Spec: c.Spec, Logger: o.Logger,
 		Auth: o.Auth, TLS: o.TLS, KeepIperf3: true,
 		Family: family, BindDevice: c.BindDevice, KeepAlive: keepAlive,
-	}, CPort: c.CPort, Observer: o.Observer, RcvTimeout: rcvTimeout}
+	}, CPort: c.CPort, Observer: o.Observer, RcvTimeout: rcvTimeout, File: ip3.File}
 	res, err := session.RunClient(ctx, cfg)
 	var found *control.Iperf3ServerError
 	if !errors.As(err, &found) || found.Server == nil {
@@ -98,6 +108,23 @@ func Client(ctx context.Context, c *testdef.Client, host string, o Options) (*re
 		return iperf3.RunClientOn(ctx, srv.Conn, srv.Sent, ip3)
 	}
 	return iperf3.RunClient(ctx, ip3) // a busy one hung up: iperf3 retries itself (--retry-busy)
+}
+
+// openDataFile opens -F's file: to read what the client sends, or
+// created (emptied if it exists, readable by its owner only, as iperf3
+// creates it) to write what the client receives.
+func openDataFile(name string, sends bool) (*os.File, error) {
+	var f *os.File
+	var err error
+	if sends {
+		f, err = os.Open(name)
+	} else {
+		f, err = os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("-F: %w", err)
+	}
+	return f, nil
 }
 
 // controlKeepAlive is --cntl-ka as Go sets it; nil without the flag.
