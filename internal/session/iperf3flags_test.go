@@ -99,12 +99,14 @@ func TestFQRateUDPNeedsFQ(t *testing.T) {
 		t.Skip("loopback has the fq qdisc here")
 	}
 	port := startServer(t)
-	s := spec.Default()
-	s.Protocol, s.Length, s.Rate, s.FQRate, s.Duration = spec.UDP, 1000, 1e6, 1e6, time.Second
-	_, err = runClient(t, port, s, nil)
-	if err == nil || !strings.Contains(err.Error(), "--fq-rate: the kernel paces UDP only under the fq qdisc, and lo's root qdisc is "+q.Kind) ||
-		strings.Contains(err.Error(), "\n") {
-		t.Fatalf("err = %v, want one line refusing --fq-rate on lo's %s", err, q.Kind)
+	for _, reverse := range []bool{false, true} { // the client's senders, then the server's
+		s := spec.Default()
+		s.Protocol, s.Length, s.Rate, s.FQRate, s.Duration, s.Reverse = spec.UDP, 1000, 1e6, 1e6, time.Second, reverse
+		_, err = runClient(t, port, s, nil)
+		if err == nil || !strings.Contains(err.Error(), "--fq-rate: the kernel paces UDP only under the fq qdisc, and lo's root qdisc is "+q.Kind) ||
+			strings.Contains(err.Error(), "\n") {
+			t.Errorf("-R %v: err = %v, want one line refusing --fq-rate on lo's %s", reverse, err, q.Kind)
+		}
 	}
 }
 
