@@ -91,15 +91,15 @@ func (c *Client) registerIperf3Habits(fs *pflag.FlagSet) {
 	fs.BoolVarP(&c.IPv4, "version4", "4", false, "only IPv4: resolve the server and connect over IPv4")
 	fs.BoolVarP(&c.IPv6, "version6", "6", false, "only IPv6: resolve the server and connect over IPv6")
 	fs.VarP(flagvalue.Size(&s.Blocks), "blockcount", "k", "stop after this many blocks (of -l) per direction, across streams; instead of -t or -n")
-	fs.StringVarP(&c.Affinity, "affinity", "A", "", "n[,m]: pin the client to CPU n and (iperf3 servers) the server to CPU m (Linux)")
-	fs.StringVarP(&c.BindDevice, "xbind", "X", "", "bind the control and data sockets to this network interface (SO_BINDTODEVICE, Linux)")
+	fs.StringVarP(&c.Affinity, "affinity", "A", "", "`n[,m]`: pin the client to CPU n for the test, and an iperf3 server (--iperf3) to CPU m (Linux)")
+	fs.StringVarP(&c.BindDevice, "xbind", "X", "", "bind the control and data sockets to network interface `DEV` (SO_BINDTODEVICE, Linux)")
 	fs.Var(flagvalue.Rate(&s.FQRate), "fq-rate", "each sender's socket pacing rate in bits/s (SO_MAX_PACING_RATE, fair queueing); UDP needs the fq qdisc")
 	fs.BoolVar(&s.DontFragment, "dont-fragment", false, "UDP: never fragment a datagram (IPv4's Don't Fragment bit, IPV6_DONTFRAG; Linux); too large a datagram fails")
-	fs.StringVarP(&c.FlowLabel, "flowlabel", "L", "", "IPv6 flow label of the client's data packets, 1 to 0xfffff (Linux)")
-	fs.Var(&c.ControlKeepAlive, "cntl-ka", "TCP keepalive on the control connection: idle seconds/probe interval seconds/probe count, each optional")
+	fs.StringVarP(&c.FlowLabel, "flowlabel", "L", "", "IPv6 flow label `N` of the client's TCP data packets, 1 to 0xfffff (Linux)")
+	fs.Var(&c.ControlKeepAlive, "cntl-ka", "TCP keepalive on the control connection; =IDLE/INTV/CNT sets the idle seconds, seconds between probes and probes, each optional")
 	fs.Lookup("cntl-ka").NoOptDefVal = cntlKANoValue
-	fs.Int64Var(&c.RcvTimeoutMS, "rcv-timeout", c.RcvTimeoutMS, "when the client receives (-R, --bidir): end the test with an error after this many ms with no data")
-	fs.StringVarP(&c.File, "file", "F", "", "the sender reads its data from this file; the receiver writes what it receives to it")
+	fs.Int64Var(&c.RcvTimeoutMS, "rcv-timeout", c.RcvTimeoutMS, "when the client receives (-R, --bidir): end the test with an error after `MS` milliseconds with no data")
+	fs.StringVarP(&c.File, "file", "F", "", "the client's sender sends the bytes of `FILE`; a receiving client (-R) writes what it receives to it (one TCP stream)")
 }
 
 // finishIperf3Habits checks the iperf3 flags once -l and -u are known.
