@@ -223,3 +223,22 @@ func TestFileWithIperf3(t *testing.T) {
 		}
 	})
 }
+
+// --rcv-timeout against iperf3: the server sends one datagram a second,
+// so a client that waits at most 300 ms ends the test with the error.
+func TestClientRcvTimeoutAgainstIperf3(t *testing.T) {
+	_, port := startIperf3Server(t)
+	s := clientSpec(func(s *spec.Spec) {
+		s.Protocol, s.Reverse, s.Length, s.Rate, s.Duration = spec.UDP, true, 1000, 8000, 5*time.Second
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	start := time.Now()
+	_, err := RunClient(ctx, ClientConfig{Host: "127.0.0.1", Port: port, Spec: s, RcvTimeout: 300 * time.Millisecond})
+	if err == nil || !strings.Contains(err.Error(), "no data received for 300ms (--rcv-timeout)") {
+		t.Fatalf("err = %v, want the receive timeout", err)
+	}
+	if took := time.Since(start); took >= s.Duration {
+		t.Errorf("the test took %v: the timeout did not end it", took)
+	}
+}

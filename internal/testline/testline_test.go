@@ -29,6 +29,8 @@ func TestParseForms(t *testing.T) {
 		"client --time=2.5 --bidir -C bbr":                         "client --time=2.5 --bidir --congestion=bbr",
 		"client -B 127.0.0.1 --cport 40000":                        "client --bind=127.0.0.1 --cport=40000",
 		"client -B ::ffff:1.2.3.4":                                 "client --bind=::ffff:1.2.3.4",
+		"client -6 -k 100 -S 0x10 -L 0x12 -R --rcv-timeout 500":    "client --version6 --blockcount=100 --tos=0x10 --flowlabel=0x12 --reverse --rcv-timeout=500",
+		"client -4u --fq-rate 10m --dont-fragment":                 "client --version4 --udp --fq-rate=10m --dont-fragment",
 		"rr --sizes 64,1472 --load tcp,2,down,300m --load-time 8s": "rr --sizes=64,1472 --load=tcp,2,down,300m --load-time=8s",
 		"udpmon --spacing 0:40us:1us --count 1000 -w 4K -T lab-a":  "udpmon --spacing=0:40us:1us --count=1000 --window=4K --title=lab-a",
 	} {
