@@ -109,7 +109,7 @@ func (c *Client) finishIperf3Habits(fs *pflag.FlagSet) error {
 		return errors.New("-4 and -6: choose one")
 	}
 	if fs.Changed("blockcount") {
-		if fs.Changed("time") || fs.Changed("bytes") {
+		if fs.Changed("time") || s.Bytes != 0 { // iperf3's rule: -n 0 is no end condition
 			return errors.New("-k: only one test end condition (-t, -n, -k) may be specified")
 		}
 		if s.Blocks > 0 {
