@@ -198,13 +198,14 @@ func (c *Client) parseAffinity() error {
 	return nil
 }
 
-// Network is network ("tcp" or "udp") as -4 or -6 narrows it.
-func (c *Client) Network(network string) string {
+// Family is "4" with -4, "6" with -6 and "" without either: what
+// narrows "tcp" and "udp" to one family (netsetup.Client.Family).
+func (c *Client) Family() string {
 	switch {
 	case c.IPv4:
-		return network + "4"
+		return "4"
 	case c.IPv6:
-		return network + "6"
+		return "6"
 	}
-	return network
+	return ""
 }

@@ -22,8 +22,8 @@ func parseClient(t *testing.T, args ...string) *Client {
 func TestIperf3FlagsParsed(t *testing.T) {
 	c := parseClient(t, "-4", "-k", "100", "-l", "1000", "-S", "0x10", "-A", "1,2", "-X", "lo", "--fq-rate", "50m")
 	switch {
-	case !c.IPv4 || c.Network("tcp") != "tcp4" || c.Network("udp") != "udp4":
-		t.Errorf("-4: IPv4 %v, networks %s %s", c.IPv4, c.Network("tcp"), c.Network("udp"))
+	case !c.IPv4 || c.Family() != "4":
+		t.Errorf("-4: IPv4 %v, family %q", c.IPv4, c.Family())
 	case c.Spec.Blocks != 100 || c.Spec.Bytes != 100*1000 || c.Spec.Duration != 0:
 		t.Errorf("-k 100 -l 1000: blocks %d, bytes %d, duration %v; want 100 blocks, 100000 bytes, no time limit",
 			c.Spec.Blocks, c.Spec.Bytes, c.Spec.Duration)
@@ -38,8 +38,8 @@ func TestIperf3FlagsParsed(t *testing.T) {
 	}
 	c = parseClient(t, "-6", "-u", "--dont-fragment", "-A", "3", "-R", "--rcv-timeout", "1500", "--cntl-ka=60/5/3")
 	switch {
-	case c.Network("tcp") != "tcp6":
-		t.Errorf("-6: network %s", c.Network("tcp"))
+	case c.Family() != "6":
+		t.Errorf("-6: family %q", c.Family())
 	case !c.Spec.DontFragment:
 		t.Error("--dont-fragment not in the spec")
 	case c.ClientCPU != 3 || c.ServerCPU != NoCPU:

@@ -63,13 +63,7 @@ func Client(ctx context.Context, c *testdef.Client, host string, o Options) (*re
 		}
 		defer restore()
 	}
-	family := ""
-	switch {
-	case c.IPv4:
-		family = "4"
-	case c.IPv6:
-		family = "6"
-	}
+	family := c.Family()
 	keepAlive := controlKeepAlive(c.ControlKeepAlive)
 	rcvTimeout := time.Duration(0)
 	if c.Spec.ServerSends() {
