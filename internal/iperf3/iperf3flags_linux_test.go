@@ -242,3 +242,13 @@ func TestClientRcvTimeoutAgainstIperf3(t *testing.T) {
 		t.Errorf("the test took %v: the timeout did not end it", took)
 	}
 }
+
+// An iperf3 client's client-side flags (-A n,m sends server_affinity,
+// which our server, running many tests at once, does not act on; -4)
+// leave its test as it was: accepted and run. (--cntl-ka is newer than
+// iperf3 3.12.)
+func TestServeIperf3ClientLocalFlags(t *testing.T) {
+	s := newTestServer(t, nil)
+	doc := runIperf3Client(t, s, "-t", "1", "-4", "-A", "0,0")
+	checkIperf3Client(t, s.next(t), doc)
+}

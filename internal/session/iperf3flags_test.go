@@ -83,7 +83,7 @@ func TestFQRatePacesTCP(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := res.Directions()[0]
-	if bps := float64(d.Received.Bytes) * 8 / s.Duration.Seconds(); bps > 2*rate || bps < rate/4 {
+	if bps := float64(d.Received.Bytes) * 8 / s.Duration.Seconds(); bps > 2*rate || bps < rate/20 { // the low bound only says it ran
 		t.Errorf("received %.0f bit/s with --fq-rate %.0f", bps, rate)
 	}
 }
