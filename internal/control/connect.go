@@ -43,6 +43,24 @@ type ClientConfig struct {
 	// TLS, when set, wraps the control connection; data connections stay
 	// plain, bound to the test by its token.
 	TLS *tls.Config
+	// Family is "4" or "6" (-4, -6): the server's name resolves, and
+	// every socket dials, in that family only; "" for either.
+	Family string
+	// BindDevice is -X: every socket is bound to this interface.
+	BindDevice string
+	// KeepAlive, when set, is --cntl-ka: TCP keepalive on the control
+	// connection.
+	KeepAlive *net.KeepAliveConfig
+}
+
+// Dialing is how the client's sockets are dialled: from -B's address
+// (and cport, --cport's first data port, 0 for any), in -4's or -6's
+// family, bound to -X's interface, TCP data with -L's flow label.
+func (cfg ClientConfig) Dialing(cport int) netsetup.Client {
+	return netsetup.Client{
+		Bind: cfg.Bind, CPort: cport, Timeout: cfg.ConnectTimeout,
+		Family: cfg.Family, BindDevice: cfg.BindDevice, FlowLabel: cfg.Spec.FlowLabel,
+	}
 }
 
 // WithDefaults fills the connect timeout and the logger when unset.
@@ -136,7 +154,7 @@ func (c *Control) Auth() *auth.Session { return c.authed }
 // Dial opens a data socket to the server ("tcp" or "udp") from the
 // test's local address, with opts set before it connects.
 func (c *Control) Dial(ctx context.Context, network string, opts sockopt.Options) (net.Conn, error) {
-	d, err := c.dialer(network, opts, 0)
+	d, err := c.cfg.Dialing(0).DataDialer(network, 0, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -211,7 +229,7 @@ func (c *Control) Close() {
 // dialer dials network from -B's address and localPort, with opts set
 // before connect.
 func (c *Control) dialer(network string, opts sockopt.Options, localPort int) (*net.Dialer, error) {
-	return netsetup.Client{Bind: c.cfg.Bind, Timeout: c.cfg.ConnectTimeout}.Dialer(network, localPort, opts)
+	return c.cfg.Dialing(0).Dialer(network, localPort, opts)
 }
 
 func (c *Control) handshake(ctx context.Context) error {
@@ -221,12 +239,17 @@ func (c *Control) handshake(ctx context.Context) error {
 		return err
 	}
 	dialStart := time.Now()
-	conn, err := d.DialContext(ctx, "tcp", c.addr)
+	conn, err := d.DialContext(ctx, c.cfg.Dialing(0).Network("tcp"), c.addr)
 	if err != nil {
 		return fmt.Errorf("connecting to %s: %w", c.addr, netsetup.DialError(err))
 	}
 	dialRTT := time.Since(dialStart)
 	c.conn = conn.(*net.TCPConn)
+	if ka := c.cfg.KeepAlive; ka != nil {
+		if err := c.conn.SetKeepAliveConfig(*ka); err != nil {
+			return fmt.Errorf("--cntl-ka on the control connection: %w", err)
+		}
+	}
 	c.dataAddr = c.conn.RemoteAddr().String()
 	c.ctl = c.conn
 	_ = c.conn.SetDeadline(time.Now().Add(c.cfg.ConnectTimeout))

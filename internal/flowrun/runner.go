@@ -465,3 +465,43 @@ func (r *Runner) tailWorthReporting(tail time.Duration) bool {
 	}
 	return tail-r.lastCut >= r.spec.Interval/10 || len(r.intervals) == 0
 }
+
+// ReceiversIdle is closed when the end's receiving streams together
+// have received nothing for timeout (--rcv-timeout); never when the end
+// has no receiver or every flow finishes first. It polls the byte
+// counts a few times per timeout, which is as exact as the bound needs.
+func (r *Runner) ReceiversIdle(timeout time.Duration) <-chan struct{} {
+	idle := make(chan struct{})
+	if !r.has(false) {
+		return idle
+	}
+	received := func() int64 {
+		var n int64
+		for _, f := range r.flows {
+			if !f.Sender() {
+				n += f.Bytes()
+			}
+		}
+		return n
+	}
+	done := r.Done()
+	go func() {
+		tick := time.NewTicker(max(timeout/8, time.Millisecond))
+		defer tick.Stop()
+		last, since := received(), time.Now()
+		for {
+			select {
+			case <-done:
+				return
+			case now := <-tick.C:
+				if n := received(); n != last {
+					last, since = n, now
+				} else if now.Sub(since) >= timeout {
+					close(idle)
+					return
+				}
+			}
+		}
+	}()
+	return idle
+}

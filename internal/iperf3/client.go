@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/sockopt"
 	"github.com/wireperf/wireperf/internal/spec"
+	"github.com/wireperf/wireperf/internal/tcpflow"
 )
 
 // Observer sees a client's test as it runs. The remote end of an iperf3
@@ -40,6 +42,32 @@ type ClientConfig struct {
 	// UDPCounters64 asks for 64-bit UDP sequence numbers
 	// (--udp-counters-64bit).
 	UDPCounters64 bool
+	// Family is "4" or "6" (-4, -6): the server's name resolves, and
+	// every socket dials, in that family only; "" for either.
+	Family string
+	// BindDevice is -X: every socket is bound to this interface.
+	BindDevice string
+	// KeepAlive, when set, is --cntl-ka: TCP keepalive on the control
+	// connection.
+	KeepAlive *net.KeepAliveConfig
+	// ServerCPU is -A's m: the CPU the server pins itself to; nil for
+	// none.
+	ServerCPU *int
+	// RcvTimeout ends the test with an error when the client's
+	// receiving streams get nothing for this long (--rcv-timeout); 0
+	// for no bound.
+	RcvTimeout time.Duration
+	// File is -F: a one-stream TCP test's sender sends its bytes, a
+	// receiver writes what it receives to it; nil for none.
+	File io.ReadWriter
+}
+
+// dialing is how the client's sockets are dialled (netsetup.Client).
+func (cfg ClientConfig) dialing() netsetup.Client {
+	return netsetup.Client{
+		Bind: cfg.Bind, CPort: cfg.CPort, Timeout: cfg.ConnectTimeout,
+		Family: cfg.Family, BindDevice: cfg.BindDevice, FlowLabel: cfg.Spec.FlowLabel,
+	}
 }
 
 // Retry backoff for a busy server.
@@ -162,7 +190,7 @@ func runClient(ctx context.Context, cfg ClientConfig, conn *net.TCPConn, cookie 
 // dialer dials network from -B's address and localPort, with o set
 // before connect.
 func (c *clientTest) dialer(network string, localPort int, o sockopt.Options) (*net.Dialer, error) {
-	return netsetup.Client{Bind: c.cfg.Bind, CPort: c.cfg.CPort, Timeout: c.cfg.ConnectTimeout}.Dialer(network, localPort, o)
+	return c.cfg.dialing().DataDialer(network, localPort, o)
 }
 
 func (c *clientTest) stepDeadline() { _ = c.conn.SetDeadline(time.Now().Add(c.cfg.ConnectTimeout)) }
@@ -170,15 +198,20 @@ func (c *clientTest) stepDeadline() { _ = c.conn.SetDeadline(time.Now().Add(c.cf
 // handshake runs the test's set-up until the server says TEST_RUNNING.
 func (c *clientTest) handshake(ctx context.Context) error {
 	if c.conn == nil {
-		d, err := c.dialer("tcp", 0, sockopt.Options{})
+		d, err := c.cfg.dialing().Dialer("tcp", 0, sockopt.Options{})
 		if err != nil {
 			return err
 		}
-		conn, err := d.DialContext(ctx, "tcp", c.addr)
+		conn, err := d.DialContext(ctx, c.cfg.dialing().Network("tcp"), c.addr)
 		if err != nil {
 			return fmt.Errorf("connecting to %s: %w", c.addr, netsetup.DialError(err))
 		}
 		c.conn = conn.(*net.TCPConn)
+		if ka := c.cfg.KeepAlive; ka != nil {
+			if err := c.conn.SetKeepAliveConfig(*ka); err != nil {
+				return fmt.Errorf("--cntl-ka on the control connection: %w", err)
+			}
+		}
 	}
 	stop := context.AfterFunc(ctx, func() { _ = c.conn.SetDeadline(time.Now()) })
 	defer stop()
@@ -206,7 +239,12 @@ func (c *clientTest) handshake(ctx context.Context) error {
 		c.log.Debug("iperf3 state", "state", st)
 		switch st {
 		case ParamExchange:
-			if err := WriteJSON(c.conn, ParamsFromSpec(c.spec, c.cfg.UDPCounters64)); err != nil {
+			p := ParamsFromSpec(c.spec, c.cfg.UDPCounters64)
+			if c.cfg.ServerCPU != nil {
+				cpu := Int(*c.cfg.ServerCPU)
+				p.ServerAffinity = &cpu
+			}
+			if err := WriteJSON(c.conn, p); err != nil {
 				return fmt.Errorf("sending parameters: %w", err)
 			}
 		case CreateStreams:
@@ -252,7 +290,7 @@ func (c *clientTest) connectTCP(ctx context.Context, id int, sender bool) (*data
 	if err != nil {
 		return nil, err
 	}
-	conn, err := d.DialContext(ctx, "tcp", c.addr)
+	conn, err := d.DialContext(ctx, c.cfg.dialing().Network("tcp"), c.addr)
 	if err != nil {
 		return nil, fmt.Errorf("data connection %d to %s: %w", id, c.addr, netsetup.DialError(err))
 	}
@@ -264,20 +302,30 @@ func (c *clientTest) connectTCP(ctx context.Context, id int, sender bool) (*data
 		return nil, fmt.Errorf("data connection %d: %w", id, err)
 	}
 	_ = tc.SetWriteDeadline(time.Time{})
-	return newTCPStream(id, sender, tc, flowrun.GrantedSocket(tc, c.spec), c.spec.Length), nil
+	st := tcpflow.NewStream(id, sender, tc)
+	if c.cfg.File != nil {
+		st.UseFile(c.cfg.File)
+	}
+	return newTCPStreamWith(st, flowrun.GrantedSocket(tc, c.spec), c.spec.Length), nil
 }
 
 func (c *clientTest) connectUDP(ctx context.Context, id int, sender bool) (*dataStream, error) {
 	cl := netsetup.Client{Bind: c.cfg.Bind, CPort: c.cfg.CPort, Timeout: c.cfg.ConnectTimeout}
-	d, err := c.dialer("udp", cl.DataPort(id), netsetup.UDPOptions(c.spec, !sender))
+	d, err := c.dialer(c.cfg.dialing().Network("udp"), cl.DataPort(id), netsetup.UDPOptions(c.spec, !sender))
 	if err != nil {
 		return nil, err
 	}
-	conn, err := d.DialContext(ctx, "udp", c.addr)
+	conn, err := d.DialContext(ctx, c.cfg.dialing().Network("udp"), c.addr)
 	if err != nil {
 		return nil, fmt.Errorf("UDP stream %d to %s: %w", id, c.addr, netsetup.DialError(err))
 	}
 	uc := conn.(*net.UDPConn)
+	if sender {
+		if err := netsetup.CheckUDPPacing(c.spec, uc.LocalAddr().String()); err != nil {
+			_ = uc.Close()
+			return nil, err
+		}
+	}
 	fail := func(err error) (*dataStream, error) {
 		_ = uc.Close()
 		return nil, fmt.Errorf("UDP stream %d to %s: %w", id, c.addr, err)
@@ -331,8 +379,12 @@ func (c *clientTest) run(ctx context.Context) (*result.Result, error) {
 		}
 	})
 	_ = c.conn.SetDeadline(time.Time{})
-	_ = c.conn.SetKeepAlive(true)
-	_ = c.conn.SetKeepAlivePeriod(5 * time.Second)
+	if ka := c.cfg.KeepAlive; ka != nil { // --cntl-ka, set when it connected
+		_ = c.conn.SetKeepAliveConfig(*ka)
+	} else {
+		_ = c.conn.SetKeepAlive(true)
+		_ = c.conn.SetKeepAlivePeriod(5 * time.Second)
+	}
 	c.states = newStateReader(c.conn)
 	run.Start()
 	testErr := c.wait(ctx, run)
@@ -393,9 +445,16 @@ func (c *clientTest) wait(ctx context.Context, run *flowrun.Runner) error {
 			bytesTick = t.C
 		}
 	}
+	var idle <-chan struct{}
+	if c.cfg.RcvTimeout > 0 {
+		idle = run.ReceiversIdle(c.cfg.RcvTimeout)
+	}
 	c.states.ask()
 	for {
 		select {
+		case <-idle: // --rcv-timeout, as iperf3's client ends a test that receives nothing
+			run.Abort()
+			return fmt.Errorf("no data received for %v (--rcv-timeout)", c.cfg.RcvTimeout)
 		case <-timeUp:
 		case <-sendersDone:
 		case <-receiversDone:
@@ -428,11 +487,42 @@ func (c *clientTest) wait(ctx context.Context, run *flowrun.Runner) error {
 // settle gives our last UDP datagrams time to arrive before TEST_END:
 // an iperf3 server stops counting the moment it reads TEST_END.
 func (c *clientTest) settle() {
-	if c.spec.Protocol != spec.UDP || !c.spec.ClientSends() {
+	if !c.spec.ClientSends() {
+		return
+	}
+	if c.spec.Protocol != spec.UDP {
+		c.settleTCP()
 		return
 	}
 	rtt := netsetup.SmoothedRTT(c.conn)
 	time.Sleep(min(max(2*rtt, 10*time.Millisecond), 250*time.Millisecond))
+}
+
+// settleTCPLimit bounds settleTCP's wait.
+const settleTCPLimit = 2 * time.Second
+
+// settleTCP: a TCP test that ends on its bytes (-n, -k, -F) waits until
+// the server has acknowledged every byte before TEST_END, which the
+// server acts on at once: with the last blocks still in flight, a short
+// test's count (and -F's file) would come up short on its side. A test
+// that ends on time is cut where it is, as iperf3's is.
+func (c *clientTest) settleTCP() {
+	if c.spec.Bytes <= 0 {
+		return
+	}
+	deadline := time.Now().Add(settleTCPLimit)
+	for _, st := range c.streams {
+		if !st.sender || st.tcp == nil {
+			continue
+		}
+		for time.Now().Before(deadline) {
+			n, err := unsentBytes(st.tcp)
+			if err != nil || n == 0 {
+				break
+			}
+			time.Sleep(time.Millisecond) // bounded poll: the socket's send queue, until the deadline above
+		}
+	}
 }
 
 // drain is how long receivers read on after the end: a TCP receiver

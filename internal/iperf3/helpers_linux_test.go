@@ -17,12 +17,26 @@ import (
 	"github.com/wireperf/wireperf/internal/testutil/loopback"
 )
 
-const iperf3Path = "/usr/bin/iperf3"
+// iperf3Path is the iperf3 the tests run: $IPERF3 when set, else
+// Debian's (what CI has), else a build of the latest release.
+var iperf3Path = findIperf3()
+
+func findIperf3() string {
+	if p := os.Getenv("IPERF3"); p != "" {
+		return p
+	}
+	for _, p := range []string{"/usr/bin/iperf3", "/root/.cache/iperf3-latest/bin/iperf3"} {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return "/usr/bin/iperf3"
+}
 
 func needIperf3(t *testing.T) {
 	t.Helper()
 	if _, err := os.Stat(iperf3Path); err != nil {
-		t.Skip("iperf3 is not installed at " + iperf3Path)
+		t.Skip("iperf3 is not installed at " + iperf3Path + " (set IPERF3)")
 	}
 }
 

@@ -164,6 +164,14 @@ func ParamsFromSpec(s spec.Spec, counters64 bool) Params {
 		PacingTimer:   pacingTimerUs,
 		ClientVersion: SpeaksVersion,
 	}
+	if s.Blocks > 0 { // -k: iperf3 takes it in blocks, and refuses it beside -n
+		p.Num, p.BlockCount = 0, Int(s.Blocks)
+	}
+	p.FQRate = Int(s.FQRate)
+	p.FlowLabel = Int(s.FlowLabel)
+	if s.DontFragment {
+		p.DontFragment = 1
+	}
 	if s.Protocol == spec.UDP {
 		p.UDP = true
 		p.Bandwidth = Int(udpRate(s))
@@ -233,7 +241,8 @@ func (p Params) Spec() (spec.Spec, error) {
 		}
 	}
 	if p.BlockCount > 0 && s.Bytes == 0 {
-		s.Bytes = int64(p.BlockCount) * int64(s.Length)
+		s.Blocks = int64(p.BlockCount)
+		s.Bytes = s.Blocks * int64(s.Length)
 	}
 	if s.Duration == 0 && s.Bytes == 0 {
 		s.Duration = spec.DefaultDuration // iperf3 -t 0 -n 0: its default
@@ -246,6 +255,11 @@ func (p Params) Spec() (spec.Spec, error) {
 	s.Congestion = p.Congestion
 	s.TOS = int(p.TOS)
 	s.Title = p.Title
+	s.FQRate = float64(max(p.FQRate, 0))
+	s.DontFragment = p.DontFragment != 0 && s.Protocol == spec.UDP // iperf3 ignores it for TCP
+	if p.FlowLabel > 0 && p.FlowLabel <= spec.MaxFlowLabel {
+		s.FlowLabel = int(p.FlowLabel) // the client's label; our sockets keep theirs, as iperf3's server does
+	}
 	if p.Bandwidth > 0 {
 		s.Rate = float64(p.Bandwidth)
 	}

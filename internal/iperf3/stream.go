@@ -22,11 +22,19 @@ type dataStream struct {
 	socket result.Socket
 	local  string
 	remote string
+	tcp    *tcpflow.Stream // a TCP stream's socket; nil for UDP
 }
 
 func newTCPStream(id int, sender bool, conn *net.TCPConn, sock result.Socket, length int) *dataStream {
+	return newTCPStreamWith(tcpflow.NewStream(id, sender, conn), sock, length)
+}
+
+// newTCPStreamWith is newTCPStream over a stream set up by the caller
+// (with -F's file).
+func newTCPStreamWith(st *tcpflow.Stream, sock result.Socket, length int) *dataStream {
+	id, sender, conn := st.ID, st.Sender, st.Conn
 	return &dataStream{
-		id: id, sender: sender, flow: flowrun.NewBasicTCPFlow(tcpflow.NewStream(id, sender, conn), length), socket: sock,
+		id: id, sender: sender, flow: flowrun.NewBasicTCPFlow(st, length), socket: sock, tcp: st,
 		local: conn.LocalAddr().String(), remote: conn.RemoteAddr().String(),
 	}
 }

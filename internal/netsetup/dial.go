@@ -17,7 +17,18 @@ type Client struct {
 	Bind    string
 	CPort   int
 	Timeout time.Duration
+	// Family is "4" or "6" with -4 or -6: every name resolves, and every
+	// socket dials, in that family only; "" for either.
+	Family string
+	// BindDevice is -X: every socket is bound to this interface.
+	BindDevice string
+	// FlowLabel is -L: the IPv6 flow label of TCP data connections,
+	// which Dialer sets when asked with DataDialer.
+	FlowLabel int
 }
+
+// Network is network ("tcp" or "udp") narrowed to Family.
+func (c Client) Network(network string) string { return network + c.Family }
 
 // DataPort is stream id's local port: --cport for the first stream and
 // the ports after it for the others, as iperf3 does; 0 without --cport.
@@ -37,22 +48,36 @@ func (c Client) Dialer(network string, localPort int, o sockopt.Options) (*net.D
 		if c.Bind != "" {
 			ip = net.ParseIP(c.Bind)
 			if ip == nil {
-				addrs, err := net.DefaultResolver.LookupIP(context.Background(), "ip", c.Bind)
+				addrs, err := net.DefaultResolver.LookupIP(context.Background(), "ip"+c.Family, c.Bind)
 				if err != nil || len(addrs) == 0 {
 					return nil, fmt.Errorf("-B %s: cannot resolve the local address", c.Bind)
 				}
 				ip = addrs[0]
 			}
 		}
-		if network == "udp" {
+		if network == "udp" || network == "udp4" || network == "udp6" {
 			d.LocalAddr = &net.UDPAddr{IP: ip, Port: localPort}
 		} else {
 			d.LocalAddr = &net.TCPAddr{IP: ip, Port: localPort}
 		}
 	}
+	if c.BindDevice != "" {
+		o.BindDevice = c.BindDevice
+	}
 	if o != (sockopt.Options{}) {
 		d.Control = sockopt.Control(o)
 	}
+	return d, nil
+}
+
+// DataDialer is Dialer for a data connection: with -L, a TCP one also
+// carries the flow label (iperf3 labels TCP data connections only).
+func (c Client) DataDialer(network string, localPort int, o sockopt.Options) (*net.Dialer, error) {
+	d, err := c.Dialer(network, localPort, o)
+	if err != nil || c.FlowLabel == 0 || network[:3] != "tcp" {
+		return d, err
+	}
+	d.Control = sockopt.FlowLabelControl(c.FlowLabel, d.Control)
 	return d, nil
 }
 

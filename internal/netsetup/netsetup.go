@@ -40,15 +40,34 @@ func TCPOptions(s spec.Spec, client, sender bool) sockopt.Options {
 	if sender && s.Protocol == spec.TCP && s.Rate > 0 {
 		o.MaxPacingRate = uint64(s.Rate / 8)
 	}
+	if sender {
+		o.MaxPacingRate = fqPacing(o.MaxPacingRate, s)
+	}
 	return o
+}
+
+// fqPacing adds --fq-rate to a sender's pacing rate (bytes/s): with -b
+// as well, the lower of the two caps holds, as both would.
+func fqPacing(rate uint64, s spec.Spec) uint64 {
+	if s.FQRate <= 0 {
+		return rate
+	}
+	fq := uint64(s.FQRate / 8)
+	if rate == 0 || fq < rate {
+		return fq
+	}
+	return rate
 }
 
 // UDPOptions are the options a spec asks for on one UDP data socket; a
 // receiver without -w asks for UDPReceiveBuffer.
 func UDPOptions(s spec.Spec, receiver bool) sockopt.Options {
-	o := sockopt.Options{SndBuf: int(s.Window), RcvBuf: int(s.Window), TOS: s.TOS}
+	o := sockopt.Options{SndBuf: int(s.Window), RcvBuf: int(s.Window), TOS: s.TOS, DontFragment: s.DontFragment}
 	if receiver && o.RcvBuf == 0 {
 		o.RcvBuf = UDPReceiveBuffer
+	}
+	if !receiver {
+		o.MaxPacingRate = fqPacing(0, s)
 	}
 	return o
 }

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"sync"
 	"time"
@@ -30,6 +31,13 @@ type ClientConfig struct {
 	control.ClientConfig
 	CPort    int // first data connection's local port; 0 for any
 	Observer Observer
+	// RcvTimeout ends the test with an error when the client's
+	// receiving streams get nothing for this long (--rcv-timeout); 0
+	// for no bound.
+	RcvTimeout time.Duration
+	// File is -F: a one-stream TCP test's sender sends its bytes, a
+	// receiver writes what it receives to it; nil for none.
+	File io.ReadWriter
 	// StartGate, when set, is called once every data connection is up and
 	// before Start is sent: a group test's agent holds its streams there
 	// until the common start instant. An error closes the test unstarted.
@@ -74,7 +82,7 @@ type clientTest struct {
 // dialer dials network from -B's address and localPort, with opts set
 // before connect.
 func (c *clientTest) dialer(network string, opts sockopt.Options, localPort int) (*net.Dialer, error) {
-	return netsetup.Client{Bind: c.cfg.Bind, CPort: c.cfg.CPort, Timeout: c.cfg.ConnectTimeout}.Dialer(network, localPort, opts)
+	return c.cfg.Dialing(c.cfg.CPort).DataDialer(network, localPort, opts)
 }
 
 func (c *clientTest) connectStreams(ctx context.Context) error {
@@ -181,6 +189,9 @@ func (c *clientTest) dialTCP(ctx context.Context, token proto.Token, id int) (fl
 		_ = tc.Close()
 		return nil, result.Socket{}, err
 	}
+	if c.cfg.File != nil {
+		st.UseFile(c.cfg.File)
+	}
 	flow := flowrun.NewTCPFlow(st, c.spec.Length, c.spec.TimelinePeriod())
 	if _, err := tc.Write(proto.DataHello{Token: token, StreamID: uint32(id)}.Marshal()); err != nil {
 		return flow, result.Socket{}, fmt.Errorf("data connection %d: %w", id, err)
@@ -203,6 +214,12 @@ func (c *clientTest) connectUDP(ctx context.Context, token proto.Token, ready *p
 			return fmt.Errorf("UDP stream %d to %s: %w", id, c.ctl.Addr(), netsetup.DialError(err))
 		}
 		uc := conn.(*net.UDPConn)
+		if c.spec.ClientSendsOn(id) {
+			if err := netsetup.CheckUDPPacing(c.spec, uc.LocalAddr().String()); err != nil {
+				_ = uc.Close()
+				return err
+			}
+		}
 		f, err := flowrun.NewUDPFlow(uc, c.spec, [16]byte(token), id, c.spec.ClientSendsOn(id), c.ctl.Auth().DatagramKey([16]byte(token)))
 		if err != nil {
 			_ = uc.Close()
@@ -238,8 +255,12 @@ func (c *clientTest) run(ctx context.Context) (*result.Result, error) {
 	run := flowrun.New(c.spec, c.flows, c.sockets, func(iv result.Interval) { localIv <- iv })
 	tcp := c.ctl.TCP()
 	_ = tcp.SetDeadline(time.Time{})
-	_ = tcp.SetKeepAlive(true)
-	_ = tcp.SetKeepAlivePeriod(5 * time.Second)
+	if ka := c.cfg.KeepAlive; ka != nil { // --cntl-ka, set when it connected
+		_ = tcp.SetKeepAliveConfig(*ka)
+	} else {
+		_ = tcp.SetKeepAlive(true)
+		_ = tcp.SetKeepAlivePeriod(5 * time.Second)
+	}
 	if err := c.ctl.Send(proto.TypeStart, proto.Start{}); err != nil {
 		return nil, err
 	}
@@ -295,6 +316,10 @@ func (c *clientTest) wait(ctx context.Context, run *flowrun.Runner, ev control.E
 	cancelled := ctx.Done()
 	done := run.Done()
 	sendersDone := run.SendersDone()
+	var idle <-chan struct{}
+	if c.cfg.RcvTimeout > 0 {
+		idle = run.ReceiversIdle(c.cfg.RcvTimeout)
+	}
 	stop := func(reason string) {
 		run.StopSenders()
 		_ = c.ctl.Send(proto.TypeStop, proto.Stop{Reason: reason})
@@ -325,6 +350,11 @@ func (c *clientTest) wait(ctx context.Context, run *flowrun.Runner, ev control.E
 			run.Abort()
 			<-done
 			return fmt.Errorf("lost the control connection: %w", err)
+		case <-idle:
+			_ = c.ctl.Send(proto.TypeStop, proto.Stop{Reason: "receive timeout"})
+			run.Abort()
+			<-done
+			return fmt.Errorf("no data received for %v (--rcv-timeout)", c.cfg.RcvTimeout)
 		}
 	}
 }

@@ -258,7 +258,15 @@ func (t *serverTest) collectUDP(ready *proto.StreamsReady) error {
 			}
 			continue
 		}
-		f, err := flowrun.NewUDPFlow(g.conn, t.Request.Spec, [16]byte(t.Admission.Token), g.id, !t.Request.Spec.ClientSendsOn(g.id), t.Auth.DatagramKey([16]byte(t.Admission.Token)))
+		sender := !t.Request.Spec.ClientSendsOn(g.id)
+		if sender {
+			if err := netsetup.CheckUDPPacing(t.Request.Spec, g.conn.LocalAddr().String()); err != nil {
+				_ = g.conn.Close()
+				firstErr = cmp.Or(firstErr, err)
+				continue
+			}
+		}
+		f, err := flowrun.NewUDPFlow(g.conn, t.Request.Spec, [16]byte(t.Admission.Token), g.id, sender, t.Auth.DatagramKey([16]byte(t.Admission.Token)))
 		if err != nil {
 			_ = g.conn.Close()
 			firstErr = cmp.Or(firstErr, err)

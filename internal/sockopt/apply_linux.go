@@ -55,6 +55,39 @@ func applyFD(fd int, o Options) error {
 			return setErr("SO_MAX_PACING_RATE", o.MaxPacingRate, err)
 		}
 	}
+	if o.BindDevice != "" {
+		if err := unix.BindToDevice(fd, o.BindDevice); err != nil {
+			return setErr("SO_BINDTODEVICE", o.BindDevice, err)
+		}
+	}
+	if o.DontFragment {
+		if err := setDontFragment(fd); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// setDontFragment makes the kernel refuse to fragment the socket's
+// datagrams, as iperf3's --dont-fragment: IPv4 sends with DF set. An
+// AF_INET6 socket may carry IPv4 through v4-mapped addresses, so it
+// gets both families' options.
+func setDontFragment(fd int) error {
+	family, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_DOMAIN)
+	if err != nil {
+		return setErr("IP_MTU_DISCOVER", "IP_PMTUDISC_DO", err)
+	}
+	if family == unix.AF_INET6 {
+		if err := unix.SetsockoptInt(fd, unix.IPPROTO_IPV6, unix.IPV6_MTU_DISCOVER, unix.IPV6_PMTUDISC_DO); err != nil {
+			return setErr("IPV6_MTU_DISCOVER", "IPV6_PMTUDISC_DO", err)
+		}
+		if err := unix.SetsockoptInt(fd, unix.IPPROTO_IPV6, unix.IPV6_DONTFRAG, 1); err != nil {
+			return setErr("IPV6_DONTFRAG", 1, err)
+		}
+	}
+	if err := unix.SetsockoptInt(fd, unix.IPPROTO_IP, unix.IP_MTU_DISCOVER, unix.IP_PMTUDISC_DO); err != nil && family == unix.AF_INET {
+		return setErr("IP_MTU_DISCOVER", "IP_PMTUDISC_DO", err)
+	}
 	return nil
 }
 

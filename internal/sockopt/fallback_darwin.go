@@ -17,6 +17,12 @@ func Apply(c syscall.RawConn, o Options) error {
 	if o.MaxPacingRate != 0 {
 		return unsupported("SO_MAX_PACING_RATE", o.MaxPacingRate)
 	}
+	if o.BindDevice != "" {
+		return unsupported("SO_BINDTODEVICE", o.BindDevice)
+	}
+	if o.DontFragment {
+		return unsupported("IP_MTU_DISCOVER", "IP_PMTUDISC_DO")
+	}
 	return control(c, func(fd uintptr) error { return applyFD(int(fd), o) })
 }
 

@@ -30,6 +30,10 @@ func Apply(c syscall.RawConn, o Options) error {
 		return unsupported("IP_TOS", o.TOS)
 	case o.MaxPacingRate != 0:
 		return unsupported("SO_MAX_PACING_RATE", o.MaxPacingRate)
+	case o.BindDevice != "":
+		return unsupported("SO_BINDTODEVICE", o.BindDevice)
+	case o.DontFragment:
+		return unsupported("IP_MTU_DISCOVER", "IP_PMTUDISC_DO")
 	}
 	return nil
 }

@@ -19,6 +19,12 @@ type Options struct {
 	// MaxPacingRate caps the socket's send rate in bytes per second
 	// (SO_MAX_PACING_RATE; TCP paces itself once it is set).
 	MaxPacingRate uint64
+	// BindDevice binds the socket to a network interface
+	// (SO_BINDTODEVICE, Linux): -X.
+	BindDevice string
+	// DontFragment forbids fragmenting the socket's datagrams
+	// (IP_PMTUDISC_DO, and IPV6_DONTFRAG on IPv6, Linux): --dont-fragment.
+	DontFragment bool
 }
 
 // Info is what the kernel granted on a connected socket.

@@ -93,7 +93,24 @@ type Spec struct {
 	// UDPHistograms asks UDP receivers for histograms of inter-arrival
 	// time and relative one-way delay (result.End.UDPArrivals).
 	UDPHistograms bool `json:"udp_histograms,omitempty"`
+
+	// Blocks is -k: the test ends after this many blocks of Length per
+	// direction, across streams. Bytes then holds Blocks*Length, so a
+	// peer that knows only -n runs the same test.
+	Blocks int64 `json:"blocks,omitempty"`
+	// FQRate is --fq-rate: each sender's socket pacing rate in bits per
+	// second (SO_MAX_PACING_RATE), as iperf3's; 0 leaves it unset.
+	FQRate float64 `json:"fq_rate_bps,omitempty"`
+	// DontFragment is --dont-fragment: UDP datagrams go with DF set and
+	// are never fragmented (IP_PMTUDISC_DO, IPV6_DONTFRAG).
+	DontFragment bool `json:"dont_fragment,omitempty"`
+	// FlowLabel is -L: the IPv6 flow label of the client's data
+	// sockets (1 to 0xfffff); the server's sockets keep theirs.
+	FlowLabel int `json:"flow_label,omitempty"`
 }
+
+// MaxFlowLabel is the largest IPv6 flow label (20 bits).
+const MaxFlowLabel = 0xfffff
 
 // Default returns the spec of a plain `wireperf -c HOST`.
 func Default() Spec {
@@ -203,6 +220,27 @@ func (s Spec) Validate() error {
 	}
 	if len(s.Title) > MaxTitleLength {
 		return fmt.Errorf("-T: title longer than %d bytes", MaxTitleLength)
+	}
+	return s.validateIperf3Habits()
+}
+
+// validateIperf3Habits checks the flags iperf3's users bring (-k,
+// --fq-rate, --dont-fragment, -L).
+func (s Spec) validateIperf3Habits() error {
+	if s.Blocks < 0 {
+		return fmt.Errorf("-k %d: must not be negative", s.Blocks)
+	}
+	if s.Blocks > 0 && s.Bytes != s.Blocks*int64(s.Length) {
+		return fmt.Errorf("-k %d: the byte count must be %d blocks of -l %d", s.Blocks, s.Blocks, s.Length)
+	}
+	if s.FQRate < 0 {
+		return fmt.Errorf("--fq-rate %v: must not be negative", s.FQRate)
+	}
+	if s.DontFragment && s.Protocol != UDP {
+		return errors.New("--dont-fragment applies to UDP tests (-u)")
+	}
+	if s.FlowLabel < 0 || s.FlowLabel > MaxFlowLabel {
+		return fmt.Errorf("-L %d: want a flow label from 1 to %d (0xfffff)", s.FlowLabel, MaxFlowLabel)
 	}
 	return nil
 }

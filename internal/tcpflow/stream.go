@@ -4,6 +4,7 @@ package tcpflow
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -59,6 +60,8 @@ type Stream struct {
 	fullLen   int           // len(buf): most reads fill it, counted in fullReads
 	fullReads int64
 	zero      *zeroSource   // -Z: send with sendfile from this file
+	file      io.Reader     // -F on a sender: each block is read from it
+	sink      io.Writer     // -F on a receiver: what is read is written to it
 	sock      io.ReadWriter // the socket, through rawIO where it can
 	done      chan struct{}
 	errMu     sync.Mutex
@@ -79,6 +82,16 @@ func (s *Stream) UseZeroCopy(blockLen int) error {
 	}
 	s.zero = z
 	return nil
+}
+
+// UseFile gives a stream iperf3's -F: a sender sends f's bytes, block
+// by block, and ends at its end; a receiver writes what it reads to f.
+func (s *Stream) UseFile(f io.ReadWriter) {
+	if s.Sender {
+		s.file = f
+	} else {
+		s.sink = f
+	}
 }
 
 // Start runs the stream's data loop in a goroutine. buf is the block it
@@ -110,6 +123,16 @@ func (s *Stream) send(buf []byte, budget Budget) {
 		n := budget.Take(len(buf))
 		if n == 0 {
 			break
+		}
+		if s.file != nil {
+			r, err := io.ReadFull(s.file, buf[:n])
+			budget.Return(n - r)
+			if n = r; n == 0 {
+				if err != io.EOF {
+					s.setErr(fmt.Errorf("-F: %w", err))
+				}
+				break // the file's end ends the sending, as in iperf3
+			}
 		}
 		w, err := s.write(buf[:n])
 		if w > 0 {
@@ -169,6 +192,12 @@ func (s *Stream) receive(buf []byte) {
 				s.fullReads++
 			} else {
 				s.readLens[n]++
+			}
+			if s.sink != nil {
+				if _, err := s.sink.Write(buf[:n]); err != nil {
+					s.setErr(fmt.Errorf("-F: %w", err))
+					return
+				}
 			}
 		}
 		if err != nil {

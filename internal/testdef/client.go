@@ -40,6 +40,25 @@ type Client struct {
 	// Bottleneck is --bottleneck, checked by Finish; BottleneckBps its rate.
 	Bottleneck    string
 	BottleneckBps float64
+
+	// iperf3's flags (client_iperf3.go). IPv4 and IPv6 are -4 and -6.
+	IPv4, IPv6 bool
+	// Affinity is -A n[,m]; ClientCPU and ServerCPU are its CPUs, NoCPU
+	// when not asked for.
+	Affinity             string
+	ClientCPU, ServerCPU int
+	// BindDevice is -X: the interface every socket is bound to.
+	BindDevice string
+	// FlowLabel is -L as given; Finish puts it in Spec.
+	FlowLabel string
+	// ControlKeepAlive is --cntl-ka.
+	ControlKeepAlive KeepAlive
+	// RcvTimeoutMS is --rcv-timeout; RcvTimeout the same as a duration.
+	RcvTimeoutMS int64
+	RcvTimeout   time.Duration
+	// File is -F: the data the sender sends, or where the receiver
+	// writes what it receives.
+	File string
 }
 
 // NewClient is a client test with every default.
@@ -51,6 +70,10 @@ func NewClient() *Client {
 		Length:          spec.DefaultTCPLength,
 		Format:          'a',
 		TCPInfoInterval: spec.DefaultTCPInfoInterval,
+		ClientCPU:       NoCPU,
+		ServerCPU:       NoCPU,
+		RcvTimeoutMS:    DefaultRcvTimeout.Milliseconds(),
+		RcvTimeout:      DefaultRcvTimeout,
 	}
 }
 
@@ -78,7 +101,7 @@ func (c *Client) Register(fs *pflag.FlagSet) {
 	fs.BoolVarP(&s.ZeroCopy, "zerocopy", "Z", false, "TCP senders hand data to the kernel with sendfile, without a user-space copy")
 	fs.BoolVarP(&s.NoDelay, "no-delay", "N", false, "turn off Nagle's algorithm (TCP_NODELAY)")
 	fs.StringVarP(&s.Congestion, "congestion", "C", "", "congestion control algorithm on both ends (e.g. cubic, bbr, reno)")
-	fs.Var(flagvalue.TOS(&s.TOS), "tos", "IP type-of-service byte (decimal, 0x hex or 0 octal)")
+	fs.VarP(flagvalue.TOS(&s.TOS), "tos", "S", "IP type-of-service byte (decimal, 0x hex or 0 octal)")
 	fs.Var(flagvalue.DSCP(&s.TOS), "dscp", "DSCP code point, a number or a name such as EF or AF41")
 	fs.StringVarP(&c.Bind, "bind", "B", "", "local address for the client's connections")
 	fs.IntVar(&c.CPort, "cport", 0, "local port of the first data connection (the next streams take the next ports)")
@@ -94,6 +117,7 @@ func (c *Client) Register(fs *pflag.FlagSet) {
 	fs.Var(flagvalue.Duration(&c.TCPInfoInterval), "tcpinfo-interval", "TCP_INFO timeline period per sending stream; 0 turns the timeline off")
 	fs.StringVar(&c.Bottleneck, "bottleneck", "", "the path's bottleneck rate in bit/s (e.g. 1g; 1G is also 10^9), for the RFC 6349 Transfer Time Ratio")
 	fs.Var(flagvalue.Duration(&c.ConnectTimeout), "connect-timeout", "give up connecting after this long (seconds, or e.g. 500ms)")
+	c.registerIperf3Habits(fs)
 }
 
 // Finish turns the parsed flags (fs is the set Register filled) into a
@@ -104,6 +128,9 @@ func (c *Client) Finish(fs *pflag.FlagSet) error {
 	}
 	c.Spec.Length = int(c.Length)
 	if err := c.finishUDP(fs); err != nil {
+		return err
+	}
+	if err := c.finishIperf3Habits(fs); err != nil {
 		return err
 	}
 	if fs.Changed("bytes") && !fs.Changed("time") && c.Spec.Bytes > 0 {

@@ -51,10 +51,17 @@ var clientFlags = map[string]flag{
 	"zerocopy":           {"Z", vBool},
 	"no-delay":           {"N", vBool},
 	"congestion":         {"C", vWord},
-	"tos":                {"", vWord},
+	"tos":                {"S", vWord},
 	"dscp":               {"", vWord},
 	"bind":               {"B", vAddr},
 	"cport":              {"", vPort},
+	"version4":           {"4", vBool},
+	"version6":           {"6", vBool},
+	"blockcount":         {"k", vSize},
+	"fq-rate":            {"", vRate},
+	"dont-fragment":      {"", vBool},
+	"flowlabel":          {"L", vWord},
+	"rcv-timeout":        {"", vInt},
 	"title":              {"T", vText},
 	"format":             {"f", vWord},
 	"iperf3":             {"", vBool},
@@ -133,6 +140,10 @@ var refused = map[string]string{
 	"log-format":    "the daemon sets the output itself",
 	"logfile":       "names a file: a test line may not",
 	"tcpinfo-csv":   "names a file: a test line may not",
+	"file":          "names a file: a test line may not",
+	"affinity":      "pins the whole process that runs it, the daemon's other tests with it",
+	"xbind":         "binds to an interface: the host's configuration chooses it",
+	"cntl-ka":       "the daemon keeps its control connections alive itself",
 	"auth-key-file": "names a key file: the daemon's configuration gives keys",
 	"tls-ca":        "names a file: the daemon's configuration gives trust",
 	"save":          "the daemon stores every run itself",
@@ -144,7 +155,10 @@ var refused = map[string]string{
 	"version":       "not a measurement flag",
 }
 
-var shortRefused = map[string]string{"p": "port", "J": "json", "y": "reportstyle", "e": "enhanced", "c": "client", "s": "server", "h": "help", "v": "version"}
+var shortRefused = map[string]string{
+	"p": "port", "J": "json", "y": "reportstyle", "e": "enhanced", "c": "client", "s": "server", "h": "help", "v": "version",
+	"F": "file", "A": "affinity", "X": "xbind",
+}
 
 // FlagSpec is how an allowed flag is written.
 type FlagSpec struct {

@@ -12,9 +12,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
+	"os"
+	"time"
 
 	"github.com/wireperf/wireperf/internal/auth"
 	"github.com/wireperf/wireperf/internal/control"
+	"github.com/wireperf/wireperf/internal/cpuaffinity"
 	"github.com/wireperf/wireperf/internal/emit"
 	"github.com/wireperf/wireperf/internal/iperf3"
 	"github.com/wireperf/wireperf/internal/result"
@@ -40,9 +44,41 @@ type Options struct {
 // does is tested in iperf3's protocol on the same connection (without
 // --iperf3 as with it); --iperf3 speaks it from the start.
 func Client(ctx context.Context, c *testdef.Client, host string, o Options) (*result.Result, error) {
+	if c.ServerCPU != testdef.NoCPU && !c.Iperf3 {
+		return nil, fmt.Errorf("-A %s: a wireperf server runs many tests at once and pins itself for none; give -A n, or --iperf3 against an iperf3 server", c.Affinity)
+	}
+	var file *os.File
+	if c.File != "" {
+		f, err := openDataFile(c.File, c.Spec.ClientSends())
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		file = f
+	}
+	if c.ClientCPU != testdef.NoCPU {
+		restore, err := cpuaffinity.Pin(c.ClientCPU)
+		if err != nil {
+			return nil, err
+		}
+		defer restore()
+	}
+	family := c.Family()
+	keepAlive := controlKeepAlive(c.ControlKeepAlive)
+	rcvTimeout := time.Duration(0)
+	if c.Spec.ServerSends() {
+		rcvTimeout = c.RcvTimeout
+	}
 	ip3 := iperf3.ClientConfig{
 		Host: host, Port: c.Port, Bind: c.Bind, CPort: c.CPort, ConnectTimeout: c.ConnectTimeout, Spec: c.Spec,
 		Observer: o.Observer, Logger: o.Logger, RetryBusy: c.RetryBusy, UDPCounters64: c.Counters64,
+		Family: family, BindDevice: c.BindDevice, KeepAlive: keepAlive, RcvTimeout: rcvTimeout,
+	}
+	if file != nil { // a nil *os.File in the interface would not be nil
+		ip3.File = file
+	}
+	if c.ServerCPU != testdef.NoCPU {
+		ip3.ServerCPU = &c.ServerCPU
 	}
 	if c.Iperf3 {
 		return iperf3.RunClient(ctx, ip3)
@@ -51,7 +87,8 @@ func Client(ctx context.Context, c *testdef.Client, host string, o Options) (*re
 		Host: host, Port: c.Port, Bind: c.Bind,
 		ConnectTimeout: c.ConnectTimeout, Spec: c.Spec, Logger: o.Logger,
 		Auth: o.Auth, TLS: o.TLS, KeepIperf3: true,
-	}, CPort: c.CPort, Observer: o.Observer}
+		Family: family, BindDevice: c.BindDevice, KeepAlive: keepAlive,
+	}, CPort: c.CPort, Observer: o.Observer, RcvTimeout: rcvTimeout, File: ip3.File}
 	res, err := session.RunClient(ctx, cfg)
 	var found *control.Iperf3ServerError
 	if !errors.As(err, &found) || found.Server == nil {
@@ -65,6 +102,33 @@ func Client(ctx context.Context, c *testdef.Client, host string, o Options) (*re
 		return iperf3.RunClientOn(ctx, srv.Conn, srv.Sent, ip3)
 	}
 	return iperf3.RunClient(ctx, ip3) // a busy one hung up: iperf3 retries itself (--retry-busy)
+}
+
+// openDataFile opens -F's file: to read what the client sends, or
+// created (emptied if it exists, readable by its owner only, as iperf3
+// creates it) to write what the client receives.
+func openDataFile(name string, sends bool) (*os.File, error) {
+	var f *os.File
+	var err error
+	if sends {
+		f, err = os.Open(name)
+	} else {
+		f, err = os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("-F: %w", err)
+	}
+	return f, nil
+}
+
+// controlKeepAlive is --cntl-ka as Go sets it; nil without the flag.
+// A part not given keeps Go's default (a zero field), which every
+// control connection has anyway.
+func controlKeepAlive(k testdef.KeepAlive) *net.KeepAliveConfig {
+	if !k.On {
+		return nil
+	}
+	return &net.KeepAliveConfig{Enable: true, Idle: k.Idle, Interval: k.Interval, Count: k.Count}
 }
 
 // RRConfig is a request-response test's client configuration.
