@@ -171,3 +171,19 @@ func (p *iperfProc) waitOutput(t *testing.T, want string, limit time.Duration) {
 		time.Sleep(10 * time.Millisecond) // bounded poll: the process's output, until the deadline above
 	}
 }
+
+// iperf3Older says whether the iperf3 the tests run is older than
+// major.minor (by its --version line, "iperf 3.12 (cJSON …)"); an
+// unreadable version counts as older, the stricter case.
+func iperf3Older(t *testing.T, major, minor int) bool {
+	t.Helper()
+	out, err := exec.Command(iperf3Path, "--version").Output()
+	if err != nil {
+		return true
+	}
+	var ma, mi int
+	if _, err := fmt.Sscanf(strings.TrimPrefix(strings.SplitN(string(out), "\n", 2)[0], "iperf "), "%d.%d", &ma, &mi); err != nil {
+		return true
+	}
+	return ma < major || ma == major && mi < minor
+}
