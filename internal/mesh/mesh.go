@@ -896,11 +896,11 @@ func (m *Mesh) Tasks() []*schedule.Task {
 		sm := m.sampled[s.Group]
 		for i, pr := range pairs {
 			start, repeat := s.Start, s.Repeat
-			pos, runs := i, len(pairs) // the run's index among its period's runs, and their count
+			pos, runs := i, len(pairs) // the run's slot among its period's, and their count
 			if sm != nil {
 				start = start.Add(time.Duration(sm.turn[i]) * s.Repeat)
 				repeat = time.Duration(sm.rotation) * s.Repeat
-				pos, runs = sm.pos[i], sm.size[sm.turn[i]]
+				pos, runs = sm.round[i], sm.rounds[sm.turn[i]]
 			}
 			// Exclusive runs of one schedule are spread evenly over its
 			// period rather than all planned at one instant, where all but

@@ -28,9 +28,18 @@ import (
 type sampling struct {
 	rotation int   // periods for every pair to run once
 	turn     []int // per pair of the group (by index): the period of the rotation it runs in
-	pos      []int // per pair: its index among its turn's runs, which spreads them over the period
-	size     []int // per turn: how many runs it has
+	round    []int // per pair: its round in its turn's period
+	rounds   []int // per turn: how many rounds its period is cut into
 }
+
+// Rounds: the runs of a turn start in rounds spread evenly over the
+// period, each round's runs at one instant. A round is runs of one
+// distance that share no host, so exclusive runs of one round don't wait
+// for each other: the pairs at distance d make cycles over the hosts
+// (i → i+d → i+2d …), and alternate runs of a cycle take alternate rounds,
+// with a third round for the last run of a cycle of odd length. A
+// distance takes 2 or 3 rounds; a turn's distances take theirs one after
+// the other.
 
 // sample is a sampled group's ordered pairs, in turn order, and when
 // each runs. hosts are the group's hosts, distinct.
@@ -42,19 +51,39 @@ func sample(meshName, group string, hosts []string, partners int) ([]Pair, *samp
 	}
 	order := sampleOrder(meshName, group, hosts)
 	sm.rotation = (n - 1 + partners - 1) / partners
-	sm.size = make([]int, sm.rotation)
+	sm.rounds = make([]int, sm.rotation)
 	pairs := make([]Pair, 0, n*(n-1))
 	for turn := 0; turn < sm.rotation; turn++ {
 		for d := turn + 1; d <= n-1; d += sm.rotation {
-			for i := range n {
-				pairs = append(pairs, Pair{order[i], order[(i+d)%n]})
-				sm.turn = append(sm.turn, turn)
-				sm.pos = append(sm.pos, sm.size[turn])
-				sm.size[turn]++
+			cycles := gcd(d, n)
+			length := n / cycles
+			for c := range cycles {
+				for j := range length {
+					i := (c + j*d) % n
+					pairs = append(pairs, Pair{order[i], order[(i+d)%n]})
+					sm.turn = append(sm.turn, turn)
+					r := j % 2
+					if length%2 == 1 && j == length-1 {
+						r = 2
+					}
+					sm.round = append(sm.round, sm.rounds[turn]+r)
+				}
+			}
+			if length%2 == 1 {
+				sm.rounds[turn] += 3
+			} else {
+				sm.rounds[turn] += 2
 			}
 		}
 	}
 	return pairs, sm
+}
+
+func gcd(a, b int) int {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
 }
 
 // sampleOrder is the hosts in the order of a hash of the mesh's name, the

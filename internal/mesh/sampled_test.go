@@ -3,6 +3,7 @@ package mesh
 import (
 	"errors"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -108,20 +109,47 @@ func TestSampledIsAFunctionOfTheFile(t *testing.T) {
 	}
 }
 
-// A sampled group's exclusive runs are spread over their period: in a
-// turn of 50 runs of a 10 min schedule, one every 12 s.
-func TestSampledSpreadsExclusiveRuns(t *testing.T) {
-	m := mustParse(t, groupOf(50, "sampled 1", "test: client -t 10", "10m"))
-	offsets := map[time.Duration]int{}
-	for _, tk := range m.Tasks() {
-		offsets[tk.Start.Sub(time.Unix(0, 0))%(10*time.Minute)]++
-	}
-	if len(offsets) != 50 {
-		t.Fatalf("%d distinct offsets in the period, want 50", len(offsets))
-	}
-	for i := range 50 {
-		if offsets[time.Duration(i)*12*time.Second] != 49 {
-			t.Fatalf("offset %v: %d runs, want one per turn (49)", time.Duration(i)*12*time.Second, offsets[time.Duration(i)*12*time.Second])
+// A sampled group's exclusive runs start in rounds over their period:
+// the runs of a round share no host, and a host's runs of one period are
+// a round apart at least (2 or 3 rounds a distance), so none waits for
+// another.
+func TestSampledRounds(t *testing.T) {
+	for _, c := range []struct{ hosts, partners int }{{50, 1}, {50, 4}, {9, 3}, {10, 4}, {6, 9}, {7, 2}, {2, 1}} {
+		m := mustParse(t, groupOf(c.hosts, "sampled "+strconv.Itoa(c.partners), "test: client -t 10", "10m"))
+		tasks := m.Tasks()
+		rotation := tasks[0].Repeat / (10 * time.Minute)
+		for p := range int(rotation) {
+			from := time.Unix(0, 0).Add(time.Duration(p) * 10 * time.Minute)
+			at := map[string][]time.Time{} // host → its runs' instants
+			busy := map[time.Time]map[string]bool{}
+			for _, tk := range tasks {
+				for _, r := range schedule.Next(tk, from, 10*time.Minute, 10) {
+					if busy[r.Planned] == nil {
+						busy[r.Planned] = map[string]bool{}
+					}
+					for _, h := range []string{tk.Source, tk.Dest} {
+						if busy[r.Planned][h] {
+							t.Fatalf("%+v: period %d: %s has two runs at +%v", c, p, h, r.Planned.Sub(from))
+						}
+						busy[r.Planned][h] = true
+						at[h] = append(at[h], r.Planned)
+					}
+				}
+			}
+			// Distances of this turn: (H−1)/rotation or one more, 3 rounds each at most.
+			distances := (c.hosts - 1 + int(rotation) - 1 - p) / int(rotation)
+			if len(busy) < 2*distances || len(busy) > 3*distances {
+				t.Fatalf("%+v: period %d: %d rounds for %d distances", c, p, len(busy), distances)
+			}
+			gap := 10 * time.Minute / time.Duration(len(busy))
+			for h, ts := range at {
+				slices.SortFunc(ts, func(a, b time.Time) int { return a.Compare(b) })
+				for k := 1; k < len(ts); k++ {
+					if d := ts[k].Sub(ts[k-1]); d < gap.Truncate(time.Millisecond) {
+						t.Fatalf("%+v: period %d: %s's runs %v apart, under a round (%v)", c, p, h, d, gap)
+					}
+				}
+			}
 		}
 	}
 }
