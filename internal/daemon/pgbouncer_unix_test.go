@@ -120,7 +120,7 @@ logfile = %s
 		if time.Now().After(deadline) {
 			t.Fatal("pgbouncer did not listen within 15 s")
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // bounded poll: see the deadline above
 	}
 	u.Host = fmt.Sprintf("127.0.0.1:%d", port)
 	return u.String()

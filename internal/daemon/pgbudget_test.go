@@ -101,16 +101,18 @@ func TestDaemonConnectionBudget(t *testing.T) {
 		load.Add(1)
 		go func() {
 			defer load.Done()
-			for _, path := range []string{"/api/schedule?next=1h", "/api/runs", "/grid", "/metrics", "/api/tasks"} {
+			paths := []string{"/api/schedule?next=1h", "/api/runs", "/grid", "/metrics", "/api/tasks"}
+			for i := 0; ; i++ {
 				select {
 				case <-done:
 					return
 				default:
 				}
-				if resp, err := http.Get(api.URL + path); err == nil {
+				if resp, err := http.Get(api.URL + paths[i%len(paths)]); err == nil {
 					io.Copy(io.Discard, resp.Body)
 					resp.Body.Close()
 				}
+				time.Sleep(20 * time.Millisecond) // load generator: a request every 20 ms from each of 4 clients
 			}
 		}()
 	}
