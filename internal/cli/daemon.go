@@ -39,6 +39,9 @@ an SQLite file. docs/daemon.md describes the configuration file.`,
 			if err != nil {
 				return err
 			}
+			if _, err := daemon.PoolerDSN(dsn, fc.Host); err != nil {
+				return usageError{err} // e.g. prepared statements, which a pooler in transaction mode loses
+			}
 			if fc.Log != "" {
 				log.format = fc.Log
 			}

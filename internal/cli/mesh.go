@@ -52,11 +52,20 @@ with an error changes nothing.`,
 			if err != nil {
 				return usageError{err}
 			}
+			warning, overfull := m.CheckUtilisation() // a host busier than 100% is refused
+			if warning != "" {
+				fmt.Fprintf(e.stderr, "wireperf: warning: %s\n", warning)
+			}
 			tasks := m.Tasks()
 			if dryRun {
 				for _, t := range tasks {
 					fmt.Fprintf(e.stdout, "%s %s %s → %s every %v\n", t.ID, t.Name, t.Source, t.Dest, t.Repeat)
 				}
+				fmt.Fprint(e.stdout, m.UtilisationReport())
+			}
+			if overfull != nil {
+				return usageError{overfull}
+			} else if dryRun {
 				return nil
 			}
 			store, err := openArchive(cmd.Context(), db)
@@ -74,7 +83,7 @@ with an error changes nothing.`,
 		},
 	}
 	apply.Flags().StringVarP(&file, "file", "f", "", "the mesh file (YAML)")
-	apply.Flags().BoolVar(&dryRun, "dry-run", false, "list the tasks the file expands into; change nothing")
+	apply.Flags().BoolVar(&dryRun, "dry-run", false, "list the tasks the file expands into and each host's utilisation; change nothing")
 	dbFlag(apply, &db)
 	cmd.AddCommand(apply)
 	return cmd

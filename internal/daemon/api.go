@@ -498,6 +498,13 @@ func (d *Daemon) postSchedule(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return badRequest("%v", err)
 	}
+	warning, err := m.CheckUtilisation() // a host busier than 100% is refused, as by `mesh apply`
+	if err != nil {
+		return badRequest("%v", err)
+	}
+	if warning != "" {
+		d.log.Warn("mesh busy", "mesh", m.Name, "warning", warning)
+	}
 	res, err := d.store.ApplyTasks(r.Context(), m.Name, m.Tasks(), d.cfg.Clock.Now())
 	if err != nil {
 		return err

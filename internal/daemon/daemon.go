@@ -223,8 +223,11 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 			Help: "Runs that ended while the archive was unreachable, waiting in this daemon's spool to be recorded."},
 			func() float64 { return float64(d.spool.count()) }),
 	)
-	var err error
-	if d.store, err = archive.Open(ctx, cfg.DSN); err != nil {
+	dsn, err := PoolerDSN(cfg.DSN, cfg.Host)
+	if err != nil {
+		return nil, err
+	}
+	if d.store, err = archive.Open(ctx, dsn); err != nil {
 		return nil, err
 	}
 	ok := false
@@ -233,7 +236,10 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 			d.close()
 		}
 	}()
-	if d.queue, err = newQueue(ctx, cfg.DSN, d); err != nil {
+	if archive.IsPostgres(dsn) {
+		d.store.SetMaxConns(archiveConns) // River has the other (MaxPostgresConns)
+	}
+	if d.queue, err = newQueue(ctx, dsn, d); err != nil {
 		return nil, err
 	}
 	d.archiveUp.Store(true)

@@ -276,6 +276,11 @@ func TestAPIToken(t *testing.T) {
 	if code, _ := do("POST", "/api/schedule", "0123456789abcdef0123", "hosts: {a: , b: }\ngroups: {g: {mesh: [a, zz]}}\n"); code != http.StatusBadRequest {
 		t.Fatalf("bad mesh: %d", code)
 	}
+	// 2 hosts running 10 s tests (12 s held) both ways every 20 s: 120%.
+	overfull := "hosts: {a: , b: }\ngroups: {g: {mesh: [a, b]}}\ntests: {t: {test: client -t 10}}\nschedules:\n  - {group: g, test: t, repeat: 20s}\n"
+	if code, out := do("POST", "/api/schedule", "0123456789abcdef0123", overfull); code != http.StatusBadRequest || !strings.Contains(out, "host a would be busy 120.0% of the time") {
+		t.Fatalf("overfull mesh: %d %s", code, out)
+	}
 	if code, _ := do("DELETE", "/api/tasks/nope", "0123456789abcdef0123", ""); code != http.StatusNotFound {
 		t.Fatalf("delete unknown: %d", code)
 	}

@@ -64,9 +64,12 @@ func (q *riverQueue[TTx]) Enqueue(ctx context.Context, host, runID string, at ti
 	return err
 }
 
-// newQueue opens River on the archive's database: its own pool of
-// PostgreSQL connections, or one SQLite connection (River's SQLite driver
-// wants a single one). River's migrations are applied first.
+// newQueue opens River on the archive's database: one PostgreSQL
+// connection of the daemon's budget (MaxPostgresConns), polled (LISTEN
+// holds a connection of its own, and is session state a pooler in
+// transaction mode breaks), or one SQLite connection (River's SQLite
+// driver wants a single one). River's migrations are applied first.
+// dsn is the daemon's (PoolerDSN).
 func newQueue(ctx context.Context, dsn string, d *Daemon) (queue, error) {
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &runWorker{d: d})
@@ -80,10 +83,16 @@ func newQueue(ctx context.Context, dsn string, d *Daemon) (queue, error) {
 		FetchPollInterval: time.Second,
 	}
 	if archive.IsPostgres(dsn) {
-		pool, err := pgxpool.New(ctx, archive.PostgresDSN(dsn))
+		pcfg, err := pgxpool.ParseConfig(dsn)
 		if err != nil {
 			return nil, fmt.Errorf("job queue: %w", err)
 		}
+		pcfg.MaxConns, pcfg.MinConns = riverConns, 0
+		pool, err := pgxpool.NewWithConfig(ctx, pcfg)
+		if err != nil {
+			return nil, fmt.Errorf("job queue: %w", err)
+		}
+		cfg.PollOnly = true
 		drv := riverpgxv5.New(pool)
 		if err := migrateRiverPG(ctx, pool, drv, d); err != nil {
 			pool.Close()
@@ -127,18 +136,41 @@ func migrateRiver[TTx any](ctx context.Context, drv riverdriver.Driver[TTx], d *
 	return nil
 }
 
-// migrateRiverPG runs River's migrations under an advisory lock, so that
-// daemons starting together on a new database do not race.
+// migrateRiverPG runs River's migrations one a transaction (one of them
+// adds an enum value that the next uses, which PostgreSQL allows only
+// once it is committed), each under an advisory lock, so that daemons
+// starting together on a new database do not race. The lock is the
+// transaction's, not the session's: behind a pooler in transaction mode,
+// a session's lock and its unlock may reach two server connections, and
+// the lock would outlive the daemon.
 func migrateRiverPG(ctx context.Context, pool *pgxpool.Pool, drv riverdriver.Driver[pgxTx], d *Daemon) error {
-	conn, err := pool.Acquire(ctx)
+	m, err := rivermigrate.New(drv, &rivermigrate.Config{Logger: d.log.With("component", "river")})
 	if err != nil {
-		return fmt.Errorf("job queue: %w", err)
+		return fmt.Errorf("job queue migrations: %w", err)
 	}
-	defer conn.Release()
-	const key = 8675309002 // the archive's migrations use ...001
-	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, key); err != nil {
-		return fmt.Errorf("job queue: %w", err)
+	step := func() (applied bool, err error) {
+		tx, err := pool.Begin(ctx)
+		if err != nil {
+			return false, err
+		}
+		defer tx.Rollback(context.WithoutCancel(ctx))
+		const key = 8675309002 // the archive's migrations use ...001
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, key); err != nil {
+			return false, err
+		}
+		res, err := m.MigrateTx(ctx, tx, rivermigrate.DirectionUp, &rivermigrate.MigrateOpts{MaxSteps: 1})
+		if err != nil {
+			return false, err
+		}
+		return len(res.Versions) > 0, tx.Commit(ctx)
 	}
-	defer conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, key)
-	return migrateRiver(ctx, drv, d)
+	for {
+		applied, err := step()
+		if err != nil {
+			return fmt.Errorf("job queue migrations: %w", err)
+		}
+		if !applied {
+			return nil
+		}
+	}
 }

@@ -55,11 +55,14 @@ func (h Host) Endpoint() string { return net.JoinHostPort(h.Addr, strconv.Itoa(h
 
 // Test is a named test line and how the grid colours its results.
 type Test struct {
-	Name       string
-	Args       []string // the command and its flags, without the destination
-	Class      schedule.Class
-	Reserve    time.Duration // how long a run holds its hosts
-	Thresholds schedule.Thresholds
+	Name    string
+	Args    []string // the command and its flags, without the destination
+	Class   schedule.Class
+	Reserve time.Duration // how long a run holds its hosts
+	// ReserveGiven: Reserve is the file's reserve, not the test's
+	// length and the margin (ReserveFor).
+	ReserveGiven bool
+	Thresholds   schedule.Thresholds
 }
 
 // Schedule runs one test over one group's pairs.
@@ -71,6 +74,9 @@ type Schedule struct {
 	Start       time.Time
 	Until       time.Time
 	MaxRuns     int
+
+	key  string // schedules[i], and its line: where errors about it point
+	line int
 }
 
 // Pair is an ordered pair: the source runs the test to the destination.
@@ -82,7 +88,9 @@ type Mesh struct {
 	Hosts     map[string]Host
 	Tests     map[string]Test
 	Schedules []Schedule
-	pairs     map[string][]Pair // per group
+	pairs     map[string][]Pair    // per group
+	sampled   map[string]*sampling // per sampled group: when each pair takes its turn
+	file      string               // the file's name, for errors found after parsing
 }
 
 // Commands a test line may start with.
@@ -194,11 +202,12 @@ func (p *parser) duration(e entry, key string) (time.Duration, error) {
 }
 
 type rawGroup struct {
-	node    *yaml.Node
-	kind    string // mesh, star, pairs
-	members []string
-	center  string
-	pairs   []Pair
+	node     *yaml.Node
+	kind     string // mesh, star, pairs, sampled
+	members  []string
+	center   string
+	pairs    []Pair
+	partners int // sampled: partners per host per period
 }
 
 // yamlError is the decoder's error at file:line, the position said once:
@@ -246,7 +255,7 @@ func (p *parser) parse(data []byte) (*Mesh, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Mesh{Name: filepath.Base(p.file), Hosts: map[string]Host{}, Tests: map[string]Test{}, pairs: map[string][]Pair{}}
+	m := &Mesh{Name: filepath.Base(p.file), Hosts: map[string]Host{}, Tests: map[string]Test{}, pairs: map[string][]Pair{}, sampled: map[string]*sampling{}, file: p.file}
 	groups := map[string]*rawGroup{}
 	var scheds []entry
 	for _, e := range top {
@@ -411,7 +420,7 @@ func (p *parser) group(e entry) (*rawGroup, error) {
 		return nil, err
 	}
 	if len(fs) != 1 {
-		return nil, p.errf(e.v, key, "want one of mesh, star, pairs")
+		return nil, p.errf(e.v, key, "want one of mesh, star, pairs, sampled")
 	}
 	f := fs[0]
 	g := &rawGroup{node: f.v, kind: f.key}
@@ -454,8 +463,34 @@ func (p *parser) group(e entry) (*rawGroup, error) {
 			}
 			g.pairs = append(g.pairs, Pair{two[0], two[1]})
 		}
+	case "sampled":
+		cs, err := p.mapping(f.v, key)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range cs {
+			switch c.key {
+			case "hosts":
+				if g.members, err = p.strings(c.v, key+".hosts"); err != nil {
+					return nil, err
+				}
+			case "partners":
+				v, err := p.scalar(c, key+".partners")
+				if err != nil {
+					return nil, err
+				}
+				if g.partners, err = strconv.Atoi(v); err != nil || g.partners < 1 {
+					return nil, p.errf(c.v, key+".partners", "%q: want a count of 1 or more", v)
+				}
+			default:
+				return nil, p.errf(c.kn, key+"."+c.key, "unknown key (want hosts, partners)")
+			}
+		}
+		if g.partners == 0 {
+			return nil, p.errf(f.v, key+".partners", "missing")
+		}
 	default:
-		return nil, p.errf(f.kn, key, "unknown group kind (want mesh, star, pairs)")
+		return nil, p.errf(f.kn, key, "unknown group kind (want mesh, star, pairs, sampled)")
 	}
 	return g, nil
 }
@@ -561,6 +596,14 @@ func (p *parser) expandGroups(m *Mesh, groups map[string]*rawGroup) error {
 				}
 				pairs = append(pairs, pr)
 			}
+		case "sampled":
+			hs := hostsOf[name]
+			if n := len(hs); n*(n-1) > MaxTasks {
+				return p.errf(g.node, "groups."+name, "a sampled group of %d hosts is %d ordered pairs (a task each), over the limit of %d", n, n*(n-1), MaxTasks)
+			}
+			var sm *sampling
+			pairs, sm = sample(m.Name, name, hs, g.partners)
+			m.sampled[name] = sm
 		}
 		if g.kind == "pairs" {
 			// A mesh's and a star's pairs are distinct by construction
@@ -636,6 +679,7 @@ func (p *parser) test(e entry) (Test, error) {
 			if t.Reserve, err = p.duration(f, fk); err != nil {
 				return t, err
 			}
+			t.ReserveGiven = t.Reserve > 0
 		case "thresholds":
 			if t.Thresholds, err = p.thresholds(f.v, fk); err != nil {
 				return t, err
@@ -742,7 +786,7 @@ func (p *parser) thresholds(n *yaml.Node, key string) (schedule.Thresholds, erro
 }
 
 func (p *parser) schedule(m *Mesh, e entry) (Schedule, error) {
-	var s Schedule
+	s := Schedule{key: e.key, line: e.v.Line}
 	at := map[string]*yaml.Node{} // each key's value, for errors about it
 	fs, err := p.mapping(e.v, e.key)
 	if err != nil {
@@ -821,11 +865,26 @@ func (p *parser) schedule(m *Mesh, e entry) (Schedule, error) {
 	if s.Repeat > 0 && m.Tests[s.Test].Reserve > s.Repeat {
 		return s, p.errf(at["repeat"], e.key+".repeat", "%v is shorter than one run of %s (%v)", s.Repeat, s.Test, m.Tests[s.Test].Reserve)
 	}
+	if sm := m.sampled[s.Group]; sm != nil {
+		// A pair of a sampled group runs once every rotation periods.
+		switch {
+		case s.Repeat == 0:
+			return s, p.errf(e.v, e.key+".repeat", "missing: group %s is sampled, so its pairs take turns period by period", s.Group)
+		case s.Repeat > maxTaskRepeat/time.Duration(sm.rotation):
+			return s, p.errf(at["repeat"], e.key+".repeat", "%v × the %d periods group %s takes to cover its pairs is over %v", s.Repeat, sm.rotation, s.Group, maxTaskRepeat)
+		}
+	}
 	return s, nil
 }
 
+// maxTaskRepeat bounds a sampled pair's repeat (the schedule's × its
+// group's rotation), far from a time.Duration's overflow.
+const maxTaskRepeat = 100 * 366 * 24 * time.Hour
+
 // Tasks expands the mesh into tasks: one per schedule and ordered pair,
-// with IDs from the file's name, the schedule and the pair.
+// with IDs from the file's name, the schedule and the pair. A sampled
+// group's pair repeats every rotation × the schedule's repeat, from the
+// period of its turn (sampled.go).
 func (m *Mesh) Tasks() []*schedule.Task {
 	n := 0
 	for _, s := range m.Schedules {
@@ -841,19 +900,26 @@ func (m *Mesh) Tasks() []*schedule.Task {
 		// One test's tasks share its words (clipped: an append copies).
 		args := slices.Clip(t.Args)
 		pairs := m.pairs[s.Group]
+		sm := m.sampled[s.Group]
 		for i, pr := range pairs {
+			start, repeat := s.Start, s.Repeat
+			pos, runs := i, len(pairs) // the run's slot among its period's, and their count
+			if sm != nil {
+				start = start.Add(time.Duration(sm.turn[i]) * s.Repeat)
+				repeat = time.Duration(sm.rotation) * s.Repeat
+				pos, runs = sm.round[i], sm.rounds[sm.turn[i]]
+			}
 			// Exclusive runs of one schedule are spread evenly over its
 			// period rather than all planned at one instant, where all but
 			// one would wait for the others.
-			start := s.Start
 			if t.Class == schedule.Exclusive && s.Repeat > 0 {
-				start = start.Add(time.Duration(i) * (s.Repeat / time.Duration(len(pairs))).Truncate(time.Millisecond))
+				start = start.Add(time.Duration(pos) * (s.Repeat / time.Duration(runs)).Truncate(time.Millisecond))
 			}
 			out = append(out, &schedule.Task{
 				ID:   schedule.DefineID(m.Name, s.Group+"/"+s.Test, pr.Source, pr.Dest),
 				Name: s.Test, Source: pr.Source, Dest: pr.Dest, DestAddr: endpoints[pr.Dest],
 				Args: args, Class: t.Class, Duration: t.Reserve,
-				Start: start, Repeat: s.Repeat, Slip: s.Slip, RandomSlip: s.RandomSlip, Until: s.Until, MaxRuns: s.MaxRuns,
+				Start: start, Repeat: repeat, Slip: s.Slip, RandomSlip: s.RandomSlip, Until: s.Until, MaxRuns: s.MaxRuns,
 				Origin: m.Name, Thresholds: t.Thresholds,
 			})
 		}
