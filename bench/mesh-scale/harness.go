@@ -33,6 +33,9 @@ type Options struct {
 	// as it is, and must hold no other run of this harness.
 	NewDB, KeepDB bool
 	Seed          uint64
+	// ProbeRandomSlip spreads each period's probes over this much time
+	// (the schedule's random_slip); 0 starts them all on the period.
+	ProbeRandomSlip time.Duration
 	// ArchiveConns caps each daemon's archive pool (0: the daemon's own
 	// size). River's pool is the daemon's.
 	ArchiveConns int
@@ -173,7 +176,8 @@ func run(ctx context.Context, o Options) (*Report, error) {
 	// The schedule: it starts once every daemon has planned it.
 	start := time.Now().Add(startMargin).Truncate(time.Second)
 	end := start.Add(o.Length)
-	tasks, err := meshTasks(o.Hosts, o.Seed, start, end)
+	// Until is inclusive: the last runs are those before the end.
+	tasks, err := meshTasks(o.Hosts, o.Seed, start, end.Add(-time.Millisecond), o.ProbeRandomSlip)
 	if err != nil {
 		stopAll()
 		return nil, err

@@ -27,6 +27,7 @@ func main() {
 	flag.BoolVar(&o.NewDB, "new-db", true, "run in a new database of the DSN's cluster, dropped after (needs CREATEDB); false: the DSN's own, which must hold no runs")
 	flag.BoolVar(&o.KeepDB, "keep-db", false, "keep the new database after the run")
 	flag.Uint64Var(&o.Seed, "seed", 1, "seed of the sampled partners")
+	flag.DurationVar(&o.ProbeRandomSlip, "probe-random-slip", 0, "the probes' random_slip: spreads each minute's probes over this long (0: all on the minute, as a mesh file's default; under 1m)")
 	flag.IntVar(&o.ArchiveConns, "archive-conns", 1, "cap of each daemon's archive pool (0: the daemon's own)")
 	flag.IntVar(&o.Workers, "workers", 0, "each daemon's runs at once (0: the daemon's default)")
 	flag.StringVar(&o.Log, "log", "", "write the daemons' warnings to this file")
@@ -41,6 +42,8 @@ func main() {
 		fail("-hosts %d: want at least 2", o.Hosts)
 	case *minutes <= 0:
 		fail("-minutes %g: want more than 0", *minutes)
+	case o.ProbeRandomSlip < 0 || o.ProbeRandomSlip >= probeTest.repeat:
+		fail("-probe-random-slip %v: want 0 up to %v", o.ProbeRandomSlip, probeTest.repeat)
 	case o.ArchiveConns < 0 || o.Workers < 0:
 		fail("-archive-conns and -workers: want 0 or more")
 	}

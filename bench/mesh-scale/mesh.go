@@ -44,8 +44,8 @@ func hostName(i int) string { return fmt.Sprintf("vh%04d", i) }
 // partners are drawn from a generator seeded with seed, so that a run
 // may be repeated. Like `mesh apply`, a schedule's exclusive tasks are
 // spread evenly over its period and its background tasks all start on
-// the period.
-func meshTasks(n int, seed uint64, start, until time.Time) ([]*schedule.Task, error) {
+// the period, unless probeSlip gives the probes a random_slip.
+func meshTasks(n int, seed uint64, start, until time.Time, probeSlip time.Duration) ([]*schedule.Task, error) {
 	if n < 2 {
 		return nil, fmt.Errorf("-hosts %d: want at least 2", n)
 	}
@@ -72,6 +72,9 @@ func meshTasks(n int, seed uint64, start, until time.Time) ([]*schedule.Task, er
 				t := &schedule.Task{ID: schedule.DefineID(origin, ts.group+"/"+ts.name, src, dest),
 					Name: ts.name, Source: src, Dest: dest, Args: ts.args, Class: ts.class, Duration: reserve,
 					Start: at, Repeat: ts.repeat, Slip: ts.slip, Until: until, Origin: origin}
+				if ts.class == schedule.Background {
+					t.RandomSlip = probeSlip
+				}
 				if err := t.Validate(); err != nil {
 					return nil, fmt.Errorf("task %s→%s: %w", src, dest, err)
 				}
