@@ -32,7 +32,7 @@ type Options struct {
 	// (and drops it after, unless KeepDB); else DSN's database is used
 	// as it is, and must hold no other run of this harness.
 	NewDB, KeepDB bool
-	Seed          uint64
+	Draw          uint64 // which draw of sampled partners: the same draw, the same partners
 	// ProbeRandomSlip spreads each period's probes over this much time
 	// (the schedule's random_slip); 0 starts them all on the period.
 	ProbeRandomSlip time.Duration
@@ -177,7 +177,7 @@ func run(ctx context.Context, o Options) (*Report, error) {
 	start := time.Now().Add(startMargin).Truncate(time.Second)
 	end := start.Add(o.Length)
 	// Until is inclusive: the last runs are those before the end.
-	tasks, err := meshTasks(o.Hosts, o.Seed, start, end.Add(-time.Millisecond), o.ProbeRandomSlip)
+	tasks, err := meshTasks(o.Hosts, o.Draw, start, end.Add(-time.Millisecond), o.ProbeRandomSlip)
 	if err != nil {
 		stopAll()
 		return nil, err
@@ -187,9 +187,18 @@ func run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	progress("%d tasks stored; the schedule runs from %s to %s", len(tasks), start.Format("15:04:05"), end.Format("15:04:05"))
-	if err := sleepUntil(ctx, end); err != nil {
-		stopAll()
-		return nil, err
+	// The harness's own connection is kept in use meanwhile: once the
+	// pool closed it as idle, a cluster at its max_connections would
+	// refuse it a new one.
+	for now := time.Now(); now.Before(end); now = time.Now() {
+		if err := sleepUntil(ctx, min(end, now.Add(10*time.Second))); err != nil {
+			stopAll()
+			return nil, err
+		}
+		if err := store.Ping(ctx); err != nil {
+			stopAll()
+			return nil, err
+		}
 	}
 	// Every run planned before the end is over by its deadline, its
 	// worker's notTakenGrace, and its hold.

@@ -26,7 +26,7 @@ func main() {
 	flag.StringVar(&o.DSN, "dsn", os.Getenv("WIREPERF_DB"), "PostgreSQL DSN (default $WIREPERF_DB)")
 	flag.BoolVar(&o.NewDB, "new-db", true, "run in a new database of the DSN's cluster, dropped after (needs CREATEDB); false: the DSN's own, which must hold no runs")
 	flag.BoolVar(&o.KeepDB, "keep-db", false, "keep the new database after the run")
-	flag.Uint64Var(&o.Seed, "seed", 1, "seed of the sampled partners")
+	flag.Uint64Var(&o.Draw, "draw", 1, "which draw of sampled partners (the same draw, the same partners)")
 	flag.DurationVar(&o.ProbeRandomSlip, "probe-random-slip", 0, "the probes' random_slip: spreads each minute's probes over this long (0: all on the minute, as a mesh file's default; under 1m)")
 	flag.IntVar(&o.ArchiveConns, "archive-conns", 1, "cap of each daemon's archive pool (0: the daemon's own)")
 	flag.IntVar(&o.Workers, "workers", 0, "each daemon's runs at once (0: the daemon's default)")

@@ -41,15 +41,15 @@ type testSpec struct {
 func hostName(i int) string { return fmt.Sprintf("vh%04d", i) }
 
 // meshTasks are the tasks of n hosts, from start until until. Each host's
-// partners are drawn from a generator seeded with seed, so that a run
-// may be repeated. Like `mesh apply`, a schedule's exclusive tasks are
+// partners are draw number draw of a pseudo-random generator, so that a
+// run may be repeated. Like `mesh apply`, a schedule's exclusive tasks are
 // spread evenly over its period and its background tasks all start on
 // the period, unless probeSlip gives the probes a random_slip.
-func meshTasks(n int, seed uint64, start, until time.Time, probeSlip time.Duration) ([]*schedule.Task, error) {
+func meshTasks(n int, draw uint64, start, until time.Time, probeSlip time.Duration) ([]*schedule.Task, error) {
 	if n < 2 {
 		return nil, fmt.Errorf("-hosts %d: want at least 2", n)
 	}
-	rng := rand.New(rand.NewPCG(seed, 0x6d657368))
+	rng := rand.New(rand.NewPCG(draw, 0x6d657368))
 	var out []*schedule.Task
 	for _, ts := range []testSpec{probeTest, throughputTest} {
 		reserve, err := mesh.ReserveFor(ts.args)

@@ -106,10 +106,10 @@ func TestMeshTasksSamplePartnersOnce(t *testing.T) {
 		return out
 	}
 	if !slices.Equal(ids(tasks), ids(again)) {
-		t.Error("the same seed sampled other partners")
+		t.Error("the same draw sampled other partners")
 	}
 	if slices.Equal(ids(tasks), ids(other)) {
-		t.Error("another seed sampled the same partners")
+		t.Error("another draw sampled the same partners")
 	}
 }
 
@@ -164,7 +164,7 @@ func meshScale(t *testing.T, length time.Duration) {
 	if need := ciHosts*ciConnsPerHost + 50; maxConns < need {
 		t.Skipf("the cluster's max_connections is %d; %d hosts need %d (.ci/pg.sh starts its clusters with 500)", maxConns, ciHosts, need)
 	}
-	rep, err := run(ctx, Options{Hosts: ciHosts, Length: length, DSN: dsn, NewDB: true, Seed: 1, ArchiveConns: 1, ProbeRandomSlip: ciProbeRandomSlip})
+	rep, err := run(ctx, Options{Hosts: ciHosts, Length: length, DSN: dsn, NewDB: true, Draw: 1, ArchiveConns: 1, ProbeRandomSlip: ciProbeRandomSlip})
 	if err != nil {
 		t.Fatal(err)
 	}
