@@ -191,7 +191,11 @@ func run(ctx context.Context, o Options) (*Report, error) {
 	// pool closed it as idle, a cluster at its max_connections would
 	// refuse it a new one.
 	for now := time.Now(); now.Before(end); now = time.Now() {
-		if err := sleepUntil(ctx, min(end, now.Add(10*time.Second))); err != nil {
+		next := now.Add(10 * time.Second)
+		if next.After(end) {
+			next = end
+		}
+		if err := sleepUntil(ctx, next); err != nil {
 			stopAll()
 			return nil, err
 		}
