@@ -155,15 +155,20 @@ func run(ctx context.Context, o Options) (*Report, error) {
 	dctx, stopDaemons := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopDaemons()
 	var running sync.WaitGroup
-	for _, d := range daemons {
+	var failedMu sync.Mutex
+	var failed []string // daemons whose Run ended before they were stopped
+	for i, d := range daemons {
 		if d == nil {
 			continue
 		}
 		running.Add(1)
 		go func() {
 			defer running.Done()
-			if err := d.Run(dctx); err != nil {
-				logger.Error("daemon", "err", err)
+			err := d.Run(dctx)
+			if dctx.Err() == nil || err != nil {
+				failedMu.Lock()
+				failed = append(failed, fmt.Sprintf("%s: %v", hostName(i), err))
+				failedMu.Unlock()
 			}
 		}()
 	}
@@ -237,6 +242,8 @@ func run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	rep := analyse(runs)
+	rep.Expected = expectedRuns(tasks, start, end)
+	rep.DaemonErrors = failed
 	rep.Hosts, rep.Tasks, rep.Minutes = o.Hosts, len(tasks), o.Length.Minutes()
 	rep.Start, rep.End = start.UTC(), end.UTC()
 	rep.PostgreSQL = pg
@@ -286,6 +293,23 @@ func createDatabase(ctx context.Context, dsn string) (string, func(), error) {
 		c.Exec(context.Background(), `DROP DATABASE IF EXISTS `+name+` WITH (FORCE)`)
 	}
 	return u.String(), drop, nil
+}
+
+// expectedRuns counts the runs the tasks plan in [start, end).
+func expectedRuns(tasks []*schedule.Task, start, end time.Time) int {
+	n := 0
+	for _, t := range tasks {
+		for seq := 0; ; seq++ {
+			r, ok := t.At(seq)
+			if !ok || !r.Planned.Before(end) {
+				break
+			}
+			if !r.Planned.Before(start) {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // analyse reads the runs the schedule planned: their lag, overlaps and

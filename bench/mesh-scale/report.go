@@ -16,8 +16,11 @@ type Report struct {
 	Start   time.Time `json:"start"`
 	End     time.Time `json:"end"`
 
-	Runs   int            `json:"runs"` // planned in [start, end)
-	States map[string]int `json:"states"`
+	Runs     int `json:"runs"`     // planned in [start, end)
+	Expected int `json:"expected"` // the runs the tasks give in [start, end)
+	// DaemonErrors are the daemons that stopped before the end, with why.
+	DaemonErrors []string       `json:"daemon_errors"`
+	States       map[string]int `json:"states"`
 	// Lag is start − planned start of the runs that started, all and by
 	// test (a run that waited for its hosts counts its wait).
 	Lag            []LagFigures `json:"lag"`
@@ -73,7 +76,8 @@ func (r *Report) Markdown(w io.Writer) {
 	sort.Strings(states)
 	fmt.Fprintf(w, "| figure | value |\n|---|---|\n")
 	fmt.Fprintf(w, "| tasks | %d |\n", r.Tasks)
-	fmt.Fprintf(w, "| runs planned | %d (%s) |\n", r.Runs, strings.Join(states, ", "))
+	fmt.Fprintf(w, "| runs planned | %d of %d the tasks give (%s) |\n", r.Runs, r.Expected, strings.Join(states, ", "))
+	fmt.Fprintf(w, "| daemons that stopped early | %d |\n", len(r.DaemonErrors))
 	for _, l := range r.Lag {
 		fmt.Fprintf(w, "| schedule lag, %s (%d runs) | p50 %.3f s, p99 %.3f s, max %.3f s |\n", l.Test, l.Runs, l.P50, l.P99, l.Max)
 	}
@@ -91,6 +95,12 @@ func (r *Report) Markdown(w io.Writer) {
 		fmt.Fprintf(w, "\n| state | reason | runs | example |\n|---|---|---|---|\n")
 		for _, u := range r.Unsuccessful {
 			fmt.Fprintf(w, "| %s | %s | %d | %s |\n", u.State, cell(u.Kind), u.Runs, cell(u.Example))
+		}
+	}
+	if len(r.DaemonErrors) > 0 {
+		fmt.Fprintf(w, "\nDaemons that stopped early:\n\n")
+		for _, e := range r.DaemonErrors {
+			fmt.Fprintf(w, "- %s\n", e)
 		}
 	}
 	if len(r.Overlaps) > 0 {

@@ -177,6 +177,12 @@ func meshScale(t *testing.T, length time.Duration) {
 	if rep.WithoutReason > 0 {
 		t.Errorf("%d runs missed, failed or aborted without a reason", rep.WithoutReason)
 	}
+	if len(rep.DaemonErrors) > 0 {
+		t.Errorf("daemons stopped before the end: %v", rep.DaemonErrors)
+	}
+	if rep.Runs != rep.Expected {
+		t.Errorf("the archive holds %d runs planned in the schedule, its tasks give %d", rep.Runs, rep.Expected)
+	}
 	if rep.LeftOpen > 0 {
 		t.Errorf("%d runs still scheduled or running after the schedule", rep.LeftOpen)
 	}
