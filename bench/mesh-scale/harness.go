@@ -47,8 +47,9 @@ type Options struct {
 // The harness's own timings.
 const (
 	// startMargin: the schedule's first runs come this long after the
-	// tasks are stored, so that every daemon has planned them (it plans
-	// every 30 s) and queued them (5 s ahead) in time.
+	// tasks are stored, so that every daemon has started and planned
+	// them (it plans as it starts and every 30 s after) and queued them
+	// (5 s ahead) in time.
 	startMargin = daemon.DefaultPlanEvery + 2*daemon.DefaultLead
 	// openDaemons bounds the daemons opening at once.
 	openDaemons = 4
@@ -152,6 +153,25 @@ func run(ctx context.Context, o Options) (*Report, error) {
 		}()
 	}
 	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		closeAll(daemons)
+		return nil, err
+	}
+	// The schedule, stored before the daemons run: each plans it as it
+	// starts, and again every 30 s, well before its first runs.
+	start := time.Now().Add(startMargin).Truncate(time.Second)
+	end := start.Add(o.Length)
+	// Until is inclusive: the last runs are those before the end.
+	tasks, err := meshTasks(o.Hosts, o.Draw, start, end.Add(-time.Millisecond), o.ProbeRandomSlip)
+	if err != nil {
+		closeAll(daemons)
+		return nil, err
+	}
+	if _, err := store.ApplyTasks(ctx, origin, tasks, time.Now()); err != nil {
+		closeAll(daemons)
+		return nil, err
+	}
+	progress("%d tasks stored; the schedule runs from %s to %s", len(tasks), start.Format("15:04:05"), end.Format("15:04:05"))
 	dctx, stopDaemons := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopDaemons()
 	var running sync.WaitGroup
@@ -173,25 +193,7 @@ func run(ctx context.Context, o Options) (*Report, error) {
 		}()
 	}
 	stopAll := func() { stopDaemons(); running.Wait() }
-	if err := errors.Join(errs...); err != nil {
-		stopAll()
-		return nil, err
-	}
 
-	// The schedule: it starts once every daemon has planned it.
-	start := time.Now().Add(startMargin).Truncate(time.Second)
-	end := start.Add(o.Length)
-	// Until is inclusive: the last runs are those before the end.
-	tasks, err := meshTasks(o.Hosts, o.Draw, start, end.Add(-time.Millisecond), o.ProbeRandomSlip)
-	if err != nil {
-		stopAll()
-		return nil, err
-	}
-	if _, err := store.ApplyTasks(ctx, origin, tasks, time.Now()); err != nil {
-		stopAll()
-		return nil, err
-	}
-	progress("%d tasks stored; the schedule runs from %s to %s", len(tasks), start.Format("15:04:05"), end.Format("15:04:05"))
 	// The harness's own connection is kept in use meanwhile: once the
 	// pool closed it as idle, a cluster at its max_connections would
 	// refuse it a new one.
@@ -253,6 +255,16 @@ func run(ctx context.Context, o Options) (*Report, error) {
 			PeakRSSMiB: float64(rss) / (1 << 20)}
 	}
 	return rep, nil
+}
+
+// closeAll closes the archives of daemons that never ran, on the way out
+// with an error (their River pools go with the process).
+func closeAll(daemons []*daemon.Daemon) {
+	for _, d := range daemons {
+		if d != nil {
+			d.Store().Close()
+		}
+	}
 }
 
 func sleepUntil(ctx context.Context, t time.Time) error {
