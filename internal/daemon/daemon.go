@@ -24,6 +24,7 @@ import (
 	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/auth"
 	"github.com/wireperf/wireperf/internal/meshmetrics"
+	"github.com/wireperf/wireperf/internal/schedule"
 	"github.com/wireperf/wireperf/internal/server"
 )
 
@@ -51,6 +52,11 @@ type Config struct {
 	// its environment.
 	Binary string
 	Env    []string
+	// RunTest, when set, runs a task's test in place of the child
+	// process of Binary and returns its -J document (the simulation
+	// harness, bench/mesh-scale, runs no-op tests through it). It is
+	// bounded by the run's hold, as the child is.
+	RunTest func(ctx context.Context, t *schedule.Task) (document []byte, err error)
 	// ClientArgs are flags from this daemon's own configuration that
 	// every test it runs gets (its key file, its TLS trust): a test line
 	// may not name files, but the daemon's administrator may.

@@ -373,9 +373,10 @@ func localAddrs() []netip.Addr {
 // streams and intervals stays well under it).
 const maxDocument = 64 << 20
 
-// runTest runs the task's test as a child process of this binary: a
-// crash of the test is not the daemon's, and SIGTERM reaches the child
-// when the run is stopped. It returns the -J document.
+// runTest runs the task's test as a child process of this binary (or
+// through Config.RunTest): a crash of the test is not the daemon's, and
+// SIGTERM reaches the child when the run is stopped. It returns the -J
+// document.
 func (d *Daemon) runTest(ctx context.Context, t *schedule.Task) (doc []byte, cmdline string, err error) {
 	args, err := TestArgs(t, localAddrs())
 	if err != nil {
@@ -393,6 +394,10 @@ func (d *Daemon) runTest(ctx context.Context, t *schedule.Task) (doc []byte, cmd
 	// its reservations cover (machine time: the child runs in it).
 	tctx, cancel := context.WithTimeout(ctx, t.Hold())
 	defer cancel()
+	if d.cfg.RunTest != nil {
+		doc, err = d.cfg.RunTest(tctx, t)
+		return doc, cmdline, err
+	}
 	cmd := exec.CommandContext(tctx, d.cfg.Binary, args...)
 	cmd.Env = append(os.Environ(), d.cfg.Env...)
 	cmd.Cancel = func() error {

@@ -46,6 +46,7 @@ var funcFields = map[string]funcFieldKind{
 	"campaign.Recorder.Notice":          observer,
 	"campaign.Executor.Run":             seam, // default: Recorder.Record
 	"campaign.Executor.Sleep":           seam,
+	"daemon.Config.RunTest":             seam, // default: the test as a child process of Config.Binary
 	"group.Config.OnStart":              observer,
 	"guide.Config.Progress":             observer,
 	"iperf3.ServeConfig.Admit":          port,

@@ -1,0 +1,162 @@
+package main
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"time"
+
+	"github.com/wireperf/wireperf/internal/mesh"
+	"github.com/wireperf/wireperf/internal/schedule"
+	"github.com/wireperf/wireperf/internal/testdef"
+)
+
+// origin is the harness's tasks' origin in the archive, as a mesh file's
+// name is for `mesh apply`.
+const origin = "mesh-scale"
+
+// The mesh the issue asks for: every host probes 4 sampled partners'
+// latency every minute (background), and tests its throughput to 1
+// sampled partner every 10 minutes (exclusive, 10 s).
+var (
+	probeTest = testSpec{group: "sampled-4", name: "latency", args: []string{"rr", "-t", "5"},
+		class: schedule.Background, repeat: time.Minute, slip: 30 * time.Second, partners: 4}
+	throughputTest = testSpec{group: "sampled-1", name: "throughput", args: []string{"client", "-t", "10"},
+		class: schedule.Exclusive, repeat: 10 * time.Minute, slip: time.Minute, partners: 1}
+)
+
+type testSpec struct {
+	group, name string
+	args        []string
+	class       schedule.Class
+	repeat      time.Duration
+	slip        time.Duration
+	partners    int // sampled partners per host
+}
+
+// hostName is virtual host i's name.
+func hostName(i int) string { return fmt.Sprintf("vh%04d", i) }
+
+// meshTasks are the tasks of n hosts, from start until until. Each host's
+// partners are draw number draw of a pseudo-random generator, so that a
+// run may be repeated. Like `mesh apply`, a schedule's exclusive tasks are
+// spread evenly over its period and its background tasks all start on
+// the period, unless probeSlip gives the probes a random_slip.
+func meshTasks(n int, draw uint64, start, until time.Time, probeSlip time.Duration) ([]*schedule.Task, error) {
+	if n < 2 {
+		return nil, fmt.Errorf("-hosts %d: want at least 2", n)
+	}
+	rng := rand.New(rand.NewPCG(draw, 0x6d657368))
+	var out []*schedule.Task
+	for _, ts := range []testSpec{probeTest, throughputTest} {
+		reserve, err := mesh.ReserveFor(ts.args)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", ts.name, err)
+		}
+		k := min(ts.partners, n-1)
+		total := n * k
+		for i := range n {
+			src := hostName(i)
+			for j, dst := range partners(rng, n, i, k) {
+				at := start
+				if ts.class == schedule.Exclusive {
+					at = at.Add(time.Duration(i*k+j) * (ts.repeat / time.Duration(total)).Truncate(time.Millisecond))
+				}
+				if !at.Before(until) {
+					continue // its first run would come after the schedule
+				}
+				dest := hostName(dst)
+				t := &schedule.Task{ID: schedule.DefineID(origin, ts.group+"/"+ts.name, src, dest),
+					Name: ts.name, Source: src, Dest: dest, Args: ts.args, Class: ts.class, Duration: reserve,
+					Start: at, Repeat: ts.repeat, Slip: ts.slip, Until: until, Origin: origin}
+				if ts.class == schedule.Background {
+					t.RandomSlip = probeSlip
+				}
+				if err := t.Validate(); err != nil {
+					return nil, fmt.Errorf("task %s→%s: %w", src, dest, err)
+				}
+				out = append(out, t)
+			}
+		}
+	}
+	return out, nil
+}
+
+// partners draws k distinct hosts other than self among n.
+func partners(rng *rand.Rand, n, self, k int) []int {
+	picked := map[int]bool{self: true}
+	out := make([]int, 0, k)
+	for len(out) < k {
+		p := rng.IntN(n)
+		if !picked[p] {
+			picked[p] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// noopTest is a virtual host's test: it "runs" for the test's own
+// length, then returns a synthetic -J document that the archive reads as
+// it reads a real one.
+func noopTest(ctx context.Context, t *schedule.Task) ([]byte, error) {
+	def, err := testdef.ParseLine(t.Args)
+	if err != nil {
+		return nil, err
+	}
+	length, ok := def.Duration()
+	if !ok {
+		return nil, fmt.Errorf("test %q: its length can't be told from its flags", t.Name)
+	}
+	began := time.Now()
+	tm := time.NewTimer(length)
+	defer tm.Stop()
+	select {
+	case <-tm.C:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return syntheticDocument(t, began, length)
+}
+
+// syntheticDocument is a minimal -J document for t's test: an rr
+// document with its round-trip times for rr, else a client document with
+// its length and a goodput. The figures are the pair's own, the same on
+// every run, so that a grid drawn from them is stable.
+func syntheticDocument(t *schedule.Task, began time.Time, length time.Duration) ([]byte, error) {
+	h := fnv.New64a()
+	h.Write([]byte(t.Source + "\x00" + t.Dest))
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], h.Sum64())
+	frac := float64(binary.BigEndian.Uint32(b[:4])) / (1 << 32) // [0, 1) per pair
+	secs := length.Seconds()
+	if len(t.Args) > 0 && t.Args[0] == "rr" {
+		rttUs := 200 + frac*20000 // 0.2 to 20 ms
+		sent := int64(secs * 1000)
+		host := func(name string) map[string]any {
+			return map[string]any{"hostname": name, "system": "mesh-scale virtual host", "version": "mesh-scale"}
+		}
+		return json.Marshal(map[string]any{"kind": "rr", "result": map[string]any{
+			"started_at": began.UTC(), "connect_host": t.Dest,
+			"local": map[string]any{"role": "client", "host": host(t.Source), "rr": map[string]any{"points": []any{map[string]any{
+				"request_size": 1, "lost": 0, "sent": sent,
+				"rtt_us": map[string]float64{"min": rttUs, "mean": rttUs * 1.1, "p50": rttUs * 1.05, "p99": rttUs * 1.5},
+			}}}},
+			"remote": map[string]any{"role": "server", "host": host(t.Dest)},
+		}})
+	}
+	bps := 100e6 + frac*900e6 // 100 Mb/s to 1 Gb/s
+	bytes := int64(bps * secs / 8)
+	sum := func(sender bool) map[string]any {
+		return map[string]any{"start": 0, "end": secs, "seconds": secs, "bytes": bytes, "bits_per_second": bps, "sender": sender}
+	}
+	return json.Marshal(map[string]any{
+		"start": map[string]any{"version": "mesh-scale", "timestamp": map[string]int64{"timesecs": began.Unix()},
+			"connecting_to": map[string]any{"host": t.Dest},
+			"test_start":    map[string]any{"protocol": "TCP", "num_streams": 1, "duration": secs}},
+		"end": map[string]any{"sum_sent": sum(true), "sum_received": sum(false)},
+	})
+}
