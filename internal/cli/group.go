@@ -6,9 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/wireperf/wireperf/internal/flagvalue"
 	"github.com/wireperf/wireperf/internal/group"
-	"github.com/wireperf/wireperf/internal/units"
 )
 
 // groupFlags are the group command's flags: the test's (package group)
@@ -16,13 +14,12 @@ import (
 type groupFlags struct {
 	group.Flags
 	json    bool
-	format  units.Format
 	logfile string
 	log     logOptions
 }
 
 func newGroupCmd(e env) *cobra.Command {
-	f := &groupFlags{Flags: *group.NewFlags(), format: 'a', log: logOptions{level: "warn", format: "text"}}
+	f := &groupFlags{Flags: *group.NewFlags(), log: logOptions{level: "warn", format: "text"}}
 	cmd := &cobra.Command{
 		Use:   "group",
 		Short: "One test from several hosts at once: agents start together, one aggregate report",
@@ -46,7 +43,6 @@ interval on one time base, and the measured start skew.`,
 	fs := cmd.Flags()
 	f.Register(fs)
 	fs.BoolVarP(&f.json, "json", "J", false, "one JSON document: pairs, sum, start_skew")
-	fs.Var(flagvalue.Format(&f.format), "format", "rate units of the text report: k, m, g, t (bits) or K, M, G, T (bytes); a for adaptive")
 	fs.StringVar(&f.logfile, "logfile", "", "write the report to this file instead of stdout (appends)")
 	fs.StringVar(&f.log.level, "log-level", f.log.level, "log level: debug, info, warn, error")
 	fs.StringVar(&f.log.format, "log-format", f.log.format, "log format: text or json")
@@ -64,7 +60,7 @@ func runGroup(ctx context.Context, e env, f *groupFlags, cfg group.Config) error
 	if f.json {
 		err = group.WriteJSON(rio.out, rep)
 	} else {
-		err = group.WriteText(rio.out, rep, f.format)
+		err = group.WriteText(rio.out, rep, f.Format)
 	}
 	if err != nil {
 		return err

@@ -1,17 +1,11 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"sort"
 
 	"github.com/spf13/cobra"
 
 	"github.com/wireperf/wireperf/internal/logimport"
-	"github.com/wireperf/wireperf/internal/units"
 )
 
 func newImportCmd(e env) *cobra.Command {
@@ -30,94 +24,25 @@ reason. A file imported before is stored once.`,
 			if len(args) == 0 {
 				return usagef("import needs at least one FILE or DIR")
 			}
-			files, err := importFiles(args)
+			files, err := logimport.Files(args)
 			if err != nil {
-				return err
+				return usagef("%v", err)
 			}
 			store, err := openArchive(cmd.Context(), db)
 			if err != nil {
 				return err
 			}
 			defer store.Close()
-			var stored, skipped, before int
-			var problems []error
-			for _, f := range files {
-				n, err := logimport.Import(cmd.Context(), store, f.path, e.stdout)
-				var nl *logimport.NotLogError
-				switch {
-				case errors.As(err, &nl) && f.named:
-					// A file asked for by name that is not a log is a
-					// mistake; under a directory it is merely skipped.
-					problems = append(problems, fmt.Errorf("%s: not a log import reads (%s): %s", f.path, logimport.Kinds, nl.Reason))
-				case errors.As(err, &nl):
-					fmt.Fprintf(e.stdout, "skipped %s: %s\n", f.path, nl.Reason)
-					skipped++
-				case errors.Is(err, logimport.ErrImportedBefore):
-					before++
-				case err != nil:
-					problems = append(problems, fmt.Errorf("%s: %s", f.path, oneLine(err)))
-				default:
-					stored += n
+			tally := logimport.ImportAll(cmd.Context(), store, files, e.stdout)
+			fmt.Fprintln(e.stdout, tally.Line(store.DSN()))
+			if len(tally.Problems) > 1 {
+				for _, err := range tally.Problems {
+					fmt.Fprintf(e.stderr, "wireperf: %s\n", oneLine(err))
 				}
 			}
-			notLogs := "not logs"
-			if skipped == 1 {
-				notLogs = "not a log"
-			}
-			fmt.Fprintf(e.stdout, "%s stored from %s (%d imported before, %d %s) in %s\n",
-				units.Count(stored, "run"), units.Count(len(files)-skipped-before-len(problems), "file"), before, skipped, notLogs, store.DSN())
-			if len(problems) == 1 {
-				return problems[0]
-			}
-			for _, err := range problems {
-				fmt.Fprintf(e.stderr, "wireperf: %s\n", oneLine(err))
-			}
-			if len(problems) > 0 {
-				return fmt.Errorf("%s could not be imported", units.Count(len(problems), "file"))
-			}
-			return nil
+			return tally.Err()
 		},
 	}
 	dbFlag(cmd, &db)
 	return cmd
-}
-
-// importFile is a file to import; named when the command line names it
-// rather than a directory it is under.
-type importFile struct {
-	path  string
-	named bool
-}
-
-// importFiles expands directories into the files under them, in order.
-func importFiles(args []string) ([]importFile, error) {
-	var files []importFile
-	for _, a := range args {
-		st, err := os.Stat(a)
-		if err != nil {
-			return nil, usagef("%v", err)
-		}
-		if !st.IsDir() {
-			files = append(files, importFile{path: a, named: true})
-			continue
-		}
-		var under []string
-		err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.Type().IsRegular() {
-				under = append(under, p)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		sort.Strings(under)
-		for _, p := range under {
-			files = append(files, importFile{path: p})
-		}
-	}
-	return files, nil
 }

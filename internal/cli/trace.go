@@ -1,17 +1,14 @@
 package cli
 
 import (
-	"encoding/json"
-
 	"github.com/spf13/cobra"
 
 	"github.com/wireperf/wireperf/internal/testdef"
-	"github.com/wireperf/wireperf/internal/trace"
+	"github.com/wireperf/wireperf/internal/testrun"
 )
 
 // newTraceCmd wires `wireperf trace HOST`: the trace's flags are package
-// testdef's (a mesh's trace test runs this command), its work package
-// trace's.
+// testdef's (a mesh's trace test runs this command), its run testrun's.
 func newTraceCmd(e env) *cobra.Command {
 	f := testdef.NewTrace()
 	cmd := &cobra.Command{
@@ -30,21 +27,7 @@ func newTraceCmd(e env) *cobra.Command {
 			if err := f.Finish(); err != nil {
 				return usageError{err}
 			}
-			r, err := trace.Run(cmd.Context(), args[0], f.Cfg)
-			if f.JSON {
-				doc := trace.Document{Trace: &r}
-				if err != nil {
-					doc = trace.Document{Error: err.Error()}
-				}
-				if werr := json.NewEncoder(e.stdout).Encode(doc); err == nil {
-					err = werr
-				}
-				return err
-			}
-			if err != nil {
-				return err
-			}
-			return trace.WriteText(e.stdout, r)
+			return testrun.Trace(cmd.Context(), e.stdout, args[0], f.Cfg, f.JSON)
 		},
 	}
 	f.Register(cmd.Flags())

@@ -31,11 +31,13 @@ type Flags struct {
 	ClockProbes    int
 	MaxUncertainty time.Duration
 	ConnectTimeout time.Duration
+	// Format is the text report's rate unit (--format).
+	Format units.Format
 }
 
 // NewFlags are the flags' defaults.
 func NewFlags() *Flags {
-	return &Flags{Port: spec.DefaultPort, StartIn: DefaultStartIn, ClockProbes: DefaultClockProbes, ConnectTimeout: spec.DefaultConnectTO}
+	return &Flags{Port: spec.DefaultPort, StartIn: DefaultStartIn, ClockProbes: DefaultClockProbes, ConnectTimeout: spec.DefaultConnectTO, Format: 'a'}
 }
 
 // testFlags are the flags of the test itself: a group file says them
@@ -45,6 +47,7 @@ var testFlags = []string{"time", "interval", "omit", "parallel", "bitrate", "udp
 // Register adds the flags to fs.
 func (f *Flags) Register(fs *pflag.FlagSet) {
 	o := &f.Options
+	fs.Var(flagvalue.Format(&f.Format), "format", "rate units of the text report: k, m, g, t (bits) or K, M, G, T (bytes); a for adaptive")
 	fs.StringArrayVar(&f.Pairs, "pair", nil, "SENDER,RECEIVER, each HOST, HOST:PORT or [IPv6]:PORT (repeat for each pair)")
 	fs.StringVarP(&f.File, "file", "f", "", "read the pairs and their flags from this YAML file (docs/multi-host.md)")
 	fs.IntVarP(&f.Port, "port", "p", f.Port, "port of agents and receivers that name none")
