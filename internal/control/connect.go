@@ -43,6 +43,9 @@ type ClientConfig struct {
 	// TLS, when set, wraps the control connection; data connections stay
 	// plain, bound to the test by its token.
 	TLS *tls.Config
+	// ServerOutput asks the server for its own report of the test
+	// (--get-server-output).
+	ServerOutput bool
 }
 
 // WithDefaults fills the connect timeout and the logger when unset.
@@ -261,7 +264,7 @@ func (c *Control) handshake(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := c.fw.send(proto.TypeTestRequest, proto.TestRequest{Spec: c.cfg.Spec, Client: flowrun.LocalHost(), ControlRTTNs: int64(c.rtt)}); err != nil {
+	if err := c.fw.send(proto.TypeTestRequest, proto.TestRequest{Spec: c.cfg.Spec, Client: flowrun.LocalHost(), ControlRTTNs: int64(c.rtt), ServerOutput: c.cfg.ServerOutput}); err != nil {
 		return err
 	}
 	err = c.cc.expect(&c.accept)

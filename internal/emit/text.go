@@ -57,6 +57,14 @@ func (l *textLines) add(format string, args ...any) {
 	l.b.WriteByte('\n')
 }
 
+// raw adds a line as it is, prefixed but not trimmed: another program's
+// output, kept byte for byte.
+func (l *textLines) raw(line string) {
+	l.b.WriteString(l.prefix)
+	l.b.WriteString(line)
+	l.b.WriteByte('\n')
+}
+
 func (l *textLines) writeTo(w io.Writer) error {
 	if l.b.Len() == 0 {
 		return nil

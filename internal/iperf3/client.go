@@ -40,6 +40,9 @@ type ClientConfig struct {
 	// UDPCounters64 asks for 64-bit UDP sequence numbers
 	// (--udp-counters-64bit).
 	UDPCounters64 bool
+	// GetServerOutput asks the server for its own report of the test
+	// (iperf3's get_server_output).
+	GetServerOutput bool
 }
 
 // Retry backoff for a busy server.
@@ -206,7 +209,11 @@ func (c *clientTest) handshake(ctx context.Context) error {
 		c.log.Debug("iperf3 state", "state", st)
 		switch st {
 		case ParamExchange:
-			if err := WriteJSON(c.conn, ParamsFromSpec(c.spec, c.cfg.UDPCounters64)); err != nil {
+			params := ParamsFromSpec(c.spec, c.cfg.UDPCounters64)
+			if c.cfg.GetServerOutput {
+				params.GetServerOutput = 1
+			}
+			if err := WriteJSON(c.conn, params); err != nil {
 				return fmt.Errorf("sending parameters: %w", err)
 			}
 		case CreateStreams:
@@ -352,6 +359,9 @@ func (c *clientTest) run(ctx context.Context) (*result.Result, error) {
 	res.Local = end
 	if theirs != nil {
 		res.Remote = remoteEnd(result.RoleServer, peerHost(""), *theirs, c.spec, end.Streams)
+		if theirs.ServerOutputText != "" || len(theirs.ServerOutputJSON) > 0 {
+			res.ServerOutput = &result.ServerOutput{Text: theirs.ServerOutputText, JSON: theirs.ServerOutputJSON}
+		}
 	} else {
 		res.Remote.Streams = nil
 	}

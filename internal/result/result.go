@@ -4,6 +4,7 @@
 package result
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/wireperf/wireperf/internal/spec"
@@ -37,6 +38,16 @@ type Result struct {
 	// Warnings say what, outside the path, limited the test (the lab's
 	// router fell behind, say): one line each.
 	Warnings []string `json:"warnings,omitempty"`
+	// ServerOutput is the server's own report of the test, when the
+	// client asked for it (--get-server-output).
+	ServerOutput *ServerOutput `json:"server_output,omitempty"`
+}
+
+// ServerOutput is a server's report of a test as it rendered it: text,
+// or a JSON document when the server writes JSON.
+type ServerOutput struct {
+	Text string          `json:"text,omitempty"`
+	JSON json.RawMessage `json:"json,omitempty"`
 }
 
 // End is one host's view of a test.

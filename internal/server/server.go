@@ -456,7 +456,7 @@ func (s *Server) serveTest(ctx context.Context, conn *net.TCPConn, ctl net.Conn,
 	defer conn.Close()
 	at, err := control.Accept(ctx, ctl, control.ServeConfig{
 		Registrar: s.reg, Logger: s.log, HandshakeTimeout: s.cfg.HandshakeTimeout, MaxDuration: s.cfg.Limits.MaxDuration,
-		UDP: s.udp, Keys: s.cfg.Keys, HandshakeDone: past, Refuse: denied,
+		UDP: s.udp, Keys: s.cfg.Keys, HandshakeDone: past, Refuse: denied, ServerOutput: s.cfg.ServerOutput,
 	})
 	if err != nil {
 		return s.record(conn, nil, err)

@@ -270,6 +270,9 @@ func (c *clientTest) run(ctx context.Context) (*result.Result, error) {
 		_ = c.ctl.Send(proto.TypeEndReport, withoutIntervals(end))
 		remote.Intervals = m.remote
 		res.Remote = *remote
+		if c.ctl.Accept().ServerOutput {
+			res.ServerOutput = c.awaitServerOutput(ev)
+		}
 	} else {
 		res.Remote.Intervals = m.remote
 	}
@@ -281,6 +284,25 @@ func (c *clientTest) run(ctx context.Context) (*result.Result, error) {
 	}
 	m.flush()
 	return res, testErr
+}
+
+// awaitServerOutput takes the server's own report, which it sends once it
+// has the client's final report. A report that doesn't come costs the
+// test nothing: the result just has none.
+func (c *clientTest) awaitServerOutput(ev control.Events) *result.ServerOutput {
+	select {
+	case o := <-ev.ServerOutput:
+		return &result.ServerOutput{Text: o.Text, JSON: o.JSON}
+	case <-ev.Lost:
+		// The server hangs up right after its report: both may be ready.
+		select {
+		case o := <-ev.ServerOutput:
+			return &result.ServerOutput{Text: o.Text, JSON: o.JSON}
+		default:
+		}
+	case <-time.After(control.EndReportTimeout):
+	}
+	return nil
 }
 
 // wait runs the test until every local flow has finished: on time, on

@@ -1,8 +1,10 @@
 package session
 
 import (
+	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -52,8 +54,9 @@ func (t *serverTest) run(client result.Host) (*result.Result, error) {
 	res.Remote = result.End{Role: result.RoleClient, Host: client}
 	// Read once: the end report carries the same limits.
 	limits := netsetup.LimitsFor(t.Conn.LocalAddr().String())
+	sendOutput := t.Request.ServerOutput && t.Config.ServerOutput != nil
 	if err := t.Send(proto.TypeTestAccept, proto.TestAccept{
-		Token: t.Admission.Token.String(), Server: flowrun.LocalHost(), Limits: limits,
+		Token: t.Admission.Token.String(), Server: flowrun.LocalHost(), Limits: limits, ServerOutput: sendOutput,
 	}); err != nil {
 		return nil, err
 	}
@@ -106,6 +109,9 @@ func (t *serverTest) run(client result.Host) (*result.Result, error) {
 	}
 	if err := t.SendWithin(proto.TypeEndReport, withoutIntervals(end), within); err == nil && testErr == nil {
 		t.awaitEndReport(res)
+		if sendOutput {
+			_ = t.Send(proto.TypeServerOutput, serverOutput(t.Config.ServerOutput, res))
+		}
 	}
 	t.Log.Info("test finished", "error", res.Error, slog.Group("flows", summaryAttrs(res)...))
 	return res, testErr
@@ -382,4 +388,24 @@ func summaryAttrs(r *result.Result) []any {
 			"received_bps", d.Received.BitsPerSecond()))
 	}
 	return out
+}
+
+// maxServerOutput bounds the server's report in a server-output frame,
+// well inside a frame's limit; a longer one is cut, and says so.
+const maxServerOutput = proto.MaxFrame / 2
+
+// serverOutput renders the server's record for the client: its text, or
+// its JSON document when render gives JSON.
+func serverOutput(render func(*result.Result) ([]byte, bool), res *result.Result) proto.ServerOutput {
+	out, isJSON := render(res)
+	if isJSON && len(out) <= maxServerOutput && json.Valid(out) {
+		return proto.ServerOutput{JSON: json.RawMessage(bytes.TrimSpace(out))}
+	}
+	if isJSON {
+		return proto.ServerOutput{Text: "(the server's JSON report was too long to send)\n"}
+	}
+	if len(out) > maxServerOutput {
+		out = append(out[:maxServerOutput:maxServerOutput], "\n(the server's report was cut here: too long to send)\n"...)
+	}
+	return proto.ServerOutput{Text: string(out)}
 }

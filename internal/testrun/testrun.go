@@ -43,6 +43,7 @@ func Client(ctx context.Context, c *testdef.Client, host string, o Options) (*re
 	ip3 := iperf3.ClientConfig{
 		Host: host, Port: c.Port, Bind: c.Bind, CPort: c.CPort, ConnectTimeout: c.ConnectTimeout, Spec: c.Spec,
 		Observer: o.Observer, Logger: o.Logger, RetryBusy: c.RetryBusy, UDPCounters64: c.Counters64,
+		GetServerOutput: c.GetServerOutput,
 	}
 	if c.Iperf3 {
 		return iperf3.RunClient(ctx, ip3)
@@ -50,7 +51,7 @@ func Client(ctx context.Context, c *testdef.Client, host string, o Options) (*re
 	cfg := session.ClientConfig{ClientConfig: control.ClientConfig{
 		Host: host, Port: c.Port, Bind: c.Bind,
 		ConnectTimeout: c.ConnectTimeout, Spec: c.Spec, Logger: o.Logger,
-		Auth: o.Auth, TLS: o.TLS, KeepIperf3: true,
+		Auth: o.Auth, TLS: o.TLS, KeepIperf3: true, ServerOutput: c.GetServerOutput,
 	}, CPort: c.CPort, Observer: o.Observer}
 	res, err := session.RunClient(ctx, cfg)
 	var found *control.Iperf3ServerError
