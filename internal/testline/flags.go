@@ -123,28 +123,32 @@ var traceFlags = map[string]flag{
 // either allowed above or named here (the cli package's tests hold the
 // two lists to its flag sets).
 var refused = map[string]string{
-	"port":          "the port comes from the task's destination address",
-	"json":          "the daemon sets the output itself",
-	"json-stream":   "the daemon sets the output itself",
-	"csv":           "the daemon sets the output itself",
-	"reportstyle":   "the daemon sets the output itself",
-	"enhanced":      "the daemon sets the output itself",
-	"log-level":     "the daemon sets the output itself",
-	"log-format":    "the daemon sets the output itself",
-	"logfile":       "names a file: a test line may not",
-	"tcpinfo-csv":   "names a file: a test line may not",
-	"auth-key-file": "names a key file: the daemon's configuration gives keys",
-	"tls-ca":        "names a file: the daemon's configuration gives trust",
-	"save":          "the daemon stores every run itself",
-	"db":            "names an archive: the daemon stores every run in its own",
-	"campaign":      "the daemon stores every run itself",
-	"client":        "the destination comes from the task",
-	"server":        "a test line runs a test, not a server",
-	"help":          "not a measurement flag",
-	"version":       "not a measurement flag",
+	"port":              "the port comes from the task's destination address",
+	"json":              "the daemon sets the output itself",
+	"json-stream":       "the daemon sets the output itself",
+	"csv":               "the daemon sets the output itself",
+	"reportstyle":       "the daemon sets the output itself",
+	"enhanced":          "the daemon sets the output itself",
+	"log-level":         "the daemon sets the output itself",
+	"timestamps":        "the daemon sets the output itself",
+	"forceflush":        "the daemon sets the output itself",
+	"verbose":           "the daemon sets the output itself",
+	"get-server-output": "the daemon sets the output itself",
+	"log-format":        "the daemon sets the output itself",
+	"logfile":           "names a file: a test line may not",
+	"tcpinfo-csv":       "names a file: a test line may not",
+	"auth-key-file":     "names a key file: the daemon's configuration gives keys",
+	"tls-ca":            "names a file: the daemon's configuration gives trust",
+	"save":              "the daemon stores every run itself",
+	"db":                "names an archive: the daemon stores every run in its own",
+	"campaign":          "the daemon stores every run itself",
+	"client":            "the destination comes from the task",
+	"server":            "a test line runs a test, not a server",
+	"help":              "not a measurement flag",
+	"version":           "not a measurement flag",
 }
 
-var shortRefused = map[string]string{"p": "port", "J": "json", "y": "reportstyle", "e": "enhanced", "c": "client", "s": "server", "h": "help", "v": "version"}
+var shortRefused = map[string]string{"p": "port", "J": "json", "y": "reportstyle", "e": "enhanced", "V": "verbose", "c": "client", "s": "server", "h": "help", "v": "version"}
 
 // FlagSpec is how an allowed flag is written.
 type FlagSpec struct {
