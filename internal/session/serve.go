@@ -22,13 +22,16 @@ import (
 
 // ServeBulk runs an admitted bulk test (TCP or UDP streams) to its end
 // and returns the server's record of it. Cancelling ctx aborts it and
-// tells the client.
-func ServeBulk(ctx context.Context, at *control.AdmittedTest) (*result.Result, error) {
+// tells the client. live, when not nil, sees the test as it runs: Started
+// once its streams are in, with the server's end as Local, and each of
+// the server's intervals as it is sent to the client (the client's own
+// never reach the server while it runs).
+func ServeBulk(ctx context.Context, at *control.AdmittedTest, live Observer) (*result.Result, error) {
 	if at.Request.Spec.Protocol == spec.RR {
 		at.Abort("a request-response test is not a bulk test")
 		return nil, errors.New("a request-response test handed to the bulk test's server")
 	}
-	t := &serverTest{AdmittedTest: at, ctx: ctx}
+	t := &serverTest{AdmittedTest: at, ctx: ctx, live: live}
 	res, err := t.run(at.Request.Client)
 	for _, f := range t.flows {
 		_ = f.Close()
@@ -41,6 +44,7 @@ func ServeBulk(ctx context.Context, at *control.AdmittedTest) (*result.Result, e
 type serverTest struct {
 	*control.AdmittedTest
 	ctx   context.Context
+	live  Observer
 	flows []flowrun.Flow
 	ev    control.Events
 	// clockStopped says the server's own clock had to end the test, and
@@ -80,8 +84,17 @@ func (t *serverTest) run(client result.Host) (*result.Result, error) {
 	}
 	t.Log.Info("test started", "streams", t.Request.Spec.Streams, "reverse", t.Request.Spec.Reverse, "bidir", t.Request.Spec.Bidir, "duration", t.Request.Spec.Duration)
 
+	var liveRes *result.Result
+	roles := result.SenderRolesOf(t.Request.Spec)
+	if t.live != nil {
+		liveRes = t.liveStart(res, sockets)
+		t.live.Started(liveRes)
+	}
 	run := flowrun.New(t.Request.Spec, t.flows, sockets, func(iv result.Interval) {
 		_ = t.Send(proto.TypeInterval, iv)
+		if t.live != nil {
+			t.live.Interval(liveRes, result.JoinInterval(&iv, nil, roles))
+		}
 	})
 	run.Start()
 	testErr := t.wait(run)
@@ -408,4 +421,23 @@ func serverOutput(render func(*result.Result) ([]byte, bool), res *result.Result
 		out = append(out[:maxServerOutput:maxServerOutput], "\n(the server's report was cut here: too long to send)\n"...)
 	}
 	return proto.ServerOutput{Text: string(out)}
+}
+
+// liveStart is the server's record of the test as it starts, for a live
+// observer: the server's streams as Local, the client's (the same
+// connections seen from the other end) as Remote.
+func (t *serverTest) liveStart(res *result.Result, sockets map[int]result.Socket) *result.Result {
+	r := *res
+	r.Local = result.End{Role: result.RoleServer, Host: flowrun.LocalHost()}
+	r.Remote.Streams = nil
+	for _, f := range t.flows {
+		local, remote := f.Addrs()
+		r.Local.Streams = append(r.Local.Streams, result.Stream{
+			ID: f.ID(), Sender: f.Sender(), Socket: sockets[f.ID()], LocalAddr: local, RemoteAddr: remote,
+		})
+		r.Remote.Streams = append(r.Remote.Streams, result.Stream{
+			ID: f.ID(), Sender: !f.Sender(), LocalAddr: remote, RemoteAddr: local,
+		})
+	}
+	return &r
 }
