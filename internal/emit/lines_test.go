@@ -22,6 +22,7 @@ func TestTimestampsVerboseGolden(t *testing.T) {
 	r := forwardResult()
 	r.Local.Host = result.Host{Hostname: "client", System: "Linux client 6.1.0 x86_64", Version: "wireperf 1.2.3"}
 	r.StartedAt = time.Date(2026, time.December, 4, 8, 0, 0, 0, time.UTC)
+	r.ControlMSS = 8948
 	r.ServerOutput = &result.ServerOutput{Text: "Accepted connection from 127.0.0.1, port 40000\n[  5]   0.00-1.00   sec   100 MBytes   839 Mbits/sec                  receiver\n"}
 	var b bytes.Buffer
 	lines := &LineWriter{W: &b, Timestamps: "%c ", Now: fakeClock(time.Date(2026, time.December, 4, 8, 0, 1, 0, time.UTC))}

@@ -127,6 +127,9 @@ func writeVerboseStart(l *textLines, h Header) {
 	if h.Local.Host.System != "" {
 		l.add("%s", h.Local.Host.System)
 	}
+	if h.ControlMSS > 0 {
+		l.add("Control connection MSS %d", h.ControlMSS)
+	}
 	if !h.StartedAt.IsZero() {
 		l.add("Time: %s", h.StartedAt.UTC().Format("Mon, 02 Jan 2006 15:04:05 GMT"))
 	}

@@ -313,7 +313,7 @@ func (c *clientTest) run(ctx context.Context) (*result.Result, error) {
 		host, port = netsetup.SplitHostPort(c.addr)
 	}
 	res := &result.Result{
-		Spec: c.spec, Token: c.cookie.String(), StartedAt: time.Now(),
+		Spec: c.spec, Token: c.cookie.String(), StartedAt: time.Now(), ControlMSS: netsetup.ControlMSS(c.conn),
 		ServerAddr: c.addr, ConnectHost: host, ConnectPort: port,
 		Local:  result.End{Role: result.RoleClient, Host: flowrun.LocalHost()},
 		Remote: result.End{Role: result.RoleServer, Host: peerHost("")},

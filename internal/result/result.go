@@ -30,8 +30,11 @@ type Result struct {
 	// round trip (its greeting exchange): the server's clock starts about
 	// half of it after the client's.
 	ControlRTT time.Duration `json:"control_rtt_ns,omitempty"`
-	Local      End           `json:"local"`
-	Remote     End           `json:"remote"`
+	// ControlMSS is the client's control connection's TCP MSS, as iperf3
+	// -V shows it; 0 when unknown.
+	ControlMSS int `json:"control_mss,omitempty"`
+	Local      End `json:"local"`
+	Remote     End `json:"remote"`
 	// Error is set when the test failed or was cut short; the figures
 	// then cover what was measured until that point.
 	Error string `json:"error,omitempty"`

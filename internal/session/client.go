@@ -93,7 +93,7 @@ func (c *clientTest) connectStreams(ctx context.Context) error {
 		return err
 	}
 	c.res = &result.Result{
-		Spec: c.spec, Token: c.ctl.Accept().Token, StartedAt: time.Now(), ControlRTT: c.ctl.RTT(),
+		Spec: c.spec, Token: c.ctl.Accept().Token, StartedAt: time.Now(), ControlRTT: c.ctl.RTT(), ControlMSS: netsetup.ControlMSS(c.ctl.TCP()),
 		ServerAddr: c.ctl.Addr(), ConnectHost: c.cfg.Host, ConnectPort: c.cfg.Port,
 		Local:  result.End{Role: result.RoleClient, Host: flowrun.LocalHost()},
 		Remote: result.End{Role: result.RoleServer, Host: c.ctl.Accept().Server, Limits: c.ctl.Accept().Limits},
