@@ -35,7 +35,7 @@ func TestForceflushRowsReachAPipe(t *testing.T) {
 		pw.Close()
 	}()
 	stamped := regexp.MustCompile(`^\d\d:\d\d:\d\d\|`)
-	firstRow := regexp.MustCompile(`^\d\d:\d\d:\d\d\|\[  1\]   0\.00-1\.00 `)
+	firstRow := regexp.MustCompile(`^\d\d:\d\d:\d\d\|\[  1\]   0\.00-1\.\d\d `)
 	sc := bufio.NewScanner(pr)
 	sawRow, sawServer := false, false
 	for sc.Scan() {
