@@ -115,3 +115,23 @@ func TestServerOutputJSON(t *testing.T) {
 		t.Errorf("server output without asking: %+v", res.ServerOutput)
 	}
 }
+
+// A server that sends no report (as one from before --get-server-output,
+// which ignores the request's field) doesn't promise one, and the client
+// doesn't wait for it.
+func TestServerOutputNotPromised(t *testing.T) {
+	ts := startServer(t, nil)
+	began := time.Now()
+	res, err := session.RunClient(context.Background(), session.ClientConfig{ClientConfig: control.ClientConfig{
+		Host: ts.Addr().IP.String(), Port: ts.Addr().Port, ConnectTimeout: 5 * time.Second, Spec: quickSpec(), ServerOutput: true,
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ServerOutput != nil {
+		t.Errorf("server output from a server with none: %+v", res.ServerOutput)
+	}
+	if took := time.Since(began); took >= control.EndReportTimeout {
+		t.Errorf("the 1 s test took %v: the client waited for a report it was not promised", took)
+	}
+}
