@@ -57,7 +57,14 @@ func (f *clientFlags) finish(cmd *cobra.Command) error {
 }
 
 func (f *clientFlags) emitter(w io.Writer) emit.Emitter {
-	opt := emit.Options{Format: f.Format, Title: f.Spec.Title}
+	opt := emit.Options{Format: f.Format, Title: f.Spec.Title, Verbose: f.Verbose}
+	if f.Timestamps != "" || f.ForceFlush {
+		lines := &emit.LineWriter{W: w, Flush: f.ForceFlush}
+		if !f.JSON && !f.JSONStream && f.ReportStyle == "" { // stamps are for text, as in iperf3
+			lines.Timestamps = f.Timestamps
+		}
+		w = lines
+	}
 	switch {
 	case f.JSON:
 		return &emit.JSON{W: w, Opt: opt}

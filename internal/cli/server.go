@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"os"
 	"os/signal"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/wireperf/wireperf/internal/auth/authflags"
 	"github.com/wireperf/wireperf/internal/emit"
 	"github.com/wireperf/wireperf/internal/flagvalue"
+	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/server"
 	"github.com/wireperf/wireperf/internal/spec"
 )
@@ -82,6 +84,9 @@ func newServerCmd(e env) *cobra.Command {
 			}
 			cfg.ServerOutput = emit.ServerOutput(!jsonOutput)
 			report := &emit.ServerReport{W: reportOut, Interval: interval, JSON: jsonOutput}
+			cfg.Live = func(id int64, peer net.Addr) result.Observer {
+				return report.Live(fmt.Sprintf("t%d", id), peer.String())
+			}
 			cfg.OnTest = func(f server.Finished) {
 				if err := report.Write(fmt.Sprintf("t%d", f.ID), f.Peer.String(), f.Result); err != nil {
 					logger.Warn("writing a test's report failed", "test", f.ID, "err", err)

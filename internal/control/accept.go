@@ -11,6 +11,7 @@ import (
 
 	"github.com/wireperf/wireperf/internal/auth"
 	"github.com/wireperf/wireperf/internal/proto"
+	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/spec"
 )
 
@@ -53,6 +54,10 @@ type ServeConfig struct {
 	// HandshakeDone is called once the client has authenticated and sent
 	// a well-formed request: the connection is past the handshake.
 	HandshakeDone func()
+	// ServerOutput renders the server's record of a bulk test for a
+	// client that asks for it (--get-server-output): text, or JSON when
+	// isJSON. nil sends none.
+	ServerOutput func(*result.Result) (out []byte, isJSON bool)
 	// Refuse, when set, turns the client away with its reason right after
 	// the greeting (an address the server does not admit).
 	Refuse error

@@ -51,6 +51,9 @@ type ClientConfig struct {
 	// KeepAlive, when set, is --cntl-ka: TCP keepalive on the control
 	// connection.
 	KeepAlive *net.KeepAliveConfig
+	// ServerOutput asks the server for its own report of the test
+	// (--get-server-output).
+	ServerOutput bool
 }
 
 // Dialing is how the client's sockets are dialled: from -B's address
@@ -284,7 +287,7 @@ func (c *Control) handshake(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := c.fw.send(proto.TypeTestRequest, proto.TestRequest{Spec: c.cfg.Spec, Client: flowrun.LocalHost(), ControlRTTNs: int64(c.rtt)}); err != nil {
+	if err := c.fw.send(proto.TypeTestRequest, proto.TestRequest{Spec: c.cfg.Spec, Client: flowrun.LocalHost(), ControlRTTNs: int64(c.rtt), ServerOutput: c.cfg.ServerOutput}); err != nil {
 		return err
 	}
 	err = c.cc.expect(&c.accept)

@@ -3,6 +3,7 @@ package control
 import (
 	"time"
 
+	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/stats"
 )
@@ -14,12 +15,15 @@ const EndReportTimeout = 15 * time.Second
 // through the control state machine, each kind on its own channel. Every
 // kind but intervals and clock replies comes at most once.
 type Events struct {
-	Started    <-chan struct{}           // the client's Start (server)
-	Stopped    <-chan struct{}           // the client's Stop (server)
-	Intervals  <-chan result.Interval    // the server's interval reports (bulk client)
-	SenderDone <-chan map[int]int64      // the peer's senders have stopped: what each stream sent (bulk)
-	End        <-chan result.End         // the peer's final report
-	Clock      <-chan stats.OffsetSample // answers to clock requests (client)
+	Started    <-chan struct{}        // the client's Start (server)
+	Stopped    <-chan struct{}        // the client's Stop (server)
+	Intervals  <-chan result.Interval // the server's interval reports (bulk client)
+	SenderDone <-chan map[int]int64   // the peer's senders have stopped: what each stream sent (bulk)
+	End        <-chan result.End      // the peer's final report
+	// ServerOutput is the server's own report, after its final report,
+	// when the client asked for it (bulk client).
+	ServerOutput <-chan proto.ServerOutput
+	Clock        <-chan stats.OffsetSample // answers to clock requests (client)
 	// PeerError is the peer's error message; Lost says it too.
 	PeerError <-chan string
 	// Lost says why reading ended: a lost connection, the peer's error
@@ -37,6 +41,6 @@ func (c *controlConn) events() Events {
 	c.readLoop()
 	return Events{
 		Started: c.started, Stopped: c.stop, Intervals: c.intervals, SenderDone: c.senderDoneC,
-		End: c.end, Clock: c.clock, PeerError: c.peerErr, Lost: c.lost, lost: c.lost,
+		End: c.end, ServerOutput: c.output, Clock: c.clock, PeerError: c.peerErr, Lost: c.lost, lost: c.lost,
 	}
 }

@@ -44,6 +44,7 @@ const (
 	cliAwaitReady  // data connections opened: streams-ready or refusal
 	cliRunning     // the server's intervals, senders done and final report
 	cliEnded       // the server's final report is in
+	cliDone        // the server's own report (server-output) is in too
 
 	// A request-response test (internal/rr/rrcontrol) branches off the
 	// main line once it is accepted (see branches): the client compares
@@ -63,7 +64,7 @@ var ctlStateNames = map[ctlState]string{
 	srvSetup: "setting up", srvRunning: "running", srvStopped: "stopped", srvEnded: "ended",
 	cliAwaitAuth: "awaiting the challenge", cliAwaitAuthOK: "awaiting the server's proof",
 	cliAwaitAccept: "awaiting acceptance", cliAwaitReady: "awaiting streams-ready",
-	cliRunning: "running", cliEnded: "ended",
+	cliRunning: "running", cliEnded: "ended", cliDone: "done",
 	srvRRSetup: "setting up rr", srvRRRunning: "running rr", srvRRStopped: "stopped rr",
 	cliRRAwaitReady: "awaiting rr streams-ready", cliRRRunning: "running rr",
 	ctlClosed: "closed",
@@ -86,7 +87,8 @@ var transitions = map[ctlState]map[proto.Type]ctlState{
 	cliAwaitAccept:  {proto.TypeTestAccept: cliAwaitReady},
 	cliAwaitReady:   {proto.TypeStreamsReady: cliRunning},
 	cliRunning:      {proto.TypeInterval: cliRunning, proto.TypeSenderDone: cliRunning, proto.TypeEndReport: cliEnded},
-	cliEnded:        {},
+	cliEnded:        {proto.TypeServerOutput: cliDone},
+	cliDone:         {},
 	srvRRSetup:      {proto.TypeClockRequest: srvRRSetup, proto.TypeStart: srvRRRunning},
 	srvRRRunning:    {proto.TypeClockRequest: srvRRRunning, proto.TypeStop: srvRRStopped, proto.TypeEndReport: srvEnded},
 	srvRRStopped:    {proto.TypeEndReport: srvEnded},
@@ -135,6 +137,7 @@ type controlConn struct {
 	stop        chan struct{}           // the client asked to stop (server side)
 	intervals   chan result.Interval    // the server's interval reports (client side)
 	end         chan result.End         // the peer's final report
+	output      chan proto.ServerOutput // the server's own report (client side)
 	peerErr     chan string             // the peer's error message
 	senderDoneC chan map[int]int64      // the peer's senders have stopped
 	clock       chan stats.OffsetSample // answers to the client's clock requests (client side)
@@ -230,6 +233,7 @@ func (c *controlConn) readLoop() {
 	c.stop = make(chan struct{}, 1)
 	c.intervals = make(chan result.Interval, 1024)
 	c.end = make(chan result.End, 1)
+	c.output = make(chan proto.ServerOutput, 1)
 	c.peerErr = make(chan string, 1)
 	c.senderDoneC = make(chan map[int]int64, 1)
 	c.clock = make(chan stats.OffsetSample, clockBacklog)
@@ -288,6 +292,13 @@ func (c *controlConn) loop() {
 				return
 			}
 			c.end <- e
+		case proto.TypeServerOutput:
+			var o proto.ServerOutput
+			if err := fr.Decode(&o); err != nil {
+				c.lost <- err
+				return
+			}
+			c.output <- o
 		case proto.TypeClockRequest:
 			var q proto.ClockRequest
 			if err := fr.Decode(&q); err != nil {

@@ -59,6 +59,11 @@ type extReadLength struct {
 }
 
 func extensionOf(r *result.Result) *extension {
+	if r.ServerOutput != nil { // iperf3's own fields carry it (json.go)
+		c := *r
+		c.ServerOutput = nil
+		r = &c
+	}
 	x := &extension{Result: jsonSafe(r), Flows: []extFlow{}}
 	for _, d := range r.Directions() {
 		for _, f := range d.Flows {

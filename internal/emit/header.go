@@ -21,6 +21,8 @@ type Header struct {
 	// timestamp; a zero StartedAt means the time Header is called.
 	Token     string
 	StartedAt time.Time
+	// ControlMSS is the control connection's MSS (-V); 0 when unknown.
+	ControlMSS int
 }
 
 // HeaderStream is one data connection.
@@ -45,6 +47,7 @@ func HeaderFromResult(r *result.Result) Header {
 		Remote:     r.Remote,
 		Token:      r.Token,
 		StartedAt:  r.StartedAt,
+		ControlMSS: r.ControlMSS,
 	}
 	if h.ServerAddr == "" && r.ConnectHost != "" {
 		h.ServerAddr = net.JoinHostPort(r.ConnectHost, strconv.Itoa(r.ConnectPort))

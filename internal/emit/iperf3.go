@@ -1,6 +1,10 @@
 package emit
 
-import "github.com/wireperf/wireperf/internal/result"
+import (
+	"encoding/json"
+
+	"github.com/wireperf/wireperf/internal/result"
+)
 
 // The iperf3 -J layout, field for field as iperf3 3.12 writes it, so that
 // tools that parse iperf3 read wireperf unchanged. wireperf's additions
@@ -12,7 +16,11 @@ type iperfDocument struct {
 	End       iperfEnd        `json:"end"`
 	Title     string          `json:"title,omitempty"` // -T, as iperf3 adds it
 	Error     string          `json:"error,omitempty"` // as iperf3 reports a failed test
-	Wireperf  *extension      `json:"wireperf,omitempty"`
+	// The server's own report (--get-server-output), as iperf3 3.21
+	// names it: JSON from a server that writes JSON, text otherwise.
+	ServerOutputJSON json.RawMessage `json:"server_output_json,omitempty"`
+	ServerOutputText string          `json:"server_output_text,omitempty"`
+	Wireperf         *extension      `json:"wireperf,omitempty"`
 }
 
 type iperfStart struct {

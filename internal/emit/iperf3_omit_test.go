@@ -41,22 +41,33 @@ type omitDoc struct {
 	} `json:"end"`
 }
 
-// waitListening waits, at most 5 s, until a wireperf server accepts on
-// port.
-func waitListening(t *testing.T, port string) {
-	t.Helper()
+// listening waits, at most 5 s, until a wireperf server accepts on
+// port; false when the server exited first (exited receives its code)
+// or the time ran out.
+func listening(port string, exited chan int) bool {
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		c, err := net.DialTimeout("tcp", "127.0.0.1:"+port, 100*time.Millisecond)
 		if err == nil {
 			_ = c.Close()
-			return
+			return true
+		}
+		select {
+		case code := <-exited:
+			exited <- code
+			return false
+		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("nothing listens on %s: %v", port, err)
+			return false
 		}
 		time.Sleep(20 * time.Millisecond) // bounded poll: a port another process opens, until the deadline above
 	}
+}
+
+func readFile(path string) string {
+	b, _ := os.ReadFile(path)
+	return string(b)
 }
 
 // waitBound waits, at most 5 s, until port is taken, without connecting
@@ -108,11 +119,22 @@ func TestOmitAsIperf3(t *testing.T) {
 	}
 
 	// wireperf on both ends.
-	port = strconv.Itoa(loopback.FreePort(t))
-	served := make(chan int)
+	// A free port can be taken by another test's process before the
+	// server binds it: then the server exits at once, and another port
+	// is tried.
+	var served chan int
 	serverLog := filepath.Join(t.TempDir(), "server.log") // its report and log, out of the test's output
-	go func() { served <- cli.Main([]string{"-s", "-1", "-p", port, "--logfile", serverLog}) }()
-	waitListening(t, port)
+	for try := 1; ; try++ {
+		port = strconv.Itoa(loopback.FreePort(t))
+		served = make(chan int, 1)
+		go func(port string) { served <- cli.Main([]string{"-s", "-1", "-p", port, "--logfile", serverLog}) }(port)
+		if listening(port, served) {
+			break
+		}
+		if try == 3 {
+			t.Fatalf("a wireperf server did not listen on three free ports; its log:\n%s", readFile(serverLog))
+		}
+	}
 	report := filepath.Join(t.TempDir(), "report.json")
 	began := time.Now()
 	if code := cli.Main(append([]string{"-c", "127.0.0.1", "-p", port, "--logfile", report}, args...)); code != 0 {

@@ -33,6 +33,9 @@ func (j *JSON) Write(r *result.Result) error {
 		Error:     r.Error,
 		Wireperf:  extensionOf(r),
 	}
+	if o := r.ServerOutput; o != nil {
+		doc.ServerOutputJSON, doc.ServerOutputText = o.JSON, o.Text
+	}
 	for _, row := range r.IntervalRows() {
 		doc.Intervals = append(doc.Intervals, intervalObject(r, row))
 	}

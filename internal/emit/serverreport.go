@@ -20,8 +20,9 @@ import (
 // ID and client ("[t3 10.0.0.2:51234] "), and each test's report is one
 // Write: reports never land inside one another.
 //
-// The rows are written when the test ends, from the server's record of
-// it: the server's bulk test hands its rows to no one while it runs.
+// A test followed through Live has its header and its rows written as
+// they happen, each line whole, and only its summary at the end; any
+// other test's rows are written when it ends, from the server's record.
 type ServerReport struct {
 	W   io.Writer
 	Opt Options
@@ -35,16 +36,73 @@ type ServerReport struct {
 	JSON bool
 
 	mu sync.Mutex
+	// shown are the tests whose header (and rows, when true) Live wrote.
+	shown map[string]bool
+}
+
+// Live is an observer that writes test id's header when it starts and
+// its rows as they come, as iperf3 -s does. The rows are live when the
+// server's -i is the client's; otherwise they wait for the end, to be
+// joined (or the note why not written). In JSON, nothing is live.
+func (s *ServerReport) Live(id, peer string) result.Observer {
+	if s.JSON {
+		return nil
+	}
+	return &serverLive{s: s, id: id, peer: peer}
+}
+
+type serverLive struct {
+	s        *ServerReport
+	id, peer string
+	text     *Text
+	body     bytes.Buffer
+	rows     bool
+}
+
+func (l *serverLive) Started(r *result.Result) {
+	l.text = &Text{W: &l.body, Opt: l.s.Opt, ServerSide: true, OneEnd: true}
+	l.rows = l.s.Interval > 0 && l.s.Interval == r.Spec.Interval
+	l.s.mu.Lock()
+	if l.s.shown == nil {
+		l.s.shown = map[string]bool{}
+	}
+	l.s.shown[l.id] = l.rows
+	l.s.mu.Unlock()
+	if l.text.Header(HeaderFromResult(r)) == nil {
+		l.flush()
+	}
+}
+
+func (l *serverLive) Interval(r *result.Result, row result.IntervalRow) {
+	if !l.rows {
+		return
+	}
+	if l.text.Interval(r, row) == nil {
+		l.flush()
+	}
+}
+
+// flush writes what the text emitter wrote, prefixed, in one Write.
+func (l *serverLive) flush() {
+	out := prefixLines(fmt.Sprintf("[%s %s] ", l.id, l.peer), l.body.String())
+	l.body.Reset()
+	l.s.mu.Lock()
+	defer l.s.mu.Unlock()
+	_, _ = l.s.W.Write(out)
 }
 
 // Write reports one test: id names it ("t3"), peer is its client.
 func (s *ServerReport) Write(id, peer string, r *result.Result) error {
 	var out []byte
 	var err error
+	s.mu.Lock()
+	rowsShown, headerShown := s.shown[id]
+	delete(s.shown, id)
+	s.mu.Unlock()
 	if s.JSON {
 		out, err = s.jsonLine(id, peer, r)
 	} else {
-		out, err = s.text(id, peer, r)
+		out, err = s.text(id, peer, r, headerShown, rowsShown)
 	}
 	if err != nil {
 		return err
@@ -83,7 +141,7 @@ func (s *ServerReport) jsonLine(id, peer string, r *result.Result) ([]byte, erro
 }
 
 // text is the test's text report, every line prefixed.
-func (s *ServerReport) text(id, peer string, r *result.Result) ([]byte, error) {
+func (s *ServerReport) text(id, peer string, r *result.Result, headerShown, rowsShown bool) ([]byte, error) {
 	var body bytes.Buffer
 	if r.Spec.Protocol == spec.RR {
 		if err := (&RRText{W: &body, Opt: s.Opt, From: peer}).Write(r); err != nil {
@@ -91,10 +149,12 @@ func (s *ServerReport) text(id, peer string, r *result.Result) ([]byte, error) {
 		}
 	} else {
 		t := &Text{W: &body, Opt: s.Opt, ServerSide: true, OneEnd: true}
-		if err := t.Header(HeaderFromResult(r)); err != nil {
-			return nil, err
+		if !headerShown {
+			if err := t.Header(HeaderFromResult(r)); err != nil {
+				return nil, err
+			}
 		}
-		if s.Interval > 0 {
+		if s.Interval > 0 && !rowsShown {
 			rows, note := serverRows(r, s.Interval)
 			if note != "" {
 				fmt.Fprintln(&body, note)
@@ -109,16 +169,20 @@ func (s *ServerReport) text(id, peer string, r *result.Result) ([]byte, error) {
 			return nil, err
 		}
 	}
-	prefix := fmt.Sprintf("[%s %s] ", id, peer)
+	return prefixLines(fmt.Sprintf("[%s %s] ", id, peer), body.String()), nil
+}
+
+// prefixLines starts every line of text with prefix.
+func prefixLines(prefix, text string) []byte {
 	var out bytes.Buffer
-	for _, line := range strings.SplitAfter(body.String(), "\n") {
+	for _, line := range strings.SplitAfter(text, "\n") {
 		if line == "" {
 			continue
 		}
 		out.WriteString(prefix)
 		out.WriteString(line)
 	}
-	return out.Bytes(), nil
+	return out.Bytes()
 }
 
 // serverRows is r with its rows joined into rows of every, when every is

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/wireperf/wireperf/internal/spec"
 )
@@ -57,6 +58,14 @@ func (l *textLines) add(format string, args ...any) {
 	l.b.WriteByte('\n')
 }
 
+// raw adds a line as it is, prefixed but not trimmed: another program's
+// output, kept byte for byte.
+func (l *textLines) raw(line string) {
+	l.b.WriteString(l.prefix)
+	l.b.WriteString(line)
+	l.b.WriteByte('\n')
+}
+
 func (l *textLines) writeTo(w io.Writer) error {
 	if l.b.Len() == 0 {
 		return nil
@@ -69,6 +78,9 @@ func (l *textLines) writeTo(w io.Writer) error {
 func (t *Text) Header(h Header) error {
 	l := t.newLines(h.Spec)
 	host, port := splitAddr(h.ServerAddr)
+	if t.Opt.Verbose && !t.ServerSide {
+		writeVerboseStart(l, h)
+	}
 	switch {
 	case t.ServerSide && len(h.Streams) > 0:
 		client, _ := splitAddr(h.Streams[0].LocalAddr)
@@ -96,7 +108,42 @@ func (t *Text) Header(h Header) error {
 			describeAddr(s.LocalAddr), describeAddr(s.RemoteAddr))
 	}
 	writeBufferLines(l, h)
+	if t.Opt.Verbose && !t.ServerSide {
+		l.add("%s", startingTest(h.Spec))
+	}
 	return l.writeTo(t.W)
+}
+
+// writeVerboseStart writes iperf3's -V lines before "Connecting to":
+// the version, the system, and the time the test started.
+func writeVerboseStart(l *textLines, h Header) {
+	v := h.Local.Host.Version
+	if v == "" {
+		v = "wireperf"
+	} else if !strings.HasPrefix(v, "wireperf") {
+		v = "wireperf " + v
+	}
+	l.add("%s", v)
+	if h.Local.Host.System != "" {
+		l.add("%s", h.Local.Host.System)
+	}
+	if h.ControlMSS > 0 {
+		l.add("Control connection MSS %d", h.ControlMSS)
+	}
+	if !h.StartedAt.IsZero() {
+		l.add("Time: %s", h.StartedAt.UTC().Format("Mon, 02 Jan 2006 15:04:05 GMT"))
+	}
+}
+
+// startingTest is iperf3's -V line that opens the test.
+func startingTest(s spec.Spec) string {
+	length := "second test"
+	amount := int64(s.Measured().Round(time.Second) / time.Second)
+	if s.Duration <= 0 && s.Bytes > 0 {
+		length, amount = "bytes to send", s.Bytes
+	}
+	return fmt.Sprintf("Starting Test: protocol: %s, %d streams, %d byte blocks, omitting %d seconds, %d %s, tos %d",
+		strings.ToUpper(s.Protocol), max(s.Streams, 1), s.Length, int64(s.Omit.Round(time.Second)/time.Second), amount, length, s.TOS)
 }
 
 // clientOrServer names the sending role from a client-sends flag.

@@ -1,6 +1,8 @@
 package emit
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -22,6 +24,9 @@ func (t *Text) Summary(r *result.Result) error {
 	dirs := r.Directions()
 	bidir := r.Spec.Bidir || len(dirs) > 1
 	l.add("%s", separator)
+	if t.Opt.Verbose && !t.ServerSide {
+		l.add("Test Complete. Summary Results:")
+	}
 	l.add("%s", totalColumns(bidir))
 	for _, d := range dirs {
 		for _, f := range d.Flows {
@@ -64,6 +69,30 @@ func writeTail(l *textLines, r *result.Result) {
 			l.add("wireperf: the %s reported: %s", roleName(e.Role), e.Error)
 		}
 	}
+	writeServerOutput(l, r.ServerOutput)
+}
+
+// writeServerOutput shows the server's own report after the client's, as
+// iperf3's client does: "Server output:" and the server's lines as they
+// came, or "Server JSON output:" and its document.
+func writeServerOutput(l *textLines, o *result.ServerOutput) {
+	if o == nil {
+		return
+	}
+	heading, body := "Server output:", o.Text
+	if len(o.JSON) > 0 {
+		var indented bytes.Buffer
+		if json.Indent(&indented, o.JSON, "", "\t") != nil {
+			return
+		}
+		heading, body = "Server JSON output:", indented.String()
+	}
+	l.add("")
+	l.add("%s", heading)
+	for _, line := range strings.SplitAfter(strings.TrimSuffix(body, "\n"), "\n") {
+		l.raw(strings.TrimSuffix(line, "\n"))
+	}
+	l.add("")
 }
 
 // streamTotal is one end's total for one flow; "-" when its report is missing.

@@ -149,6 +149,9 @@ func (t *Text) udpSummary(r *result.Result) error {
 	dirs := r.Directions()
 	bidir := r.Spec.Bidir || len(dirs) > 1
 	l.add("%s", separator)
+	if t.Opt.Verbose && !t.ServerSide {
+		l.add("Test Complete. Summary Results:")
+	}
 	l.add("%s", udpTotalColumns(bidir))
 	for _, d := range dirs {
 		for _, f := range d.Flows {

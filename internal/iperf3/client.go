@@ -60,6 +60,9 @@ type ClientConfig struct {
 	// File is -F: a one-stream TCP test's sender sends its bytes, a
 	// receiver writes what it receives to it; nil for none.
 	File io.ReadWriter
+	// GetServerOutput asks the server for its own report of the test
+	// (iperf3's get_server_output).
+	GetServerOutput bool
 }
 
 // dialing is how the client's sockets are dialled (netsetup.Client).
@@ -244,6 +247,9 @@ func (c *clientTest) handshake(ctx context.Context) error {
 				cpu := Int(*c.cfg.ServerCPU)
 				p.ServerAffinity = &cpu
 			}
+			if c.cfg.GetServerOutput {
+				p.GetServerOutput = 1
+			}
 			if err := WriteJSON(c.conn, p); err != nil {
 				return fmt.Errorf("sending parameters: %w", err)
 			}
@@ -354,7 +360,7 @@ func (c *clientTest) run(ctx context.Context) (*result.Result, error) {
 		host, port = netsetup.SplitHostPort(c.addr)
 	}
 	res := &result.Result{
-		Spec: c.spec, Token: c.cookie.String(), StartedAt: time.Now(),
+		Spec: c.spec, Token: c.cookie.String(), StartedAt: time.Now(), ControlMSS: netsetup.ControlMSS(c.conn),
 		ServerAddr: c.addr, ConnectHost: host, ConnectPort: port,
 		Local:  result.End{Role: result.RoleClient, Host: flowrun.LocalHost()},
 		Remote: result.End{Role: result.RoleServer, Host: peerHost("")},
@@ -404,6 +410,9 @@ func (c *clientTest) run(ctx context.Context) (*result.Result, error) {
 	res.Local = end
 	if theirs != nil {
 		res.Remote = remoteEnd(result.RoleServer, peerHost(""), *theirs, c.spec, end.Streams)
+		if theirs.ServerOutputText != "" || len(theirs.ServerOutputJSON) > 0 {
+			res.ServerOutput = &result.ServerOutput{Text: theirs.ServerOutputText, JSON: theirs.ServerOutputJSON}
+		}
 	} else {
 		res.Remote.Streams = nil
 	}

@@ -56,6 +56,10 @@ type ServeConfig struct {
 	// iperf3's own "test authorization failed": the server requires keys
 	// that iperf3 clients cannot present.
 	RefuseAuth bool
+	// Live, when set, sees the test as it runs: Started once its streams
+	// are in, with the server's end as Local, then each of the server's
+	// intervals (the client's never reach an iperf3 server).
+	Live Observer
 }
 
 // SERVER_ERROR codes, iperf3's i_errno values, as iperf3 3.12 prints them.
@@ -341,7 +345,14 @@ func (t *serverTest) run() (*result.Result, error) {
 		Local:  result.End{Role: result.RoleServer, Host: flowrun.LocalHost(), Limits: netsetup.LimitsFor(t.conn.LocalAddr().String())},
 		Remote: result.End{Role: result.RoleClient, Host: peerHost(t.params.ClientVersion)},
 	}
-	run := newRunner(s, t.streams, nil)
+	var onInterval func(result.Interval)
+	if live := t.cfg.Live; live != nil {
+		started := t.liveStart(res)
+		roles := result.SenderRolesOf(s)
+		live.Started(started)
+		onInterval = func(iv result.Interval) { live.Interval(started, result.JoinInterval(&iv, nil, roles)) }
+	}
+	run := newRunner(s, t.streams, onInterval)
 	if err := WriteState(t.conn, TestRunning); err != nil {
 		return nil, err
 	}
@@ -370,6 +381,22 @@ func (t *serverTest) run() (*result.Result, error) {
 	}
 	t.log.Info("iperf3 test finished", "error", res.Error)
 	return res, testErr
+}
+
+// liveStart is the server's record of the test as it starts, for a live
+// observer: its streams on both ends.
+func (t *serverTest) liveStart(res *result.Result) *result.Result {
+	r := *res
+	r.Local.Streams, r.Remote.Streams = nil, nil
+	for _, st := range t.streams {
+		r.Local.Streams = append(r.Local.Streams, result.Stream{
+			ID: st.id, Sender: st.sender, Socket: st.socket, LocalAddr: st.local, RemoteAddr: st.remote,
+		})
+		r.Remote.Streams = append(r.Remote.Streams, result.Stream{
+			ID: st.id, Sender: !st.sender, LocalAddr: st.remote, RemoteAddr: st.local,
+		})
+	}
+	return &r
 }
 
 func paramsErrCode(p Params, err error) int32 {

@@ -1,6 +1,7 @@
 package proto
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/wireperf/wireperf/internal/result"
@@ -36,6 +37,11 @@ const (
 	TypeAuthOK    Type = 14 // server → client: AuthOK
 )
 
+// TypeServerOutput carries the server's own report of a bulk test, after
+// the client's final report, to a client that asked for it and whose
+// TestAccept said it comes.
+const TypeServerOutput Type = 15 // server → client: ServerOutput
+
 var typeNames = map[Type]string{
 	TypeTestRequest:  "test-request",
 	TypeTestAccept:   "test-accept",
@@ -51,6 +57,7 @@ var typeNames = map[Type]string{
 	TypeChallenge:    "challenge",
 	TypeAuth:         "auth",
 	TypeAuthOK:       "auth-ok",
+	TypeServerOutput: "server-output",
 }
 
 func (t Type) known() bool { _, ok := typeNames[t]; return ok }
@@ -69,6 +76,9 @@ type TestRequest struct {
 	// ControlRTTNs is the client's measure of the control connection's
 	// round trip; both ends size their drain time from it.
 	ControlRTTNs int64 `json:"control_rtt_ns,omitempty"`
+	// ServerOutput asks for the server's own report of the test at its
+	// end (--get-server-output). Servers before it ignore the field.
+	ServerOutput bool `json:"server_output,omitempty"`
 }
 
 // TestAccept admits a test and names its token, which every data
@@ -77,6 +87,10 @@ type TestAccept struct {
 	Token  string         `json:"token"` // hex of TokenLen random bytes
 	Server result.Host    `json:"server"`
 	Limits *result.Limits `json:"limits,omitempty"`
+	// ServerOutput promises a server-output frame after the client's
+	// final report: the client asked, and this server sends one. A client
+	// waits for the frame only when it is set.
+	ServerOutput bool `json:"server_output,omitempty"`
 }
 
 // Error is a refusal or an abort, with a reason for the user.
@@ -146,6 +160,13 @@ type Auth struct {
 	User  string `json:"user"`
 	Nonce []byte `json:"nonce"`
 	MAC   []byte `json:"mac"`
+}
+
+// ServerOutput is the server's report of a test, as its own output shows
+// it: text, or a JSON document when the server writes JSON (-J).
+type ServerOutput struct {
+	Text string          `json:"text,omitempty"`
+	JSON json.RawMessage `json:"json,omitempty"`
 }
 
 // AuthOK admits the client, and proves that the server holds the key too.

@@ -60,6 +60,9 @@ var funcFields = map[string]funcFieldKind{
 	"server.Config.OnResult":            observer,
 	"server.Config.OnTest":              observer, // each finished test, for the server's own report
 	"server.Config.ServerOutput":        port,
+	"server.Config.Live":                observer, // each test as it runs, for the server's live rows
+	"control.ServeConfig.ServerOutput":  port,     // the format the server's command picked
+	"emit.LineWriter.Now":               seam,     // default: time.Now
 	"control.Admission.Concurrent":      port,
 	"control.Admission.Release":         port,
 	"session.ClientConfig.StartGate":    gate,

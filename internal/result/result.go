@@ -4,6 +4,7 @@
 package result
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/wireperf/wireperf/internal/spec"
@@ -29,14 +30,27 @@ type Result struct {
 	// round trip (its greeting exchange): the server's clock starts about
 	// half of it after the client's.
 	ControlRTT time.Duration `json:"control_rtt_ns,omitempty"`
-	Local      End           `json:"local"`
-	Remote     End           `json:"remote"`
+	// ControlMSS is the client's control connection's TCP MSS, as iperf3
+	// -V shows it; 0 when unknown.
+	ControlMSS int `json:"control_mss,omitempty"`
+	Local      End `json:"local"`
+	Remote     End `json:"remote"`
 	// Error is set when the test failed or was cut short; the figures
 	// then cover what was measured until that point.
 	Error string `json:"error,omitempty"`
 	// Warnings say what, outside the path, limited the test (the lab's
 	// router fell behind, say): one line each.
 	Warnings []string `json:"warnings,omitempty"`
+	// ServerOutput is the server's own report of the test, when the
+	// client asked for it (--get-server-output).
+	ServerOutput *ServerOutput `json:"server_output,omitempty"`
+}
+
+// ServerOutput is a server's report of a test as it rendered it: text,
+// or a JSON document when the server writes JSON.
+type ServerOutput struct {
+	Text string          `json:"text,omitempty"`
+	JSON json.RawMessage `json:"json,omitempty"`
 }
 
 // End is one host's view of a test.

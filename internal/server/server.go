@@ -47,6 +47,11 @@ type Config struct {
 	// OnTest receives the same record with the server's number for the
 	// test and its client's address, for the server's own report.
 	OnTest func(Finished)
+	// Live, when set, gives each bulk test an observer that sees it as it
+	// runs (its start, then each of the server's rows), for the server's
+	// own report; a nil observer watches nothing. id and peer are those
+	// its Finished will carry.
+	Live func(id int64, peer net.Addr) result.Observer
 	// ServerOutput renders a test for an iperf3 client that asks for
 	// --get-server-output; nil sends none.
 	ServerOutput func(*result.Result) ([]byte, bool)
@@ -87,7 +92,7 @@ type Stats struct {
 
 // Finished is a test the server ran, as its report names it.
 type Finished struct {
-	ID     int64    // the server's count of the tests it ran, from 1, in the order they ended
+	ID     int64    // the server's count of the tests it ran, from 1, in the order they started
 	Peer   net.Addr // the client's control connection
 	Result *result.Result
 }
@@ -109,7 +114,7 @@ type Server struct {
 	authLimit *auth.FailureLimiter
 
 	stats struct {
-		accepted, refused, finished, aborted, badControl, foreign, unknown, shed, denied, authFailed, throttled atomic.Int64
+		testIDs, accepted, refused, finished, aborted, badControl, foreign, unknown, shed, denied, authFailed, throttled atomic.Int64
 	}
 	wg sync.WaitGroup
 }
@@ -456,19 +461,20 @@ func (s *Server) serveTest(ctx context.Context, conn *net.TCPConn, ctl net.Conn,
 	defer conn.Close()
 	at, err := control.Accept(ctx, ctl, control.ServeConfig{
 		Registrar: s.reg, Logger: s.log, HandshakeTimeout: s.cfg.HandshakeTimeout, MaxDuration: s.cfg.Limits.MaxDuration,
-		UDP: s.udp, Keys: s.cfg.Keys, HandshakeDone: past, Refuse: denied,
+		UDP: s.udp, Keys: s.cfg.Keys, HandshakeDone: past, Refuse: denied, ServerOutput: s.cfg.ServerOutput,
 	})
 	if err != nil {
-		return s.record(conn, nil, err)
+		return s.record(conn, nil, err, nil)
 	}
 	defer at.Release()
+	live := s.liveTest(conn.RemoteAddr())
 	var res *result.Result
 	if at.Request.Spec.Protocol == spec.RR {
 		res, err = rrcontrol.Serve(ctx, at)
 	} else {
-		res, err = session.ServeBulk(ctx, at)
+		res, err = session.ServeBulk(ctx, at, live)
 	}
-	return s.record(conn, res, err)
+	return s.record(conn, res, err, live)
 }
 
 // serveIperf3 handles a connection that opened with the start of an
@@ -491,18 +497,19 @@ func (s *Server) serveIperf3(ctx context.Context, conn *net.TCPConn, first [4]by
 	if denied != nil {
 		admit = func(net.Addr, spec.Spec) (func(), error) { return nil, denied }
 	}
+	live := s.liveTest(conn.RemoteAddr())
 	res, err := iperf3.Serve(ctx, conn, cookie[:], iperf3.ServeConfig{
 		Registry: s.ip3, UDP: s.udp, Admit: admit, Logger: s.log.With("client_kind", "iperf3"),
 		RefuseAuth:       s.cfg.Keys != nil && !s.cfg.Iperf3Open,
 		HandshakeTimeout: s.cfg.HandshakeTimeout, MaxDuration: s.cfg.Limits.MaxDuration,
-		ServerOutput: s.cfg.ServerOutput,
+		ServerOutput: s.cfg.ServerOutput, Live: live,
 	})
-	return s.record(conn, res, err)
+	return s.record(conn, res, err, live)
 }
 
 // record counts a test's outcome and hands its result on. It reports
 // whether a test ran.
-func (s *Server) record(conn *net.TCPConn, res *result.Result, err error) bool {
+func (s *Server) record(conn *net.TCPConn, res *result.Result, err error, live *liveTest) bool {
 	if res == nil {
 		var ref refusal
 		var ae *control.AuthError
@@ -520,7 +527,8 @@ func (s *Server) record(conn *net.TCPConn, res *result.Result, err error) bool {
 		}
 		return false
 	}
-	id := s.stats.accepted.Add(1)
+	s.stats.accepted.Add(1)
+	id := live.number()
 	if res.Error != "" {
 		s.stats.aborted.Add(1)
 	} else {
@@ -569,5 +577,41 @@ func (s *Server) logStatus(ctx context.Context) {
 				"goroutines", runtime.NumGoroutine(), "accepted", st.TestsAccepted, "refused", st.TestsRefused,
 				"shed", st.Shed, "denied", st.Denied, "auth_failed", st.AuthFailed, "throttled", st.Throttled)
 		}
+	}
+}
+
+// liveTest numbers a test when its streams start, and passes what it
+// sees on to the observer Config.Live gives for that number.
+type liveTest struct {
+	s    *Server
+	peer net.Addr
+	id   int64
+	obs  result.Observer
+}
+
+func (s *Server) liveTest(peer net.Addr) *liveTest { return &liveTest{s: s, peer: peer} }
+
+// number is the test's ID: the one it took when it started, or a new one
+// for a test that ended before its streams did.
+func (l *liveTest) number() int64 {
+	if l.id == 0 {
+		l.id = l.s.stats.testIDs.Add(1)
+	}
+	return l.id
+}
+
+func (l *liveTest) Started(r *result.Result) {
+	id := l.number()
+	if l.s.cfg.Live != nil {
+		l.obs = l.s.cfg.Live(id, l.peer)
+	}
+	if l.obs != nil {
+		l.obs.Started(r)
+	}
+}
+
+func (l *liveTest) Interval(r *result.Result, row result.IntervalRow) {
+	if l.obs != nil {
+		l.obs.Interval(r, row)
 	}
 }

@@ -101,7 +101,7 @@ func (c *clientTest) connectStreams(ctx context.Context) error {
 		return err
 	}
 	c.res = &result.Result{
-		Spec: c.spec, Token: c.ctl.Accept().Token, StartedAt: time.Now(), ControlRTT: c.ctl.RTT(),
+		Spec: c.spec, Token: c.ctl.Accept().Token, StartedAt: time.Now(), ControlRTT: c.ctl.RTT(), ControlMSS: netsetup.ControlMSS(c.ctl.TCP()),
 		ServerAddr: c.ctl.Addr(), ConnectHost: c.cfg.Host, ConnectPort: c.cfg.Port,
 		Local:  result.End{Role: result.RoleClient, Host: flowrun.LocalHost()},
 		Remote: result.End{Role: result.RoleServer, Host: c.ctl.Accept().Server, Limits: c.ctl.Accept().Limits},
@@ -291,6 +291,9 @@ func (c *clientTest) run(ctx context.Context) (*result.Result, error) {
 		_ = c.ctl.Send(proto.TypeEndReport, withoutIntervals(end))
 		remote.Intervals = m.remote
 		res.Remote = *remote
+		if c.ctl.Accept().ServerOutput {
+			res.ServerOutput = c.awaitServerOutput(ev)
+		}
 	} else {
 		res.Remote.Intervals = m.remote
 	}
@@ -302,6 +305,25 @@ func (c *clientTest) run(ctx context.Context) (*result.Result, error) {
 	}
 	m.flush()
 	return res, testErr
+}
+
+// awaitServerOutput takes the server's own report, which it sends once it
+// has the client's final report. A report that doesn't come costs the
+// test nothing: the result just has none.
+func (c *clientTest) awaitServerOutput(ev control.Events) *result.ServerOutput {
+	select {
+	case o := <-ev.ServerOutput:
+		return &result.ServerOutput{Text: o.Text, JSON: o.JSON}
+	case <-ev.Lost:
+		// The server hangs up right after its report: both may be ready.
+		select {
+		case o := <-ev.ServerOutput:
+			return &result.ServerOutput{Text: o.Text, JSON: o.JSON}
+		default:
+		}
+	case <-time.After(control.EndReportTimeout):
+	}
+	return nil
 }
 
 // wait runs the test until every local flow has finished: on time, on

@@ -1,8 +1,10 @@
 package session
 
 import (
+	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -20,13 +22,16 @@ import (
 
 // ServeBulk runs an admitted bulk test (TCP or UDP streams) to its end
 // and returns the server's record of it. Cancelling ctx aborts it and
-// tells the client.
-func ServeBulk(ctx context.Context, at *control.AdmittedTest) (*result.Result, error) {
+// tells the client. live, when not nil, sees the test as it runs: Started
+// once its streams are in, with the server's end as Local, and each of
+// the server's intervals as it is sent to the client (the client's own
+// never reach the server while it runs).
+func ServeBulk(ctx context.Context, at *control.AdmittedTest, live Observer) (*result.Result, error) {
 	if at.Request.Spec.Protocol == spec.RR {
 		at.Abort("a request-response test is not a bulk test")
 		return nil, errors.New("a request-response test handed to the bulk test's server")
 	}
-	t := &serverTest{AdmittedTest: at, ctx: ctx}
+	t := &serverTest{AdmittedTest: at, ctx: ctx, live: live}
 	res, err := t.run(at.Request.Client)
 	for _, f := range t.flows {
 		_ = f.Close()
@@ -39,6 +44,7 @@ func ServeBulk(ctx context.Context, at *control.AdmittedTest) (*result.Result, e
 type serverTest struct {
 	*control.AdmittedTest
 	ctx   context.Context
+	live  Observer
 	flows []flowrun.Flow
 	ev    control.Events
 	// clockStopped says the server's own clock had to end the test, and
@@ -52,8 +58,9 @@ func (t *serverTest) run(client result.Host) (*result.Result, error) {
 	res.Remote = result.End{Role: result.RoleClient, Host: client}
 	// Read once: the end report carries the same limits.
 	limits := netsetup.LimitsFor(t.Conn.LocalAddr().String())
+	sendOutput := t.Request.ServerOutput && t.Config.ServerOutput != nil
 	if err := t.Send(proto.TypeTestAccept, proto.TestAccept{
-		Token: t.Admission.Token.String(), Server: flowrun.LocalHost(), Limits: limits,
+		Token: t.Admission.Token.String(), Server: flowrun.LocalHost(), Limits: limits, ServerOutput: sendOutput,
 	}); err != nil {
 		return nil, err
 	}
@@ -77,8 +84,17 @@ func (t *serverTest) run(client result.Host) (*result.Result, error) {
 	}
 	t.Log.Info("test started", "streams", t.Request.Spec.Streams, "reverse", t.Request.Spec.Reverse, "bidir", t.Request.Spec.Bidir, "duration", t.Request.Spec.Duration)
 
+	var liveRes *result.Result
+	roles := result.SenderRolesOf(t.Request.Spec)
+	if t.live != nil {
+		liveRes = t.liveStart(res, sockets)
+		t.live.Started(liveRes)
+	}
 	run := flowrun.New(t.Request.Spec, t.flows, sockets, func(iv result.Interval) {
 		_ = t.Send(proto.TypeInterval, iv)
+		if t.live != nil {
+			t.live.Interval(liveRes, result.JoinInterval(&iv, nil, roles))
+		}
 	})
 	run.Start()
 	testErr := t.wait(run)
@@ -106,6 +122,9 @@ func (t *serverTest) run(client result.Host) (*result.Result, error) {
 	}
 	if err := t.SendWithin(proto.TypeEndReport, withoutIntervals(end), within); err == nil && testErr == nil {
 		t.awaitEndReport(res)
+		if sendOutput {
+			_ = t.Send(proto.TypeServerOutput, serverOutput(t.Config.ServerOutput, res))
+		}
 	}
 	t.Log.Info("test finished", "error", res.Error, slog.Group("flows", summaryAttrs(res)...))
 	return res, testErr
@@ -390,4 +409,43 @@ func summaryAttrs(r *result.Result) []any {
 			"received_bps", d.Received.BitsPerSecond()))
 	}
 	return out
+}
+
+// maxServerOutput bounds the server's report in a server-output frame,
+// well inside a frame's limit; a longer one is cut, and says so.
+const maxServerOutput = proto.MaxFrame / 2
+
+// serverOutput renders the server's record for the client: its text, or
+// its JSON document when render gives JSON.
+func serverOutput(render func(*result.Result) ([]byte, bool), res *result.Result) proto.ServerOutput {
+	out, isJSON := render(res)
+	if isJSON && len(out) <= maxServerOutput && json.Valid(out) {
+		return proto.ServerOutput{JSON: json.RawMessage(bytes.TrimSpace(out))}
+	}
+	if isJSON {
+		return proto.ServerOutput{Text: "(the server's JSON report was too long to send)\n"}
+	}
+	if len(out) > maxServerOutput {
+		out = append(out[:maxServerOutput:maxServerOutput], "\n(the server's report was cut here: too long to send)\n"...)
+	}
+	return proto.ServerOutput{Text: string(out)}
+}
+
+// liveStart is the server's record of the test as it starts, for a live
+// observer: the server's streams as Local, the client's (the same
+// connections seen from the other end) as Remote.
+func (t *serverTest) liveStart(res *result.Result, sockets map[int]result.Socket) *result.Result {
+	r := *res
+	r.Local = result.End{Role: result.RoleServer, Host: flowrun.LocalHost()}
+	r.Remote.Streams = nil
+	for _, f := range t.flows {
+		local, remote := f.Addrs()
+		r.Local.Streams = append(r.Local.Streams, result.Stream{
+			ID: f.ID(), Sender: f.Sender(), Socket: sockets[f.ID()], LocalAddr: local, RemoteAddr: remote,
+		})
+		r.Remote.Streams = append(r.Remote.Streams, result.Stream{
+			ID: f.ID(), Sender: !f.Sender(), LocalAddr: remote, RemoteAddr: local,
+		})
+	}
+	return &r
 }

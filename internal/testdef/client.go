@@ -8,6 +8,7 @@ import (
 
 	"github.com/wireperf/wireperf/internal/flagvalue"
 	"github.com/wireperf/wireperf/internal/spec"
+	"github.com/wireperf/wireperf/internal/strftime"
 	"github.com/wireperf/wireperf/internal/units"
 )
 
@@ -59,6 +60,15 @@ type Client struct {
 	// File is -F: the data the sender sends, or where the receiver
 	// writes what it receives.
 	File string
+	// iperf3's output habits. GetServerOutput asks the server for its
+	// own report, shown after the client's. Timestamps is the strftime
+	// format that starts every text line ("" for none); ForceFlush
+	// flushes the output after every line; Verbose (-V) adds iperf3's
+	// verbose lines to the text.
+	GetServerOutput bool
+	Timestamps      string
+	ForceFlush      bool
+	Verbose         bool
 }
 
 // NewClient is a client test with every default.
@@ -118,6 +128,13 @@ func (c *Client) Register(fs *pflag.FlagSet) {
 	fs.StringVar(&c.Bottleneck, "bottleneck", "", "the path's bottleneck rate in bit/s (e.g. 1g; 1G is also 10^9), for the RFC 6349 Transfer Time Ratio")
 	fs.Var(flagvalue.Duration(&c.ConnectTimeout), "connect-timeout", "give up connecting after this long (seconds, or e.g. 500ms)")
 	c.registerIperf3Habits(fs)
+
+	// iperf3's output habits, in one block.
+	fs.BoolVar(&c.GetServerOutput, "get-server-output", false, "show the server's own report of the test after the client's (iperf3's --get-server-output)")
+	fs.StringVar(&c.Timestamps, "timestamps", "", "start every text line with the time, in this strftime format (%c %Y %m %d %H %M %S %s %T %F %z %%; default \"%c \")")
+	fs.Lookup("timestamps").NoOptDefVal = strftime.IperfDefault
+	fs.BoolVar(&c.ForceFlush, "forceflush", false, "flush the output after every line (when it goes to a pipe)")
+	fs.BoolVarP(&c.Verbose, "verbose", "V", false, "more detail: the version, the system, the test's parameters, CPU use")
 }
 
 // Finish turns the parsed flags (fs is the set Register filled) into a
@@ -159,6 +176,11 @@ func (c *Client) Finish(fs *pflag.FlagSet) error {
 	}
 	if outputs := countTrue(c.JSON, c.JSONStream, c.ReportStyle != "", c.Enhanced); outputs > 1 {
 		return fmt.Errorf("--json, --json-stream, -y C and -e each choose the output: give one")
+	}
+	if c.Timestamps != "" {
+		if err := strftime.Check(c.Timestamps); err != nil {
+			return fmt.Errorf("--timestamps %q: %v", c.Timestamps, err)
+		}
 	}
 	if c.ConnectTimeout <= 0 {
 		return fmt.Errorf("--connect-timeout: must be positive")

@@ -73,6 +73,7 @@ func Client(ctx context.Context, c *testdef.Client, host string, o Options) (*re
 		Host: host, Port: c.Port, Bind: c.Bind, CPort: c.CPort, ConnectTimeout: c.ConnectTimeout, Spec: c.Spec,
 		Observer: o.Observer, Logger: o.Logger, RetryBusy: c.RetryBusy, UDPCounters64: c.Counters64,
 		Family: family, BindDevice: c.BindDevice, KeepAlive: keepAlive, RcvTimeout: rcvTimeout,
+		GetServerOutput: c.GetServerOutput,
 	}
 	if file != nil { // a nil *os.File in the interface would not be nil
 		ip3.File = file
@@ -86,7 +87,7 @@ func Client(ctx context.Context, c *testdef.Client, host string, o Options) (*re
 	cfg := session.ClientConfig{ClientConfig: control.ClientConfig{
 		Host: host, Port: c.Port, Bind: c.Bind,
 		ConnectTimeout: c.ConnectTimeout, Spec: c.Spec, Logger: o.Logger,
-		Auth: o.Auth, TLS: o.TLS, KeepIperf3: true,
+		Auth: o.Auth, TLS: o.TLS, KeepIperf3: true, ServerOutput: c.GetServerOutput,
 		Family: family, BindDevice: c.BindDevice, KeepAlive: keepAlive,
 	}, CPort: c.CPort, Observer: o.Observer, RcvTimeout: rcvTimeout, File: ip3.File}
 	res, err := session.RunClient(ctx, cfg)
