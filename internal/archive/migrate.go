@@ -13,7 +13,9 @@ import (
 // migrations are the schema's versions, in order: migration i+1 is
 // migrations[i]. The schema only ever grows: a migration adds tables,
 // columns or indexes, and never removes or renames one, so that an older
-// wireperf's queries keep working on a newer archive's data. Never edit a
+// wireperf's queries keep working on a newer archive's data (migration 6
+// rebuilds PostgreSQL's run table partitioned, with the same columns, and
+// drops the references to it). Never edit a
 // migration that has shipped; append a new one.
 //
 // The DDL is written once for both databases; {{TIME}} and {{BYTES}}
