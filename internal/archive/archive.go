@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers "pgx"
@@ -44,6 +45,10 @@ type Store struct {
 	db      *sql.DB
 	dialect dialect
 	dsn     string // as the user gave it, password removed
+
+	// runMonths are the months whose run partition this Store has seen
+	// exist (PostgreSQL), as "2006_01".
+	runMonths sync.Map
 }
 
 // DefaultPath is where the archive lives when no DSN is given:

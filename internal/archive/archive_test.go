@@ -301,3 +301,12 @@ func TestOpenNewArchiveConcurrently(t *testing.T) {
 		})
 	}
 }
+
+// openAtSchema opens a new archive at dsn with the schema of that
+// version, as an older wireperf made it.
+func openAtSchema(t *testing.T, dsn string, version int) *Store {
+	t.Helper()
+	migrateOnlyTo = version
+	defer func() { migrateOnlyTo = 0 }()
+	return open(t, dsn)
+}

@@ -146,12 +146,7 @@ func TestOpenExistingLeavesOnlyTheArchive(t *testing.T) {
 func TestOpenExistingMigrates(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "wireperf.db")
-	w := open(t, path)
-	for _, stmt := range []string{`DROP TABLE run_path`, `DROP TABLE sched_task`, `DROP TABLE sched_run`, `DROP TABLE reservation`, `DROP TABLE run_figure`, `ALTER TABLE campaign DROP COLUMN rate_rule`, `DELETE FROM schema_version WHERE version > 1`} {
-		if _, err := w.db.Exec(stmt); err != nil {
-			t.Fatal(err)
-		}
-	}
+	w := openAtSchema(t, path, 1)
 	w.Close()
 	r, err := OpenExisting(ctx, path)
 	if err != nil {

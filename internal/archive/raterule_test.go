@@ -12,14 +12,9 @@ func TestCampaignRateRuleMigration(t *testing.T) {
 	for name, dsn := range backends(t) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
-			s := open(t, dsn)
-			// Back to schema 2: no rate_rule column, and a campaign
-			// stored the way wireperf stored it then.
-			for _, stmt := range []string{`DROP TABLE run_path`, `DROP TABLE run_figure`, `ALTER TABLE campaign DROP COLUMN rate_rule`, `DELETE FROM schema_version WHERE version > 2`} {
-				if _, err := s.db.ExecContext(ctx, stmt); err != nil {
-					t.Fatal(err)
-				}
-			}
+			// Schema 2: no rate_rule column, and a campaign stored the
+			// way wireperf stored it then.
+			s := openAtSchema(t, dsn, 2)
 			if _, err := s.db.ExecContext(ctx, s.q(`INSERT INTO campaign (name, spec, spec_format, spec_sha256, order_seed, created)
 				VALUES (?, ?, ?, ?, ?, ?)`), "old", `{"args":["--bitrate=1G","h"]}`, "flags", "x", 7, time.Now().UTC()); err != nil {
 				t.Fatal(err)

@@ -237,11 +237,24 @@ func (s *Store) PutRun(ctx context.Context, r *Run) error {
 	if r.ID == "" || r.State == "" || r.Source == "" {
 		return errors.New("a run needs an ID, a state and a source")
 	}
+	if r.Recorded.IsZero() {
+		r.Recorded = time.Now()
+	}
+	if err := s.ensureRunPartition(ctx, r.Recorded); err != nil {
+		return err
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
+	if s.dialect == postgresDialect {
+		// A partitioned run table keys on (id, recorded): this lock keeps
+		// two writers of one ID from both inserting it.
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, "run:"+r.ID); err != nil {
+			return err
+		}
+	}
 	var prevState string
 	var prevAttempts int
 	err = tx.QueryRowContext(ctx, s.q(`SELECT state, attempts FROM run WHERE id = ?`+s.forUpdate()), r.ID).Scan(&prevState, &prevAttempts)
@@ -260,9 +273,6 @@ func (s *Store) PutRun(ctx context.Context, r *Run) error {
 			return err
 		}
 	}
-	if r.Recorded.IsZero() {
-		r.Recorded = time.Now()
-	}
 	if err := s.insertRun(ctx, tx, r); err != nil {
 		return fmt.Errorf("storing run %s: %w", r.ID, err)
 	}
@@ -277,7 +287,7 @@ func (s *Store) forUpdate() string {
 }
 
 func (s *Store) deleteRun(ctx context.Context, tx *sql.Tx, id string) error {
-	for _, t := range []string{"run_axis", "run_summary", "run_figure", "run_interval", "host_state", "host_limits", "run_path"} {
+	for _, t := range runChildTables {
 		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM `+t+` WHERE run_id = ?`), id); err != nil {
 			return err
 		}

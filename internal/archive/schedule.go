@@ -461,6 +461,25 @@ type RunQuery struct {
 
 // SchedRuns returns the runs q picks, by planned start.
 func (s *Store) SchedRuns(ctx context.Context, q RunQuery) ([]*SchedRun, error) {
+	query, args := schedRunsQuery(q)
+	rows, err := s.db.QueryContext(ctx, s.q(query), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*SchedRun
+	for rows.Next() {
+		r, err := scanSchedRun(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// schedRunsQuery is the query SchedRuns runs for q, with its arguments.
+func schedRunsQuery(q RunQuery) (string, []any) {
 	var conds []string
 	var args []any
 	add := func(c string, a ...any) { conds, args = append(conds, c), append(args, a...) }
@@ -495,20 +514,7 @@ func (s *Store) SchedRuns(ctx context.Context, q RunQuery) ([]*SchedRun, error) 
 	if q.Limit > 0 {
 		query += fmt.Sprintf(" LIMIT %d", q.Limit)
 	}
-	rows, err := s.db.QueryContext(ctx, s.q(query), args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []*SchedRun
-	for rows.Next() {
-		r, err := scanSchedRun(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return query, args
 }
 
 // Reserve takes every reservation of one run, or none: an exclusive one
@@ -546,13 +552,19 @@ func (s *Store) Reserve(ctx context.Context, rs []schedule.Reservation) error {
 	return tx.Commit()
 }
 
+// holderQuery finds the exclusive reservation that overlaps a window on
+// a resource: its arguments are the resource, the reserving run, and
+// the window's end and start. It walks the index reservation_resource_hi
+// from the window's start up, not the resource's whole history.
+const holderQuery = `SELECT run_id, hi FROM reservation
+		WHERE resource = ? AND class = 'exclusive' AND run_id <> ? AND lo < ? AND hi > ?
+		ORDER BY hi DESC LIMIT 1`
+
 // holder is the exclusive reservation that r would overlap, the one that
 // ends last; nil if none.
 func (s *Store) holder(ctx context.Context, tx *sql.Tx, r schedule.Reservation) (*schedule.Busy, error) {
 	var b schedule.Busy
-	err := tx.QueryRowContext(ctx, s.q(`SELECT run_id, hi FROM reservation
-		WHERE resource = ? AND class = 'exclusive' AND run_id <> ? AND lo < ? AND hi > ?
-		ORDER BY hi DESC LIMIT 1`), r.Resource, r.RunID, r.To.UTC(), r.From.UTC()).Scan(&b.RunID, &b.Until)
+	err := tx.QueryRowContext(ctx, s.q(holderQuery), r.Resource, r.RunID, r.To.UTC(), r.From.UTC()).Scan(&b.RunID, &b.Until)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}

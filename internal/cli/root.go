@@ -90,6 +90,7 @@ func newRoot(e env) *cobra.Command {
 	root.AddCommand(newReportCmd(e))
 	root.AddCommand(newTraceCmd(e))
 	root.AddCommand(newDaemonCmd(e), newTaskCmd(e), newScheduleCmd(e), newMeshCmd(e))
+	root.AddCommand(newArchiveCmd(e))
 	addCompletions(root)
 	for _, c := range root.Commands() {
 		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })

@@ -75,6 +75,11 @@ func (d *Daemon) spoolLoop(ctx context.Context) {
 // worker taking them, are recorded missed. Planning twice adds nothing.
 func (d *Daemon) PlanOnce(ctx context.Context) error {
 	now := d.cfg.Clock.Now()
+	// The months the plan reaches get their run partitions now rather
+	// than at a run's first store (PostgreSQL; nothing on SQLite).
+	if err := d.store.EnsureRunPartitions(ctx, now, now.Add(d.cfg.Horizon)); err != nil {
+		return err
+	}
 	tasks, err := d.store.Tasks(ctx, d.cfg.Host)
 	if err != nil {
 		return err
