@@ -15,6 +15,7 @@ import (
 	"html/template"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"slices"
 	"sort"
@@ -52,7 +53,13 @@ type Grid struct {
 	Cells []Cell
 	// Histories are the pairs' past runs, drawn when a cell is clicked.
 	Histories []History
+	// Scheduled are the pairs some task measures. A pair not in it is
+	// drawn as not measured rather than judged; nil: every pair is.
+	Scheduled map[PairKey]bool
 }
+
+// PairKey names a test from Src to Dst.
+type PairKey struct{ Src, Dst, Test string }
 
 // Test is one test of the mesh and how its cells are judged.
 type Test struct {
@@ -113,6 +120,7 @@ type Point struct {
 	LostPercent   float64
 	RTTp50        time.Duration
 	RTTp99        time.Duration
+	RTTMean       time.Duration
 }
 
 // Handler serves the page, built by load on every request (GET or HEAD).
@@ -202,9 +210,9 @@ func Render(w io.Writer, g Grid) error {
 					for _, d := range dirs {
 						c, ok := cells[cellKey{src, dst, t.Name, d}]
 						if !ok {
-							c = Cell{Figures: Figures{Src: src, Dst: dst, Test: t.Name, Direction: d}}
+							c = Cell{Figures: Figures{Src: src, Dst: dst, Test: t.Name, Direction: d, GoodputBps: math.NaN(), LostPercent: math.NaN()}}
 						}
-						verdict := Judge(c, t, g.Generated)
+						verdict := g.judge(c, t)
 						tv.Counts[verdict.Colour]++
 						cv.Halves = append(cv.Halves, halfView{Direction: d, Colour: verdict.Colour,
 							Label: shortLabel(c, verdict), Title: tooltip(c, t, verdict)})
@@ -214,9 +222,9 @@ func Render(w io.Writer, g Grid) error {
 			}
 			tv.Rows = append(tv.Rows, row)
 		}
-		for _, col := range []Colour{Green, Amber, Red, Grey} {
+		for _, col := range Colours {
 			if n := tv.Counts[col]; n > 0 {
-				tv.Summary = append(tv.Summary, fmt.Sprintf("%d %s", n, col))
+				tv.Summary = append(tv.Summary, fmt.Sprintf("%d %s", n, colourWords(col)))
 			}
 		}
 		v.Tests = append(v.Tests, tv)
@@ -272,6 +280,23 @@ type halfView struct {
 	Title     string
 }
 
+// judge is Judge, but for a pair nothing schedules: not measured,
+// whatever an old task left in the archive.
+func (g Grid) judge(c Cell, t Test) Verdict {
+	if g.Scheduled != nil && !g.Scheduled[PairKey{c.Src, c.Dst, t.Name}] {
+		return notScheduled
+	}
+	return Judge(c, t, g.Generated)
+}
+
+// colourWords is a colour as the page's counts say it.
+func colourWords(c Colour) string {
+	if c == Unmeasured {
+		return "not measured"
+	}
+	return string(c)
+}
+
 // legend says the test's thresholds in words.
 func legend(t Test) string {
 	th := t.Thresholds
@@ -294,7 +319,7 @@ func legend(t Test) string {
 	}
 	pair("goodput", "below", str(th.GoodputAmberBps > 0, rate(th.GoodputAmberBps)), str(th.GoodputRedBps > 0, rate(th.GoodputRedBps)))
 	pair("loss", "above", str(th.LossAmberPercent > 0, percent(th.LossAmberPercent)), str(th.LossRedPercent > 0, percent(th.LossRedPercent)))
-	pair("RTT p99", "above", str(th.RTTp99Amber > 0, ms(th.RTTp99Amber)), str(th.RTTp99Red > 0, ms(th.RTTp99Red)))
+	pair("RTT p99 (a TCP test's mean RTT)", "above", str(th.RTTp99Amber > 0, ms(th.RTTp99Amber)), str(th.RTTp99Red > 0, ms(th.RTTp99Red)))
 	parts = append(parts, "a failed run red, a missed or aborted one amber")
 	if t.Interval > 0 {
 		stale := th.StaleIntervals
@@ -310,6 +335,8 @@ func legend(t Test) string {
 // RTT p99 and loss, or the state of a run that did not finish.
 func shortLabel(c Cell, v Verdict) string {
 	switch {
+	case v.Colour == Unmeasured && len(v.Reasons) > 0 && v.Reasons[0] == notScheduled.Reasons[0]:
+		return "not scheduled"
 	case c.At.IsZero():
 		return "–"
 	case c.State != "finished":
@@ -319,8 +346,8 @@ func shortLabel(c Cell, v Verdict) string {
 	}
 	// A latency test: its RTT, and its loss when there was any.
 	var parts []string
-	if c.RTTp99 > 0 {
-		parts = append(parts, ms(c.RTTp99))
+	if rtt, _ := judgedRTT(c.Figures); rtt > 0 {
+		parts = append(parts, ms(rtt))
 	}
 	if measured(c.LostPercent) && (c.LostPercent > 0 || len(parts) == 0) {
 		parts = append(parts, percent(c.LostPercent)+" loss")
@@ -364,6 +391,13 @@ func tooltip(c Cell, t Test, v Verdict) string {
 	}
 	if c.RTTp50 > 0 || c.RTTp99 > 0 {
 		lines = append(lines, fmt.Sprintf("RTT p50 %s, p99 %s", ms(c.RTTp50), ms(c.RTTp99)))
+	}
+	if c.RTTMean > 0 {
+		l := "RTT mean " + ms(c.RTTMean) + " (TCP's smoothed RTT, no percentiles"
+		if t.Thresholds.RTTp99Amber > 0 || t.Thresholds.RTTp99Red > 0 {
+			l += "; the RTT thresholds judge it"
+		}
+		lines = append(lines, l+")")
 	}
 	if !c.LastSuccess.IsZero() {
 		lines = append(lines, "last success "+fmtTime(c.LastSuccess))
@@ -441,7 +475,8 @@ func (h History) json() historyJSON {
 		{"Goodput", "Mbit/s", []metric{{"goodput", func(p Point) (float64, bool) { return p.GoodputBps / 1e6, measured(p.GoodputBps) }}}},
 		{"Round-trip time", "ms", []metric{
 			{"p50", func(p Point) (float64, bool) { return float64(p.RTTp50) / 1e6, p.RTTp50 > 0 }},
-			{"p99", func(p Point) (float64, bool) { return float64(p.RTTp99) / 1e6, p.RTTp99 > 0 }}}},
+			{"p99", func(p Point) (float64, bool) { return float64(p.RTTp99) / 1e6, p.RTTp99 > 0 }},
+			{"mean", func(p Point) (float64, bool) { return float64(p.RTTMean) / 1e6, p.RTTMean > 0 }}}},
 		{"Loss", "%", []metric{{"loss", func(p Point) (float64, bool) { return p.LostPercent, measured(p.LostPercent) }}}},
 	}
 	for _, c := range charts {

@@ -31,6 +31,7 @@ table.grid td.self { background: repeating-linear-gradient(45deg, #fafafa, #fafa
 .amber { background: #f2a900; color: #1a1a1a; }
 .red { background: #d0312d; color: #fff; }
 .grey { background: #b8b8b8; color: #1a1a1a; }
+.unmeasured { background: #fff repeating-linear-gradient(135deg, #fff, #fff 5px, #ececec 5px, #ececec 10px); color: #555; box-shadow: inset 0 0 0 1px #bbb; }
 #history { border: 1px solid #ccc; border-radius: 4px; padding: .6em 1em; margin: 1em 0; background: #fcfcfc; }
 #history[hidden] { display: none; }
 #history .close { float: right; }
@@ -43,7 +44,7 @@ footer { margin-top: 2em; }
 <body>
 <h1>{{.Title}}</h1>
 <p class="note">{{with .Generated}}As of {{.}}. {{end}}Sources are rows, destinations columns; in each cell → is the source's data to the destination, ← the data back. Hover a cell for its last values, click it for the pair's history.</p>
-<p class="legend note"><span class="green">green: within thresholds</span><span class="amber">amber: past a warning threshold, or a run missed</span><span class="red">red: past a critical threshold, or a run failed</span><span class="grey">grey: no recent result</span></p>
+<p class="legend note"><span class="green">green: within thresholds</span><span class="amber">amber: past a warning threshold, or a run missed</span><span class="red">red: past a critical threshold, or a run failed</span><span class="grey">grey: no recent result</span><span class="unmeasured">not measured: not scheduled, or no result yet</span></p>
 <noscript><p class="note">JavaScript is off: the cells and their hover text work; the history charts are not drawn.</p></noscript>
 {{if not .Tests}}<p class="note" id="empty">The mesh has no tests.</p>{{end}}
 {{range .Tests}}
