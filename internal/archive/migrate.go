@@ -206,6 +206,9 @@ var migrations = [][]string{
 		)`,
 		`CREATE INDEX run_path_pair ON run_path (source, dest, test, at)`,
 	},
+	{ // 6: the mesh group a task's pair comes from, which the grid groups hosts by
+		`ALTER TABLE sched_task ADD COLUMN mesh_group TEXT NOT NULL DEFAULT ''`,
+	},
 }
 
 // SchemaVersion is the newest schema this wireperf knows.

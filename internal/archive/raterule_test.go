@@ -15,7 +15,7 @@ func TestCampaignRateRuleMigration(t *testing.T) {
 			s := open(t, dsn)
 			// Back to schema 2: no rate_rule column, and a campaign
 			// stored the way wireperf stored it then.
-			for _, stmt := range []string{`DROP TABLE run_path`, `DROP TABLE run_figure`, `ALTER TABLE campaign DROP COLUMN rate_rule`, `DELETE FROM schema_version WHERE version > 2`} {
+			for _, stmt := range []string{`ALTER TABLE sched_task DROP COLUMN mesh_group`, `DROP TABLE run_path`, `DROP TABLE run_figure`, `ALTER TABLE campaign DROP COLUMN rate_rule`, `DELETE FROM schema_version WHERE version > 2`} {
 				if _, err := s.db.ExecContext(ctx, stmt); err != nil {
 					t.Fatal(err)
 				}

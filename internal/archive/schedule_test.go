@@ -17,7 +17,7 @@ var s0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 func schedTask(name, src, dst string) *schedule.Task {
 	return &schedule.Task{ID: schedule.DefineID("m.yaml", name, src, dst), Name: name, Source: src, Dest: dst, DestAddr: dst + ":5201",
 		Args: []string{"client", "-t", "5"}, Class: schedule.Exclusive, Duration: 10 * time.Second,
-		Start: s0, Repeat: 30 * time.Second, Slip: 5 * time.Second, Origin: "m.yaml",
+		Start: s0, Repeat: 30 * time.Second, Slip: 5 * time.Second, Origin: "m.yaml", Group: "all",
 		Thresholds: schedule.Thresholds{GoodputAmberBps: 500e6, GoodputRedBps: 100e6, StaleIntervals: 2}}
 }
 
