@@ -142,6 +142,7 @@ func (d *Daemon) gridView(ctx context.Context) (grid.Grid, error) {
 	for _, t := range tasks {
 		g.Scheduled[grid.PairKey{Src: t.Source, Dst: t.Dest, Test: t.Name}] = true
 	}
+	g.Groups = hostGroups(v.hosts, tasks)
 	for _, p := range last {
 		if !traces[p.Test] {
 			g.Cells = append(g.Cells, grid.Cell{Figures: lastFigures(p), State: p.State, Reason: p.Reason})
@@ -194,6 +195,50 @@ func (d *Daemon) gridView(ctx context.Context) (grid.Grid, error) {
 		}
 	}
 	return g, nil
+}
+
+// hostGroups partitions the hosts by the mesh groups their tasks come
+// from: groups overlap (a full mesh "all" and a region within it), so
+// each host goes to the smallest group it is in, the first by name among
+// equals; a host in no group (tasks added by hand) to "(no group)".
+func hostGroups(hosts []string, tasks []*schedule.Task) []grid.Group {
+	members := map[string]map[string]bool{}
+	for _, t := range tasks {
+		if t.Group == "" {
+			continue
+		}
+		if members[t.Group] == nil {
+			members[t.Group] = map[string]bool{}
+		}
+		members[t.Group][t.Source], members[t.Group][t.Dest] = true, true
+	}
+	names := make([]string, 0, len(members))
+	for n := range members {
+		names = append(names, n)
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		if d := len(members[a]) - len(members[b]); d != 0 {
+			return d
+		}
+		return strings.Compare(a, b)
+	})
+	byGroup := map[string][]string{}
+	for _, h := range hosts {
+		group := "(no group)"
+		for _, n := range names {
+			if members[n][h] {
+				group = n
+				break
+			}
+		}
+		byGroup[group] = append(byGroup[group], h)
+	}
+	var out []grid.Group
+	for n, hs := range byGroup {
+		out = append(out, grid.Group{Name: n, Hosts: hs})
+	}
+	slices.SortFunc(out, func(a, b grid.Group) int { return strings.Compare(a.Name, b.Name) })
+	return out
 }
 
 // metricsSnapshot is what one /metrics scrape exports: the pairs whose

@@ -2,6 +2,7 @@ package daemon_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"net/http/httptest"
 	"strings"
@@ -206,5 +207,22 @@ func TestMetricsAreThisHostsPairs(t *testing.T) {
 	worst := fams["wireperf_mesh_worst_pair_info"].GetMetric()
 	if len(worst) != 1 || promtest.Label(worst[0], "dst") != "c" || promtest.Label(worst[0], "colour") != "unmeasured" {
 		t.Errorf("worst pair %v, want a→c unmeasured", worst)
+	}
+}
+
+// Hosts go to the smallest mesh group their tasks come from, so that a
+// region is not swallowed by a full mesh over every host.
+func TestHostGroups(t *testing.T) {
+	task := func(group, src, dst string) *schedule.Task {
+		return &schedule.Task{Name: "t", Source: src, Dest: dst, Group: group}
+	}
+	got := daemon.HostGroups([]string{"ams", "fra", "lon", "nyc", "solo"}, []*schedule.Task{
+		task("all", "ams", "nyc"), task("all", "fra", "lon"), task("all", "lon", "nyc"),
+		task("europe", "ams", "fra"), task("europe", "fra", "lon"),
+		task("", "solo", "ams"), // added by hand
+	})
+	want := "[{(no group) [solo]} {all [nyc]} {europe [ams fra lon]}]"
+	if fmt.Sprint(got) != want {
+		t.Errorf("groups %v, want %s", got, want)
 	}
 }

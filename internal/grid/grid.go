@@ -53,6 +53,9 @@ type Grid struct {
 	Cells []Cell
 	// Histories are the pairs' past runs, drawn when a cell is clicked.
 	Histories []History
+	// Groups, when set, partition Hosts: a grid of more than
+	// SummaryHosts hosts is then drawn as group × group summaries.
+	Groups []Group
 	// Scheduled are the pairs some task measures. A pair not in it is
 	// drawn as not measured rather than judged; nil: every pair is.
 	Scheduled map[PairKey]bool
@@ -149,7 +152,8 @@ func Handler(load func(ctx context.Context) (Grid, error)) http.Handler {
 		h.Set("Content-Type", "text/html; charset=utf-8")
 		h.Set("Cache-Control", "no-store")
 		// The page needs nothing but itself; the browser is told so.
-		h.Set("Content-Security-Policy", "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'")
+		// A summarised page fetches its blocks from the same origin.
+		h.Set("Content-Security-Policy", "default-src 'none'; connect-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'")
 		h.Set("X-Content-Type-Options", "nosniff")
 		w.Write(b.Bytes())
 	})
@@ -168,59 +172,21 @@ func Render(w io.Writer, g Grid) error {
 	if g.Refresh > 0 {
 		v.RefreshSeconds = int(max(g.Refresh, time.Second) / time.Second)
 	}
-	type cellKey struct {
-		src, dst, test string
-		dir            Direction
-	}
-	cells := make(map[cellKey]Cell, len(g.Cells))
-	for _, c := range g.Cells {
-		if c.Direction == "" {
-			c.Direction = Forward
+	cells := g.lastCells()
+	hists, histIDs := g.histories(func(h History) bool { return !g.summarised() })
+	v.Summarised, v.GroupCount = g.summarised(), len(g.Groups)
+	for _, gr := range g.Groups {
+		for _, h := range gr.Hosts {
+			v.HostGroups = append(v.HostGroups, hostGroup{h, gr.Name})
 		}
-		k := cellKey{c.Src, c.Dst, c.Test, c.Direction}
-		if old, ok := cells[k]; !ok || c.At.After(old.At) {
-			cells[k] = c
-		}
-	}
-	type pairKey struct{ src, dst, test string }
-	histIDs := map[pairKey]int{}
-	var hists []historyJSON
-	for _, h := range g.Histories {
-		k := pairKey{h.Src, h.Dst, h.Test}
-		if _, dup := histIDs[k]; dup || !slices.Contains(g.Hosts, h.Src) || !slices.Contains(g.Hosts, h.Dst) || len(h.Points) == 0 {
-			continue
-		}
-		histIDs[k] = len(hists)
-		hists = append(hists, h.json())
 	}
 	for ti, t := range g.Tests {
-		tv := testView{Test: t, Anchor: fmt.Sprintf("test-%d", ti), Legend: legend(t), Counts: map[Colour]int{}}
-		for _, src := range g.Hosts {
-			row := rowView{Host: src}
-			for _, dst := range g.Hosts {
-				cv := cellView{Src: src, Dst: dst, Self: src == dst, History: -1}
-				if id, ok := histIDs[pairKey{src, dst, t.Name}]; ok {
-					cv.History = id
-				}
-				if !cv.Self {
-					dirs := []Direction{Forward, Reverse}
-					if t.OneWay {
-						dirs = dirs[:1]
-					}
-					for _, d := range dirs {
-						c, ok := cells[cellKey{src, dst, t.Name, d}]
-						if !ok {
-							c = Cell{Figures: Figures{Src: src, Dst: dst, Test: t.Name, Direction: d, GoodputBps: math.NaN(), LostPercent: math.NaN()}}
-						}
-						verdict := g.judge(c, t)
-						tv.Counts[verdict.Colour]++
-						cv.Halves = append(cv.Halves, halfView{Direction: d, Colour: verdict.Colour,
-							Label: shortLabel(c, verdict), Title: tooltip(c, t, verdict)})
-					}
-				}
-				row.Cells = append(row.Cells, cv)
-			}
-			tv.Rows = append(tv.Rows, row)
+		tv := testView{Test: t, Anchor: fmt.Sprintf("test-%d", ti), Index: ti, Legend: legend(t), Counts: map[Colour]int{}, Columns: g.Hosts}
+		if v.Summarised {
+			sv := g.summary(t, cells, tv.Counts)
+			tv.Summary2 = &sv
+		} else {
+			tv.Rows = g.rows(t, g.Hosts, g.Hosts, cells, histIDs, tv.Counts)
 		}
 		for _, col := range Colours {
 			if n := tv.Counts[col]; n > 0 {
@@ -241,25 +207,86 @@ func Render(w io.Writer, g Grid) error {
 	return page.Execute(w, v)
 }
 
+// nanValue is a figure not measured.
+var nanValue = math.NaN()
+
+// histories are the grid's histories that keep says to send, as the
+// page's script draws them, and each one's index by pair.
+func (g Grid) histories(keep func(History) bool) ([]historyJSON, map[PairKey]int) {
+	ids := map[PairKey]int{}
+	hists := []historyJSON{}
+	hosts := make(map[string]bool, len(g.Hosts))
+	for _, h := range g.Hosts {
+		hosts[h] = true
+	}
+	for _, h := range g.Histories {
+		k := PairKey{h.Src, h.Dst, h.Test}
+		if _, dup := ids[k]; dup || !hosts[h.Src] || !hosts[h.Dst] || len(h.Points) == 0 || !keep(h) {
+			continue
+		}
+		ids[k] = len(hists)
+		hists = append(hists, h.json())
+	}
+	return hists, ids
+}
+
+// rows are test t's matrix of srcs × dsts, every half-cell judged and
+// counted.
+func (g Grid) rows(t Test, srcs, dsts []string, cells map[cellKey]Cell, histIDs map[PairKey]int, counts map[Colour]int) []rowView {
+	var out []rowView
+	for _, src := range srcs {
+		row := rowView{Host: src}
+		for _, dst := range dsts {
+			cv := cellView{Src: src, Dst: dst, Self: src == dst, History: -1}
+			if id, ok := histIDs[PairKey{src, dst, t.Name}]; ok {
+				cv.History = id
+			}
+			if !cv.Self {
+				for _, d := range t.directions() {
+					c := g.cellAt(cells, src, dst, t.Name, d)
+					verdict := g.judge(c, t)
+					counts[verdict.Colour]++
+					cv.Halves = append(cv.Halves, halfView{Direction: d, Colour: verdict.Colour,
+						Label: shortLabel(c, verdict), Title: tooltip(c, t, verdict)})
+				}
+			}
+			row.Cells = append(row.Cells, cv)
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
 type view struct {
 	Title, Generated string
 	RefreshSeconds   int
 	Hosts            []string
-	Tests            []testView
-	Histories        template.JS
-	UPlotJS          template.JS
-	UPlotCSS         template.CSS
-	License          string
+	// Summarised pages draw group × group summaries; HostGroups is then
+	// each host's group, for the search box.
+	Summarised bool
+	GroupCount int
+	HostGroups []hostGroup
+	Tests      []testView
+	Histories  template.JS
+	UPlotJS    template.JS
+	UPlotCSS   template.CSS
+	License    string
 }
 
 type testView struct {
 	Test
 	Anchor  string
+	Index   int
 	Legend  string
+	Columns []string
 	Rows    []rowView
 	Counts  map[Colour]int
 	Summary []string
+	// Summary2 is the group × group matrix of a summarised page.
+	Summary2 *summaryView
 }
+
+type hostGroup struct{ Host, Group string }
 
 type rowView struct {
 	Host  string
@@ -514,4 +541,7 @@ func dirOr(d Direction) Direction {
 	return d
 }
 
-var page = template.Must(template.New("grid").Parse(pageHTML))
+var (
+	page      = template.Must(template.Must(template.New("grid").Parse(pageHTML)).Parse(matrixHTML))
+	blockPage = template.Must(template.Must(template.New("block").Parse(blockHTML)).Parse(matrixHTML))
+)
