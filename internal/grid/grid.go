@@ -4,7 +4,9 @@
 // the test's thresholds. Hovering a cell shows its last values (a title,
 // so it works without JavaScript); clicking it draws the pair's history
 // with the charts reports use. The page is self-contained: it makes no
-// request of its own.
+// request of its own, but for a large mesh's blocks. Past SummaryHosts
+// hosts each test is a matrix of the mesh's groups, and a block of hosts
+// is fetched when its group cell is clicked (BlockHandler).
 package grid
 
 import (
