@@ -281,6 +281,9 @@ var migrations = [][]string{
 		`{{PG}}INSERT INTO run SELECT * FROM run_unpartitioned`,
 		`{{PG}}DROP TABLE run_unpartitioned`,
 	},
+	{ // 7: the mesh group a task's pair comes from, which the grid groups hosts by
+		`ALTER TABLE sched_task ADD COLUMN mesh_group TEXT NOT NULL DEFAULT ''`,
+	},
 }
 
 // migrateOnlyTo, when not 0, stops the migrations at that version: the

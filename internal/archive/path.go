@@ -116,7 +116,17 @@ type PathPair struct{ Source, Dest, Test string }
 // PathChanges counts each pair's path changes over the whole archive.
 // A pair traced but never changed is counted, with 0.
 func (s *Store) PathChanges(ctx context.Context) (map[PathPair]int64, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT source, dest, test, SUM(changed) FROM run_path GROUP BY source, dest, test`)
+	return s.pathChanges(ctx, `SELECT source, dest, test, SUM(changed) FROM run_path GROUP BY source, dest, test`)
+}
+
+// PathChangesFrom is PathChanges for the pairs whose source is source,
+// read through run_path_pair's leading column.
+func (s *Store) PathChangesFrom(ctx context.Context, source string) (map[PathPair]int64, error) {
+	return s.pathChanges(ctx, s.q(`SELECT source, dest, test, SUM(changed) FROM run_path WHERE source = ? GROUP BY source, dest, test`), source)
+}
+
+func (s *Store) pathChanges(ctx context.Context, query string, args ...any) (map[PathPair]int64, error) {
+	rows, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}

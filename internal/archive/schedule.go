@@ -21,7 +21,7 @@ import (
 // its ID in the run table, where its -J document lands.
 
 const taskColumns = `id, name, source, dest, dest_addr, args, direction, class, duration_ms, start_at, repeat_ms,
-	slip_ms, random_slip_ms, until_at, max_runs, paused, resources, thresholds, origin`
+	slip_ms, random_slip_ms, until_at, max_runs, paused, resources, thresholds, origin, mesh_group`
 
 func ms(d time.Duration) int64  { return d.Milliseconds() }
 func dur(v int64) time.Duration { return time.Duration(v) * time.Millisecond }
@@ -41,7 +41,7 @@ func taskArgs(t *schedule.Task) []any {
 	}
 	return []any{t.ID, t.Name, t.Source, t.Dest, t.DestAddr, jsonText(t.Args), string(t.Direction()), string(t.Class),
 		ms(t.Duration), t.Start.UTC(), ms(t.Repeat), ms(t.Slip), ms(t.RandomSlip), nullTime(t.Until), t.MaxRuns,
-		boolInt(t.Paused), res, jsonText(t.Thresholds), t.Origin}
+		boolInt(t.Paused), res, jsonText(t.Thresholds), t.Origin, t.Group}
 }
 
 func scanTask(sc scanner) (*schedule.Task, error) {
@@ -51,7 +51,7 @@ func scanTask(sc scanner) (*schedule.Task, error) {
 	var until sql.NullTime
 	var paused int
 	if err := sc.Scan(&t.ID, &t.Name, &t.Source, &t.Dest, &t.DestAddr, &args, &direction, &class, &durMS, &t.Start,
-		&repMS, &slipMS, &rslipMS, &until, &t.MaxRuns, &paused, &res, &thr, &t.Origin); err != nil {
+		&repMS, &slipMS, &rslipMS, &until, &t.MaxRuns, &paused, &res, &thr, &t.Origin, &t.Group); err != nil {
 		return nil, err
 	}
 	t.Class = schedule.Class(class)
@@ -119,7 +119,7 @@ func (s *Store) putTask(ctx context.Context, tx *sql.Tx, t *schedule.Task, now t
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		_, err = tx.ExecContext(ctx, s.q(`INSERT INTO sched_task (`+taskColumns+`, created, updated)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`), append(taskArgs(t), now.UTC(), now.UTC())...)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`), append(taskArgs(t), now.UTC(), now.UTC())...)
 		if err != nil {
 			return 0, fmt.Errorf("storing task %s: %w", t.ID, err)
 		}
@@ -132,7 +132,7 @@ func (s *Store) putTask(ctx context.Context, tx *sql.Tx, t *schedule.Task, now t
 	a := taskArgs(t)
 	_, err = tx.ExecContext(ctx, s.q(`UPDATE sched_task SET name = ?, source = ?, dest = ?, dest_addr = ?, args = ?, direction = ?,
 		class = ?, duration_ms = ?, start_at = ?, repeat_ms = ?, slip_ms = ?, random_slip_ms = ?, until_at = ?, max_runs = ?,
-		paused = ?, resources = ?, thresholds = ?, origin = ?, updated = ? WHERE id = ?`), append(a[1:], now.UTC(), t.ID)...)
+		paused = ?, resources = ?, thresholds = ?, origin = ?, mesh_group = ?, updated = ? WHERE id = ?`), append(a[1:], now.UTC(), t.ID)...)
 	if err != nil {
 		return 0, fmt.Errorf("updating task %s: %w", t.ID, err)
 	}

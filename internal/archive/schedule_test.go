@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -16,7 +17,7 @@ var s0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 func schedTask(name, src, dst string) *schedule.Task {
 	return &schedule.Task{ID: schedule.DefineID("m.yaml", name, src, dst), Name: name, Source: src, Dest: dst, DestAddr: dst + ":5201",
 		Args: []string{"client", "-t", "5"}, Class: schedule.Exclusive, Duration: 10 * time.Second,
-		Start: s0, Repeat: 30 * time.Second, Slip: 5 * time.Second, Origin: "m.yaml",
+		Start: s0, Repeat: 30 * time.Second, Slip: 5 * time.Second, Origin: "m.yaml", Group: "all",
 		Thresholds: schedule.Thresholds{GoodputAmberBps: 500e6, GoodputRedBps: 100e6, StaleIntervals: 2}}
 }
 
@@ -384,6 +385,88 @@ func TestScheduleWritesRecordTheCallersClock(t *testing.T) {
 			if u := runUpdated(r0.ID); !u.Equal(at(5)) {
 				t.Fatalf("moved run updated %v, want %v", u, at(5))
 			}
+		})
+	}
+}
+
+// LastResultsFrom is LastResults for one source's pairs, and on SQLite
+// reads sched_run through its pair index only (no scan of the table:
+// the cost of a daemon's /metrics must not grow with the mesh).
+func TestLastResultsFrom(t *testing.T) {
+	for name, dsn := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			s := open(t, dsn)
+			tasks := []*schedule.Task{schedTask("tput", "a", "b"), schedTask("tput", "a", "c"), schedTask("tput", "b", "a")}
+			if _, err := s.ApplyTasks(ctx, "m.yaml", tasks, s0); err != nil {
+				t.Fatal(err)
+			}
+			for ti, tk := range tasks {
+				var runs []*SchedRun
+				for seq := range 3 {
+					r, _ := tk.At(seq)
+					runs = append(runs, NewSchedRun(tk, r))
+				}
+				if _, err := s.PlanRuns(ctx, runs, s0); err != nil {
+					t.Fatal(err)
+				}
+				for seq, r := range runs[:2] {
+					state := StateFinished
+					if ti == 0 && seq == 1 {
+						state = StateFailed // a→b's last run failed: its last success is the one before
+					}
+					begin := r.Planned.Add(time.Second)
+					if _, err := s.Transition(ctx, r.ID, []string{StateScheduled}, state, "", begin, begin.Add(5*time.Second), s0); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			all, err := s.LastResults(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []PairStatus
+			for _, p := range all {
+				if p.Source == "a" {
+					want = append(want, p)
+				}
+			}
+			got, err := s.LastResultsFrom(ctx, "a")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(want) != 2 || fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", want) {
+				t.Fatalf("from a:\n%+v\nwant\n%+v", got, want)
+			}
+			if got[0].State != StateFailed || got[0].LastSuccess.IsZero() || !got[0].LastSuccess.Before(got[0].At) {
+				t.Errorf("a→b: %+v; want its failed run and the success before it", got[0])
+			}
+			if none, err := s.LastResultsFrom(ctx, "c"); err != nil || len(none) != 0 {
+				t.Errorf("from c (no tasks): %v %v", none, err)
+			}
+			if s.dialect == postgresDialect {
+				return
+			}
+			rows, err := s.db.QueryContext(ctx, `EXPLAIN QUERY PLAN `+lastResultsFromQuery, append([]any{StateFinished, "a"}, doneStates...)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rows.Close()
+			var plan []string
+			for rows.Next() {
+				var id, parent, notused int
+				var detail string
+				if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
+					t.Fatal(err)
+				}
+				plan = append(plan, detail)
+			}
+			for _, step := range plan {
+				if strings.HasPrefix(step, "SCAN") && !strings.Contains(step, "USING") && !strings.HasPrefix(step, "SCAN k") {
+					t.Errorf("the query scans a table: %q in\n%s", step, strings.Join(plan, "\n"))
+				}
+			}
+			t.Logf("plan:\n%s", strings.Join(plan, "\n"))
 		})
 	}
 }

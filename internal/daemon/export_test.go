@@ -21,3 +21,6 @@ func (d *Daemon) Execute(ctx context.Context, runID string) error { return d.exe
 
 // NotTakenGrace is how long past its deadline a run may stay scheduled.
 const NotTakenGrace = notTakenGrace
+
+// HostGroups is hostGroups, for the grid's grouping test.
+var HostGroups = hostGroups

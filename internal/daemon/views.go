@@ -30,11 +30,17 @@ type meshView struct {
 	tests []grid.Test
 }
 
-func (d *Daemon) meshView(ctx context.Context) (meshView, error) {
-	tasks, err := d.store.Tasks(ctx, "")
+// meshView is the view of the tasks whose source is source; "" for
+// every task.
+func (d *Daemon) meshView(ctx context.Context, source string) (meshView, []*schedule.Task, error) {
+	tasks, err := d.store.Tasks(ctx, source)
 	if err != nil {
-		return meshView{}, err
+		return meshView{}, nil, err
 	}
+	return viewOf(tasks), tasks, nil
+}
+
+func viewOf(tasks []*schedule.Task) meshView {
 	var v meshView
 	byName := map[string]int{}
 	for _, t := range tasks {
@@ -55,7 +61,7 @@ func (d *Daemon) meshView(ctx context.Context) (meshView, error) {
 		}
 	}
 	slices.Sort(v.hosts)
-	return v, nil
+	return v
 }
 
 func gridThresholds(t schedule.Thresholds) grid.Thresholds {
@@ -69,15 +75,15 @@ func gridThresholds(t schedule.Thresholds) grid.Thresholds {
 }
 
 // pairFigures are a PairStatus's values as the views take them: NaN and 0
-// for what was not measured. A request-response test's RTT is its p50
-// and p99; a TCP test's is its mean, shown as both.
-func pairFigures(p archive.PairStatus) (goodput, loss float64, p50, p99 time.Duration) {
-	goodput, loss = math.NaN(), math.NaN()
+// for what was not measured. A request-response test's RTT is its p50 and
+// p99; a TCP test's is its mean, which is no percentile.
+func pairFigures(p archive.PairStatus) schedule.PairFigures {
+	f := schedule.PairFigures{GoodputBps: math.NaN(), LostPercent: math.NaN()}
 	if p.GoodputBps != nil {
-		goodput = *p.GoodputBps
+		f.GoodputBps = *p.GoodputBps
 	}
 	if p.LostPercent != nil {
-		loss = *p.LostPercent
+		f.LostPercent = *p.LostPercent
 	}
 	ms := func(v *float64) time.Duration {
 		if v == nil {
@@ -85,20 +91,16 @@ func pairFigures(p archive.PairStatus) (goodput, loss float64, p50, p99 time.Dur
 		}
 		return time.Duration(*v * float64(time.Millisecond))
 	}
-	p50, p99 = ms(p.RTTp50ms), ms(p.RTTp99ms)
-	if p50 == 0 && p99 == 0 {
-		p50 = ms(p.MeanRTTms)
-		p99 = p50
-	}
-	return goodput, loss, p50, p99
+	f.RTTp50, f.RTTp99, f.RTTMean = ms(p.RTTp50ms), ms(p.RTTp99ms), ms(p.MeanRTTms)
+	return f
 }
 
 // lastFigures are a pair's last figures, for the grid's cell and for
 // /metrics alike.
 func lastFigures(p archive.PairStatus) schedule.PairFigures {
-	goodput, loss, p50, p99 := pairFigures(p)
-	return schedule.PairFigures{Src: p.Source, Dst: p.Dest, Test: p.Test, Direction: direction(p.Direction), At: p.At,
-		GoodputBps: goodput, LostPercent: loss, RTTp50: p50, RTTp99: p99, LastSuccess: p.LastSuccess}
+	f := pairFigures(p)
+	f.Src, f.Dst, f.Test, f.Direction, f.At, f.LastSuccess = p.Source, p.Dest, p.Test, direction(p.Direction), p.At, p.LastSuccess
+	return f
 }
 
 // direction is the grid's half of a cell: a bidirectional test is shown
@@ -112,7 +114,7 @@ func direction(dir string) schedule.Direction {
 
 // gridView is the /grid page's data.
 func (d *Daemon) gridView(ctx context.Context) (grid.Grid, error) {
-	v, err := d.meshView(ctx)
+	v, tasks, err := d.meshView(ctx, "")
 	if err != nil {
 		return grid.Grid{}, err
 	}
@@ -136,7 +138,11 @@ func (d *Daemon) gridView(ctx context.Context) (grid.Grid, error) {
 		}
 		tests = append(tests, t)
 	}
-	g := grid.Grid{Title: "wireperf mesh", Generated: now, Refresh: time.Minute, Hosts: v.hosts, Tests: tests}
+	g := grid.Grid{Title: "wireperf mesh", Generated: now, Refresh: time.Minute, Hosts: v.hosts, Tests: tests, Scheduled: map[grid.PairKey]bool{}}
+	for _, t := range tasks {
+		g.Scheduled[grid.PairKey{Src: t.Source, Dst: t.Dest, Test: t.Name}] = true
+	}
+	g.Groups = hostGroups(v.hosts, tasks)
 	for _, p := range last {
 		if !traces[p.Test] {
 			g.Cells = append(g.Cells, grid.Cell{Figures: lastFigures(p), State: p.State, Reason: p.Reason})
@@ -166,9 +172,9 @@ func (d *Daemon) gridView(ctx context.Context) (grid.Grid, error) {
 				dir = schedule.Forward
 			}
 		}
-		goodput, loss, p50, p99 := pairFigures(p)
-		g.Histories[i].Points = append(g.Histories[i].Points, grid.Point{At: p.At, Direction: dir,
-			State: p.State, Reason: p.Reason, GoodputBps: goodput, LostPercent: loss, RTTp50: p50, RTTp99: p99})
+		f := pairFigures(p)
+		g.Histories[i].Points = append(g.Histories[i].Points, grid.Point{At: p.At, Direction: dir, State: p.State, Reason: p.Reason,
+			GoodputBps: f.GoodputBps, LostPercent: f.LostPercent, RTTp50: f.RTTp50, RTTp99: f.RTTp99, RTTMean: f.RTTMean})
 	}
 	changes, err := d.store.Paths(ctx, archive.PathFilter{ChangedOnly: true, Since: now.Add(-HistoryWindow)})
 	if err != nil {
@@ -191,23 +197,75 @@ func (d *Daemon) gridView(ctx context.Context) (grid.Grid, error) {
 	return g, nil
 }
 
-// metricsSnapshot is what one /metrics scrape exports.
+// hostGroups partitions the hosts by the mesh groups their tasks come
+// from: groups overlap (a full mesh "all" and a region within it), so
+// each host goes to the smallest group it is in, the first by name among
+// equals; a host in no group (tasks added by hand) to "(no group)".
+func hostGroups(hosts []string, tasks []*schedule.Task) []grid.Group {
+	members := map[string]map[string]bool{}
+	for _, t := range tasks {
+		if t.Group == "" {
+			continue
+		}
+		if members[t.Group] == nil {
+			members[t.Group] = map[string]bool{}
+		}
+		members[t.Group][t.Source], members[t.Group][t.Dest] = true, true
+	}
+	names := make([]string, 0, len(members))
+	for n := range members {
+		names = append(names, n)
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		if d := len(members[a]) - len(members[b]); d != 0 {
+			return d
+		}
+		return strings.Compare(a, b)
+	})
+	byGroup := map[string][]string{}
+	for _, h := range hosts {
+		group := "(no group)"
+		for _, n := range names {
+			if members[n][h] {
+				group = n
+				break
+			}
+		}
+		byGroup[group] = append(byGroup[group], h)
+	}
+	var out []grid.Group
+	for n, hs := range byGroup {
+		out = append(out, grid.Group{Name: n, Hosts: hs})
+	}
+	slices.SortFunc(out, func(a, b grid.Group) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// metricsSnapshot is what one /metrics scrape exports: the pairs whose
+// source is this host, so that a scrape's size and the queries behind it
+// grow with this host's tasks and not with the mesh.
 func (d *Daemon) metricsSnapshot(ctx context.Context) (meshmetrics.Snapshot, error) {
-	v, err := d.meshView(ctx)
+	host := d.cfg.Host
+	v, tasks, err := d.meshView(ctx, host)
 	if err != nil {
 		return meshmetrics.Snapshot{}, err
 	}
-	snap := meshmetrics.Snapshot{Hosts: v.hosts, Runs: map[string]int64{}, QueueDepth: map[string]int64{}}
+	if !slices.Contains(v.hosts, host) {
+		v.hosts = append(v.hosts, host) // its queue is shown before it has a task
+	}
+	snap := meshmetrics.Snapshot{Host: host, Hosts: v.hosts, Runs: map[string]int64{}, QueueDepth: map[string]int64{host: 0},
+		Colours: map[string]int64{}}
 	for _, t := range v.tests {
 		snap.Tests = append(snap.Tests, t.Name)
 	}
-	last, err := d.store.LastResults(ctx)
+	last, err := d.store.LastResultsFrom(ctx, host)
 	if err != nil {
 		return snap, err
 	}
 	for _, p := range last {
 		snap.Pairs = append(snap.Pairs, lastFigures(p))
 	}
+	snap.Colours, snap.Worst = judgePairs(tasks, v.tests, last, d.cfg.Clock.Now())
 	counts, err := d.store.StateCounts(ctx)
 	if err != nil {
 		return snap, err
@@ -215,17 +273,12 @@ func (d *Daemon) metricsSnapshot(ctx context.Context) (meshmetrics.Snapshot, err
 	for state, n := range counts {
 		snap.Runs[state] = int64(n)
 	}
-	waiting, err := d.store.SchedRuns(ctx, archive.RunQuery{States: []string{archive.StateScheduled}})
+	waiting, err := d.store.SchedRuns(ctx, archive.RunQuery{Source: host, States: []string{archive.StateScheduled}})
 	if err != nil {
 		return snap, err
 	}
-	for _, h := range v.hosts {
-		snap.QueueDepth[h] = 0
-	}
-	for _, r := range waiting {
-		snap.QueueDepth[r.Source]++
-	}
-	changes, err := d.store.PathChanges(ctx)
+	snap.QueueDepth[host] = int64(len(waiting))
+	changes, err := d.store.PathChangesFrom(ctx, host)
 	if err != nil {
 		return snap, err
 	}
@@ -233,6 +286,58 @@ func (d *Daemon) metricsSnapshot(ctx context.Context) (meshmetrics.Snapshot, err
 		snap.PathChanges = append(snap.PathChanges, meshmetrics.PathChanges{Src: p.Source, Dst: p.Dest, Test: p.Test, Count: n})
 	}
 	return snap, nil
+}
+
+// judgePairs colours each half-cell the tasks schedule (trace tests,
+// which have no figures, aside) as the grid does, and finds the worst:
+// the most severe colour, the first pair in (destination, test,
+// direction) order among equals.
+func judgePairs(tasks []*schedule.Task, tests []grid.Test, last []archive.PairStatus, now time.Time) (map[string]int64, *meshmetrics.WorstPair) {
+	byName := map[string]grid.Test{}
+	for _, t := range tests {
+		byName[t.Name] = t
+	}
+	type half struct {
+		src, dst, test string
+		dir            schedule.Direction
+	}
+	lastOf := make(map[half]grid.Cell, len(last))
+	for _, p := range last {
+		f := lastFigures(p)
+		lastOf[half{f.Src, f.Dst, f.Test, f.Direction}] = grid.Cell{Figures: f, State: p.State, Reason: p.Reason}
+	}
+	var halves []half
+	seen := map[half]bool{}
+	for _, t := range tasks {
+		if len(t.Args) > 0 && t.Args[0] == string(testdef.KindTrace) {
+			continue
+		}
+		h := half{t.Source, t.Dest, t.Name, direction(string(t.Direction()))}
+		if !seen[h] {
+			seen[h] = true
+			halves = append(halves, h)
+		}
+	}
+	slices.SortFunc(halves, func(a, b half) int {
+		return strings.Compare(a.dst+"\x00"+a.test+"\x00"+string(a.dir), b.dst+"\x00"+b.test+"\x00"+string(b.dir))
+	})
+	colours := map[string]int64{}
+	var worst *meshmetrics.WorstPair
+	worstRank := -1
+	for _, h := range halves {
+		c, ok := lastOf[h]
+		if !ok {
+			c = grid.Cell{Figures: schedule.PairFigures{Src: h.src, Dst: h.dst, Test: h.test, Direction: h.dir,
+				GoodputBps: math.NaN(), LostPercent: math.NaN()}}
+		}
+		v := grid.Judge(c, byName[h.test], now)
+		colours[string(v.Colour)]++
+		if r := grid.Severity(v.Colour); r > worstRank {
+			worstRank = r
+			worst = &meshmetrics.WorstPair{Src: h.src, Dst: h.dst, Test: h.test, Direction: h.dir, Colour: string(v.Colour)}
+		}
+	}
+	return colours, worst
 }
 
 // readable applies the API's rule for reads to a view: open, or the

@@ -2,6 +2,7 @@ package daemon_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"net/http/httptest"
 	"strings"
@@ -11,7 +12,9 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/wireperf/wireperf/internal/archive"
+	"github.com/wireperf/wireperf/internal/archive/archivetest"
 	"github.com/wireperf/wireperf/internal/daemon"
+	"github.com/wireperf/wireperf/internal/schedule"
 	"github.com/wireperf/wireperf/internal/testutil/chromium"
 	"github.com/wireperf/wireperf/internal/testutil/promtest"
 )
@@ -137,4 +140,89 @@ func checkGridInChromium(t *testing.T, d *daemon.Daemon, last []archive.PairStat
 		}
 	}
 	b.Check(t)
+}
+
+// A daemon's /metrics has the pairs whose source it is, and none of the
+// rest of the mesh; beside them its pairs by colour and its worst pair.
+func TestMetricsAreThisHostsPairs(t *testing.T) {
+	dsn := archivetest.Backends(t)["sqlite"]
+	d := newDaemon(t, "a", dsn, false, nil)
+	t.Cleanup(func() { d.CloseQueue(); d.Store().Close() }) // it never runs
+	ctx := context.Background()
+	st := d.Store()
+	now := time.Now()
+	tasks := []*schedule.Task{
+		loopTask("tput", "a", "b", 5201, 1, 0, time.Minute, 1),
+		loopTask("tput", "a", "c", 5201, 1, 0, time.Minute, 1), // never runs: unmeasured
+		loopTask("tput", "b", "a", 5201, 1, 0, time.Minute, 1), // another host's
+	}
+	for _, tk := range tasks {
+		if _, err := st.PutTask(ctx, tk, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tk := range []*schedule.Task{tasks[0], tasks[2]} {
+		r, _ := tk.At(0)
+		sr := archive.NewSchedRun(tk, r)
+		if _, err := st.PlanRuns(ctx, []*archive.SchedRun{sr}, now); err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := st.Transition(ctx, sr.ID, []string{archive.StateScheduled}, archive.StateFinished, "", now, now.Add(time.Second), now); !ok || err != nil {
+			t.Fatalf("transition: %v %v", ok, err)
+		}
+		bps, rtt := 9.4e8, 0.25
+		if err := st.PutRun(ctx, &archive.Run{ID: sr.ID, Source: "daemon", State: archive.StateFinished, Started: now, Ended: now.Add(time.Second),
+			Recorded: now, Axes: map[string]archive.Axis{}, Summary: archive.Summary{ReceivedBps: &bps, MeanRTTms: &rtt}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fams := promtest.Scrape(t, d.Mux())
+	for name, f := range fams {
+		for _, m := range f.GetMetric() {
+			if src := promtest.Label(m, "src"); src != "" && src != "a" {
+				t.Errorf("%s has another source's pair: %v", name, m)
+			}
+			if h := promtest.Label(m, "host"); h != "" && h != "a" {
+				t.Errorf("%s has another host: %v", name, m)
+			}
+		}
+	}
+	if n := len(fams["wireperf_mesh_goodput_bits_per_second"].GetMetric()); n != 1 {
+		t.Errorf("%d goodput series, want a→b's only", n)
+	}
+	// A TCP test's RTT is its mean, not a p50 equal to a p99.
+	if n := len(fams["wireperf_mesh_rtt_mean_seconds"].GetMetric()); n != 1 || fams["wireperf_mesh_rtt_mean_seconds"].GetMetric()[0].GetGauge().GetValue() != 0.00025 {
+		t.Errorf("mean RTT %v, want a→b's 0.25 ms", fams["wireperf_mesh_rtt_mean_seconds"])
+	}
+	if fams["wireperf_mesh_rtt_p50_seconds"] != nil || fams["wireperf_mesh_rtt_p99_seconds"] != nil {
+		t.Error("a TCP test exports RTT percentiles")
+	}
+	colours := map[string]float64{}
+	for _, m := range fams["wireperf_mesh_pairs"].GetMetric() {
+		colours[promtest.Label(m, "colour")] = m.GetGauge().GetValue()
+	}
+	if colours["green"] != 1 || colours["unmeasured"] != 1 || colours["grey"] != 0 || len(colours) != 5 {
+		t.Errorf("pairs by colour %v, want a→b green and a→c unmeasured", colours)
+	}
+	worst := fams["wireperf_mesh_worst_pair_info"].GetMetric()
+	if len(worst) != 1 || promtest.Label(worst[0], "dst") != "c" || promtest.Label(worst[0], "colour") != "unmeasured" {
+		t.Errorf("worst pair %v, want a→c unmeasured", worst)
+	}
+}
+
+// Hosts go to the smallest mesh group their tasks come from, so that a
+// region is not swallowed by a full mesh over every host.
+func TestHostGroups(t *testing.T) {
+	task := func(group, src, dst string) *schedule.Task {
+		return &schedule.Task{Name: "t", Source: src, Dest: dst, Group: group}
+	}
+	got := daemon.HostGroups([]string{"ams", "fra", "lon", "nyc", "solo"}, []*schedule.Task{
+		task("all", "ams", "nyc"), task("all", "fra", "lon"), task("all", "lon", "nyc"),
+		task("europe", "ams", "fra"), task("europe", "fra", "lon"),
+		task("", "solo", "ams"), // added by hand
+	})
+	want := "[{(no group) [solo]} {all [nyc]} {europe [ams fra lon]}]"
+	if fmt.Sprint(got) != want {
+		t.Errorf("groups %v, want %s", got, want)
+	}
 }

@@ -21,6 +21,8 @@ var computed = map[Colour]string{
 	Amber: "rgb(242, 169, 0)",
 	Red:   "rgb(208, 49, 45)",
 	Grey:  "rgb(184, 184, 184)",
+	// Drawn empty (white, hatched), not grey.
+	Unmeasured: "rgb(255, 255, 255)",
 }
 
 // The grid in a real browser, served as the daemon serves it: every

@@ -22,12 +22,14 @@ type halfKey struct {
 }
 
 // meshGrid is four hosts, every ordered pair measured by a TCP test both
-// ways and a one-way latency test. Each half-cell is built to land on a
-// colour its test's thresholds give, returned beside the grid: most are
-// green, and every other colour comes from each of its causes.
+// ways and a one-way latency test but for one pair's latency test, which
+// nothing schedules (its old result stays in the archive). Each half-cell
+// is built to land on a colour its test's thresholds give, returned
+// beside the grid: most are green, and every other colour comes from each
+// of its causes.
 func meshGrid() (Grid, map[halfKey]Colour) {
 	g := Grid{Title: "Mesh of four hosts", Generated: now, Hosts: []string{"ams-1", "fra-1", "lon-1", "par-1"},
-		Tests: []Test{tcpTest, udpTest}}
+		Tests: []Test{tcpTest, udpTest}, Scheduled: map[PairKey]bool{}}
 	want := map[halfKey]Colour{}
 	tcpCases := []struct {
 		colour Colour
@@ -50,7 +52,7 @@ func meshGrid() (Grid, map[halfKey]Colour) {
 			return c, true
 		}},
 		{Green, func(c Cell) (Cell, bool) { c.GoodputBps = 880e6; return c, true }},
-		{Grey, func(c Cell) (Cell, bool) { return c, false }}, // never ran
+		{Unmeasured, func(c Cell) (Cell, bool) { return c, false }}, // never ran
 	}
 	udpCases := []struct {
 		colour Colour
@@ -91,6 +93,12 @@ func meshGrid() (Grid, map[halfKey]Colour) {
 			c.LastSuccess = c.At
 			g.Cells = append(g.Cells, c)
 			want[halfKey{src, dst, "latency", Forward}] = uc.colour
+			g.Scheduled[PairKey{src, dst, "tcp"}] = true
+			if src == unscheduled.Src && dst == unscheduled.Dst {
+				want[halfKey{src, dst, "latency", Forward}] = Unmeasured
+			} else {
+				g.Scheduled[PairKey{src, dst, "latency"}] = true
+			}
 
 			g.Histories = append(g.Histories, history(src, dst, "tcp", i), history(src, dst, "latency", i))
 		}
@@ -99,6 +107,9 @@ func meshGrid() (Grid, map[halfKey]Colour) {
 	g.Cells = append(g.Cells, Cell{Figures: Figures{Src: "gone-1", Dst: "ams-1", Test: "tcp", At: now}, State: "failed"})
 	return g, want
 }
+
+// unscheduled is the fixture's pair that no task measures.
+var unscheduled = PairKey{"par-1", "lon-1", "latency"}
 
 // routeChangeAt is when the fixture's TCP histories' path changed: 10
 // minutes after their 13th run.

@@ -4,7 +4,9 @@
 // the test's thresholds. Hovering a cell shows its last values (a title,
 // so it works without JavaScript); clicking it draws the pair's history
 // with the charts reports use. The page is self-contained: it makes no
-// request of its own.
+// request of its own, but for a large mesh's blocks. Past SummaryHosts
+// hosts each test is a matrix of the mesh's groups, and a block of hosts
+// is fetched when its group cell is clicked (BlockHandler).
 package grid
 
 import (
@@ -15,6 +17,7 @@ import (
 	"html/template"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"slices"
 	"sort"
@@ -52,7 +55,16 @@ type Grid struct {
 	Cells []Cell
 	// Histories are the pairs' past runs, drawn when a cell is clicked.
 	Histories []History
+	// Groups, when set, partition Hosts: a grid of more than
+	// SummaryHosts hosts is then drawn as group × group summaries.
+	Groups []Group
+	// Scheduled are the pairs some task measures. A pair not in it is
+	// drawn as not measured rather than judged; nil: every pair is.
+	Scheduled map[PairKey]bool
 }
+
+// PairKey names a test from Src to Dst.
+type PairKey struct{ Src, Dst, Test string }
 
 // Test is one test of the mesh and how its cells are judged.
 type Test struct {
@@ -113,6 +125,7 @@ type Point struct {
 	LostPercent   float64
 	RTTp50        time.Duration
 	RTTp99        time.Duration
+	RTTMean       time.Duration
 }
 
 // Handler serves the page, built by load on every request (GET or HEAD).
@@ -141,7 +154,8 @@ func Handler(load func(ctx context.Context) (Grid, error)) http.Handler {
 		h.Set("Content-Type", "text/html; charset=utf-8")
 		h.Set("Cache-Control", "no-store")
 		// The page needs nothing but itself; the browser is told so.
-		h.Set("Content-Security-Policy", "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'")
+		// A summarised page fetches its blocks from the same origin.
+		h.Set("Content-Security-Policy", "default-src 'none'; connect-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'")
 		h.Set("X-Content-Type-Options", "nosniff")
 		w.Write(b.Bytes())
 	})
@@ -160,63 +174,25 @@ func Render(w io.Writer, g Grid) error {
 	if g.Refresh > 0 {
 		v.RefreshSeconds = int(max(g.Refresh, time.Second) / time.Second)
 	}
-	type cellKey struct {
-		src, dst, test string
-		dir            Direction
-	}
-	cells := make(map[cellKey]Cell, len(g.Cells))
-	for _, c := range g.Cells {
-		if c.Direction == "" {
-			c.Direction = Forward
+	cells := g.lastCells()
+	hists, histIDs := g.histories(func(h History) bool { return !g.summarised() })
+	v.Summarised, v.GroupCount = g.summarised(), len(g.Groups)
+	for _, gr := range g.Groups {
+		for _, h := range gr.Hosts {
+			v.HostGroups = append(v.HostGroups, hostGroup{h, gr.Name})
 		}
-		k := cellKey{c.Src, c.Dst, c.Test, c.Direction}
-		if old, ok := cells[k]; !ok || c.At.After(old.At) {
-			cells[k] = c
-		}
-	}
-	type pairKey struct{ src, dst, test string }
-	histIDs := map[pairKey]int{}
-	var hists []historyJSON
-	for _, h := range g.Histories {
-		k := pairKey{h.Src, h.Dst, h.Test}
-		if _, dup := histIDs[k]; dup || !slices.Contains(g.Hosts, h.Src) || !slices.Contains(g.Hosts, h.Dst) || len(h.Points) == 0 {
-			continue
-		}
-		histIDs[k] = len(hists)
-		hists = append(hists, h.json())
 	}
 	for ti, t := range g.Tests {
-		tv := testView{Test: t, Anchor: fmt.Sprintf("test-%d", ti), Legend: legend(t), Counts: map[Colour]int{}}
-		for _, src := range g.Hosts {
-			row := rowView{Host: src}
-			for _, dst := range g.Hosts {
-				cv := cellView{Src: src, Dst: dst, Self: src == dst, History: -1}
-				if id, ok := histIDs[pairKey{src, dst, t.Name}]; ok {
-					cv.History = id
-				}
-				if !cv.Self {
-					dirs := []Direction{Forward, Reverse}
-					if t.OneWay {
-						dirs = dirs[:1]
-					}
-					for _, d := range dirs {
-						c, ok := cells[cellKey{src, dst, t.Name, d}]
-						if !ok {
-							c = Cell{Figures: Figures{Src: src, Dst: dst, Test: t.Name, Direction: d}}
-						}
-						verdict := Judge(c, t, g.Generated)
-						tv.Counts[verdict.Colour]++
-						cv.Halves = append(cv.Halves, halfView{Direction: d, Colour: verdict.Colour,
-							Label: shortLabel(c, verdict), Title: tooltip(c, t, verdict)})
-					}
-				}
-				row.Cells = append(row.Cells, cv)
-			}
-			tv.Rows = append(tv.Rows, row)
+		tv := testView{Test: t, Anchor: fmt.Sprintf("test-%d", ti), Index: ti, Legend: legend(t), Counts: map[Colour]int{}, Columns: g.Hosts}
+		if v.Summarised {
+			sv := g.summary(t, cells, tv.Counts)
+			tv.Summary2 = &sv
+		} else {
+			tv.Rows = g.rows(t, g.Hosts, g.Hosts, cells, histIDs, tv.Counts)
 		}
-		for _, col := range []Colour{Green, Amber, Red, Grey} {
+		for _, col := range Colours {
 			if n := tv.Counts[col]; n > 0 {
-				tv.Summary = append(tv.Summary, fmt.Sprintf("%d %s", n, col))
+				tv.Summary = append(tv.Summary, fmt.Sprintf("%d %s", n, colourWords(col)))
 			}
 		}
 		v.Tests = append(v.Tests, tv)
@@ -233,25 +209,86 @@ func Render(w io.Writer, g Grid) error {
 	return page.Execute(w, v)
 }
 
+// nanValue is a figure not measured.
+var nanValue = math.NaN()
+
+// histories are the grid's histories that keep says to send, as the
+// page's script draws them, and each one's index by pair.
+func (g Grid) histories(keep func(History) bool) ([]historyJSON, map[PairKey]int) {
+	ids := map[PairKey]int{}
+	hists := []historyJSON{}
+	hosts := make(map[string]bool, len(g.Hosts))
+	for _, h := range g.Hosts {
+		hosts[h] = true
+	}
+	for _, h := range g.Histories {
+		k := PairKey{h.Src, h.Dst, h.Test}
+		if _, dup := ids[k]; dup || !hosts[h.Src] || !hosts[h.Dst] || len(h.Points) == 0 || !keep(h) {
+			continue
+		}
+		ids[k] = len(hists)
+		hists = append(hists, h.json())
+	}
+	return hists, ids
+}
+
+// rows are test t's matrix of srcs × dsts, every half-cell judged and
+// counted.
+func (g Grid) rows(t Test, srcs, dsts []string, cells map[cellKey]Cell, histIDs map[PairKey]int, counts map[Colour]int) []rowView {
+	var out []rowView
+	for _, src := range srcs {
+		row := rowView{Host: src}
+		for _, dst := range dsts {
+			cv := cellView{Src: src, Dst: dst, Self: src == dst, History: -1}
+			if id, ok := histIDs[PairKey{src, dst, t.Name}]; ok {
+				cv.History = id
+			}
+			if !cv.Self {
+				for _, d := range t.directions() {
+					c := g.cellAt(cells, src, dst, t.Name, d)
+					verdict := g.judge(c, t)
+					counts[verdict.Colour]++
+					cv.Halves = append(cv.Halves, halfView{Direction: d, Colour: verdict.Colour,
+						Label: shortLabel(c, verdict), Title: tooltip(c, t, verdict)})
+				}
+			}
+			row.Cells = append(row.Cells, cv)
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
 type view struct {
 	Title, Generated string
 	RefreshSeconds   int
 	Hosts            []string
-	Tests            []testView
-	Histories        template.JS
-	UPlotJS          template.JS
-	UPlotCSS         template.CSS
-	License          string
+	// Summarised pages draw group × group summaries; HostGroups is then
+	// each host's group, for the search box.
+	Summarised bool
+	GroupCount int
+	HostGroups []hostGroup
+	Tests      []testView
+	Histories  template.JS
+	UPlotJS    template.JS
+	UPlotCSS   template.CSS
+	License    string
 }
 
 type testView struct {
 	Test
 	Anchor  string
+	Index   int
 	Legend  string
+	Columns []string
 	Rows    []rowView
 	Counts  map[Colour]int
 	Summary []string
+	// Summary2 is the group × group matrix of a summarised page.
+	Summary2 *summaryView
 }
+
+type hostGroup struct{ Host, Group string }
 
 type rowView struct {
 	Host  string
@@ -270,6 +307,23 @@ type halfView struct {
 	Colour    Colour
 	Label     string
 	Title     string
+}
+
+// judge is Judge, but for a pair nothing schedules: not measured,
+// whatever an old task left in the archive.
+func (g Grid) judge(c Cell, t Test) Verdict {
+	if g.Scheduled != nil && !g.Scheduled[PairKey{c.Src, c.Dst, t.Name}] {
+		return notScheduled
+	}
+	return Judge(c, t, g.Generated)
+}
+
+// colourWords is a colour as the page's counts say it.
+func colourWords(c Colour) string {
+	if c == Unmeasured {
+		return "not measured"
+	}
+	return string(c)
 }
 
 // legend says the test's thresholds in words.
@@ -294,7 +348,7 @@ func legend(t Test) string {
 	}
 	pair("goodput", "below", str(th.GoodputAmberBps > 0, rate(th.GoodputAmberBps)), str(th.GoodputRedBps > 0, rate(th.GoodputRedBps)))
 	pair("loss", "above", str(th.LossAmberPercent > 0, percent(th.LossAmberPercent)), str(th.LossRedPercent > 0, percent(th.LossRedPercent)))
-	pair("RTT p99", "above", str(th.RTTp99Amber > 0, ms(th.RTTp99Amber)), str(th.RTTp99Red > 0, ms(th.RTTp99Red)))
+	pair("RTT p99 (a TCP test's mean RTT)", "above", str(th.RTTp99Amber > 0, ms(th.RTTp99Amber)), str(th.RTTp99Red > 0, ms(th.RTTp99Red)))
 	parts = append(parts, "a failed run red, a missed or aborted one amber")
 	if t.Interval > 0 {
 		stale := th.StaleIntervals
@@ -310,6 +364,8 @@ func legend(t Test) string {
 // RTT p99 and loss, or the state of a run that did not finish.
 func shortLabel(c Cell, v Verdict) string {
 	switch {
+	case v.Colour == Unmeasured && len(v.Reasons) > 0 && v.Reasons[0] == notScheduled.Reasons[0]:
+		return "not scheduled"
 	case c.At.IsZero():
 		return "–"
 	case c.State != "finished":
@@ -319,8 +375,8 @@ func shortLabel(c Cell, v Verdict) string {
 	}
 	// A latency test: its RTT, and its loss when there was any.
 	var parts []string
-	if c.RTTp99 > 0 {
-		parts = append(parts, ms(c.RTTp99))
+	if rtt, _ := judgedRTT(c.Figures); rtt > 0 {
+		parts = append(parts, ms(rtt))
 	}
 	if measured(c.LostPercent) && (c.LostPercent > 0 || len(parts) == 0) {
 		parts = append(parts, percent(c.LostPercent)+" loss")
@@ -364,6 +420,13 @@ func tooltip(c Cell, t Test, v Verdict) string {
 	}
 	if c.RTTp50 > 0 || c.RTTp99 > 0 {
 		lines = append(lines, fmt.Sprintf("RTT p50 %s, p99 %s", ms(c.RTTp50), ms(c.RTTp99)))
+	}
+	if c.RTTMean > 0 {
+		l := "RTT mean " + ms(c.RTTMean) + " (TCP's smoothed RTT, no percentiles"
+		if t.Thresholds.RTTp99Amber > 0 || t.Thresholds.RTTp99Red > 0 {
+			l += "; the RTT thresholds judge it"
+		}
+		lines = append(lines, l+")")
 	}
 	if !c.LastSuccess.IsZero() {
 		lines = append(lines, "last success "+fmtTime(c.LastSuccess))
@@ -441,7 +504,8 @@ func (h History) json() historyJSON {
 		{"Goodput", "Mbit/s", []metric{{"goodput", func(p Point) (float64, bool) { return p.GoodputBps / 1e6, measured(p.GoodputBps) }}}},
 		{"Round-trip time", "ms", []metric{
 			{"p50", func(p Point) (float64, bool) { return float64(p.RTTp50) / 1e6, p.RTTp50 > 0 }},
-			{"p99", func(p Point) (float64, bool) { return float64(p.RTTp99) / 1e6, p.RTTp99 > 0 }}}},
+			{"p99", func(p Point) (float64, bool) { return float64(p.RTTp99) / 1e6, p.RTTp99 > 0 }},
+			{"mean", func(p Point) (float64, bool) { return float64(p.RTTMean) / 1e6, p.RTTMean > 0 }}}},
 		{"Loss", "%", []metric{{"loss", func(p Point) (float64, bool) { return p.LostPercent, measured(p.LostPercent) }}}},
 	}
 	for _, c := range charts {
@@ -479,4 +543,7 @@ func dirOr(d Direction) Direction {
 	return d
 }
 
-var page = template.Must(template.New("grid").Parse(pageHTML))
+var (
+	page      = template.Must(template.Must(template.New("grid").Parse(pageHTML)).Parse(matrixHTML))
+	blockPage = template.Must(template.Must(template.New("block").Parse(blockHTML)).Parse(matrixHTML))
+)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"html"
 	"math"
 	"net/http"
@@ -33,7 +34,7 @@ func TestJudge(t *testing.T) {
 		reason string
 	}{
 		{"within thresholds", ok, tcp, Green, "within every threshold"},
-		{"no run", Cell{}, tcp, Grey, "no result yet"},
+		{"no run", Cell{}, tcp, Unmeasured, "no result yet"},
 		{"two intervals old", with(func(c *Cell) { c.At = now.Add(-60 * time.Minute) }), tcp, Grey, "no result for 2 intervals of 30m (last 1h ago)"},
 		{"just under two intervals", with(func(c *Cell) { c.At = now.Add(-60*time.Minute + time.Second) }), tcp, Green, ""},
 		{"a failed run is stale too", Cell{Figures: Figures{At: now.Add(-2 * time.Hour)}, State: "failed"}, tcp, Grey, "no result for 2"},
@@ -52,6 +53,8 @@ func TestJudge(t *testing.T) {
 		{"loss above red", with(func(c *Cell) { c.LostPercent = 3 }), tcp, Red, "loss 3% above 1%"},
 		{"RTT above amber", with(func(c *Cell) { c.RTTp99 = 21 * time.Millisecond }), tcp, Amber, "RTT p99 21 ms above 20 ms"},
 		{"RTT above red", with(func(c *Cell) { c.RTTp99 = 60 * time.Millisecond }), tcp, Red, "RTT p99 60 ms above 50 ms"},
+		{"a TCP mean RTT is judged without a p99", with(func(c *Cell) { c.RTTMean = 25 * time.Millisecond }), tcp, Amber, "RTT mean 25 ms above 20 ms"},
+		{"the p99 is judged before the mean", with(func(c *Cell) { c.RTTMean = 60 * time.Millisecond; c.RTTp99 = 10 * time.Millisecond }), tcp, Green, ""},
 		{"the worst wins", with(func(c *Cell) { c.GoodputBps = 400e6; c.LostPercent = 2 }), tcp, Red, "loss 2% above 1%"},
 		{"goodput not measured is not judged", with(func(c *Cell) { c.GoodputBps = math.NaN() }), tcp, Green, ""},
 		{"no thresholds", with(func(c *Cell) { c.GoodputBps = 1 }), Test{Interval: time.Hour}, Green, ""},
@@ -267,5 +270,62 @@ func TestHandler(t *testing.T) {
 	resp, body = get("GET")
 	if resp.StatusCode != 500 || strings.TrimSpace(body) != "grid: archive unreachable" {
 		t.Errorf("failed load: %d %q", resp.StatusCode, body)
+	}
+}
+
+// A pair nothing schedules is drawn as not measured, whatever result an
+// old task left, and counted apart from grey.
+func TestUnscheduledPair(t *testing.T) {
+	g, want := meshGrid()
+	page := render(t, g)
+	sec := strings.Split(page, `<section class="test"`)[2] // latency
+	var found bool
+	for _, c := range halfRE.FindAllStringSubmatch(sec, -1) {
+		if c[1] != unscheduled.Src || c[2] != unscheduled.Dst {
+			continue
+		}
+		found = true
+		h := buttonRE.FindStringSubmatch(c[3])
+		if h == nil || h[1] != string(Unmeasured) || !strings.Contains(c[3], "→ not scheduled</button>") ||
+			!strings.Contains(html.UnescapeString(h[4]), "\nunmeasured: not scheduled") {
+			t.Errorf("unscheduled pair drawn as %q", c[3])
+		}
+	}
+	if !found {
+		t.Fatal("the unscheduled pair is not drawn")
+	}
+	var latencyGrey, latencyUnmeasured int
+	for k, c := range want {
+		if k.test == "latency" {
+			latencyGrey += map[bool]int{true: 1}[c == Grey]
+			latencyUnmeasured += map[bool]int{true: 1}[c == Unmeasured]
+		}
+	}
+	if latencyUnmeasured != 1 {
+		t.Fatalf("fixture: %d unmeasured latency pairs, want 1", latencyUnmeasured)
+	}
+	summary := regexp.MustCompile(`Now: ([^<]*)\.</p>`).FindStringSubmatch(sec)
+	if summary == nil || !strings.Contains(summary[1], fmt.Sprintf("%d grey", latencyGrey)) || !strings.Contains(summary[1], "1 not measured") {
+		t.Errorf("latency summary %q, want %d grey and 1 not measured", summary, latencyGrey)
+	}
+}
+
+// A TCP test's RTT is its mean, said as such, and judged by the RTT
+// thresholds when no p99 was measured.
+func TestTooltipTCPMean(t *testing.T) {
+	test := Test{Name: "tcp", Thresholds: Thresholds{RTTp99Amber: 20 * time.Millisecond}}
+	c := Cell{State: "finished", Figures: Figures{Src: "a", Dst: "b", Test: "tcp", Direction: Forward, At: now.Add(-time.Minute),
+		GoodputBps: math.NaN(), LostPercent: math.NaN(), RTTMean: 25 * time.Millisecond, LastSuccess: now.Add(-time.Minute)}}
+	v := Judge(c, test, now)
+	got := tooltip(c, test, v)
+	want := "a → b, tcp (forward)\namber: RTT mean 25 ms above 20 ms\nlast run 2026-12-01 11:59:00 UTC: finished\nRTT mean 25 ms (TCP's smoothed RTT, no percentiles; the RTT thresholds judge it)\nlast success 2026-12-01 11:59:00 UTC"
+	if got != want {
+		t.Errorf("tooltip\n%s\nwant\n%s", got, want)
+	}
+	if l := shortLabel(c, v); l != "25 ms" {
+		t.Errorf("label %q, want the mean", l)
+	}
+	if strings.Contains(got, "p50") || strings.Contains(got, "p99") {
+		t.Errorf("a TCP test's tooltip names a percentile: %q", got)
 	}
 }

@@ -17,7 +17,32 @@ const (
 	Amber Colour = "amber" // past an amber threshold, or the last run did not happen
 	Red   Colour = "red"   // past a red threshold, or the last run failed
 	Grey  Colour = "grey"  // no result recent enough to judge
+	// Unmeasured is a pair with no result at all: nothing schedules it,
+	// or its first run is still to come. It is drawn empty, not grey.
+	Unmeasured Colour = "unmeasured"
 )
+
+// Colours are the cell colours, in the order the page counts them.
+var Colours = []Colour{Green, Amber, Red, Grey, Unmeasured}
+
+// Severity ranks a colour for "worst pair": red worst, then amber, grey,
+// unmeasured, green.
+func Severity(c Colour) int {
+	switch c {
+	case Red:
+		return 4
+	case Amber:
+		return 3
+	case Grey:
+		return 2
+	case Unmeasured:
+		return 1
+	}
+	return 0
+}
+
+// notScheduled is the verdict of a pair that no task measures.
+var notScheduled = Verdict{Unmeasured, []string{"not scheduled"}}
 
 // DefaultStaleIntervals is how many intervals without a result turn a
 // cell grey when the test does not say.
@@ -30,13 +55,15 @@ type Verdict struct {
 }
 
 // Judge colours one half-cell: its last run, against its test's
-// thresholds, as of now. A cell with no run, or whose last run is older
-// than the test's stale intervals, is grey; a failed run is red; a missed
-// or aborted one amber; a finished one is judged by its values, the
-// worst threshold winning. A value not measured is not judged.
+// thresholds, as of now. A cell with no run is unmeasured; one whose
+// last run is older than the test's stale intervals is grey; a failed run
+// is red; a missed or aborted one amber; a finished one is judged by its
+// values, the worst threshold winning. A value not measured is not
+// judged. The RTT thresholds judge the p99 where it was measured
+// (request-response tests), else a TCP test's mean RTT.
 func Judge(c Cell, t Test, now time.Time) Verdict {
 	if c.At.IsZero() {
-		return Verdict{Grey, []string{"no result yet"}}
+		return Verdict{Unmeasured, []string{"no result yet"}}
 	}
 	stale := t.Thresholds.StaleIntervals
 	if stale <= 0 {
@@ -86,8 +113,8 @@ func Judge(c Cell, t Test, now time.Time) Verdict {
 	if measured(c.LostPercent) {
 		check(c.LostPercent, th.LossRedPercent, th.LossAmberPercent, false, "loss", percent)
 	}
-	if c.RTTp99 > 0 {
-		check(float64(c.RTTp99), float64(th.RTTp99Red), float64(th.RTTp99Amber), false, "RTT p99",
+	if rtt, name := judgedRTT(c.Figures); rtt > 0 {
+		check(float64(rtt), float64(th.RTTp99Red), float64(th.RTTp99Amber), false, name,
 			func(x float64) string { return ms(time.Duration(x)) })
 	}
 	switch {
@@ -100,6 +127,15 @@ func Judge(c Cell, t Test, now time.Time) Verdict {
 	}
 	v.Reasons = append(red, amber...)
 	return v
+}
+
+// judgedRTT is the RTT the thresholds judge and its name: the p99 where
+// measured, else the mean.
+func judgedRTT(f Figures) (time.Duration, string) {
+	if f.RTTp99 > 0 {
+		return f.RTTp99, "RTT p99"
+	}
+	return f.RTTMean, "RTT mean"
 }
 
 func orUnknown(s string) string {

@@ -26,11 +26,18 @@ table.grid td.self { background: repeating-linear-gradient(45deg, #fafafa, #fafa
 .half { display: block; width: 100%; border: 0; margin: 1px 0; padding: .2em .3em; font: inherit; font-size: .85em;
   font-variant-numeric: tabular-nums; text-align: left; white-space: nowrap; cursor: pointer; border-radius: 2px; }
 .oneway .half { padding: .75em .3em; }
+table.summary td { min-width: 9em; height: auto; }
+.block { display: block; width: 100%; border: 0; padding: .3em .4em; font: inherit; font-size: .8em; text-align: left; cursor: pointer; border-radius: 2px; }
+.block .worst { display: block; font-weight: 600; white-space: nowrap; }
+.blockview { border: 1px solid #ccc; border-radius: 4px; padding: .4em .8em; margin: .6em 0; overflow-x: auto; }
+.blockview[hidden] { display: none; }
+tr.found th { outline: 3px solid #1f4fa0; }
 .half:focus-visible { outline: 2px solid #1f4fa0; outline-offset: 1px; }
 .green { background: #2f9e44; color: #fff; }
 .amber { background: #f2a900; color: #1a1a1a; }
 .red { background: #d0312d; color: #fff; }
 .grey { background: #b8b8b8; color: #1a1a1a; }
+.unmeasured { background: #fff repeating-linear-gradient(135deg, #fff, #fff 5px, #ececec 5px, #ececec 10px); color: #555; box-shadow: inset 0 0 0 1px #bbb; }
 #history { border: 1px solid #ccc; border-radius: 4px; padding: .6em 1em; margin: 1em 0; background: #fcfcfc; }
 #history[hidden] { display: none; }
 #history .close { float: right; }
@@ -43,19 +50,19 @@ footer { margin-top: 2em; }
 <body>
 <h1>{{.Title}}</h1>
 <p class="note">{{with .Generated}}As of {{.}}. {{end}}Sources are rows, destinations columns; in each cell → is the source's data to the destination, ← the data back. Hover a cell for its last values, click it for the pair's history.</p>
-<p class="legend note"><span class="green">green: within thresholds</span><span class="amber">amber: past a warning threshold, or a run missed</span><span class="red">red: past a critical threshold, or a run failed</span><span class="grey">grey: no recent result</span></p>
+<p class="legend note"><span class="green">green: within thresholds</span><span class="amber">amber: past a warning threshold, or a run missed</span><span class="red">red: past a critical threshold, or a run failed</span><span class="grey">grey: no recent result</span><span class="unmeasured">not measured: not scheduled, or no result yet</span></p>
 <noscript><p class="note">JavaScript is off: the cells and their hover text work; the history charts are not drawn.</p></noscript>
+{{if .Summarised}}<p class="note">{{len .Hosts}} hosts in {{.GroupCount}} groups: each test is shown as its groups of hosts, sources' groups as rows. A cell is a block of pairs: its worst pair and its pairs by colour. Click one for its hosts.</p>
+<form id="search" class="note" role="search"><label>Find a host: <input id="host-search" list="host-list" autocomplete="off" placeholder="host name"></label> <button type="submit">find</button> <span id="search-result" aria-live="polite"></span></form>
+<datalist id="host-list">{{range .HostGroups}}<option value="{{.Host}}" data-group="{{.Group}}">{{end}}</datalist>{{end}}
 {{if not .Tests}}<p class="note" id="empty">The mesh has no tests.</p>{{end}}
 {{range .Tests}}
-<section class="test" id="{{.Anchor}}" data-test="{{.Name}}">
+<section class="test" id="{{.Anchor}}" data-test="{{.Name}}"{{if .Summary2}} data-index="{{.Index}}"{{end}}>
 <h2>{{.Name}}</h2>
 {{with .Command}}<p class="note"><code>{{.}}</code></p>{{end}}
 <p class="note">{{.Legend}}{{with .Summary}} Now: {{range $i, $s := .}}{{if $i}}, {{end}}{{$s}}{{end}}.{{end}}</p>
-<table class="grid{{if .OneWay}} oneway{{end}}">
-<tr><th class="corner">source ↓ destination →</th>{{range $.Hosts}}<th scope="col">{{.}}</th>{{end}}</tr>
-{{range .Rows}}<tr><th scope="row">{{.Host}}</th>{{range .Cells}}{{if .Self}}<td class="self"></td>{{else}}<td data-src="{{.Src}}" data-dst="{{.Dst}}">{{$h := .History}}{{range .Halves}}<button type="button" class="half {{.Colour}}" data-dir="{{.Direction}}" data-colour="{{.Colour}}" data-history="{{$h}}" title="{{.Title}}">{{if eq .Direction "reverse"}}←{{else}}→{{end}} {{.Label}}</button>{{end}}</td>{{end}}{{end}}</tr>
-{{end}}</table>
-</section>
+{{if .Summary2}}{{template "summary" .}}{{else}}{{template "matrix" .}}
+{{end}}</section>
 {{end}}
 <section id="history" hidden aria-live="polite">
 <button type="button" class="close">close</button>
@@ -130,13 +137,73 @@ footer { margin-top: 2em; }
     }
     panel.scrollIntoView({ block: "nearest" });
   }
+  var pageHistories = histories;
   document.addEventListener("click", function (ev) {
     var b = ev.target.closest && ev.target.closest("button.half");
-    if (b) { show(+b.getAttribute("data-history")); }
+    if (b) {
+      var block = b.closest(".blockview");
+      histories = block ? block.histories : pageHistories;
+      show(+b.getAttribute("data-history"));
+      return;
+    }
+    var s = ev.target.closest && ev.target.closest("button.block");
+    if (s) { openBlock(s.getAttribute("data-test"), s.getAttribute("data-from"), s.getAttribute("data-to")); }
   });
+  // openBlock fetches one block of a summarised test (its hosts' cells,
+  // drawn by the server) into the test's block view.
+  function openBlock(test, from, to, then) {
+    var view = document.getElementById("block-" + test);
+    view.hidden = false;
+    view.textContent = "Loading " + from + " → " + to + "…";
+    var q = "grid/block?test=" + encodeURIComponent(test) + "&from=" + encodeURIComponent(from) + "&to=" + encodeURIComponent(to);
+    return fetch(q, { credentials: "same-origin" }).then(function (r) {
+      if (!r.ok) { throw new Error(r.status + " " + r.statusText); }
+      return r.text();
+    }).then(function (html) {
+      view.innerHTML = html;
+      var data = view.querySelector("script.block-histories");
+      view.histories = data ? JSON.parse(data.textContent) : [];
+      view.setAttribute("data-from", from);
+      view.setAttribute("data-to", to);
+      if (then) { then(view); } else { view.scrollIntoView({ block: "nearest" }); }
+    }).catch(function (e) { view.textContent = "Could not load the block: " + e.message; });
+  }
+  var search = document.getElementById("search");
+  if (search) {
+    search.addEventListener("submit", function (ev) {
+      ev.preventDefault();
+      var name = document.getElementById("host-search").value.trim(), out = document.getElementById("search-result");
+      var opt = Array.from(document.querySelectorAll("#host-list option")).find(function (o) { return o.value === name; });
+      if (!opt) { out.textContent = "no host named " + name; return; }
+      var group = opt.getAttribute("data-group");
+      out.textContent = name + " is in " + group;
+      var first = document.querySelector("section.test");
+      openBlock(first.getAttribute("data-index"), group, group, function (view) {
+        var row = Array.from(view.querySelectorAll("th[scope=row]")).find(function (th) { return th.textContent === name; });
+        if (row) { row.parentNode.classList.add("found"); row.scrollIntoView({ block: "center" }); }
+      });
+    });
+  }
   panel.querySelector(".close").addEventListener("click", function () { panel.hidden = true; });
 })();
 </script>
 </body>
 </html>
 `
+
+// matrixHTML is a test's host × host matrix, on the page and in a block;
+// summary is a summarised test's group × group matrix.
+const matrixHTML = `{{define "matrix"}}<table class="grid{{if .OneWay}} oneway{{end}}">
+<tr><th class="corner">source ↓ destination →</th>{{range .Columns}}<th scope="col">{{.}}</th>{{end}}</tr>
+{{range .Rows}}<tr><th scope="row">{{.Host}}</th>{{range .Cells}}{{if .Self}}<td class="self"></td>{{else}}<td data-src="{{.Src}}" data-dst="{{.Dst}}">{{$h := .History}}{{range .Halves}}<button type="button" class="half {{.Colour}}" data-dir="{{.Direction}}" data-colour="{{.Colour}}" data-history="{{$h}}" title="{{.Title}}">{{if eq .Direction "reverse"}}←{{else}}→{{end}} {{.Label}}</button>{{end}}</td>{{end}}{{end}}</tr>
+{{end}}</table>{{end}}
+{{define "summary"}}{{$t := .Index}}<table class="grid summary">
+<tr><th class="corner">source group ↓ destination group →</th>{{range .Summary2.Groups}}<th scope="col">{{.}}</th>{{end}}</tr>
+{{range .Summary2.Rows}}<tr><th scope="row">{{.Group}}</th>{{range .Cells}}<td data-from="{{.From}}" data-to="{{.To}}"><button type="button" class="block {{.Colour}}" data-test="{{$t}}" data-from="{{.From}}" data-to="{{.To}}" data-colour="{{.Colour}}" title="{{.Title}}"><span class="worst">{{.Worst}}</span>{{range $i, $c := .Counts}}{{if $i}}, {{end}}{{$c}}{{end}}</button></td>{{end}}</tr>
+{{end}}</table>
+<div class="blockview" id="block-{{$t}}" hidden></div>{{end}}`
+
+// blockHTML is one block of a summarised test, fetched by the page.
+const blockHTML = `<h3>{{.Name}}: {{.From}} → {{.To}}</h3>
+{{template "matrix" .}}
+<script type="application/json" class="block-histories">{{.Histories}}</script>`

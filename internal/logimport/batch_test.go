@@ -10,7 +10,7 @@ import (
 
 func TestTallyLineAndErr(t *testing.T) {
 	for _, c := range []struct {
-		t        Tally
+		t         Tally
 		line, err string
 	}{
 		{Tally{Files: 1, Runs: 1}, "1 run stored from 1 file (0 imported before, 0 not logs) in db", ""},

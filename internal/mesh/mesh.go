@@ -920,7 +920,7 @@ func (m *Mesh) Tasks() []*schedule.Task {
 				Name: s.Test, Source: pr.Source, Dest: pr.Dest, DestAddr: endpoints[pr.Dest],
 				Args: args, Class: t.Class, Duration: t.Reserve,
 				Start: start, Repeat: repeat, Slip: s.Slip, RandomSlip: s.RandomSlip, Until: s.Until, MaxRuns: s.MaxRuns,
-				Origin: m.Name, Thresholds: t.Thresholds,
+				Origin: m.Name, Group: s.Group, Thresholds: t.Thresholds,
 			})
 		}
 	}

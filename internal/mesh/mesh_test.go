@@ -44,6 +44,10 @@ func TestExampleMesh(t *testing.T) {
 		if tk.Name == "tput" && (tk.Duration != 12*time.Second || tk.Class != schedule.Exclusive || tk.Thresholds.GoodputRedBps != 100e6) {
 			t.Fatalf("tput task %+v", tk)
 		}
+		// Each task keeps its schedule's group, which the grid groups by.
+		if want := map[string]string{"tput": "all", "latency": "from-ams"}[tk.Name]; tk.Group != want {
+			t.Fatalf("%s task's group %q, want %q", tk.Name, tk.Group, want)
+		}
 		if tk.Dest == "lon" && tk.DestAddr != "192.0.2.30:5202" {
 			t.Fatalf("lon's endpoint %s", tk.DestAddr)
 		}

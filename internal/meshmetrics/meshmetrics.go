@@ -1,6 +1,13 @@
 // Package meshmetrics exports the mesh's state to Prometheus: the last
-// values measured on every (source, destination, test), the runs by
-// state, the schedule lag, the queue depth and Go's runtime metrics.
+// values measured on every (source, destination, test) whose source is
+// this host, this host's pairs by colour, its worst pair and its path
+// changes, the runs by state, the schedule lag, the queue depth and Go's
+// runtime metrics.
+//
+// Each daemon exports only the pairs it is the source of, so a scrape
+// grows with this host's pairs (H−1 per test and direction), not with
+// the mesh's H(H−1): Prometheus, scraping every daemon, still has every
+// pair once.
 //
 // The per-pair values, the run counts, the queue depth and the path
 // changes are read from a snapshot at scrape time, so that the archive stays the one place that
@@ -42,11 +49,20 @@ var States = []string{"scheduled", "running", "finished", "failed", "missed", "a
 
 // Snapshot is the mesh as the archive has it at scrape time.
 type Snapshot struct {
+	// Host is this daemon's host: the source of its pairs and the host
+	// label of its aggregates. Empty: no aggregates are exported.
+	Host string
 	// Hosts and Tests are the configured mesh: they bound every label.
 	Hosts []string
 	Tests []string
 	// Pairs are the last values of every measured pair.
 	Pairs []Pair
+	// Colours count this host's scheduled pairs (per test and direction)
+	// by the grid's colour of their last result (keys from Colours).
+	Colours map[string]int64
+	// Worst is this host's worst pair as the grid judges it; nil when
+	// it has none.
+	Worst *WorstPair
 	// Runs counts the archive's runs by state (keys from States).
 	Runs map[string]int64
 	// QueueDepth counts, per host, the jobs waiting on its queue.
@@ -54,6 +70,17 @@ type Snapshot struct {
 	// PathChanges count, per pair and trace test, the times the path
 	// changed over the archive's whole history.
 	PathChanges []PathChanges
+}
+
+// Colours are the grid's colours, worst first but for unmeasured: a
+// scheduled pair with no result yet.
+var Colours = []string{"red", "amber", "grey", "unmeasured", "green"}
+
+// WorstPair is the pair whose last result the grid colours worst.
+type WorstPair struct {
+	Src, Dst, Test string
+	Direction      Direction
+	Colour         string
 }
 
 // PathChanges is how many times the path from Src to Dst that the trace
@@ -135,11 +162,13 @@ var (
 	descLoss = prometheus.NewDesc("wireperf_mesh_loss_ratio",
 		"Share of datagrams or packets lost in the pair's last finished run (0 to 1).", pairLabels, nil)
 	descRTTp50 = prometheus.NewDesc("wireperf_mesh_rtt_p50_seconds",
-		"Median round-trip time of the pair's last finished run.", pairLabels, nil)
+		"Median round-trip time of the pair's last finished run, where it was measured (request-response tests).", pairLabels, nil)
 	descRTTp99 = prometheus.NewDesc("wireperf_mesh_rtt_p99_seconds",
-		"99th percentile round-trip time of the pair's last finished run.", pairLabels, nil)
+		"99th percentile round-trip time of the pair's last finished run, where it was measured (request-response tests).", pairLabels, nil)
+	descRTTMean = prometheus.NewDesc("wireperf_mesh_rtt_mean_seconds",
+		"Mean of the kernel's smoothed round-trip time over the pair's last finished TCP run.", pairLabels, nil)
 	descResultTime = prometheus.NewDesc("wireperf_mesh_result_timestamp_seconds",
-		"Unix time the pair's last values were measured.", pairLabels, nil)
+		"Unix time the pair's last run ended (or was due), when it did not succeed; otherwise see wireperf_mesh_last_success_timestamp_seconds.", pairLabels, nil)
 	descLastSuccess = prometheus.NewDesc("wireperf_mesh_last_success_timestamp_seconds",
 		"Unix time the pair's last successful run finished.", pairLabels, nil)
 	descRuns = prometheus.NewDesc("wireperf_mesh_runs",
@@ -149,6 +178,15 @@ var (
 	descPathChanges = prometheus.NewDesc("wireperf_mesh_path_changes_total",
 		"Times the pair's path, as its trace test records it, differed from the run before (a hop answering from another address, or a hop more or fewer).",
 		[]string{"src", "dst", "test"}, nil)
+	descPairs = prometheus.NewDesc("wireperf_mesh_pairs",
+		"This host's scheduled pairs (per test and direction) by the grid's colour of their last result; unmeasured: no result yet.",
+		[]string{"host", "colour"}, nil)
+	descWorst = prometheus.NewDesc("wireperf_mesh_worst_pair_info",
+		"This host's worst pair as the grid judges it (red, then amber, grey, unmeasured, green), always 1.",
+		[]string{"src", "dst", "test", "direction", "colour"}, nil)
+	descHostPathChanges = prometheus.NewDesc("wireperf_mesh_host_path_changes_total",
+		"Times the paths from this host changed, over all its pairs' trace tests (the sum of wireperf_mesh_path_changes_total).",
+		[]string{"host"}, nil)
 	descDropped = prometheus.NewDesc("wireperf_mesh_snapshot_dropped",
 		"Entries of the last snapshot left out because the mesh does not name them (kind: pair, state or queue).", []string{"kind"}, nil)
 )
@@ -160,7 +198,8 @@ type meshCollector struct {
 }
 
 func (c *meshCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descGoodput, descLoss, descRTTp50, descRTTp99, descResultTime, descLastSuccess, descRuns, descQueue, descPathChanges, descDropped} {
+	for _, d := range []*prometheus.Desc{descGoodput, descLoss, descRTTp50, descRTTp99, descRTTMean, descResultTime, descLastSuccess, descRuns, descQueue, descPathChanges,
+		descPairs, descWorst, descHostPathChanges, descDropped} {
 		ch <- d
 	}
 }
@@ -186,6 +225,8 @@ func (s Snapshot) metrics() []prometheus.Metric {
 		out = append(out, prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...))
 	}
 	var droppedPairs, droppedStates, droppedQueues int
+	// Sets, not slices.Contains: a scrape checks every pair's labels.
+	hosts, tests := set(s.Hosts), set(s.Tests)
 	// A pair named twice is shown once (the first): two samples with the
 	// same labels would fail the whole scrape.
 	seen := make(map[[4]string]bool, len(s.Pairs))
@@ -195,7 +236,7 @@ func (s Snapshot) metrics() []prometheus.Metric {
 			dir = Forward
 		}
 		key := [4]string{p.Src, p.Dst, p.Test, string(dir)}
-		if !slices.Contains(s.Hosts, p.Src) || !slices.Contains(s.Hosts, p.Dst) || !slices.Contains(s.Tests, p.Test) ||
+		if !hosts[p.Src] || !hosts[p.Dst] || !tests[p.Test] ||
 			(dir != Forward && dir != Reverse) || seen[key] {
 			droppedPairs++
 			continue
@@ -214,7 +255,13 @@ func (s Snapshot) metrics() []prometheus.Metric {
 		if p.RTTp99 > 0 {
 			gauge(descRTTp99, p.RTTp99.Seconds(), labels...)
 		}
-		if !p.At.IsZero() {
+		if p.RTTMean > 0 {
+			gauge(descRTTMean, p.RTTMean.Seconds(), labels...)
+		}
+		// The last run's time is its own series only when that run did
+		// not succeed: otherwise it is the last success, and a second
+		// series saying the same would cost a fifth of a large scrape.
+		if !p.At.IsZero() && !p.At.Equal(p.LastSuccess) {
 			gauge(descResultTime, unixSeconds(p.At), labels...)
 		}
 		if !p.LastSuccess.IsZero() {
@@ -222,14 +269,32 @@ func (s Snapshot) metrics() []prometheus.Metric {
 		}
 	}
 	seenPath := make(map[[3]string]bool, len(s.PathChanges))
+	var hostChanges int64
 	for _, p := range s.PathChanges {
 		key := [3]string{p.Src, p.Dst, p.Test}
-		if !slices.Contains(s.Hosts, p.Src) || !slices.Contains(s.Hosts, p.Dst) || !slices.Contains(s.Tests, p.Test) || seenPath[key] {
+		if !hosts[p.Src] || !hosts[p.Dst] || !tests[p.Test] || seenPath[key] {
 			droppedPairs++
 			continue
 		}
 		seenPath[key] = true
+		if p.Src == s.Host {
+			hostChanges += p.Count
+		}
 		out = append(out, prometheus.MustNewConstMetric(descPathChanges, prometheus.CounterValue, float64(p.Count), key[:]...))
+	}
+	if s.Host != "" {
+		// Every colour is always shown, as every run state is.
+		for _, c := range Colours {
+			gauge(descPairs, float64(s.Colours[c]), s.Host, c)
+		}
+		out = append(out, prometheus.MustNewConstMetric(descHostPathChanges, prometheus.CounterValue, float64(hostChanges), s.Host))
+		if w := s.Worst; w != nil && hosts[w.Src] && hosts[w.Dst] && tests[w.Test] && slices.Contains(Colours, w.Colour) {
+			dir := w.Direction
+			if dir == "" {
+				dir = Forward
+			}
+			gauge(descWorst, 1, w.Src, w.Dst, w.Test, string(dir), w.Colour)
+		}
 	}
 	// Every state is always shown, 0 when no run is in it, so that a
 	// rate or an alert on it has a series to work on from the start.
@@ -247,7 +312,7 @@ func (s Snapshot) metrics() []prometheus.Metric {
 		}
 	}
 	for h := range s.QueueDepth {
-		if !slices.Contains(s.Hosts, h) {
+		if !hosts[h] {
 			droppedQueues++
 		}
 	}
@@ -257,6 +322,16 @@ func (s Snapshot) metrics() []prometheus.Metric {
 	return out
 }
 
+func set(names []string) map[string]bool {
+	out := make(map[string]bool, len(names))
+	for _, n := range names {
+		out[n] = true
+	}
+	return out
+}
+
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
-func unixSeconds(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }
+// unixSeconds is t in whole Unix seconds: finer than a result's time is
+// worth, digits cost a large scrape some 30 kB.
+func unixSeconds(t time.Time) float64 { return float64(t.Round(time.Second).Unix()) }

@@ -282,3 +282,57 @@ func TestPathChanges(t *testing.T) {
 		t.Errorf("dropped pairs: %v, want 2", got)
 	}
 }
+
+// The host's aggregates: its pairs by colour (every colour shown), its
+// worst pair, and its paths' changes summed over its pairs only.
+func TestHostAggregates(t *testing.T) {
+	s := Snapshot{Host: "ams", Hosts: []string{"ams", "fra", "lon"}, Tests: []string{"tcp", "path"}, Runs: map[string]int64{},
+		Colours: map[string]int64{"green": 3, "red": 1, "unmeasured": 2},
+		Worst:   &WorstPair{Src: "ams", Dst: "lon", Test: "tcp", Colour: "red"},
+		PathChanges: []PathChanges{
+			{Src: "ams", Dst: "fra", Test: "path", Count: 3},
+			{Src: "ams", Dst: "lon", Test: "path", Count: 4},
+			{Src: "fra", Dst: "ams", Test: "path", Count: 9}, // another host's: not this host's total
+		},
+		Pairs: []Pair{{Src: "ams", Dst: "fra", Test: "tcp", At: base, GoodputBps: 9e8, LostPercent: math.NaN(), RTTMean: 12 * time.Millisecond, LastSuccess: base}}}
+	m := New(func(context.Context) (Snapshot, error) { return s, nil }, 0)
+	fams := scrape(t, m.Handler())
+	for _, c := range Colours {
+		got, ok := sample(fams, "wireperf_mesh_pairs", map[string]string{"host": "ams", "colour": c})
+		if !ok || got.GetGauge().GetValue() != float64(s.Colours[c]) {
+			t.Errorf("pairs %s: %v, want %d", c, got, s.Colours[c])
+		}
+	}
+	if _, ok := sample(fams, "wireperf_mesh_worst_pair_info", map[string]string{"src": "ams", "dst": "lon", "test": "tcp", "direction": "forward", "colour": "red"}); !ok {
+		t.Errorf("worst pair: %v", fams["wireperf_mesh_worst_pair_info"])
+	}
+	if got, ok := sample(fams, "wireperf_mesh_host_path_changes_total", map[string]string{"host": "ams"}); !ok || got.GetCounter().GetValue() != 7 {
+		t.Errorf("host path changes: %v, want 7", got)
+	}
+	// A TCP test's RTT is its mean, and no percentile.
+	l := map[string]string{"src": "ams", "dst": "fra", "test": "tcp", "direction": "forward"}
+	if got, ok := sample(fams, "wireperf_mesh_rtt_mean_seconds", l); !ok || got.GetGauge().GetValue() != 0.012 {
+		t.Errorf("mean RTT: %v, want 0.012", got)
+	}
+	for _, name := range []string{"wireperf_mesh_rtt_p50_seconds", "wireperf_mesh_rtt_p99_seconds"} {
+		if _, ok := sample(fams, name, l); ok {
+			t.Errorf("%s exported for a TCP test", name)
+		}
+	}
+	// Its last run succeeded: the result's time is the last success's.
+	if _, ok := sample(fams, "wireperf_mesh_result_timestamp_seconds", l); ok {
+		t.Error("a result timestamp equal to the last success is exported")
+	}
+	if got, ok := sample(fams, "wireperf_mesh_last_success_timestamp_seconds", l); !ok || got.GetGauge().GetValue() != float64(base.Unix()) {
+		t.Errorf("last success: %v", got)
+	}
+
+	// Without a host, no aggregates.
+	s.Host = ""
+	fams = scrape(t, m.Handler())
+	for _, name := range []string{"wireperf_mesh_pairs", "wireperf_mesh_worst_pair_info", "wireperf_mesh_host_path_changes_total"} {
+		if fams[name] != nil {
+			t.Errorf("%s exported without a host", name)
+		}
+	}
+}

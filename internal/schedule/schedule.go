@@ -78,6 +78,9 @@ type Task struct {
 	// Resources a run reserves; empty means both hosts' interfaces.
 	Resources []string
 	Origin    string // "cli", or the mesh file's name
+	// Group is the mesh file's group whose pair this task measures; ""
+	// for a task not from a mesh file. The grid groups hosts by it.
+	Group string
 
 	Thresholds Thresholds // how the grid colours this test's results
 }
