@@ -161,6 +161,8 @@ type document struct {
 			RemoteTotal float64 `json:"remote_total"`
 			RemoteUser  float64 `json:"remote_user"`
 			RemoteSys   float64 `json:"remote_system"`
+			HostRSS     int64   `json:"host_peak_rss_bytes"`
+			RemoteRSS   int64   `json:"remote_peak_rss_bytes"`
 		} `json:"cpu_utilization_percent"`
 	} `json:"end"`
 	Error string `json:"error"`
@@ -306,6 +308,12 @@ func (p *Parsed) readEnd(d *document) {
 	if c := end.CPUUtilizationPercent; c != nil {
 		p.setCPU("local", c.HostUser, c.HostSystem, c.HostTotal)
 		p.setCPU("remote", c.RemoteUser, c.RemoteSys, c.RemoteTotal)
+		if c.HostRSS > 0 {
+			p.setFigure(FigureRSSLocalPeak, float64(c.HostRSS))
+		}
+		if c.RemoteRSS > 0 {
+			p.setFigure(FigureRSSRemotePeak, float64(c.RemoteRSS))
+		}
 	}
 	var minRTT, sumRTT float64
 	n := 0

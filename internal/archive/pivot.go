@@ -41,6 +41,7 @@ var figureColumns = []column{
 	{FigureSpacingAchieved, "us"},
 	{FigureSpacingAchievedP99, "us"},
 	{FigureRSSLocalPeak, "bytes"},
+	{FigureRSSRemotePeak, "bytes"},
 }
 
 // The names of the figures kept in Summary.Figures.
@@ -60,9 +61,11 @@ const (
 	// 99th percentile.
 	FigureSpacingAchieved    = "spacing_achieved_us"
 	FigureSpacingAchievedP99 = "spacing_achieved_p99_us"
-	// The client process's peak resident memory, for a client's --save
-	// (the process ran the one test); no other run records it.
-	FigureRSSLocalPeak = "rss_local_peak_bytes"
+	// Each end's process's peak resident memory when the test ended,
+	// from the run's document (wireperf's host_peak_rss_bytes and
+	// remote_peak_rss_bytes; a server's covers the tests it ran at once).
+	FigureRSSLocalPeak  = "rss_local_peak_bytes"
+	FigureRSSRemotePeak = "rss_remote_peak_bytes"
 )
 
 // isFigure reports whether name is one of the figures in Summary.Figures.

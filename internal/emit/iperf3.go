@@ -286,4 +286,7 @@ type iperfCPU struct {
 	RemoteTotal  float64 `json:"remote_total"`
 	RemoteUser   float64 `json:"remote_user"`
 	RemoteSystem float64 `json:"remote_system"`
+	// wireperf's: each end's process's peak resident memory.
+	HostPeakRSSBytes   int64 `json:"host_peak_rss_bytes,omitempty"`
+	RemotePeakRSSBytes int64 `json:"remote_peak_rss_bytes,omitempty"`
 }

@@ -44,6 +44,10 @@ func endObject(r *result.Result) iperfEnd {
 			RemoteTotal:  finite(r.Remote.CPU.TotalPercent),
 			RemoteUser:   finite(r.Remote.CPU.UserPercent),
 			RemoteSystem: finite(r.Remote.CPU.SystemPercent),
+			// One process ran both ends of a selftest: its memory is
+			// neither end's.
+			HostPeakRSSBytes:   ifNot(r.Local.OneProcess, r.Local.CPU.PeakRSSBytes),
+			RemotePeakRSSBytes: ifNot(r.Remote.OneProcess, r.Remote.CPU.PeakRSSBytes),
 		},
 	}
 	if v.udp {
@@ -251,4 +255,12 @@ func finite(f float64) float64 {
 		return 0
 	}
 	return f
+}
+
+// ifNot is v unless skip.
+func ifNot(skip bool, v int64) int64 {
+	if skip {
+		return 0
+	}
+	return v
 }

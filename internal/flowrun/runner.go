@@ -361,6 +361,9 @@ func (r *Runner) Finish(role string) result.End {
 		u, s, t := hostmon.Usage(r.cpuStart, cpu)
 		end.CPU = result.CPU{UserPercent: u, SystemPercent: s, TotalPercent: t}
 	}
+	if rss, ok := hostmon.PeakRSS(); ok {
+		end.CPU.PeakRSSBytes = rss
+	}
 	if r.udpStart != nil {
 		if c, err := hostmon.ReadUDP(); err == nil {
 			d := c.Sub(*r.udpStart)

@@ -65,7 +65,7 @@ Interactive charts: drag to zoom, double-click to reset, hover for values, click
 {{range $i, $row := .Grid}}<tr>{{range $j, $c := $row}}{{if or (eq $i 0) (eq $j 0)}}<th>{{$c}}</th>{{else}}<td>{{$c}}</td>{{end}}{{end}}</tr>
 {{end}}</table>
 {{end}}
-{{if .CPU}}<h3>CPU</h3>
+{{if .CPU}}<h3>CPU and memory</h3>
 {{range .CPU}}<table class="cpu">
 <caption>{{.Caption}}</caption>
 {{range $i, $row := .Grid}}<tr>{{range $j, $c := $row}}{{if or (eq $i 0) (eq $j 0)}}<th>{{$c}}</th>{{else}}<td>{{$c}}</td>{{end}}{{end}}</tr>

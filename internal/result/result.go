@@ -114,6 +114,10 @@ type CPU struct {
 	UserPercent   float64 `json:"user_percent"`
 	SystemPercent float64 `json:"system_percent"`
 	TotalPercent  float64 `json:"total_percent"`
+	// PeakRSSBytes is the end's process's largest resident memory when
+	// the test ended (a server's covers the tests it ran at once); 0
+	// where the system does not say.
+	PeakRSSBytes int64 `json:"peak_rss_bytes,omitempty"`
 }
 
 // Socket is what an end asked of a data socket and what the kernel granted.

@@ -57,4 +57,11 @@ func TestLimitsCarryTheQdisc(t *testing.T) {
 			t.Errorf("%s end's limits %v: want the interface lo, its qdisc and the kernel's limits", end, l)
 		}
 	}
+	// Each end's peak memory travels with its end report, and -J shows
+	// both (the server's came over the wire).
+	for _, key := range []string{"host_peak_rss_bytes", "remote_peak_rss_bytes"} {
+		if v := jsondoc.IntAt(t, doc, "end", "cpu_utilization_percent", key); v < 1<<20 {
+			t.Errorf("%s %v: want the process's peak resident memory, over 1 MiB", key, v)
+		}
+	}
 }

@@ -45,16 +45,6 @@ func Test(res *result.Result, runErr error, cmdline []string, now time.Time) (*a
 	if res != nil && !res.StartedAt.IsZero() {
 		rec.Started = res.StartedAt
 	}
-	// The client's peak memory: the process ran this one test. A selftest
-	// ran both ends in it, so its figure would be neither end's.
-	if res != nil && !res.Local.OneProcess {
-		if rss, ok := peakRSS(); ok {
-			if rec.Summary.Figures == nil {
-				rec.Summary.Figures = map[string]float64{}
-			}
-			rec.Summary.Figures[archive.FigureRSSLocalPeak] = float64(rss)
-		}
-	}
 	if runErr != nil {
 		rec.State, rec.Error = archive.StateFailed, archive.ErrorLine(runErr)
 	}

@@ -25,8 +25,10 @@ var now = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 func TestTest(t *testing.T) {
 	started := now.Add(-time.Minute)
 	res := &result.Result{Spec: spec.Default(), StartedAt: started,
-		Local:  result.End{Role: result.RoleClient, Streams: []result.Stream{{ID: 1, Sender: true, Start: 0, End: 1, Bytes: 1e6}}},
-		Remote: result.End{Role: result.RoleServer, Streams: []result.Stream{{ID: 1, Sender: false, Start: 0, End: 1, Bytes: 1e6}}}}
+		Local: result.End{Role: result.RoleClient, CPU: result.CPU{TotalPercent: 5, PeakRSSBytes: 30 << 20},
+			Streams: []result.Stream{{ID: 1, Sender: true, Start: 0, End: 1, Bytes: 1e6}}},
+		Remote: result.End{Role: result.RoleServer, CPU: result.CPU{TotalPercent: 7, PeakRSSBytes: 50 << 20},
+			Streams: []result.Stream{{ID: 1, Sender: false, Start: 0, End: 1, Bytes: 1e6}}}}
 	cmdline := []string{"wireperf", "client", "h", "--save"}
 	rec, err := Test(res, nil, cmdline, now)
 	if err != nil {
@@ -36,17 +38,17 @@ func TestTest(t *testing.T) {
 		!bytes.Contains(rec.Document, []byte(`"wireperf"`)) || rec.Summary.Values()["received_bits_per_second"] != 8e6 {
 		t.Errorf("finished run: %+v", rec)
 	}
-	// The process's peak memory, where the system reports it.
-	if _, ok := peakRSS(); ok && rec.Summary.Figures[archive.FigureRSSLocalPeak] < 1<<20 {
-		t.Errorf("peak RSS %v bytes: want this process's, over 1 MiB", rec.Summary.Figures[archive.FigureRSSLocalPeak])
+	// Both ends' peak memory, as their end reports said.
+	if f := rec.Summary.Figures; f[archive.FigureRSSLocalPeak] != 30<<20 || f[archive.FigureRSSRemotePeak] != 50<<20 {
+		t.Errorf("peak RSS: local %v, remote %v; want 30 MiB and 50 MiB", f[archive.FigureRSSLocalPeak], f[archive.FigureRSSRemotePeak])
 	}
 	if !rec.Started.Equal(started) || rec.Cmdline != "wireperf client h --save" || !strings.HasPrefix(rec.ID, "s") || len(rec.ID) != 17 {
 		t.Errorf("provenance: started %v, cmdline %q, id %q", rec.Started, rec.Cmdline, rec.ID)
 	}
 	// A selftest ran both ends in this process: its peak is neither end's.
 	one := *res
-	one.Local.OneProcess = true
-	if self, err := Test(&one, nil, cmdline, now); err != nil || self.Summary.Figures[archive.FigureRSSLocalPeak] != 0 {
+	one.Local.OneProcess, one.Remote.OneProcess = true, true
+	if self, err := Test(&one, nil, cmdline, now); err != nil || self.Summary.Figures[archive.FigureRSSLocalPeak] != 0 || self.Summary.Figures[archive.FigureRSSRemotePeak] != 0 {
 		t.Errorf("selftest peak RSS %v, %v; want none", self.Summary.Figures, err)
 	}
 	again, _ := Test(res, nil, cmdline, now.Add(time.Hour))

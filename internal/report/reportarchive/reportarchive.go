@@ -180,21 +180,23 @@ func tablePivot(runs []*archive.Run, rows, cols string) (*archive.Table, string)
 	return nil, ""
 }
 
-// cpuTables are the pivots of each end's process CPU over the table's
-// axes, where the runs have it: the client's (local) and the server's
-// (remote).
+// cpuTables are the pivots of each end's process CPU and peak resident
+// memory over the table's axes, where the runs have them: the client's
+// (local) and the server's (remote).
 func cpuTables(runs []*archive.Run, rows, cols string) []report.Table {
 	var out []report.Table
-	for _, c := range []struct{ value, end string }{
-		{archive.FigureCPULocalTotal, "the client's (local)"},
-		{archive.FigureCPURemoteTotal, "the server's (remote)"},
+	for _, c := range []struct{ value, end, what string }{
+		{archive.FigureCPULocalTotal, "the client's (local)", "process CPU, % of one core"},
+		{archive.FigureCPURemoteTotal, "the server's (remote)", "process CPU, % of one core"},
+		{archive.FigureRSSLocalPeak, "the client's (local)", "peak resident memory"},
+		{archive.FigureRSSRemotePeak, "the server's (remote)", "peak resident memory"},
 	} {
 		t, _, err := archive.Pivot(runs, rows, cols, c.value, archive.StatMean)
 		if err != nil || len(t.Cells) == 0 {
 			continue
 		}
 		out = append(out, report.Table{
-			Caption: fmt.Sprintf("%s: %s process CPU, %% of one core, mean over repetitions (min–max, n=runs)", c.value, c.end),
+			Caption: fmt.Sprintf("%s: %s %s, mean over repetitions (min–max, n=runs)", c.value, c.end, c.what),
 			Grid:    pivotfmt.Grid(t),
 		})
 	}

@@ -248,7 +248,8 @@ func putGrid(t *testing.T, store *archive.Store, spec string, created time.Time)
 				r.LocalHost, r.RemoteHost = "a", "b"
 				r.Limits = []archive.HostLimits{{Host: "local", Hostname: "a", Limits: `{"rmem_max":4194304}`}}
 				r.Intervals = []archive.Interval{{SenderRole: "client", End: 1, BitsPerSecond: r.Summary.ReceivedBps}}
-				r.Summary.Figures = map[string]float64{archive.FigureCPULocalTotal: 10 * p * float64(rep+1), archive.FigureCPURemoteTotal: 20 * p}
+				r.Summary.Figures = map[string]float64{archive.FigureCPULocalTotal: 10 * p * float64(rep+1), archive.FigureCPURemoteTotal: 20 * p,
+					archive.FigureRSSLocalPeak: 30e6 * p, archive.FigureRSSRemotePeak: 50e6 * p}
 				if err := store.PutRun(ctx, r); err != nil {
 					t.Fatal(err)
 				}
@@ -285,11 +286,11 @@ func TestCampaign(t *testing.T) {
 		!reflect.DeepEqual(s.Table.Grid, pivotfmt.Grid(tab)) {
 		t.Errorf("table %+v\nwant the grid %q", s.Table, pivotfmt.Grid(tab))
 	}
-	// Each end's CPU over the same axes.
-	if len(s.CPU) != 2 {
-		t.Fatalf("%d CPU tables, want the client's and the server's", len(s.CPU))
+	// Each end's CPU and peak memory over the same axes.
+	if len(s.CPU) != 4 {
+		t.Fatalf("%d CPU and memory tables, want the client's and the server's of each", len(s.CPU))
 	}
-	for i, value := range []string{archive.FigureCPULocalTotal, archive.FigureCPURemoteTotal} {
+	for i, value := range []string{archive.FigureCPULocalTotal, archive.FigureCPURemoteTotal, archive.FigureRSSLocalPeak, archive.FigureRSSRemotePeak} {
 		cpu, _, err := archive.Pivot(runs, "window", "parallel", value, archive.StatMean)
 		if err != nil {
 			t.Fatal(err)

@@ -1,15 +1,15 @@
 //go:build linux || darwin
 
-package runrecord
+package hostmon
 
 import (
 	"runtime"
 	"syscall"
 )
 
-// peakRSS is this process's largest resident set so far, in bytes
+// PeakRSS is this process's largest resident set so far, in bytes
 // (getrusage's ru_maxrss: KiB on Linux, bytes on macOS).
-func peakRSS() (int64, bool) {
+func PeakRSS() (int64, bool) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil || ru.Maxrss <= 0 {
 		return 0, false
