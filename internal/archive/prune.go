@@ -161,18 +161,5 @@ func (s *Store) KeepCampaign(ctx context.Context, name string, keep bool) error 
 
 // KeptCampaigns lists the campaigns marked kept, by name.
 func (s *Store) KeptCampaigns(ctx context.Context) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT name FROM campaign WHERE keep <> 0 ORDER BY name`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			return nil, err
-		}
-		out = append(out, n)
-	}
-	return out, rows.Err()
+	return s.names(ctx, `SELECT name FROM campaign WHERE keep <> 0 ORDER BY name`)
 }

@@ -213,7 +213,12 @@ func (s *Store) GetCampaign(ctx context.Context, name string) (Campaign, error) 
 
 // Campaigns lists the stored campaigns' names, oldest first.
 func (s *Store) Campaigns(ctx context.Context) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT name FROM campaign ORDER BY created, name`)
+	return s.names(ctx, `SELECT name FROM campaign ORDER BY created, name`)
+}
+
+// names runs a query of one text column and returns its values.
+func (s *Store) names(ctx context.Context, query string) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx, query)
 	if err != nil {
 		return nil, err
 	}

@@ -76,64 +76,40 @@ var ErrNotProbeReply = errors.New("not an answer to a probe")
 // ICMP socket reads it). Its bytes come from the network: every length
 // is checked before it is used.
 func ParseReply(b []byte) (Reply, error) {
-	m, err := icmp.ParseMessage(ipv4.ICMPTypeEchoReply.Protocol(), b)
-	if err != nil {
-		return Reply{}, fmt.Errorf("icmp: %w", err)
-	}
-	var quoted []byte
-	r := Reply{Code: m.Code}
-	switch m.Type {
-	case ipv4.ICMPTypeEchoReply:
-		e, ok := m.Body.(*icmp.Echo)
-		if !ok {
-			return Reply{}, ErrNotProbeReply
-		}
-		r.Kind, r.Proto, r.ID, r.Seq = EchoReply, ICMP, uint16(e.ID), uint16(e.Seq)
-		return r, nil
-	case ipv4.ICMPTypeTimeExceeded:
-		te, ok := m.Body.(*icmp.TimeExceeded)
-		if !ok {
-			return Reply{}, ErrNotProbeReply
-		}
-		r.Kind, quoted = TimeExceeded, te.Data
-	case ipv4.ICMPTypeDestinationUnreachable:
-		du, ok := m.Body.(*icmp.DstUnreach)
-		if !ok {
-			return Reply{}, ErrNotProbeReply
-		}
-		r.Kind, quoted = Unreachable, du.Data
-	default:
-		return Reply{}, ErrNotProbeReply
-	}
-	if err := r.readQuoted(quoted); err != nil {
-		return Reply{}, err
-	}
-	return r, nil
+	return parseReply(b, ipv4.ICMPTypeEchoReply.Protocol(), ipv4.ICMPTypeEchoReply, ipv4.ICMPTypeTimeExceeded,
+		ipv4.ICMPTypeDestinationUnreachable, (*Reply).readQuoted)
 }
 
 // ParseReply6 reads an ICMPv6 message, as ParseReply an ICMPv4 one.
 func ParseReply6(b []byte) (Reply, error) {
-	m, err := icmp.ParseMessage(ipv6.ICMPTypeEchoReply.Protocol(), b)
+	return parseReply(b, ipv6.ICMPTypeEchoReply.Protocol(), ipv6.ICMPTypeEchoReply, ipv6.ICMPTypeTimeExceeded,
+		ipv6.ICMPTypeDestinationUnreachable, (*Reply).readQuoted6)
+}
+
+// parseReply is ParseReply for either family: its protocol number, its
+// three message types and the reader of the datagram an error quotes.
+func parseReply(b []byte, proto int, echoReply, exceeded, unreachable icmp.Type, readQuoted func(*Reply, []byte) error) (Reply, error) {
+	m, err := icmp.ParseMessage(proto, b)
 	if err != nil {
 		return Reply{}, fmt.Errorf("icmp: %w", err)
 	}
 	var quoted []byte
 	r := Reply{Code: m.Code}
 	switch m.Type {
-	case ipv6.ICMPTypeEchoReply:
+	case echoReply:
 		e, ok := m.Body.(*icmp.Echo)
 		if !ok {
 			return Reply{}, ErrNotProbeReply
 		}
 		r.Kind, r.Proto, r.ID, r.Seq = EchoReply, ICMP, uint16(e.ID), uint16(e.Seq)
 		return r, nil
-	case ipv6.ICMPTypeTimeExceeded:
+	case exceeded:
 		te, ok := m.Body.(*icmp.TimeExceeded)
 		if !ok {
 			return Reply{}, ErrNotProbeReply
 		}
 		r.Kind, quoted = TimeExceeded, te.Data
-	case ipv6.ICMPTypeDestinationUnreachable:
+	case unreachable:
 		du, ok := m.Body.(*icmp.DstUnreach)
 		if !ok {
 			return Reply{}, ErrNotProbeReply
@@ -142,7 +118,7 @@ func ParseReply6(b []byte) (Reply, error) {
 	default:
 		return Reply{}, ErrNotProbeReply
 	}
-	if err := r.readQuoted6(quoted); err != nil {
+	if err := readQuoted(&r, quoted); err != nil {
 		return Reply{}, err
 	}
 	return r, nil
