@@ -21,6 +21,7 @@ import (
 	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/daemon"
 	"github.com/wireperf/wireperf/internal/schedule"
+	"github.com/wireperf/wireperf/internal/testutil/pgbouncer"
 )
 
 // Options are a simulation's settings.
@@ -39,9 +40,16 @@ type Options struct {
 	// ArchiveConns caps each daemon's archive pool (0: the daemon's own
 	// size). River's pool is the daemon's.
 	ArchiveConns int
-	Workers      int    // each daemon's runs at once (0: the daemon's default)
-	Log          string // the daemons' log file ("": none)
-	Progress     io.Writer
+	Workers      int // each daemon's runs at once (0: the daemon's default)
+	// PgBouncer, when above 0, puts a PgBouncer in transaction mode
+	// with this many server connections between the daemons and
+	// PostgreSQL (the harness's own connections go direct).
+	PgBouncer int
+	// QueueMaintainers is how many daemons take part in River's leader
+	// election (and its maintenance); 0: all of them.
+	QueueMaintainers int
+	Log              string // the daemons' log file ("": none)
+	Progress         io.Writer
 }
 
 // The harness's own timings.
@@ -87,6 +95,29 @@ func run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	defer store.Close()
+	daemonDSN := dsn
+	var bouncer *pgbouncer.Bouncer
+	if o.PgBouncer > 0 {
+		// Every daemon holds at most 2 client connections to it.
+		bouncer, err = pgbouncer.Start(archive.PostgresDSN(dsn), pgbouncer.Options{PoolSize: o.PgBouncer, MaxClients: 2*o.Hosts + 50})
+		if err != nil {
+			return nil, err
+		}
+		defer bouncer.Stop()
+		// One application_name for every daemon, as docs/daemon.md asks
+		// behind a pooler: PgBouncer sets a client's own on the server
+		// connection each time a transaction lands on one another
+		// client used last, a statement more for most transactions.
+		u, err := url.Parse(bouncer.DSN)
+		if err != nil {
+			return nil, err
+		}
+		q := u.Query()
+		q.Set("application_name", "wireperf-daemon")
+		u.RawQuery = q.Encode()
+		daemonDSN = u.String()
+		progress("PgBouncer (transaction mode, %d server connections) at %s", o.PgBouncer, archive.Redact(bouncer.DSN))
+	}
 	if prior, err := store.SchedRuns(ctx, archive.RunQuery{Limit: 1}); err != nil {
 		return nil, err
 	} else if len(prior) > 0 {
@@ -115,6 +146,11 @@ func run(ctx context.Context, o Options) (*Report, error) {
 	defer os.RemoveAll(spool)
 
 	cpu0, _, _ := selfUsage()
+	var bouncerCPU0 time.Duration
+	bouncerCPUOK := false
+	if bouncer != nil {
+		bouncerCPU0, bouncerCPUOK = processCPU(bouncer.PID)
+	}
 	wall0 := time.Now()
 	if err := sampler.start(ctx); err != nil {
 		return nil, err
@@ -140,8 +176,9 @@ func run(ctx context.Context, o Options) (*Report, error) {
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			host := hostName(i)
-			d, err := daemon.New(ctx, daemon.Config{Host: host, DSN: dsn, Grace: daemonGrace, Workers: o.Workers,
-				SpoolDir: filepath.Join(spool, host), Logger: logger, RunTest: noopTest})
+			d, err := daemon.New(ctx, daemon.Config{Host: host, DSN: daemonDSN, Grace: daemonGrace, Workers: o.Workers,
+				SpoolDir: filepath.Join(spool, host), Logger: logger, RunTest: noopTest,
+				NoQueueMaintenance: o.QueueMaintainers > 0 && i >= o.QueueMaintainers})
 			if err != nil {
 				errs[i] = fmt.Errorf("%s: %w", host, err)
 				return
@@ -237,6 +274,13 @@ func run(ctx context.Context, o Options) (*Report, error) {
 	}
 	cpu1, rss, usageOK := selfUsage()
 	wall := time.Since(wall0)
+	pooler := poolerFigures{PoolSize: o.PgBouncer, CPUSeconds: -1, CPUPercent: -1}
+	if bouncerCPUOK {
+		if c1, ok := processCPU(bouncer.PID); ok {
+			pooler.CPUSeconds = (c1 - bouncerCPU0).Seconds()
+			pooler.CPUPercent = 100 * pooler.CPUSeconds / wall.Seconds()
+		}
+	}
 	stopAll()
 
 	runs, err := store.SchedRuns(ctx, archive.RunQuery{Since: start, Until: end})
@@ -249,6 +293,13 @@ func run(ctx context.Context, o Options) (*Report, error) {
 	rep.Hosts, rep.Tasks, rep.Minutes = o.Hosts, len(tasks), o.Length.Minutes()
 	rep.Start, rep.End = start.UTC(), end.UTC()
 	rep.PostgreSQL = pg
+	if bouncer != nil {
+		rep.PgBouncer = &pooler
+	}
+	rep.QueueMaintainers = o.QueueMaintainers
+	if o.QueueMaintainers == 0 {
+		rep.QueueMaintainers = o.Hosts
+	}
 	rep.Harness = harnessFigures{CPUSeconds: -1, CPUPercent: -1, PeakRSSMiB: -1}
 	if usageOK {
 		rep.Harness = harnessFigures{CPUSeconds: (cpu1 - cpu0).Seconds(), CPUPercent: 100 * (cpu1 - cpu0).Seconds() / wall.Seconds(),

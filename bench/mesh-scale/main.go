@@ -30,6 +30,8 @@ func main() {
 	flag.DurationVar(&o.ProbeRandomSlip, "probe-random-slip", 0, "the probes' random_slip: spreads each minute's probes over this long (0: all on the minute, as a mesh file's default; under 1m)")
 	flag.IntVar(&o.ArchiveConns, "archive-conns", 1, "cap of each daemon's archive pool (0: the daemon's own)")
 	flag.IntVar(&o.Workers, "workers", 0, "each daemon's runs at once (0: the daemon's default)")
+	flag.IntVar(&o.PgBouncer, "pgbouncer", 0, "put a PgBouncer (transaction mode) with this many server connections between the daemons and PostgreSQL (0: none)")
+	flag.IntVar(&o.QueueMaintainers, "queue-maintainers", 0, "daemons that take part in River's leader election (0: all)")
 	flag.StringVar(&o.Log, "log", "", "write the daemons' warnings to this file")
 	quiet := flag.Bool("q", false, "no progress on stderr")
 	flag.Parse()
@@ -44,8 +46,8 @@ func main() {
 		fail("-minutes %g: want more than 0", *minutes)
 	case o.ProbeRandomSlip < 0 || o.ProbeRandomSlip >= probeTest.repeat:
 		fail("-probe-random-slip %v: want 0 up to %v", o.ProbeRandomSlip, probeTest.repeat)
-	case o.ArchiveConns < 0 || o.Workers < 0:
-		fail("-archive-conns and -workers: want 0 or more")
+	case o.ArchiveConns < 0 || o.Workers < 0 || o.PgBouncer < 0 || o.QueueMaintainers < 0:
+		fail("-archive-conns, -workers, -pgbouncer and -queue-maintainers: want 0 or more")
 	}
 	o.Length = time.Duration(*minutes * float64(time.Minute))
 	if !*quiet {

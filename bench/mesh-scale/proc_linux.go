@@ -62,3 +62,9 @@ func postgresCPU(backend int) (time.Duration, bool) {
 	}
 	return time.Duration(ticks) * time.Second / clockTicks, true
 }
+
+// processCPU is a process's own CPU time (user and system).
+func processCPU(pid int) (time.Duration, bool) {
+	_, _, own, _, ok := procStat(pid)
+	return time.Duration(own) * time.Second / clockTicks, ok
+}

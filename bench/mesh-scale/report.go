@@ -33,7 +33,11 @@ type Report struct {
 	LeftOpen      int           `json:"left_open"` // still scheduled or running when the harness stopped
 
 	PostgreSQL pgFigures      `json:"postgresql"`
-	Harness    harnessFigures `json:"harness"`
+	PgBouncer  *poolerFigures `json:"pgbouncer,omitempty"` // nil: the daemons connected directly
+	// QueueMaintainers is how many daemons took part in River's leader
+	// election.
+	QueueMaintainers int            `json:"queue_maintainers"`
+	Harness          harnessFigures `json:"harness"`
 }
 
 // LagFigures are one set of runs' lags, in seconds.
@@ -50,6 +54,12 @@ type reasonCount struct {
 	Kind    string `json:"kind"`
 	Runs    int    `json:"runs"`
 	Example string `json:"example"`
+}
+
+type poolerFigures struct {
+	PoolSize   int     `json:"pool_size"`   // its server connections, at most
+	CPUSeconds float64 `json:"cpu_seconds"` // -1: unknown
+	CPUPercent float64 `json:"cpu_percent"` // of one core; -1: unknown
 }
 
 type harnessFigures struct {
@@ -89,6 +99,12 @@ func (r *Report) Markdown(w io.Writer) {
 	fmt.Fprintf(w, "| PostgreSQL connections (max, sampled every second) | %d |\n", pg.MaxConnections)
 	fmt.Fprintf(w, "| PostgreSQL transactions per second | %.1f |\n", pg.TPS)
 	fmt.Fprintf(w, "| PostgreSQL CPU | %s |\n", cpu(pg.CPUSeconds, pg.CPUPercent))
+	if b := r.PgBouncer; b != nil {
+		fmt.Fprintf(w, "| PgBouncer (transaction mode) | %d server connections at most; CPU %s |\n", b.PoolSize, cpu(b.CPUSeconds, b.CPUPercent))
+	} else {
+		fmt.Fprintf(w, "| PgBouncer | none: the daemons connected directly |\n")
+	}
+	fmt.Fprintf(w, "| daemons in River's leader election | %d |\n", r.QueueMaintainers)
 	fmt.Fprintf(w, "| harness CPU | %s |\n", cpu(r.Harness.CPUSeconds, r.Harness.CPUPercent))
 	fmt.Fprintf(w, "| harness peak RSS | %s |\n", known(r.Harness.PeakRSSMiB, "%.0f MiB"))
 	if len(r.Unsuccessful) > 0 {

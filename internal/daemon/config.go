@@ -59,6 +59,10 @@ type FileConfig struct {
 	PlanEvery string `yaml:"plan_every"`
 	// Workers bounds this host's runs at once (default 4).
 	Workers int `yaml:"workers"`
+	// QueueMaintenance false keeps this daemon out of River's leader
+	// election and its maintenance (default true; in a mesh of hundreds
+	// of hosts, keep it on a few).
+	QueueMaintenance *bool `yaml:"queue_maintenance"`
 	// SpoolDir keeps results of runs that ended while the archive was
 	// unreachable (default ~/.local/state/wireperf/spool-HOST).
 	SpoolDir string `yaml:"spool_dir"`

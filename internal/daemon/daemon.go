@@ -47,6 +47,12 @@ type Config struct {
 	PlanEvery time.Duration // how often this host plans
 	Lead      time.Duration // a run's job becomes due this long before its start
 	Workers   int           // runs at once on this host
+	// NoQueueMaintenance keeps this daemon's job queue out of River's
+	// leader election, so that it never runs River's maintenance (the
+	// cleaning of finished jobs). In a large mesh a few daemons keep it
+	// and the rest spare the database their elections; at least one
+	// must keep it.
+	NoQueueMaintenance bool
 
 	// Binary runs the tests (default: this executable); Env is added to
 	// its environment.
@@ -113,8 +119,8 @@ const (
 	DefaultHorizon   = 10 * time.Minute
 	DefaultPlanEvery = 30 * time.Second
 	// DefaultLead: a run's job is due this long before the run, and its
-	// worker sleeps to the exact instant.
-	// Workers poll for available jobs every second.
+	// worker sleeps to the exact instant. Workers poll for available jobs
+	// every Lead/2, at most 2 s (fetchPoll).
 	DefaultLead    = 5 * time.Second
 	DefaultWorkers = 4
 )
@@ -193,6 +199,7 @@ type Daemon struct {
 	log   *slog.Logger
 	store *archive.Store
 	queue queue
+	due   dueRuns // scheduled runs coming due, for the queue
 
 	srv     *server.Server
 	apiLn   net.Listener

@@ -18,7 +18,8 @@ import (
 func FromFile(path string, fc *FileConfig, dsn string, logger *slog.Logger) (Config, error) {
 	cfg := Config{Host: fc.Host, DSN: dsn, API: fc.Listen, ReadsNeedToken: fc.ReadsNeedToken,
 		Grace: Duration(fc.Grace, 0), Horizon: Duration(fc.Horizon, 0), PlanEvery: Duration(fc.PlanEvery, 0),
-		Workers: fc.Workers, SpoolDir: fc.SpoolDir, Logger: logger}
+		Workers: fc.Workers, SpoolDir: fc.SpoolDir, Logger: logger,
+		NoQueueMaintenance: fc.QueueMaintenance != nil && !*fc.QueueMaintenance}
 	if cfg.API == "" {
 		cfg.API = DefaultAPI
 	}

@@ -27,6 +27,15 @@ func TestFromFile(t *testing.T) {
 	if cfg.Server == nil || cfg.Server.Port != spec.DefaultPort || cfg.Server.Keys != nil || cfg.Server.Agent != nil {
 		t.Fatalf("server %+v", cfg.Server)
 	}
+	if cfg.NoQueueMaintenance {
+		t.Fatal("queue_maintenance left out: the daemon stays out of River's maintenance, want in")
+	}
+	for _, keep := range []bool{true, false} {
+		fc := &daemon.FileConfig{Host: "a", QueueMaintenance: &keep}
+		if cfg, err := daemon.FromFile("d.yaml", fc, "x.db", log); err != nil || cfg.NoQueueMaintenance == keep {
+			t.Fatalf("queue_maintenance: %v: NoQueueMaintenance %v, %v", keep, cfg.NoQueueMaintenance, err)
+		}
+	}
 	slices.Sort(cfg.ClientArgs)
 	if strings.Join(cfg.ClientArgs, " ") != "--tls-ca=/ca.pem --tls-pin=ab12" {
 		t.Fatalf("client args %q", cfg.ClientArgs)

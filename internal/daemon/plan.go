@@ -20,7 +20,8 @@ const enqueueEvery = time.Second
 const notTakenGrace = 5 * time.Second
 
 // planLoop plans this host's tasks now and every PlanEvery, and every
-// second queues the runs due within Lead, until ctx ends.
+// second queues the runs due within Lead (from the list the last plan
+// read), until ctx ends.
 func (d *Daemon) planLoop(ctx context.Context) {
 	ticks, stop := d.cfg.Clock.Every(enqueueEvery)
 	defer stop()
@@ -103,43 +104,10 @@ func (d *Daemon) PlanOnce(ctx context.Context) error {
 			return err
 		}
 	}
-	return d.enqueueDue(ctx)
-}
-
-// enqueueDue gives the scheduled runs of this host due within Lead their
-// jobs, available at once (River keeps one job per run, so queueing a run
-// again adds nothing): a job is never left to River's scheduler, which
-// makes scheduled jobs available only every 5 s, on its leader. A
-// scheduled run whose deadline passed without a worker taking it is
-// recorded missed.
-func (d *Daemon) enqueueDue(ctx context.Context) error {
-	now := d.cfg.Clock.Now()
-	runs, err := d.store.SchedRuns(ctx, archive.RunQuery{Source: d.cfg.Host, States: []string{archive.StateScheduled}, Until: now.Add(d.cfg.Lead)})
-	if err != nil {
+	if err := d.refreshDue(ctx); err != nil {
 		return err
 	}
-	for _, r := range runs {
-		// A worker waiting for a reservation gives up at the deadline
-		// itself and records why; only a run still scheduled a while
-		// after it was never taken.
-		if r.Deadline.Add(notTakenGrace).Before(now) {
-			why := "not taken before its deadline: the daemon was not running or its queue was late"
-			if down := d.lastDown.Load(); down != 0 && !time.Unix(0, down).Before(r.Planned) {
-				why = "not taken before its deadline: the archive was unreachable"
-			}
-			if ok, err := d.store.Transition(ctx, r.ID, []string{archive.StateScheduled}, archive.StateMissed,
-				why, time.Time{}, time.Time{}, now); err != nil {
-				return err
-			} else if ok {
-				d.log.Warn("run missed", "run", r.ID, "planned", r.Planned)
-			}
-			continue
-		}
-		if err := d.queue.Enqueue(ctx, d.cfg.Host, r.ID, now); err != nil {
-			return fmt.Errorf("queueing run %s: %w", r.ID, err)
-		}
-	}
-	return nil
+	return d.enqueueDue(ctx)
 }
 
 func sortRuns(rs []*archive.SchedRun) {

@@ -64,6 +64,14 @@ func (q *riverQueue[TTx]) Enqueue(ctx context.Context, host, runID string, at ti
 	return err
 }
 
+// fetchPoll is how often a worker looks for available jobs. A run's job
+// is available Lead before the run and its worker sleeps to the instant,
+// so polling at half the lead still takes it in time, and a daemon asks
+// the database half as often as at River's default of a second.
+func fetchPoll(lead time.Duration) time.Duration {
+	return max(min(lead/2, 2*time.Second), river.FetchCooldownDefault)
+}
+
 // newQueue opens River on the archive's database: one PostgreSQL
 // connection of the daemon's budget (MaxPostgresConns), polled (LISTEN
 // holds a connection of its own, and is session state a pooler in
@@ -80,7 +88,11 @@ func newQueue(ctx context.Context, dsn string, d *Daemon) (queue, error) {
 		// A test bounds its own time; River's default of one minute
 		// would cut long tests.
 		JobTimeout:        -1,
-		FetchPollInterval: time.Second,
+		FetchPollInterval: fetchPoll(d.cfg.Lead),
+		// River's maintenance (its leader cleans finished jobs) needs one
+		// client of the database, not all: each taking part asks to be
+		// leader every 5 s.
+		LeaderElectionDisabled: d.cfg.NoQueueMaintenance,
 	}
 	if archive.IsPostgres(dsn) {
 		pcfg, err := pgxpool.ParseConfig(dsn)
