@@ -24,7 +24,7 @@ const taskColumns = `id, name, source, dest, dest_addr, args, direction, class, 
 	slip_ms, random_slip_ms, until_at, max_runs, paused, resources, thresholds, origin, mesh_group, dests`
 
 // storedDest is one of a rotating task's destinations in the task's
-// dests column (a JSON list; ” for a task of one destination).
+// dests column (a JSON list; empty for a task of one destination).
 type storedDest struct {
 	Host string `json:"host"`
 	Addr string `json:"addr,omitempty"`
