@@ -2,6 +2,7 @@ package daemon_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/wireperf/wireperf/internal/archive/archivetest"
 	"github.com/wireperf/wireperf/internal/daemon"
 	"github.com/wireperf/wireperf/internal/schedule"
+	"github.com/wireperf/wireperf/internal/testutil/promtest"
 )
 
 // A rotating task's successive runs go to its successive destinations:
@@ -96,6 +98,39 @@ func TestRotatingTaskRunsToEachDestinationInTurn(t *testing.T) {
 		}
 		if seq == 1 && !strings.Contains(rec.Cmdline, " --port=5202 ") {
 			t.Fatalf("run 1 dialed %q, want c's port 5202", rec.Cmdline)
+		}
+	}
+}
+
+// The grid and /metrics see a rotating task's pairs: its source with
+// each of its destinations, scheduled (unmeasured until a run), and the
+// hosts of its mesh group are all of them.
+func TestRotatingTaskPairsOnTheGridAndMetrics(t *testing.T) {
+	dsn := archivetest.Backends(t)["sqlite"]
+	d := newDaemon(t, "a", dsn, false, nil)
+	defer d.CloseQueue()
+	defer d.Store().Close()
+	tk := loopTask("tput", "a", "b", 5201, 1, time.Minute, 30*time.Second, 0)
+	tk.ID, tk.Group = schedule.DefineID("test", "tput", "a", "slot 0"), "sampled"
+	tk.Dests = []schedule.Destination{{Host: "b", Addr: tk.DestAddr}, {Host: "c", At: 20 * time.Second}, {Host: "d", At: 40 * time.Second}}
+	if _, err := d.Store().PutTask(context.Background(), tk, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	colours := map[string]float64{}
+	for _, m := range promtest.Scrape(t, d.Mux())["wireperf_mesh_pairs"].GetMetric() {
+		colours[promtest.Label(m, "colour")] = m.GetGauge().GetValue()
+	}
+	if colours["unmeasured"] != 3 {
+		t.Errorf("pairs by colour %v, want a→b, a→c and a→d unmeasured", colours)
+	}
+	groups := daemon.HostGroups([]string{"a", "b", "c", "d"}, []*schedule.Task{tk})
+	if fmt.Sprint(groups) != "[{sampled [a b c d]}]" {
+		t.Errorf("groups %v, want every destination in the task's group", groups)
+	}
+	page := string(get(t, d, "/grid"))
+	for _, h := range []string{"a", "b", "c", "d"} {
+		if !strings.Contains(page, ">"+h+"<") {
+			t.Errorf("host %s not on the grid", h)
 		}
 	}
 }
