@@ -117,3 +117,33 @@ func TestValidateRotating(t *testing.T) {
 		}
 	}
 }
+
+// NextTo finds a rotating task's runs to one destination: the same runs
+// as Next's filtered to it, random slip included; a task of one
+// destination has all of its runs to Dest and none to another host.
+func TestNextTo(t *testing.T) {
+	tk := rotating()
+	tk.RandomSlip = 15 * time.Second
+	for _, from := range []time.Duration{0, 10 * time.Second, 50 * time.Second, 7*time.Minute + 3*time.Second} {
+		f := t0.Add(from)
+		for _, host := range []string{"b", "c", "d", "x"} {
+			var want []time.Duration
+			for _, r := range Next(tk, f, 5*time.Minute, 1000) {
+				if tk.RunDest(r.Seq).Host == host {
+					want = append(want, r.Planned.Sub(t0))
+				}
+			}
+			got := planned(NextTo(tk, host, f, 5*time.Minute, 1000))
+			if !eq(got, want) || (host != "x" && len(got) < 4) {
+				t.Fatalf("from +%v to %s: %v, want %v", from, host, got, want)
+			}
+			if few := NextTo(tk, host, f, 5*time.Minute, 2); len(few) > 2 {
+				t.Fatalf("max 2: %d runs", len(few))
+			}
+		}
+	}
+	one := task()
+	if len(NextTo(one, "b", t0, time.Minute, 10)) != 2 || NextTo(one, "c", t0, time.Minute, 10) != nil {
+		t.Fatal("a task of one destination")
+	}
+}

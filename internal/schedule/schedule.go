@@ -445,3 +445,52 @@ func Next(t *Task, from time.Time, horizon time.Duration, max int) []Run {
 	}
 	return out
 }
+
+// NextTo is Next for t's runs to host alone: of a rotating task, those
+// to that one of its destinations (one run in len(Dests)), found without
+// walking the others; of a task of one destination, all of them or none.
+func NextTo(t *Task, host string, from time.Time, horizon time.Duration, max int) []Run {
+	if len(t.Dests) == 0 {
+		if t.Dest != host {
+			return nil
+		}
+		return Next(t, from, horizon, max)
+	}
+	j := -1
+	for i, d := range t.Dests {
+		if d.Host == host {
+			j = i
+			break
+		}
+	}
+	if j < 0 || t.Paused || max <= 0 {
+		return nil
+	}
+	n, end := len(t.Dests), from.Add(horizon)
+	// Runs to host are seq j, j+n, j+2n …, one every Repeat; as in Next, one
+	// whose base instant is up to RandomSlip before from may still start
+	// at or after it.
+	m := 0
+	if first := t.Start.Add(t.Dests[j].At); from.Add(-t.RandomSlip).After(first) {
+		m = int(from.Add(-t.RandomSlip).Sub(first) / t.Repeat)
+	}
+	var out []Run
+	for ; len(out) < max; m++ {
+		seq := j + m*n
+		r, ok := t.At(seq)
+		if !ok {
+			break
+		}
+		if r.Planned.Before(from) {
+			continue
+		}
+		if !r.Planned.Before(end) {
+			if !t.base(seq).Before(end) {
+				break
+			}
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
