@@ -23,33 +23,39 @@ import (
 const taskColumns = `id, name, source, dest, dest_addr, args, direction, class, duration_ms, start_at, repeat_ms,
 	slip_ms, random_slip_ms, until_at, max_runs, paused, resources, thresholds, origin, mesh_group, dests`
 
-// storedDest is one of a rotating task's destinations in the task's
-// dests column (a JSON list; empty for a task of one destination).
-type storedDest struct {
-	Host string `json:"host"`
-	Addr string `json:"addr,omitempty"`
-	AtMS int64  `json:"at_ms"`
+// storedDests are a rotating task's destinations in the task's dests
+// column: a JSON object of three lists of the same length (lists rather
+// than an object per destination: a 1,000-host sampled group stores a
+// million destinations per schedule); empty for a task of one
+// destination.
+type storedDests struct {
+	Hosts []string `json:"hosts"`
+	Addrs []string `json:"addrs"`
+	AtMS  []int64  `json:"at_ms"`
 }
 
 func destsText(ds []schedule.Destination) string {
 	if len(ds) == 0 {
 		return ""
 	}
-	out := make([]storedDest, len(ds))
+	out := storedDests{Hosts: make([]string, len(ds)), Addrs: make([]string, len(ds)), AtMS: make([]int64, len(ds))}
 	for i, d := range ds {
-		out[i] = storedDest{Host: d.Host, Addr: d.Addr, AtMS: ms(d.At)}
+		out.Hosts[i], out.Addrs[i], out.AtMS[i] = d.Host, d.Addr, ms(d.At)
 	}
 	return jsonText(out)
 }
 
 func parseDests(s string) ([]schedule.Destination, error) {
-	var in []storedDest
-	if err := unmarshalText(s, &in); err != nil || len(in) == 0 {
+	var in storedDests
+	if err := unmarshalText(s, &in); err != nil || len(in.Hosts) == 0 {
 		return nil, err
 	}
-	out := make([]schedule.Destination, len(in))
-	for i, d := range in {
-		out[i] = schedule.Destination{Host: d.Host, Addr: d.Addr, At: dur(d.AtMS)}
+	if len(in.Addrs) != len(in.Hosts) || len(in.AtMS) != len(in.Hosts) {
+		return nil, fmt.Errorf("%d hosts, %d addresses and %d instants", len(in.Hosts), len(in.Addrs), len(in.AtMS))
+	}
+	out := make([]schedule.Destination, len(in.Hosts))
+	for i, h := range in.Hosts {
+		out[i] = schedule.Destination{Host: h, Addr: in.Addrs[i], At: dur(in.AtMS[i])}
 	}
 	return out, nil
 }
