@@ -1,6 +1,7 @@
 // Package mesh reads a mesh file (hosts, groups of them, tests and the
 // schedules that run tests over groups) and expands it into scheduled
-// tasks, one per ordered pair and schedule. Expansion is a pure function
+// tasks, one per ordered pair and schedule (over a sampled group, a few
+// rotating tasks per host instead). Expansion is a pure function
 // of the file: the same file always gives the same tasks, with the same
 // IDs, so that applying it twice changes nothing.
 package mesh
