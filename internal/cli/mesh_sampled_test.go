@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -49,5 +50,14 @@ schedules:
 	code, out, _ = runCLI("mesh", "apply", f, "--dry-run")
 	if code != ExitOK || !strings.Contains(out, "\nutilisation of each host by exclusive runs (busy time ÷ period), worst first:\nh0000 4.0%: 2 runs of measured/throughput every 10m0s") {
 		t.Fatalf("dry run: %d %q", code, out[max(0, len(out)-400):])
+	}
+	// A task per host and slot, each listed with its first destination
+	// and how many follow it (248 in a host's last probe slot: 999 is not
+	// a multiple of 4), repeating once a rotation (250 minutes for
+	// the probes, 999 periods of 10 minutes for the throughput tests).
+	probes := regexp.MustCompile(`(?m)^t[0-9a-f]{12} latency h\d{4} → h\d{4} \+24[89] in turn every 4h10m0s$`).FindAllString(out, -1)
+	tputs := regexp.MustCompile(`(?m)^t[0-9a-f]{12} throughput h\d{4} → h\d{4} \+998 in turn every 166h30m0s$`).FindAllString(out, -1)
+	if len(probes) != 4000 || len(tputs) != 1000 {
+		t.Fatalf("dry run: %d probe tasks and %d throughput tasks listed, want 4000 and 1000:\n%s", len(probes), len(tputs), out[:400])
 	}
 }

@@ -139,6 +139,15 @@ func (t *Task) ForRun(seq int) *Task {
 	return &c
 }
 
+// DestText is the task's destination as a listing shows it: Dest, or
+// a rotating task's first destination and how many follow it in turn.
+func (t *Task) DestText() string {
+	if len(t.Dests) <= 1 {
+		return t.Dest
+	}
+	return fmt.Sprintf("%s +%d in turn", t.Dest, len(t.Dests)-1)
+}
+
 // DestHosts are the hosts the task tests to: Dest, or each of Dests.
 func (t *Task) DestHosts() []string {
 	if len(t.Dests) == 0 {
