@@ -85,6 +85,9 @@ func TestForRun(t *testing.T) {
 	if !slices.Equal(tk.DestHosts(), []string{"b", "c", "d"}) {
 		t.Fatalf("dest hosts %v", tk.DestHosts())
 	}
+	if tk.DestText() != "b +2 in turn" || one.DestText() != "b" {
+		t.Fatalf("listed as %q and %q", tk.DestText(), one.DestText())
+	}
 }
 
 func TestValidateRotating(t *testing.T) {
