@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
-	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/wireperf/wireperf/internal/mesh"
@@ -20,7 +20,9 @@ const origin = "mesh-scale"
 
 // The mesh the issue asks for: every host probes 4 sampled partners'
 // latency every minute (background), and tests its throughput to 1
-// sampled partner every 10 minutes (exclusive, 10 s).
+// sampled partner every 10 minutes (exclusive, 10 s). Each is a sampled
+// group of the mesh file meshFile writes, whose partners rotate period
+// by period as `mesh apply` stores them.
 var (
 	probeTest = testSpec{group: "sampled-4", name: "latency", args: []string{"rr", "-t", "5"},
 		class: schedule.Background, repeat: time.Minute, slip: 30 * time.Second, partners: 4}
@@ -34,69 +36,64 @@ type testSpec struct {
 	class       schedule.Class
 	repeat      time.Duration
 	slip        time.Duration
-	partners    int // sampled partners per host
+	partners    int // sampled partners per host and period
 }
 
 // hostName is virtual host i's name.
 func hostName(i int) string { return fmt.Sprintf("vh%04d", i) }
 
-// meshTasks are the tasks of n hosts, from start until until. Each host's
-// partners are draw number draw of a pseudo-random generator, so that a
-// run may be repeated. Like `mesh apply`, a schedule's exclusive tasks are
-// spread evenly over its period and its background tasks all start on
-// the period, unless probeSlip gives the probes a random_slip.
+// groupName is a test's sampled group for draw: the draw is in the
+// group's name, which (with the mesh's and the hosts') orders the hosts
+// for sampling, so another draw gives other partners.
+func (ts testSpec) groupName(draw uint64) string { return fmt.Sprintf("%s-draw%d", ts.group, draw) }
+
+// meshFile is the mesh file of n hosts, their two sampled groups and
+// schedules from start until until: the harness's schedule, written as a
+// user would write it. probeSlip is the probes' random_slip (0: none).
+func meshFile(n int, draw uint64, start, until time.Time, probeSlip time.Duration) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "name: %s\nhosts:\n", origin)
+	names := make([]string, n)
+	for i := range n {
+		names[i] = hostName(i)
+		fmt.Fprintf(&b, "  %s:\n", names[i])
+	}
+	b.WriteString("groups:\n")
+	fmt.Fprintf(&b, "  %s: {sampled: {hosts: [%s], partners: %d}}\n", probeTest.groupName(draw), strings.Join(names, ", "), probeTest.partners)
+	fmt.Fprintf(&b, "  %s: {sampled: {hosts: [%s], partners: %d}}\n", throughputTest.groupName(draw), probeTest.groupName(draw), throughputTest.partners)
+	b.WriteString("tests:\n")
+	for _, ts := range []testSpec{probeTest, throughputTest} {
+		fmt.Fprintf(&b, "  %s: {test: %s, class: %s}\n", ts.name, strings.Join(ts.args, " "), ts.class)
+	}
+	b.WriteString("schedules:\n")
+	for _, ts := range []testSpec{probeTest, throughputTest} {
+		fmt.Fprintf(&b, "  - {group: %s, test: %s, repeat: %v, slip: %v, start: %s, until: %s",
+			ts.groupName(draw), ts.name, ts.repeat, ts.slip, start.UTC().Format(time.RFC3339Nano), until.UTC().Format(time.RFC3339Nano))
+		if ts.class == schedule.Background && probeSlip > 0 {
+			fmt.Fprintf(&b, ", random_slip: %v", probeSlip)
+		}
+		b.WriteString("}\n")
+	}
+	return b.String()
+}
+
+// meshTasks are the tasks of n hosts, from start until until: those
+// `mesh apply` stores for meshFile's mesh (sampled groups as rotating
+// tasks, exclusive runs in rounds over their period, background runs on
+// the period unless probeSlip gives them a random_slip). The same draw
+// gives the same tasks.
 func meshTasks(n int, draw uint64, start, until time.Time, probeSlip time.Duration) ([]*schedule.Task, error) {
 	if n < 2 {
 		return nil, fmt.Errorf("-hosts %d: want at least 2", n)
 	}
-	rng := rand.New(rand.NewPCG(draw, 0x6d657368))
-	var out []*schedule.Task
-	for _, ts := range []testSpec{probeTest, throughputTest} {
-		reserve, err := mesh.ReserveFor(ts.args)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", ts.name, err)
-		}
-		k := min(ts.partners, n-1)
-		total := n * k
-		for i := range n {
-			src := hostName(i)
-			for j, dst := range partners(rng, n, i, k) {
-				at := start
-				if ts.class == schedule.Exclusive {
-					at = at.Add(time.Duration(i*k+j) * (ts.repeat / time.Duration(total)).Truncate(time.Millisecond))
-				}
-				if !at.Before(until) {
-					continue // its first run would come after the schedule
-				}
-				dest := hostName(dst)
-				t := &schedule.Task{ID: schedule.DefineID(origin, ts.group+"/"+ts.name, src, dest),
-					Name: ts.name, Source: src, Dest: dest, Args: ts.args, Class: ts.class, Duration: reserve,
-					Start: at, Repeat: ts.repeat, Slip: ts.slip, Until: until, Origin: origin}
-				if ts.class == schedule.Background {
-					t.RandomSlip = probeSlip
-				}
-				if err := t.Validate(); err != nil {
-					return nil, fmt.Errorf("task %s→%s: %w", src, dest, err)
-				}
-				out = append(out, t)
-			}
-		}
+	m, err := mesh.Parse(origin+".yaml", []byte(meshFile(n, draw, start, until, probeSlip)))
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
-}
-
-// partners draws k distinct hosts other than self among n.
-func partners(rng *rand.Rand, n, self, k int) []int {
-	picked := map[int]bool{self: true}
-	out := make([]int, 0, k)
-	for len(out) < k {
-		p := rng.IntN(n)
-		if !picked[p] {
-			picked[p] = true
-			out = append(out, p)
-		}
+	if _, err := m.CheckUtilisation(); err != nil { // as `mesh apply` refuses an overfull mesh
+		return nil, err
 	}
-	return out
+	return m.Tasks(), nil
 }
 
 // noopTest is a virtual host's test: it "runs" for the test's own

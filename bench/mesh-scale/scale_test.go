@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/wireperf/wireperf/internal/archive"
+	"github.com/wireperf/wireperf/internal/mesh"
 	"github.com/wireperf/wireperf/internal/schedule"
 )
 
@@ -49,7 +51,13 @@ func TestSyntheticDocumentsAreReadByTheArchive(t *testing.T) {
 	}
 }
 
-func TestMeshTasksSamplePartnersOnce(t *testing.T) {
+// The harness's tasks are the mesh file's, as `mesh apply` stores them:
+// per host, one rotating task per sampled partner and test; in each
+// period every host runs each test to its number of partners (all
+// different) and is run to by as many, the exclusive runs of one instant
+// share no host, and background runs start on the period. The same draw
+// gives the same partners, another draw others.
+func TestMeshTasksAreTheMeshFiles(t *testing.T) {
 	start := time.Date(2026, 12, 4, 8, 0, 0, 0, time.UTC)
 	const n = 50
 	tasks, err := meshTasks(n, 7, start, start.Add(time.Hour), 0)
@@ -59,56 +67,71 @@ func TestMeshTasksSamplePartnersOnce(t *testing.T) {
 	if want := n*probeTest.partners + n*throughputTest.partners; len(tasks) != want {
 		t.Fatalf("%d tasks, want %d", len(tasks), want)
 	}
-	perHost := map[string]map[string][]string{} // test → source → dests
-	var exclusiveStarts []time.Time
-	for _, tk := range tasks {
-		if tk.Source == tk.Dest {
-			t.Errorf("task %s tests %s to itself", tk.ID, tk.Source)
-		}
-		if perHost[tk.Name] == nil {
-			perHost[tk.Name] = map[string][]string{}
-		}
-		if slices.Contains(perHost[tk.Name][tk.Source], tk.Dest) {
-			t.Errorf("%s: %s→%s twice", tk.Name, tk.Source, tk.Dest)
-		}
-		perHost[tk.Name][tk.Source] = append(perHost[tk.Name][tk.Source], tk.Dest)
-		if tk.Class == schedule.Exclusive {
-			exclusiveStarts = append(exclusiveStarts, tk.Start)
-		} else if !tk.Start.Equal(start) {
-			t.Errorf("background task %s starts at %v, want the period's start", tk.ID, tk.Start)
-		}
+	m, err := mesh.Parse("mesh-scale.yaml", []byte(meshFile(n, 7, start, start.Add(time.Hour), 0)))
+	if err != nil {
+		t.Fatal(err)
 	}
-	for name, k := range map[string]int{probeTest.name: probeTest.partners, throughputTest.name: throughputTest.partners} {
-		if len(perHost[name]) != n {
-			t.Errorf("%s: %d sources, want %d", name, len(perHost[name]), n)
+	if !reflect.DeepEqual(m.Tasks(), tasks) {
+		t.Fatal("the harness's tasks are not the mesh file's")
+	}
+	firstPeriod := func(tasks []*schedule.Task) map[string][]string { // test/source → its partners in the first period
+		out := map[string][]string{}
+		for _, tk := range tasks {
+			period := probeTest.repeat
+			if tk.Name == throughputTest.name {
+				period = throughputTest.repeat
+			}
+			for _, r := range schedule.Next(tk, start, period, 10) {
+				out[tk.Name+"/"+tk.Source] = append(out[tk.Name+"/"+tk.Source], tk.RunDest(r.Seq).Host)
+			}
 		}
-		for src, dests := range perHost[name] {
-			if len(dests) != k {
-				t.Errorf("%s: %s has %d partners, want %d", name, src, len(dests), k)
+		return out
+	}
+	partners := firstPeriod(tasks)
+	for _, ts := range []testSpec{probeTest, throughputTest} {
+		in := map[string]int{}
+		for i := range n {
+			src := hostName(i)
+			dests := partners[ts.name+"/"+src]
+			if len(dests) != ts.partners || slices.Contains(dests, src) || len(slices.Compact(slices.Sorted(slices.Values(dests)))) != ts.partners {
+				t.Errorf("%s: %s runs to %v in the first period, want %d other hosts", ts.name, src, dests, ts.partners)
+			}
+			for _, d := range dests {
+				in[d]++
+			}
+		}
+		for h, k := range in {
+			if k != ts.partners {
+				t.Errorf("%s: %s is run to %d times in the first period, want %d", ts.name, h, k, ts.partners)
 			}
 		}
 	}
-	// Exclusive runs are spread over the period: no two start together.
-	slices.SortFunc(exclusiveStarts, func(a, b time.Time) int { return a.Compare(b) })
-	for i := 1; i < len(exclusiveStarts); i++ {
-		if !exclusiveStarts[i].After(exclusiveStarts[i-1]) {
-			t.Fatalf("two exclusive tasks start at %v", exclusiveStarts[i])
+	busy := map[time.Time]map[string]bool{} // exclusive runs' instants → their hosts
+	for _, tk := range tasks {
+		for _, r := range schedule.Next(tk, start, throughputTest.repeat, 100) {
+			if tk.Class == schedule.Background {
+				if (r.Planned.Sub(start))%probeTest.repeat != 0 {
+					t.Errorf("background run %s at %v, not on its period", r.ID, r.Planned)
+				}
+				continue
+			}
+			if busy[r.Planned] == nil {
+				busy[r.Planned] = map[string]bool{}
+			}
+			for _, h := range []string{tk.Source, tk.RunDest(r.Seq).Host} {
+				if busy[r.Planned][h] {
+					t.Fatalf("two exclusive runs of %s at %v", h, r.Planned)
+				}
+				busy[r.Planned][h] = true
+			}
 		}
 	}
 	again, _ := meshTasks(n, 7, start, start.Add(time.Hour), 0)
 	other, _ := meshTasks(n, 8, start, start.Add(time.Hour), 0)
-	ids := func(ts []*schedule.Task) []string {
-		var out []string
-		for _, t := range ts {
-			out = append(out, t.ID)
-		}
-		slices.Sort(out)
-		return out
-	}
-	if !slices.Equal(ids(tasks), ids(again)) {
+	if !reflect.DeepEqual(firstPeriod(again), partners) {
 		t.Error("the same draw sampled other partners")
 	}
-	if slices.Equal(ids(tasks), ids(other)) {
+	if reflect.DeepEqual(firstPeriod(other), partners) {
 		t.Error("another draw sampled the same partners")
 	}
 }

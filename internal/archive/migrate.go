@@ -284,6 +284,11 @@ var migrations = [][]string{
 	{ // 7: the mesh group a task's pair comes from, which the grid groups hosts by
 		`ALTER TABLE sched_task ADD COLUMN mesh_group TEXT NOT NULL DEFAULT ''`,
 	},
+	{ // 8: a rotating task's destinations (a sampled group's partners of
+		// one source over its rotation), a JSON list; '' for a task of one
+		// destination, as every task stored before.
+		`ALTER TABLE sched_task ADD COLUMN dests TEXT NOT NULL DEFAULT ''`,
+	},
 }
 
 // migrateOnlyTo, when not 0, stops the migrations at that version: the

@@ -21,7 +21,44 @@ import (
 // its ID in the run table, where its -J document lands.
 
 const taskColumns = `id, name, source, dest, dest_addr, args, direction, class, duration_ms, start_at, repeat_ms,
-	slip_ms, random_slip_ms, until_at, max_runs, paused, resources, thresholds, origin, mesh_group`
+	slip_ms, random_slip_ms, until_at, max_runs, paused, resources, thresholds, origin, mesh_group, dests`
+
+// storedDests are a rotating task's destinations in the task's dests
+// column: a JSON object of three lists of the same length (lists rather
+// than an object per destination: a 1,000-host sampled group stores a
+// million destinations per schedule); empty for a task of one
+// destination.
+type storedDests struct {
+	Hosts []string `json:"hosts"`
+	Addrs []string `json:"addrs"`
+	AtMS  []int64  `json:"at_ms"`
+}
+
+func destsText(ds []schedule.Destination) string {
+	if len(ds) == 0 {
+		return ""
+	}
+	out := storedDests{Hosts: make([]string, len(ds)), Addrs: make([]string, len(ds)), AtMS: make([]int64, len(ds))}
+	for i, d := range ds {
+		out.Hosts[i], out.Addrs[i], out.AtMS[i] = d.Host, d.Addr, ms(d.At)
+	}
+	return jsonText(out)
+}
+
+func parseDests(s string) ([]schedule.Destination, error) {
+	var in storedDests
+	if err := unmarshalText(s, &in); err != nil || len(in.Hosts) == 0 {
+		return nil, err
+	}
+	if len(in.Addrs) != len(in.Hosts) || len(in.AtMS) != len(in.Hosts) {
+		return nil, fmt.Errorf("%d hosts, %d addresses and %d instants", len(in.Hosts), len(in.Addrs), len(in.AtMS))
+	}
+	out := make([]schedule.Destination, len(in.Hosts))
+	for i, h := range in.Hosts {
+		out[i] = schedule.Destination{Host: h, Addr: in.Addrs[i], At: dur(in.AtMS[i])}
+	}
+	return out, nil
+}
 
 func ms(d time.Duration) int64  { return d.Milliseconds() }
 func dur(v int64) time.Duration { return time.Duration(v) * time.Millisecond }
@@ -41,17 +78,17 @@ func taskArgs(t *schedule.Task) []any {
 	}
 	return []any{t.ID, t.Name, t.Source, t.Dest, t.DestAddr, jsonText(t.Args), string(t.Direction()), string(t.Class),
 		ms(t.Duration), t.Start.UTC(), ms(t.Repeat), ms(t.Slip), ms(t.RandomSlip), nullTime(t.Until), t.MaxRuns,
-		boolInt(t.Paused), res, jsonText(t.Thresholds), t.Origin, t.Group}
+		boolInt(t.Paused), res, jsonText(t.Thresholds), t.Origin, t.Group, destsText(t.Dests)}
 }
 
 func scanTask(sc scanner) (*schedule.Task, error) {
 	var t schedule.Task
-	var args, direction, class, res, thr string
+	var args, direction, class, res, thr, dests string
 	var durMS, repMS, slipMS, rslipMS int64
 	var until sql.NullTime
 	var paused int
 	if err := sc.Scan(&t.ID, &t.Name, &t.Source, &t.Dest, &t.DestAddr, &args, &direction, &class, &durMS, &t.Start,
-		&repMS, &slipMS, &rslipMS, &until, &t.MaxRuns, &paused, &res, &thr, &t.Origin, &t.Group); err != nil {
+		&repMS, &slipMS, &rslipMS, &until, &t.MaxRuns, &paused, &res, &thr, &t.Origin, &t.Group, &dests); err != nil {
 		return nil, err
 	}
 	t.Class = schedule.Class(class)
@@ -70,6 +107,10 @@ func scanTask(sc scanner) (*schedule.Task, error) {
 	if err := unmarshalText(thr, &t.Thresholds); err != nil {
 		return nil, fmt.Errorf("task %s: thresholds: %w", t.ID, err)
 	}
+	var err error
+	if t.Dests, err = parseDests(dests); err != nil {
+		return nil, fmt.Errorf("task %s: dests: %w", t.ID, err)
+	}
 	return &t, nil
 }
 
@@ -81,6 +122,17 @@ func sameTask(a, b *schedule.Task) bool {
 		t.Until = t.Until.UTC().Truncate(time.Millisecond)
 		if len(t.Resources) == 0 {
 			t.Resources = nil
+		}
+		if len(t.Dests) == 0 {
+			t.Dests = nil
+		} else {
+			// Stored to the millisecond, as the task's other durations.
+			ds := make([]schedule.Destination, len(t.Dests))
+			for i, d := range t.Dests {
+				d.At = dur(ms(d.At))
+				ds[i] = d
+			}
+			t.Dests = ds
 		}
 	}
 	return reflect.DeepEqual(x, y)
@@ -119,7 +171,7 @@ func (s *Store) putTask(ctx context.Context, tx *sql.Tx, t *schedule.Task, now t
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		_, err = tx.ExecContext(ctx, s.q(`INSERT INTO sched_task (`+taskColumns+`, created, updated)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`), append(taskArgs(t), now.UTC(), now.UTC())...)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`), append(taskArgs(t), now.UTC(), now.UTC())...)
 		if err != nil {
 			return 0, fmt.Errorf("storing task %s: %w", t.ID, err)
 		}
@@ -132,7 +184,7 @@ func (s *Store) putTask(ctx context.Context, tx *sql.Tx, t *schedule.Task, now t
 	a := taskArgs(t)
 	_, err = tx.ExecContext(ctx, s.q(`UPDATE sched_task SET name = ?, source = ?, dest = ?, dest_addr = ?, args = ?, direction = ?,
 		class = ?, duration_ms = ?, start_at = ?, repeat_ms = ?, slip_ms = ?, random_slip_ms = ?, until_at = ?, max_runs = ?,
-		paused = ?, resources = ?, thresholds = ?, origin = ?, mesh_group = ?, updated = ? WHERE id = ?`), append(a[1:], now.UTC(), t.ID)...)
+		paused = ?, resources = ?, thresholds = ?, origin = ?, mesh_group = ?, dests = ?, updated = ? WHERE id = ?`), append(a[1:], now.UTC(), t.ID)...)
 	if err != nil {
 		return 0, fmt.Errorf("updating task %s: %w", t.ID, err)
 	}
@@ -308,9 +360,10 @@ func (r *SchedRun) Lag() (time.Duration, bool) {
 	return r.ActualStart.Sub(r.Planned), true
 }
 
-// NewSchedRun is a planned run of t, in state scheduled.
+// NewSchedRun is a planned run of t, in state scheduled, to the run's
+// own destination.
 func NewSchedRun(t *schedule.Task, r schedule.Run) *SchedRun {
-	return &SchedRun{ID: r.ID, TaskID: t.ID, Seq: r.Seq, Source: t.Source, Dest: t.Dest, Test: t.Name,
+	return &SchedRun{ID: r.ID, TaskID: t.ID, Seq: r.Seq, Source: t.Source, Dest: t.RunDest(r.Seq).Host, Test: t.Name,
 		Direction: string(t.Direction()), Class: t.Class, Planned: r.Planned, Deadline: r.Deadline, State: StateScheduled}
 }
 

@@ -59,7 +59,7 @@ with an error changes nothing.`,
 			tasks := m.Tasks()
 			if dryRun {
 				for _, t := range tasks {
-					fmt.Fprintf(e.stdout, "%s %s %s → %s every %v\n", t.ID, t.Name, t.Source, t.Dest, t.Repeat)
+					fmt.Fprintf(e.stdout, "%s %s %s → %s every %v\n", t.ID, t.Name, t.Source, t.DestText(), t.Repeat)
 				}
 				fmt.Fprint(e.stdout, m.UtilisationReport())
 			}

@@ -465,10 +465,13 @@ func UpcomingPage(tasks []*schedule.Task, host string, from time.Time, after str
 	keep := limit + 1 // one more than the page, to know if there is more
 	var out []*archive.SchedRun
 	for _, t := range tasks {
-		if host != "" && t.Source != host && t.Dest != host {
-			continue
+		var runs []schedule.Run
+		if host == "" || t.Source == host {
+			runs = schedule.Next(t, from, end.Sub(from), keep+1)
+		} else {
+			runs = schedule.NextTo(t, host, from, end.Sub(from), keep+1) // a rotating task's runs to host alone
 		}
-		for _, r := range schedule.Next(t, from, end.Sub(from), keep+1) {
+		for _, r := range runs {
 			if after != "" && r.Planned.Equal(from) && r.ID <= after {
 				continue
 			}

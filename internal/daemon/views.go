@@ -43,9 +43,12 @@ func (d *Daemon) meshView(ctx context.Context, source string) (meshView, []*sche
 func viewOf(tasks []*schedule.Task) meshView {
 	var v meshView
 	byName := map[string]int{}
+	hosts := map[string]bool{}
 	for _, t := range tasks {
-		for _, h := range []string{t.Source, t.Dest} {
-			if !slices.Contains(v.hosts, h) {
+		// A rotating task's pairs are its source's with each of its destinations.
+		for _, h := range append([]string{t.Source}, t.DestHosts()...) {
+			if !hosts[h] {
+				hosts[h] = true
 				v.hosts = append(v.hosts, h)
 			}
 		}
@@ -140,7 +143,9 @@ func (d *Daemon) gridView(ctx context.Context) (grid.Grid, error) {
 	}
 	g := grid.Grid{Title: "wireperf mesh", Generated: now, Refresh: time.Minute, Hosts: v.hosts, Tests: tests, Scheduled: map[grid.PairKey]bool{}}
 	for _, t := range tasks {
-		g.Scheduled[grid.PairKey{Src: t.Source, Dst: t.Dest, Test: t.Name}] = true
+		for _, dst := range t.DestHosts() {
+			g.Scheduled[grid.PairKey{Src: t.Source, Dst: dst, Test: t.Name}] = true
+		}
 	}
 	g.Groups = hostGroups(v.hosts, tasks)
 	for _, p := range last {
@@ -210,7 +215,10 @@ func hostGroups(hosts []string, tasks []*schedule.Task) []grid.Group {
 		if members[t.Group] == nil {
 			members[t.Group] = map[string]bool{}
 		}
-		members[t.Group][t.Source], members[t.Group][t.Dest] = true, true
+		members[t.Group][t.Source] = true
+		for _, dst := range t.DestHosts() {
+			members[t.Group][dst] = true
+		}
 	}
 	names := make([]string, 0, len(members))
 	for n := range members {
@@ -312,10 +320,13 @@ func judgePairs(tasks []*schedule.Task, tests []grid.Test, last []archive.PairSt
 		if len(t.Args) > 0 && t.Args[0] == string(testdef.KindTrace) {
 			continue
 		}
-		h := half{t.Source, t.Dest, t.Name, direction(string(t.Direction()))}
-		if !seen[h] {
-			seen[h] = true
-			halves = append(halves, h)
+		dir := direction(string(t.Direction()))
+		for _, dst := range t.DestHosts() {
+			h := half{t.Source, dst, t.Name, dir}
+			if !seen[h] {
+				seen[h] = true
+				halves = append(halves, h)
+			}
 		}
 	}
 	slices.SortFunc(halves, func(a, b half) int {

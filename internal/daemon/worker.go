@@ -71,6 +71,17 @@ func (d *Daemon) execute(ctx context.Context, runID string) error {
 	if err != nil {
 		return err
 	}
+	// The run's own destination: a rotating task's runs go to each of
+	// its destinations in turn, and reserve, dial and record that one.
+	rotating := task.Rotating()
+	task = task.ForRun(r.Seq)
+	if rotating && task.Dest != r.Dest {
+		// Planned from another definition of the task (an update drops
+		// the runs not started, so this is a race with one).
+		_, err = d.settle(ctx, r.ID, []string{archive.StateScheduled}, archive.StateMissed,
+			fmt.Sprintf("its task changed: run %d now goes to %s, not %s", r.Seq, task.Dest, r.Dest), time.Time{})
+		return err
+	}
 	plan := schedule.Run{ID: r.ID, TaskID: r.TaskID, Seq: r.Seq, Planned: r.Planned, Deadline: r.Deadline}
 	clk := d.cfg.Clock
 	start := r.Planned

@@ -118,3 +118,25 @@ func BenchmarkParseFullMesh(b *testing.B) {
 		})
 	}
 }
+
+// A sampled group of 1,000 hosts probed to 4 partners a minute and
+// measured to 1 every 10 minutes: parsed, checked and expanded into its
+// 5,000 rotating tasks.
+func BenchmarkParseSampledThousand(b *testing.B) {
+	src := strings.Replace(groupOf(1000, "sampled 4", "test: rr -t 5, class: background", "1m"), "schedules:\n",
+		"  meas: {test: client -t 10}\nschedules:\n  - {group: one, test: meas, repeat: 10m}\n", 1)
+	src = strings.Replace(src, "groups:\n", "groups:\n  one: {sampled: {hosts: [all], partners: 1}}\n", 1)
+	b.ReportAllocs()
+	for b.Loop() {
+		m, err := Parse("m.yaml", []byte(src))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := m.CheckUtilisation(); err != nil {
+			b.Fatal(err)
+		}
+		if n := len(m.Tasks()); n != 5000 {
+			b.Fatalf("%d tasks", n)
+		}
+	}
+}

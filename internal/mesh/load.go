@@ -27,9 +27,10 @@ const (
 type Load struct {
 	Schedule string        // GROUP/TEST
 	Period   time.Duration // the schedule's repeat
-	// Tasks is how many of the schedule's tasks (ordered pairs) have the
-	// host as source or destination; each runs once every Rotation
-	// periods (1, or a sampled group's rotation).
+	// Tasks is how many of the schedule's ordered pairs have the host as
+	// source or destination; each runs once every Rotation periods (1,
+	// or a sampled group's rotation, whose rotating tasks run its pairs
+	// in turn).
 	Tasks, Rotation int
 	Reserve         time.Duration // what each run holds: the test's reserve
 	ReserveGiven    bool          // the file's reserve, not the test's length + margin
@@ -86,13 +87,17 @@ func (m *Mesh) Utilisation() []HostLoad {
 			continue
 		}
 		rotation := 1
+		tasks := map[string]int{}
 		if sm := m.sampled[s.Group]; sm != nil {
 			rotation = sm.rotation
-		}
-		tasks := map[string]int{}
-		for _, pr := range m.pairs[s.Group] {
-			tasks[pr.Source]++
-			tasks[pr.Dest]++
+			for host, n := range sm.runsHolding() {
+				tasks[host] = n
+			}
+		} else {
+			for _, pr := range m.pairs[s.Group] {
+				tasks[pr.Source]++
+				tasks[pr.Dest]++
+			}
 		}
 		for host, n := range tasks {
 			h := byHost[host]

@@ -167,9 +167,11 @@ func TestUtilisationMatchesTheTasks(t *testing.T) {
 		m := mustParse(t, groupOf(9, g, "test: client -t 5", "7m"))
 		fromTasks := map[string]float64{}
 		for _, tk := range m.Tasks() {
-			u := float64(tk.Duration) / float64(tk.Repeat)
-			fromTasks[tk.Source] += u
-			fromTasks[tk.Dest] += u
+			u := float64(tk.Duration) / float64(tk.Repeat) // each destination's run
+			for _, d := range tk.DestHosts() {
+				fromTasks[tk.Source] += u
+				fromTasks[d] += u
+			}
 		}
 		loads := m.Utilisation()
 		if len(loads) != 9 {

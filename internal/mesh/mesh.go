@@ -1,6 +1,7 @@
 // Package mesh reads a mesh file (hosts, groups of them, tests and the
 // schedules that run tests over groups) and expands it into scheduled
-// tasks, one per ordered pair and schedule. Expansion is a pure function
+// tasks, one per ordered pair and schedule (over a sampled group, a few
+// rotating tasks per host instead). Expansion is a pure function
 // of the file: the same file always gives the same tasks, with the same
 // IDs, so that applying it twice changes nothing.
 package mesh
@@ -100,12 +101,16 @@ type Mesh struct {
 // A full mesh of MaxHosts is MaxHosts × (MaxHosts − 1) ordered pairs: a
 // group larger than MaxTasks allows is refused before its pairs are
 // made (a larger mesh wants groups that pick partners, not a full mesh).
+// A sampled group is K tasks a host, each with its destinations over the
+// rotation (at most schedule.MaxDests): MaxPairs bounds those lists'
+// length over every schedule.
 const (
 	MaxFileSize  = 4 << 20 // bytes: the daemon API's body limit too
 	MaxScalarLen = 1024    // bytes of any one value (names, addresses, test lines)
 	MaxNodes     = 200000  // YAML nodes: keys, values and list items
 	MaxHosts     = 2000
-	MaxTasks     = 250000 // tasks the file expands to, over every schedule: a full mesh of 500 hosts
+	MaxTasks     = 250000  // tasks the file expands to, over every schedule: a full mesh of 500 hosts
+	MaxPairs     = 4000000 // ordered pairs the tasks test, over every schedule: four schedules over a sampled group of 1,000 hosts
 )
 
 // Parse reads and checks a mesh file. Any error is an *Error.
@@ -315,7 +320,7 @@ func (p *parser) parse(data []byte) (*Mesh, error) {
 		return nil, err
 	}
 	seen := map[string]bool{}
-	tasks := 0
+	tasks, pairs := 0, 0
 	for _, e := range scheds {
 		s, err := p.schedule(m, e)
 		if err != nil {
@@ -327,8 +332,15 @@ func (p *parser) parse(data []byte) (*Mesh, error) {
 		}
 		seen[k] = true
 		m.Schedules = append(m.Schedules, s)
-		if tasks += len(m.pairs[s.Group]); tasks > MaxTasks {
+		n, np := len(m.pairs[s.Group]), len(m.pairs[s.Group])
+		if sm := m.sampled[s.Group]; sm != nil {
+			n, np = sm.tasks(), sm.pairCount()
+		}
+		if tasks += n; tasks > MaxTasks {
 			return nil, p.errf(e.v, e.key, "the schedules so far make %d tasks, over the limit of %d", tasks, MaxTasks)
+		}
+		if pairs += np; pairs > MaxPairs {
+			return nil, p.errf(e.v, e.key, "the schedules so far test %d ordered pairs, over the limit of %d", pairs, MaxPairs)
 		}
 	}
 	return m, nil
@@ -597,12 +609,17 @@ func (p *parser) expandGroups(m *Mesh, groups map[string]*rawGroup) error {
 				pairs = append(pairs, pr)
 			}
 		case "sampled":
-			hs := hostsOf[name]
-			if n := len(hs); n*(n-1) > MaxTasks {
-				return p.errf(g.node, "groups."+name, "a sampled group of %d hosts is %d ordered pairs (a task each), over the limit of %d", n, n*(n-1), MaxTasks)
+			// Its pairs are not made: a schedule over it is a few rotating
+			// tasks per host (sampled.go).
+			sm := sample(m.Name, name, hostsOf[name], g.partners)
+			switch {
+			case sm.tasks() > MaxTasks:
+				return p.errf(g.node, "groups."+name, "a sampled group of %d hosts with %d partners is %d tasks a schedule (%d a host), over the limit of %d",
+					sm.hosts(), g.partners, sm.tasks(), sm.slots, MaxTasks)
+			case sm.rotation > schedule.MaxDests:
+				return p.errf(g.node, "groups."+name, "a sampled group of %d hosts with %d partners takes %d periods to cover its pairs, a task's list of %d destinations, over the limit of %d",
+					sm.hosts(), g.partners, sm.rotation, sm.rotation, schedule.MaxDests)
 			}
-			var sm *sampling
-			pairs, sm = sample(m.Name, name, hs, g.partners)
 			m.sampled[name] = sm
 		}
 		if g.kind == "pairs" {
@@ -639,8 +656,14 @@ func dedupPairs(in []Pair) []Pair {
 	return out
 }
 
-// Pairs are a group's ordered pairs.
-func (m *Mesh) Pairs(group string) []Pair { return m.pairs[group] }
+// Pairs are a group's ordered pairs (a sampled group's, made here: all
+// of them, over its rotation).
+func (m *Mesh) Pairs(group string) []Pair {
+	if sm := m.sampled[group]; sm != nil {
+		return sm.pairs()
+	}
+	return m.pairs[group]
+}
 
 // reserveMargin is added to a test's time for its set-up and its report.
 const reserveMargin = 2 * time.Second
@@ -882,13 +905,17 @@ func (p *parser) schedule(m *Mesh, e entry) (Schedule, error) {
 const maxTaskRepeat = 100 * 366 * 24 * time.Hour
 
 // Tasks expands the mesh into tasks: one per schedule and ordered pair,
-// with IDs from the file's name, the schedule and the pair. A sampled
-// group's pair repeats every rotation × the schedule's repeat, from the
-// period of its turn (sampled.go).
+// with IDs from the file's name, the schedule and the pair; over a
+// sampled group, one rotating task per schedule, source and slot, whose
+// runs go to its partners in their turns (sampled.go).
 func (m *Mesh) Tasks() []*schedule.Task {
 	n := 0
 	for _, s := range m.Schedules {
-		n += len(m.pairs[s.Group])
+		if sm := m.sampled[s.Group]; sm != nil {
+			n += sm.tasks()
+		} else {
+			n += len(m.pairs[s.Group])
+		}
 	}
 	out := make([]*schedule.Task, 0, n)
 	endpoints := make(map[string]string, len(m.Hosts))
@@ -899,29 +926,31 @@ func (m *Mesh) Tasks() []*schedule.Task {
 		t := m.Tests[s.Test]
 		// One test's tasks share its words (clipped: an append copies).
 		args := slices.Clip(t.Args)
-		pairs := m.pairs[s.Group]
-		sm := m.sampled[s.Group]
-		for i, pr := range pairs {
-			start, repeat := s.Start, s.Repeat
-			pos, runs := i, len(pairs) // the run's slot among its period's, and their count
-			if sm != nil {
-				start = start.Add(time.Duration(sm.turn[i]) * s.Repeat)
-				repeat = time.Duration(sm.rotation) * s.Repeat
-				pos, runs = sm.round[i], sm.rounds[sm.turn[i]]
+		// task is the schedule's task from source to dest; its ID names
+		// the pair, or (key) a sampled group's source and slot.
+		task := func(source, dest, key string) *schedule.Task {
+			return &schedule.Task{
+				ID:   schedule.DefineID(m.Name, s.Group+"/"+s.Test, source, key),
+				Name: s.Test, Source: source, Dest: dest, DestAddr: endpoints[dest],
+				Args: args, Class: t.Class, Duration: t.Reserve,
+				Start: s.Start, Repeat: s.Repeat, Slip: s.Slip, RandomSlip: s.RandomSlip, Until: s.Until, MaxRuns: s.MaxRuns,
+				Origin: m.Name, Group: s.Group, Thresholds: t.Thresholds,
 			}
+		}
+		if sm := m.sampled[s.Group]; sm != nil {
+			out = append(out, sm.scheduleTasks(s, t, endpoints, task)...)
+			continue
+		}
+		pairs := m.pairs[s.Group]
+		for i, pr := range pairs {
+			tk := task(pr.Source, pr.Dest, pr.Dest)
 			// Exclusive runs of one schedule are spread evenly over its
 			// period rather than all planned at one instant, where all but
 			// one would wait for the others.
 			if t.Class == schedule.Exclusive && s.Repeat > 0 {
-				start = start.Add(time.Duration(pos) * (s.Repeat / time.Duration(runs)).Truncate(time.Millisecond))
+				tk.Start = tk.Start.Add(time.Duration(i) * (s.Repeat / time.Duration(len(pairs))).Truncate(time.Millisecond))
 			}
-			out = append(out, &schedule.Task{
-				ID:   schedule.DefineID(m.Name, s.Group+"/"+s.Test, pr.Source, pr.Dest),
-				Name: s.Test, Source: pr.Source, Dest: pr.Dest, DestAddr: endpoints[pr.Dest],
-				Args: args, Class: t.Class, Duration: t.Reserve,
-				Start: start, Repeat: repeat, Slip: s.Slip, RandomSlip: s.RandomSlip, Until: s.Until, MaxRuns: s.MaxRuns,
-				Origin: m.Name, Group: s.Group, Thresholds: t.Thresholds,
-			})
+			out = append(out, tk)
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })

@@ -12,69 +12,143 @@ import (
 	"github.com/wireperf/wireperf/internal/schedule"
 )
 
-// A sampled group expands to every ordered pair, each a task repeating
-// every rotation periods; in every period, as the planner plans it,
-// each host runs to at most K partners and is tested to by as many,
-// every period brings it different ones, and a rotation covers every
-// pair once: period p is the same as period p + rotation.
-func TestSampledTurns(t *testing.T) {
+// A sampled group's schedule is K' ≤ K rotating tasks per source (one
+// per slot), each repeating every rotation periods with its
+// destinations in turn; as the planner plans them (Task.At), in every
+// period each host runs to as many partners as the turn has distances
+// (at most K) and is tested to by as many, a rotation covers every
+// ordered pair exactly once, the next rotation is the same, and the
+// exclusive runs of one instant (a round) share no host, a host's runs
+// of a period a round apart at least. At 1,000 hosts too: a task holds
+// only its own destinations (rotation of them), so the check is O(H²)
+// in all, and quick.
+func TestSampledRotatingTasks(t *testing.T) {
 	for _, c := range []struct {
-		hosts, partners, rotation int
-	}{{50, 1, 49}, {9, 3, 3}, {10, 4, 3}, {6, 5, 1}, {6, 9, 1}, {2, 1, 1}} {
+		hosts, partners, rotation, slots int
+	}{
+		{7, 1, 6, 1}, {7, 2, 3, 2}, {7, 4, 2, 3}, {7, 9, 1, 6},
+		{50, 1, 49, 1}, {50, 4, 13, 4}, {9, 3, 3, 3}, {10, 4, 3, 3}, {6, 5, 1, 5}, {2, 1, 1, 1},
+		{1000, 1, 999, 1}, {1000, 4, 250, 4},
+	} {
 		period := 10 * time.Minute
 		m := mustParse(t, groupOf(c.hosts, "sampled "+strconv.Itoa(c.partners), "test: client -t 10", "10m"))
 		tasks := m.Tasks()
-		if len(tasks) != c.hosts*(c.hosts-1) {
-			t.Fatalf("%+v: %d tasks, want every ordered pair", c, len(tasks))
+		if len(tasks) != c.hosts*c.slots {
+			t.Fatalf("%+v: %d tasks, want %d a host", c, len(tasks), c.slots)
 		}
-		pairs := map[Pair]bool{}
+		index := map[string]int{}
+		for i := range c.hosts {
+			index["h"+strconv.Itoa(i)] = i
+		}
+		type run struct {
+			at       time.Duration // from the rotation's start
+			src, dst int
+		}
+		var runs []run
+		covered := make([]bool, c.hosts*c.hosts)
+		perTask := map[string]int{} // source → its tasks
 		for _, tk := range tasks {
 			if err := tk.Validate(); err != nil {
 				t.Fatal(err)
 			}
-			pairs[Pair{tk.Source, tk.Dest}] = true
-			if tk.Repeat != time.Duration(c.rotation)*period {
-				t.Fatalf("%+v: a pair repeats every %v, want %d periods", c, tk.Repeat, c.rotation)
+			if tk.Repeat != time.Duration(c.rotation)*period || len(tk.Dests) == 0 || len(tk.Dests) > c.rotation {
+				t.Fatalf("%+v: a task repeats every %v with %d destinations, want %d periods and at most that many", c, tk.Repeat, len(tk.Dests), c.rotation)
+			}
+			perTask[tk.Source]++
+			src := index[tk.Source]
+			for seq := range len(tk.Dests) {
+				r, ok := tk.At(seq)
+				next, ok2 := tk.At(seq + len(tk.Dests))
+				d := tk.RunDest(seq)
+				if !ok || !ok2 || next.Planned.Sub(r.Planned) != tk.Repeat || tk.RunDest(seq+len(tk.Dests)) != d {
+					t.Fatalf("%+v: task %s: run %d at %v to %s, a rotation later at %v to %s", c, tk.ID, seq, r.Planned, d.Host, next.Planned, tk.RunDest(seq+len(tk.Dests)).Host)
+				}
+				if d.Addr != d.Host+":5201" {
+					t.Fatalf("%+v: %s's address %q", c, d.Host, d.Addr)
+				}
+				dst := index[d.Host]
+				if dst == src || covered[src*c.hosts+dst] {
+					t.Fatalf("%+v: %s → %s twice in a rotation, or to itself", c, tk.Source, d.Host)
+				}
+				covered[src*c.hosts+dst] = true
+				runs = append(runs, run{r.Planned.Sub(time.Unix(0, 0)), src, dst})
 			}
 		}
-		if len(pairs) != len(tasks) {
-			t.Fatalf("%+v: pairs repeat", c)
+		if len(runs) != c.hosts*(c.hosts-1) {
+			t.Fatalf("%+v: %d runs a rotation, want every ordered pair once", c, len(runs))
 		}
-		epoch := time.Unix(0, 0)
-		covered := map[Pair]int{}
-		partnersBefore := map[int]map[string]string{} // period mod rotation → host → its partners
-		for p := range 2 * c.rotation {
-			from := epoch.Add(time.Duration(p) * period)
-			out, in := map[string][]string{}, map[string]int{}
-			for _, tk := range tasks {
-				for range schedule.Next(tk, from, period, 10) {
-					out[tk.Source] = append(out[tk.Source], tk.Dest)
-					in[tk.Dest]++
-					if p < c.rotation {
-						covered[Pair{tk.Source, tk.Dest}]++
+		for h, n := range perTask {
+			if n != c.slots {
+				t.Fatalf("%+v: %s has %d tasks", c, h, n)
+			}
+		}
+		slices.SortFunc(runs, func(a, b run) int { return int(a.at - b.at) })
+		out, in := make([]int, c.hosts), make([]int, c.hosts)
+		last := make([]time.Duration, c.hosts) // each host's last run, +1 ns (0: none this period)
+		busyAt := make([]time.Duration, c.hosts)
+		for j := 0; j < len(runs); {
+			p := runs[j].at / period
+			distances := (c.hosts - 1 + c.rotation - 1 - int(p)) / c.rotation // the turn's
+			clear(out)
+			clear(in)
+			clear(last)
+			instants := map[time.Duration]bool{}
+			k := j
+			for ; k < len(runs) && runs[k].at/period == p; k++ {
+				instants[runs[k].at] = true
+			}
+			if len(instants) < 2*distances || len(instants) > 3*distances {
+				t.Fatalf("%+v: period %d: %d rounds for %d distances", c, p, len(instants), distances)
+			}
+			gap := (period / time.Duration(len(instants))).Truncate(time.Millisecond)
+			for _, r := range runs[j:k] {
+				out[r.src]++
+				in[r.dst]++
+				for _, h := range []int{r.src, r.dst} {
+					if busyAt[h] == r.at+1 {
+						t.Fatalf("%+v: period %d: h%d has two runs at +%v", c, p, h, r.at-p*period)
 					}
+					if last[h] != 0 && r.at-(last[h]-1) < gap {
+						t.Fatalf("%+v: period %d: h%d's runs %v apart, under a round (%v)", c, p, h, r.at-(last[h]-1), gap)
+					}
+					busyAt[h], last[h] = r.at+1, r.at+1
 				}
 			}
-			want := (c.hosts - 1 + c.rotation - 1 - p%c.rotation) / c.rotation // the turn's distances
-			for i := range c.hosts {
-				h := "h" + strconv.Itoa(i)
-				if len(out[h]) != want || in[h] != want || want > c.partners {
-					t.Fatalf("%+v: period %d: %s runs to %d partners, is run to by %d; want %d (at most %d)", c, p, h, len(out[h]), in[h], want, c.partners)
+			for h := range c.hosts {
+				if out[h] != distances || in[h] != distances || distances > c.partners {
+					t.Fatalf("%+v: period %d: h%d runs to %d partners, is run to by %d; want %d (at most %d)", c, p, h, out[h], in[h], distances, c.partners)
 				}
-				got := strings.Join(out[h], ",")
-				if prev, ok := partnersBefore[p%c.rotation][h]; ok && prev != got {
-					t.Fatalf("%+v: period %d: %s's partners %s, a rotation before %s", c, p, h, got, prev)
+			}
+			j = k
+		}
+	}
+}
+
+// Background runs of a sampled group start on their turn's period, as
+// exclusive ones are spread over it; the planner (schedule.Next) plans
+// each run to its own destination.
+func TestSampledBackgroundRunsAsPlanned(t *testing.T) {
+	period := time.Minute
+	m := mustParse(t, groupOf(7, "sampled 2", "test: rr -t 5, class: background", "1m"))
+	tasks := m.Tasks()
+	seen := map[Pair]int{}
+	for p := range 6 { // two rotations of 3 periods
+		from := time.Unix(0, 0).Add(time.Duration(p) * period)
+		for _, tk := range tasks {
+			for _, r := range schedule.Next(tk, from, period, 10) {
+				if !r.Planned.Equal(from) {
+					t.Fatalf("background run %s at %v, want its period's start %v", r.ID, r.Planned, from)
 				}
-				if partnersBefore[p%c.rotation] == nil {
-					partnersBefore[p%c.rotation] = map[string]string{}
-				}
-				partnersBefore[p%c.rotation][h] = got
+				seen[Pair{tk.Source, tk.RunDest(r.Seq).Host}]++
 			}
 		}
-		for pr := range pairs {
-			if covered[pr] != 1 {
-				t.Fatalf("%+v: %v ran %d times in a rotation, want once", c, pr, covered[pr])
-			}
+	}
+	if len(seen) != 42 {
+		t.Fatalf("%d pairs in two rotations, want 42", len(seen))
+	}
+	for pr, n := range seen {
+		if n != 2 {
+			t.Fatalf("%v ran %d times in two rotations", pr, n)
 		}
 	}
 }
@@ -97,10 +171,12 @@ func TestSampledIsAFunctionOfTheFile(t *testing.T) {
 		t.Fatal("the hosts' order in the file changed the turns")
 	}
 	other := mustParse(t, strings.Replace(src, "name: scale", "name: other", 1)).Tasks()
-	starts := func(ts []*schedule.Task) map[Pair]time.Time {
-		out := map[Pair]time.Time{}
+	starts := func(ts []*schedule.Task) map[Pair]time.Duration {
+		out := map[Pair]time.Duration{}
 		for _, tk := range ts {
-			out[Pair{tk.Source, tk.Dest}] = tk.Start
+			for _, d := range tk.Dests {
+				out[Pair{tk.Source, d.Host}] = d.At
+			}
 		}
 		return out
 	}
@@ -109,47 +185,16 @@ func TestSampledIsAFunctionOfTheFile(t *testing.T) {
 	}
 }
 
-// A sampled group's exclusive runs start in rounds over their period:
-// the runs of a round share no host, and a host's runs of one period are
-// a round apart at least (2 or 3 rounds a distance), so none waits for
-// another.
-func TestSampledRounds(t *testing.T) {
-	for _, c := range []struct{ hosts, partners int }{{50, 1}, {50, 4}, {9, 3}, {10, 4}, {6, 9}, {7, 2}, {2, 1}} {
-		m := mustParse(t, groupOf(c.hosts, "sampled "+strconv.Itoa(c.partners), "test: client -t 10", "10m"))
-		tasks := m.Tasks()
-		rotation := tasks[0].Repeat / (10 * time.Minute)
-		for p := range int(rotation) {
-			from := time.Unix(0, 0).Add(time.Duration(p) * 10 * time.Minute)
-			at := map[string][]time.Time{} // host → its runs' instants
-			busy := map[time.Time]map[string]bool{}
-			for _, tk := range tasks {
-				for _, r := range schedule.Next(tk, from, 10*time.Minute, 10) {
-					if busy[r.Planned] == nil {
-						busy[r.Planned] = map[string]bool{}
-					}
-					for _, h := range []string{tk.Source, tk.Dest} {
-						if busy[r.Planned][h] {
-							t.Fatalf("%+v: period %d: %s has two runs at +%v", c, p, h, r.Planned.Sub(from))
-						}
-						busy[r.Planned][h] = true
-						at[h] = append(at[h], r.Planned)
-					}
-				}
-			}
-			// Distances of this turn: (H−1)/rotation or one more, 3 rounds each at most.
-			distances := (c.hosts - 1 + int(rotation) - 1 - p) / int(rotation)
-			if len(busy) < 2*distances || len(busy) > 3*distances {
-				t.Fatalf("%+v: period %d: %d rounds for %d distances", c, p, len(busy), distances)
-			}
-			gap := 10 * time.Minute / time.Duration(len(busy))
-			for h, ts := range at {
-				slices.SortFunc(ts, func(a, b time.Time) int { return a.Compare(b) })
-				for k := 1; k < len(ts); k++ {
-					if d := ts[k].Sub(ts[k-1]); d < gap.Truncate(time.Millisecond) {
-						t.Fatalf("%+v: period %d: %s's runs %v apart, under a round (%v)", c, p, h, d, gap)
-					}
-				}
-			}
+// max_runs counts a pair's runs, as for a task of one pair: a rotating
+// task runs that many rotations.
+func TestSampledMaxRuns(t *testing.T) {
+	src := strings.Replace(groupOf(7, "sampled 4", "test: client -t 10", "10m"), "repeat: 10m}", "repeat: 10m, max_runs: 3}", 1)
+	for _, tk := range mustParse(t, src).Tasks() {
+		if tk.MaxRuns != 3*len(tk.Dests) {
+			t.Fatalf("task %s: max_runs %d for %d destinations", tk.ID, tk.MaxRuns, len(tk.Dests))
+		}
+		if _, ok := tk.At(3 * len(tk.Dests)); ok {
+			t.Fatalf("task %s: a fourth rotation", tk.ID)
 		}
 	}
 }
@@ -164,7 +209,10 @@ func TestSampledBadInput(t *testing.T) {
 		{"no repeat", "hosts: {a: , b: }\ngroups:\n  g: {sampled: {hosts: [a, b], partners: 1}}\ntests: {t: {test: client -t 1}}\nschedules:\n  - {group: g, test: t}\n",
 			"m.yaml:6: schedules[0].repeat: missing: group g is sampled, so its pairs take turns period by period"},
 		{"repeat too long", groupOf(50, "sampled 1", "test: client -t 1", "20000h"), "20000h0m0s × the 49 periods group all takes to cover its pairs is over"},
-		{"over the task limit", groupOf(501, "sampled 4", "test: client -t 1", "1h"), "a sampled group of 501 hosts is 250500 ordered pairs (a task each), over the limit of 250000"},
+		{"over the task limit", groupOf(1000, "sampled 500", "test: client -t 1", "1h"), "groups.all: a sampled group of 1000 hosts with 500 partners is 500000 tasks a schedule (500 a host), over the limit of 250000"},
+		{"over the pair limit", strings.Replace(groupOf(1000, "sampled 4", "test: client -t 1", "1h"), "schedules:\n", "  t2: {test: client -t 2}\n  t3: {test: client -t 3}\n  t4: {test: client -t 4}\n  t5: {test: client -t 5}\nschedules:\n"+
+			"  - {group: all, test: t2, repeat: 1h}\n  - {group: all, test: t3, repeat: 1h}\n  - {group: all, test: t4, repeat: 1h}\n  - {group: all, test: t5, repeat: 1h}\n", 1),
+			"schedules[4]: the schedules so far test 4995000 ordered pairs, over the limit of 4000000"},
 	} {
 		_, err := Parse("m.yaml", []byte(c.src))
 		var e *Error

@@ -10,6 +10,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -50,15 +51,23 @@ const (
 	Bidir   Direction = "bidir"
 )
 
-// Task is a test between two hosts and its repetition.
+// Task is a test from one host and its repetition: to one destination,
+// or (a rotating task) to each of a list in turn.
 type Task struct {
 	ID     string // stable: the same definition always has the same ID
 	Name   string // the test's name, as the mesh file or the user gave it
 	Source string // the host that runs the test (its daemon's queue)
-	Dest   string // the host it tests to
+	Dest   string // the host it tests to; a rotating task's first destination
 	// DestAddr is where the source reaches the destination's server:
 	// HOST or HOST:PORT.
 	DestAddr string
+	// Dests, when not empty, make the task rotating: run n goes to
+	// Dests[n mod len(Dests)] and starts at Start + (n div len(Dests)) ×
+	// Repeat + that destination's At, so each destination is tested once
+	// every Repeat (a sampled mesh group's partners of one source over
+	// its rotation). Dest and DestAddr are then the first's. Empty: every
+	// run goes to Dest at Start + n × Repeat.
+	Dests []Destination
 	// Args is the test's command line without the destination: the
 	// command ("client", "rr", "udpmon") and its flags.
 	Args  []string
@@ -83,6 +92,72 @@ type Task struct {
 	Group string
 
 	Thresholds Thresholds // how the grid colours this test's results
+}
+
+// Destination is one of a rotating task's destinations.
+type Destination struct {
+	Host string
+	Addr string // where the source reaches its server: HOST or HOST:PORT; "" for Host
+	// At is when its run starts in each of the task's repeats, from the
+	// repeat's start: in [0, Repeat), each after the one before.
+	At time.Duration
+}
+
+// MaxDests bounds a rotating task's destinations: a source's partners
+// over a rotation are at most all the other hosts of a mesh.
+const MaxDests = 2000
+
+// Rotating says whether the task's runs go to a list of destinations.
+func (t *Task) Rotating() bool { return len(t.Dests) > 0 }
+
+// RunDest is where run seq goes: its host and address ("" for the
+// host itself).
+func (t *Task) RunDest(seq int) Destination {
+	if len(t.Dests) == 0 {
+		return Destination{Host: t.Dest, Addr: t.DestAddr}
+	}
+	return t.Dests[mod(seq, len(t.Dests))]
+}
+
+func mod(a, n int) int {
+	if r := a % n; r >= 0 {
+		return r
+	}
+	return a%n + n
+}
+
+// ForRun is the task as run seq sees it: a task to that run's
+// destination alone, whose reservations, test line and address are the
+// run's. A task of one destination is itself.
+func (t *Task) ForRun(seq int) *Task {
+	if len(t.Dests) == 0 {
+		return t
+	}
+	d := t.RunDest(seq)
+	c := *t
+	c.Dest, c.DestAddr, c.Dests = d.Host, d.Addr, nil
+	return &c
+}
+
+// DestText is the task's destination as a listing shows it: Dest, or
+// a rotating task's first destination and how many follow it in turn.
+func (t *Task) DestText() string {
+	if len(t.Dests) <= 1 {
+		return t.Dest
+	}
+	return fmt.Sprintf("%s +%d in turn", t.Dest, len(t.Dests)-1)
+}
+
+// DestHosts are the hosts the task tests to: Dest, or each of Dests.
+func (t *Task) DestHosts() []string {
+	if len(t.Dests) == 0 {
+		return []string{t.Dest}
+	}
+	out := make([]string, len(t.Dests))
+	for i, d := range t.Dests {
+		out[i] = d.Host
+	}
+	return out
 }
 
 // Thresholds colour a test's last result: below the amber or red goodput,
@@ -177,6 +252,39 @@ func (t *Task) Validate() error {
 			return fmt.Errorf("dest_addr: %v", err)
 		}
 	}
+	return t.validateDests()
+}
+
+// validateDests checks a rotating task's destinations.
+func (t *Task) validateDests() error {
+	if len(t.Dests) == 0 {
+		return nil
+	}
+	switch {
+	case len(t.Dests) > MaxDests:
+		return fmt.Errorf("dests: %d, over the limit of %d", len(t.Dests), MaxDests)
+	case t.Repeat == 0:
+		return errors.New("dests: a task of several destinations repeats (no repeat given)")
+	case len(t.Resources) > 0:
+		return errors.New("resources: a task of several destinations reserves each run's own hosts")
+	case t.Dest != t.Dests[0].Host || t.DestAddr != t.Dests[0].Addr:
+		return errors.New("dest: not the first of dests")
+	}
+	for i, d := range t.Dests {
+		switch {
+		case testline.CheckHostName(d.Host) != nil:
+			return fmt.Errorf("dests[%d]: %q: want a host name", i, clipped(d.Host))
+		case d.At < 0 || d.At >= t.Repeat:
+			return fmt.Errorf("dests[%d]: at %v: want within the repeat, [0, %v)", i, d.At, t.Repeat)
+		case i > 0 && d.At <= t.Dests[i-1].At:
+			return fmt.Errorf("dests[%d]: at %v: not after the one before (%v)", i, d.At, t.Dests[i-1].At)
+		}
+		if d.Addr != "" {
+			if _, err := testline.ParseDest(d.Addr); err != nil {
+				return fmt.Errorf("dests[%d]: addr: %v", i, err)
+			}
+		}
+	}
 	return nil
 }
 
@@ -237,12 +345,21 @@ func (t *Task) At(seq int) (Run, bool) {
 	if seq < 0 || (t.MaxRuns > 0 && seq >= t.MaxRuns) || (t.Repeat == 0 && seq > 0) {
 		return Run{}, false
 	}
-	base := t.Start.Add(time.Duration(seq) * t.Repeat)
+	base := t.base(seq)
 	if !t.Until.IsZero() && base.After(t.Until) {
 		return Run{}, false
 	}
 	p := base.Add(t.randomSlip(seq))
 	return Run{ID: RunID(t.ID, seq), TaskID: t.ID, Seq: seq, Planned: p, Deadline: p.Add(t.Slip)}, true
+}
+
+// base is run seq's instant before its random slip.
+func (t *Task) base(seq int) time.Time {
+	if len(t.Dests) == 0 {
+		return t.Start.Add(time.Duration(seq) * t.Repeat)
+	}
+	n := len(t.Dests)
+	return t.Start.Add(time.Duration(seq/n)*t.Repeat + t.Dests[seq%n].At)
 }
 
 // Plan is what the planner does with a task at now: the runs after
@@ -294,6 +411,11 @@ func (t *Task) firstFrom(now time.Time) int {
 		return 0
 	}
 	n := int(now.Sub(t.Start) / t.Repeat)
+	if k := len(t.Dests); k > 0 {
+		// The repeat now falls in, then the first of its runs not before now.
+		from := t.Start.Add(time.Duration(n) * t.Repeat)
+		return n*k + sort.Search(k, func(j int) bool { return !from.Add(t.Dests[j].At).Before(now) })
+	}
 	for b := t.Start.Add(time.Duration(n) * t.Repeat); b.Before(now); b = b.Add(t.Repeat) {
 		n++
 	}
@@ -323,7 +445,56 @@ func Next(t *Task, from time.Time, horizon time.Duration, max int) []Run {
 		// Runs start in seq order up to RandomSlip apart; once a base
 		// instant is at or past the end, none later starts before it.
 		if !r.Planned.Before(end) {
-			if !t.Start.Add(time.Duration(seq) * t.Repeat).Before(end) {
+			if !t.base(seq).Before(end) {
+				break
+			}
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// NextTo is Next for t's runs to host alone: of a rotating task, those
+// to that one of its destinations (one run in len(Dests)), found without
+// walking the others; of a task of one destination, all of them or none.
+func NextTo(t *Task, host string, from time.Time, horizon time.Duration, max int) []Run {
+	if len(t.Dests) == 0 {
+		if t.Dest != host {
+			return nil
+		}
+		return Next(t, from, horizon, max)
+	}
+	j := -1
+	for i, d := range t.Dests {
+		if d.Host == host {
+			j = i
+			break
+		}
+	}
+	if j < 0 || t.Paused || max <= 0 {
+		return nil
+	}
+	n, end := len(t.Dests), from.Add(horizon)
+	// Runs to host are seq j, j+n, j+2n …, one every Repeat; as in Next, one
+	// whose base instant is up to RandomSlip before from may still start
+	// at or after it.
+	m := 0
+	if first := t.Start.Add(t.Dests[j].At); from.Add(-t.RandomSlip).After(first) {
+		m = int(from.Add(-t.RandomSlip).Sub(first) / t.Repeat)
+	}
+	var out []Run
+	for ; len(out) < max; m++ {
+		seq := j + m*n
+		r, ok := t.At(seq)
+		if !ok {
+			break
+		}
+		if r.Planned.Before(from) {
+			continue
+		}
+		if !r.Planned.Before(end) {
+			if !t.base(seq).Before(end) {
 				break
 			}
 			continue

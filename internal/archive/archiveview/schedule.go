@@ -26,7 +26,7 @@ func WriteTasks(w io.Writer, tasks []*schedule.Task) error {
 		if t.Repeat > 0 {
 			repeat = t.Repeat.String()
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%v\t%s\t%s\t%s\n", t.ID, t.Name, t.Source, t.Dest, repeat, t.Slip, t.Class, state, strings.Join(t.Args, " "))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%v\t%s\t%s\t%s\n", t.ID, t.Name, t.Source, t.DestText(), repeat, t.Slip, t.Class, state, strings.Join(t.Args, " "))
 	}
 	return tw.Flush()
 }
