@@ -4,14 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/wireperf/wireperf/internal/advise/guide"
-	"github.com/wireperf/wireperf/internal/archive/runrecord"
-	"github.com/wireperf/wireperf/internal/result"
-	"github.com/wireperf/wireperf/internal/testrun"
 )
 
 // adviseFlags are `wireperf advise`'s flags: the measurement's (package
@@ -100,16 +96,10 @@ func runAdvise(ctx context.Context, e env, f *adviseFlags, cfg guide.Config, cmd
 	if err != nil || !f.save {
 		return err
 	}
-	rec := runrecord.Advise(rep, doc, f.campaign, cmdline, time.Now())
-	if err := storeRun(ctx, f.db, rec); err != nil {
-		return fmt.Errorf("storing the advise report: %w", err)
+	id, err := guide.Save(ctx, f.db, f.campaign, rep, doc, cmdline)
+	if err != nil {
+		return fmt.Errorf("storing the advise report: %w", archiveUsage(err))
 	}
-	fmt.Fprintf(e.stderr, "advise: stored as run %s\n", rec.ID)
+	fmt.Fprintf(e.stderr, "advise: stored as run %s\n", id)
 	return nil
-}
-
-// applyTCPInfo adds what the flags say to a finished result and writes
-// the timeline CSV (testrun.ApplyTCPInfo).
-func (f *clientFlags) applyTCPInfo(res *result.Result) error {
-	return testrun.ApplyTCPInfo(res, f.BottleneckBps, f.tcpinfoCSV)
 }

@@ -4,17 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/wireperf/wireperf/internal/emit"
-	"github.com/wireperf/wireperf/internal/lab"
-	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/testdef"
 	"github.com/wireperf/wireperf/internal/testrun"
 )
@@ -56,29 +50,6 @@ func (f *clientFlags) finish(cmd *cobra.Command) error {
 	return nil
 }
 
-func (f *clientFlags) emitter(w io.Writer) emit.Emitter {
-	opt := emit.Options{Format: f.Format, Title: f.Spec.Title, Verbose: f.Verbose}
-	if f.Timestamps != "" || f.ForceFlush {
-		lines := &emit.LineWriter{W: w, Flush: f.ForceFlush}
-		if !f.JSON && !f.JSONStream && f.ReportStyle == "" { // stamps are for text, as in iperf3
-			lines.Timestamps = f.Timestamps
-		}
-		w = lines
-	}
-	switch {
-	case f.JSON:
-		return &emit.JSON{W: w, Opt: opt}
-	case f.JSONStream:
-		return &emit.JSONStream{W: w, Opt: opt}
-	case f.ReportStyle == "C":
-		return &emit.Iperf2CSV{W: w}
-	case f.Enhanced:
-		return &emit.Iperf2Enhanced{W: w, Opt: opt}
-	default:
-		return &emit.Text{W: w, Opt: opt}
-	}
-}
-
 func newClientCmd(e env) *cobra.Command {
 	f := newClientFlags()
 	cmd := &cobra.Command{
@@ -117,45 +88,36 @@ func runClient(ctx context.Context, e env, f *clientFlags, host string) error {
 	}
 	defer rio.done()
 	log, out, ctx := rio.log, rio.out, rio.ctx
-	em := f.emitter(out)
-	obs := &emit.Observer{Emitter: em, Host: host, Port: f.Port}
 	if f.save { // an archive that can't be opened fails before the test, not after it
 		if err := checkArchiveFor(ctx, f.db, ""); err != nil {
 			return err
 		}
 	}
-	router := lab.WatchRouter() // nil unless run through "wireperf lab exec"
-	res, runErr := runTest(ctx, e, f, host, obs, log)
-	if err := f.applyTCPInfo(res); err != nil && runErr == nil {
-		runErr = err
-	}
-	if res != nil {
-		if line := router.Behind(time.Now(), 2500*time.Millisecond); line != "" {
-			res.Warnings = append(res.Warnings, line)
+	// The test runs (package testrun decides the protocol and writes the
+	// report) with the key and TLS settings of the command line; a key
+	// that can't be read fails the run, which --save stores too.
+	o := testrun.Options{Logger: log, Notice: func(s string) { fmt.Fprintln(e.stderr, s) }}
+	if runErr := f.security.applyTo(&o, host); runErr != nil {
+		if !f.save {
+			return runErr
 		}
-		if err := em.Summary(res); err != nil && runErr == nil {
-			runErr = err
-		}
+		id, err := testrun.SaveClient(ctx, f.db, nil, runErr, os.Args)
+		return saved(e, runErr, id, err)
 	}
-	if runErr == nil {
-		runErr = obs.Err
+	res, runErr := testrun.ClientReported(ctx, &f.Client, host, o, out, f.tcpinfoCSV)
+	if !f.save {
+		return runErr
 	}
-	if f.save {
-		id, err := saveRun(ctx, f.db, res, runErr, os.Args)
-		if err != nil {
-			return errors.Join(runErr, fmt.Errorf("saving the run: %w", err))
-		}
-		fmt.Fprintf(e.stderr, "saved as run %s\n", id)
-	}
-	return runErr
+	id, err := testrun.SaveClient(ctx, f.db, res, runErr, os.Args)
+	return saved(e, runErr, id, err)
 }
 
-// runTest runs the test (package testrun decides the protocol), with the
-// key and TLS settings of the command line.
-func runTest(ctx context.Context, e env, f *clientFlags, host string, obs result.Observer, log *slog.Logger) (*result.Result, error) {
-	o := testrun.Options{Observer: obs, Logger: log, Notice: func(s string) { fmt.Fprintln(e.stderr, s) }}
-	if err := f.security.applyTo(&o, host); err != nil {
-		return nil, err
+// saved says which run --save stored a client test as, and returns the
+// test's error; or returns both errors when the run could not be stored.
+func saved(e env, runErr error, id string, err error) error {
+	if err != nil {
+		return errors.Join(runErr, fmt.Errorf("saving the run: %w", archiveUsage(err)))
 	}
-	return testrun.Client(ctx, &f.Client, host, o)
+	fmt.Fprintf(e.stderr, "saved as run %s\n", id)
+	return runErr
 }

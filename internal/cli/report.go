@@ -11,17 +11,13 @@ import (
 
 	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/archive/archiveview"
-	"github.com/wireperf/wireperf/internal/flagvalue"
 	"github.com/wireperf/wireperf/internal/report/reportarchive"
 	"github.com/wireperf/wireperf/internal/version"
 )
 
 type reportFlags struct {
-	db       string
-	campaign string
-	run      string
-	since    time.Duration
-	output   string
+	db string
+	reportarchive.Flags
 }
 
 func newReportCmd(e env) *cobra.Command {
@@ -38,47 +34,34 @@ func newReportCmd(e env) *cobra.Command {
 		},
 	}
 	dbFlag(cmd, &f.db)
-	fs := cmd.Flags()
-	fs.StringVar(&f.campaign, "campaign", "", "the campaign to report")
-	fs.StringVar(&f.run, "run", "", "the run to report")
-	fs.Var(flagvalue.Duration(&f.since), "since", "every campaign with runs started this long ago or less, e.g. 24h")
-	fs.StringVarP(&f.output, "output", "o", "", "the directory to write index.html and its figures into (required)")
+	f.Register(cmd.Flags())
 	return cmd
 }
 
 func runReport(ctx context.Context, e env, f *reportFlags) error {
-	given := 0
-	for _, set := range []bool{f.campaign != "", f.run != "", f.since > 0} {
-		if set {
-			given++
-		}
-	}
-	if given != 1 {
-		return usagef("report needs exactly one of --campaign NAME, --run ID or --since DURATION")
-	}
-	if f.output == "" {
-		return usagef("report needs -o DIR")
+	if err := f.Check(); err != nil {
+		return usageError{err}
 	}
 	store, err := openArchiveToRead(ctx, f.db)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	sel := reportarchive.Selection{Campaign: f.campaign, Since: f.since, Now: time.Now()}
+	sel := reportarchive.Selection{Campaign: f.Campaign, Since: f.Since, Now: time.Now()}
 	switch {
-	case f.campaign != "":
-		if err := requireCampaign(ctx, store, f.campaign); err != nil {
+	case f.Campaign != "":
+		if err := requireCampaign(ctx, store, f.Campaign); err != nil {
 			return err
 		}
-	case f.run != "":
-		if sel.Run, err = store.Get(ctx, f.run); err != nil {
+	case f.Run != "":
+		if sel.Run, err = store.Get(ctx, f.Run); err != nil {
 			if errors.Is(err, archive.ErrNotFound) {
-				return usagef("no run %q in %s (runs: %s)", f.run, archive.Redact(store.DSN()), recentRunIDs(ctx, store))
+				return usagef("no run %q in %s (runs: %s)", f.Run, archive.Redact(store.DSN()), recentRunIDs(ctx, store))
 			}
 			return err
 		}
 	}
-	out, err := reportarchive.Write(ctx, store, sel, f.output, version.String())
+	out, err := reportarchive.Write(ctx, store, sel, f.Output, version.String())
 	if err != nil {
 		return err
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/wireperf/wireperf/internal/emit"
 	"github.com/wireperf/wireperf/internal/testdef"
 	"github.com/wireperf/wireperf/internal/testrun"
 )
@@ -95,13 +94,7 @@ func runRR(ctx context.Context, e env, f *rrFlags, host string) error {
 	if res == nil {
 		return runErr
 	}
-	var werr error
-	if f.JSON {
-		werr = (&emit.RRJSON{W: out}).Write(res)
-	} else {
-		werr = (&emit.RRText{W: out, Opt: emit.Options{Title: f.Spec.Title}}).Write(res)
-	}
-	if runErr == nil && werr != nil {
+	if werr := testrun.WriteRR(&f.RR, res, out); runErr == nil && werr != nil {
 		runErr = fmt.Errorf("writing the report: %w", werr)
 	}
 	return runErr

@@ -5,37 +5,25 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/archive/archiveview"
-	"github.com/wireperf/wireperf/internal/flagvalue"
 )
 
-// selectFlags pick runs from the archive: shared by runs and table.
+// selectFlags pick runs from the archive (archiveview.SelectFlags) in
+// the archive --db names: shared by runs and table.
 type selectFlags struct {
-	db       string
-	campaign string
-	since    time.Duration
-	host     string
-	where    []string
+	db string
+	archiveview.SelectFlags
 }
 
 func (s *selectFlags) register(cmd *cobra.Command) {
-	fs := cmd.Flags()
 	dbFlag(cmd, &s.db)
-	fs.StringVar(&s.campaign, "campaign", "", "only this campaign's runs")
-	fs.Var(flagvalue.Duration(&s.since), "since", "only runs started this long ago or less, e.g. 24h")
-	fs.StringVar(&s.host, "host", "", "only runs whose local or remote host name contains this")
-	fs.StringArrayVar(&s.where, "where", nil, "only runs where KEY=VALUE: source, state, or an axis (window=1M); repeatable")
+	s.Register(cmd.Flags())
 }
 
 // selection turns the flags into the archive's filter and the --where
 // conditions on axes (package archiveview).
 func (s *selectFlags) selection(now time.Time) (archiveview.Selection, error) {
-	f := archive.Filter{Campaign: s.campaign, Host: s.host}
-	if s.since > 0 {
-		f.Since = now.Add(-s.since)
-	}
-	sel, err := archiveview.Where(f, s.where)
+	sel, err := s.Selection(now)
 	if err != nil {
 		return sel, usageError{err}
 	}

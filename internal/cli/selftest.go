@@ -44,7 +44,7 @@ func selftest(ctx context.Context, e env, f *clientFlags) error {
 		return err
 	}
 	defer closeOut()
-	res, err := testrun.SelfTest(ctx, &f.Client, f.emitter(out), f.tcpinfoCSV)
+	res, err := testrun.SelfTest(ctx, &f.Client, testrun.ClientEmitter(&f.Client, out), f.tcpinfoCSV)
 	if err != nil {
 		return err
 	}
@@ -52,9 +52,9 @@ func selftest(ctx context.Context, e env, f *clientFlags) error {
 		fmt.Fprintln(out, "selftest passed: every byte sent arrived, and both ends agree")
 	}
 	if f.save {
-		id, err := saveRun(ctx, f.db, res, nil, os.Args)
+		id, err := testrun.SaveClient(ctx, f.db, res, nil, os.Args)
 		if err != nil {
-			return fmt.Errorf("saving the run: %w", err)
+			return fmt.Errorf("saving the run: %w", archiveUsage(err))
 		}
 		fmt.Fprintf(e.stderr, "saved as run %s\n", id)
 	}

@@ -6,31 +6,20 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net"
 	"os"
 	"os/signal"
 	"strings"
 	"sync"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/wireperf/wireperf/internal/auth/authflags"
-	"github.com/wireperf/wireperf/internal/emit"
-	"github.com/wireperf/wireperf/internal/flagvalue"
-	"github.com/wireperf/wireperf/internal/result"
-	"github.com/wireperf/wireperf/internal/server"
-	"github.com/wireperf/wireperf/internal/spec"
+	"github.com/wireperf/wireperf/internal/server/serverflags"
 )
 
 func newServerCmd(e env) *cobra.Command {
-	cfg := server.Config{Port: spec.DefaultPort, Limits: server.DefaultLimits(), ShutdownGrace: 5 * time.Second}
+	f := serverflags.New()
 	var logfile, pidfile string
-	interval := time.Second
-	var sec authflags.Server
-	var ag authflags.Agent
-	var jsonOutput bool
 	log := logOptions{level: "info", format: "text"}
 	cmd := &cobra.Command{
 		Use:   "server",
@@ -40,26 +29,7 @@ func newServerCmd(e env) *cobra.Command {
   wireperf -s --once                   serve one test, then exit`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if interval < 0 || (interval > 0 && interval < spec.MinInterval) {
-				return usagef("-i %v: want 0 (no rows) or at least %v", interval, spec.MinInterval)
-			}
-			if cfg.Port < 0 || cfg.Port > 65535 {
-				return usagef("-p %d: want 0 to 65535", cfg.Port)
-			}
-			l := cfg.Limits
-			if l.MaxTests < 0 || l.MaxStreams < 0 || l.MaxTestsPerClient < 0 || l.MaxDuration < 0 || l.MaxMemory < 0 ||
-				l.MaxTotalStreams < 0 || l.MaxHandshakes < 0 || l.MaxHandshakesPerClient < 0 || cfg.StatusInterval < 0 {
-				return usagef("limits must not be negative")
-			}
-			if l.PrefixV4 < 1 || l.PrefixV4 > 32 || l.PrefixV6 < 1 || l.PrefixV6 > 128 {
-				return usagef("--client-prefix-v4 wants 1 to 32, --client-prefix-v6 1 to 128")
-			}
-			var err error
-			if cfg.Keys, cfg.ACL, cfg.TLS, err = sec.Load(); err != nil {
-				return usageError{err}
-			}
-			cfg.Iperf3Open = sec.Iperf3Open
-			if cfg.Agent, err = ag.Load(); err != nil {
+			if err := f.Finish(); err != nil {
 				return usageError{err}
 			}
 			// The reports go to stdout and the log to stderr, or both to
@@ -78,20 +48,6 @@ func newServerCmd(e env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			cfg.Logger = logger
-			if cfg.Agent != nil {
-				cfg.Agent.Logger = logger
-			}
-			cfg.ServerOutput = emit.ServerOutput(!jsonOutput)
-			report := &emit.ServerReport{W: reportOut, Interval: interval, JSON: jsonOutput}
-			cfg.Live = func(id int64, peer net.Addr) result.Observer {
-				return report.Live(fmt.Sprintf("t%d", id), peer.String())
-			}
-			cfg.OnTest = func(f server.Finished) {
-				if err := report.Write(fmt.Sprintf("t%d", f.ID), f.Peer.String(), f.Result); err != nil {
-					logger.Warn("writing a test's report failed", "test", f.ID, "err", err)
-				}
-			}
 			if pidfile != "" {
 				removePID, err := writePIDFile(pidfile)
 				if err != nil {
@@ -99,7 +55,7 @@ func newServerCmd(e env) *cobra.Command {
 				}
 				defer removePID()
 			}
-			srv := server.New(cfg)
+			srv := f.Server(reportOut, logger)
 			if err := srv.Listen(); err != nil {
 				return err
 			}
@@ -116,27 +72,7 @@ func newServerCmd(e env) *cobra.Command {
 		},
 	}
 	fs := cmd.Flags()
-	fs.IntVarP(&cfg.Port, "port", "p", cfg.Port, "port to listen on")
-	fs.StringVarP(&cfg.Bind, "bind", "B", "", "address to listen on (default: every address, IPv4 and IPv6)")
-	fs.BoolVarP(&cfg.Once, "once", "1", false, "serve one test, then exit")
-	fs.IntVar(&cfg.Limits.MaxTests, "max-tests", cfg.Limits.MaxTests, "tests running at once, over all clients (0: no limit)")
-	fs.IntVar(&cfg.Limits.MaxTestsPerClient, "max-tests-per-client", cfg.Limits.MaxTestsPerClient, "tests running at once from one client prefix (see --client-prefix-v4, -v6; 0: no limit)")
-	fs.IntVar(&cfg.Limits.MaxStreams, "max-streams", cfg.Limits.MaxStreams, "data connections of one test (0: no limit)")
-	fs.Var(flagvalue.Size(&cfg.Limits.MaxTestMemory), "max-test-memory", "data buffers of one test: data connections × -l (0: no limit)")
-	fs.Var(flagvalue.Duration(&cfg.Limits.MaxDuration), "max-duration", "longest test admitted, e.g. 1h (0: no limit)")
-	fs.Var(flagvalue.Size(&cfg.Limits.MaxMemory), "max-memory", "data buffers of all running tests together; a quarter of this machine's memory unless set (0: no limit)")
-	fs.IntVar(&cfg.Limits.MaxTotalStreams, "max-total-streams", cfg.Limits.MaxTotalStreams, "data connections of all running tests together (0: no limit)")
-	fs.IntVar(&cfg.Limits.MaxHandshakes, "max-handshakes", cfg.Limits.MaxHandshakes, "connections not yet in a test, over all clients (0: no limit)")
-	fs.IntVar(&cfg.Limits.MaxHandshakesPerClient, "max-handshakes-per-client", cfg.Limits.MaxHandshakesPerClient, "connections not yet in a test, from one client prefix (0: no limit)")
-	fs.Var(flagvalue.Duration(&cfg.Limits.FirstByteTimeout), "first-byte-timeout", "how long a new connection may say nothing before it is closed")
-	fs.IntVar(&cfg.Limits.PrefixV4, "client-prefix-v4", cfg.Limits.PrefixV4, "leading bits of an IPv4 address that make one client, for the per-client limits")
-	fs.IntVar(&cfg.Limits.PrefixV6, "client-prefix-v6", cfg.Limits.PrefixV6, "leading bits of an IPv6 address that make one client, for the per-client limits")
-	fs.Var(flagvalue.Duration(&cfg.StatusInterval), "status-interval", "log the server's counters and goroutines this often (0: never)")
-	sec.Register(fs)
-	ag.Register(fs)
-	fs.Var(flagvalue.Duration(&cfg.ShutdownGrace), "shutdown-grace", "on SIGINT/SIGTERM, how long running tests may finish before they are aborted")
-	fs.VarP(flagvalue.Duration(&interval), "interval", "i", "seconds between the rows of each test's report, fractions allowed; 0 turns them off")
-	fs.BoolVarP(&jsonOutput, "json", "J", false, "each test's report as one JSON document per line (JSON Lines), and iperf3 clients' --get-server-output in JSON")
+	f.Register(fs)
 	fs.StringVar(&logfile, "logfile", "", "write the reports and the log to this file instead of stdout and stderr (appends)")
 	fs.StringVar(&pidfile, "pidfile", "", "write the server's process ID to this file while it runs")
 	fs.StringVar(&log.level, "log-level", log.level, "log level: debug, info, warn, error")

@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/wireperf/wireperf/internal/archive/runrecord"
 	"github.com/wireperf/wireperf/internal/testdef"
 	"github.com/wireperf/wireperf/internal/testrun"
 )
@@ -116,14 +114,11 @@ func runUDPMon(ctx context.Context, e env, f *udpmonFlags, host string) error {
 		return runErr
 	}
 	if f.save {
-		rec, err := runrecord.UDPMon(sw, f.campaign, runErr, os.Args, time.Now())
-		if err == nil {
-			err = storeRun(ctx, f.db, rec)
-		}
+		id, err := testrun.SaveUDPMon(ctx, f.db, f.campaign, sw, runErr, os.Args)
 		if err != nil {
-			return fmt.Errorf("storing the sweep: %w", err)
+			return fmt.Errorf("storing the sweep: %w", archiveUsage(err))
 		}
-		fmt.Fprintf(e.stderr, "udpmon: stored as run %s\n", rec.ID)
+		fmt.Fprintf(e.stderr, "udpmon: stored as run %s\n", id)
 	}
 	return runErr
 }

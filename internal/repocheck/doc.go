@@ -4,8 +4,10 @@
 // sections of docs/ that exist, the package map of docs/architecture.md
 // lists every package as its doc comment describes it
 // (internal/repocheck/pkgmap generates it), no function-typed field is a
-// hook through which a lower package calls a higher one, and every fixed
-// sleep in a test under internal/ says why it is not a guess at how long
-// an event takes (a bounded poll, a load generator, synctest's fake
-// time). It has no code; `go test ./internal/repocheck` runs the checks.
+// hook through which a lower package calls a higher one, internal/cli
+// imports few of the module's packages (its commands' work is theirs),
+// and every fixed sleep in a test under internal/ says why it is not a
+// guess at how long an event takes (a bounded poll, a load generator,
+// synctest's fake time). It has no code; `go test ./internal/repocheck`
+// runs the checks.
 package repocheck

@@ -69,3 +69,47 @@ func TestControlChannelBelowItsTests(t *testing.T) {
 		}
 	}
 }
+
+// maxCLIImports is how many of the module's packages internal/cli may
+// import directly. cli wires commands: each command's flags, runs and
+// views come from the package that owns them (testdef and testrun,
+// serverflags, guide, group, campaign, the archive's views, …), and the
+// result, spec, emit, server, runrecord and flagvalue packages reach it
+// only through those. A new direct import either replaces one or says
+// that some wiring stayed in cli.
+const maxCLIImports = 16
+
+// TestCLIImportsFewPackages: internal/cli imports at most maxCLIImports
+// of the module's packages (non-test files, any platform).
+func TestCLIImportsFewPackages(t *testing.T) {
+	root := repoRoot(t)
+	files, err := filepath.Glob(filepath.Join(root, "internal", "cli", "*.go"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("internal/cli: no Go files (%v)", err)
+	}
+	direct := map[string]bool{}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		src, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, im := range src.Imports {
+			path, _ := strconv.Unquote(im.Path.Value)
+			if dep, ok := strings.CutPrefix(path, module); ok {
+				direct[dep] = true
+			}
+		}
+	}
+	if len(direct) > maxCLIImports {
+		names := make([]string, 0, len(direct))
+		for p := range direct {
+			names = append(names, p)
+		}
+		sort.Strings(names)
+		t.Errorf("internal/cli imports %d of the module's packages, at most %d allowed: move the code that needs the extra ones into the package that owns the command's work\n%s",
+			len(direct), maxCLIImports, strings.Join(names, "\n"))
+	}
+}

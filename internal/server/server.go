@@ -119,6 +119,10 @@ type Server struct {
 	wg sync.WaitGroup
 }
 
+// DefaultShutdownGrace is how long running tests may finish after the
+// context ends unless Config.ShutdownGrace says.
+const DefaultShutdownGrace = 5 * time.Second
+
 // New makes a server; Listen binds it.
 func New(cfg Config) *Server {
 	if cfg.Logger == nil {
@@ -128,7 +132,7 @@ func New(cfg Config) *Server {
 		cfg.HandshakeTimeout = 10 * time.Second
 	}
 	if cfg.ShutdownGrace == 0 {
-		cfg.ShutdownGrace = 5 * time.Second
+		cfg.ShutdownGrace = DefaultShutdownGrace
 	}
 	if cfg.Agent != nil && cfg.Agent.Admit == nil {
 		cfg.Agent.Admit = cfg.Limits.check // an agent's test is bounded as a served one

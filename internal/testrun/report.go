@@ -1,0 +1,80 @@
+package testrun
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"github.com/wireperf/wireperf/internal/emit"
+	"github.com/wireperf/wireperf/internal/lab"
+	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/testdef"
+)
+
+// routerWait is how long a client under `wireperf lab exec` waits for the
+// lab's router to report on the test's last packets before it says the
+// router fell behind.
+const routerWait = 2500 * time.Millisecond
+
+// ClientEmitter is the emitter a client test's output flags ask for
+// (-J, --json-stream, -y C, -e, --timestamps, --forceflush), writing to w.
+func ClientEmitter(c *testdef.Client, w io.Writer) emit.Emitter {
+	opt := emit.Options{Format: c.Format, Title: c.Spec.Title, Verbose: c.Verbose}
+	if c.Timestamps != "" || c.ForceFlush {
+		lines := &emit.LineWriter{W: w, Flush: c.ForceFlush}
+		if !c.JSON && !c.JSONStream && c.ReportStyle == "" { // stamps are for text, as in iperf3
+			lines.Timestamps = c.Timestamps
+		}
+		w = lines
+	}
+	switch {
+	case c.JSON:
+		return &emit.JSON{W: w, Opt: opt}
+	case c.JSONStream:
+		return &emit.JSONStream{W: w, Opt: opt}
+	case c.ReportStyle == "C":
+		return &emit.Iperf2CSV{W: w}
+	case c.Enhanced:
+		return &emit.Iperf2Enhanced{W: w, Opt: opt}
+	default:
+		return &emit.Text{W: w, Opt: opt}
+	}
+}
+
+// ClientReported runs a client test (Client) and writes its report to w
+// as the test's flags ask (ClientEmitter): each interval as it closes,
+// then the summary, with what --bottleneck and --tcpinfo-csv add
+// (ApplyTCPInfo) and, run through `wireperf lab exec`, a warning when the
+// lab's router fell behind during the test. o.Observer is replaced by
+// the report's. The error is the test's, else the report's.
+func ClientReported(ctx context.Context, c *testdef.Client, host string, o Options, w io.Writer, tcpinfoCSV string) (*result.Result, error) {
+	em := ClientEmitter(c, w)
+	obs := &emit.Observer{Emitter: em, Host: host, Port: c.Port}
+	o.Observer = obs
+	router := lab.WatchRouter() // nil unless run through "wireperf lab exec"
+	res, runErr := Client(ctx, c, host, o)
+	if err := ApplyTCPInfo(res, c.BottleneckBps, tcpinfoCSV); err != nil && runErr == nil {
+		runErr = err
+	}
+	if res != nil {
+		if line := router.Behind(time.Now(), routerWait); line != "" {
+			res.Warnings = append(res.Warnings, line)
+		}
+		if err := em.Summary(res); err != nil && runErr == nil {
+			runErr = err
+		}
+	}
+	if runErr == nil {
+		runErr = obs.Err
+	}
+	return res, runErr
+}
+
+// WriteRR writes a request-response test's report to w: -J's document,
+// or the text table. The error is the writer's.
+func WriteRR(r *testdef.RR, res *result.Result, w io.Writer) error {
+	if r.JSON {
+		return (&emit.RRJSON{W: w}).Write(res)
+	}
+	return (&emit.RRText{W: w, Opt: emit.Options{Title: r.Spec.Title}}).Write(res)
+}
