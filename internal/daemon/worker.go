@@ -130,12 +130,14 @@ func (d *Daemon) execute(ctx context.Context, runID string) error {
 	d.metrics.ObserveLag(r.Planned, began)
 	log.Info("run started", "lag", began.Sub(r.Planned))
 	hbctx, stopHeartbeat := context.WithCancel(context.WithoutCancel(ctx))
+	testCtx, stopTest := context.WithCancelCause(ctx)
+	defer stopTest(nil)
 	hbDone := make(chan struct{})
 	go func() {
 		defer close(hbDone)
-		d.heartbeat(hbctx, r.ID, reserved, task.Hold(), log)
+		d.heartbeat(hbctx, r.ID, reserved, task.Hold(), log, func() { stopTest(errLeaseLost) })
 	}()
-	doc, cmdline, runErr := d.runTest(ctx, task)
+	doc, cmdline, runErr := d.runTest(testCtx, task)
 	stopHeartbeat()
 	<-hbDone
 	ended := clk.Now()
@@ -150,6 +152,8 @@ func (d *Daemon) execute(ctx context.Context, runID string) error {
 	switch {
 	case ctx.Err() != nil:
 		state, reason = archive.StateAborted, "the daemon stopped: the test ran past the grace period"
+	case errors.Is(context.Cause(testCtx), errLeaseLost):
+		state, reason = archive.StateAborted, errLeaseLost.Error()
 	case runErr != nil:
 		state, reason = archive.StateFailed, archive.ErrorLine(runErr)
 	}
@@ -174,12 +178,20 @@ func (d *Daemon) execute(ctx context.Context, runID string) error {
 	return nil
 }
 
+// errLeaseLost is why a test is stopped when its lease could not be
+// renewed in time.
+var errLeaseLost = errors.New("stopped: the archive did not renew the run's lease on its hosts in time, and another run could have taken them once it lapsed")
+
 // heartbeat renews a running test's lease every LeaseRenew until ctx
 // ends: while this daemon lives its hosts stay reserved, and when it
-// dies they are free within LeaseTTL.
-func (d *Daemon) heartbeat(ctx context.Context, runID string, from time.Time, hold time.Duration, log *slog.Logger) {
+// dies they are free within LeaseTTL. When the renewals fail long enough
+// that the lease could lapse before the test ends (schedule.LeaseLost),
+// it calls lost: an exclusive test must not go on past its lease, where
+// another run may take its hosts.
+func (d *Daemon) heartbeat(ctx context.Context, runID string, from time.Time, hold time.Duration, log *slog.Logger, lost func()) {
 	ticks, stop := d.cfg.Clock.Every(schedule.LeaseRenew)
 	defer stop()
+	held, limit := schedule.LeaseEnd(from, from, hold), from.Add(hold)
 	for {
 		select {
 		case <-ctx.Done():
@@ -187,15 +199,23 @@ func (d *Daemon) heartbeat(ctx context.Context, runID string, from time.Time, ho
 		case <-ticks:
 		}
 		now := d.cfg.Clock.Now()
+		until := schedule.LeaseEnd(from, now, hold)
 		// The renewal's own timeout bounds I/O, in machine time.
 		rctx, cancel := context.WithTimeout(ctx, schedule.LeaseRenew)
-		ok, err := d.store.RenewLease(rctx, runID, now, schedule.LeaseEnd(from, now, hold))
+		ok, err := d.store.RenewLease(rctx, runID, now, until)
 		cancel()
 		switch {
+		case err == nil && ok:
+			held = until
 		case err != nil && ctx.Err() == nil:
 			log.Warn("the run's lease was not renewed", "err", err)
-		case err == nil && !ok && now.Add(schedule.LeaseTTL).Before(from.Add(hold)): // not merely at its hold
-			log.Warn("the run's lease had lapsed: its hosts may be taken by another run")
+		}
+		// A renewal that changed nothing (the lease already reaches
+		// until) leaves held as it was: only time ends a lease.
+		if ctx.Err() == nil && schedule.LeaseLost(held, now, limit) {
+			log.Warn("stopping the test: its lease on its hosts could lapse before it ends", "lease_end", held)
+			lost()
+			return
 		}
 	}
 }

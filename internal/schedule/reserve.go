@@ -47,6 +47,17 @@ func LeaseEnd(from, now time.Time, hold time.Duration) time.Time {
 	return end
 }
 
+// LeaseLost says whether a running test must stop at now because its
+// lease, which holds until held (where its last renewal left it), may
+// lapse before the test ends: its next renewal, LeaseRenew from now,
+// would come at or after held, and once the lease lapses another run may
+// take its hosts. Stopping a renewal early leaves the test that long to
+// end. A lease at its limit (the run's start + its hold) ends with the
+// test's own bound, and is never lost.
+func LeaseLost(held, now, limit time.Time) bool {
+	return held.Before(limit) && !now.Add(LeaseRenew).Before(held)
+}
+
 // Reservations are the rows a run of t starting at from reserves: each
 // resource for the first lease (LeaseEnd).
 func (t *Task) Reservations(runID string, from time.Time) []Reservation {

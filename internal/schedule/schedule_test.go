@@ -318,3 +318,27 @@ func TestNextIsBounded(t *testing.T) {
 		t.Fatal("a paused task has runs")
 	}
 }
+
+// A lease is lost once its next renewal would come at or after its end,
+// not a nanosecond before; one at its limit never is.
+func TestLeaseLost(t *testing.T) {
+	from := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	limit := from.Add(time.Minute)
+	held := from.Add(LeaseTTL) // as taken, never renewed
+	if LeaseLost(held, from.Add(LeaseRenew), limit) {
+		t.Error("at the first renewal, with 10 s left: lost")
+	}
+	edge := held.Add(-LeaseRenew)
+	if LeaseLost(held, edge.Add(-time.Nanosecond), limit) {
+		t.Error("a nanosecond before the last renewal that could still come in time: lost")
+	}
+	if !LeaseLost(held, edge, limit) {
+		t.Error("when the next renewal would come at the lease's end: not lost")
+	}
+	if !LeaseLost(held, held.Add(time.Second), limit) {
+		t.Error("past the lease's end: not lost")
+	}
+	if LeaseLost(limit, limit.Add(-time.Second), limit) {
+		t.Error("a lease at its limit (the test's own bound): lost")
+	}
+}
