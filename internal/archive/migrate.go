@@ -284,6 +284,9 @@ var migrations = [][]string{
 	{ // 7: the mesh group a task's pair comes from, which the grid groups hosts by
 		`ALTER TABLE sched_task ADD COLUMN mesh_group TEXT NOT NULL DEFAULT ''`,
 	},
+	{ // 8: the grid's cache of each pair's last run reads the runs changed since it last looked
+		`CREATE INDEX sched_run_updated ON sched_run (updated)`,
+	},
 }
 
 // migrateOnlyTo, when not 0, stops the migrations at that version: the
