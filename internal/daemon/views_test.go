@@ -316,3 +316,52 @@ func TestHostGroups(t *testing.T) {
 		t.Errorf("groups %v, want %s", got, want)
 	}
 }
+
+// meshBytes is the size of a scrape's wireperf_mesh_ lines: the rest
+// (the Go runtime's, the process's) changes from one scrape to the next.
+func meshBytes(body []byte) int {
+	n := 0
+	for _, l := range strings.SplitAfter(string(body), "\n") {
+		if strings.HasPrefix(l, "wireperf_mesh_") || strings.HasPrefix(l, "# HELP wireperf_mesh_") || strings.HasPrefix(l, "# TYPE wireperf_mesh_") {
+			n += len(l)
+		}
+	}
+	return n
+}
+
+// A daemon's scrape does not grow with the archive: pairs and runs that
+// do not start at its host add nothing to it, however many there are.
+func TestMetricsScrapeIsIndependentOfTheArchive(t *testing.T) {
+	dsn := archivetest.Backends(t)["sqlite"]
+	d := newDaemon(t, "a", dsn, false, nil)
+	t.Cleanup(func() { d.CloseQueue(); d.Store().Close() }) // it never runs
+	ctx := context.Background()
+	st := d.Store()
+	now := time.Now()
+	own := []*schedule.Task{loopTask("tput", "a", "b", 5201, 1, time.Minute, time.Minute, 0), loopTask("tput", "a", "c", 5201, 1, time.Minute, time.Minute, 0)}
+	for _, tk := range own {
+		if _, err := st.PutTask(ctx, tk, now); err != nil {
+			t.Fatal(err)
+		}
+		finishRun(t, st, tk, 0, archive.StateFinished, 9.4e8, now)
+	}
+	before := get(t, d, "/metrics")
+	if !strings.Contains(string(before), `dst="c"`) {
+		t.Fatalf("the scrape lacks a's pairs:\n%s", before)
+	}
+	// 20 other hosts, each testing the next, 5 runs each.
+	for i := range 20 {
+		src, dst := fmt.Sprintf("other-%02d", i), fmt.Sprintf("other-%02d", (i+1)%20)
+		tk := loopTask("tput", src, dst, 5201, 1, time.Minute, time.Minute, 0)
+		if _, err := st.PutTask(ctx, tk, now); err != nil {
+			t.Fatal(err)
+		}
+		for seq := range 5 {
+			finishRun(t, st, tk, seq, archive.StateFinished, 9.4e8, now)
+		}
+	}
+	after := get(t, d, "/metrics")
+	if b, a := meshBytes(before), meshBytes(after); a != b || strings.Contains(string(after), "other-") {
+		t.Errorf("the scrape's wireperf_mesh_ lines grew from %d to %d bytes with 100 runs of other hosts", b, a)
+	}
+}
