@@ -170,7 +170,7 @@ var (
 	descLastSuccess = prometheus.NewDesc("wireperf_mesh_last_success_timestamp_seconds",
 		"Unix time the pair's last successful run finished.", pairLabels, nil)
 	descRuns = prometheus.NewDesc("wireperf_mesh_runs",
-		"Runs in the archive, by state.", []string{"state"}, nil)
+		"This host's runs (those whose source it is) in the archive, by state.", []string{"state"}, nil)
 	descQueue = prometheus.NewDesc("wireperf_mesh_queue_depth",
 		"Jobs waiting on a host's queue.", []string{"host"}, nil)
 	descPathChanges = prometheus.NewDesc("wireperf_mesh_path_changes_total",
