@@ -289,6 +289,9 @@ var migrations = [][]string{
 		// destination, as every task stored before.
 		`ALTER TABLE sched_task ADD COLUMN dests TEXT NOT NULL DEFAULT ''`,
 	},
+	{ // 9: the grid's cache of each pair's last run reads the runs changed since it last looked
+		`CREATE INDEX sched_run_updated ON sched_run (updated)`,
+	},
 }
 
 // migrateOnlyTo, when not 0, stops the migrations at that version: the

@@ -45,7 +45,7 @@ func (d *Daemon) Mux() *http.ServeMux {
 	mux.HandleFunc("POST /api/schedule", d.write(d.postSchedule))
 	mux.Handle("GET /metrics", d.readable(d.metrics.Handler()))
 	mux.Handle("GET /grid", d.readable(grid.Handler(d.gridView)))
-	mux.Handle("GET /grid/block", d.readable(grid.BlockHandler(func(r *http.Request) (grid.Grid, error) { return d.gridView(r.Context()) })))
+	mux.Handle("GET /grid/block", d.readable(grid.BlockHandler(d.gridBlock)))
 	return mux
 }
 

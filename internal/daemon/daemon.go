@@ -204,6 +204,7 @@ type Daemon struct {
 	srv     *server.Server
 	apiLn   net.Listener
 	metrics *meshmetrics.Metrics
+	lastRun lastResults  // the grid's copy of each pair's last run (gridcache.go)
 	conns   *connTracker // the API's connections (nil before Run)
 	spool   spool        // results waiting for the archive
 	// archiveUp is whether the archive answered last time it was asked.

@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -115,24 +116,17 @@ func direction(dir string) schedule.Direction {
 	return schedule.Forward
 }
 
-// gridView is the /grid page's data.
-func (d *Daemon) gridView(ctx context.Context) (grid.Grid, error) {
+// gridBase is what the grid page and its blocks both start from, read
+// from the tasks alone: hosts, groups, tests (trace tests aside, by
+// name in traces) and the pairs scheduled.
+func (d *Daemon) gridBase(ctx context.Context) (g grid.Grid, traces map[string]bool, err error) {
 	v, tasks, err := d.meshView(ctx, "")
 	if err != nil {
-		return grid.Grid{}, err
-	}
-	last, err := d.store.LastResults(ctx)
-	if err != nil {
-		return grid.Grid{}, err
-	}
-	now := d.cfg.Clock.Now()
-	hist, err := d.store.PairHistory(ctx, now.Add(-HistoryWindow))
-	if err != nil {
-		return grid.Grid{}, err
+		return grid.Grid{}, nil, err
 	}
 	// A trace test has no figures to colour a cell with: its paths are
 	// shown as route changes on the pair's other tests' histories.
-	traces := map[string]bool{}
+	traces = map[string]bool{}
 	var tests []grid.Test
 	for _, t := range v.tests {
 		if name, _, _ := strings.Cut(t.Command, " "); name == string(testdef.KindTrace) {
@@ -141,19 +135,115 @@ func (d *Daemon) gridView(ctx context.Context) (grid.Grid, error) {
 		}
 		tests = append(tests, t)
 	}
-	g := grid.Grid{Title: "wireperf mesh", Generated: now, Refresh: time.Minute, Hosts: v.hosts, Tests: tests, Scheduled: map[grid.PairKey]bool{}}
+	g = grid.Grid{Title: "wireperf mesh", Generated: d.cfg.Clock.Now(), Refresh: time.Minute, Hosts: v.hosts, Tests: tests, Scheduled: map[grid.PairKey]bool{}}
 	for _, t := range tasks {
 		for _, dst := range t.DestHosts() {
 			g.Scheduled[grid.PairKey{Src: t.Source, Dst: dst, Test: t.Name}] = true
 		}
 	}
 	g.Groups = hostGroups(v.hosts, tasks)
-	for _, p := range last {
-		if !traces[p.Test] {
-			g.Cells = append(g.Cells, grid.Cell{Figures: lastFigures(p), State: p.State, Reason: p.Reason})
+	return g, traces, nil
+}
+
+// addLastCells adds to g the last run of each scheduled pair that keep
+// says to show, from the daemon's copy of the last results (gridcache.go):
+// the runs changed since the last request are read, not the archive.
+func (d *Daemon) addLastCells(ctx context.Context, g *grid.Grid, keep func(archive.PairKey) bool) error {
+	return d.lastRun.each(ctx, d.store, g.Generated, func(k archive.PairKey) bool {
+		return g.Scheduled[grid.PairKey{Src: k.Source, Dst: k.Dest, Test: k.Test}] && keep(k)
+	}, func(p archive.PairStatus) {
+		g.Cells = append(g.Cells, grid.Cell{Figures: lastFigures(p), State: p.State, Reason: p.Reason})
+	})
+}
+
+// gridView is the /grid page's data. A page of group summaries reads
+// the tasks and the runs changed since the last request, and no history:
+// its blocks fetch theirs (gridBlock). A page drawn host by host (at
+// most grid.SummaryHosts hosts, or no groups) also reads every run of
+// the last HistoryWindow and the path changes in it.
+func (d *Daemon) gridView(ctx context.Context) (grid.Grid, error) {
+	g, traces, err := d.gridBase(ctx)
+	if err != nil {
+		return grid.Grid{}, err
+	}
+	if err := d.addLastCells(ctx, &g, func(k archive.PairKey) bool { return !traces[k.Test] }); err != nil {
+		return grid.Grid{}, err
+	}
+	if g.Summarised() {
+		return g, nil
+	}
+	since := g.Generated.Add(-HistoryWindow)
+	hist, err := d.store.PairHistory(ctx, since)
+	if err != nil {
+		return grid.Grid{}, err
+	}
+	changes, err := d.store.Paths(ctx, archive.PathFilter{ChangedOnly: true, Since: since})
+	if err != nil {
+		return grid.Grid{}, err
+	}
+	addHistories(&g, hist, changes, traces)
+	return g, nil
+}
+
+// gridBlock is the data of /grid/block?test=INDEX&from=GROUP&to=GROUP:
+// the last runs of the block's pairs, and their histories and path
+// changes of the last HistoryWindow, read through indexes bounded by
+// the two groups' hosts (archive.BlockHistory, BlockPathChanges). A
+// request naming no test or group of the grid gets the grid without
+// them, which grid.RenderBlock refuses.
+func (d *Daemon) gridBlock(r *http.Request) (grid.Grid, error) {
+	ctx := r.Context()
+	g, traces, err := d.gridBase(ctx)
+	if err != nil {
+		return grid.Grid{}, err
+	}
+	q := r.URL.Query()
+	ti, err := strconv.Atoi(q.Get("test"))
+	if err != nil || ti < 0 || ti >= len(g.Tests) {
+		return g, nil
+	}
+	test := g.Tests[ti].Name
+	var from, to []string
+	for _, gr := range g.Groups {
+		if gr.Name == q.Get("from") {
+			from = gr.Hosts
+		}
+		if gr.Name == q.Get("to") {
+			to = gr.Hosts
 		}
 	}
-	// One history per pair of hosts and test, both directions in it.
+	if from == nil || to == nil {
+		return g, nil
+	}
+	rows, cols := setOf(from), setOf(to)
+	if err := d.addLastCells(ctx, &g, func(k archive.PairKey) bool { return k.Test == test && rows[k.Source] && cols[k.Dest] }); err != nil {
+		return grid.Grid{}, err
+	}
+	since := g.Generated.Add(-HistoryWindow)
+	hist, err := d.store.BlockHistory(ctx, from, to, test, since)
+	if err != nil {
+		return grid.Grid{}, err
+	}
+	changes, err := d.store.BlockPathChanges(ctx, from, to, since)
+	if err != nil {
+		return grid.Grid{}, err
+	}
+	addHistories(&g, hist, changes, traces)
+	return g, nil
+}
+
+func setOf(names []string) map[string]bool {
+	out := make(map[string]bool, len(names))
+	for _, n := range names {
+		out[n] = true
+	}
+	return out
+}
+
+// addHistories adds to g one history per pair of hosts and test, both
+// directions in it, from hist, and marks on each the path changes of its
+// pair.
+func addHistories(g *grid.Grid, hist []archive.PairStatus, changes []archive.Path, traces map[string]bool) {
 	index := map[[3]string]int{}
 	for _, p := range hist {
 		if traces[p.Test] {
@@ -181,10 +271,6 @@ func (d *Daemon) gridView(ctx context.Context) (grid.Grid, error) {
 		g.Histories[i].Points = append(g.Histories[i].Points, grid.Point{At: p.At, Direction: dir, State: p.State, Reason: p.Reason,
 			GoodputBps: f.GoodputBps, LostPercent: f.LostPercent, RTTp50: f.RTTp50, RTTp99: f.RTTp99, RTTMean: f.RTTMean})
 	}
-	changes, err := d.store.Paths(ctx, archive.PathFilter{ChangedOnly: true, Since: now.Add(-HistoryWindow)})
-	if err != nil {
-		return grid.Grid{}, err
-	}
 	for _, p := range changes {
 		for i := range g.Histories {
 			h := &g.Histories[i]
@@ -199,7 +285,6 @@ func (d *Daemon) gridView(ctx context.Context) (grid.Grid, error) {
 			h.RouteChanges = append(h.RouteChanges, grid.RouteChange{At: p.At, Direction: dir, From: p.Prev, To: p.Hops})
 		}
 	}
-	return g, nil
 }
 
 // hostGroups partitions the hosts by the mesh groups their tasks come
@@ -274,7 +359,7 @@ func (d *Daemon) metricsSnapshot(ctx context.Context) (meshmetrics.Snapshot, err
 		snap.Pairs = append(snap.Pairs, lastFigures(p))
 	}
 	snap.Colours, snap.Worst = judgePairs(tasks, v.tests, last, d.cfg.Clock.Now())
-	counts, err := d.store.StateCounts(ctx)
+	counts, err := d.store.StateCountsFrom(ctx, host)
 	if err != nil {
 		return snap, err
 	}

@@ -208,6 +208,96 @@ func TestMetricsAreThisHostsPairs(t *testing.T) {
 	if len(worst) != 1 || promtest.Label(worst[0], "dst") != "c" || promtest.Label(worst[0], "colour") != "unmeasured" {
 		t.Errorf("worst pair %v, want a→c unmeasured", worst)
 	}
+	// The run counts are this daemon's runs: a→b's, not b→a's.
+	runs := map[string]float64{}
+	for _, m := range fams["wireperf_mesh_runs"].GetMetric() {
+		runs[promtest.Label(m, "state")] = m.GetGauge().GetValue()
+	}
+	if runs[archive.StateFinished] != 1 || runs[archive.StateScheduled] != 0 {
+		t.Errorf("runs by state %v, want a's one finished run", runs)
+	}
+}
+
+// finishRun plans tk's first run not yet planned and records it as
+// state, with goodput bps when it finished.
+func finishRun(t *testing.T, st *archive.Store, tk *schedule.Task, seq int, state string, bps float64, now time.Time) {
+	t.Helper()
+	ctx := context.Background()
+	r, _ := tk.At(seq)
+	sr := archive.NewSchedRun(tk, r)
+	if _, err := st.PlanRuns(ctx, []*archive.SchedRun{sr}, now); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := st.Transition(ctx, sr.ID, []string{archive.StateScheduled}, state, "test", now, now.Add(time.Second), now); !ok || err != nil {
+		t.Fatalf("transition: %v %v", ok, err)
+	}
+	if state != archive.StateFinished {
+		return
+	}
+	if err := st.PutRun(ctx, &archive.Run{ID: sr.ID, Source: "daemon", State: state, Started: now, Ended: now.Add(time.Second),
+		Recorded: now, Axes: map[string]archive.Axis{}, Summary: archive.Summary{ReceivedBps: &bps}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A grid of 60 hosts in two groups is drawn as group summaries with no
+// history; a block holds its own pairs' cells and histories and none of
+// the other group's; a run that ends after the daemon's first look is in
+// the next request (the daemon's copy of the last results is brought up
+// to date from the archive).
+func TestGridSummaryAndBlockFromTheLastResults(t *testing.T) {
+	dsn := archivetest.Backends(t)["sqlite"]
+	d := newDaemon(t, "h00", dsn, false, nil)
+	t.Cleanup(func() { d.CloseQueue(); d.Store().Close() }) // it never runs
+	ctx := context.Background()
+	st := d.Store()
+	now := time.Now()
+	name := func(i int) string { return fmt.Sprintf("h%02d", i) }
+	var tasks []*schedule.Task
+	for i := range 60 {
+		group, first := "east", 0
+		if i >= 30 {
+			group, first = "west", 30
+		}
+		tk := loopTask("tput", name(i), name(first+(i-first+1)%30), 5201, 1, time.Minute, time.Minute, 0)
+		tk.Group = group
+		tasks = append(tasks, tk)
+	}
+	if _, err := st.ApplyTasks(ctx, "test", tasks, now); err != nil {
+		t.Fatal(err)
+	}
+	finishRun(t, st, tasks[0], 0, archive.StateFinished, 9.4e8, now)  // h00 → h01
+	finishRun(t, st, tasks[30], 0, archive.StateFinished, 9.4e8, now) // h30 → h31
+
+	page := string(get(t, d, "/grid"))
+	if !strings.Contains(page, "60 hosts in 2 groups") || strings.Contains(page, "data-src=") || !strings.Contains(page, "var histories = [];") {
+		t.Errorf("/grid is not a summary without histories:\n%.2000s", page)
+	}
+	block := func() string { return string(get(t, d, "/grid/block?test=0&from=east&to=east")) }
+	b := block()
+	cell := func(page, src, dst string) string {
+		i := strings.Index(page, `<td data-src="`+src+`" data-dst="`+dst+`">`)
+		if i < 0 {
+			return ""
+		}
+		return page[i : i+strings.Index(page[i:], "</td>")]
+	}
+	if c := cell(b, "h00", "h01"); !strings.Contains(c, `data-colour="green"`) {
+		t.Errorf("h00 → h01 in its block: %q, want green", c)
+	}
+	if !strings.Contains(b, "h00 ⇄ h01, tput") || strings.Contains(b, "h30") || strings.Contains(b, "h31") {
+		t.Errorf("the east block lacks h00 ⇄ h01's history or shows the west's hosts:\n%s", b)
+	}
+
+	finishRun(t, st, tasks[0], 1, archive.StateFailed, 0, now.Add(time.Minute))
+	if c := cell(block(), "h00", "h01"); !strings.Contains(c, `data-colour="red"`) {
+		t.Errorf("h00 → h01 after a failed run: %q, want red", c)
+	}
+	rec := httptest.NewRecorder()
+	d.Mux().ServeHTTP(rec, httptest.NewRequest("GET", "/grid/block?test=0&from=east&to=north", nil))
+	if rec.Code != 400 || !strings.Contains(rec.Body.String(), `group "north": not a group of the grid`) {
+		t.Errorf("a block of an unknown group: %d %q", rec.Code, rec.Body.String())
+	}
 }
 
 // Hosts go to the smallest mesh group their tasks come from, so that a
@@ -224,5 +314,54 @@ func TestHostGroups(t *testing.T) {
 	want := "[{(no group) [solo]} {all [nyc]} {europe [ams fra lon]}]"
 	if fmt.Sprint(got) != want {
 		t.Errorf("groups %v, want %s", got, want)
+	}
+}
+
+// meshBytes is the size of a scrape's wireperf_mesh_ lines: the rest
+// (the Go runtime's, the process's) changes from one scrape to the next.
+func meshBytes(body []byte) int {
+	n := 0
+	for _, l := range strings.SplitAfter(string(body), "\n") {
+		if strings.HasPrefix(l, "wireperf_mesh_") || strings.HasPrefix(l, "# HELP wireperf_mesh_") || strings.HasPrefix(l, "# TYPE wireperf_mesh_") {
+			n += len(l)
+		}
+	}
+	return n
+}
+
+// A daemon's scrape does not grow with the archive: pairs and runs that
+// do not start at its host add nothing to it, however many there are.
+func TestMetricsScrapeIsIndependentOfTheArchive(t *testing.T) {
+	dsn := archivetest.Backends(t)["sqlite"]
+	d := newDaemon(t, "a", dsn, false, nil)
+	t.Cleanup(func() { d.CloseQueue(); d.Store().Close() }) // it never runs
+	ctx := context.Background()
+	st := d.Store()
+	now := time.Now()
+	own := []*schedule.Task{loopTask("tput", "a", "b", 5201, 1, time.Minute, time.Minute, 0), loopTask("tput", "a", "c", 5201, 1, time.Minute, time.Minute, 0)}
+	for _, tk := range own {
+		if _, err := st.PutTask(ctx, tk, now); err != nil {
+			t.Fatal(err)
+		}
+		finishRun(t, st, tk, 0, archive.StateFinished, 9.4e8, now)
+	}
+	before := get(t, d, "/metrics")
+	if !strings.Contains(string(before), `dst="c"`) {
+		t.Fatalf("the scrape lacks a's pairs:\n%s", before)
+	}
+	// 20 other hosts, each testing the next, 5 runs each.
+	for i := range 20 {
+		src, dst := fmt.Sprintf("other-%02d", i), fmt.Sprintf("other-%02d", (i+1)%20)
+		tk := loopTask("tput", src, dst, 5201, 1, time.Minute, time.Minute, 0)
+		if _, err := st.PutTask(ctx, tk, now); err != nil {
+			t.Fatal(err)
+		}
+		for seq := range 5 {
+			finishRun(t, st, tk, seq, archive.StateFinished, 9.4e8, now)
+		}
+	}
+	after := get(t, d, "/metrics")
+	if b, a := meshBytes(before), meshBytes(after); a != b || strings.Contains(string(after), "other-") {
+		t.Errorf("the scrape's wireperf_mesh_ lines grew from %d to %d bytes with 100 runs of other hosts", b, a)
 	}
 }

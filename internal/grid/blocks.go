@@ -25,8 +25,9 @@ type Group struct {
 	Hosts []string
 }
 
-// summarised says whether g is drawn as group summaries.
-func (g Grid) summarised() bool { return len(g.Groups) > 0 && len(g.Hosts) > SummaryHosts }
+// Summarised says whether g is drawn as group summaries, whose page
+// holds no histories: each block fetched brings its own.
+func (g Grid) Summarised() bool { return len(g.Groups) > 0 && len(g.Hosts) > SummaryHosts }
 
 // summaryView is one test's group × group matrix.
 type summaryView struct {

@@ -175,8 +175,8 @@ func Render(w io.Writer, g Grid) error {
 		v.RefreshSeconds = int(max(g.Refresh, time.Second) / time.Second)
 	}
 	cells := g.lastCells()
-	hists, histIDs := g.histories(func(h History) bool { return !g.summarised() })
-	v.Summarised, v.GroupCount = g.summarised(), len(g.Groups)
+	hists, histIDs := g.histories(func(h History) bool { return !g.Summarised() })
+	v.Summarised, v.GroupCount = g.Summarised(), len(g.Groups)
 	for _, gr := range g.Groups {
 		for _, h := range gr.Hosts {
 			v.HostGroups = append(v.HostGroups, hostGroup{h, gr.Name})

@@ -20,11 +20,12 @@ import (
 // latency test (RTT p50, p99 and loss), every pair measured. A test has
 // one direction in the archive (a bidirectional run is one result), so
 // each is one pair-direction. Paths are counted per host only (a trace
-// test would add two series per pair: its last success and its changes). Host names are 9 characters ("host-0001"): a
-// scrape grows by about 2 bytes per series for each character more.
+// test would add two series per pair: its last success and its changes). Host names are 30 characters
+// ("perfsonar-0001.fra.example.net"): a scrape grows by about 2 bytes per
+// series for each character more.
 func thousandHostSnapshot() Snapshot {
 	const hosts = 1000
-	name := func(i int) string { return fmt.Sprintf("host-%04d", i) }
+	name := hostName
 	s := Snapshot{Host: name(0), Tests: []string{"throughput", "latency"},
 		Runs: map[string]int64{"finished": 1e7, "failed": 1e4}, QueueDepth: map[string]int64{name(0): 12},
 		Colours: map[string]int64{"green": 2990, "red": 7}}
@@ -65,7 +66,7 @@ func TestScrapeOfAThousandHostMesh(t *testing.T) {
 	for name, want := range map[string]int{
 		"wireperf_mesh_goodput_bits_per_second":        999,
 		"wireperf_mesh_rtt_mean_seconds":               999,
-		"wireperf_mesh_rtt_p50_seconds":                999,
+		"wireperf_mesh_rtt_p50_seconds":                0, // not exported: see docs/daemon.md
 		"wireperf_mesh_rtt_p99_seconds":                999,
 		"wireperf_mesh_last_success_timestamp_seconds": 2 * 999,
 		"wireperf_mesh_host_path_changes_total":        1,
@@ -90,4 +91,11 @@ func BenchmarkThousandHostScrape(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// hostName is a realistic measurement host's name, 30 characters:
+// "perfsonar-0042.fra.example.net".
+func hostName(i int) string {
+	cities := []string{"ams", "fra", "lon", "nyc", "chi", "sea", "tyo", "syd"}
+	return fmt.Sprintf("perfsonar-%04d.%s.example.net", i, cities[i%len(cities)])
 }

@@ -1,0 +1,251 @@
+package archive
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"time"
+
+	"github.com/wireperf/wireperf/internal/trace"
+)
+
+// The grid's and /metrics' queries at scale: each reads what one request
+// shows, bounded by the mesh's tasks, the runs changed since the last
+// look, a block's hosts or one source, never by the archive's history.
+
+// GridRun is a pair's run as the grid's cache of last results keeps it:
+// its status, and what orders it among the pair's runs (planned start,
+// then ID, as LastResults orders them) and among changes (Updated).
+type GridRun struct {
+	PairStatus
+	ID      string
+	Planned time.Time
+	Updated time.Time
+}
+
+// gridRunColumns are a GridRun's columns from sched_run r and run_summary m.
+const gridRunColumns = `r.id, r.planned, r.updated, r.source, r.dest, r.test, r.direction, r.state, r.reason, r.ended,
+	m.received_bps, m.sent_bps, m.lost_percent, m.rr_p50_us, m.rr_p99_us, m.mean_rtt_ms`
+
+// ScheduledLastResults is LastResultsFrom for every source: each pair a
+// task schedules, its last run that ended. It reads O(tasks) index
+// lookups (sched_run_pair, from each pair's newest run backwards), not
+// the runs' history; LastSuccess is the end of the pair's newest
+// finished run by planned start.
+func (s *Store) ScheduledLastResults(ctx context.Context) ([]GridRun, error) {
+	rows, err := s.db.QueryContext(ctx, s.q(scheduledLastResultsQuery), append([]any{StateFinished}, doneStates...)...)
+	if err != nil {
+		return nil, err
+	}
+	return scanGridRuns(rows, true)
+}
+
+const scheduledLastResultsQuery = `
+	SELECT ` + gridRunColumns + `,
+		(SELECT f.ended FROM sched_run f WHERE f.source = k.source AND f.dest = k.dest AND f.test = k.name
+			AND f.direction = k.direction AND f.state = ? ORDER BY f.planned DESC, f.id DESC LIMIT 1)
+	FROM (SELECT DISTINCT source, dest, name, direction FROM sched_task) k
+	JOIN sched_run r ON r.id = (
+		SELECT l.id FROM sched_run l WHERE l.source = k.source AND l.dest = k.dest AND l.test = k.name
+			AND l.direction = k.direction AND l.state IN (?, ?, ?, ?)
+		ORDER BY l.planned DESC, l.id DESC LIMIT 1)
+	LEFT JOIN run_summary m ON m.run_id = r.id`
+
+// ResultsUpdatedSince returns the runs that ended and were last updated
+// at or after since, by update: what changed in the grid since it last
+// looked. It reads those runs only, through sched_run_updated.
+// LastSuccess is the run's end when it finished, else zero.
+func (s *Store) ResultsUpdatedSince(ctx context.Context, since time.Time) ([]GridRun, error) {
+	rows, err := s.db.QueryContext(ctx, s.q(resultsUpdatedSinceQuery), append([]any{since.UTC()}, doneStates...)...)
+	if err != nil {
+		return nil, err
+	}
+	runs, err := scanGridRuns(rows, false)
+	for i := range runs {
+		if runs[i].State == StateFinished {
+			runs[i].LastSuccess = runs[i].At
+		}
+	}
+	return runs, err
+}
+
+const resultsUpdatedSinceQuery = `
+	SELECT ` + gridRunColumns + `
+	FROM sched_run r LEFT JOIN run_summary m ON m.run_id = r.id
+	WHERE r.updated >= ? AND r.state IN (?, ?, ?, ?)
+	ORDER BY r.updated, r.id`
+
+// BlockHistory returns the runs of test planned since that ended
+// between a host of a and a host of b, either way: the histories of one
+// block of the grid. It reads the block's pairs' runs in the window
+// through sched_run_pair, whatever else the archive holds.
+func (s *Store) BlockHistory(ctx context.Context, a, b []string, test string, since time.Time) ([]PairStatus, error) {
+	if len(a) == 0 || len(b) == 0 {
+		return nil, nil
+	}
+	query, args := blockHistoryQuery(a, b, test, since)
+	rows, err := s.db.QueryContext(ctx, s.q(query), args...)
+	if err != nil {
+		return nil, err
+	}
+	runs, err := scanGridRuns(rows, false)
+	out := make([]PairStatus, len(runs))
+	for i, r := range runs {
+		out[i] = r.PairStatus
+	}
+	return out, err
+}
+
+// blockHistoryQuery is BlockHistory's query: one SELECT per way between
+// the groups (one when they are the same), each naming every column of
+// sched_run_pair so that the planned range is searched in the index.
+func blockHistoryQuery(a, b []string, test string, since time.Time) (string, []any) {
+	var parts []string
+	var args []any
+	way := func(srcs, dsts []string) {
+		parts = append(parts, `SELECT `+gridRunColumns+`
+			FROM sched_run r LEFT JOIN run_summary m ON m.run_id = r.id
+			WHERE r.source IN (`+placeholders(len(srcs))+`) AND r.dest IN (`+placeholders(len(dsts))+`)
+				AND r.test = ? AND r.direction IN (?, ?, ?) AND r.planned >= ? AND r.state IN (?, ?, ?, ?)`)
+		args = append(append(append(args, strs(srcs)...), strs(dsts)...), test, "forward", "reverse", "bidir", since.UTC())
+		args = append(args, doneStates...)
+	}
+	way(a, b)
+	if !sameSet(a, b) {
+		way(b, a)
+	}
+	return strings.Join(parts, "\nUNION ALL\n") + "\nORDER BY 2, 1", args
+}
+
+// BlockPathChanges are the path changes since since between a host of a
+// and a host of b, either way, oldest first: the route changes a block's
+// histories mark. It reads those pairs' paths in the window through
+// run_path_pair.
+func (s *Store) BlockPathChanges(ctx context.Context, a, b []string, since time.Time) ([]Path, error) {
+	if len(a) == 0 || len(b) == 0 {
+		return nil, nil
+	}
+	var parts []string
+	var args []any
+	way := func(srcs, dsts []string) {
+		parts = append(parts, `SELECT run_id, source, dest, test, at, path, reached, changed, prev_path FROM run_path
+			WHERE source IN (`+placeholders(len(srcs))+`) AND dest IN (`+placeholders(len(dsts))+`) AND at >= ? AND changed = 1`)
+		args = append(append(append(args, strs(srcs)...), strs(dsts)...), since.UTC())
+	}
+	way(a, b)
+	if !sameSet(a, b) {
+		way(b, a)
+	}
+	return s.scanPaths(ctx, strings.Join(parts, "\nUNION ALL\n")+"\nORDER BY 5, 1", args...)
+}
+
+// StateCountsFrom counts the runs whose source is source by state: one
+// daemon's runs, counted in sched_run_source_state (source, state,
+// planned) without reading the rows or any other host's runs.
+func (s *Store) StateCountsFrom(ctx context.Context, source string) (map[string]int, error) {
+	rows, err := s.db.QueryContext(ctx, s.q(stateCountsFromQuery), source)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var st string
+		var n int
+		if err := rows.Scan(&st, &n); err != nil {
+			return nil, err
+		}
+		out[st] = n
+	}
+	return out, rows.Err()
+}
+
+const stateCountsFromQuery = `SELECT state, COUNT(*) FROM sched_run WHERE source = ? GROUP BY state`
+
+// scanGridRuns reads gridRunColumns, and with withLast the end of the
+// pair's last success after them.
+func scanGridRuns(rows *sql.Rows, withLast bool) ([]GridRun, error) {
+	defer rows.Close()
+	var out []GridRun
+	for rows.Next() {
+		var g GridRun
+		p := &g.PairStatus
+		var ended sql.NullTime
+		var lastOK any // SQLite may give a subquery's instant as text
+		var recv, sent, p50, p99 *float64
+		dest := []any{&g.ID, &g.Planned, &g.Updated, &p.Source, &p.Dest, &p.Test, &p.Direction, &p.State, &p.Reason, &ended,
+			&recv, &sent, &p.LostPercent, &p50, &p99, &p.MeanRTTms}
+		if withLast {
+			dest = append(dest, &lastOK)
+		}
+		if err := rows.Scan(dest...); err != nil {
+			return nil, err
+		}
+		g.Planned, g.Updated = g.Planned.UTC(), g.Updated.UTC()
+		p.At = g.Planned
+		if ended.Valid {
+			p.At = ended.Time.UTC()
+		}
+		var err error
+		if p.LastSuccess, err = anyTime(lastOK); err != nil {
+			return nil, err
+		}
+		p.GoodputBps = recv
+		if p.GoodputBps == nil {
+			p.GoodputBps = sent
+		}
+		p.RTTp50ms, p.RTTp99ms = usToMs(p50), usToMs(p99)
+		out = append(out, g)
+	}
+	return out, rows.Err()
+}
+
+func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?, ", n), ", ") }
+
+func strs(v []string) []any {
+	out := make([]any, len(v))
+	for i, s := range v {
+		out[i] = s
+	}
+	return out
+}
+
+// sameSet says whether a and b hold the same names.
+func sameSet(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	in := make(map[string]bool, len(a))
+	for _, s := range a {
+		in[s] = true
+	}
+	for _, s := range b {
+		if !in[s] {
+			return false
+		}
+	}
+	return true
+}
+
+// scanPaths runs a query of run_path's columns, as Paths reads them.
+func (s *Store) scanPaths(ctx context.Context, query string, args ...any) ([]Path, error) {
+	rows, err := s.db.QueryContext(ctx, s.q(query), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Path
+	for rows.Next() {
+		var p Path
+		var hops, prev string
+		var reached, changed int
+		if err := rows.Scan(&p.RunID, &p.Source, &p.Dest, &p.Test, &p.At, &hops, &reached, &changed, &prev); err != nil {
+			return nil, err
+		}
+		p.At = p.At.UTC()
+		p.Hops, p.Prev = trace.ParsePathKey(hops), trace.ParsePathKey(prev)
+		p.Reached, p.Changed = reached != 0, changed != 0
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
