@@ -42,8 +42,13 @@ const (
 	updateOverlap = 2 * time.Minute
 )
 
-// refresh brings the copy up to date with store at now.
-func (c *lastResults) refresh(ctx context.Context, store *archive.Store, now time.Time) error {
+// refresh brings the copy up to date with store at now. ScheduledLastResults
+// lists the pairs of each task's first destination only: a rotating task's
+// other pairs (a sampled group's partners over its rotation) come from the
+// runs updated in the last rotating (at the first load; at most
+// HistoryWindow, so that the load stays bounded), and each later reload keeps
+// the pairs keep still shows that it did not list.
+func (c *lastResults) refresh(ctx context.Context, store *archive.Store, now time.Time, rotating time.Duration, keep func(archive.PairKey) bool) error {
 	if c.pairs == nil || now.Sub(c.loadedAt) >= fullReload || now.Before(c.loadedAt) {
 		// Runs updated while the load reads are read again by the next
 		// update, which starts updateOverlap before this instant.
@@ -51,10 +56,25 @@ func (c *lastResults) refresh(ctx context.Context, store *archive.Store, now tim
 		if err != nil {
 			return err
 		}
-		c.pairs = make(map[archive.PairKey]cachedPair, len(runs))
+		fresh := make(map[archive.PairKey]cachedPair, max(len(runs), len(c.pairs)))
 		for _, r := range runs {
-			c.pairs[r.PairKey] = cachedPair{last: r, lastSuccess: r.LastSuccess}
+			fresh[r.PairKey] = cachedPair{last: r, lastSuccess: r.LastSuccess}
 		}
+		if c.pairs == nil && rotating > 0 {
+			recent, err := store.ResultsUpdatedSince(ctx, now.Add(-min(rotating, HistoryWindow)))
+			if err != nil {
+				return err
+			}
+			for _, r := range recent {
+				fresh[r.PairKey] = merged(fresh[r.PairKey], r)
+			}
+		}
+		for k, p := range c.pairs {
+			if _, listed := fresh[k]; !listed && keep(k) {
+				fresh[k] = p
+			}
+		}
+		c.pairs = fresh
 		c.loadedAt, c.seen = now, now
 		return nil
 	}
@@ -63,14 +83,7 @@ func (c *lastResults) refresh(ctx context.Context, store *archive.Store, now tim
 		return err
 	}
 	for _, r := range runs {
-		p, ok := c.pairs[r.PairKey]
-		if !ok || r.ID == p.last.ID || newerRun(r, p.last) {
-			p.last = r
-		}
-		if r.LastSuccess.After(p.lastSuccess) {
-			p.lastSuccess = r.LastSuccess
-		}
-		c.pairs[r.PairKey] = p
+		c.pairs[r.PairKey] = merged(c.pairs[r.PairKey], r)
 		if r.Updated.After(c.seen) {
 			c.seen = r.Updated
 		}
@@ -79,6 +92,18 @@ func (c *lastResults) refresh(ctx context.Context, store *archive.Store, now tim
 		c.seen = now // a writer's clock ahead of ours must not hide the others' runs
 	}
 	return nil
+}
+
+// merged is p with run r read: r is its last run if newer (or p had
+// none), and its success counts.
+func merged(p cachedPair, r archive.GridRun) cachedPair {
+	if p.last.ID == "" || r.ID == p.last.ID || newerRun(r, p.last) {
+		p.last = r
+	}
+	if r.LastSuccess.After(p.lastSuccess) {
+		p.lastSuccess = r.LastSuccess
+	}
+	return p
 }
 
 // newerRun says whether a comes after b among a pair's runs: by planned
@@ -90,19 +115,20 @@ func newerRun(a, b archive.GridRun) bool {
 	return a.ID > b.ID
 }
 
-// each refreshes the copy from store and calls f with every pair's last run whose
-// pair keep says to show, the copy locked meanwhile.
-func (c *lastResults) each(ctx context.Context, store *archive.Store, now time.Time, keep func(archive.PairKey) bool, f func(archive.PairStatus)) error {
+// each refreshes the copy from store (rotating: the longest rotation of
+// the tasks' rotating ones, 0 if none) and calls f with every pair's last
+// run that keep says is scheduled, the copy locked meanwhile.
+func (c *lastResults) each(ctx context.Context, store *archive.Store, now time.Time, rotating time.Duration, keep func(archive.PairKey) bool, f func(archive.PairKey, archive.PairStatus)) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if err := c.refresh(ctx, store, now); err != nil {
+	if err := c.refresh(ctx, store, now, rotating, keep); err != nil {
 		return err
 	}
 	for k, p := range c.pairs {
 		if keep(k) {
 			s := p.last.PairStatus
 			s.LastSuccess = p.lastSuccess
-			f(s)
+			f(k, s)
 		}
 	}
 	return nil

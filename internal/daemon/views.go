@@ -119,10 +119,10 @@ func direction(dir string) schedule.Direction {
 // gridBase is what the grid page and its blocks both start from, read
 // from the tasks alone: hosts, groups, tests (trace tests aside, by
 // name in traces) and the pairs scheduled.
-func (d *Daemon) gridBase(ctx context.Context) (g grid.Grid, traces map[string]bool, err error) {
+func (d *Daemon) gridBase(ctx context.Context) (g grid.Grid, traces map[string]bool, rotating time.Duration, err error) {
 	v, tasks, err := d.meshView(ctx, "")
 	if err != nil {
-		return grid.Grid{}, nil, err
+		return grid.Grid{}, nil, 0, err
 	}
 	// A trace test has no figures to colour a cell with: its paths are
 	// shown as route changes on the pair's other tests' histories.
@@ -140,19 +140,24 @@ func (d *Daemon) gridBase(ctx context.Context) (g grid.Grid, traces map[string]b
 		for _, dst := range t.DestHosts() {
 			g.Scheduled[grid.PairKey{Src: t.Source, Dst: dst, Test: t.Name}] = true
 		}
+		if len(t.Dests) > 1 {
+			rotating = max(rotating, time.Duration(len(t.Dests))*t.Repeat)
+		}
 	}
 	g.Groups = hostGroups(v.hosts, tasks)
-	return g, traces, nil
+	return g, traces, rotating, nil
 }
 
 // addLastCells adds to g the last run of each scheduled pair that keep
 // says to show, from the daemon's copy of the last results (gridcache.go):
 // the runs changed since the last request are read, not the archive.
-func (d *Daemon) addLastCells(ctx context.Context, g *grid.Grid, keep func(archive.PairKey) bool) error {
-	return d.lastRun.each(ctx, d.store, g.Generated, func(k archive.PairKey) bool {
-		return g.Scheduled[grid.PairKey{Src: k.Source, Dst: k.Dest, Test: k.Test}] && keep(k)
-	}, func(p archive.PairStatus) {
-		g.Cells = append(g.Cells, grid.Cell{Figures: lastFigures(p), State: p.State, Reason: p.Reason})
+func (d *Daemon) addLastCells(ctx context.Context, g *grid.Grid, rotating time.Duration, keep func(archive.PairKey) bool) error {
+	return d.lastRun.each(ctx, d.store, g.Generated, rotating, func(k archive.PairKey) bool {
+		return g.Scheduled[grid.PairKey{Src: k.Source, Dst: k.Dest, Test: k.Test}]
+	}, func(k archive.PairKey, p archive.PairStatus) {
+		if keep(k) {
+			g.Cells = append(g.Cells, grid.Cell{Figures: lastFigures(p), State: p.State, Reason: p.Reason})
+		}
 	})
 }
 
@@ -162,11 +167,11 @@ func (d *Daemon) addLastCells(ctx context.Context, g *grid.Grid, keep func(archi
 // most grid.SummaryHosts hosts, or no groups) also reads every run of
 // the last HistoryWindow and the path changes in it.
 func (d *Daemon) gridView(ctx context.Context) (grid.Grid, error) {
-	g, traces, err := d.gridBase(ctx)
+	g, traces, rotating, err := d.gridBase(ctx)
 	if err != nil {
 		return grid.Grid{}, err
 	}
-	if err := d.addLastCells(ctx, &g, func(k archive.PairKey) bool { return !traces[k.Test] }); err != nil {
+	if err := d.addLastCells(ctx, &g, rotating, func(k archive.PairKey) bool { return !traces[k.Test] }); err != nil {
 		return grid.Grid{}, err
 	}
 	if g.Summarised() {
@@ -193,7 +198,7 @@ func (d *Daemon) gridView(ctx context.Context) (grid.Grid, error) {
 // them, which grid.RenderBlock refuses.
 func (d *Daemon) gridBlock(r *http.Request) (grid.Grid, error) {
 	ctx := r.Context()
-	g, traces, err := d.gridBase(ctx)
+	g, traces, rotating, err := d.gridBase(ctx)
 	if err != nil {
 		return grid.Grid{}, err
 	}
@@ -216,7 +221,7 @@ func (d *Daemon) gridBlock(r *http.Request) (grid.Grid, error) {
 		return g, nil
 	}
 	rows, cols := setOf(from), setOf(to)
-	if err := d.addLastCells(ctx, &g, func(k archive.PairKey) bool { return k.Test == test && rows[k.Source] && cols[k.Dest] }); err != nil {
+	if err := d.addLastCells(ctx, &g, rotating, func(k archive.PairKey) bool { return k.Test == test && rows[k.Source] && cols[k.Dest] }); err != nil {
 		return grid.Grid{}, err
 	}
 	since := g.Generated.Add(-HistoryWindow)
