@@ -156,6 +156,17 @@ type TaskJSON struct {
 	Paused     bool                `json:"paused,omitempty"`
 	Origin     string              `json:"origin,omitempty"`
 	Thresholds schedule.Thresholds `json:"thresholds,omitzero"`
+	// Dests are a rotating task's destinations (a sampled mesh group's
+	// partners of one source), run n to the (n mod len)-th at its
+	// offset; Dest is then the first.
+	Dests []DestJSON `json:"dests,omitempty"`
+}
+
+// DestJSON is one of a rotating task's destinations.
+type DestJSON struct {
+	Host string `json:"host"`
+	Addr string `json:"addr,omitempty"`
+	At   string `json:"at,omitempty"` // its offset in the task's repeat
 }
 
 func durText(d time.Duration) string {
@@ -169,7 +180,16 @@ func durText(d time.Duration) string {
 func TaskToJSON(t *schedule.Task) TaskJSON {
 	return TaskJSON{ID: t.ID, Name: t.Name, Source: t.Source, Dest: t.Dest, DestAddr: t.DestAddr, Test: strings.Join(t.Args, " "),
 		Class: string(t.Class), Reserve: durText(t.Duration), Start: t.Start, Repeat: durText(t.Repeat), Slip: durText(t.Slip),
-		RandomSlip: durText(t.RandomSlip), Until: t.Until, MaxRuns: t.MaxRuns, Paused: t.Paused, Origin: t.Origin, Thresholds: t.Thresholds}
+		RandomSlip: durText(t.RandomSlip), Until: t.Until, MaxRuns: t.MaxRuns, Paused: t.Paused, Origin: t.Origin, Thresholds: t.Thresholds,
+		Dests: destsJSON(t.Dests)}
+}
+
+func destsJSON(ds []schedule.Destination) []DestJSON {
+	var out []DestJSON
+	for _, d := range ds {
+		out = append(out, DestJSON{Host: d.Host, Addr: d.Addr, At: durText(d.At)})
+	}
+	return out
 }
 
 // Task reads a task given in the API or on the command line: the
@@ -199,6 +219,21 @@ func (j TaskJSON) Task() (*schedule.Task, error) {
 		if *p.d, err = time.ParseDuration(p.s); err != nil {
 			return nil, fmt.Errorf("%s: %q: want a duration such as 30s", name, p.s)
 		}
+	}
+	for i, d := range j.Dests {
+		at, err := time.Duration(0), error(nil)
+		if d.At != "" {
+			if at, err = time.ParseDuration(d.At); err != nil {
+				return nil, fmt.Errorf("dests[%d].at: %q: want a duration such as 20s", i, d.At)
+			}
+		}
+		if d.Addr == "" {
+			d.Addr = d.Host
+		}
+		t.Dests = append(t.Dests, schedule.Destination{Host: d.Host, Addr: d.Addr, At: at})
+	}
+	if len(t.Dests) > 0 && t.Dest == "" {
+		t.Dest = t.Dests[0].Host
 	}
 	if t.Origin == "" {
 		t.Origin = "cli"

@@ -2,7 +2,9 @@ package daemon_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -132,5 +134,36 @@ func TestRotatingTaskPairsOnTheGridAndMetrics(t *testing.T) {
 		if !strings.Contains(page, ">"+h+"<") {
 			t.Errorf("host %s not on the grid", h)
 		}
+	}
+}
+
+// The API shows a rotating task's destinations and takes them back: a
+// task read from its JSON is the task, and a bad offset is refused in
+// one line naming it.
+func TestRotatingTaskInTheAPI(t *testing.T) {
+	tk := loopTask("tput", "a", "b", 5201, 1, time.Minute, 30*time.Second, 0)
+	tk.DestAddr = "b"
+	tk.Dests = []schedule.Destination{{Host: "b", Addr: "b"}, {Host: "c", Addr: "10.0.0.3:5202", At: 20 * time.Second}}
+	b, err := json.Marshal(daemon.TaskToJSON(tk))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"dests":[{"host":"b","addr":"b"},{"host":"c","addr":"10.0.0.3:5202","at":"20s"}]`) {
+		t.Fatalf("the task's JSON lacks its destinations: %s", b)
+	}
+	var j daemon.TaskJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		t.Fatal(err)
+	}
+	back, err := j.Task()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back.Dests, tk.Dests) || back.Dest != "b" {
+		t.Fatalf("read back: dest %q, dests %+v; want %+v", back.Dest, back.Dests, tk.Dests)
+	}
+	j.Dests[1].At = "soon"
+	if _, err := j.Task(); err == nil || err.Error() != `dests[1].at: "soon": want a duration such as 20s` {
+		t.Fatalf("a bad offset: %v", err)
 	}
 }
