@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"os"
 	"reflect"
 	"slices"
@@ -136,15 +135,12 @@ func TestMeshTasksAreTheMeshFiles(t *testing.T) {
 	}
 }
 
-// The simulation in CI: 200 virtual hosts, as the issue asks. The
-// default suite runs the schedule for ciLength, about two minutes with
-// the daemons' start and the schedule's margin; TestMeshScaleThreeMinutes
-// runs it for the issue's 3 minutes, only when -run names it (the
-// archive's and the daemon's suites already take most of CI's 25
-// minutes).
+// The simulation in CI: 200 virtual hosts for 3 minutes of schedule, as
+// the issue asks (about 4 minutes in all, with the daemons' start and
+// the schedule's margin), in make test's timed pass.
 const (
 	ciHosts  = 200
-	ciLength = time.Minute
+	ciLength = 3 * time.Minute
 	// ciConnsPerHost is the daemon's PostgreSQL budget; the cluster
 	// needs that many for each host, and a margin for the other tests.
 	ciConnsPerHost = 2
@@ -154,16 +150,12 @@ const (
 	// together, they are one burst of some 5,000 transactions, and on
 	// CI's 2 cores the whole burst starts about 5 s late.
 	ciProbeRandomSlip = 50 * time.Second
+	// ciQueueMaintainers: as docs/daemon.md deploys a mesh of hundreds
+	// of hosts, a few daemons take part in River's leader election.
+	ciQueueMaintainers = 3
 )
 
 func TestMeshScale(t *testing.T) { meshScale(t, ciLength) }
-
-func TestMeshScaleThreeMinutes(t *testing.T) {
-	if f := flag.Lookup("test.run"); f == nil || f.Value.String() != t.Name() {
-		t.Skip("runs only when -run names it: go test ./bench/mesh-scale -run '^TestMeshScaleThreeMinutes$'")
-	}
-	meshScale(t, 3*time.Minute)
-}
 
 func meshScale(t *testing.T, length time.Duration) {
 	dsn := os.Getenv("WIREPERF_TEST_PG_DSN")
@@ -189,7 +181,8 @@ func meshScale(t *testing.T, length time.Duration) {
 	if need := ciHosts*ciConnsPerHost + 50; maxConns < need {
 		t.Skipf("the cluster's max_connections is %d; %d hosts need %d (.ci/pg.sh starts its clusters with 500)", maxConns, ciHosts, need)
 	}
-	rep, err := run(ctx, Options{Hosts: ciHosts, Length: length, DSN: dsn, NewDB: true, Draw: 1, ArchiveConns: 1, ProbeRandomSlip: ciProbeRandomSlip})
+	rep, err := run(ctx, Options{Hosts: ciHosts, Length: length, DSN: dsn, NewDB: true, Draw: 1, ArchiveConns: 1, ProbeRandomSlip: ciProbeRandomSlip,
+		QueueMaintainers: ciQueueMaintainers})
 	if err != nil {
 		t.Fatal(err)
 	}

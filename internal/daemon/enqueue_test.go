@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -69,5 +70,25 @@ func TestFetchPollIsWithinTheLead(t *testing.T) {
 		if got := fetchPoll(c.lead); got != c.want {
 			t.Errorf("lead %v: poll %v, want %v", c.lead, got, c.want)
 		}
+	}
+}
+
+// Hosts plan in phases their names spread over half of PlanEvery, each
+// within it, so that daemons started together do not plan together.
+func TestPlanPhasesSpread(t *testing.T) {
+	const every = 30 * time.Second
+	var lo, hi time.Duration = every, 0
+	for i := range 200 {
+		p := planPhase(fmt.Sprintf("vh%04d", i), every)
+		if p < 0 || p > every/2 {
+			t.Fatalf("phase %v outside [0, %v]", p, every/2)
+		}
+		lo, hi = min(lo, p), max(hi, p)
+	}
+	if hi-lo < every/4 {
+		t.Errorf("200 hosts' phases span %v to %v, want them spread over most of %v", lo, hi, every/2)
+	}
+	if planPhase("a", every) != planPhase("a", every) {
+		t.Error("a host's phase changes")
 	}
 }

@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"sort"
 	"time"
 
@@ -29,7 +30,15 @@ func (d *Daemon) planLoop(ctx context.Context) {
 	for {
 		var err error
 		if now := d.cfg.Clock.Now(); now.Sub(planned) >= d.cfg.PlanEvery {
-			planned = now
+			// After the first plan, the next comes planPhase early once:
+			// daemons started together (a mesh restarted at once) would
+			// otherwise plan together every PlanEvery, in one burst of
+			// queries that delays every run starting meanwhile.
+			if planned.IsZero() {
+				planned = now.Add(-planPhase(d.cfg.Host, d.cfg.PlanEvery))
+			} else {
+				planned = now
+			}
 			err = d.PlanOnce(ctx)
 		} else {
 			err = d.enqueueDue(ctx)
@@ -49,6 +58,15 @@ func (d *Daemon) planLoop(ctx context.Context) {
 		case <-ticks:
 		}
 	}
+}
+
+// planPhase is how much earlier than PlanEvery a host's second plan
+// comes: a fraction of half of PlanEvery that its name picks, so that
+// hosts keep to different phases.
+func planPhase(host string, every time.Duration) time.Duration {
+	h := fnv.New64a()
+	h.Write([]byte(host))
+	return time.Duration(h.Sum64() % uint64(every/2+1))
 }
 
 // spoolEvery is how often spooled results are offered to the archive.
