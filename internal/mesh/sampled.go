@@ -42,14 +42,23 @@ type sampling struct {
 	first    []int    // per distance (by d): its first round in its turn's period
 }
 
-// Rounds: the runs of a turn start in rounds spread evenly over the
-// period, each round's runs at one instant. A round is runs of one
+// Rounds: the exclusive runs of a turn take rounds, slots of equal
+// length one after the other over the period. A round is runs of one
 // distance that share no host, so exclusive runs of one round don't wait
 // for each other: the pairs at distance d make cycles over the hosts
 // (i → i+d → i+2d …), and alternate runs of a cycle take alternate rounds,
 // with a third round for the last run of a cycle of odd length. A
 // distance takes 2 or 3 rounds; a turn's distances take theirs one after
 // the other.
+//
+// A round's runs are spread over its slot rather than started at one
+// instant (at 1,000 hosts a round is some 500 runs, whose daemons would
+// all reach the archive at once): the j-th of its n runs, in position
+// order, starts j × usable ÷ n after the round's start, where usable is
+// the slot less the run's reservation, so every run of the round ends
+// before the next round starts and a host's runs still never overlap,
+// across turns and periods too. A slot no longer than a reservation
+// leaves nothing to spread over: its runs start at the round's start.
 
 // sample is how a sampled group's pairs take their turns. hosts are the
 // group's hosts, distinct. Its cost is O(H): the pairs themselves are
@@ -109,8 +118,8 @@ func (sm *sampling) distanceRounds(d int, round []int) {
 // scheduleTasks are schedule s's rotating tasks over the group, one per source
 // and slot, made by task (the schedule's task from a source to a first
 // destination). Each repeats every rotation periods, its destinations
-// at their turns' periods and, for exclusive runs, at their rounds'
-// instants in the period. A task's run count (max_runs) is per pair, as
+// at their turns' periods and, for exclusive runs, at their places in
+// their rounds' slots in the period. A task's run count (max_runs) is per pair, as
 // for a task of one pair.
 func (sm *sampling) scheduleTasks(s Schedule, t Test, endpoints map[string]string, task func(source, dest, key string) *schedule.Task) []*schedule.Task {
 	n := sm.hosts()
@@ -127,19 +136,36 @@ func (sm *sampling) scheduleTasks(s Schedule, t Test, endpoints map[string]strin
 		}
 	}
 	round := make([]int, n)
+	rank := make([]int, n) // a run's place among its round's, in position order
 	for d := 1; d <= n-1; d++ {
 		k, turn := (d-1)/sm.rotation, (d-1)%sm.rotation
 		at := time.Duration(turn) * s.Repeat
 		var gap time.Duration // between the rounds of the turn's period
+		var step [3]time.Duration
 		if t.Class == schedule.Exclusive {
 			sm.distanceRounds(d, round)
 			gap = (s.Repeat / time.Duration(sm.rounds[turn])).Truncate(time.Millisecond)
+			var size [3]int
+			for i := range n {
+				rank[i] = size[round[i]]
+				size[round[i]]++
+			}
+			if usable := gap - t.Reserve; usable > 0 {
+				for r, c := range size {
+					if c > 0 {
+						step[r] = usable / time.Duration(c)
+					}
+				}
+			}
 		}
 		for i := range n {
 			dest := sm.order[(i+d)%n]
 			off := at
 			if gap > 0 {
-				off += time.Duration(sm.first[d]+round[i]) * gap
+				// Whole milliseconds, as a full mesh's spread; j × step
+				// ≤ usable, so no overflow.
+				spread := (time.Duration(rank[i]) * step[round[i]]).Truncate(time.Millisecond)
+				off += time.Duration(sm.first[d]+round[i])*gap + spread
 			}
 			dests[k*n+i][turn] = schedule.Destination{Host: dest, Addr: endpoints[dest], At: off}
 		}

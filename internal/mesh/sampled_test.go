@@ -17,11 +17,14 @@ import (
 // destinations in turn; as the planner plans them (Task.At), in every
 // period each host runs to as many partners as the turn has distances
 // (at most K) and is tested to by as many, a rotation covers every
-// ordered pair exactly once, the next rotation is the same, and the
-// exclusive runs of one instant (a round) share no host, a host's runs
-// of a period a round apart at least. At 1,000 hosts too: a task holds
-// only its own destinations (rotation of them), so the check is O(H²)
-// in all, and quick.
+// ordered pair exactly once, and the next rotation is the same. The
+// exclusive runs are spread over their rounds' slots: no two runs
+// sharing a host hold it at once ([start, start + reserve) apart) over
+// two rotations, across periods and rotations too, every run ends in
+// its period, and no two runs start at one instant (a round's runs all
+// started at one instant before: some 500 at 1,000 hosts). At 1,000
+// hosts too: a task holds only its own destinations (rotation of them),
+// so the check is O(H²) in all, and quick.
 func TestSampledRotatingTasks(t *testing.T) {
 	for _, c := range []struct {
 		hosts, partners, rotation, slots int
@@ -31,6 +34,7 @@ func TestSampledRotatingTasks(t *testing.T) {
 		{1000, 1, 999, 1}, {1000, 4, 250, 4},
 	} {
 		period := 10 * time.Minute
+		reserve := 12 * time.Second // -t 10 and the margin
 		m := mustParse(t, groupOf(c.hosts, "sampled "+strconv.Itoa(c.partners), "test: client -t 10", "10m"))
 		tasks := m.Tasks()
 		if len(tasks) != c.hosts*c.slots {
@@ -41,10 +45,10 @@ func TestSampledRotatingTasks(t *testing.T) {
 			index["h"+strconv.Itoa(i)] = i
 		}
 		type run struct {
-			at       time.Duration // from the rotation's start
+			at       time.Duration // from the first rotation's start
 			src, dst int
 		}
-		var runs []run
+		var runs []run // over two rotations
 		covered := make([]bool, c.hosts*c.hosts)
 		perTask := map[string]int{} // source → its tasks
 		for _, tk := range tasks {
@@ -53,6 +57,9 @@ func TestSampledRotatingTasks(t *testing.T) {
 			}
 			if tk.Repeat != time.Duration(c.rotation)*period || len(tk.Dests) == 0 || len(tk.Dests) > c.rotation {
 				t.Fatalf("%+v: a task repeats every %v with %d destinations, want %d periods and at most that many", c, tk.Repeat, len(tk.Dests), c.rotation)
+			}
+			if tk.Duration != reserve {
+				t.Fatalf("%+v: task %s holds its hosts %v, want %v", c, tk.ID, tk.Duration, reserve)
 			}
 			perTask[tk.Source]++
 			src := index[tk.Source]
@@ -71,11 +78,11 @@ func TestSampledRotatingTasks(t *testing.T) {
 					t.Fatalf("%+v: %s → %s twice in a rotation, or to itself", c, tk.Source, d.Host)
 				}
 				covered[src*c.hosts+dst] = true
-				runs = append(runs, run{r.Planned.Sub(time.Unix(0, 0)), src, dst})
+				runs = append(runs, run{r.Planned.Sub(time.Unix(0, 0)), src, dst}, run{next.Planned.Sub(time.Unix(0, 0)), src, dst})
 			}
 		}
-		if len(runs) != c.hosts*(c.hosts-1) {
-			t.Fatalf("%+v: %d runs a rotation, want every ordered pair once", c, len(runs))
+		if len(runs) != 2*c.hosts*(c.hosts-1) {
+			t.Fatalf("%+v: %d runs in two rotations, want every ordered pair once a rotation", c, len(runs))
 		}
 		for h, n := range perTask {
 			if n != c.slots {
@@ -83,36 +90,38 @@ func TestSampledRotatingTasks(t *testing.T) {
 			}
 		}
 		slices.SortFunc(runs, func(a, b run) int { return int(a.at - b.at) })
+		free := make([]time.Duration, c.hosts) // when each host's last run ends
+		atOnce, most := 0, 0                   // runs at the instant of the run before; the most
+		for j, r := range runs {
+			if j > 0 && r.at == runs[j-1].at {
+				atOnce++
+			} else {
+				atOnce = 1
+			}
+			most = max(most, atOnce)
+			if p := r.at / period; r.at+reserve > (p+1)*period {
+				t.Fatalf("%+v: h%d → h%d at +%v of period %d ends past it", c, r.src, r.dst, r.at-p*period, p)
+			}
+			for _, h := range []int{r.src, r.dst} {
+				if r.at < free[h] {
+					t.Fatalf("%+v: h%d → h%d at %v while h%d is held until %v", c, r.src, r.dst, r.at, h, free[h])
+				}
+				free[h] = r.at + reserve
+			}
+		}
+		if most > 1 {
+			t.Fatalf("%+v: %d runs start at one instant, want each at its own", c, most)
+		}
 		out, in := make([]int, c.hosts), make([]int, c.hosts)
-		last := make([]time.Duration, c.hosts) // each host's last run, +1 ns (0: none this period)
-		busyAt := make([]time.Duration, c.hosts)
 		for j := 0; j < len(runs); {
 			p := runs[j].at / period
-			distances := (c.hosts - 1 + c.rotation - 1 - int(p)) / c.rotation // the turn's
+			distances := (c.hosts - 1 + c.rotation - 1 - int(p)%c.rotation) / c.rotation // the turn's
 			clear(out)
 			clear(in)
-			clear(last)
-			instants := map[time.Duration]bool{}
 			k := j
 			for ; k < len(runs) && runs[k].at/period == p; k++ {
-				instants[runs[k].at] = true
-			}
-			if len(instants) < 2*distances || len(instants) > 3*distances {
-				t.Fatalf("%+v: period %d: %d rounds for %d distances", c, p, len(instants), distances)
-			}
-			gap := (period / time.Duration(len(instants))).Truncate(time.Millisecond)
-			for _, r := range runs[j:k] {
-				out[r.src]++
-				in[r.dst]++
-				for _, h := range []int{r.src, r.dst} {
-					if busyAt[h] == r.at+1 {
-						t.Fatalf("%+v: period %d: h%d has two runs at +%v", c, p, h, r.at-p*period)
-					}
-					if last[h] != 0 && r.at-(last[h]-1) < gap {
-						t.Fatalf("%+v: period %d: h%d's runs %v apart, under a round (%v)", c, p, h, r.at-(last[h]-1), gap)
-					}
-					busyAt[h], last[h] = r.at+1, r.at+1
-				}
+				out[runs[k].src]++
+				in[runs[k].dst]++
 			}
 			for h := range c.hosts {
 				if out[h] != distances || in[h] != distances || distances > c.partners {
@@ -120,6 +129,69 @@ func TestSampledRotatingTasks(t *testing.T) {
 				}
 			}
 			j = k
+		}
+	}
+}
+
+// A round's runs are spread evenly over its slot, the slot less a
+// reservation: at 7 hosts, one partner and a period of 10 minutes, each
+// period's single distance makes one cycle of 7 (7 is prime), so 3
+// rounds of 3, 3 and 1 runs, 200 s apart; with 12 s reserved, the runs
+// of a round of 3 start 0, 62.666 and 125.333 s into it (188 s ÷ 3
+// apart). Where a slot is no longer than a reservation, a round's runs
+// start at its start, as before: one instant a round, sharing no host.
+func TestSampledRoundsSpreadOverTheirSlot(t *testing.T) {
+	offsets := func(src string) map[time.Duration][]int { // from the round's start → runs' hosts
+		m := mustParse(t, src)
+		period := m.Schedules[0].Repeat
+		out := map[time.Duration][]int{}
+		for _, tk := range m.Tasks() {
+			for _, d := range tk.Dests {
+				if d.At >= period { // the first period only
+					continue
+				}
+				src, _ := strconv.Atoi(strings.TrimPrefix(tk.Source, "h"))
+				dst, _ := strconv.Atoi(strings.TrimPrefix(d.Host, "h"))
+				out[d.At] = append(out[d.At], src, dst)
+			}
+		}
+		return out
+	}
+	spread := offsets(groupOf(7, "sampled 1", "test: client -t 10", "10m"))
+	var got []time.Duration
+	for at := range spread {
+		got = append(got, at)
+	}
+	slices.Sort(got)
+	step := 188 * time.Second / 3
+	var want []time.Duration
+	for r, n := range []int{3, 3, 1} {
+		for j := range n {
+			want = append(want, time.Duration(r)*200*time.Second+(time.Duration(j)*step).Truncate(time.Millisecond))
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("first period's starts %v, want %v", got, want)
+	}
+	for at, hosts := range spread {
+		if len(hosts) != 2 {
+			t.Fatalf("%d runs at +%v, want one", len(hosts)/2, at)
+		}
+	}
+
+	// 6 distances of 3 rounds in one period of 3 minutes: 10 s a round,
+	// under the 12 s a run holds its hosts.
+	packed := offsets(groupOf(7, "sampled 9", "test: client -t 10", "3m"))
+	if len(packed) != 18 {
+		t.Fatalf("%d instants in a period, want one a round (18)", len(packed))
+	}
+	for at, hosts := range packed {
+		if at%(10*time.Second) != 0 {
+			t.Fatalf("runs at +%v, not at a round's start", at)
+		}
+		slices.Sort(hosts)
+		if len(slices.Compact(hosts)) != len(hosts) {
+			t.Fatalf("the round at +%v shares a host", at)
 		}
 	}
 }
