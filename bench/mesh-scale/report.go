@@ -96,7 +96,7 @@ func (r *Report) Markdown(w io.Writer) {
 	fmt.Fprintf(w, "| missed, failed or aborted without a reason | %d |\n", r.WithoutReason)
 	fmt.Fprintf(w, "| runs left open | %d |\n", r.LeftOpen)
 	pg := r.PostgreSQL
-	fmt.Fprintf(w, "| PostgreSQL connections (max, sampled every second) | %d |\n", pg.MaxConnections)
+	fmt.Fprintf(w, "| PostgreSQL connections (max, sampled every %v) | %d |\n", sampleEvery, pg.MaxConnections)
 	fmt.Fprintf(w, "| PostgreSQL transactions per second | %.1f |\n", pg.TPS)
 	fmt.Fprintf(w, "| PostgreSQL CPU | %s |\n", cpu(pg.CPUSeconds, pg.CPUPercent))
 	if b := r.PgBouncer; b != nil {

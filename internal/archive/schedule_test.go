@@ -216,11 +216,32 @@ func TestReservationsNeverOverlap(t *testing.T) {
 					t.Fatal("PostgreSQL let an overlapping exclusive reservation in")
 				}
 			}
-			// Background overlaps anything.
+			// Background overlaps anything, in one statement; taken again
+			// (a run retried) it is the same rows, moved; a resource named
+			// twice is one row.
 			bg := schedTask("ping", "c", "b")
 			bg.Class = schedule.Background
+			if err := s.Reserve(ctx, bg.Reservations("bg-0", s0)); err != nil {
+				t.Fatal(err)
+			}
 			if err := s.Reserve(ctx, bg.Reservations("bg-0", s0.Add(time.Second))); err != nil {
 				t.Fatal(err)
+			}
+			twice := []schedule.Reservation{{Resource: "host:d", From: s0, To: s0.Add(time.Second), RunID: "bg-1", Class: schedule.Background},
+				{Resource: "host:d", From: s0, To: s0.Add(2 * time.Second), RunID: "bg-1", Class: schedule.Background}}
+			if err := s.Reserve(ctx, twice); err != nil {
+				t.Fatalf("a resource named twice: %v", err)
+			}
+			rs, _ := s.Reservations(ctx, s0, s0.Add(time.Hour))
+			n := map[string]int{}
+			for _, r := range rs {
+				n[r.RunID]++
+				if r.RunID == "bg-0" && !r.From.Equal(s0.Add(time.Second)) {
+					t.Errorf("bg-0 taken again from %v, want %v", r.From, s0.Add(time.Second))
+				}
+			}
+			if n["bg-0"] != 2 || n["bg-1"] != 1 {
+				t.Fatalf("background rows by run %v, want bg-0's 2 and bg-1's 1", n)
 			}
 			// Released early, the rest of the time is free.
 			if err := s.Release(ctx, "ab-0", s0.Add(4*time.Second)); err != nil {
