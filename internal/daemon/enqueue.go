@@ -105,7 +105,7 @@ func (d *Daemon) refreshDue(ctx context.Context) error {
 func (d *Daemon) enqueueDue(ctx context.Context) error {
 	now := d.cfg.Clock.Now()
 	for _, r := range d.due.due(now, d.cfg.Lead) {
-		if err := d.queue.Enqueue(ctx, d.cfg.Host, r.ID, now); err != nil {
+		if err := d.queue.Enqueue(ctx, d.cfg.Host, r.ID); err != nil {
 			return fmt.Errorf("queueing run %s: %w", r.ID, err)
 		}
 		d.due.done(r)

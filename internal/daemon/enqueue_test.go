@@ -1,7 +1,10 @@
 package daemon
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -90,5 +93,32 @@ func TestPlanPhasesSpread(t *testing.T) {
 	}
 	if planPhase("a", every) != planPhase("a", every) {
 		t.Error("a host's phase changes")
+	}
+}
+
+// A run's job is available as soon as it is queued: not "scheduled",
+// which only River's leader makes available, every 5 s.
+func TestQueuedJobIsAvailableAtOnce(t *testing.T) {
+	dsn := filepath.Join(t.TempDir(), "queue.db")
+	d, err := New(context.Background(), Config{Host: "a", DSN: dsn, Logger: slog.New(slog.DiscardHandler), SpoolDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.store.Close()
+	defer d.queue.Close()
+	if err := d.queue.Enqueue(context.Background(), "a", "run-1"); err != nil {
+		t.Fatal(err)
+	}
+	db, err := archive.OpenSQLitePool(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var state string
+	if err := db.QueryRow(`SELECT state FROM river_job WHERE queue = ?`, QueueName("a")).Scan(&state); err != nil {
+		t.Fatal(err)
+	}
+	if state != "available" {
+		t.Fatalf("the queued job is %q, want available", state)
 	}
 }

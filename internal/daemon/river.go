@@ -34,9 +34,9 @@ type queue interface {
 	Start(ctx context.Context) error
 	Stop(ctx context.Context) error
 	StopAndCancel(ctx context.Context) error
-	// Enqueue adds a run's job on a host's queue, due at `at`; a job for
-	// the run already there is kept.
-	Enqueue(ctx context.Context, host, runID string, at time.Time) error
+	// Enqueue adds a run's job on a host's queue, available at once; a
+	// job for the run already there is kept.
+	Enqueue(ctx context.Context, host, runID string) error
 	Close()
 }
 
@@ -52,10 +52,14 @@ func (q *riverQueue[TTx]) StopAndCancel(ctx context.Context) error {
 }
 func (q *riverQueue[TTx]) Close() { q.close() }
 
-func (q *riverQueue[TTx]) Enqueue(ctx context.Context, host, runID string, at time.Time) error {
+func (q *riverQueue[TTx]) Enqueue(ctx context.Context, host, runID string) error {
+	// No ScheduledAt: River makes any job given one "scheduled", which
+	// only its leader's scheduler makes available, every 5 s; runs then
+	// started up to 2.5 s late, in a 5 s rhythm (bench/mesh-scale). A
+	// job without one is available at once, and its worker sleeps to the
+	// run's instant.
 	_, err := q.client.Insert(ctx, RunArgs{RunID: runID}, &river.InsertOpts{
-		Queue:       QueueName(host),
-		ScheduledAt: at,
+		Queue: QueueName(host),
 		// A run is tried once: a second try would start late, and a run
 		// never starts late.
 		MaxAttempts: 1,
