@@ -65,6 +65,7 @@ func planUses(t *testing.T, what, plan, table, index string) {
 // look at its own waiting runs go through an index on the resource (the
 // source) and the window, not through the table.
 func TestPlannerQueriesUseIndexes(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("fills tables with 100,000 rows")
 	}
