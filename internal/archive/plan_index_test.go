@@ -73,6 +73,7 @@ func TestPlannerQueriesUseIndexes(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for name, dsn := range backends(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // each backend fills its own archive
 			ctx := context.Background()
 			s := open(t, dsn)
 			fill(t, s, hosts, perHost, t0)
