@@ -59,6 +59,7 @@ func sampleRun(id, campaign string, rep int) *Run {
 }
 
 func TestRunRoundTrip(t *testing.T) {
+	t.Parallel()
 	for name, dsn := range backends(t) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
@@ -97,6 +98,7 @@ func TestRunRoundTrip(t *testing.T) {
 }
 
 func TestFinishedRunIsNeverRewritten(t *testing.T) {
+	t.Parallel()
 	for name, dsn := range backends(t) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
@@ -127,6 +129,7 @@ func TestFinishedRunIsNeverRewritten(t *testing.T) {
 }
 
 func TestMigrationsRunOnceAndRefuseNewer(t *testing.T) {
+	t.Parallel()
 	for name, dsn := range backends(t) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
@@ -160,6 +163,7 @@ func TestMigrationsRunOnceAndRefuseNewer(t *testing.T) {
 }
 
 func TestSQLiteIsWAL(t *testing.T) {
+	t.Parallel()
 	s := open(t, "sqlite:"+filepath.Join(t.TempDir(), "a.db"))
 	var mode string
 	if err := s.db.QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil || mode != "wal" {
@@ -172,6 +176,7 @@ func TestSQLiteIsWAL(t *testing.T) {
 }
 
 func TestUnreachableFailsAtOnceWithoutPassword(t *testing.T) {
+	t.Parallel()
 	start := time.Now()
 	dsn := "postgres://alice:s3cretpw@127.0.0.1:1/db?sslmode=disable"
 	_, err := Open(context.Background(), dsn)
@@ -191,6 +196,7 @@ func TestUnreachableFailsAtOnceWithoutPassword(t *testing.T) {
 }
 
 func TestRedact(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"postgres://u:pw@h:5432/d?sslmode=disable": "postgres://u:xxxxx@h:5432/d?sslmode=disable",
 		"postgres://u@h/d":                         "postgres://u@h/d",
@@ -206,6 +212,7 @@ func TestRedact(t *testing.T) {
 // Two writers, each with its own connection pool as two processes would
 // have, store runs at once into one archive: nothing is lost.
 func TestTwoWritersLoseNothing(t *testing.T) {
+	t.Parallel()
 	for name, dsn := range backends(t) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
@@ -265,6 +272,7 @@ func TestTwoWritersLoseNothing(t *testing.T) {
 // whole schema, once: PostgreSQL serialises them on an advisory lock
 // (creating the version table too), SQLite on its write lock.
 func TestOpenNewArchiveConcurrently(t *testing.T) {
+	t.Parallel()
 	for name, dsn := range backends(t) {
 		t.Run(name, func(t *testing.T) {
 			const n = 6

@@ -32,6 +32,7 @@ func path(m any, keys ...string) any {
 }
 
 func TestParseTCPDocument(t *testing.T) {
+	t.Parallel()
 	b, m := readDoc(t, "tcp-p2.json")
 	p, err := ParseDocument(b)
 	if err != nil {
@@ -66,6 +67,7 @@ func TestParseTCPDocument(t *testing.T) {
 }
 
 func TestParseUDPDocument(t *testing.T) {
+	t.Parallel()
 	b, m := readDoc(t, "udp.json")
 	p, err := ParseDocument(b)
 	if err != nil {
@@ -84,6 +86,7 @@ func TestParseUDPDocument(t *testing.T) {
 }
 
 func TestParseRRDocument(t *testing.T) {
+	t.Parallel()
 	b, m := readDoc(t, "rr-udp.json")
 	p, err := ParseDocument(b)
 	if err != nil {
@@ -104,6 +107,7 @@ func TestParseRRDocument(t *testing.T) {
 // its test ran over and that interface's root qdisc among them) reach the
 // archive's host_limits as written, beside the MTU the streams add.
 func TestStoredLimitsCarryTheQdisc(t *testing.T) {
+	t.Parallel()
 	_, m := readDoc(t, "tcp-p2.json")
 	ends := path(m, "wireperf", "result").(map[string]any)
 	written := map[string]result.Limits{
@@ -151,6 +155,7 @@ func TestStoredLimitsCarryTheQdisc(t *testing.T) {
 }
 
 func TestParseNotADocument(t *testing.T) {
+	t.Parallel()
 	for _, in := range []string{"", "[1,2]", `{"a":1}`, "hello", `{"start":`, `{"kind":"rr"}`} {
 		if _, err := ParseDocument([]byte(in)); !errors.Is(err, ErrNotDocument) {
 			t.Errorf("ParseDocument(%q) = %v", in, err)
@@ -173,6 +178,7 @@ func FuzzParseDocument(f *testing.F) {
 // reads: its time, server, and the loss over every point; a sweep none
 // of whose points ran is an error.
 func TestParseUDPMonSweep(t *testing.T) {
+	t.Parallel()
 	doc := `{"kind": "udpmon", "sweep": {"server": "10.0.0.2", "started_at": "2026-12-04T05:00:00Z", "count": 1000,
 		"seconds": 14.5, "failed": 1, "points": [
 		{"size": 64, "spacing_ns": 1000000, "count": 1000, "sent": 1000, "received": 990, "lost": 10},
@@ -195,6 +201,7 @@ func TestParseUDPMonSweep(t *testing.T) {
 // Bytes received at one instant (a burst read at once) have no rate: the
 // summary leaves it out rather than store 0 bit/s.
 func TestBurstReceivedAtOnceHasNoRate(t *testing.T) {
+	t.Parallel()
 	p, err := ParseDocument([]byte(`{"start": {}, "end": {"sum_sent": {"seconds": 0.0003, "bytes": 441600, "bits_per_second": 1.2e10},
 		"sum_received": {"seconds": 0, "bytes": 441600, "bits_per_second": 0}}}`))
 	if err != nil {

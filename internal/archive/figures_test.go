@@ -9,6 +9,7 @@ import (
 // process CPU as iperf3's cpu_utilization_percent gives it, and the
 // socket buffers each end's streams were granted.
 func TestParseFiguresTCP(t *testing.T) {
+	t.Parallel()
 	b, m := readDoc(t, "tcp-p2.json")
 	p, err := ParseDocument(b)
 	if err != nil {
@@ -39,6 +40,7 @@ func TestParseFiguresTCP(t *testing.T) {
 // iperf3 writes a remote CPU of zeros when the server sent no results:
 // that is no figure, not 0%.
 func TestParseFiguresRemoteCPUUnknown(t *testing.T) {
+	t.Parallel()
 	p, err := ParseDocument([]byte(`{"start": {}, "end": {"sum_sent": {"seconds": 1, "bytes": 10, "bits_per_second": 80},
 		"cpu_utilization_percent": {"host_total": 3.5, "host_user": 1, "host_system": 2.5, "remote_total": 0, "remote_user": 0, "remote_system": 0}}}`))
 	if err != nil {
@@ -53,6 +55,7 @@ func TestParseFiguresRemoteCPUUnknown(t *testing.T) {
 }
 
 func TestParseFiguresRRAndUDPMon(t *testing.T) {
+	t.Parallel()
 	b, m := readDoc(t, "rr-udp.json")
 	p, err := ParseDocument(b)
 	if err != nil {
@@ -80,6 +83,7 @@ func TestParseFiguresRRAndUDPMon(t *testing.T) {
 // The figures are stored and listed with the run, and pivot like any
 // summary value; a run stored without them is skipped.
 func TestFiguresStoredAndPivoted(t *testing.T) {
+	t.Parallel()
 	for name, dsn := range backends(t) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()

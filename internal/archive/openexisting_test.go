@@ -41,6 +41,7 @@ func oneLine(t *testing.T, err error, want ...string) {
 }
 
 func TestOpenExistingRefusesAMissingFileAndCreatesNothing(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, tc := range []struct{ name, dsn, path, say string }{
 		{"file", filepath.Join(dir, "wireperf.db"), filepath.Join(dir, "wireperf.db"), "no such file"},
@@ -61,6 +62,7 @@ func TestOpenExistingRefusesAMissingFileAndCreatesNothing(t *testing.T) {
 }
 
 func TestOpenExistingRefusesWhatIsNoArchive(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	empty := filepath.Join(dir, "empty.db")
 	if err := os.WriteFile(empty, nil, 0o644); err != nil {
@@ -88,6 +90,7 @@ func TestOpenExistingRefusesWhatIsNoArchive(t *testing.T) {
 // A reader opens an archive that a writer made, on every backend, and
 // reads what the writer stored.
 func TestOpenExistingReadsAnArchive(t *testing.T) {
+	t.Parallel()
 	for name, dsn := range backends(t) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
@@ -118,6 +121,7 @@ func TestOpenExistingReadsAnArchive(t *testing.T) {
 // A reader leaves nothing beside the file: opened read-only, SQLite could
 // not remove the -wal and -shm files on closing.
 func TestOpenExistingLeavesOnlyTheArchive(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "wireperf.db")
 	open(t, path).Close()
@@ -170,6 +174,7 @@ func TestOpenExistingMigrates(t *testing.T) {
 }
 
 func TestDSNScheme(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ dsn, want string }{
 		{"mysql://u@h/db", "mysql"},
 		{" MySQL://u@h/db", "MySQL"},

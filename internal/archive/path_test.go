@@ -12,6 +12,7 @@ import (
 // it: a changed hop counts, a hop that fell silent does not, and storing
 // a run's path again replaces it.
 func TestPaths(t *testing.T) {
+	t.Parallel()
 	for name, dsn := range backends(t) {
 		t.Run(name, func(t *testing.T) {
 			s := open(t, dsn)

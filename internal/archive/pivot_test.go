@@ -11,6 +11,7 @@ func pivotRun(window, streams float64, bps float64, state string) *Run {
 }
 
 func TestPivotStats(t *testing.T) {
+	t.Parallel()
 	runs := []*Run{
 		pivotRun(1<<20, 4, 30, StateFinished), pivotRun(1<<20, 4, 10, StateFinished), pivotRun(1<<20, 4, 20, StateFinished),
 		pivotRun(1<<20, 4, 1000, StateFailed), // not finished: left out
@@ -46,6 +47,7 @@ func TestPivotStats(t *testing.T) {
 }
 
 func TestPivotOneColumn(t *testing.T) {
+	t.Parallel()
 	runs := []*Run{pivotRun(1, 1, 10, StateFinished), pivotRun(1, 2, 20, StateFinished), pivotRun(2, 1, 40, StateFinished)}
 	tab, _, err := Pivot(runs, "window", "", "received_bits_per_second", StatMax)
 	if err != nil {
@@ -62,6 +64,7 @@ func TestPivotOneColumn(t *testing.T) {
 // A table without cells says why: here, iperf2 client logs have only the
 // sender's figures, and the table names the value they have.
 func TestPivotSaysWhyEmpty(t *testing.T) {
+	t.Parallel()
 	sender := func() *Run {
 		return &Run{State: StateFinished, Axes: map[string]Axis{"window": {Num: f64(65536)}}, Summary: Summary{SentBps: f64(9e8)}}
 	}

@@ -65,6 +65,7 @@ func planUses(t *testing.T, what, plan, table, index string) {
 // look at its own waiting runs go through an index on the resource (the
 // source) and the window, not through the table.
 func TestPlannerQueriesUseIndexes(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("fills tables with 100,000 rows")
 	}
@@ -72,6 +73,7 @@ func TestPlannerQueriesUseIndexes(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for name, dsn := range backends(t) {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // each backend fills its own archive
 			ctx := context.Background()
 			s := open(t, dsn)
 			fill(t, s, hosts, perHost, t0)

@@ -28,6 +28,7 @@ func countRows(t *testing.T, s *Store, query string, args ...any) int {
 // campaign's and the young ones, and the schedule's past; a dry run
 // counts the same and changes nothing.
 func TestPrune(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 12, 4, 8, 0, 0, 0, time.UTC)
 	for name, dsn := range backends(t) {
 		t.Run(name, func(t *testing.T) {
@@ -143,6 +144,7 @@ func TestPrune(t *testing.T) {
 
 // ParseAge reads days and durations, and nothing else.
 func TestParseAge(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]time.Duration{"400d": 400 * 24 * time.Hour, "1d": 24 * time.Hour, "36h": 36 * time.Hour, "90": 90 * time.Second} {
 		if got, err := ParseAge(in); err != nil || got != want {
 			t.Errorf("ParseAge(%q) = %v, %v; want %v", in, got, err, want)
@@ -158,6 +160,7 @@ func TestParseAge(t *testing.T) {
 // On PostgreSQL a run lands in its month's partition, and is found by
 // ID and in lists as before.
 func TestRunPartitionedByMonth(t *testing.T) {
+	t.Parallel()
 	dsn, ok := backends(t)["postgres"]
 	if !ok {
 		t.Skip("PostgreSQL only: " + "WIREPERF_TEST_PG_DSN not set")

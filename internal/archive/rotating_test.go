@@ -22,6 +22,7 @@ func rotatingTask() *schedule.Task {
 // same (applying it again changes nothing; new destinations update it),
 // and each planned run is stored with its own destination.
 func TestRotatingTaskRoundTrip(t *testing.T) {
+	t.Parallel()
 	for name, dsn := range backends(t) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()

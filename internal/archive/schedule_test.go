@@ -22,6 +22,7 @@ func schedTask(name, src, dst string) *schedule.Task {
 }
 
 func TestTasksApplyIdempotent(t *testing.T) {
+	t.Parallel()
 	for name, dsn := range backends(t) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
@@ -75,6 +76,7 @@ func TestTasksApplyIdempotent(t *testing.T) {
 }
 
 func TestPlanTransitionQueries(t *testing.T) {
+	t.Parallel()
 	for name, dsn := range backends(t) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
@@ -189,6 +191,7 @@ func TestPlanTransitionQueries(t *testing.T) {
 }
 
 func TestReservationsNeverOverlap(t *testing.T) {
+	t.Parallel()
 	for name, dsn := range backends(t) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
@@ -258,6 +261,7 @@ func TestReservationsNeverOverlap(t *testing.T) {
 // holds; not renewed (the daemon was killed), it lapses LeaseTTL after
 // its last renewal and no longer keeps another run from its hosts.
 func TestReservationLeases(t *testing.T) {
+	t.Parallel()
 	for name, dsn := range backends(t) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
@@ -307,6 +311,7 @@ func TestReservationLeases(t *testing.T) {
 // Many goroutines reserve overlapping slots on one host at once; the
 // database lets through no two that overlap.
 func TestConcurrentReservations(t *testing.T) {
+	t.Parallel()
 	for name, dsn := range backends(t) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
@@ -352,6 +357,7 @@ func TestConcurrentReservations(t *testing.T) {
 // The schedule's writes record the caller's clock, not the machine's:
 // a daemon with a replaced clock leaves times it chose.
 func TestScheduleWritesRecordTheCallersClock(t *testing.T) {
+	t.Parallel()
 	for name, dsn := range backends(t) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
@@ -414,6 +420,7 @@ func TestScheduleWritesRecordTheCallersClock(t *testing.T) {
 // reads sched_run through its pair index only (no scan of the table:
 // the cost of a daemon's /metrics must not grow with the mesh).
 func TestLastResultsFrom(t *testing.T) {
+	t.Parallel()
 	for name, dsn := range backends(t) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()

@@ -9,6 +9,7 @@ import (
 )
 
 func TestIsPostgres(t *testing.T) {
+	t.Parallel()
 	for dsn, want := range map[string]bool{
 		"postgres://wp@db/wireperf":              true,
 		"POSTGRES://wp:pw@db/wireperf":           true,
@@ -31,6 +32,7 @@ func TestIsPostgres(t *testing.T) {
 }
 
 func TestRedactDSN(t *testing.T) {
+	t.Parallel()
 	for dsn, want := range map[string]string{
 		"postgres://wp:S3cret@db:5432/wireperf?sslmode=disable": "postgres://wp:xxxxx@db:5432/wireperf?sslmode=disable",
 		"POSTGRES://wp:S3cret@db/wireperf":                      "postgres://wp:xxxxx@db/wireperf",
@@ -46,6 +48,7 @@ func TestRedactDSN(t *testing.T) {
 }
 
 func TestRedactSecrets(t *testing.T) {
+	t.Parallel()
 	for _, line := range []string{
 		"wireperf -c h --save --db postgres://wp:S3cret@db/wireperf",
 		"wireperf -c h --save --db=POSTGRESQL://wp:S3cret@db:5432/w?sslmode=disable",
@@ -90,6 +93,7 @@ func TestKeyValueDSNIsNotAPath(t *testing.T) {
 
 // No password reaches the archive, whatever a caller passes.
 func TestNoPasswordStored(t *testing.T) {
+	t.Parallel()
 	for name, dsn := range backends(t) {
 		t.Run(name, func(t *testing.T) {
 			s := open(t, dsn)
@@ -113,6 +117,7 @@ func TestNoPasswordStored(t *testing.T) {
 
 // An upper-case scheme reaches the server.
 func TestUpperCaseSchemeOpens(t *testing.T) {
+	t.Parallel()
 	dsn, ok := backends(t)["postgres"]
 	if !ok {
 		t.Skip("needs PostgreSQL")

@@ -3,6 +3,7 @@ package archive
 import "testing"
 
 func TestSummaryLine(t *testing.T) {
+	t.Parallel()
 	rate, p50, p99, lost := 941.2e6, 31.2, 80.4, 0.5
 	var zero int64
 	for _, c := range []struct {

@@ -204,6 +204,7 @@ func execute(ctx context.Context, d *daemon.Daemon, id string) <-chan error {
 // started while it waits, and starts at T (no lag) when the clock gets
 // there.
 func TestRunStartsAtItsInstantOnTheDaemonsClock(t *testing.T) {
+	t.Parallel()
 	d, clk, r := fakeClockDaemon(t, 1)
 	st := d.Store()
 	done := execute(context.Background(), d, r.ID)

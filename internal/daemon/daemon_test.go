@@ -3,6 +3,7 @@ package daemon_test
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -31,6 +32,16 @@ const envCLI = "WIREPERF_DAEMON_TEST_AS_CLI"
 func TestMain(m *testing.M) {
 	if os.Getenv(envCLI) == "1" {
 		os.Exit(cli.Main(os.Args[1:]))
+	}
+	// The parallel tests here spend their time waiting for the schedule's
+	// instants in real time, not on the CPU: unless -parallel says
+	// otherwise, let them all wait at once rather than GOMAXPROCS at a
+	// time.
+	flag.Parse()
+	explicit := false
+	flag.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "test.parallel" })
+	if !explicit {
+		flag.Set("test.parallel", "16")
 	}
 	goleak.VerifyTestMain(m)
 }
@@ -111,6 +122,7 @@ func waitDone(t *testing.T, st *archive.Store, want int, limit time.Duration) []
 }
 
 func TestOneHostRunsItsSchedule(t *testing.T) {
+	t.Parallel()
 	dsn := archivetest.Backends(t)["sqlite"]
 	d := newDaemon(t, "a", dsn, true, nil)
 	tk := loopTask("tput", "a", "a", d.ServerPort(), 1, 5*time.Second, 4*time.Second, 3)
@@ -160,6 +172,7 @@ func TestOneHostRunsItsSchedule(t *testing.T) {
 // the same instants. Every run ends finished or with a reason, and no two
 // exclusive runs that share a host overlap.
 func TestTwoDaemonsNeverOverlap(t *testing.T) {
+	t.Parallel()
 	dsn, ok := archivetest.Backends(t)["postgres"]
 	if !ok {
 		t.Skip(archivetest.EnvPG + " not set: two daemons need a shared PostgreSQL")
@@ -316,6 +329,7 @@ func TestReadsNeedTokenWhenConfigured(t *testing.T) {
 // SIGTERM during a test longer than the grace period: the test is
 // stopped and its run recorded aborted, in the schedule and the archive.
 func TestStopPastGraceRecordsAborted(t *testing.T) {
+	t.Parallel()
 	dsn := archivetest.Backends(t)["sqlite"]
 	d := newDaemon(t, "a", dsn, true, func(c *daemon.Config) { c.Grace = 500 * time.Millisecond })
 	tk := loopTask("long", "a", "a", d.ServerPort(), 30, 0, 4*time.Second, 1)
@@ -428,6 +442,7 @@ func waitFor(t *testing.T, st *archive.Store, id string, limit time.Duration) {
 // lease nobody renews: another run needing the host takes it when the
 // lease lapses, within LeaseTTL, not after the dead run's whole hold.
 func TestKilledDaemonFreesItsHostsWithinTheLease(t *testing.T) {
+	t.Parallel()
 	dsn := archivetest.Backends(t)["sqlite"]
 	ctx := context.Background()
 	st, err := archive.Open(ctx, dsn)
@@ -463,6 +478,7 @@ func TestKilledDaemonFreesItsHostsWithinTheLease(t *testing.T) {
 // A test longer than a lease keeps its hosts: the running daemon renews
 // the lease, so a run that wants the same host waits for the end.
 func TestLeaseRenewedWhileTheTestRuns(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("a 17 s test")
 	}
@@ -470,7 +486,9 @@ func TestLeaseRenewedWhileTheTestRuns(t *testing.T) {
 	ctx := context.Background()
 	d := newDaemon(t, "a", dsn, true, nil)
 	st := d.Store()
-	long := loopTask("long", "a", "a", d.ServerPort(), 17, 0, 2*time.Second, 1)
+	// The long run may be picked up up to 4 s late (this package's tests
+	// run in parallel), still before the next run's instant 5 s later.
+	long := loopTask("long", "a", "a", d.ServerPort(), 17, 0, 4*time.Second, 1)
 	next := loopTask("next", "a", "a", d.ServerPort(), 1, 0, 40*time.Second, 1)
 	next.Start = long.Start.Add(5 * time.Second)
 	for _, tk := range []*schedule.Task{long, next} {

@@ -37,6 +37,7 @@ func startPgBouncer(t *testing.T, dsn string) string {
 // polling and the results are stored, with no prepared statement or
 // session lock left on a server connection for another client to trip on.
 func TestDaemonsBehindPgBouncer(t *testing.T) {
+	t.Parallel()
 	dsn, ok := archivetest.Backends(t)["postgres"]
 	if !ok {
 		t.Skip(archivetest.EnvPG + " not set: PgBouncer needs a PostgreSQL behind it")

@@ -79,6 +79,7 @@ func (p *privatePG) start() {
 // that could not be taken meanwhile are missed with a reason, and the
 // schedule goes on.
 func TestDaemonsOutliveTheArchive(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("a minute long")
 	}

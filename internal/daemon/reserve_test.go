@@ -16,6 +16,7 @@ import (
 // datagrams 1 ms apart (14 s; the guess reserved 12 s with its margin),
 // and it runs to its end under the daemon (about 14.5 s on a quiet host).
 func TestUDPMonTaskReservesItsGridAndRunsToTheEnd(t *testing.T) {
+	t.Parallel()
 	dsn := archivetest.Backends(t)["sqlite"]
 	d := newDaemon(t, "a", dsn, true, nil)
 	task, err := daemon.TaskJSON{Name: "grid", Source: "a", Dest: "a", DestAddr: fmt.Sprintf("127.0.0.1:%d", d.ServerPort()),

@@ -22,6 +22,7 @@ import (
 // destination while it runs, dials that destination's address, and is
 // recorded as a run to it.
 func TestRotatingTaskRunsToEachDestinationInTurn(t *testing.T) {
+	t.Parallel()
 	dsn := archivetest.Backends(t)["sqlite"]
 	ctx := context.Background()
 	const doc = `{"start":{"test_start":{"protocol":"TCP","num_streams":1,"duration":1}},

@@ -127,6 +127,7 @@ var nextLink = regexp.MustCompile(`^<(/api/schedule\?[^>]+)>; rel="next"$`)
 // the window asked, and its pages follow one another without a gap or a
 // repeat.
 func TestScheduleIsBounded(t *testing.T) {
+	t.Parallel()
 	c := apiDaemon(t)
 	if code, _, out := c.do("POST", "/api/tasks", `{"name":"fast","source":"a","dest":"b","test":"rr -t 1","class":"background","repeat":"1s"}`); code != http.StatusCreated {
 		t.Fatalf("%d %s", code, out)

@@ -18,6 +18,7 @@ import (
 // is stored, counted on /metrics, and a change of it marks the pair's
 // history on /grid, where the trace test has no cells of its own.
 func TestTraceTaskRecordsItsPath(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("a trace needs root: a raw ICMP socket")
 	}

@@ -21,6 +21,7 @@ func num(v float64) *float64 { return &v }
 // --where puts source, state, campaign and host into the filter, and an
 // axis into a condition that keeps only the runs with that value.
 func TestWhere(t *testing.T) {
+	t.Parallel()
 	sel, err := Where(archive.Filter{Campaign: "c"}, []string{"source=native", "state=failed", "host=b", "window=1M", "proto=udp"})
 	if err != nil {
 		t.Fatal(err)
@@ -47,6 +48,7 @@ func TestWhere(t *testing.T) {
 // A long campaign name widens its column: every row's source starts under
 // the header's SOURCE.
 func TestRunsTextColumnsAligned(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	WriteRunsText(&b, []*archive.Run{
 		{ID: "0123456789abcdef", Campaign: "lab-windows-streams-long", Source: "native", State: archive.StateFinished},
@@ -68,6 +70,7 @@ func TestRunsTextColumnsAligned(t *testing.T) {
 
 // A failed run shows its error instead of a result; axes are sorted.
 func TestRunsTextLine(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	WriteRunsText(&b, []*archive.Run{{ID: "r1", Source: "native", State: archive.StateFailed, Error: "refused",
 		Started: time.Date(2026, 3, 1, 12, 0, 0, 0, time.FixedZone("CET", 3600)),
@@ -81,6 +84,7 @@ func TestRunsTextLine(t *testing.T) {
 }
 
 func TestRunsJSON(t *testing.T) {
+	t.Parallel()
 	started := time.Date(2026, 3, 1, 12, 0, 0, 0, time.FixedZone("CET", 3600))
 	var b bytes.Buffer
 	err := WriteRunsJSON(&b, []*archive.Run{
@@ -113,6 +117,7 @@ func TestRunsJSON(t *testing.T) {
 
 // Each kind of stored run shows as it was first printed.
 func TestWriteRun(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	// An imported log: the log itself.
 	if err := WriteRun(&b, &archive.Run{DocumentFormat: "iperf2-text", Document: []byte("[  3] 0.0-10.0 sec\n")}); err != nil || b.String() != "[  3] 0.0-10.0 sec\n" {
@@ -164,6 +169,7 @@ func TestWriteRun(t *testing.T) {
 }
 
 func TestWriteTasks(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	err := WriteTasks(&b, []*schedule.Task{
 		{ID: "t1", Name: "tput", Source: "ams", Dest: "fra", Args: []string{"client", "-t", "10"}, Class: schedule.Exclusive, Repeat: time.Hour, Slip: time.Minute},
@@ -183,6 +189,7 @@ func TestWriteTasks(t *testing.T) {
 // Each run is marked where it starts in the window, X over o; runs
 // outside the window are listed but not marked.
 func TestWriteTimeline(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	next := 48 * time.Minute // one mark a minute
 	runs := []*archive.SchedRun{
@@ -209,6 +216,7 @@ func TestWriteTimeline(t *testing.T) {
 }
 
 func TestRecentRunIDs(t *testing.T) {
+	t.Parallel()
 	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	var runs []*archive.Run
 	for i := range 12 {

@@ -10,6 +10,7 @@ import (
 )
 
 func TestTableCheck(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		t    Table
 		want string
@@ -26,6 +27,7 @@ func TestTableCheck(t *testing.T) {
 // A table's axes may be given by their flags' short names; the pivot is
 // over the canonical ones, and JSON has no notes after it.
 func TestTablePivotAndWrite(t *testing.T) {
+	t.Parallel()
 	run := func(window, parallel, bps float64) *archive.Run {
 		return &archive.Run{State: archive.StateFinished, Summary: archive.Summary{ReceivedBps: num(bps)},
 			Axes: map[string]archive.Axis{"window": {Num: num(window), Label: "w"}, "parallel": {Num: num(parallel), Label: "p"}}}

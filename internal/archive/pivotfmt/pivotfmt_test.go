@@ -41,6 +41,7 @@ func gridTable(t *testing.T) *archive.Table {
 }
 
 func TestAxisText(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		axis string
 		a    archive.Axis
@@ -71,6 +72,7 @@ func TestAxisText(t *testing.T) {
 }
 
 func TestValueText(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		v    float64
@@ -93,6 +95,7 @@ func TestValueText(t *testing.T) {
 // The text table: each cell the mean with its spread in the mean's unit,
 // "-" where no run is, columns as wide as their widest cell.
 func TestWriteText(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	WriteText(&b, gridTable(t))
 	want := "received_bits_per_second, mean over repetitions (min–max, n=runs)\n" +
@@ -110,6 +113,7 @@ func TestWriteText(t *testing.T) {
 }
 
 func TestWriteMarkdown(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	WriteMarkdown(&b, gridTable(t))
 	want := "| window \\ parallel | 1                               | 2                   |\n" +
@@ -123,6 +127,7 @@ func TestWriteMarkdown(t *testing.T) {
 
 // One column: the header names the value.
 func TestGridOneColumn(t *testing.T) {
+	t.Parallel()
 	tab, _, err := archive.Pivot(gridRuns(), "parallel", "", "received_bits_per_second", archive.StatMax)
 	if err != nil {
 		t.Fatal(err)
@@ -136,6 +141,7 @@ func TestGridOneColumn(t *testing.T) {
 // A cell whose range spans units shows each end in its own: the slow
 // run reads 2.60 Mbits/sec, not 0.00.
 func TestSpreadAcrossUnits(t *testing.T) {
+	t.Parallel()
 	run := func(bps float64) *archive.Run {
 		return &archive.Run{State: archive.StateFinished, Axes: map[string]archive.Axis{"window": {Num: f64(65536)}},
 			Summary: archive.Summary{ReceivedBps: f64(bps)}}
@@ -165,6 +171,7 @@ func TestSpreadAcrossUnits(t *testing.T) {
 
 // CSV and JSON carry the numbers unrounded, axes in base units.
 func TestWriteCSV(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	if err := WriteCSV(&b, gridTable(t)); err != nil {
 		t.Fatal(err)
@@ -190,6 +197,7 @@ func TestWriteCSV(t *testing.T) {
 }
 
 func TestWriteJSON(t *testing.T) {
+	t.Parallel()
 	tab := gridTable(t)
 	var b bytes.Buffer
 	if err := WriteJSON(&b, tab); err != nil {
@@ -233,6 +241,7 @@ func TestWriteJSON(t *testing.T) {
 // The notes come from the smallest rmem_max and wmem_max any stored run
 // reported: 16M and 8M windows are above a 4M rmem_max.
 func TestCappedWindowNotes(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for backend, dsn := range archivetest.Backends(t) {
 		t.Run(backend, func(t *testing.T) {
@@ -272,6 +281,7 @@ func TestCappedWindowNotes(t *testing.T) {
 
 // Write prints each format as its own writer does, and refuses another.
 func TestWrite(t *testing.T) {
+	t.Parallel()
 	tab := gridTable(t)
 	writers := map[string]func(w *strings.Builder){
 		"text":     func(w *strings.Builder) { WriteText(w, tab) },
@@ -296,6 +306,7 @@ func TestWrite(t *testing.T) {
 
 // The text table says why it is empty under the line that says so.
 func TestWriteTextSaysWhyEmpty(t *testing.T) {
+	t.Parallel()
 	runs := []*archive.Run{{State: archive.StateFinished, Axes: map[string]archive.Axis{"window": {Num: f64(65536)}},
 		Summary: archive.Summary{SentBps: f64(9e8)}}}
 	tab, _, err := archive.Pivot(runs, "window", "", "received_bits_per_second", archive.StatMean)

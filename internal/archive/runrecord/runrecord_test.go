@@ -23,6 +23,7 @@ var now = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 // result keeps its error on one line. Each run's ID comes from its start
 // and command line.
 func TestTest(t *testing.T) {
+	t.Parallel()
 	started := now.Add(-time.Minute)
 	res := &result.Result{Spec: spec.Default(), StartedAt: started,
 		Local: result.End{Role: result.RoleClient, CPU: result.CPU{TotalPercent: 5, PeakRSSBytes: 30 << 20},
@@ -67,6 +68,7 @@ func TestTest(t *testing.T) {
 }
 
 func TestUDPMon(t *testing.T) {
+	t.Parallel()
 	sw := &udpmon.Sweep{Server: "h:5201", StartedAt: now.Add(-time.Minute), Count: 10,
 		Points: []udpmon.Point{{Sent: 10, AchievedSpacingNs: 25000, AchievedSpacingP99Ns: 40000}}}
 	rec, err := UDPMon(sw, "grid", nil, []string{"wireperf", "udpmon", "h"}, now)
@@ -92,6 +94,7 @@ func TestUDPMon(t *testing.T) {
 }
 
 func TestAdvise(t *testing.T) {
+	t.Parallel()
 	rep := &advise.Report{Target: "h:5201", Results: []*result.Result{{
 		Local:  result.End{Host: result.Host{Hostname: "client", System: "Linux 6.1"}},
 		Remote: result.End{Host: result.Host{Hostname: "server", System: "Linux 6.8"}},
@@ -114,6 +117,7 @@ func TestAdvise(t *testing.T) {
 // Store creates the archive it names and stores the run even when the
 // caller's context has ended (a test cut short by Ctrl-C).
 func TestStoreAfterCancel(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "sub", "wireperf.db")
 	rec, err := Test(nil, context.Canceled, []string{"wireperf", "client", "h", "--save"}, now)
 	if err != nil {
