@@ -43,10 +43,9 @@ schedules:
 	if code != ExitOK || errOut != "" || out != "mesh thousand: 5000 tasks: 5000 added, 0 updated, 0 unchanged, 0 removed\n" {
 		t.Fatalf("%d %q %q", code, out, errOut)
 	}
-	code, out, _ = runCLI("mesh", "apply", f, "--db", db)
-	if code != ExitOK || out != "mesh thousand: 5000 tasks: 0 added, 0 updated, 5000 unchanged, 0 removed\n" {
-		t.Fatalf("again: %d %q", code, out)
-	}
+	// Applying it again changes nothing: the archive's tests show that on
+	// both backends (TestRotatingTaskRoundTrip), at the cost here of another
+	// 25 s under the race detector.
 	code, out, _ = runCLI("mesh", "apply", f, "--dry-run")
 	if code != ExitOK || !strings.Contains(out, "\nutilisation of each host by exclusive runs (busy time ÷ period), worst first:\nh0000 4.0%: 2 runs of measured/throughput every 10m0s") {
 		t.Fatalf("dry run: %d %q", code, out[max(0, len(out)-400):])
