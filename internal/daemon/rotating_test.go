@@ -33,14 +33,19 @@ func TestRotatingTaskRunsToEachDestinationInTurn(t *testing.T) {
 	}
 	var ran []seen
 	var d *daemon.Daemon
+	// The daemon's clock is the test's: each run is executed at its own
+	// instant, however long the one before took (its runs are a second
+	// apart, and their deadlines too).
+	clk := newFakeClock(fakeT.Add(-10 * time.Second))
 	d = newDaemon(t, "a", dsn, false, func(c *daemon.Config) {
 		c.Binary = "/nonexistent/wireperf"
+		c.Clock = clk
 		c.RunTest = func(ctx context.Context, tk *schedule.Task) ([]byte, error) {
 			args, err := daemon.TestArgs(tk, nil)
 			if err != nil {
 				return nil, err
 			}
-			now := time.Now()
+			now := clk.Now()
 			rs, err := d.Store().Reservations(ctx, now, now.Add(time.Millisecond))
 			if err != nil {
 				return nil, err
@@ -59,18 +64,23 @@ func TestRotatingTaskRunsToEachDestinationInTurn(t *testing.T) {
 
 	tk := loopTask("tput", "a", "b", 5201, 1, time.Second, 30*time.Second, 4)
 	tk.ID = schedule.DefineID("test", "tput", "a", "slot 0")
-	tk.Start = time.Now().Add(200 * time.Millisecond)
+	tk.Start = fakeT
 	tk.Dests = []schedule.Destination{{Host: "b", Addr: "127.0.0.1:5201"}, {Host: "c", Addr: "127.0.0.2:5202", At: 10 * time.Millisecond},
 		{Host: "d", At: 20 * time.Millisecond}}
 	tk.Dest, tk.DestAddr = "b", "127.0.0.1:5201"
-	if _, err := d.Store().PutTask(ctx, tk, time.Now()); err != nil {
+	if _, err := d.Store().PutTask(ctx, tk, clk.Now()); err != nil {
 		t.Fatal(err)
 	}
 	if err := d.PlanOnce(ctx); err != nil {
 		t.Fatal(err)
 	}
 	for seq := range 4 {
-		if err := d.Execute(ctx, schedule.RunID(tk.ID, seq)); err != nil {
+		r, err := d.Store().GetSchedRun(ctx, schedule.RunID(tk.ID, seq))
+		if err != nil {
+			t.Fatalf("run %d not planned: %v", seq, err)
+		}
+		clk.set(r.Planned)
+		if err := d.Execute(ctx, r.ID); err != nil {
 			t.Fatal(err)
 		}
 	}
