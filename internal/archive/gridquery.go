@@ -5,8 +5,6 @@ import (
 	"database/sql"
 	"strings"
 	"time"
-
-	"github.com/wireperf/wireperf/internal/trace"
 )
 
 // The grid's and /metrics' queries at scale: each reads what one request
@@ -182,19 +180,9 @@ func scanGridRuns(rows *sql.Rows, withLast bool) ([]GridRun, error) {
 			return nil, err
 		}
 		g.Planned, g.Updated = g.Planned.UTC(), g.Updated.UTC()
-		p.At = g.Planned
-		if ended.Valid {
-			p.At = ended.Time.UTC()
-		}
-		var err error
-		if p.LastSuccess, err = anyTime(lastOK); err != nil {
+		if err := p.fill(g.Planned, ended, lastOK, recv, sent, p50, p99); err != nil {
 			return nil, err
 		}
-		p.GoodputBps = recv
-		if p.GoodputBps == nil {
-			p.GoodputBps = sent
-		}
-		p.RTTp50ms, p.RTTp99ms = usToMs(p50), usToMs(p99)
 		out = append(out, g)
 	}
 	return out, rows.Err()
@@ -233,19 +221,5 @@ func (s *Store) scanPaths(ctx context.Context, query string, args ...any) ([]Pat
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []Path
-	for rows.Next() {
-		var p Path
-		var hops, prev string
-		var reached, changed int
-		if err := rows.Scan(&p.RunID, &p.Source, &p.Dest, &p.Test, &p.At, &hops, &reached, &changed, &prev); err != nil {
-			return nil, err
-		}
-		p.At = p.At.UTC()
-		p.Hops, p.Prev = trace.ParsePathKey(hops), trace.ParsePathKey(prev)
-		p.Reached, p.Changed = reached != 0, changed != 0
-		out = append(out, p)
-	}
-	return out, rows.Err()
+	return scanPaths(rows)
 }

@@ -93,21 +93,7 @@ func (s *Store) Paths(ctx context.Context, f PathFilter) ([]Path, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []Path
-	for rows.Next() {
-		var p Path
-		var hops, prev string
-		var reached, changed int
-		if err := rows.Scan(&p.RunID, &p.Source, &p.Dest, &p.Test, &p.At, &hops, &reached, &changed, &prev); err != nil {
-			return nil, err
-		}
-		p.At = p.At.UTC()
-		p.Hops, p.Prev = trace.ParsePathKey(hops), trace.ParsePathKey(prev)
-		p.Reached, p.Changed = reached != 0, changed != 0
-		out = append(out, p)
-	}
-	return out, rows.Err()
+	return scanPaths(rows)
 }
 
 // PathPair names a pair's trace test.
@@ -139,6 +125,26 @@ func (s *Store) pathChanges(ctx context.Context, query string, args ...any) (map
 			return nil, err
 		}
 		out[p] = n
+	}
+	return out, rows.Err()
+}
+
+// scanPaths reads rows of run_path's run_id, source, dest, test, at,
+// hops, reached, changed and prev.
+func scanPaths(rows *sql.Rows) ([]Path, error) {
+	defer rows.Close()
+	var out []Path
+	for rows.Next() {
+		var p Path
+		var hops, prev string
+		var reached, changed int
+		if err := rows.Scan(&p.RunID, &p.Source, &p.Dest, &p.Test, &p.At, &hops, &reached, &changed, &prev); err != nil {
+			return nil, err
+		}
+		p.At = p.At.UTC()
+		p.Hops, p.Prev = trace.ParsePathKey(hops), trace.ParsePathKey(prev)
+		p.Reached, p.Changed = reached != 0, changed != 0
+		out = append(out, p)
 	}
 	return out, rows.Err()
 }

@@ -99,6 +99,26 @@ func (s *Store) PairHistory(ctx context.Context, since time.Time) ([]PairStatus,
 	return scanPairStatuses(rows, false)
 }
 
+// fill sets p's figures from a row's columns: its instant (the run's end,
+// else its planned start), its last success, its goodput (received, else
+// sent) and its RTTs in ms.
+func (p *PairStatus) fill(planned time.Time, ended sql.NullTime, lastOK any, recv, sent, p50us, p99us *float64) error {
+	p.At = planned.UTC()
+	if ended.Valid {
+		p.At = ended.Time.UTC()
+	}
+	var err error
+	if p.LastSuccess, err = anyTime(lastOK); err != nil {
+		return err
+	}
+	p.GoodputBps = recv
+	if p.GoodputBps == nil {
+		p.GoodputBps = sent
+	}
+	p.RTTp50ms, p.RTTp99ms = usToMs(p50us), usToMs(p99us)
+	return nil
+}
+
 // scanPairStatuses reads LastResults' and PairHistory's rows; withLast:
 // the rows end in the time of the pair's last success.
 func scanPairStatuses(rows *sql.Rows, withLast bool) ([]PairStatus, error) {
@@ -118,19 +138,9 @@ func scanPairStatuses(rows *sql.Rows, withLast bool) ([]PairStatus, error) {
 		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
-		p.At = planned.UTC()
-		if ended.Valid {
-			p.At = ended.Time.UTC()
-		}
-		var err error
-		if p.LastSuccess, err = anyTime(lastOK); err != nil {
+		if err := p.fill(planned, ended, lastOK, recv, sent, p50, p99); err != nil {
 			return nil, err
 		}
-		p.GoodputBps = recv
-		if p.GoodputBps == nil {
-			p.GoodputBps = sent
-		}
-		p.RTTp50ms, p.RTTp99ms = usToMs(p50), usToMs(p99)
 		out = append(out, p)
 	}
 	return out, rows.Err()
