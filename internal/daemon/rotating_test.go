@@ -173,6 +173,15 @@ func TestRotatingTaskInTheAPI(t *testing.T) {
 	if !reflect.DeepEqual(back.Dests, tk.Dests) || back.Dest != "b" {
 		t.Fatalf("read back: dest %q, dests %+v; want %+v", back.Dest, back.Dests, tk.Dests)
 	}
+	// A destination's address is data, checked as dest_addr is: no flag
+	// or file can reach the test's command line through it.
+	j.Dests[1].Addr = "--db=/etc/passwd"
+	if bad, err := j.Task(); err == nil {
+		if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "dests[1]: addr") {
+			t.Fatalf("a flag as a destination's address: %v", err)
+		}
+	}
+	j.Dests[1].Addr = "10.0.0.3:5202"
 	j.Dests[1].At = "soon"
 	if _, err := j.Task(); err == nil || err.Error() != `dests[1].at: "soon": want a duration such as 20s` {
 		t.Fatalf("a bad offset: %v", err)
