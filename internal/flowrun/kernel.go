@@ -129,10 +129,11 @@ func (k *kernelCounts) read(s *tcpflow.Stream) *tcpinfo.Info {
 	if err != nil {
 		return nil
 	}
-	got := info.BytesReceived
-	if finReceived(info.State) { // the peer's FIN counts one in the sequence space
-		got--
+	var after *tcpinfo.Info
+	if !finReceived(info.State) {
+		after, _ = tcpinfo.FromConn(s)
 	}
+	got := dataReceived(info, after)
 	if got >= k.base {
 		k.last = max(k.last, int64(got-k.base))
 	}
@@ -221,6 +222,25 @@ func (k *kernelCounts) settleReceiver(s *tcpflow.Stream) {
 	k.lastArrival = max(at, 1)
 	k.hold, k.settled = heldOutOfOrder{}, true // the stream is over: nothing is held, all is in order
 	k.mu.Unlock()
+}
+
+// dataReceived is the data bytes in a receiver's count. The peer's FIN
+// takes one in the sequence space, and tcpi_bytes_received counts it.
+// Linux reads tcpi_state before it takes the socket's lock for the
+// counters, so a FIN that arrives between the two is counted under a
+// state from before it: one byte more than the peer sent (seen in CI).
+// after, a second read taken once first's is complete, settles it: its
+// state shows the FIN, and an unchanged count says that the FIN (which
+// moves the count when it arrives) was already in first's. after may be
+// nil when first's state already shows the FIN.
+func dataReceived(first, after *tcpinfo.Info) uint64 {
+	got := first.BytesReceived
+	fin := finReceived(first.State) ||
+		after != nil && finReceived(after.State) && after.BytesReceived == got
+	if fin && got > 0 {
+		got--
+	}
+	return got
 }
 
 // finReceived reports whether a TCP state comes after the peer's FIN:
