@@ -430,11 +430,16 @@ func Next(t *Task, from time.Time, horizon time.Duration, max int) []Run {
 	if t.Paused || max <= 0 {
 		return nil
 	}
-	end := from.Add(horizon)
-	var out []Run
 	// A run whose base instant is up to RandomSlip before from may still
 	// start at or after it.
-	for seq := t.firstFrom(from.Add(-t.RandomSlip)); len(out) < max; seq++ {
+	return t.runsFrom(t.firstFrom(from.Add(-t.RandomSlip)), 1, from, from.Add(horizon), max)
+}
+
+// runsFrom is the runs seq, seq+step, seq+2·step … planned in [from,
+// end), at most max of them.
+func (t *Task) runsFrom(seq, step int, from, end time.Time, max int) []Run {
+	var out []Run
+	for ; len(out) < max; seq += step {
 		r, ok := t.At(seq)
 		if !ok {
 			break
@@ -475,7 +480,7 @@ func NextTo(t *Task, host string, from time.Time, horizon time.Duration, max int
 	if j < 0 || t.Paused || max <= 0 {
 		return nil
 	}
-	n, end := len(t.Dests), from.Add(horizon)
+	n := len(t.Dests)
 	// Runs to host are seq j, j+n, j+2n …, one every Repeat; as in Next, one
 	// whose base instant is up to RandomSlip before from may still start
 	// at or after it.
@@ -483,23 +488,5 @@ func NextTo(t *Task, host string, from time.Time, horizon time.Duration, max int
 	if first := t.Start.Add(t.Dests[j].At); from.Add(-t.RandomSlip).After(first) {
 		m = int(from.Add(-t.RandomSlip).Sub(first) / t.Repeat)
 	}
-	var out []Run
-	for ; len(out) < max; m++ {
-		seq := j + m*n
-		r, ok := t.At(seq)
-		if !ok {
-			break
-		}
-		if r.Planned.Before(from) {
-			continue
-		}
-		if !r.Planned.Before(end) {
-			if !t.base(seq).Before(end) {
-				break
-			}
-			continue
-		}
-		out = append(out, r)
-	}
-	return out
+	return t.runsFrom(j+m*n, n, from, from.Add(horizon), max)
 }
