@@ -122,3 +122,30 @@ func TestQueuedJobIsAvailableAtOnce(t *testing.T) {
 		t.Fatalf("the queued job is %q, want available", state)
 	}
 }
+
+// A host plans at once, then PlanEvery later less its phase, then every
+// PlanEvery: the timer planLoop asks, on an injected clock.
+func TestPlanTimerKeepsTheHostsPhase(t *testing.T) {
+	const every = 30 * time.Second
+	host := "vh0007"
+	phase := planPhase(host, every)
+	if phase == 0 {
+		t.Fatal("pick a host whose phase is not 0")
+	}
+	t0 := time.Date(2026, 12, 4, 8, 0, 0, 0, time.UTC)
+	p := planTimer{host: host, every: every}
+	var plans []time.Duration
+	for at := time.Duration(0); at <= 3*every; at += time.Second / 4 {
+		if p.due(t0.Add(at)) {
+			plans = append(plans, at)
+		}
+	}
+	second := (every - phase + time.Second/4 - 1).Truncate(time.Second / 4) // the first tick at or after every − phase
+	want := []time.Duration{0, second, second + every, second + 2*every}
+	if second+2*every > 3*every {
+		want = want[:3]
+	}
+	if !slices.Equal(plans, want) {
+		t.Errorf("plans at %v, want %v (phase %v)", plans, want, phase)
+	}
+}

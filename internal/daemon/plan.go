@@ -26,19 +26,10 @@ const notTakenGrace = 5 * time.Second
 func (d *Daemon) planLoop(ctx context.Context) {
 	ticks, stop := d.cfg.Clock.Every(enqueueEvery)
 	defer stop()
-	var planned time.Time
+	plans := planTimer{host: d.cfg.Host, every: d.cfg.PlanEvery}
 	for {
 		var err error
-		if now := d.cfg.Clock.Now(); now.Sub(planned) >= d.cfg.PlanEvery {
-			// After the first plan, the next comes planPhase early once:
-			// daemons started together (a mesh restarted at once) would
-			// otherwise plan together every PlanEvery, in one burst of
-			// queries that delays every run starting meanwhile.
-			if planned.IsZero() {
-				planned = now.Add(-planPhase(d.cfg.Host, d.cfg.PlanEvery))
-			} else {
-				planned = now
-			}
+		if plans.due(d.cfg.Clock.Now()) {
 			err = d.PlanOnce(ctx)
 		} else {
 			err = d.enqueueDue(ctx)
@@ -58,6 +49,29 @@ func (d *Daemon) planLoop(ctx context.Context) {
 		case <-ticks:
 		}
 	}
+}
+
+// planTimer says when a host plans: at once, then every PlanEvery, the
+// second plan planPhase early once. Daemons started together (a mesh
+// restarted at once) would otherwise plan together every PlanEvery, in
+// one burst of queries that delays every run starting meanwhile.
+type planTimer struct {
+	host  string
+	every time.Duration
+	last  time.Time // the last plan, less the phase after the first
+}
+
+// due reports whether a plan is due at now, and if so counts it made.
+func (p *planTimer) due(now time.Time) bool {
+	if !p.last.IsZero() && now.Sub(p.last) < p.every {
+		return false
+	}
+	if p.last.IsZero() {
+		p.last = now.Add(-planPhase(p.host, p.every))
+	} else {
+		p.last = now
+	}
+	return true
 }
 
 // planPhase is how much earlier than PlanEvery a host's second plan
