@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/testutil/race"
+
 	"github.com/jackc/pgx/v5"
 
 	"github.com/wireperf/wireperf/internal/archive"
@@ -162,7 +164,7 @@ func meshScale(t *testing.T, length time.Duration) {
 	switch {
 	case testing.Short():
 		t.Skip("-short: the simulation takes minutes")
-	case raceEnabled:
+	case race.Enabled:
 		t.Skip("the schedule's lag is held to 2 s; skipped under the race detector (make test runs it in its timed pass)")
 	case dsn == "":
 		t.Skip("WIREPERF_TEST_PG_DSN not set: the simulation needs PostgreSQL (bash .ci/pg.sh start)")

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/testutil/race"
+
 	"github.com/jackc/pgx/v5"
 
 	"github.com/wireperf/wireperf/internal/archive"
@@ -41,7 +43,7 @@ func TestLabMesh(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the mesh lab runs for 3 minutes")
 	}
-	if raceEnabled {
+	if race.Enabled {
 		t.Skip("the mesh lab's lag means nothing under the race detector: it runs without it (make test)")
 	}
 	sockDSN := unixSocketDSN(t, dsn)

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/testutil/race"
+
 	"github.com/wireperf/wireperf/internal/agent/agenttest"
 	"github.com/wireperf/wireperf/internal/lab"
 	"github.com/wireperf/wireperf/internal/lab/labtest"
@@ -328,7 +330,7 @@ func goodputMissed(t *testing.T, what string) {
 // for them to mean anything. make test runs it again without -race.
 func skipTimingUnderRace(t *testing.T) {
 	t.Helper()
-	if raceEnabled {
+	if race.Enabled {
 		t.Skip("rates and start skew are measured in the run without -race")
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/testutil/race"
+
 	"github.com/wireperf/wireperf/internal/advise"
 	"github.com/wireperf/wireperf/internal/emit"
 	"github.com/wireperf/wireperf/internal/figures"
@@ -25,7 +27,7 @@ import (
 // bottleneck's queue from emptying and gets within 1% of the arithmetic;
 // BBR, which drains the queue on purpose every few RTTs, gets 2-3% below.
 func TestAcceptAdviseNetwork(t *testing.T) {
-	if raceEnabled {
+	if race.Enabled {
 		t.Skip("3% goodput accuracy through the user-space router; skipped under the race detector")
 	}
 	const d = 4 * time.Second

@@ -6,6 +6,8 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/wireperf/wireperf/internal/testutil/race"
 )
 
 // shapedChain is a ─ r ─ b with qdisc on r's egress toward b.
@@ -24,7 +26,7 @@ func TestAcceptShapedRate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two 5-second throughput tests; skipped with -short")
 	}
-	if raceEnabled {
+	if race.Enabled {
 		// The shaper is the kernel's, but the race detector slows the
 		// receiving goroutine enough to cost about 1% of goodput, half the
 		// tolerance.

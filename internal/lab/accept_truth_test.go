@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/testutil/race"
+
 	"github.com/wireperf/wireperf/internal/lab/impair"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/spec"
@@ -22,7 +24,7 @@ func TestTruthSubset(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the truth subset runs about a minute of tests; skipped with -short")
 	}
-	if raceEnabled {
+	if race.Enabled {
 		t.Skip("rates checked to 1-2%; skipped under the race detector")
 	}
 	const rate = 622e6

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/testutil/race"
+
 	"github.com/wireperf/wireperf/internal/lab/impair"
 	"github.com/wireperf/wireperf/internal/result"
 )
@@ -25,7 +27,7 @@ func TestAcceptWireperfReceiverDrain(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a 6-second throughput test; skipped with -short")
 	}
-	if raceEnabled {
+	if race.Enabled {
 		t.Skip("1% goodput accuracy test; skipped under the race detector")
 	}
 	const rate = 622e6

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/wireperf/wireperf/internal/testutil/race"
 )
 
 // wpLeafQdisc returns the qdisc under htb class 1:10 (the limited class) on
@@ -41,7 +43,7 @@ func wpLeafQdisc(l *Lab) (QdiscStats, error) {
 // under the race detector it is 30 Mbit/s.
 func TestAcceptWireperfShapedUDPLoss(t *testing.T) {
 	rate := 50e6
-	if raceEnabled {
+	if race.Enabled {
 		rate = 30e6
 	}
 	_, ok := bestOf(t, 2, func(int) (struct{}, bool) {

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/testutil/race"
+
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/spec"
 )
@@ -132,7 +134,7 @@ func TestAcceptWireperfWindowBDP(t *testing.T) {
 	if testing.Short() {
 		t.Skip("10-second throughput test; skipped with -short")
 	}
-	if raceEnabled {
+	if race.Enabled {
 		t.Skip("throughput test; the race detector slows the in-process router too much")
 	}
 	goodput, ok := bestOf(t, 2, func(int) (float64, bool) {

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/testutil/race"
+
 	"github.com/wireperf/wireperf/internal/lab/impair"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/spec"
@@ -202,7 +204,7 @@ func TestAcceptWireperfUDPGroundTruth(t *testing.T) {
 // Whatever the noise, wireperf's re-ordered count must equal the
 // router's.
 func TestAcceptWireperfUDPJitter(t *testing.T) {
-	if raceEnabled {
+	if race.Enabled {
 		t.Skip("timing accuracy test; the race detector slows the in-process router to ms-scale timing noise")
 	}
 	const (

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/testutil/race"
+
 	"github.com/wireperf/wireperf/internal/lab/impair"
 )
 
@@ -44,7 +46,7 @@ func TestRouterTCPIntegrity(t *testing.T) {
 // the router moves one packet per system call). It logs the figures and
 // fails only on losses the router was not asked for.
 func TestRouterCapacity(t *testing.T) {
-	if testing.Short() || raceEnabled {
+	if testing.Short() || race.Enabled {
 		t.Skip("capacity measurement: skipped with -short and under the race detector")
 	}
 	one := impair.Config{Delay: 107500 * time.Microsecond}

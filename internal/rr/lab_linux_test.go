@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/testutil/race"
+
 	"github.com/wireperf/wireperf/internal/control"
 	"github.com/wireperf/wireperf/internal/lab"
 	"github.com/wireperf/wireperf/internal/lab/impair"
@@ -77,7 +79,7 @@ func labRR(t *testing.T, l *lab.Lab, port int, mode string, count int64, interva
 // alternate rounds, so that the load of the machine weighs on both
 // alike.
 func TestLabRRAt20ms(t *testing.T) {
-	if raceEnabled {
+	if race.Enabled {
 		t.Skip("±0.5 ms timing test; skipped under the race detector")
 	}
 	const rtt, small = 20 * time.Millisecond, 2 * time.Millisecond
@@ -135,7 +137,7 @@ func TestLabRRUnderLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a 9-second test under load; skipped with -short")
 	}
-	if raceEnabled {
+	if race.Enabled {
 		t.Skip("needs 1 Gbit/s of TCP; skipped under the race detector")
 	}
 	const queue = 1_000_000

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/testutil/race"
+
 	"github.com/wireperf/wireperf/internal/control"
 	"github.com/wireperf/wireperf/internal/lab"
 	"github.com/wireperf/wireperf/internal/result"
@@ -172,7 +174,7 @@ func TestLabUDPMonGigabitLine(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a sweep of 14 points; skipped with -short")
 	}
-	if raceEnabled {
+	if race.Enabled {
 		t.Skip("line-rate test; skipped under the race detector, which slows the receiver below it")
 	}
 	l, port := gigabitLab(t)

@@ -1,5 +1,0 @@
-//go:build !race
-
-package rr_test
-
-const raceEnabled = false

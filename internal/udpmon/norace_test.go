@@ -1,5 +1,0 @@
-//go:build !race
-
-package udpmon_test
-
-const raceEnabled = false
