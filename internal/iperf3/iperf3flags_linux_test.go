@@ -185,17 +185,32 @@ func TestFileWithIperf3(t *testing.T) {
 		s := clientSpec(func(s *spec.Spec) { s.Duration, s.Bytes, s.Length = 0, size, 128<<10 })
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
-		if _, err := RunClient(ctx, ClientConfig{Host: "127.0.0.1", Port: port, Spec: s, File: f}); err != nil {
+		res, err := RunClient(ctx, ClientConfig{Host: "127.0.0.1", Port: port, Spec: s, File: f})
+		if err != nil {
 			t.Fatalf("RunClient: %v", err)
 		}
-		srv.json(t) // the server has exited: its file is complete
+		if sent := directionBytes(res)["client"][0]; sent != size {
+			t.Fatalf("our client sent %d bytes of the file's %d", sent, size)
+		}
+		doc := srv.json(t) // the server has exited: its file is complete
 		got, err := os.ReadFile(out)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Equal(got, want) {
-			t.Fatalf("iperf3 wrote %d bytes, not the %d the file holds", len(got), len(want))
+		if bytes.Equal(got, want) {
+			return
 		}
+		// iperf3's server closes its data sockets when the client's
+		// TEST_END arrives, whatever they still hold unread, whoever the
+		// client (iperf_server_api.c, case TEST_END); our client sends
+		// it once the receiver's kernel has acknowledged every byte, but
+		// on a loaded machine iperf3's reader can still be behind. Then
+		// its file must be the start of ours, and what iperf3 says it read.
+		read := jsondoc.IntAt(t, doc, "end", "sum_received", "bytes")
+		if len(got) >= len(want) || !bytes.Equal(got, want[:len(got)]) || read != int64(len(got)) {
+			t.Fatalf("iperf3 wrote %d bytes (it says it read %d), not the %d the file holds, nor the start of them", len(got), read, len(want))
+		}
+		t.Logf("iperf3 closed its socket at TEST_END with %d of %d bytes unread (as it does with any client); its file holds the %d it read, byte for byte", len(want)-len(got), len(want), len(got))
 	})
 	t.Run("client receives", func(t *testing.T) {
 		src, want := writeRandomFile(t, size)
