@@ -141,21 +141,7 @@ func (s *Store) BlockPathChanges(ctx context.Context, a, b []string, since time.
 // daemon's runs, counted in sched_run_source_state (source, state,
 // planned) without reading the rows or any other host's runs.
 func (s *Store) StateCountsFrom(ctx context.Context, source string) (map[string]int, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(stateCountsFromQuery), source)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := map[string]int{}
-	for rows.Next() {
-		var st string
-		var n int
-		if err := rows.Scan(&st, &n); err != nil {
-			return nil, err
-		}
-		out[st] = n
-	}
-	return out, rows.Err()
+	return s.stateCounts(ctx, stateCountsFromQuery, source)
 }
 
 const stateCountsFromQuery = `SELECT state, COUNT(*) FROM sched_run WHERE source = ? GROUP BY state`

@@ -4,8 +4,6 @@ import (
 	"context"
 	"testing"
 	"time"
-
-	"github.com/wireperf/wireperf/internal/testutil/race"
 )
 
 // A full mesh of 20 hosts with 200 runs a pair, a minute apart (76,000
@@ -14,12 +12,7 @@ import (
 // the runs changed since a time, one source's counts, each scheduled
 // pair's last run.
 func TestGridQueriesReadWhatTheyShow(t *testing.T) {
-	if testing.Short() {
-		t.Skip("fills sched_run with 76,000 rows")
-	}
-	if race.Enabled {
-		t.Skip("under the race detector, SQLite takes a minute to fill its rows; make test runs this in its pass without it")
-	}
+	skipLargeFill(t, "fills sched_run with 76,000 rows")
 	const hosts, perPair = 20, 200
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for name, dsn := range backends(t) {

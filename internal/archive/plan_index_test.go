@@ -68,12 +68,7 @@ func planUses(t *testing.T, what, plan, table, index string) {
 // source) and the window, not through the table.
 func TestPlannerQueriesUseIndexes(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("fills tables with 100,000 rows")
-	}
-	if race.Enabled {
-		t.Skip("under the race detector, SQLite takes a minute to fill its rows; make test runs this in its pass without it")
-	}
+	skipLargeFill(t, "fills tables with 100,000 rows")
 	const hosts, perHost = 100, 1000
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for name, dsn := range backends(t) {
@@ -143,6 +138,20 @@ func fill(t *testing.T, s *Store, hosts, perHost int, t0 time.Time) {
 	var n int
 	if err := s.db.QueryRowContext(context.Background(), s.q(`SELECT count(*) FROM reservation WHERE resource = 'host:7' AND lo = ?`), lo).Scan(&n); err != nil || n != 1 {
 		t.Fatalf("host:7's reservation at %v: %d rows (%v), want 1", lo, n, err)
+	}
+}
+
+// skipLargeFill skips a test that fills tables with many rows under
+// -short, and under the race detector, where SQLite's instrumented Go
+// code takes a minute to store them (make test runs such tests in its
+// pass without it).
+func skipLargeFill(t *testing.T, what string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip(what)
+	}
+	if race.Enabled {
+		t.Skip(what + ": under the race detector SQLite takes a minute to store them; make test runs this in its pass without it")
 	}
 }
 

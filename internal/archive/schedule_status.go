@@ -179,7 +179,12 @@ func usToMs(v *float64) *float64 {
 
 // StateCounts counts the planned runs by state.
 func (s *Store) StateCounts(ctx context.Context) (map[string]int, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT state, COUNT(*) FROM sched_run GROUP BY state`)
+	return s.stateCounts(ctx, `SELECT state, COUNT(*) FROM sched_run GROUP BY state`)
+}
+
+// stateCounts reads (state, count) rows into a map.
+func (s *Store) stateCounts(ctx context.Context, query string, args ...any) (map[string]int, error) {
+	rows, err := s.db.QueryContext(ctx, s.q(query), args...)
 	if err != nil {
 		return nil, err
 	}

@@ -145,9 +145,7 @@ func checkGridInChromium(t *testing.T, d *daemon.Daemon, last []archive.PairStat
 // A daemon's /metrics has the pairs whose source it is, and none of the
 // rest of the mesh; beside them its pairs by colour and its worst pair.
 func TestMetricsAreThisHostsPairs(t *testing.T) {
-	dsn := archivetest.Backends(t)["sqlite"]
-	d := newDaemon(t, "a", dsn, false, nil)
-	t.Cleanup(func() { d.CloseQueue(); d.Store().Close() }) // it never runs
+	d := idleDaemon(t, "a")
 	ctx := context.Background()
 	st := d.Store()
 	now := time.Now()
@@ -246,9 +244,7 @@ func finishRun(t *testing.T, st *archive.Store, tk *schedule.Task, seq int, stat
 // the next request (the daemon's copy of the last results is brought up
 // to date from the archive).
 func TestGridSummaryAndBlockFromTheLastResults(t *testing.T) {
-	dsn := archivetest.Backends(t)["sqlite"]
-	d := newDaemon(t, "h00", dsn, false, nil)
-	t.Cleanup(func() { d.CloseQueue(); d.Store().Close() }) // it never runs
+	d := idleDaemon(t, "h00")
 	ctx := context.Background()
 	st := d.Store()
 	now := time.Now()
@@ -332,9 +328,7 @@ func meshBytes(body []byte) int {
 // A daemon's scrape does not grow with the archive: pairs and runs that
 // do not start at its host add nothing to it, however many there are.
 func TestMetricsScrapeIsIndependentOfTheArchive(t *testing.T) {
-	dsn := archivetest.Backends(t)["sqlite"]
-	d := newDaemon(t, "a", dsn, false, nil)
-	t.Cleanup(func() { d.CloseQueue(); d.Store().Close() }) // it never runs
+	d := idleDaemon(t, "a")
 	ctx := context.Background()
 	st := d.Store()
 	now := time.Now()
@@ -364,4 +358,13 @@ func TestMetricsScrapeIsIndependentOfTheArchive(t *testing.T) {
 	if b, a := meshBytes(before), meshBytes(after); a != b || strings.Contains(string(after), "other-") {
 		t.Errorf("the scrape's wireperf_mesh_ lines grew from %d to %d bytes with 100 runs of other hosts", b, a)
 	}
+}
+
+// idleDaemon is a daemon for host on a new SQLite archive that is never
+// run: its views read what a test stores.
+func idleDaemon(t *testing.T, host string) *daemon.Daemon {
+	t.Helper()
+	d := newDaemon(t, host, archivetest.Backends(t)["sqlite"], false, nil)
+	t.Cleanup(func() { d.CloseQueue(); d.Store().Close() })
+	return d
 }
