@@ -239,9 +239,10 @@ func runCell(ctx context.Context, wp, name string, p path, c cell, capacity floa
 	}
 	var fails []string
 	late := "-"
+	var idle time.Duration
 	if before != nil && after != nil {
-		lost := after.Router.AtoB.OutputLostUs + after.Router.BtoA.OutputLostUs - before.Router.AtoB.OutputLostUs - before.Router.BtoA.OutputLostUs
-		late = fmt.Sprintf("%.1f ms", float64(lost)/1e3)
+		idle = lab.RouterIdle(before.Router, after.Router)
+		late = fmt.Sprintf("%.1f ms", float64(idle)/1e6)
 	}
 	if c.rr {
 		if r := res.Local.RR; r != nil && r.Load != nil {
@@ -270,12 +271,13 @@ func runCell(ctx context.Context, wp, name string, p path, c cell, capacity floa
 	// 215 ms CUBIC does not: after slow start's losses it takes tens of
 	// seconds to grow back (K = ∛(W·β/C), about 25 s at 1 Gbit/s), and
 	// its total is what it carried, held to its rows' mean instead.
-	var want map[string]float64
+	var want map[string]lab.Arithmetic
 	if c.omitted && p.rtt != "215ms" {
-		want = map[string]float64{result.RoleClient: capacity}
+		role := result.RoleClient
 		if strings.Contains(c.name, "-R") {
-			want = map[string]float64{result.RoleServer: capacity}
+			role = result.RoleServer
 		}
+		want = map[string]lab.Arithmetic{role: {Rate: capacity, RouterIdle: idle}}
 	}
 	fails = append(fails, lab.CheckTotal(res, want)...)
 	if runErr != nil {

@@ -49,20 +49,35 @@ import (
 
 // wpObserver calls started once every connection is up, before any data
 // moves (session.Observer's Started); the test is held until it returns.
-type wpObserver struct{ started func() }
+// interval, when set, sees each row as the client shows it.
+type wpObserver struct {
+	started  func()
+	interval func(result.IntervalRow)
+}
 
 func (o *wpObserver) Started(*result.Result) {
 	if o.started != nil {
 		o.started()
 	}
 }
-func (o *wpObserver) Interval(*result.Result, result.IntervalRow) {}
+
+func (o *wpObserver) Interval(_ *result.Result, row result.IntervalRow) {
+	if o.interval != nil {
+		o.interval(row)
+	}
+}
 
 // wpRun runs wireperf's client in host from against the server at to:port
 // and returns the result. started, if not nil, runs after every connection
 // is up and before the data starts. It fails the test if the test failed
 // or if a stream's addresses show a socket outside the lab hosts.
 func wpRun(t *testing.T, from, to *Host, port int, sp spec.Spec, started func()) *result.Result {
+	t.Helper()
+	return wpRunObserved(t, from, to, port, sp, &wpObserver{started: started})
+}
+
+// wpRunObserved is wpRun with an observer of the test's start and rows.
+func wpRunObserved(t *testing.T, from, to *Host, port int, sp spec.Spec, obs *wpObserver) *result.Result {
 	t.Helper()
 	if err := sp.Validate(); err != nil {
 		t.Fatal(err)
@@ -75,7 +90,7 @@ func wpRun(t *testing.T, from, to *Host, port int, sp spec.Spec, started func())
 		res, runErr = session.RunClient(ctx, session.ClientConfig{ClientConfig: control.ClientConfig{
 			Host: to.Addr.String(), Port: port, ConnectTimeout: 10 * time.Second, Spec: sp,
 			Logger: labtest.Quiet(),
-		}, Observer: &wpObserver{started: started}})
+		}, Observer: obs})
 		return nil
 	})
 	if err != nil {

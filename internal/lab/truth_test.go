@@ -3,6 +3,7 @@ package lab
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wireperf/wireperf/internal/result"
 )
@@ -51,7 +52,46 @@ func TestTruthChecks(t *testing.T) {
 	if f := CheckTotal(long, nil); len(f) != 1 || !strings.Contains(f[0], "its rows") {
 		t.Errorf("a total over the wrong span: %v", f)
 	}
-	if f := CheckTotal(ok, map[string]float64{result.RoleClient: 100e6}); len(f) != 1 || !strings.Contains(f[0], "the arithmetic 100.0") {
+	if f := CheckTotal(ok, map[string]Arithmetic{result.RoleClient: {Rate: 100e6}}); len(f) != 1 || !strings.Contains(f[0], "the arithmetic 100.0") {
 		t.Errorf("a total 5%% under the arithmetic: %v", f)
+	}
+}
+
+// TestCheckArithmeticRouterIdle: the router's idle time lowers the floor
+// by its share of the span, and never raises the ceiling.
+func TestCheckArithmeticRouterIdle(t *testing.T) {
+	const rate, secs = 585.6e6, 4.22
+	cases := []struct {
+		name  string
+		total float64
+		idle  time.Duration
+		want  string // "" for no failure
+	}{
+		{"at the rate", rate, 0, ""},
+		{"0.9% under", 0.991 * rate, 0, ""},
+		{"1.2% under, the router never idle", 0.988 * rate, 0, "the arithmetic 585.6"},
+		// 25 ms of 4.22 s is 0.59%: the floor is 582.1, and 1% under it 576.3.
+		{"1.2% under, the router idle 25 ms", 0.988 * rate, 25 * time.Millisecond, ""},
+		{"2% under, the router idle 25 ms", 0.98 * rate, 25 * time.Millisecond, "less the router's 25.0 ms idle (0.6%): 582.1"},
+		{"1.5% above, the router idle", 1.015 * rate, 25 * time.Millisecond, "above the arithmetic 585.6"},
+		{"idle longer than the span", 0, 5 * time.Second, ""},
+	}
+	for _, c := range cases {
+		f := checkArithmetic("client→server", c.total, secs, Arithmetic{Rate: rate, RouterIdle: c.idle})
+		switch {
+		case c.want == "" && len(f) > 0:
+			t.Errorf("%s: failed: %v", c.name, f)
+		case c.want != "" && (len(f) != 1 || !strings.Contains(f[0], c.want)):
+			t.Errorf("%s: got %v, want one failure saying %q", c.name, f, c.want)
+		}
+	}
+}
+
+func TestRouterIdle(t *testing.T) {
+	var before, after RouterStats
+	before.AtoB.OutputLostUs, before.BtoA.OutputLostUs = 1000, 2000
+	after.AtoB.OutputLostUs, after.BtoA.OutputLostUs = 13_958, 57_185
+	if got, want := RouterIdle(before, after), 68143*time.Microsecond; got != want {
+		t.Errorf("RouterIdle = %v, want %v", got, want)
 	}
 }
