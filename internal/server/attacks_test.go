@@ -468,10 +468,7 @@ func freeUDPPort(t *testing.T) int {
 // The iperf3 client is refused with iperf3's own error on a server with
 // keys, unless the server admits iperf3 clients.
 func TestIperf3RefusedWithKeys(t *testing.T) {
-	bin, err := exec.LookPath("iperf3")
-	if err != nil {
-		t.Skip("iperf3 is not installed (apt-get install iperf3)")
-	}
+	bin := needIperf3(t)
 	keys := testKeys()
 	for _, open := range []bool{false, true} {
 		ts := startServer(t, func(c *Config) { c.Keys = keys; c.Iperf3Open = open })

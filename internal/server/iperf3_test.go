@@ -10,14 +10,21 @@ import (
 	"time"
 )
 
-// iperf3Client runs the real iperf3 client against ts and returns its
-// JSON report's end sums.
-func iperf3Client(t *testing.T, ts *testServer, args ...string) (sent, received int64) {
+// needIperf3 returns the iperf3 binary's path, or skips the test. Call it
+// from the test's own goroutine: a skip from another only ends that one.
+func needIperf3(t *testing.T) string {
 	t.Helper()
 	bin, err := exec.LookPath("iperf3")
 	if err != nil {
 		t.Skip("iperf3 is not installed (apt-get install iperf3)")
 	}
+	return bin
+}
+
+// iperf3Client runs the real iperf3 client bin against ts and returns its
+// JSON report's end sums.
+func iperf3Client(t *testing.T, bin string, ts *testServer, args ...string) (sent, received int64) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	argv := append([]string{"-c", "127.0.0.1", "-p", strconv.Itoa(ts.Addr().Port), "-J"}, args...)
@@ -44,6 +51,7 @@ func iperf3Client(t *testing.T, ts *testServer, args ...string) (sent, received 
 // The same port serves iperf3 clients, several at once, beside native
 // tests.
 func TestIperf3ClientsOnTheSamePort(t *testing.T) {
+	bin := needIperf3(t)
 	ts := startServer(t, nil)
 	cases := [][]string{
 		{"-t", "1"},
@@ -55,7 +63,7 @@ func TestIperf3ClientsOnTheSamePort(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sent, received := iperf3Client(t, ts, args...)
+			sent, received := iperf3Client(t, bin, ts, args...)
 			if sent == 0 || received == 0 {
 				t.Errorf("iperf3 %v: sent %d, received %d", args, sent, received)
 			}

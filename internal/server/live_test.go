@@ -63,7 +63,7 @@ func TestLiveObserver(t *testing.T) {
 	log.intervals = nil
 	log.mu.Unlock()
 
-	iperf3Client(t, ts, "-t", "2")
+	iperf3Client(t, needIperf3(t), ts, "-t", "2")
 	ended = time.Now()
 	log.mu.Lock()
 	defer log.mu.Unlock()
