@@ -82,11 +82,11 @@ func CheckAddsUp(res *result.Result) []string {
 // (RouterIdle). On a busy 2-core host the router is descheduled now and
 // then; a late data packet leaves the line idle, and a late ACK stalls the
 // sender once the queue has drained, so the path carried that much less
-// than its rate, by the router's own count. Idle time from the whole test,
-// both directions, bounds what it can take from the measured span.
+// than its rate, by the router's own count. Idle time read over the whole
+// test rather than the measured span only allows more.
 type Arithmetic struct {
 	Rate       float64       // bit/s of goodput
-	RouterIdle time.Duration // the router's lost output time over the test
+	RouterIdle time.Duration // the router's lost output time, both directions, over the measured span or the test
 }
 
 // RouterIdle is the router's lost output time (OutputLostUs) between two
