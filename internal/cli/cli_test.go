@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/testutil/iperf3bin"
+
 	"github.com/spf13/cobra"
 
 	"github.com/wireperf/wireperf/internal/server"
@@ -217,10 +219,7 @@ func TestSelftest(t *testing.T) {
 // A plain `wireperf -c` finds out that the server is iperf3 and goes on in
 // iperf3's protocol, on the same connection.
 func TestClientSwitchesToIperf3(t *testing.T) {
-	bin, err := exec.LookPath("iperf3")
-	if err != nil {
-		t.Skip("iperf3 is not installed (apt-get install iperf3)")
-	}
+	bin := iperf3bin.Need(t)
 	port := strconv.Itoa(loopback.FreePort(t))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/testutil/iperf3bin"
+
 	"github.com/wireperf/wireperf/internal/cli"
 	"github.com/wireperf/wireperf/internal/testutil/loopback"
 )
-
-const iperf3Binary = "/usr/bin/iperf3"
 
 // omitDoc is what -J says about -O: the test's length, and each interval.
 type omitDoc struct {
@@ -96,9 +96,7 @@ func TestOmitAsIperf3(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs two 3 s tests")
 	}
-	if _, err := os.Stat(iperf3Binary); err != nil {
-		t.Skip("iperf3 is not installed at " + iperf3Binary)
-	}
+	iperf3Binary := iperf3bin.Need(t)
 	args := []string{"-t", "1", "-O", "2", "-J"}
 
 	// iperf3 on both ends.

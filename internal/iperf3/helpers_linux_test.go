@@ -14,29 +14,26 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/testutil/iperf3bin"
+
 	"github.com/wireperf/wireperf/internal/testutil/loopback"
 )
 
-// iperf3Path is the iperf3 the tests run: $IPERF3 when set, else
-// Debian's (what CI has), else a build of the latest release.
+// iperf3Path is the iperf3 the tests run (iperf3bin: $IPERF3, else the
+// one on PATH, Debian's in CI), else a build of the latest release.
 var iperf3Path = findIperf3()
 
 func findIperf3() string {
-	if p := os.Getenv("IPERF3"); p != "" {
+	if p := iperf3bin.Path(); p != "" {
 		return p
 	}
-	for _, p := range []string{"/usr/bin/iperf3", "/root/.cache/iperf3-latest/bin/iperf3"} {
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	return "/usr/bin/iperf3"
+	return iperf3Latest
 }
 
 func needIperf3(t *testing.T) {
 	t.Helper()
 	if _, err := os.Stat(iperf3Path); err != nil {
-		t.Skip("iperf3 is not installed at " + iperf3Path + " (set IPERF3)")
+		t.Skip("iperf3 is not installed at " + iperf3Path + " (apt-get install iperf3, or set " + iperf3bin.Env + ")")
 	}
 }
 

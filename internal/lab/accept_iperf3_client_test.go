@@ -5,28 +5,14 @@ package lab
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"os/exec"
 	"strconv"
 	"testing"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/testutil/iperf3bin"
+
 	"github.com/wireperf/wireperf/internal/lab/impair"
 )
-
-// iperf3Binary is the iperf3 to test against: $IPERF3 (e.g. a build of the
-// newest release), else the one on PATH.
-func iperf3Binary(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("IPERF3"); p != "" {
-		return p
-	}
-	p, err := exec.LookPath("iperf3")
-	if err != nil {
-		t.Skip("iperf3 is not installed (apt-get install iperf3, or set IPERF3)")
-	}
-	return p
-}
 
 // TestAcceptIperf3ClientCountsOnALongPath: an iperf3 client tests our
 // server over the lab's 19 ms, 622 Mbit/s path. What our server says it
@@ -40,7 +26,7 @@ func TestAcceptIperf3ClientCountsOnALongPath(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a 3-second test over a 19 ms path; skipped with -short")
 	}
-	bin := iperf3Binary(t)
+	bin := iperf3bin.Need(t)
 	path := impair.Config{Delay: 9500 * time.Microsecond, Rate: 622e6, Overhead: FramingEthernet.Overhead}
 	l := newRouterLab(t, 1500, RouterSpec{AtoB: path, BtoA: path, RandStart: 13}, BigTCPBuffers())
 	a, b := l.Host("a"), l.Host("b")

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/testutil/iperf3bin"
+
 	"github.com/wireperf/wireperf/internal/archive"
 )
 
@@ -234,12 +236,10 @@ func TestImportCapturedIperf2(t *testing.T) {
 
 // Real iperf3 -J output with --get-server-output, captured on loopback.
 func TestImportCapturedIperf3(t *testing.T) {
-	if _, err := exec.LookPath("iperf3"); err != nil {
-		t.Skip("iperf3 is not installed")
-	}
+	bin := iperf3bin.Need(t)
 	port := freePort(t)
-	startListening(t, "Server listening", "iperf3", "-s", "-1", "--forceflush", "-B", "127.0.0.1", "-p", port)
-	out, err := exec.Command("iperf3", "-c", "127.0.0.1", "-p", port, "-t", "1", "-J", "--get-server-output").Output()
+	startListening(t, "Server listening", bin, "-s", "-1", "--forceflush", "-B", "127.0.0.1", "-p", port)
+	out, err := exec.Command(bin, "-c", "127.0.0.1", "-p", port, "-t", "1", "-J", "--get-server-output").Output()
 	if err != nil {
 		t.Fatalf("iperf3 client: %v\n%s", err, out)
 	}

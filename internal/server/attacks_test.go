@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/testutil/iperf3bin"
+
 	"github.com/wireperf/wireperf/internal/control"
 	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/result"
@@ -468,7 +470,7 @@ func freeUDPPort(t *testing.T) int {
 // The iperf3 client is refused with iperf3's own error on a server with
 // keys, unless the server admits iperf3 clients.
 func TestIperf3RefusedWithKeys(t *testing.T) {
-	bin := needIperf3(t)
+	bin := iperf3bin.Need(t)
 	keys := testKeys()
 	for _, open := range []bool{false, true} {
 		ts := startServer(t, func(c *Config) { c.Keys = keys; c.Iperf3Open = open })

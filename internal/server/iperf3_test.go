@@ -8,18 +8,9 @@ import (
 	"sync"
 	"testing"
 	"time"
-)
 
-// needIperf3 returns the iperf3 binary's path, or skips the test. Call it
-// from the test's own goroutine: a skip from another only ends that one.
-func needIperf3(t *testing.T) string {
-	t.Helper()
-	bin, err := exec.LookPath("iperf3")
-	if err != nil {
-		t.Skip("iperf3 is not installed (apt-get install iperf3)")
-	}
-	return bin
-}
+	"github.com/wireperf/wireperf/internal/testutil/iperf3bin"
+)
 
 // iperf3Client runs the real iperf3 client bin against ts and returns its
 // JSON report's end sums.
@@ -51,7 +42,7 @@ func iperf3Client(t *testing.T, bin string, ts *testServer, args ...string) (sen
 // The same port serves iperf3 clients, several at once, beside native
 // tests.
 func TestIperf3ClientsOnTheSamePort(t *testing.T) {
-	bin := needIperf3(t)
+	bin := iperf3bin.Need(t)
 	ts := startServer(t, nil)
 	cases := [][]string{
 		{"-t", "1"},

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/testutil/iperf3bin"
+
 	"github.com/wireperf/wireperf/internal/result"
 )
 
@@ -63,7 +65,7 @@ func TestLiveObserver(t *testing.T) {
 	log.intervals = nil
 	log.mu.Unlock()
 
-	iperf3Client(t, needIperf3(t), ts, "-t", "2")
+	iperf3Client(t, iperf3bin.Need(t), ts, "-t", "2")
 	ended = time.Now()
 	log.mu.Lock()
 	defer log.mu.Unlock()

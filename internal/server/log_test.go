@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/wireperf/wireperf/internal/testutil/iperf3bin"
 )
 
 type lockedBuffer struct {
@@ -44,8 +46,8 @@ func TestJSONLogLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Close()
-	bin, lookErr := exec.LookPath("iperf3")
-	if lookErr == nil {
+	bin := iperf3bin.Path()
+	if bin != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		_ = exec.CommandContext(ctx, bin, "-c", "127.0.0.1", "-p", strconv.Itoa(ts.Addr().Port), "-t", "1").Run()
 		cancel()
@@ -66,7 +68,7 @@ func TestJSONLogLines(t *testing.T) {
 			}
 		}
 	}
-	if finished == 0 || (lookErr == nil && ip3 == 0) {
+	if finished == 0 || (bin != "" && ip3 == 0) {
 		t.Fatalf("saw %d test lines and %d iperf3 lines in:\n%s", finished, ip3, buf.String())
 	}
 }
