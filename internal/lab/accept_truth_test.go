@@ -3,7 +3,6 @@
 package lab
 
 import (
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -55,31 +54,16 @@ func TestTruthSubset(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			var fails []string
 			_, ok := bestOf(t, 2, func(int) (struct{}, bool) {
-				// The router's idle time is read from the row that ends the
-				// omitted start (shown about a round trip after its end) to
-				// the end: the span the receiver total covers.
-				var from RouterStats
-				var fromErr error = errors.New("no omitted row was shown")
-				obs := &wpObserver{interval: func(row result.IntervalRow) {
-					if row.Omitted { // the last omitted row wins
-						from, fromErr = l.RouterStats()
-					}
-				}}
-				res := wpRunObserved(t, a, b, port, c.sp, obs)
-				to, err := l.RouterStats()
-				if err != nil {
-					t.Fatal(err)
-				}
+				var res *result.Result
 				want := map[string]Arithmetic{}
 				if len(c.wantBy) > 0 {
-					if fromErr != nil {
-						t.Fatalf("the router's counters at the end of the omitted start: %v", fromErr)
-					}
-					idle := RouterIdle(from, to)
-					t.Logf("the router stood idle %.1f ms while packets were due, after the omitted start", float64(idle)/1e6)
+					var idle time.Duration
+					res, idle = wpRunRouterIdle(t, l, a, b, port, c.sp)
 					for _, role := range c.wantBy {
 						want[role] = Arithmetic{Rate: capacity, RouterIdle: idle}
 					}
+				} else {
+					res = wpRun(t, a, b, port, c.sp, nil)
 				}
 				fails = append(CheckRows(res, both), CheckAddsUp(res)...)
 				fails = append(fails, CheckTotal(res, want)...)

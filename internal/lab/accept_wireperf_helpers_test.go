@@ -103,6 +103,36 @@ func wpRunObserved(t *testing.T, from, to *Host, port int, sp spec.Spec, obs *wp
 	return res
 }
 
+// wpRunRouterIdle is wpRun through l's router for a test with an omitted
+// start, with the time the router stood idle while packets were due
+// (RouterIdle) from the row that ends the omitted start (shown about a
+// round trip after its end) to the test's end: the span a receiver total
+// after -O covers.
+func wpRunRouterIdle(t *testing.T, l *Lab, from, to *Host, port int, sp spec.Spec) (*result.Result, time.Duration) {
+	t.Helper()
+	if sp.Omit <= 0 {
+		t.Fatal("wpRunRouterIdle: the test has no omitted start")
+	}
+	var start RouterStats
+	startErr := errors.New("no omitted row was shown")
+	obs := &wpObserver{interval: func(row result.IntervalRow) {
+		if row.Omitted { // the last omitted row wins
+			start, startErr = l.RouterStats()
+		}
+	}}
+	res := wpRunObserved(t, from, to, port, sp, obs)
+	end, err := l.RouterStats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if startErr != nil {
+		t.Fatalf("the router's counters at the end of the omitted start: %v", startErr)
+	}
+	idle := RouterIdle(start, end)
+	t.Logf("the router stood idle %.1f ms while packets were due, after the omitted start", float64(idle)/1e6)
+	return res, idle
+}
+
 // wpCheckAddrs verifies that every stream ran between the two hosts'
 // addresses: the client's sockets were opened inside from, the server's
 // inside to.

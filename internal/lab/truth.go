@@ -149,17 +149,24 @@ func CheckTotal(res *result.Result, want map[string]Arithmetic) []string {
 // checkArithmetic holds one direction's receiver total (bit/s over secs)
 // to its Arithmetic.
 func checkArithmetic(label string, total, secs float64, w Arithmetic) []string {
-	if total > 1.01*w.Rate {
-		return []string{fmt.Sprintf("%s: receiver total %.1f Mbit/s, above the arithmetic %.1f", label, total/1e6, w.Rate/1e6)}
+	return checkRate(label, "the arithmetic", total, secs, w.Rate, w.RouterIdle)
+}
+
+// checkRate holds a receiver total (bit/s over secs) to a reference rate,
+// named what in the failure: at most 1% above it, and at most 1% below it
+// less the share of secs the router stood idle (see Arithmetic).
+func checkRate(label, what string, total, secs, ref float64, routerIdle time.Duration) []string {
+	if total > 1.01*ref {
+		return []string{fmt.Sprintf("%s: receiver total %.1f Mbit/s, above %s %.1f", label, total/1e6, what, ref/1e6)}
 	}
-	floor, why := w.Rate, ""
-	if w.RouterIdle > 0 && secs > 0 {
-		share := min(w.RouterIdle.Seconds()/secs, 1)
+	floor, why := ref, ""
+	if routerIdle > 0 && secs > 0 {
+		share := min(routerIdle.Seconds()/secs, 1)
 		floor *= 1 - share
-		why = fmt.Sprintf(" less the router's %.1f ms idle (%.1f%%): %.1f", float64(w.RouterIdle)/1e6, 100*share, floor/1e6)
+		why = fmt.Sprintf(" less the router's %.1f ms idle (%.1f%%): %.1f", float64(routerIdle)/1e6, 100*share, floor/1e6)
 	}
 	if total < 0.99*floor {
-		return []string{fmt.Sprintf("%s: receiver total %.1f Mbit/s, the arithmetic %.1f%s", label, total/1e6, w.Rate/1e6, why)}
+		return []string{fmt.Sprintf("%s: receiver total %.1f Mbit/s, %s %.1f%s", label, total/1e6, what, ref/1e6, why)}
 	}
 	return nil
 }

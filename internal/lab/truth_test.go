@@ -87,6 +87,14 @@ func TestCheckArithmeticRouterIdle(t *testing.T) {
 	}
 }
 
+// checkRate names the rate it compares with.
+func TestCheckRateNamesItsReference(t *testing.T) {
+	f := checkRate("client→server", "its full intervals' mean", 560e6, 5, 580e6, 10*time.Millisecond)
+	if len(f) != 1 || !strings.Contains(f[0], "its full intervals' mean 580.0 less the router's 10.0 ms idle (0.2%): 578.8") {
+		t.Errorf("checkRate: %v", f)
+	}
+}
+
 func TestRouterIdle(t *testing.T) {
 	var before, after RouterStats
 	before.AtoB.OutputLostUs, before.BtoA.OutputLostUs = 1000, 2000
