@@ -226,7 +226,7 @@ func joinEnd(e result.End, k int) result.End {
 			last := &out[n-1]
 			last.End = iv.End
 			last.Omitted = last.Omitted && iv.Omitted
-			last.Streams = joinStreams(last.Streams, iv.Streams)
+			last.Streams = result.JoinStreamIntervals(last.Streams, iv.Streams)
 			continue
 		}
 		iv.Index = index
@@ -235,64 +235,4 @@ func joinEnd(e result.End, k int) result.End {
 	}
 	e.Intervals = out
 	return e
-}
-
-// joinStreams adds a row's stream figures to the rows before it: counts
-// add up, figures sampled at a row's end (window, RTT, jitter) are the
-// later row's.
-func joinStreams(into, next []result.StreamInterval) []result.StreamInterval {
-	for _, n := range next {
-		i := 0
-		for i < len(into) && (into[i].ID != n.ID || into[i].Sender != n.Sender) {
-			i++
-		}
-		if i == len(into) {
-			into = append(into, n)
-			continue
-		}
-		a := &into[i]
-		a.Bytes += n.Bytes
-		a.AppBytes += n.AppBytes
-		a.OutOfOrder += n.OutOfOrder
-		a.Delivered += n.Delivered
-		a.Retransmits += n.Retransmits
-		a.Backlog = n.Backlog
-		a.KernelCounted = a.KernelCounted || n.KernelCounted
-		a.HasDelivered = a.HasDelivered || n.HasDelivered
-		if n.HasTCPInfo {
-			a.HasTCPInfo = true
-			a.CwndBytes, a.SndWnd, a.RTTus, a.RTTVarus, a.PMTU = n.CwndBytes, n.SndWnd, n.RTTus, n.RTTVarus, n.PMTU
-		}
-		a.UDP = joinUDP(a.UDP, n.UDP)
-	}
-	return into
-}
-
-func joinUDP(a, b *result.UDP) *result.UDP {
-	if a == nil || b == nil {
-		if b != nil {
-			c := *b
-			return &c
-		}
-		return a
-	}
-	u := *a
-	u.Sent += b.Sent
-	u.SendErrors += b.SendErrors
-	u.Received += b.Received
-	u.Lost += b.Lost
-	u.Late += b.Late
-	u.Duplicates += b.Duplicates
-	u.Reordered += b.Reordered
-	u.Expected += b.Expected
-	u.Invalid += b.Invalid
-	u.Forged += b.Forged
-	u.JitterSamples += b.JitterSamples
-	u.GROBatches += b.GROBatches
-	u.ReorderMaxExtent = max(u.ReorderMaxExtent, b.ReorderMaxExtent)
-	u.Provisional = u.Provisional || b.Provisional
-	u.JitterMs, u.JitterMethod, u.TimestampSource = b.JitterMs, b.JitterMethod, b.TimestampSource
-	// Distributions and the pacing verdicts of single rows do not add up.
-	u.IPDV, u.PDV, u.OWD, u.Spacing, u.Schedule = nil, nil, nil, nil, nil
-	return &u
 }

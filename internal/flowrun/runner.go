@@ -22,6 +22,13 @@ type Runner struct {
 	// nothing, and the host's UDP, CPU and interrupt counters are not
 	// read. Set it before Start.
 	Iperf3Accounting bool
+	// MaxStreamRows, when set, bounds the rows the end keeps for Finish,
+	// in stream rows (rows × the end's streams, ServerStreamRows on a
+	// server): past it the kept rows are joined (keptRows). Every row
+	// still goes to onInterval as it is cut. 0 keeps every row: a
+	// client's own test, whose rows are its user's to keep. Set it before
+	// Start.
+	MaxStreamRows int
 
 	spec       spec.Spec
 	flows      []Flow
@@ -39,7 +46,7 @@ type Runner struct {
 	host *HostCounterStart
 
 	mu        sync.Mutex
-	intervals []result.Interval
+	intervals keptRows
 	prev      map[int]int64 // bytes at the last interval boundary
 	omitSnap  map[int]int64 // bytes at the end of the omitted start
 	lastCut   time.Duration // the schedule's last boundary
@@ -73,6 +80,10 @@ func New(s spec.Spec, flows []Flow, sockets map[int]result.Socket, onInterval fu
 // that keep a TCP_INFO timeline share the room the end's report has.
 func (r *Runner) Start() {
 	r.epoch = time.Now()
+	r.intervals.max = 0
+	if r.MaxStreamRows > 0 {
+		r.intervals.max = maxKeptRows(r.MaxStreamRows, len(r.flows))
+	}
 	r.cpuStart, r.cpuErr = hostmon.ProcessCPU()
 	if !r.Iperf3Accounting { // iperf3's runner never read these
 		if r.spec.Protocol == spec.UDP {
@@ -228,7 +239,7 @@ func (r *Runner) cut(at time.Duration, tail bool) {
 	}
 	keep := r.spec.Interval > 0
 	if keep {
-		r.intervals = append(r.intervals, iv)
+		r.intervals.add(iv)
 	}
 	r.mu.Unlock()
 	if keep {
@@ -353,7 +364,7 @@ func (r *Runner) Finish(role string) result.End {
 		if tail > r.lastCut && r.tailWorthReporting(tail) {
 			r.cut(tail, false)
 		}
-	case r.movedSinceCut() || len(r.intervals) == 0 && tail > 0:
+	case r.movedSinceCut() || len(r.intervals.rows) == 0 && tail > 0:
 		r.cut(max(tail, r.lastEnd), true)
 	}
 	end := result.End{Role: role, Host: LocalHost()}
@@ -376,7 +387,10 @@ func (r *Runner) Finish(role string) result.End {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	end.Intervals = r.intervals
+	end.Intervals = r.intervals.rows
+	if j := r.intervals.joined(); j > 1 {
+		end.RowsJoined = j
+	}
 	if r.omitSnap == nil && r.Iperf3Accounting { // the test ended inside the omitted start
 		r.omitSnap = r.prev
 		for _, f := range r.flows {
@@ -399,6 +413,7 @@ func (r *Runner) Finish(role string) result.End {
 			r.receiverSpan(f, &rs)
 		}
 		f.Total(&rs)
+		rs.UDPSettlements = r.intervals.settle(rs.UDPSettlements)
 		end.Streams = append(end.Streams, rs)
 	}
 	end.HostCounters = r.host.Finish() // hostcounters.go
@@ -466,7 +481,7 @@ func (r *Runner) tailWorthReporting(tail time.Duration) bool {
 	if r.spec.Interval == 0 {
 		return false
 	}
-	return tail-r.lastCut >= r.spec.Interval/10 || len(r.intervals) == 0
+	return tail-r.lastCut >= r.spec.Interval/10 || len(r.intervals.rows) == 0
 }
 
 // ReceiversIdle is closed when the end's receiving streams together

@@ -59,8 +59,13 @@ type End struct {
 	Host      Host       `json:"host"`
 	Streams   []Stream   `json:"streams"`
 	Intervals []Interval `json:"intervals"`
-	CPU       CPU        `json:"cpu"`
-	Limits    *Limits    `json:"limits,omitempty"`
+	// RowsJoined, when above 1, says the end kept its rows joined up to
+	// that many of the test's intervals at a time: a server keeps a
+	// bounded number of rows per test (flowrun.Runner.MaxStreamRows).
+	// The joined rows still add up to the totals.
+	RowsJoined int     `json:"rows_joined,omitempty"`
+	CPU        CPU     `json:"cpu"`
+	Limits     *Limits `json:"limits,omitempty"`
 	// OneProcess says both ends ran in one process (selftest): the CPU
 	// figure is the process's, both ends' work together, and the same on
 	// both ends.

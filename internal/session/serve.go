@@ -96,6 +96,7 @@ func (t *serverTest) run(client result.Host) (*result.Result, error) {
 			t.live.Interval(liveRes, result.JoinInterval(&iv, nil, roles))
 		}
 	})
+	run.MaxStreamRows = flowrun.ServerStreamRows // the client gets every row as it is cut
 	run.Start()
 	testErr := t.wait(run)
 	if testErr != nil || t.abandoned() {

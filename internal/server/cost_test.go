@@ -1,0 +1,172 @@
+package server
+
+import (
+	"net"
+	"runtime"
+	"runtime/metrics"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/wireperf/wireperf/internal/auth"
+	"github.com/wireperf/wireperf/internal/proto"
+	"github.com/wireperf/wireperf/internal/session"
+	"github.com/wireperf/wireperf/internal/spec"
+)
+
+// heapObjects is the heap the last collection found live (runtime/metrics),
+// the server's memory when it runs in this process.
+func heapObjects() int64 {
+	runtime.GC()
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	return int64(s[0].Value.Uint64())
+}
+
+// startKeyed starts a test as a hostile client would, with a key, and
+// keeps its control connection read (the server's rows are dropped) and
+// its data connections fed a trickle of 1,250 bytes per stream each
+// second, until stop is closed or budget bytes were sent.
+func startKeyed(t *testing.T, ts *testServer, cred auth.Credential, s spec.Spec, stop <-chan struct{}, wg *sync.WaitGroup) {
+	t.Helper()
+	c, err := net.Dial("tcp", ts.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := &rawClient{ctl: c.(*net.TCPConn)}
+	t.Cleanup(rc.close)
+	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+	if err := proto.WriteGreeting(c, proto.MagicControl); err != nil {
+		t.Fatal(err)
+	}
+	flags, err := proto.ReadGreeting(c, proto.MagicServer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if flags&proto.FlagAuth != 0 {
+		var ch proto.Challenge
+		readFrameOf(t, c, proto.TypeChallenge, &ch)
+		nonce, _ := auth.Nonce()
+		if err := proto.WriteFrame(c, proto.TypeAuth, proto.Auth{User: cred.User, Nonce: nonce, MAC: auth.ClientProof(cred.Key, ch.Nonce, nonce, cred.User)}); err != nil {
+			t.Fatal(err)
+		}
+		var ok proto.AuthOK
+		readFrameOf(t, c, proto.TypeAuthOK, &ok)
+	}
+	writeRequest(t, c, s)
+	var acc proto.TestAccept
+	readFrameOf(t, c, proto.TypeTestAccept, &acc)
+	if rc.token, err = proto.ParseToken(acc.Token); err != nil {
+		t.Fatal(err)
+	}
+	for id := 1; id <= s.DataConns(); id++ {
+		dc, err := net.Dial("tcp", ts.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		rc.data = append(rc.data, dc.(*net.TCPConn))
+		if _, err := dc.Write(proto.DataHello{Token: rc.token, StreamID: uint32(id)}.Marshal()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var ready proto.StreamsReady
+	readFrameOf(t, c, proto.TypeStreamsReady, &ready)
+	if err := proto.WriteFrame(c, proto.TypeStart, proto.Start{}); err != nil {
+		t.Fatal(err)
+	}
+	_ = c.SetDeadline(time.Time{})
+	wg.Add(2)
+	go func() { // the server's rows, read and dropped
+		defer wg.Done()
+		for {
+			if _, err := proto.ReadFrame(c); err != nil {
+				return
+			}
+		}
+	}()
+	go func() { // -b 10k: 1,250 bytes a second on each stream, for at most a minute
+		defer wg.Done()
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		block := make([]byte, 1250)
+		for range 60 {
+			for _, dc := range rc.data {
+				_ = dc.SetWriteDeadline(time.Now().Add(time.Second))
+				_, _ = dc.Write(block)
+			}
+			select {
+			case <-stop:
+				rc.close()
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+}
+
+// Issue 34's attack: two clients with -P 128 -i 0.01 -b 10k -t 86400
+// took a server from 24 to 354 MB in 20 s, as it kept every row of every
+// stream. The server now keeps flowrun.ServerStreamRows of a test (512
+// rows of -P 128, joined as the test goes on): once a test has cut them
+// (5.1 s at -i 0.01) its memory is fixed. The clients hold keys, as
+// strangers may not go below -i 0.1 (TestStrangersIntervalFloor), and
+// use iperf3's 128 KiB blocks: 32 MiB of the server's heap are their
+// buffers, which admission charges.
+//
+// The heap's floor is taken once the rows reached the cap (6-8 s) and
+// 7 s later (13-15 s). Keeping every row, it grew 22 MB between the two
+// (58.7 to 80.8 MB above idle, peak 86 MB; at -l 1M, 304 to 346 MB);
+// now it must grow less than 5 MB (measured: 47.2 to 47.6 MB, peak 53
+// MB), stay within 100 MB of the idle server throughout, and a third
+// client must still be served.
+func TestLongShortIntervalTestsCostFixedMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 12 s test of the server's memory")
+	}
+	keys := testKeys()
+	cred := auth.Credential{User: "alice", Key: keys["alice"]}
+	ts := startServer(t, func(c *Config) { c.Keys = keys })
+	idle := heapObjects()
+	s := spec.Default()
+	s.Streams, s.Interval, s.Duration, s.Rate, s.Length = 128, 10*time.Millisecond, 24*time.Hour, 10e3, 128<<10
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer close(stop)
+	for range 2 {
+		startKeyed(t, ts, cred, s, stop, &wg)
+	}
+	waitFor(t, func() bool { return ts.Stats().Running == 2 })
+	began := time.Now()
+	// The floor of each window: what the server holds, without the rows
+	// and frames in flight when a sample is taken.
+	floor := func(from, to time.Duration) (low, high int64) {
+		low = 1 << 62
+		for time.Since(began) < to {
+			time.Sleep(250 * time.Millisecond) // sampling the heap over time, not waiting on an event
+			if time.Since(began) < from {
+				continue
+			}
+			h := heapObjects() - idle
+			low, high = min(low, h), max(high, h)
+		}
+		return low, high
+	}
+	_, peak1 := floor(0, 6*time.Second)
+	atCap, peak2 := floor(6*time.Second, 8*time.Second)
+	_, peak3 := floor(8*time.Second, 13*time.Second)
+	end, peak4 := floor(13*time.Second, 15*time.Second)
+	peak := max(peak1, peak2, peak3, peak4)
+	t.Logf("server heap above idle: %.1f MB at 6-8 s, %.1f MB at 13-15 s, peak %.1f MB", float64(atCap)/1e6, float64(end)/1e6, float64(peak)/1e6)
+	if peak > 100e6 {
+		t.Errorf("server heap peaked %.1f MB above idle, want under 100 MB", float64(peak)/1e6)
+	}
+	if grew := end - atCap; grew > 5e6 {
+		t.Errorf("server heap grew %.1f MB between 7 s and 14 s, want under 5 MB: a test's memory must be fixed", float64(grew)/1e6)
+	}
+	third := spec.Default()
+	third.Duration, third.Interval = 500*time.Millisecond, 100*time.Millisecond
+	if _, err := runWith(ts, third, func(c *session.ClientConfig) { c.Auth = &cred }); err != nil {
+		t.Fatalf("a third client was not served: %v", err)
+	}
+}
