@@ -259,7 +259,8 @@ func TestHandshakeCap(t *testing.T) {
 // server's clock ends the test at its length plus the drain, and the
 // control writes don't wedge on the full socket.
 func TestNonReadingClientEndsOnTheServerClock(t *testing.T) {
-	ts := startServer(t, nil)
+	ts := startServer(t, func(c *Config) { c.Limits.MinKeylessInterval = 0 }) // rows every 10 ms fill the socket sooner
+
 	s := quickSpec()
 	s.Duration = time.Second
 	s.Streams = 32
@@ -284,7 +285,7 @@ func TestNonReadingClientEndsOnTheServerClock(t *testing.T) {
 // plus a second.
 func TestShutdownWithNonReadingClient(t *testing.T) {
 	const grace = 200 * time.Millisecond
-	ts := startServer(t, func(c *Config) { c.ShutdownGrace = grace })
+	ts := startServer(t, func(c *Config) { c.ShutdownGrace, c.Limits.MinKeylessInterval = grace, 0 })
 	s := quickSpec()
 	s.Duration = 60 * time.Second
 	s.Streams = 32

@@ -4,6 +4,7 @@ import (
 	"net"
 	"runtime"
 	"runtime/metrics"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -109,7 +110,7 @@ func startKeyed(t *testing.T, ts *testServer, cred auth.Credential, s spec.Spec,
 // stream. The server now keeps flowrun.ServerStreamRows of a test (512
 // rows of -P 128, joined as the test goes on): once a test has cut them
 // (5.1 s at -i 0.01) its memory is fixed. The clients hold keys, as
-// strangers may not go below -i 0.1 (TestStrangersIntervalFloor), and
+// strangers may not go below -i 0.1 (TestKeylessShortIntervalRefused), and
 // use iperf3's 128 KiB blocks: 32 MiB of the server's heap are their
 // buffers, which admission charges.
 //
@@ -168,5 +169,26 @@ func TestLongShortIntervalTestsCostFixedMemory(t *testing.T) {
 	third.Duration, third.Interval = 500*time.Millisecond, 100*time.Millisecond
 	if _, err := runWith(ts, third, func(c *session.ClientConfig) { c.Auth = &cred }); err != nil {
 		t.Fatalf("a third client was not served: %v", err)
+	}
+}
+
+// A client without a key is refused below -i 0.1, with the reason; with
+// a key it may go to -i 0.01.
+func TestKeylessShortIntervalRefused(t *testing.T) {
+	ts := startServer(t, nil)
+	s := quickSpec()
+	s.Interval = 10 * time.Millisecond
+	_, err := ts.run(t, s)
+	if err == nil || !strings.Contains(err.Error(), "server refuses -i 10ms from a client without a key: its shortest is 100ms (--min-keyless-interval)") {
+		t.Fatalf("keyless -i 0.01: err = %v, want the floor", err)
+	}
+	s.Interval = 100 * time.Millisecond
+	mustRun(t, ts, s)
+
+	keys := testKeys()
+	keyed := startServer(t, func(c *Config) { c.Keys = keys })
+	s.Interval = 10 * time.Millisecond
+	if _, err := runWith(keyed, s, func(c *session.ClientConfig) { c.Auth = &auth.Credential{User: "bob", Key: keys["bob"]} }); err != nil {
+		t.Fatalf("keyed -i 0.01: %v", err)
 	}
 }

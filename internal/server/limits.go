@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/flowrun"
 	"github.com/wireperf/wireperf/internal/spec"
 )
 
@@ -15,11 +16,17 @@ type Limits struct {
 	MaxTestsPerClient int           // tests running at once from one client prefix
 	MaxStreams        int           // data connections of one test
 	MaxDuration       time.Duration // length of one test
-	// MaxTestMemory bounds one test's data buffers on this server: a
-	// block of -l bytes per data connection (-P 128 -l 16M would be 2 GiB).
+	// MaxTestMemory bounds what one test holds on this server (testMemory):
+	// a block of -l bytes per data connection (-P 128 -l 16M would be 2
+	// GiB), and the interval rows the server keeps of it.
 	MaxTestMemory int64
-	// MaxMemory bounds the data buffers of all running tests together.
+	// MaxMemory bounds the same for all running tests together.
 	MaxMemory int64
+	// MinKeylessInterval is the shortest -i admitted from a client that
+	// proved no key (any native client of a server without keys, and
+	// every iperf3 client): each row costs the server a cut of every
+	// stream, a frame to the client and a line of its report.
+	MinKeylessInterval time.Duration
 	// MaxTotalStreams bounds the data connections of all running tests.
 	MaxTotalStreams int
 	// MaxHandshakes bounds connections that are not yet part of a test,
@@ -39,8 +46,14 @@ type Limits struct {
 }
 
 // DefaultMaxTestMemory admits every stream count at the default 1 MiB
-// block, and 32 streams of the largest.
-const DefaultMaxTestMemory = 512 << 20
+// block, and 32 streams of the largest, with the most rows a server keeps
+// of a test (flowrun.ServerStreamRows, 32 MiB): 544 MiB.
+const DefaultMaxTestMemory = 512<<20 + flowrun.ServerStreamRows*flowrun.StreamRowBytes
+
+// DefaultMinKeylessInterval is iperf3's own floor on -i, 0.1 s: a
+// stranger's -P 128 then costs 1,280 stream rows a second, where -i 0.01
+// would cost 12,800.
+const DefaultMinKeylessInterval = 100 * time.Millisecond
 
 // Defaults of the server-wide limits.
 const (
@@ -58,7 +71,7 @@ const (
 // DefaultLimits keep one busy client from taking a shared server.
 func DefaultLimits() Limits {
 	return Limits{MaxTests: 16, MaxTestsPerClient: 4, MaxStreams: spec.MaxStreams, MaxDuration: 24 * time.Hour,
-		MaxTestMemory: DefaultMaxTestMemory, MaxMemory: DefaultMaxMemory(), MaxTotalStreams: DefaultMaxTotalStreams,
+		MaxTestMemory: DefaultMaxTestMemory, MinKeylessInterval: DefaultMinKeylessInterval, MaxMemory: DefaultMaxMemory(), MaxTotalStreams: DefaultMaxTotalStreams,
 		MaxHandshakes: DefaultMaxHandshakes, MaxHandshakesPerClient: DefaultMaxHandshakesPerClient, FirstByteTimeout: DefaultFirstByteTimeout,
 		PrefixV4: DefaultPrefixV4, PrefixV6: DefaultPrefixV6}
 }
@@ -72,21 +85,34 @@ func DefaultMaxMemory() int64 {
 	return 1 << 30
 }
 
-// testMemory is what a test's data buffers take on this server.
-func testMemory(s spec.Spec) int64 { return s.BufferBytes() }
+// testMemory is what a test holds on this server: its data buffers, and
+// the interval rows kept of it (flowrun.KeptStreamRows: rows × streams,
+// the test's length over its -i, at most flowrun.ServerStreamRows) at
+// flowrun.StreamRowBytes each. A test that stops on bytes is charged for
+// the longest test admitted.
+func (l Limits) testMemory(s spec.Spec) (buffers, rows int64) {
+	return s.BufferBytes(), flowrun.KeptStreamRows(s, l.MaxDuration, flowrun.ServerStreamRows) * flowrun.StreamRowBytes
+}
 
 // check refuses a spec that exceeds a per-test limit, with a reason the
-// client can show as is.
-func (l Limits) check(s spec.Spec) error {
+// client can show as is: a client that proved a key.
+func (l Limits) check(s spec.Spec) error { return l.checkFrom(s, true) }
+
+// checkFrom is check for a client that proved a key (keyed) or not.
+func (l Limits) checkFrom(s spec.Spec, keyed bool) error {
 	if l.MaxStreams > 0 && s.DataConns() > l.MaxStreams {
 		return fmt.Errorf("server refuses %d data connections: its limit is %d (--max-streams)", s.DataConns(), l.MaxStreams)
 	}
 	if l.MaxDuration > 0 && s.Duration > l.MaxDuration {
 		return fmt.Errorf("server refuses a %v test: its limit is %v (--max-duration)", s.Duration, l.MaxDuration)
 	}
-	if mem := testMemory(s); l.MaxTestMemory > 0 && mem > l.MaxTestMemory {
-		return fmt.Errorf("server refuses %d data connections of %d-byte blocks (%d MiB of buffers): its limit is %d MiB (--max-test-memory); use a smaller -l or fewer streams",
-			s.DataConns(), s.Length, mem>>20, l.MaxTestMemory>>20)
+	if !keyed && l.MinKeylessInterval > 0 && s.Interval > 0 && s.Interval < l.MinKeylessInterval {
+		return fmt.Errorf("server refuses -i %v from a client without a key: its shortest is %v (--min-keyless-interval)", s.Interval, l.MinKeylessInterval)
+	}
+	buffers, rows := l.testMemory(s)
+	if mem := buffers + rows; l.MaxTestMemory > 0 && mem > l.MaxTestMemory {
+		return fmt.Errorf("server refuses a test of %d MiB: %d data connections of %d-byte blocks (%d MiB of buffers) and %d MiB of interval rows kept; its limit is %d MiB (--max-test-memory); use a smaller -l, fewer streams or a longer -i",
+			mem>>20, s.DataConns(), s.Length, buffers>>20, rows>>20, l.MaxTestMemory>>20)
 	}
 	return nil
 }

@@ -15,12 +15,15 @@ import (
 // them by token.
 type registry struct {
 	limits Limits
+	// keyed says every native client proved a key (the server has keys):
+	// only iperf3 clients are held to Limits.MinKeylessInterval then.
+	keyed bool
 
 	mu       sync.Mutex
 	tests    map[proto.Token]*entry
 	slots    int // tests running, native and iperf3
 	perPeer  map[string]int
-	memory   int64 // data buffers of the running tests
+	memory   int64 // data buffers and kept rows of the running tests
 	streams  int   // data connections of the running tests
 	draining bool
 }
@@ -37,8 +40,8 @@ func (r refusal) Error() string { return r.reason }
 
 func refusef(format string, args ...any) error { return refusal{fmt.Sprintf(format, args...)} }
 
-func newRegistry(l Limits) *registry {
-	return &registry{limits: l, tests: map[proto.Token]*entry{}, perPeer: map[string]int{}}
+func newRegistry(l Limits, keyed bool) *registry {
+	return &registry{limits: l, keyed: keyed, tests: map[proto.Token]*entry{}, perPeer: map[string]int{}}
 }
 
 // peerHost is an address's host: only the control connection's host may
@@ -53,12 +56,14 @@ func peerHost(a net.Addr) string {
 
 // reserve takes a slot for a test from peer under the limits; release
 // gives it back. iperf3 tests take slots this way, without a token.
-func (r *registry) reserve(peer net.Addr, s spec.Spec) (release func(), err error) {
-	if err := r.limits.check(s); err != nil {
+// keyed says the client proved a key.
+func (r *registry) reserve(peer net.Addr, s spec.Spec, keyed bool) (release func(), err error) {
+	if err := r.limits.checkFrom(s, keyed); err != nil {
 		return nil, refusal{err.Error()}
 	}
 	client := r.limits.clientOf(peer)
-	mem, streams := testMemory(s), s.DataConns()
+	buffers, rows := r.limits.testMemory(s)
+	mem, streams := buffers+rows, s.DataConns()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	l := r.limits
@@ -70,7 +75,7 @@ func (r *registry) reserve(peer net.Addr, s spec.Spec) (release func(), err erro
 	case l.MaxTestsPerClient > 0 && r.perPeer[client] >= l.MaxTestsPerClient:
 		return nil, refusef("server is busy: %s already running from %s, its limit is %d (--max-tests-per-client)", plural(r.perPeer[client], "test", "tests"), client, l.MaxTestsPerClient)
 	case l.MaxMemory > 0 && r.memory+mem > l.MaxMemory:
-		return nil, refusef("server is busy: this test's %d MiB of buffers and the %d MiB of the running tests exceed its limit of %d MiB (--max-memory); try again later, or use a smaller -l or fewer streams",
+		return nil, refusef("server is busy: this test's %d MiB of buffers and rows and the %d MiB of the running tests exceed its limit of %d MiB (--max-memory); try again later, or use a smaller -l, fewer streams or a longer -i",
 			mem>>20, r.memory>>20, l.MaxMemory>>20)
 	case l.MaxTotalStreams > 0 && r.streams+streams > l.MaxTotalStreams:
 		return nil, refusef("server is busy: this test's %s and the %d of the running tests exceed its limit of %d (--max-total-streams); try again later",
@@ -97,7 +102,7 @@ func (r *registry) reserve(peer net.Addr, s spec.Spec) (release func(), err erro
 
 // Admit implements session.Registrar: a slot and a token.
 func (r *registry) Admit(peer net.Addr, s spec.Spec) (*control.Admission, error) {
-	free, err := r.reserve(peer, s)
+	free, err := r.reserve(peer, s, r.keyed)
 	if err != nil {
 		return nil, err
 	}

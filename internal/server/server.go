@@ -137,7 +137,7 @@ func New(cfg Config) *Server {
 	if cfg.Agent != nil && cfg.Agent.Admit == nil {
 		cfg.Agent.Admit = cfg.Limits.check // an agent's test is bounded as a served one
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, reg: newRegistry(cfg.Limits), ip3: iperf3.NewRegistry(),
+	s := &Server{cfg: cfg, log: cfg.Logger, reg: newRegistry(cfg.Limits, cfg.Keys != nil), ip3: iperf3.NewRegistry(),
 		hs:       newGate(cfg.Limits.MaxHandshakes, cfg.Limits.MaxHandshakesPerClient),
 		deniedHS: newGate(deniedHandshakes, deniedHandshakesPerClient), authLimit: auth.NewFailureLimiter()}
 	if cfg.Agent != nil && cfg.Agent.AuthFailed == nil {
@@ -497,7 +497,9 @@ func (s *Server) serveIperf3(ctx context.Context, conn *net.TCPConn, first [4]by
 		return false // the test owns the connection now
 	}
 	defer conn.Close()
-	admit := s.reg.reserve
+	// An iperf3 client proves no key, even on a server with keys
+	// (--iperf3-open).
+	admit := func(peer net.Addr, sp spec.Spec) (func(), error) { return s.reg.reserve(peer, sp, false) }
 	if denied != nil {
 		admit = func(net.Addr, spec.Spec) (func(), error) { return nil, denied }
 	}

@@ -48,9 +48,10 @@ func (f *Flags) Register(fs *pflag.FlagSet) {
 	fs.IntVar(&cfg.Limits.MaxTests, "max-tests", cfg.Limits.MaxTests, "tests running at once, over all clients (0: no limit)")
 	fs.IntVar(&cfg.Limits.MaxTestsPerClient, "max-tests-per-client", cfg.Limits.MaxTestsPerClient, "tests running at once from one client prefix (see --client-prefix-v4, -v6; 0: no limit)")
 	fs.IntVar(&cfg.Limits.MaxStreams, "max-streams", cfg.Limits.MaxStreams, "data connections of one test (0: no limit)")
-	fs.Var(flagvalue.Size(&cfg.Limits.MaxTestMemory), "max-test-memory", "data buffers of one test: data connections × -l (0: no limit)")
+	fs.Var(flagvalue.Size(&cfg.Limits.MaxTestMemory), "max-test-memory", "what one test holds: data connections × -l, and the interval rows kept (at most 65,536 stream rows of 512 bytes) (0: no limit)")
+	fs.Var(flagvalue.Duration(&cfg.Limits.MinKeylessInterval), "min-keyless-interval", "shortest -i admitted from a client without a key (every iperf3 client, and every client of a server without keys); 0: the client's own floor")
 	fs.Var(flagvalue.Duration(&cfg.Limits.MaxDuration), "max-duration", "longest test admitted, e.g. 1h (0: no limit)")
-	fs.Var(flagvalue.Size(&cfg.Limits.MaxMemory), "max-memory", "data buffers of all running tests together; a quarter of this machine's memory unless set (0: no limit)")
+	fs.Var(flagvalue.Size(&cfg.Limits.MaxMemory), "max-memory", "data buffers and kept rows of all running tests together; a quarter of this machine's memory unless set (0: no limit)")
 	fs.IntVar(&cfg.Limits.MaxTotalStreams, "max-total-streams", cfg.Limits.MaxTotalStreams, "data connections of all running tests together (0: no limit)")
 	fs.IntVar(&cfg.Limits.MaxHandshakes, "max-handshakes", cfg.Limits.MaxHandshakes, "connections not yet in a test, over all clients (0: no limit)")
 	fs.IntVar(&cfg.Limits.MaxHandshakesPerClient, "max-handshakes-per-client", cfg.Limits.MaxHandshakesPerClient, "connections not yet in a test, from one client prefix (0: no limit)")
@@ -77,7 +78,7 @@ func (f *Flags) Finish() error {
 	}
 	l := cfg.Limits
 	if l.MaxTests < 0 || l.MaxStreams < 0 || l.MaxTestsPerClient < 0 || l.MaxDuration < 0 || l.MaxMemory < 0 ||
-		l.MaxTotalStreams < 0 || l.MaxHandshakes < 0 || l.MaxHandshakesPerClient < 0 || cfg.StatusInterval < 0 {
+		l.MaxTotalStreams < 0 || l.MinKeylessInterval < 0 || l.MaxHandshakes < 0 || l.MaxHandshakesPerClient < 0 || cfg.StatusInterval < 0 {
 		return fmt.Errorf("limits must not be negative")
 	}
 	if l.PrefixV4 < 1 || l.PrefixV4 > 32 || l.PrefixV6 < 1 || l.PrefixV6 > 128 {
