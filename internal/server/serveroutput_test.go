@@ -9,6 +9,7 @@ import (
 
 	"github.com/wireperf/wireperf/internal/control"
 	"github.com/wireperf/wireperf/internal/emit"
+	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/session"
 )
 
@@ -133,5 +134,13 @@ func TestServerOutputNotPromised(t *testing.T) {
 	}
 	if took := time.Since(began); took >= control.EndReportTimeout {
 		t.Errorf("the 1 s test took %v: the client waited for a report it was not promised", took)
+	}
+}
+
+// The server's report for --get-server-output fits a frame with room to
+// spare: emit renders it within emit.MaxServerOutput.
+func TestServerOutputCapFitsAFrame(t *testing.T) {
+	if emit.MaxServerOutput > proto.MaxFrame/2 {
+		t.Fatalf("emit.MaxServerOutput %d passes half a frame (%d)", emit.MaxServerOutput, proto.MaxFrame/2)
 	}
 }
