@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/wireperf/wireperf/internal/result"
 )
@@ -81,5 +82,48 @@ func TestServerReportSaysRowsWereJoined(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "[t1 127.0.0.1:5000] Rows of up to 4 × 1s: the server keeps a bounded number of rows") {
 		t.Fatalf("no note of the joined rows:\n%s", out.String())
+	}
+}
+
+// A title that a client sends is refused by the spec's check (spec
+// TestValidate); one that got into a result anyway (an archive, an
+// older peer) prints inert: every line of the server's report, live and
+// final, starts with its own test's prefix, and no \r, \n or escape
+// sequence reaches the terminal.
+func TestTitleCannotForgeAServerReportLine(t *testing.T) {
+	const forged = "x\r[t9 6.6.6.6:1] forged\n[t9 6.6.6.6:1] \x1b[2J\x9b2J\xff"
+	r := parallelResult()
+	r.Spec.Title = forged
+	r.ServerOutput = &result.ServerOutput{Text: "a\rb\x1b[31m\n"}
+	var out bytes.Buffer
+	rep := &ServerReport{W: &out, Interval: r.Spec.Interval}
+	live := rep.Live("t1", "127.0.0.1:5000")
+	live.Started(r)
+	for _, row := range r.IntervalRows()[:2] {
+		live.Interval(r, row)
+	}
+	if err := rep.Write("t1", "127.0.0.1:5000", r); err != nil {
+		t.Fatal(err)
+	}
+	var text bytes.Buffer
+	if err := Replay(&Text{W: &text}, r); err != nil { // the client's own report
+		t.Fatal(err)
+	}
+	opt := &bytes.Buffer{}
+	if err := (&UDPMonTable{W: opt, Opt: Options{Title: forged}}).write("row\n"); err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range map[string]*bytes.Buffer{"server report": &out, "client text": &text, "udpmon table": opt} {
+		for line := range strings.Lines(b.String()) {
+			if strings.ContainsAny(line, "\r\x1b\u009b") || !utf8.ValidString(line) {
+				t.Fatalf("%s: a line carries a control character: %q", name, line)
+			}
+			if name == "server report" && !strings.HasPrefix(line, "[t1 127.0.0.1:5000] ") {
+				t.Fatalf("%s: a line without its test's prefix: %q", name, line)
+			}
+		}
+		if !strings.Contains(b.String(), `x\r[t9 6.6.6.6:1] forged\n[t9 6.6.6.6:1] \x1b[2J\x9b2J\xff:  `) {
+			t.Fatalf("%s: the title is not printed escaped:\n%s", name, b.String())
+		}
 	}
 }

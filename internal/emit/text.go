@@ -3,8 +3,11 @@ package emit
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/wireperf/wireperf/internal/spec"
 )
@@ -46,7 +49,7 @@ func (t *Text) newLines(s spec.Spec) *textLines {
 	}
 	l := &textLines{}
 	if title != "" {
-		l.prefix = title + ":  "
+		l.prefix = inert(title) + ":  "
 	}
 	return l
 }
@@ -54,16 +57,41 @@ func (t *Text) newLines(s spec.Spec) *textLines {
 func (l *textLines) add(format string, args ...any) {
 	l.b.WriteString(l.prefix)
 	// Column padding leaves trailing blanks that only get in the way.
-	l.b.WriteString(strings.TrimRight(fmt.Sprintf(format, args...), " "))
+	l.b.WriteString(inert(strings.TrimRight(fmt.Sprintf(format, args...), " ")))
 	l.b.WriteByte('\n')
 }
 
 // raw adds a line as it is, prefixed but not trimmed: another program's
-// output, kept byte for byte.
+// output, kept byte for byte but for control characters (inert).
 func (l *textLines) raw(line string) {
 	l.b.WriteString(l.prefix)
-	l.b.WriteString(line)
+	l.b.WriteString(inert(line))
 	l.b.WriteByte('\n')
+}
+
+// inert is text as it prints in a terminal and a log: a line may hold
+// what a peer named (a title, a congestion control, another server's
+// output), and a \r, \n or escape sequence in it could forge other lines,
+// or another test's prefix in a server's report. Control characters
+// (tab aside) and bytes that are not UTF-8 are written as Go escapes
+// (\r, \x1b); other text is as it was.
+func inert(text string) string {
+	if spec.InertText(text) {
+		return text
+	}
+	var b strings.Builder
+	for i, r := range text {
+		switch {
+		case r == utf8.RuneError && !strings.HasPrefix(text[i:], "\uFFFD"):
+			fmt.Fprintf(&b, "\\x%02x", text[i])
+		case r != '\t' && unicode.IsControl(r):
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 func (l *textLines) writeTo(w io.Writer) error {

@@ -133,7 +133,7 @@ func (t *UDPMonTable) write(s string) error {
 	if t.Opt.Title != "" {
 		var b strings.Builder
 		for line := range strings.Lines(s) {
-			b.WriteString(t.Opt.Title + ":  " + line)
+			b.WriteString(inert(t.Opt.Title) + ":  " + line)
 		}
 		s = b.String()
 	}

@@ -6,7 +6,11 @@ package spec
 import (
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Protocols.
@@ -221,6 +225,12 @@ func (s Spec) Validate() error {
 	if len(s.Title) > MaxTitleLength {
 		return fmt.Errorf("-T: title longer than %d bytes", MaxTitleLength)
 	}
+	if !InertText(s.Title) {
+		// A title prefixes every line of both ends' reports: a \r, \n or
+		// escape sequence in it could forge another line, or another
+		// test's prefix in a server's report.
+		return fmt.Errorf("-T %s: a title may not hold control characters (\\r, \\n, ESC…) or bytes that are not UTF-8", strconv.Quote(s.Title))
+	}
 	return s.validateIperf3Habits()
 }
 
@@ -290,4 +300,11 @@ func (s Spec) ClientSendsOn(id int) bool {
 		return id <= s.Streams
 	}
 	return !s.Reverse
+}
+
+// InertText says whether text prints as itself in a terminal and a log
+// line: valid UTF-8 without control characters (C0, DEL, C1), tab
+// aside.
+func InertText(text string) bool {
+	return utf8.ValidString(text) && strings.IndexFunc(text, func(r rune) bool { return r != '\t' && unicode.IsControl(r) }) < 0
 }

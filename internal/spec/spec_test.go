@@ -33,6 +33,13 @@ func TestValidate(t *testing.T) {
 		{"udp length", func(s *Spec) { s.Protocol = UDP; s.Length = 70000 }, "-l 70000"},
 		{"udp burst without rate", func(s *Spec) { s.Protocol = UDP; s.Length = 1000; s.Burst = 4 }, "burst"},
 		{"long title", func(s *Spec) { s.Title = strings.Repeat("x", MaxTitleLength+1) }, "-T"},
+		{"title with a carriage return", func(s *Spec) { s.Title = "x\r[t9 6.6.6.6:1] forged" }, `-T "x\r[t9 6.6.6.6:1] forged": a title may not hold control characters`},
+		{"title with a newline", func(s *Spec) { s.Title = "x\ny" }, "may not hold control characters"},
+		{"title with an escape sequence", func(s *Spec) { s.Title = "x\x1b[2J" }, "may not hold control characters"},
+		{"title with a C1 control", func(s *Spec) { s.Title = "x\u009b2J" }, "may not hold control characters"},
+		{"title with a NUL", func(s *Spec) { s.Title = "x\x00" }, "may not hold control characters"},
+		{"title not UTF-8", func(s *Spec) { s.Title = "x\xff" }, "not UTF-8"},
+		{"title with a tab and accents", func(s *Spec) { s.Title = "café\tnord" }, ""},
 		{"tcpinfo interval too short", func(s *Spec) { s.TCPInfoInterval = time.Microsecond }, "--tcpinfo-interval"},
 		{"tcpinfo off", func(s *Spec) { s.TCPInfoInterval = -1 }, ""},
 	}
