@@ -2,6 +2,7 @@ package flowrun
 
 import (
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/wireperf/wireperf/internal/result"
@@ -129,5 +130,39 @@ func TestKeptStreamRowsCharge(t *testing.T) {
 	s.Duration, s.Bytes = 0, 1<<30
 	if got := KeptStreamRows(s, time.Hour, ServerStreamRows); got != 3602 {
 		t.Fatalf("-n 1G under a 1 h limit: %d stream rows, want 3602", got)
+	}
+}
+
+// A runner with a cap keeps its rows within it over a long test at a
+// short -i, while every row still goes to onInterval as it is cut, and
+// the kept rows still add up to the stream's total.
+func TestRunnerKeepsRowsWithinItsCap(t *testing.T) {
+	s := spec.Default()
+	s.Duration, s.Interval, s.Omit = 10*time.Minute, 10*time.Millisecond, time.Second
+	f := newClockFlow(1, true, 1, s.Duration)
+	var end result.End
+	seen := 0
+	synctest.Test(t, func(t *testing.T) {
+		f.done = make(chan struct{})
+		r := New(s, []Flow{f}, nil, func(result.Interval) { seen++ })
+		r.MaxStreamRows = 64
+		r.Start()
+		f.waitDone()
+		end = r.Finish(result.RoleServer)
+	})
+	if seen < 59_000 {
+		t.Fatalf("onInterval saw %d rows, want every one of about 60,000", seen)
+	}
+	if len(end.Intervals) > 64 || end.RowsJoined < 1024 {
+		t.Fatalf("%d rows kept, joined %d at a time: want at most 64, each of about %d intervals", len(end.Intervals), end.RowsJoined, 60_000/64)
+	}
+	var measured int64
+	for _, iv := range end.Intervals {
+		if !iv.Omitted {
+			measured += iv.Streams[0].Bytes
+		}
+	}
+	if total := end.Streams[0].Bytes; measured != total || total != f.bytesAt(s.Duration)-f.bytesAt(s.Omit) {
+		t.Fatalf("the kept rows add up to %d bytes, the stream's total is %d, want %d", measured, total, f.bytesAt(s.Duration)-f.bytesAt(s.Omit))
 	}
 }
