@@ -98,7 +98,7 @@ func TestHelpShowsDefaults(t *testing.T) {
 		want []string
 	}{
 		{[]string{"client", "--help"}, []string{"(default 10s)", "give up connecting after this long (seconds, or e.g. 500ms) (default 10s)"}},
-		{[]string{"server", "--help"}, []string{"(default 512M)", "e.g. 1h (0: no limit) (default 24h)"}},
+		{[]string{"server", "--help"}, []string{"(default 544M)", "(default 100ms)", "e.g. 1h (0: no limit) (default 24h)"}},
 		{[]string{"rr", "--help"}, []string{"how long the load runs (default 10s)"}},
 	}
 	for _, tc := range tests {
