@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/wireperf/wireperf/internal/testutil/race"
 )
 
 func TestCheckKeyStrength(t *testing.T) {
@@ -47,9 +49,9 @@ func TestCheckKeyStrength(t *testing.T) {
 // Random keys of the least strength accepted, and the ones `key new`
 // makes, pass: the pattern checks refuse no random key.
 func TestRandomKeysPass(t *testing.T) {
-	n := 50 // 150 keys; each check costs about 15 ms
-	if testing.Short() {
-		n = 5
+	n := 50 // 150 keys; each check costs about 15 ms, ten times that under -race
+	if testing.Short() || race.Enabled {
+		n = 3
 	}
 	for range n {
 		k, err := NewKey()
