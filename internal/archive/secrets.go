@@ -163,8 +163,16 @@ func dsnPassword(dsn string) string {
 	return ""
 }
 
-// Redact returns the DSN without its password, for messages and what is
-// stored.
+// secretKeys are the DSN keywords whose values are kept out of everything
+// stored and printed: the password, the password of the client key
+// (sslpassword), and the password file's path (passfile), which names
+// where the passwords are.
+var secretKeys = map[string]bool{"password": true, "sslpassword": true, "passfile": true}
+
+func isSecretKey(key string) bool { return secretKeys[strings.ToLower(key)] }
+
+// Redact returns the DSN without its secrets (secretKeys, and a URL's
+// password), for messages and what is stored.
 func Redact(dsn string) string {
 	switch {
 	case hasServerScheme(dsn):
@@ -176,8 +184,14 @@ func Redact(dsn string) string {
 			u.User = url.UserPassword(u.User.Username(), "xxxxx")
 		}
 		q := u.Query()
-		if q.Has("password") {
-			q.Set("password", "xxxxx")
+		changed := false
+		for k := range q {
+			if isSecretKey(k) {
+				q[k] = []string{"xxxxx"}
+				changed = true
+			}
+		}
+		if changed {
 			u.RawQuery = q.Encode()
 		}
 		return u.String()
@@ -186,7 +200,7 @@ func Redact(dsn string) string {
 		words := make([]string, 0, len(pairs))
 		for _, p := range pairs {
 			v := p.value
-			if strings.EqualFold(p.key, "password") {
+			if isSecretKey(p.key) {
 				v = "xxxxx"
 			} else if v == "" || strings.ContainsAny(v, " \t'\\") {
 				v = "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(v) + "'"
@@ -199,17 +213,24 @@ func Redact(dsn string) string {
 }
 
 var (
-	urlPassword = regexp.MustCompile(`(?i)\b(postgres(?:ql)?://[^\s:/@]*:)[^\s@]*@`)
-	kvPassword  = regexp.MustCompile(`(?i)\b(password\s*=\s*)('(?:[^'\\]|\\.)*'?|[^\s&'"]*)`)
+	// urlPassword is a URL's user:password@, of any scheme.
+	urlPassword = regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.-]*://[^\s:/@'"]*:)[^\s@]*@`)
+	// kvSecret is key=value of a secret key (secretKeys, and the
+	// environment's PGPASSWORD) in a key=value DSN or a URL's query: the
+	// value in libpq's single quotes (with backslash escapes), in a
+	// shell's double quotes, or bare up to a blank, quote or '&'. The key
+	// must start a word: sslpassword is not password's.
+	kvSecret = regexp.MustCompile(`(?i)(^|[^a-z0-9_])((?:ssl|pg)?password|passfile)(\s*=\s*)('(?:[^'\\]|\\.)*'?|"(?:[^"\\]|\\.)*"?|[^\s&'"]*)`)
 )
 
-// RedactSecrets removes every password it can find in a text such as a
-// command line or an error: a PostgreSQL URL's user:password@, and any
-// password=VALUE (a URL's query, a key=value DSN). The archive applies it
-// to every command line and error it stores.
+// RedactSecrets removes every secret it can find in a text such as a
+// command line or an error: a URL's user:password@, and the value of
+// any password=, sslpassword=, passfile= (a URL's query, a key=value DSN,
+// quoted or not). The archive applies it to every command line and error
+// it stores.
 func RedactSecrets(s string) string {
 	s = urlPassword.ReplaceAllString(s, "${1}xxxxx@")
-	return kvPassword.ReplaceAllString(s, "${1}xxxxx")
+	return kvSecret.ReplaceAllString(s, "${1}${2}${3}xxxxx")
 }
 
 // PostgresDSN is a PostgreSQL DSN as the driver reads it: a URL's scheme

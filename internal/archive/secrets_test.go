@@ -40,6 +40,11 @@ func TestRedactDSN(t *testing.T) {
 		"host=db password=S3cret dbname=w":                      "host=db password=xxxxx dbname=w",
 		"host=db password='S3 cr\\'et' user='a b'":              "host=db password=xxxxx user='a b'",
 		"/tmp/x.db": "/tmp/x.db",
+		"host=db sslpassword=S3cret sslkey=/k.pem passfile=/S3/pgpass dbname=w": "host=db sslpassword=xxxxx sslkey=/k.pem passfile=xxxxx dbname=w",
+		"host=db SSLPASSWORD='S3 cret' PassFile=/S3":                            "host=db SSLPASSWORD=xxxxx PassFile=xxxxx",
+		"postgres://db/w?sslpassword=S3cret&sslmode=require":                    "postgres://db/w?sslmode=require&sslpassword=xxxxx",
+		"postgres://wp:S3cret@db/w?passfile=%2FS3%2Fpgpass":                     "postgres://wp:xxxxx@db/w?passfile=xxxxx",
+		"mysql://wp:S3cret@db/w":                                                "mysql://wp:xxxxx@db/w",
 	} {
 		if got := Redact(dsn); got != want || strings.Contains(got, "S3") {
 			t.Errorf("Redact(%q) = %q, want %q", dsn, got, want)
@@ -56,14 +61,38 @@ func TestRedactSecrets(t *testing.T) {
 		"wireperf sweep --db host=db password='S3 cret' x.yaml",
 		"wireperf -c h --db postgres://db/w?sslmode=disable&password=S3cret&x=1",
 		"failed: connect to user=wp password=S3cret host=db: refused",
+		// Every secret keyword, in every form: key=value, a URL's query,
+		// a URL's user:password of any scheme, quoted or not.
+		"wireperf sweep --db 'host=db sslpassword=S3cret sslkey=/k dbname=w' x.yaml",
+		"wireperf sweep --db 'host=db passfile=/home/S3cret/.pgpass' x.yaml",
+		"wireperf -c h --db postgres://db/w?sslpassword=S3cret&x=1",
+		"wireperf -c h --db 'postgres://db/w?sslmode=require&passfile=/S3cret/p'",
+		`wireperf -c h --db "host=db password='S3 cr\'et' dbname=w"`,
+		`wireperf -c h --db 'host=db password="S3 cret" dbname=w'`,
+		"wireperf -c h --db 'host=db password = S3cret'",
+		"wireperf -c h --db 'host=db PASSWORD=S3cret'",
+		"wireperf -c h --db mysql://wp:S3cret@db/w",
+		"PGPASSWORD=S3cret wireperf -c h --db host=db",
+		"wireperf -c h --db host=db\tsslpassword=S3cret",
 	} {
 		got := RedactSecrets(line)
 		if strings.Contains(got, "S3") || !strings.Contains(got, "xxxxx") {
 			t.Errorf("%q → %q", line, got)
 		}
 	}
-	if got := RedactSecrets("wireperf -c h -t 10 --db /tmp/a.db"); got != "wireperf -c h -t 10 --db /tmp/a.db" {
-		t.Errorf("a line without secrets changed: %q", got)
+	for _, line := range []string{
+		"wireperf -c h -t 10 --db /tmp/a.db",
+		"wireperf -c h -T 'my password is long' --db 'host=db sslmode=require sslkey=/k.pem'",
+		"wireperf -c http://h:5201/x",
+	} {
+		if got := RedactSecrets(line); got != line {
+			t.Errorf("a line without secrets changed: %q → %q", line, got)
+		}
+	}
+	// What is not secret stays readable.
+	line := "wireperf sweep --db 'host=db sslpassword=S3cret sslkey=/k dbname=w' x.yaml"
+	if got, want := RedactSecrets(line), "wireperf sweep --db 'host=db sslpassword=xxxxx sslkey=/k dbname=w' x.yaml"; got != want {
+		t.Errorf("%q → %q, want %q", line, got, want)
 	}
 }
 
@@ -99,7 +128,7 @@ func TestNoPasswordStored(t *testing.T) {
 			s := open(t, dsn)
 			ctx := context.Background()
 			r := &Run{ID: "secret-1", State: StateFailed, Source: SourceNative, Started: time.Now(),
-				Cmdline: "wireperf -c h --save --db postgres://wp:S3cret@db/wireperf",
+				Cmdline: "wireperf -c h --save --db postgres://wp:S3cret@db/wireperf?sslpassword=S3cret2 --title 'host=h sslpassword=S3cret3'",
 				Error:   "archive host=db password=S3cret: refused"}
 			if err := s.PutRun(ctx, r); err != nil {
 				t.Fatal(err)

@@ -212,9 +212,9 @@ func TestIperf2OutputReadsBack(t *testing.T) {
 		})
 		t.Run(tc.name+" -e", func(t *testing.T) {
 			res, out := runClientCaptured(t, port, append(tc.args, "-e")...)
-			tests := logimport.ParseIperf2Text([]byte(out))
-			if len(tests) != 1 {
-				t.Fatalf("the importer found %d tests in -e output, want 1:\n%s", len(tests), out)
+			tests, err := logimport.ParseIperf2Text([]byte(out))
+			if err != nil || len(tests) != 1 {
+				t.Fatalf("the importer found %d tests in -e output (%v), want 1:\n%s", len(tests), err, out)
 			}
 			test := tests[0]
 			var ids []string

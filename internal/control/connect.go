@@ -277,6 +277,12 @@ func (c *Control) handshake(ctx context.Context) error {
 	}
 	flags, err := c.readServerGreeting(dialRTT, greeting.Bytes())
 	if err != nil {
+		if c.iperf3 != nil && c.cfg.Auth != nil {
+			// An iperf3 server cannot prove a key: a client that holds
+			// one tests only servers that prove they hold it too.
+			c.iperf3 = nil
+			return fmt.Errorf("%w: %s is an iperf3 server, which cannot prove it holds the key; refusing to test it", auth.ErrFailed, c.addr)
+		}
 		return err
 	}
 	_ = c.conn.SetDeadline(time.Now().Add(c.cfg.ConnectTimeout))
@@ -297,6 +303,15 @@ func (c *Control) handshake(ctx context.Context) error {
 		return fmt.Errorf("%w: %s", ErrRefused, pe.Message)
 	case err != nil:
 		return fmt.Errorf("waiting for the server's answer: %w", err)
+	}
+	if c.cfg.Auth != nil && c.authed == nil {
+		// The server asked for no key, so it proved none: with a key, the
+		// test it accepted is not run, whoever answered. (Its refusal,
+		// above, is still shown: a busy or address-listed server refuses
+		// before any key is asked for.)
+		msg := fmt.Sprintf("%s asked for no key, so it did not prove it holds ours; refusing to test it", c.addr)
+		_ = c.fw.send(proto.TypeError, proto.Error{Message: "the client holds a key and the server asked for none"})
+		return fmt.Errorf("%w: %s", auth.ErrFailed, msg)
 	}
 	if c.cfg.Spec.Protocol == spec.RR {
 		c.cc.branch()

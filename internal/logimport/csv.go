@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -44,8 +46,10 @@ func ParseIperf2CSV(data []byte) (*Test, time.Time, error) {
 			t.LocalHost, t.RemoteHost = m[2], m[4]
 		}
 		t.LastLine = n
-		f := func(s string) float64 { v, _ := strconv.ParseFloat(s, 64); return v }
-		l := Line{ID: m[6], Start: f(m[7]), End: f(m[8]), Bytes: f(m[9]), BitsPerSecond: f(m[10])}
+		l, err := csvLine(m)
+		if err != nil {
+			return nil, started, fmt.Errorf("line %d: %w", n, err)
+		}
 		if l.ID == "-1" {
 			l.ID = "SUM"
 		} else {
@@ -53,13 +57,6 @@ func ParseIperf2CSV(data []byte) (*Test, time.Time, error) {
 		}
 		if m[11] != "" {
 			t.Proto = "udp"
-			lost, _ := strconv.ParseInt(m[12], 10, 64)
-			total, _ := strconv.ParseInt(m[13], 10, 64)
-			if total > 0 && lost >= 0 {
-				j := f(m[11])
-				ooo, _ := strconv.ParseInt(m[15], 10, 64)
-				l.Jitter, l.Lost, l.Total, l.OutOfOrder = &j, &lost, &total, &ooo
-			}
 		}
 		if l.End < l.Start {
 			continue
@@ -70,4 +67,47 @@ func ParseIperf2CSV(data []byte) (*Test, time.Time, error) {
 		return nil, started, errNotCSV
 	}
 	return t, started, nil
+}
+
+// csvLine reads one -y C line's figures, each within the bounds of a
+// text log's (number, count).
+func csvLine(m []string) (Line, error) {
+	l := Line{ID: m[6]}
+	var err error
+	if _, err = strconv.ParseInt(l.ID, 10, 32); err != nil {
+		return l, &RangeError{What: "stream ID", Number: l.ID, Max: math.MaxInt32}
+	}
+	if l.Start, err = number("start time", m[7], 1, maxLineSeconds); err != nil {
+		return l, err
+	}
+	if l.End, err = number("end time", m[8], 1, maxLineSeconds); err != nil {
+		return l, err
+	}
+	if l.Bytes, err = number("byte count", m[9], 1, maxLineBytes); err != nil {
+		return l, err
+	}
+	if l.BitsPerSecond, err = number("rate", m[10], 1, maxLineBps); err != nil {
+		return l, err
+	}
+	if m[11] == "" {
+		return l, nil
+	}
+	var lost, total, ooo int64
+	if lost, err = count(m[12]); err != nil {
+		return l, err
+	}
+	if total, err = count(m[13]); err != nil {
+		return l, err
+	}
+	if ooo, err = count(m[15]); err != nil {
+		return l, err
+	}
+	if total > 0 && lost >= 0 {
+		j, err := number("jitter", m[11], 1, maxJitterMs)
+		if err != nil {
+			return l, err
+		}
+		l.Jitter, l.Lost, l.Total, l.OutOfOrder = &j, &lost, &total, &ooo
+	}
+	return l, nil
 }

@@ -3,6 +3,7 @@ package logimport
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"math"
 	"regexp"
 	"strconv"
@@ -89,7 +90,10 @@ const maxLineLen = 64 << 10
 // ParseIperf2Text finds the tests in an iperf2 text log: client or server
 // output, with or without -i intervals, -P [SUM] lines and UDP reports,
 // even inside other text (a mail, a web page flattened onto one line).
-func ParseIperf2Text(data []byte) []*Test {
+// A report line with a number out of range (not finite, or beyond what a
+// test can measure) is the error, naming its line: such a figure would
+// be stored as nonsense, or not at all.
+func ParseIperf2Text(data []byte) ([]*Test, error) {
 	var tests []*Test
 	var cur *Test
 	var ctx Test // what the last header said, inherited by the tests that follow it
@@ -130,10 +134,18 @@ func ParseIperf2Text(data []byte) []*Test {
 				continue
 			}
 			if m := reWindow.FindStringSubmatch(line); m != nil {
-				ctx.Granted = quantity(m[1], m[2])
+				granted, err := quantity(m[1], m[2])
+				if err != nil {
+					return nil, fmt.Errorf("line %d: %w", n, err)
+				}
+				ctx.Granted = granted
 				switch {
 				case m[3] != "":
-					ctx.Window, ctx.DefaultWindow = quantity(m[3], m[4]), false
+					asked, err := quantity(m[3], m[4])
+					if err != nil {
+						return nil, fmt.Errorf("line %d: %w", n, err)
+					}
+					ctx.Window, ctx.DefaultWindow = asked, false
 				case ctx.Window == nil && strings.Contains(line, "(default)"):
 					ctx.DefaultWindow = true
 				case ctx.Window == nil:
@@ -145,7 +157,10 @@ func ParseIperf2Text(data []byte) []*Test {
 				continue
 			}
 			if m := reSending.FindStringSubmatch(line); m != nil {
-				v, _ := strconv.ParseInt(m[1], 10, 64)
+				v, err := strconv.ParseInt(m[1], 10, 64)
+				if err != nil || v > maxDatagram {
+					return nil, fmt.Errorf("line %d: %w", n, &RangeError{What: "datagram size", Number: m[1], Max: maxDatagram})
+				}
 				ctx.Length = &v
 				continue
 			}
@@ -163,9 +178,12 @@ func ParseIperf2Text(data []byte) []*Test {
 			}
 			if m := reOOO.FindStringSubmatch(line); m != nil && cur != nil && len(cur.Lines) > 0 {
 				// Belongs to the report line just before it.
-				n, err := strconv.ParseInt(m[4], 10, 64)
-				if last := &cur.Lines[len(cur.Lines)-1]; err == nil && last.ID == m[1] {
-					last.OutOfOrder = &n
+				ooo, err := count(m[4])
+				if err != nil {
+					return nil, fmt.Errorf("line %d: %w", n, err)
+				}
+				if last := &cur.Lines[len(cur.Lines)-1]; last.ID == m[1] {
+					last.OutOfOrder = &ooo
 				}
 				continue
 			}
@@ -177,7 +195,10 @@ func ParseIperf2Text(data []byte) []*Test {
 			if m == nil {
 				continue
 			}
-			l, rounded, ok := intervalLine(m)
+			l, rounded, ok, err := intervalLine(m)
+			if err != nil {
+				return nil, fmt.Errorf("line %d: %w", n, err)
+			}
 			if !ok {
 				continue
 			}
@@ -212,7 +233,7 @@ func ParseIperf2Text(data []byte) []*Test {
 			out = append(out, t)
 		}
 	}
-	return out
+	return out, nil
 }
 
 func splitFlattened(line string) []string {
@@ -238,39 +259,107 @@ func splitFlattened(line string) []string {
 	return out
 }
 
-func quantity(num, prefix string) *Quantity {
-	v, err := strconv.ParseFloat(num, 64)
+// quantity reads a socket buffer's size as a log prints it.
+func quantity(num, prefix string) (*Quantity, error) {
+	v, err := number("buffer size", num, unitScale(prefix, true), maxBuffer)
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	label := num + " " + prefix + "Byte"
-	return &Quantity{Value: math.Round(v * unitScale(prefix, true)), Label: label}
+	return &Quantity{Value: math.Round(v), Label: label}, nil
 }
 
-func intervalLine(m []string) (Line, bool, bool) {
-	f := func(s string) float64 { v, _ := strconv.ParseFloat(s, 64); return v }
-	l := Line{ID: m[1], Start: f(m[2]), End: f(m[3])}
-	if l.End < l.Start {
-		return l, false, false
+// Bounds on what one report line can say: beyond them a figure is a
+// forgery or a corruption, not a measurement. Each keeps its sums (a
+// test's streams, its intervals) exact in int64 and float64.
+const (
+	maxLineBytes   = 1 << 53 // 8 PiB in one line: a 400 Gbit/s test of two days
+	maxLineBps     = 1e16    // 10 Pbit/s
+	maxLineSeconds = 1e9     // 31 years
+	maxJitterMs    = 1e9
+	maxCount       = 1 << 53 // datagrams, lost or out of order
+	maxBuffer      = 1 << 40 // a socket buffer: 1 TiB
+	maxDatagram    = 1 << 20 // a datagram's size, as -l may ask it
+)
+
+// RangeError is a number in a log that is out of range: not finite once
+// read, or beyond what a test measures.
+type RangeError struct {
+	What, Number string
+	Max          float64
+}
+
+func (e *RangeError) Error() string {
+	n := e.Number
+	if len(n) > 24 {
+		n = fmt.Sprintf("%s… (%d digits)", n[:20], len(n))
 	}
-	l.Bytes = f(m[4]) * unitScale(m[5], true)
-	rate := f(m[6])
+	return fmt.Sprintf("%s %s is out of range (at most %g): not a figure a test measures", e.What, n, e.Max)
+}
+
+// number reads a log's number, scaled: an error unless the result is
+// finite and at most limit.
+func number(what, s string, scale, limit float64) (float64, error) {
+	v, err := strconv.ParseFloat(s, 64)
+	v *= scale
+	if err != nil || math.IsInf(v, 0) || math.IsNaN(v) || math.Abs(v) > limit {
+		return 0, &RangeError{What: what, Number: s, Max: limit}
+	}
+	return v, nil
+}
+
+// count reads a count of datagrams: an error unless it is within
+// maxCount either way (iperf2 prints a negative loss when datagrams came
+// out of order, and -1 for "unknown").
+func count(s string) (int64, error) {
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || v > maxCount || v < -maxCount {
+		return 0, &RangeError{What: "datagram count", Number: s, Max: maxCount}
+	}
+	return v, nil
+}
+
+func intervalLine(m []string) (l Line, rounded, ok bool, err error) {
+	l.ID = m[1]
+	if l.Start, err = number("start time", m[2], 1, maxLineSeconds); err != nil {
+		return l, false, false, err
+	}
+	if l.End, err = number("end time", m[3], 1, maxLineSeconds); err != nil {
+		return l, false, false, err
+	}
+	if l.End < l.Start {
+		return l, false, false, nil
+	}
+	if l.Bytes, err = number("byte count", m[4], unitScale(m[5], true), maxLineBytes); err != nil {
+		return l, false, false, err
+	}
+	scale := unitScale(m[7], false)
 	if m[8] == "Bytes" {
-		l.BitsPerSecond = rate * unitScale(m[7], true) * 8
-	} else {
-		l.BitsPerSecond = rate * unitScale(m[7], false)
+		scale = unitScale(m[7], true) * 8
+	}
+	if l.BitsPerSecond, err = number("rate", m[6], scale, maxLineBps); err != nil {
+		return l, false, false, err
 	}
 	if u := reUDPTail.FindStringSubmatch(m[9]); u != nil {
-		j := f(u[1])
-		lost, _ := strconv.ParseInt(u[2], 10, 64)
-		total, _ := strconv.ParseInt(u[3], 10, 64)
+		j, err := number("jitter", u[1], 1, maxJitterMs)
+		if err != nil {
+			return l, false, false, err
+		}
+		lost, err := count(u[2])
+		if err != nil {
+			return l, false, false, err
+		}
+		total, err := count(u[3])
+		if err != nil {
+			return l, false, false, err
+		}
 		l.Jitter = &j
 		if total > 0 && lost >= 0 {
 			l.Lost, l.Total = &lost, &total
 		}
 	}
-	rounded := m[5] != "" || strings.Contains(m[4], ".")
-	return l, rounded, true
+	rounded = m[5] != "" || strings.Contains(m[4], ".")
+	return l, rounded, true, nil
 }
 
 // readCommand takes -w, -t, -P, -l and -u from an iperf command line
@@ -286,7 +375,7 @@ func readCommand(line string, ctx *Test) {
 				ctx.Window = q
 			}
 		case "t":
-			if v, err := strconv.ParseFloat(m[2], 64); err == nil && v > 0 {
+			if v, err := strconv.ParseFloat(m[2], 64); err == nil && v > 0 && v <= maxLineSeconds {
 				ctx.Duration = &v
 			}
 		case "l":

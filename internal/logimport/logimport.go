@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -61,19 +62,33 @@ func File(name string, data []byte) ([]*archive.Run, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := checkFinite(r); err != nil {
+			return nil, err
+		}
 		return []*archive.Run{r}, nil
 	case reCSV.Match(firstLine(trimmed)):
 		t, started, err := ParseIperf2CSV(data)
-		if err != nil {
+		switch {
+		case errors.Is(err, errNotCSV):
 			return nil, notLog("%v", err)
+		case err != nil:
+			return nil, err
 		}
 		r := *base
 		r.ID, r.Source, r.Started = archive.ImportID(sum), archive.SourceIperf2Text, started
 		r.Document, r.DocumentFormat = data, archive.FormatCSV
-		t.fill(&r)
+		if err := t.fill(&r); err != nil {
+			return nil, err
+		}
+		if err := checkFinite(&r); err != nil {
+			return nil, err
+		}
 		return []*archive.Run{&r}, nil
 	}
-	tests := ParseIperf2Text(data)
+	tests, err := ParseIperf2Text(data)
+	if err != nil {
+		return nil, err
+	}
 	if len(tests) == 0 {
 		return nil, notLog("no iperf report lines (\"[ ID] start-end sec bytes rate\")")
 	}
@@ -95,10 +110,33 @@ func File(name string, data []byte) ([]*archive.Run, error) {
 		}
 		r.Document, r.DocumentFormat = bytes.Join(lines[from:to], nil), archive.FormatText
 		from = to
-		t.fill(&r)
+		if err := t.fill(&r); err != nil {
+			return nil, err
+		}
+		if err := checkFinite(&r); err != nil {
+			return nil, fmt.Errorf("lines %d-%d: %w", t.FirstLine, t.LastLine, err)
+		}
 		runs = append(runs, &r)
 	}
 	return runs, nil
+}
+
+// checkFinite refuses a run with a figure that JSON cannot hold (±Inf,
+// NaN): whatever computed it from the log, such a row would break every
+// JSON listing of the archive it is stored in.
+func checkFinite(r *archive.Run) error {
+	_, err := json.Marshal(struct {
+		A map[string]archive.Axis
+		S archive.Summary
+		I []archive.Interval
+		H []archive.HostSample
+		L []archive.HostLimits
+	}{r.Axes, r.Summary, r.Intervals, r.Hosts, r.Limits})
+	var uv *json.UnsupportedValueError
+	if errors.As(err, &uv) {
+		return fmt.Errorf("a figure of the test is %s: out of range, not a figure a test measures", uv.Str)
+	}
+	return err
 }
 
 func firstLine(b []byte) []byte {

@@ -259,3 +259,40 @@ func TestImportCapturedIperf3(t *testing.T) {
 		t.Errorf("run %+v", r.Summary.Values())
 	}
 }
+
+// A log with a number out of range is refused, naming its line, rather
+// than stored as +Inf (which broke `runs -J` for the whole archive) or as
+// a wrapped-around count; so is a forged log whose streams add up beyond
+// an int64. Figures in range still import.
+func TestOutOfRangeNumbersAreRefused(t *testing.T) {
+	huge := strings.Repeat("9", 400)
+	head := "------------------------------------------------------------\nClient connecting to h, TCP port 5001\n"
+	for name, tc := range map[string]struct{ log, want string }{
+		"400-digit bytes":     {head + "[  3]  0.0-10.0 sec  " + huge + " MBytes  1.00 Mbits/sec\n", "line 3: byte count 99999999999999999999… (400 digits) is out of range"},
+		"400-digit rate":      {head + "[  3]  0.0-10.0 sec  1 MBytes  " + huge + " Mbits/sec\n", "line 3: rate"},
+		"finite, overflowing": {head + "[  3]  0.0-10.0 sec  1" + strings.Repeat("0", 305) + " TBytes  1 Mbits/sec\n", "line 3: byte count"},
+		"400-digit time":      {head + "[  3]  0.0-" + huge + " sec  1 MBytes  1 Mbits/sec\n", "line 3: end time"},
+		"400-digit loss":      {head + "[  3]  0.0-10.0 sec  1 MBytes  1 Mbits/sec  0.1 ms " + huge + "/100 (1%)\n", "line 3: datagram count"},
+		"400-digit window":    {"TCP window size: " + huge + " KByte (default)\n[  3]  0.0-10.0 sec  1 MBytes  1 Mbits/sec\n", "line 1: buffer size"},
+		"csv bytes":           {"20260101120000,1.2.3.4,1,5.6.7.8,2,3,0.0-1.0," + huge + ",1\n", "line 1: byte count"},
+		"csv rate":            {"20260101120000,1.2.3.4,1,5.6.7.8,2,3,0.0-1.0,1,1" + strings.Repeat("0", 40) + "\n", "line 1: rate"},
+		"streams add up": {head +
+			func() string {
+				var b strings.Builder
+				for i := 1; i <= 600; i++ {
+					b.WriteString("[" + strconv.Itoa(i) + "]  0.0-10.0 sec  8000000 GBytes  1 Mbits/sec\n")
+				}
+				return b.String()
+			}(), "lines 3-602: the streams add up"},
+	} {
+		runs, err := File("x.log", []byte(tc.log))
+		var nl *NotLogError
+		if err == nil || !strings.Contains(err.Error(), tc.want) || errors.As(err, &nl) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %d runs, error %v; want one line with %q", name, len(runs), err, tc.want)
+		}
+	}
+	runs, err := File("x.log", []byte(head+"[  3]  0.0-10.0 sec  8388608 GBytes  6871947 Mbits/sec\n"))
+	if err != nil || len(runs) != 1 || *runs[0].Summary.SentBytes != 8388608<<30 {
+		t.Fatalf("8 PiB in 10 s: %v, %v", runs, err)
+	}
+}

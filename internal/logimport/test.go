@@ -66,15 +66,15 @@ func (t *Test) sum() (Line, bool) {
 		if l.Lost != nil && l.Total != nil {
 			lost, total := *l.Lost, *l.Total
 			if s.Lost != nil {
-				lost += *s.Lost
-				total += *s.Total
+				lost = addCapped(lost, *s.Lost)
+				total = addCapped(total, *s.Total)
 			}
 			s.Lost, s.Total = &lost, &total
 		}
 		if l.OutOfOrder != nil {
 			ooo := *l.OutOfOrder
 			if s.OutOfOrder != nil {
-				ooo += *s.OutOfOrder
+				ooo = addCapped(ooo, *s.OutOfOrder)
 			}
 			s.OutOfOrder = &ooo
 		}
@@ -83,15 +83,35 @@ func (t *Test) sum() (Line, bool) {
 	return s, n > 0
 }
 
+// addCapped adds two counts, each within maxCount of a line or a sum
+// already capped, stopping just past maxTestBytes, where fill refuses the
+// test, rather than wrapping around.
+func addCapped(a, b int64) int64 {
+	if s := a + b; s <= maxTestBytes {
+		return s
+	}
+	return maxTestBytes + 1
+}
+
 func f64(v float64) *float64 { return &v }
 func i64(v int64) *int64     { return &v }
 
-// fill puts the test's summary, intervals and axes into a run.
-func (t *Test) fill(r *archive.Run) {
+// maxTestBytes bounds a test's total bytes, its streams' added up: an
+// int64 holds it.
+const maxTestBytes = 1 << 62
+
+// fill puts the test's summary, intervals and axes into a run. Each line
+// is in range (intervalLine), but the streams of a forged log may add up
+// beyond an int64: that is the error.
+func (t *Test) fill(r *archive.Run) error {
 	r.LocalHost, r.RemoteHost = t.LocalHost, t.RemoteHost
 	r.Rounded = t.Rounded
 	total, ok := t.sum()
 	_, intervals, report := t.totals()
+	over := func(n *int64) bool { return n != nil && *n > maxTestBytes }
+	if ok && (total.Bytes > maxTestBytes || over(total.Lost) || over(total.Total) || over(total.OutOfOrder)) {
+		return fmt.Errorf("lines %d-%d: the streams add up to more than %d bytes or datagrams: not a figure a test measures", t.FirstLine, t.LastLine, int64(maxTestBytes))
+	}
 	m := &r.Summary
 	if ok {
 		bytes := int64(math.Round(total.Bytes))
@@ -155,6 +175,7 @@ func (t *Test) fill(r *archive.Run) {
 			r.Axes["time"] = archive.Axis{Num: f64(d), Label: fmt.Sprint(d) + "s"}
 		}
 	}
+	return nil
 }
 
 func lossOf(m *archive.Summary, l *Line) {

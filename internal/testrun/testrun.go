@@ -47,6 +47,10 @@ func Client(ctx context.Context, c *testdef.Client, host string, o Options) (*re
 	if c.ServerCPU != testdef.NoCPU && !c.Iperf3 {
 		return nil, fmt.Errorf("-A %s: a wireperf server runs many tests at once and pins itself for none; give -A n, or --iperf3 against an iperf3 server", c.Affinity)
 	}
+	if c.Iperf3 && o.Auth != nil {
+		// A key is proved in wireperf's handshake, which iperf3 lacks.
+		return nil, fmt.Errorf("%w: --iperf3 with --auth-key-file: an iperf3 server cannot prove it holds the key", auth.ErrFailed)
+	}
 	var file *os.File
 	if c.File != "" {
 		f, err := openDataFile(c.File, c.Spec.ClientSends())
