@@ -93,6 +93,7 @@ func scanTask(sc scanner) (*schedule.Task, error) {
 		return nil, err
 	}
 	t.Class = schedule.Class(class)
+	t.SetDirection(schedule.Direction(direction)) // written from Direction when stored
 	t.Duration, t.Repeat, t.Slip, t.RandomSlip = dur(durMS), dur(repMS), dur(slipMS), dur(rslipMS)
 	t.Start = t.Start.UTC()
 	if until.Valid {
@@ -119,6 +120,7 @@ func scanTask(sc scanner) (*schedule.Task, error) {
 func sameTask(a, b *schedule.Task) bool {
 	x, y := *a, *b
 	for _, t := range []*schedule.Task{&x, &y} {
+		t.ClearDirection() // a function of Args, recorded or not
 		t.Start = t.Start.UTC().Truncate(time.Millisecond)
 		t.Until = t.Until.UTC().Truncate(time.Millisecond)
 		if len(t.Resources) == 0 {

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"container/heap"
 	"context"
 	"crypto/subtle"
 	"encoding/json"
@@ -105,6 +106,12 @@ func (d *Daemon) serve(h handler, needToken bool) http.HandlerFunc {
 			status := http.StatusInternalServerError
 			var he *httpError
 			switch {
+			case ctx.Err() != nil && errors.Is(err, ctx.Err()):
+				// The client went, or the request's time ran out: the work
+				// stopped there. Nobody may be left to read the answer.
+				d.abandoned.Add(1)
+				writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "the request was stopped: " + err.Error()})
+				return
 			case errors.As(err, &he):
 				status = he.status
 			case errors.Is(err, archive.ErrNotFound):
@@ -458,12 +465,17 @@ func (d *Daemon) getSchedule(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	runs, more := UpcomingPage(tasks, q.Get("host"), from, after, end, limit)
+	p, err := UpcomingPage(r.Context(), tasks, q.Get("host"), from, after, end, limit)
+	d.scheduleBuilt.Add(int64(p.Built))
+	if err != nil {
+		return err
+	}
+	runs := p.Runs
 	out := make([]RunJSON, 0, len(runs))
 	for _, sr := range runs {
 		out = append(out, RunToJSON(sr))
 	}
-	if more && len(runs) > 0 {
+	if p.More && len(runs) > 0 {
 		last := runs[len(runs)-1]
 		nq := url.Values{}
 		for k, v := range q {
@@ -484,44 +496,134 @@ func (d *Daemon) getSchedule(w http.ResponseWriter, r *http.Request) error {
 // ("" for every host), by start: what the schedule will do, whether or
 // not a daemon has planned it yet. At most MaxPage runs, the earliest.
 func Upcoming(tasks []*schedule.Task, host string, now time.Time, next time.Duration) []*archive.SchedRun {
-	runs, _ := UpcomingPage(tasks, host, now, "", now.Add(next), MaxPage)
-	return runs
+	p, _ := UpcomingPage(context.Background(), tasks, host, now, "", now.Add(next), MaxPage)
+	return p.Runs
+}
+
+// SchedulePage is one page of the runs to come.
+type SchedulePage struct {
+	Runs []*archive.SchedRun
+	More bool // runs were left out
+	// Built counts the runs the page computed: those it gives, at most
+	// one more, and those of each task that a page boundary or a random
+	// slip passed over (a few a task). It is the page's cost, whatever
+	// the tasks' repeats and the window.
+	Built int
 }
 
 // UpcomingPage is one page of Upcoming: at most limit runs that start in
 // [from, end), by start and then ID, after the run named after (which
-// starts at from) when after is set; more says whether runs were left
-// out. It holds at most about twice limit runs at any time, whatever the
-// tasks plan.
-func UpcomingPage(tasks []*schedule.Task, host string, from time.Time, after string, end time.Time, limit int) (page []*archive.SchedRun, more bool) {
+// starts at from) when after is set. The tasks' runs are merged by start
+// (a heap of the tasks, by the earliest instant each can still start a
+// run at, and one of the runs built and not yet given), so a page builds
+// about limit runs and a few a task, not limit a task. It stops with
+// ctx's error when ctx ends (the client went), looking every
+// ctxEvery runs or tasks.
+func UpcomingPage(ctx context.Context, tasks []*schedule.Task, host string, from time.Time, after string, end time.Time, limit int) (SchedulePage, error) {
+	var p SchedulePage
 	if !end.After(from) || limit <= 0 {
-		return nil, false
+		return p, nil
 	}
-	keep := limit + 1 // one more than the page, to know if there is more
-	var out []*archive.SchedRun
-	for _, t := range tasks {
-		var runs []schedule.Run
-		if host == "" || t.Source == host {
-			runs = schedule.Next(t, from, end.Sub(from), keep+1)
-		} else {
-			runs = schedule.NextTo(t, host, from, end.Sub(from), keep+1) // a rotating task's runs to host alone
+	walks := make(walkHeap, 0, len(tasks))
+	for i, t := range tasks {
+		if i%ctxEvery == 0 && ctx.Err() != nil {
+			return p, ctx.Err()
 		}
-		for _, r := range runs {
-			if after != "" && r.Planned.Equal(from) && r.ID <= after {
+		var w *schedule.Runs
+		if host == "" || t.Source == host {
+			w = t.RunsIn(from, end)
+		} else {
+			w = t.RunsTo(host, from, end) // a rotating task's runs to host alone
+		}
+		if floor, ok := w.Floor(); ok {
+			walks = append(walks, taskWalk{t: t, w: w, floor: floor})
+		}
+	}
+	heap.Init(&walks)
+	var built builtHeap
+	for step := 1; len(p.Runs) <= limit; step++ { // one more than the page, to know if there is more
+		if step%ctxEvery == 0 && ctx.Err() != nil {
+			return p, ctx.Err()
+		}
+		// The earliest run built is the next of the page when no task can
+		// still start one before it (nor at its instant: the ID decides).
+		if len(built) > 0 && (len(walks) == 0 || built[0].r.Planned.Before(walks[0].floor)) {
+			b := heap.Pop(&built).(builtRun)
+			if after != "" && b.r.Planned.Equal(from) && b.r.ID <= after {
 				continue
 			}
-			out = append(out, archive.NewSchedRun(t, r))
+			p.Runs = append(p.Runs, archive.NewSchedRun(b.t, b.r))
+			continue
 		}
-		if len(out) > 2*keep {
-			sortRuns(out)
-			out = out[:keep]
+		if len(walks) == 0 {
+			break
+		}
+		tw := &walks[0]
+		if r, ok := tw.w.Next(); ok {
+			heap.Push(&built, builtRun{t: tw.t, r: r})
+			p.Built++
+		}
+		if floor, ok := tw.w.Floor(); ok {
+			tw.floor = floor
+			heap.Fix(&walks, 0)
+		} else {
+			heap.Pop(&walks)
 		}
 	}
-	sortRuns(out)
-	if len(out) > limit {
-		return out[:limit], true
+	if len(p.Runs) > limit {
+		p.Runs, p.More = p.Runs[:limit], true
 	}
-	return out, false
+	return p, nil
+}
+
+// ctxEvery is how many tasks, or steps of its merge (a run built or
+// given), UpcomingPage takes between two looks at its context: some
+// microseconds' work.
+const ctxEvery = 64
+
+// taskWalk is a task's runs still to merge, and the earliest instant
+// the next of them can start.
+type taskWalk struct {
+	t     *schedule.Task
+	w     *schedule.Runs
+	floor time.Time
+}
+
+type walkHeap []taskWalk
+
+func (h walkHeap) Len() int           { return len(h) }
+func (h walkHeap) Less(i, j int) bool { return h[i].floor.Before(h[j].floor) }
+func (h walkHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *walkHeap) Push(x any)        { *h = append(*h, x.(taskWalk)) }
+func (h *walkHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// builtRun is a run built and not yet on the page.
+type builtRun struct {
+	t *schedule.Task
+	r schedule.Run
+}
+
+type builtHeap []builtRun
+
+func (h builtHeap) Len() int { return len(h) }
+func (h builtHeap) Less(i, j int) bool {
+	if !h[i].r.Planned.Equal(h[j].r.Planned) {
+		return h[i].r.Planned.Before(h[j].r.Planned)
+	}
+	return h[i].r.ID < h[j].r.ID
+}
+func (h builtHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *builtHeap) Push(x any)   { *h = append(*h, x.(builtRun)) }
+func (h *builtHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 func (d *Daemon) postSchedule(w http.ResponseWriter, r *http.Request) error {

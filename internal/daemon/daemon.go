@@ -213,6 +213,10 @@ type Daemon struct {
 	// tokenLimit slows wrong API tokens per source address.
 	tokenLimit *auth.FailureLimiter
 	running    sync.WaitGroup // runs in progress, for tests
+	// scheduleBuilt counts the runs /api/schedule's pages built, and
+	// abandoned the requests a handler stopped because the client went:
+	// the API's cost, seen in /metrics and by the tests.
+	scheduleBuilt, abandoned atomic.Int64
 }
 
 // New opens the archive (bringing its schema and River's up to date),
@@ -236,6 +240,12 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "wireperf_spooled_runs",
 			Help: "Runs that ended while the archive was unreachable, waiting in this daemon's spool to be recorded."},
 			func() float64 { return float64(d.spool.count()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "wireperf_api_schedule_runs_built_total",
+			Help: "Runs /api/schedule's pages computed: each page's cost, about its length and a few runs a task."},
+			func() float64 { return float64(d.scheduleBuilt.Load()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "wireperf_api_requests_abandoned_total",
+			Help: "API requests whose work stopped because the client went or the request's time ran out."},
+			func() float64 { return float64(d.abandoned.Load()) }),
 	)
 	dsn, err := PoolerDSN(cfg.DSN, cfg.Host)
 	if err != nil {

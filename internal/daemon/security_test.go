@@ -25,8 +25,9 @@ import (
 const testToken = "0123456789abcdef0123"
 
 type apiClient struct {
-	t   *testing.T
-	url string
+	t      *testing.T
+	url    string
+	daemon *daemon.Daemon
 }
 
 func (c apiClient) do(method, path, body string) (int, http.Header, string) {
@@ -48,7 +49,7 @@ func apiDaemon(t *testing.T) apiClient {
 	t.Cleanup(func() { start(t, d)() })
 	srv := httptest.NewServer(d.Mux())
 	t.Cleanup(srv.Close)
-	return apiClient{t, srv.URL}
+	return apiClient{t, srv.URL, d}
 }
 
 // A task's test line and destination are data: the line a review used
@@ -216,7 +217,7 @@ func TestAPIShedsIdleAndSlowConnections(t *testing.T) {
 		}
 	}
 	began := time.Now()
-	c := apiClient{t, "http://" + addr}
+	c := apiClient{t, "http://" + addr, d}
 	code, _, out := c.do("GET", "/api/tasks", "")
 	took := time.Since(began)
 	if code != http.StatusOK {

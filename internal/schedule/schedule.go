@@ -92,6 +92,12 @@ type Task struct {
 	Group string
 
 	Thresholds Thresholds // how the grid colours this test's results
+
+	// dir is the test's direction, read where the task enters (Validate,
+	// or the archive's stored column through SetDirection) so that the
+	// API's listings of thousands of runs don't parse the line again for
+	// each (21 µs a run).
+	dir Direction
 }
 
 // Destination is one of a rotating task's destinations.
@@ -177,10 +183,31 @@ type Thresholds struct {
 // so -uR is reverse and --reverse=false is not. A line that doesn't
 // parse is Forward.
 func (t *Task) Direction() Direction {
+	if t.dir != "" {
+		return t.dir
+	}
 	m, err := testdef.ParseLine(t.Args)
 	if err != nil {
 		return Forward
 	}
+	return directionOf(m)
+}
+
+// SetDirection records the test's direction as read where the task
+// entered (the archive's column, written from Direction): a value not a
+// Direction is ignored, and the line is parsed when asked.
+func (t *Task) SetDirection(d Direction) {
+	switch d {
+	case Forward, Reverse, Bidir:
+		t.dir = d
+	}
+}
+
+// ClearDirection forgets the recorded direction, for comparing tasks
+// by their definition alone.
+func (t *Task) ClearDirection() { t.dir = "" }
+
+func directionOf(m testdef.Test) Direction {
 	switch m.Direction() {
 	case testdef.Bidir:
 		return Bidir
@@ -244,9 +271,11 @@ func (t *Task) Validate() error {
 	// The test line and the destination are data: a line of measurement
 	// flags and a host, never a command line (package testline), read as
 	// the test's command reads it (package testdef).
-	if _, err := testdef.ParseLine(t.Args); err != nil {
+	m, err := testdef.ParseLine(t.Args)
+	if err != nil {
 		return fmt.Errorf("test: %v", err)
 	}
+	t.dir = directionOf(m)
 	if t.DestAddr != "" {
 		if _, err := testline.ParseDest(t.DestAddr); err != nil {
 			return fmt.Errorf("dest_addr: %v", err)
@@ -427,48 +456,45 @@ func (t *Task) firstFrom(now time.Time) int {
 // it yet. Its cost is bounded by max whatever the task's repeat and the
 // horizon. A paused task has none.
 func Next(t *Task, from time.Time, horizon time.Duration, max int) []Run {
-	if t.Paused || max <= 0 {
-		return nil
-	}
-	// A run whose base instant is up to RandomSlip before from may still
-	// start at or after it.
-	return t.runsFrom(t.firstFrom(from.Add(-t.RandomSlip)), 1, from, from.Add(horizon), max)
-}
-
-// runsFrom is the runs seq, seq+step, seq+2·step … planned in [from,
-// end), at most max of them.
-func (t *Task) runsFrom(seq, step int, from, end time.Time, max int) []Run {
-	var out []Run
-	for ; len(out) < max; seq += step {
-		r, ok := t.At(seq)
-		if !ok {
-			break
-		}
-		if r.Planned.Before(from) {
-			continue
-		}
-		// Runs start in seq order up to RandomSlip apart; once a base
-		// instant is at or past the end, none later starts before it.
-		if !r.Planned.Before(end) {
-			if !t.base(seq).Before(end) {
-				break
-			}
-			continue
-		}
-		out = append(out, r)
-	}
-	return out
+	return t.RunsIn(from, from.Add(horizon)).take(max)
 }
 
 // NextTo is Next for t's runs to host alone: of a rotating task, those
 // to that one of its destinations (one run in len(Dests)), found without
 // walking the others; of a task of one destination, all of them or none.
 func NextTo(t *Task, host string, from time.Time, horizon time.Duration, max int) []Run {
+	return t.RunsTo(host, from, from.Add(horizon)).take(max)
+}
+
+// Runs walks a task's runs that start in [from, end), by seq, one at a
+// time: what merges thousands of tasks' runs by start without building
+// more of them than the merge takes (the daemon's /api/schedule).
+type Runs struct {
+	t         *Task
+	seq, step int
+	from, end time.Time
+	done      bool
+}
+
+// RunsIn walks the runs of Next: every one of the task's runs in
+// [from, end). A paused task has none.
+func (t *Task) RunsIn(from, end time.Time) *Runs {
+	if t.Paused {
+		return &Runs{done: true}
+	}
+	// A run whose base instant is up to RandomSlip before from may still
+	// start at or after it.
+	return &Runs{t: t, seq: t.firstFrom(from.Add(-t.RandomSlip)), step: 1, from: from, end: end}
+}
+
+// RunsTo walks the runs of NextTo: those of the task's runs in [from,
+// end) that go to host.
+func (t *Task) RunsTo(host string, from, end time.Time) *Runs {
 	if len(t.Dests) == 0 {
 		if t.Dest != host {
-			return nil
+			return &Runs{done: true}
 		}
-		return Next(t, from, horizon, max)
+		return t.RunsIn(from, end)
 	}
 	j := -1
 	for i, d := range t.Dests {
@@ -477,16 +503,77 @@ func NextTo(t *Task, host string, from time.Time, horizon time.Duration, max int
 			break
 		}
 	}
-	if j < 0 || t.Paused || max <= 0 {
-		return nil
+	if j < 0 || t.Paused {
+		return &Runs{done: true}
 	}
 	n := len(t.Dests)
-	// Runs to host are seq j, j+n, j+2n …, one every Repeat; as in Next, one
-	// whose base instant is up to RandomSlip before from may still start
-	// at or after it.
+	// Runs to host are seq j, j+n, j+2n …, one every Repeat; as in RunsIn,
+	// one whose base instant is up to RandomSlip before from may still
+	// start at or after it.
 	m := 0
 	if first := t.Start.Add(t.Dests[j].At); from.Add(-t.RandomSlip).After(first) {
 		m = int(from.Add(-t.RandomSlip).Sub(first) / t.Repeat)
 	}
-	return t.runsFrom(j+m*n, n, from, from.Add(horizon), max)
+	return &Runs{t: t, seq: j + m*n, step: n, from: from, end: end}
+}
+
+// Floor is an instant no run still to come starts before (the next
+// seq's base instant: a run starts up to RandomSlip after its base, and
+// bases grow with seq), and false when no run is left.
+func (w *Runs) Floor() (time.Time, bool) {
+	if w.done {
+		return time.Time{}, false
+	}
+	if _, ok := w.t.At(w.seq); !ok {
+		w.done = true
+		return time.Time{}, false
+	}
+	b := w.t.base(w.seq)
+	if !b.Before(w.end) {
+		w.done = true
+		return time.Time{}, false
+	}
+	return b, true
+}
+
+// Next is the next run in [from, end), and false when none is left.
+// Runs planned before from, or at or after end while their base instant
+// is before it (their random slip took them out), are passed over: at
+// most RandomSlip's worth of them at either end.
+func (w *Runs) Next() (Run, bool) {
+	for !w.done {
+		r, ok := w.t.At(w.seq)
+		if !ok {
+			break
+		}
+		seq := w.seq
+		w.seq += w.step
+		if r.Planned.Before(w.from) {
+			continue
+		}
+		// Runs start in seq order up to RandomSlip apart; once a base
+		// instant is at or past the end, none later starts before it.
+		if !r.Planned.Before(w.end) {
+			if !w.t.base(seq).Before(w.end) {
+				break
+			}
+			continue
+		}
+		return r, true
+	}
+	w.done = true
+	return Run{}, false
+}
+
+// take is at most max of the walk's next runs.
+func (w *Runs) take(max int) []Run {
+	var out []Run
+	for len(out) < max {
+		r, ok := w.Next()
+		if !ok {
+			break
+		}
+		out = append(out, r)
+	}
+	return out
 }

@@ -1,0 +1,190 @@
+package daemon_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/wireperf/wireperf/internal/daemon"
+	"github.com/wireperf/wireperf/internal/mesh"
+	"github.com/wireperf/wireperf/internal/schedule"
+)
+
+// sampledMeshFile is docs/daemon.md's sampled mesh of n hosts: each
+// probing 4 partners every minute and testing its throughput to 1 every
+// 10 minutes, 5 rotating tasks a host.
+func sampledMeshFile(n int) string {
+	var b strings.Builder
+	b.WriteString("name: scale\nhosts:\n")
+	names := make([]string, n)
+	for i := range n {
+		names[i] = fmt.Sprintf("h%d", i)
+		fmt.Fprintf(&b, "  %s:\n", names[i])
+	}
+	list := "[" + strings.Join(names, ", ") + "]"
+	fmt.Fprintf(&b, "groups:\n  all: {sampled: {hosts: %s, partners: 4}}\n  one: {sampled: {hosts: [all], partners: 1}}\n", list)
+	b.WriteString("tests:\n  lat: {test: rr -t 5, class: background}\n  meas: {test: client -t 10}\n")
+	b.WriteString("schedules:\n  - {group: all, test: lat, repeat: 1m}\n  - {group: one, test: meas, repeat: 10m}\n")
+	return b.String()
+}
+
+// sampledTasks are the tasks of sampledMeshFile(n) as they enter the
+// archive: checked, their test lines read once.
+func sampledTasks(t testing.TB, n int) []*schedule.Task {
+	m, err := mesh.Parse("scale.yaml", []byte(sampledMeshFile(n)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tasks := m.Tasks()
+	for _, tk := range tasks {
+		if err := tk.Validate(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return tasks
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// The schedule's largest page over docs/daemon.md's 5,000-task mesh
+// builds about a page of runs and a few a task, not a page a task (it
+// built up to limit+2 runs a task, each parsing its test line again: 62 s
+// of CPU for this mesh's default page), and its pages follow one another
+// by start without a gap or a repeat.
+func TestSchedulePageCostIsBounded(t *testing.T) {
+	tasks := sampledTasks(t, 1000)
+	if len(tasks) != 5000 {
+		t.Fatalf("%d tasks, want 5,000", len(tasks))
+	}
+	now := time.Date(2026, 12, 6, 16, 0, 0, 0, time.UTC)
+	end := now.Add(daemon.MaxScheduleWindow)
+	began := cpuTime()
+	p, err := daemon.UpcomingPage(context.Background(), tasks, "", now, "", end, daemon.MaxPage)
+	took := cpuTime() - began
+	if err != nil || len(p.Runs) != daemon.MaxPage || !p.More {
+		t.Fatalf("%d runs, more %v, %v", len(p.Runs), p.More, err)
+	}
+	t.Logf("a page of %d runs over %d tasks and %v: %d runs built, %v of CPU", len(p.Runs), len(tasks), daemon.MaxScheduleWindow, p.Built, took)
+	if bound := daemon.MaxPage + 1 + 2*len(tasks); p.Built > bound {
+		t.Fatalf("built %d runs for a page of %d, over %d (the page, and two a task)", p.Built, daemon.MaxPage, bound)
+	}
+	for i := 1; i < len(p.Runs); i++ {
+		a, b := p.Runs[i-1], p.Runs[i]
+		if b.Planned.Before(a.Planned) || (b.Planned.Equal(a.Planned) && b.ID <= a.ID) {
+			t.Fatalf("run %d (%s at %v) after %s at %v", i, b.ID, b.Planned, a.ID, a.Planned)
+		}
+	}
+	// The next page starts after the last run given, and is the same as
+	// the runs of a page twice as long.
+	last := p.Runs[len(p.Runs)-1]
+	next, err := daemon.UpcomingPage(context.Background(), tasks, "", last.Planned, last.ID, end, 100)
+	both, err2 := daemon.UpcomingPage(context.Background(), tasks, "", now, "", end, daemon.MaxPage+100)
+	if err != nil || err2 != nil || len(next.Runs) != 100 {
+		t.Fatalf("next page: %d runs, %v %v", len(next.Runs), err, err2)
+	}
+	for i, r := range next.Runs {
+		if want := both.Runs[daemon.MaxPage+i]; r.ID != want.ID {
+			t.Fatalf("next page's run %d: %s, want %s", i, r.ID, want.ID)
+		}
+	}
+	// One host's page walks that host's tasks' runs and the runs to it.
+	hp, err := daemon.UpcomingPage(context.Background(), tasks, "h7", now, "", now.Add(time.Hour), daemon.MaxPage)
+	if err != nil || len(hp.Runs) == 0 || hp.More {
+		t.Fatalf("h7: %d runs, more %v, %v", len(hp.Runs), hp.More, err)
+	}
+	for _, r := range hp.Runs {
+		if r.Source != "h7" && r.Dest != "h7" {
+			t.Fatalf("h7's page has %s → %s", r.Source, r.Dest)
+		}
+		if r.Direction != string(schedule.Forward) {
+			t.Fatalf("%s: direction %q", r.ID, r.Direction)
+		}
+	}
+}
+
+// cancelAfter is a context that ends after its Err has been asked n
+// times: a client that goes in the middle of a page.
+type cancelAfter struct {
+	context.Context
+	n, asked atomic.Int64
+}
+
+func (c *cancelAfter) Err() error {
+	if c.asked.Add(1) > c.n.Load() {
+		return context.Canceled
+	}
+	return nil
+}
+
+// A page stops within a few dozen runs of its client going (it went on
+// for minutes after the client hung up).
+func TestSchedulePageStopsWhenTheClientGoes(t *testing.T) {
+	tasks := sampledTasks(t, 1000)
+	now := time.Date(2026, 12, 6, 16, 0, 0, 0, time.UTC)
+	whole, err := daemon.UpcomingPage(context.Background(), tasks, "", now, "", now.Add(daemon.MaxScheduleWindow), daemon.MaxPage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, asks := range []int64{0, 1, 80, 150} {
+		ctx := &cancelAfter{Context: context.Background()}
+		ctx.n.Store(asks)
+		p, err := daemon.UpcomingPage(ctx, tasks, "", now, "", now.Add(daemon.MaxScheduleWindow), daemon.MaxPage)
+		if err != context.Canceled {
+			t.Fatalf("cancelled after %d looks: %v", asks, err)
+		}
+		// The tasks are looked at every 64, then the merge's steps every 64.
+		if limit := int(asks) * 64; p.Built > limit {
+			t.Fatalf("cancelled after %d looks: built %d runs, over %d", asks, p.Built, limit)
+		}
+		if p.Built >= whole.Built {
+			t.Fatalf("cancelled after %d looks: built the whole page's %d runs", asks, whole.Built)
+		}
+	}
+}
+
+// Over HTTP, a request whose client has gone is stopped and counted, and
+// the answer at the largest page is a page, under 10 MB.
+func TestScheduleAPIAtScale(t *testing.T) {
+	c := apiDaemon(t)
+	code, _, out := c.do("POST", "/api/schedule", sampledMeshFile(1000))
+	if code != http.StatusOK {
+		t.Fatalf("applying: %d %s", code, out)
+	}
+	d := c.daemon
+	began, builtBefore := cpuTime(), func() int64 { b, _ := d.APIWork(); return b }()
+	code, _, out = c.do("GET", fmt.Sprintf("/api/schedule?limit=%d&next=168h", daemon.MaxPage), "")
+	took := cpuTime() - began
+	var page []daemon.RunJSON
+	if code != http.StatusOK || json.Unmarshal([]byte(out), &page) != nil || len(page) != daemon.MaxPage {
+		t.Fatalf("%d, %d runs", code, len(page))
+	}
+	built, _ := d.APIWork()
+	t.Logf("/api/schedule?limit=%d&next=168h over 5,000 tasks: %d runs built, %d bytes, %v of CPU (the tasks' load included)",
+		daemon.MaxPage, built-builtBefore, len(out), took)
+	if built-builtBefore > int64(daemon.MaxPage+1+2*5000) {
+		t.Fatalf("built %d runs", built-builtBefore)
+	}
+	if len(out) > 10<<20 {
+		t.Fatalf("answer of %d bytes", len(out))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	req := httptest.NewRequest("GET", "/api/schedule?limit=10000&next=168h", nil).WithContext(ctx)
+	rec := httptest.NewRecorder()
+	_, abandonedBefore := d.APIWork()
+	d.Mux().ServeHTTP(rec, req)
+	if _, abandoned := d.APIWork(); abandoned != abandonedBefore+1 || rec.Code != http.StatusServiceUnavailable {
+		t.Fatalf("a request whose client went: %d, abandoned %d → %d", rec.Code, abandonedBefore, abandoned)
+	}
+}
