@@ -205,6 +205,7 @@ type Daemon struct {
 	apiLn   net.Listener
 	metrics *meshmetrics.Metrics
 	lastRun lastResults  // the grid's copy of each pair's last run (gridcache.go)
+	tasks   taskList     // the API's and the views' copy of the tasks (taskcache.go)
 	conns   *connTracker // the API's connections (nil before Run)
 	spool   spool        // results waiting for the archive
 	// archiveUp is whether the archive answered last time it was asked.

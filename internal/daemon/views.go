@@ -34,7 +34,7 @@ type meshView struct {
 // meshView is the view of the tasks whose source is source; "" for
 // every task.
 func (d *Daemon) meshView(ctx context.Context, source string) (meshView, []*schedule.Task, error) {
-	tasks, err := d.store.Tasks(ctx, source)
+	tasks, err := d.tasksOf(ctx, source)
 	if err != nil {
 		return meshView{}, nil, err
 	}
