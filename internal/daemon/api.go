@@ -47,10 +47,15 @@ func (d *Daemon) Mux() *http.ServeMux {
 	mux.HandleFunc("GET /api/schedule", d.read(d.getSchedule))
 	mux.HandleFunc("POST /api/schedule", d.write(d.postSchedule))
 	mux.Handle("GET /metrics", d.readable(d.metrics.Handler()))
-	mux.Handle("GET /grid", d.readable(grid.Handler(d.gridView)))
+	mux.Handle("GET /grid", d.readable(grid.CachedHandler(d.gridView, gridPageTTL, d.cfg.Clock.Now)))
 	mux.Handle("GET /grid/block", d.readable(grid.BlockHandler(d.gridBlock)))
 	return mux
 }
+
+// gridPageTTL is how long the daemon shows one drawing of /grid: half
+// the page's own refresh, so a watcher sees each minute's results, and
+// the page costs its drawing at most twice a minute whoever loads it.
+const gridPageTTL = 30 * time.Second
 
 // maxBody bounds a request's body: a mesh file of thousands of hosts
 // fits.

@@ -204,10 +204,12 @@ type Daemon struct {
 	srv     *server.Server
 	apiLn   net.Listener
 	metrics *meshmetrics.Metrics
-	lastRun lastResults  // the grid's copy of each pair's last run (gridcache.go)
-	tasks   taskList     // the API's and the views' copy of the tasks (taskcache.go)
-	conns   *connTracker // the API's connections (nil before Run)
-	spool   spool        // results waiting for the archive
+	lastRun lastResults // the grid's copy of each pair's last run (gridcache.go)
+	tasks   taskList    // the API's and the views' copy of the tasks (taskcache.go)
+	baseMu  sync.Mutex
+	base    gridBaseCache // the grid's hosts, groups and pairs of that copy
+	conns   *connTracker  // the API's connections (nil before Run)
+	spool   spool         // results waiting for the archive
 	// archiveUp is whether the archive answered last time it was asked.
 	archiveUp atomic.Bool
 	lastDown  atomic.Int64 // when it last did not answer (Unix ns; 0: never)
