@@ -85,17 +85,25 @@ func (d *Daemon) authorized(r *http.Request) bool {
 
 func (d *Daemon) serve(h handler, needToken bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if needToken {
-			// Wrong tokens are slowed per source, as wrong keys are: a
-			// source whose bucket is empty is answered 429 before its token
-			// is looked at, and only its first refusal is logged.
+		// Requests without a valid token are slowed per source, in one
+		// bucket for wrong tokens (as wrong keys are) and one for reads
+		// made without one: a source whose bucket is empty is answered 429
+		// before its token is looked at, and only its first wrong token is
+		// logged. A token holder costs nothing.
+		if !d.authorized(r) {
 			src, now := remoteHost(r.RemoteAddr), d.cfg.Clock.Now()
-			if !d.tokenLimit.Allow(src, now) {
+			limit, what := d.tokenLimit, "too many wrong tokens from this address: slow down"
+			if !needToken {
+				limit, what = d.readLimit, "too many reads without a token from this address: slow down, or send the token"
+			}
+			if !limit.Allow(src, now) {
 				w.Header().Set("Retry-After", "1")
-				writeJSON(w, http.StatusTooManyRequests, map[string]string{"error": "too many wrong tokens from this address: slow down"})
+				writeJSON(w, http.StatusTooManyRequests, map[string]string{"error": what})
 				return
 			}
-			if !d.authorized(r) {
+			if !needToken {
+				limit.Fail(src, now) // a read without a token spends one
+			} else {
 				if d.tokenLimit.Fail(src, now) {
 					d.log.Warn("API request refused: no valid bearer token (further refusals of this address are not logged)",
 						"method", r.Method, "path", r.URL.Path, "remote", r.RemoteAddr)

@@ -193,6 +193,14 @@ func QueueName(host string) string {
 	return b.String()
 }
 
+// Reads without a token from one address: a grid page and its blocks,
+// a Prometheus scrape, a script paging through the tasks, at once, then
+// ReadRate a second.
+const (
+	ReadBurst = 60
+	ReadRate  = 10
+)
+
 // Daemon is a running daemon.
 type Daemon struct {
 	cfg   Config
@@ -215,7 +223,10 @@ type Daemon struct {
 	lastDown  atomic.Int64 // when it last did not answer (Unix ns; 0: never)
 	// tokenLimit slows wrong API tokens per source address.
 	tokenLimit *auth.FailureLimiter
-	running    sync.WaitGroup // runs in progress, for tests
+	// readLimit slows reads without a token per source address: a burst
+	// of ReadBurst, then ReadRate a second.
+	readLimit *auth.FailureLimiter
+	running   sync.WaitGroup // runs in progress, for tests
 	// scheduleBuilt counts the runs /api/schedule's pages built, and
 	// abandoned the requests a handler stopped because the client went:
 	// the API's cost, seen in /metrics and by the tests.
@@ -229,7 +240,8 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 	if err := cfg.fill(); err != nil {
 		return nil, err
 	}
-	d := &Daemon{cfg: cfg, log: cfg.Logger.With("host", cfg.Host), spool: spool{cfg.SpoolDir}, tokenLimit: auth.NewFailureLimiter()}
+	d := &Daemon{cfg: cfg, log: cfg.Logger.With("host", cfg.Host), spool: spool{cfg.SpoolDir}, tokenLimit: auth.NewFailureLimiter(),
+		readLimit: &auth.FailureLimiter{Burst: ReadBurst, Rate: ReadRate, MaxSources: auth.DefaultMaxSources}}
 	d.metrics = meshmetrics.New(d.metricsSnapshot, meshmetrics.DefaultTimeout)
 	d.metrics.Registry().MustRegister(
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "wireperf_archive_up",

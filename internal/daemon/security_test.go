@@ -269,3 +269,42 @@ func TestWrongTokensAreSlowed(t *testing.T) {
 		t.Fatalf("50 wrong tokens at once: %v", codes)
 	}
 }
+
+// Reads without a token are slowed per address as wrong tokens are:
+// after a burst of ReadBurst (on a clock that stands still) an address
+// is answered 429, while a token holder and other addresses are served.
+func TestTokenlessReadsAreSlowed(t *testing.T) {
+	dsn := archivetest.Backends(t)["sqlite"]
+	clock := newFakeClock(time.Date(2026, 12, 6, 16, 0, 0, 0, time.UTC))
+	d := newDaemon(t, "a", dsn, false, func(c *daemon.Config) { c.Token = testToken; c.Clock = clock })
+	t.Cleanup(func() { start(t, d)() })
+	mux := d.Mux()
+	read := func(addr, token string) int {
+		req := httptest.NewRequest("GET", "/api/runs", nil)
+		req.RemoteAddr = addr
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		rec := httptest.NewRecorder()
+		mux.ServeHTTP(rec, req)
+		return rec.Code
+	}
+	for i := range daemon.ReadBurst {
+		if code := read("192.0.2.7:1000", ""); code != http.StatusOK {
+			t.Fatalf("read %d: %d", i, code)
+		}
+	}
+	if code := read("192.0.2.7:1001", ""); code != http.StatusTooManyRequests {
+		t.Fatalf("read past the burst: %d, want 429", code)
+	}
+	if code := read("192.0.2.7:1002", testToken); code != http.StatusOK {
+		t.Fatalf("a token holder at the same address: %d", code)
+	}
+	if code := read("192.0.2.8:1000", ""); code != http.StatusOK {
+		t.Fatalf("another address: %d", code)
+	}
+	clock.set(clock.Now().Add(time.Second))
+	if code := read("192.0.2.7:1003", ""); code != http.StatusOK {
+		t.Fatalf("a second later: %d", code)
+	}
+}
