@@ -435,6 +435,47 @@ func RunToJSON(r *archive.SchedRun) RunJSON {
 	return j
 }
 
+// CoarseReason is a failed run's reason as a reader without the token
+// sees it: the child's last line told a closed port from a database from
+// an HTTP server (a port-scan oracle through /api/runs), so it is cut to
+// "refused by target", "timed out", "unreachable" or "failed". The
+// reasons the daemon writes itself (missed, aborted, started late) name
+// only the schedule and stay.
+func CoarseReason(state, reason string) string {
+	if state != archive.StateFailed || reason == "" {
+		return reason
+	}
+	l := strings.ToLower(reason)
+	switch {
+	case strings.Contains(l, "refused") || strings.Contains(l, "reset by peer") || strings.Contains(l, "authentication") ||
+		strings.Contains(l, "not a wireperf") || strings.Contains(l, "greeting") || strings.Contains(l, "handshake"):
+		return "refused by target"
+	case strings.Contains(l, "timed out") || strings.Contains(l, "timeout") || strings.Contains(l, "deadline"):
+		return "timed out"
+	case strings.Contains(l, "unreachable") || strings.Contains(l, "no route"):
+		return "unreachable"
+	}
+	return "failed"
+}
+
+// reasonFor is a run's reason for r's reader: whole with the token,
+// coarse without.
+func (d *Daemon) reasonFor(r *http.Request, state, reason string) string {
+	if d.authorized(r) {
+		return reason
+	}
+	return CoarseReason(state, reason)
+}
+
+// viewReason is a run's reason on the views (/grid), which one drawing
+// shows every reader: whole only when every reader has the token.
+func (d *Daemon) viewReason(state, reason string) string {
+	if d.cfg.ReadsNeedToken {
+		return reason
+	}
+	return CoarseReason(state, reason)
+}
+
 // maxRuns bounds one answer.
 const maxRuns = 10000
 
@@ -461,7 +502,9 @@ func (d *Daemon) getRuns(w http.ResponseWriter, r *http.Request) error {
 	}
 	out := []RunJSON{}
 	for _, sr := range runs {
-		out = append(out, RunToJSON(sr))
+		j := RunToJSON(sr)
+		j.Reason = d.reasonFor(r, j.State, j.Reason)
+		out = append(out, j)
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil

@@ -188,7 +188,7 @@ func (d *Daemon) addLastCells(ctx context.Context, g *grid.Grid, rotating time.D
 		return g.Scheduled[grid.PairKey{Src: k.Source, Dst: k.Dest, Test: k.Test}]
 	}, func(k archive.PairKey, p archive.PairStatus) {
 		if keep(k) {
-			g.Cells = append(g.Cells, grid.Cell{Figures: lastFigures(p), State: p.State, Reason: p.Reason})
+			g.Cells = append(g.Cells, grid.Cell{Figures: lastFigures(p), State: p.State, Reason: d.viewReason(p.State, p.Reason)})
 		}
 	})
 }
@@ -217,6 +217,9 @@ func (d *Daemon) gridView(ctx context.Context) (grid.Grid, error) {
 	changes, err := d.store.Paths(ctx, archive.PathFilter{ChangedOnly: true, Since: since})
 	if err != nil {
 		return grid.Grid{}, err
+	}
+	for i := range hist {
+		hist[i].Reason = d.viewReason(hist[i].State, hist[i].Reason)
 	}
 	addHistories(&g, hist, changes, traces)
 	return g, nil
@@ -262,6 +265,9 @@ func (d *Daemon) gridBlock(r *http.Request) (grid.Grid, error) {
 	changes, err := d.store.BlockPathChanges(ctx, from, to, since)
 	if err != nil {
 		return grid.Grid{}, err
+	}
+	for i := range hist {
+		hist[i].Reason = d.viewReason(hist[i].State, hist[i].Reason)
 	}
 	addHistories(&g, hist, changes, traces)
 	return g, nil
