@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/wireperf/wireperf/internal/testdef"
 	"github.com/wireperf/wireperf/internal/testline"
@@ -231,8 +233,36 @@ func (t *Task) ReservedResources() []string {
 	return []string{HostResource(t.Source), HostResource(t.Dest)}
 }
 
+// MaxNameLen bounds a name: a task's, a mesh's, a group's.
+const MaxNameLen = 200
+
+// CheckName refuses a name that a terminal or a log would not show as
+// it is: control characters (ESC, NUL, CR …), invisible format
+// characters (bidirectional overrides, zero-width ones), bytes that are
+// not UTF-8, and names over MaxNameLen bytes. A mesh file once named
+// itself "\x1b[2J" and `mesh apply` cleared the screen.
+func CheckName(s string) error {
+	if len(s) > MaxNameLen {
+		return fmt.Errorf("%d bytes, over the limit of %d", len(s), MaxNameLen)
+	}
+	if !utf8.ValidString(s) {
+		return errors.New("not UTF-8 text")
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+			return fmt.Errorf("the control character %U: a name is printable text", r)
+		}
+	}
+	return nil
+}
+
 // Validate checks the task's fields, each error naming the field.
 func (t *Task) Validate() error {
+	for _, f := range []struct{ name, v string }{{"name", t.Name}, {"origin", t.Origin}, {"group", t.Group}} {
+		if err := CheckName(f.v); err != nil {
+			return fmt.Errorf("%s: %v", f.name, err)
+		}
+	}
 	switch {
 	case t.Name == "":
 		return errors.New("name: empty")

@@ -342,3 +342,21 @@ func TestLeaseLost(t *testing.T) {
 		t.Error("a lease at its limit (the test's own bound): lost")
 	}
 }
+
+// A task's name, origin and group are printable text: a control
+// character, NUL or a bidirectional override is refused.
+func TestValidateRefusesControlCharactersInNames(t *testing.T) {
+	base := Task{Name: "tput", Source: "a", Dest: "b", Args: []string{"client", "-t", "5"}, Start: time.Unix(0, 0), Duration: 7 * time.Second}
+	if err := base.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"x\x1b[2J", "a\x00b", "t\r[t1 h:1]", "x\u202ey", "\xff"} {
+		for _, set := range []func(*Task){func(t *Task) { t.Name = bad }, func(t *Task) { t.Origin = bad }, func(t *Task) { t.Group = bad }} {
+			tk := base
+			set(&tk)
+			if err := tk.Validate(); err == nil {
+				t.Errorf("%+q accepted: %+v", bad, tk)
+			}
+		}
+	}
+}
