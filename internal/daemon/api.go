@@ -296,7 +296,7 @@ func (d *Daemon) getTasks(w http.ResponseWriter, r *http.Request) error {
 		}
 		limit = n
 	}
-	_, byID, err := d.tasks.get(r.Context(), d.store, d.cfg.Clock.Now())
+	_, byID, err := d.tasks.get(r.Context(), d.store, d.cfg.Clock.Now(), d.log)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -32,7 +33,7 @@ type taskList struct {
 const taskReload = fullReload
 
 // get is every task, in the store's order and by ID.
-func (c *taskList) get(ctx context.Context, store *archive.Store, now time.Time) (tasks, byID []*schedule.Task, err error) {
+func (c *taskList) get(ctx context.Context, store *archive.Store, now time.Time, log *slog.Logger) (tasks, byID []*schedule.Task, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	v, err := store.TasksVersion(ctx)
@@ -42,9 +43,12 @@ func (c *taskList) get(ctx context.Context, store *archive.Store, now time.Time)
 	if c.tasks != nil && v == c.version && now.Sub(c.loadedAt) < taskReload && !now.Before(c.loadedAt) {
 		return c.tasks, c.byID, nil
 	}
-	all, err := store.Tasks(ctx, "")
+	all, bad, err := store.ReadTasks(ctx, "")
 	if err != nil {
 		return nil, nil, err
+	}
+	for _, err := range bad {
+		log.Warn("task not shown: its stored row doesn't decode", "err", err)
 	}
 	ids := slices.Clone(all)
 	slices.SortFunc(ids, func(a, b *schedule.Task) int { return strings.Compare(a.ID, b.ID) })
@@ -55,7 +59,7 @@ func (c *taskList) get(ctx context.Context, store *archive.Store, now time.Time)
 // tasksOf is the tasks whose source is source ("" for all), in the
 // store's order, from the daemon's copy.
 func (d *Daemon) tasksOf(ctx context.Context, source string) ([]*schedule.Task, error) {
-	all, _, err := d.tasks.get(ctx, d.store, d.cfg.Clock.Now())
+	all, _, err := d.tasks.get(ctx, d.store, d.cfg.Clock.Now(), d.log)
 	if err != nil || source == "" {
 		return all, err
 	}
