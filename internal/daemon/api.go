@@ -373,6 +373,22 @@ func (d *Daemon) postTask(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return badRequest("task: %v", err)
 	}
+	if t.ProbeRate() > 0 {
+		// The source's trace tasks together, this one in its stored one's place.
+		others, err := d.store.Tasks(r.Context(), t.Source)
+		if err != nil {
+			return err
+		}
+		all := []*schedule.Task{t}
+		for _, o := range others {
+			if o.ID != t.ID {
+				all = append(all, o)
+			}
+		}
+		if err := schedule.CheckProbeRates(all); err != nil {
+			return badRequest("task: %v", err)
+		}
+	}
 	c, err := d.store.PutTask(r.Context(), t, d.cfg.Clock.Now())
 	if err != nil {
 		return err

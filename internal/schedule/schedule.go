@@ -306,12 +306,87 @@ func (t *Task) Validate() error {
 		return fmt.Errorf("test: %v", err)
 	}
 	t.dir = directionOf(m)
+	if m.Trace != nil {
+		if r := t.probeRate(m); r > MaxTraceTaskRate {
+			per := m.Trace.Cfg.MaxHops * m.Trace.Cfg.Probes
+			return fmt.Errorf("test: a trace of up to %d probes (--max-hops × --probes) %s is %.3g probes a second, over a task's limit of %d: repeat it every %v or more, or probe fewer hops",
+				per, t.runsText(), r, MaxTraceTaskRate, time.Duration(float64(per*max(1, len(t.Dests)))/MaxTraceTaskRate*float64(time.Second)).Round(time.Second))
+		}
+	}
 	if t.DestAddr != "" {
 		if _, err := testline.ParseDest(t.DestAddr); err != nil {
 			return fmt.Errorf("dest_addr: %v", err)
 		}
 	}
 	return t.validateDests()
+}
+
+// Bounds of the probes trace tasks send, averaged over their repeat: a
+// task's (a trace at its largest, 64 hops × 10 probes, every 64 s), and
+// a source host's over all its trace tasks (CheckProbeRates). Each trace
+// also paces its own probes (trace.MaxProbeRate a second).
+const (
+	MaxTraceTaskRate = 10
+	MaxTraceHostRate = 50
+)
+
+// ProbeRate is the probes a second a trace task sends at most, averaged
+// over its repeat: 0 for another test, or one that runs once.
+func (t *Task) ProbeRate() float64 {
+	m, err := testdef.ParseLine(t.Args)
+	if err != nil || m.Trace == nil {
+		return 0
+	}
+	return t.probeRate(m)
+}
+
+func (t *Task) probeRate(m testdef.Test) float64 {
+	if t.Repeat <= 0 {
+		return 0
+	}
+	per := float64(m.Trace.Cfg.MaxHops * m.Trace.Cfg.Probes * max(1, len(t.Dests)))
+	return per / t.Repeat.Seconds()
+}
+
+func (t *Task) runsText() string {
+	if len(t.Dests) > 1 {
+		return fmt.Sprintf("%d times every %v", len(t.Dests), t.Repeat)
+	}
+	return fmt.Sprintf("every %v", t.Repeat)
+}
+
+// CheckProbeRates refuses tasks whose trace tasks from one source send
+// over MaxTraceHostRate probes a second between them.
+func CheckProbeRates(tasks []*Task) error {
+	by := map[string]float64{}
+	models := map[string]*testdef.Test{} // a mesh's tasks share a few lines
+	for _, t := range tasks {
+		if len(t.Args) == 0 || t.Args[0] != string(testdef.KindTrace) {
+			continue
+		}
+		line := strings.Join(t.Args, "\x00")
+		m, seen := models[line]
+		if !seen {
+			if p, err := testdef.ParseLine(t.Args); err == nil && p.Trace != nil {
+				m = &p
+			}
+			models[line] = m
+		}
+		if m != nil {
+			by[t.Source] += t.probeRate(*m)
+		}
+	}
+	hosts := make([]string, 0, len(by))
+	for h := range by {
+		hosts = append(hosts, h)
+	}
+	sort.Strings(hosts)
+	for _, h := range hosts {
+		if by[h] > MaxTraceHostRate {
+			return fmt.Errorf("host %s: its trace tasks send %.3g probes a second, over a host's limit of %d: repeat them less often", h, by[h], MaxTraceHostRate)
+		}
+	}
+	return nil
 }
 
 // validateDests checks a rotating task's destinations.
