@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/wireperf/wireperf/internal/schedule"
 )
@@ -42,6 +43,55 @@ func TestReadTasksSkipsARowThatDoesNotDecode(t *testing.T) {
 			}
 			if _, err := s.Tasks(ctx, "a"); !errors.As(err, &be) {
 				t.Fatalf("Tasks: %v, want the bad row's error", err)
+			}
+		})
+	}
+}
+
+// The tasks' version changes with every change a reader's copy must
+// see: a task added, updated, paused or removed.
+func TestTasksVersionChangesWithTheTasks(t *testing.T) {
+	t.Parallel()
+	for name, dsn := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			s := open(t, dsn)
+			version := func() TasksVersion {
+				t.Helper()
+				v, err := s.TasksVersion(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return v
+			}
+			seen := map[TasksVersion]string{version(): "empty"}
+			check := func(what string) {
+				t.Helper()
+				v := version()
+				if before, ok := seen[v]; ok {
+					t.Fatalf("%s: the version %+v is %s's", what, v, before)
+				}
+				seen[v] = what
+			}
+			tk := schedTask("tput", "a", "b")
+			if _, err := s.PutTask(ctx, tk, s0); err != nil {
+				t.Fatal(err)
+			}
+			check("added")
+			tk.Repeat = time.Minute
+			if _, err := s.PutTask(ctx, tk, s0.Add(time.Second)); err != nil {
+				t.Fatal(err)
+			}
+			check("updated")
+			if err := s.SetPaused(ctx, tk.ID, true, s0.Add(2*time.Second)); err != nil {
+				t.Fatal(err)
+			}
+			check("paused")
+			if err := s.DeleteTask(ctx, tk.ID); err != nil {
+				t.Fatal(err)
+			}
+			if v := version(); v.Count != 0 {
+				t.Fatalf("removed: %+v", v)
 			}
 		})
 	}
