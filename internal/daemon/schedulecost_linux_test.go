@@ -203,7 +203,7 @@ func TestAPIAtScale(t *testing.T) {
 		t.Fatalf("%d, %d runs", code, len(page))
 	}
 	built, _ := d.APIWork()
-	t.Logf("/api/schedule?limit=%d&next=168h over 5,000 tasks: %d runs built, %d bytes, %v of CPU (the tasks' load included)",
+	t.Logf("/api/schedule?limit=%d&next=168h over 5,000 tasks: %d runs built, %d bytes, %v of process CPU (the tasks' copy loaded before)",
 		daemon.MaxPage, built-builtBefore, len(out), took)
 	if built-builtBefore > int64(daemon.MaxPage+1+2*5000) {
 		t.Fatalf("built %d runs", built-builtBefore)
