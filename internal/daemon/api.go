@@ -1,6 +1,8 @@
 package daemon
 
 import (
+	"bytes"
+	"container/heap"
 	"context"
 	"crypto/subtle"
 	"encoding/json"
@@ -10,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -24,7 +27,7 @@ import (
 // Mux is the daemon's HTTP handlers, all in one place: the JSON API
 // here, and the views of views.go.
 //
-//	GET    /api/tasks                    the tasks
+//	GET    /api/tasks?source=&after=&limit=  the tasks, a page at a time
 //	POST   /api/tasks                    add or update one task (JSON)      token
 //	DELETE /api/tasks/{id}               remove a task                      token
 //	POST   /api/tasks/{id}/pause|resume                                     token
@@ -44,10 +47,15 @@ func (d *Daemon) Mux() *http.ServeMux {
 	mux.HandleFunc("GET /api/schedule", d.read(d.getSchedule))
 	mux.HandleFunc("POST /api/schedule", d.write(d.postSchedule))
 	mux.Handle("GET /metrics", d.readable(d.metrics.Handler()))
-	mux.Handle("GET /grid", d.readable(grid.Handler(d.gridView)))
+	mux.Handle("GET /grid", d.readable(grid.CachedHandler(d.gridView, gridPageTTL, d.cfg.Clock.Now)))
 	mux.Handle("GET /grid/block", d.readable(grid.BlockHandler(d.gridBlock)))
 	return mux
 }
+
+// gridPageTTL is how long the daemon shows one drawing of /grid: half
+// the page's own refresh, so a watcher sees each minute's results, and
+// the page costs its drawing at most twice a minute whoever loads it.
+const gridPageTTL = 30 * time.Second
 
 // maxBody bounds a request's body: a mesh file of thousands of hosts
 // fits.
@@ -77,17 +85,25 @@ func (d *Daemon) authorized(r *http.Request) bool {
 
 func (d *Daemon) serve(h handler, needToken bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if needToken {
-			// Wrong tokens are slowed per source, as wrong keys are: a
-			// source whose bucket is empty is answered 429 before its token
-			// is looked at, and only its first refusal is logged.
+		// Requests without a valid token are slowed per source, in one
+		// bucket for wrong tokens (as wrong keys are) and one for reads
+		// made without one: a source whose bucket is empty is answered 429
+		// before its token is looked at, and only its first wrong token is
+		// logged. A token holder costs nothing.
+		if !d.authorized(r) {
 			src, now := remoteHost(r.RemoteAddr), d.cfg.Clock.Now()
-			if !d.tokenLimit.Allow(src, now) {
+			limit, what := d.tokenLimit, "too many wrong tokens from this address: slow down"
+			if !needToken {
+				limit, what = d.readLimit, "too many reads without a token from this address: slow down, or send the token"
+			}
+			if !limit.Allow(src, now) {
 				w.Header().Set("Retry-After", "1")
-				writeJSON(w, http.StatusTooManyRequests, map[string]string{"error": "too many wrong tokens from this address: slow down"})
+				writeJSON(w, http.StatusTooManyRequests, map[string]string{"error": what})
 				return
 			}
-			if !d.authorized(r) {
+			if !needToken {
+				limit.Fail(src, now) // a read without a token spends one
+			} else {
 				if d.tokenLimit.Fail(src, now) {
 					d.log.Warn("API request refused: no valid bearer token (further refusals of this address are not logged)",
 						"method", r.Method, "path", r.URL.Path, "remote", r.RemoteAddr)
@@ -105,6 +121,12 @@ func (d *Daemon) serve(h handler, needToken bool) http.HandlerFunc {
 			status := http.StatusInternalServerError
 			var he *httpError
 			switch {
+			case ctx.Err() != nil && errors.Is(err, ctx.Err()):
+				// The client went, or the request's time ran out: the work
+				// stopped there. Nobody may be left to read the answer.
+				d.abandoned.Add(1)
+				writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "the request was stopped: " + err.Error()})
+				return
 			case errors.As(err, &he):
 				status = he.status
 			case errors.Is(err, archive.ErrNotFound):
@@ -258,18 +280,87 @@ func (j TaskJSON) Task() (*schedule.Task, error) {
 	return t, nil
 }
 
+// getTasks answers the tasks a page at a time, by ID: at most limit=
+// (default DefaultTaskPage, at most MaxTaskPage) after the task after=,
+// and no more than MaxAnswerBytes of JSON (a sampled group's task lists
+// up to 2,000 destinations: about 100 kB). When tasks were left out, a
+// Link header names the next page. The whole list of a 1,000-host
+// sampled mesh was one answer of 209 MB.
 func (d *Daemon) getTasks(w http.ResponseWriter, r *http.Request) error {
-	tasks, err := d.store.Tasks(r.Context(), r.URL.Query().Get("source"))
+	q := r.URL.Query()
+	limit := DefaultTaskPage
+	if s := q.Get("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > MaxTaskPage {
+			return badRequest("limit: %q: want 1 to %d", clip(s), MaxTaskPage)
+		}
+		limit = n
+	}
+	_, byID, err := d.tasks.get(r.Context(), d.store, d.cfg.Clock.Now(), d.log)
 	if err != nil {
 		return err
 	}
-	out := []TaskJSON{}
-	for _, t := range tasks {
-		out = append(out, TaskToJSON(t))
+	source, after := q.Get("source"), q.Get("after")
+	i := 0
+	if after != "" {
+		i, _ = slices.BinarySearchFunc(byID, after, func(t *schedule.Task, id string) int { return strings.Compare(t.ID, id) })
+		if i < len(byID) && byID[i].ID == after {
+			i++
+		}
 	}
-	writeJSON(w, http.StatusOK, out)
+	var body bytes.Buffer
+	body.WriteString("[")
+	n, more, last := 0, false, ""
+	for ; i < len(byID); i++ {
+		t := byID[i]
+		if source != "" && t.Source != source {
+			continue
+		}
+		if n == limit {
+			more = true
+			break
+		}
+		if i%ctxEvery == 0 && r.Context().Err() != nil {
+			return r.Context().Err()
+		}
+		b, _ := json.MarshalIndent(TaskToJSON(t), "  ", "  ")
+		if n > 0 && body.Len()+len(b)+8 > MaxAnswerBytes {
+			more = true
+			break
+		}
+		if n > 0 {
+			body.WriteString(",")
+		}
+		body.WriteString("\n  ")
+		body.Write(b)
+		n, last = n+1, t.ID
+	}
+	if n > 0 {
+		body.WriteString("\n")
+	}
+	body.WriteString("]\n")
+	if more {
+		nq := url.Values{}
+		for k, v := range q {
+			nq[k] = v
+		}
+		nq.Set("after", last)
+		nq.Set("limit", strconv.Itoa(limit))
+		w.Header().Set("Link", fmt.Sprintf(`</api/tasks?%s>; rel="next"`, nq.Encode()))
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	w.Write(body.Bytes())
 	return nil
 }
+
+// The task list's pages: MaxAnswerBytes bounds any answer the daemon
+// builds in memory.
+const (
+	DefaultTaskPage = 100
+	MaxTaskPage     = 1000
+	MaxAnswerBytes  = 8 << 20
+)
 
 func (d *Daemon) postTask(w http.ResponseWriter, r *http.Request) error {
 	var j TaskJSON
@@ -281,6 +372,22 @@ func (d *Daemon) postTask(w http.ResponseWriter, r *http.Request) error {
 	t, err := j.Task()
 	if err != nil {
 		return badRequest("task: %v", err)
+	}
+	if t.ProbeRate() > 0 {
+		// The source's trace tasks together, this one in its stored one's place.
+		others, err := d.store.Tasks(r.Context(), t.Source)
+		if err != nil {
+			return err
+		}
+		all := []*schedule.Task{t}
+		for _, o := range others {
+			if o.ID != t.ID {
+				all = append(all, o)
+			}
+		}
+		if err := schedule.CheckProbeRates(all); err != nil {
+			return badRequest("task: %v", err)
+		}
 	}
 	c, err := d.store.PutTask(r.Context(), t, d.cfg.Clock.Now())
 	if err != nil {
@@ -344,6 +451,47 @@ func RunToJSON(r *archive.SchedRun) RunJSON {
 	return j
 }
 
+// CoarseReason is a failed run's reason as a reader without the token
+// sees it: the child's last line told a closed port from a database from
+// an HTTP server (a port-scan oracle through /api/runs), so it is cut to
+// "refused by target", "timed out", "unreachable" or "failed". The
+// reasons the daemon writes itself (missed, aborted, started late) name
+// only the schedule and stay.
+func CoarseReason(state, reason string) string {
+	if state != archive.StateFailed || reason == "" {
+		return reason
+	}
+	l := strings.ToLower(reason)
+	switch {
+	case strings.Contains(l, "refused") || strings.Contains(l, "reset by peer") || strings.Contains(l, "authentication") ||
+		strings.Contains(l, "not a wireperf") || strings.Contains(l, "greeting") || strings.Contains(l, "handshake"):
+		return "refused by target"
+	case strings.Contains(l, "timed out") || strings.Contains(l, "timeout") || strings.Contains(l, "deadline"):
+		return "timed out"
+	case strings.Contains(l, "unreachable") || strings.Contains(l, "no route"):
+		return "unreachable"
+	}
+	return "failed"
+}
+
+// reasonFor is a run's reason for r's reader: whole with the token,
+// coarse without.
+func (d *Daemon) reasonFor(r *http.Request, state, reason string) string {
+	if d.authorized(r) {
+		return reason
+	}
+	return CoarseReason(state, reason)
+}
+
+// viewReason is a run's reason on the views (/grid), which one drawing
+// shows every reader: whole only when every reader has the token.
+func (d *Daemon) viewReason(state, reason string) string {
+	if d.cfg.ReadsNeedToken {
+		return reason
+	}
+	return CoarseReason(state, reason)
+}
+
 // maxRuns bounds one answer.
 const maxRuns = 10000
 
@@ -370,7 +518,9 @@ func (d *Daemon) getRuns(w http.ResponseWriter, r *http.Request) error {
 	}
 	out := []RunJSON{}
 	for _, sr := range runs {
-		out = append(out, RunToJSON(sr))
+		j := RunToJSON(sr)
+		j.Reason = d.reasonFor(r, j.State, j.Reason)
+		out = append(out, j)
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
@@ -454,16 +604,21 @@ func (d *Daemon) getSchedule(w http.ResponseWriter, r *http.Request) error {
 		}
 		end = t
 	}
-	tasks, err := d.store.Tasks(r.Context(), "")
+	tasks, err := d.tasksOf(r.Context(), "")
 	if err != nil {
 		return err
 	}
-	runs, more := UpcomingPage(tasks, q.Get("host"), from, after, end, limit)
+	p, err := UpcomingPage(r.Context(), tasks, q.Get("host"), from, after, end, limit)
+	d.scheduleBuilt.Add(int64(p.Built))
+	if err != nil {
+		return err
+	}
+	runs := p.Runs
 	out := make([]RunJSON, 0, len(runs))
 	for _, sr := range runs {
 		out = append(out, RunToJSON(sr))
 	}
-	if more && len(runs) > 0 {
+	if p.More && len(runs) > 0 {
 		last := runs[len(runs)-1]
 		nq := url.Values{}
 		for k, v := range q {
@@ -484,44 +639,134 @@ func (d *Daemon) getSchedule(w http.ResponseWriter, r *http.Request) error {
 // ("" for every host), by start: what the schedule will do, whether or
 // not a daemon has planned it yet. At most MaxPage runs, the earliest.
 func Upcoming(tasks []*schedule.Task, host string, now time.Time, next time.Duration) []*archive.SchedRun {
-	runs, _ := UpcomingPage(tasks, host, now, "", now.Add(next), MaxPage)
-	return runs
+	p, _ := UpcomingPage(context.Background(), tasks, host, now, "", now.Add(next), MaxPage)
+	return p.Runs
+}
+
+// SchedulePage is one page of the runs to come.
+type SchedulePage struct {
+	Runs []*archive.SchedRun
+	More bool // runs were left out
+	// Built counts the runs the page computed: those it gives, at most
+	// one more, and those of each task that a page boundary or a random
+	// slip passed over (a few a task). It is the page's cost, whatever
+	// the tasks' repeats and the window.
+	Built int
 }
 
 // UpcomingPage is one page of Upcoming: at most limit runs that start in
 // [from, end), by start and then ID, after the run named after (which
-// starts at from) when after is set; more says whether runs were left
-// out. It holds at most about twice limit runs at any time, whatever the
-// tasks plan.
-func UpcomingPage(tasks []*schedule.Task, host string, from time.Time, after string, end time.Time, limit int) (page []*archive.SchedRun, more bool) {
+// starts at from) when after is set. The tasks' runs are merged by start
+// (a heap of the tasks, by the earliest instant each can still start a
+// run at, and one of the runs built and not yet given), so a page builds
+// about limit runs and a few a task, not limit a task. It stops with
+// ctx's error when ctx ends (the client went), looking every
+// ctxEvery runs or tasks.
+func UpcomingPage(ctx context.Context, tasks []*schedule.Task, host string, from time.Time, after string, end time.Time, limit int) (SchedulePage, error) {
+	var p SchedulePage
 	if !end.After(from) || limit <= 0 {
-		return nil, false
+		return p, nil
 	}
-	keep := limit + 1 // one more than the page, to know if there is more
-	var out []*archive.SchedRun
-	for _, t := range tasks {
-		var runs []schedule.Run
-		if host == "" || t.Source == host {
-			runs = schedule.Next(t, from, end.Sub(from), keep+1)
-		} else {
-			runs = schedule.NextTo(t, host, from, end.Sub(from), keep+1) // a rotating task's runs to host alone
+	walks := make(walkHeap, 0, len(tasks))
+	for i, t := range tasks {
+		if i%ctxEvery == 0 && ctx.Err() != nil {
+			return p, ctx.Err()
 		}
-		for _, r := range runs {
-			if after != "" && r.Planned.Equal(from) && r.ID <= after {
+		var w *schedule.Runs
+		if host == "" || t.Source == host {
+			w = t.RunsIn(from, end)
+		} else {
+			w = t.RunsTo(host, from, end) // a rotating task's runs to host alone
+		}
+		if floor, ok := w.Floor(); ok {
+			walks = append(walks, taskWalk{t: t, w: w, floor: floor})
+		}
+	}
+	heap.Init(&walks)
+	var built builtHeap
+	for step := 1; len(p.Runs) <= limit; step++ { // one more than the page, to know if there is more
+		if step%ctxEvery == 0 && ctx.Err() != nil {
+			return p, ctx.Err()
+		}
+		// The earliest run built is the next of the page when no task can
+		// still start one before it (nor at its instant: the ID decides).
+		if len(built) > 0 && (len(walks) == 0 || built[0].r.Planned.Before(walks[0].floor)) {
+			b := heap.Pop(&built).(builtRun)
+			if after != "" && b.r.Planned.Equal(from) && b.r.ID <= after {
 				continue
 			}
-			out = append(out, archive.NewSchedRun(t, r))
+			p.Runs = append(p.Runs, archive.NewSchedRun(b.t, b.r))
+			continue
 		}
-		if len(out) > 2*keep {
-			sortRuns(out)
-			out = out[:keep]
+		if len(walks) == 0 {
+			break
+		}
+		tw := &walks[0]
+		if r, ok := tw.w.Next(); ok {
+			heap.Push(&built, builtRun{t: tw.t, r: r})
+			p.Built++
+		}
+		if floor, ok := tw.w.Floor(); ok {
+			tw.floor = floor
+			heap.Fix(&walks, 0)
+		} else {
+			heap.Pop(&walks)
 		}
 	}
-	sortRuns(out)
-	if len(out) > limit {
-		return out[:limit], true
+	if len(p.Runs) > limit {
+		p.Runs, p.More = p.Runs[:limit], true
 	}
-	return out, false
+	return p, nil
+}
+
+// ctxEvery is how many tasks, or steps of its merge (a run built or
+// given), UpcomingPage takes between two looks at its context: some
+// microseconds' work.
+const ctxEvery = 64
+
+// taskWalk is a task's runs still to merge, and the earliest instant
+// the next of them can start.
+type taskWalk struct {
+	t     *schedule.Task
+	w     *schedule.Runs
+	floor time.Time
+}
+
+type walkHeap []taskWalk
+
+func (h walkHeap) Len() int           { return len(h) }
+func (h walkHeap) Less(i, j int) bool { return h[i].floor.Before(h[j].floor) }
+func (h walkHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *walkHeap) Push(x any)        { *h = append(*h, x.(taskWalk)) }
+func (h *walkHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// builtRun is a run built and not yet on the page.
+type builtRun struct {
+	t *schedule.Task
+	r schedule.Run
+}
+
+type builtHeap []builtRun
+
+func (h builtHeap) Len() int { return len(h) }
+func (h builtHeap) Less(i, j int) bool {
+	if !h[i].r.Planned.Equal(h[j].r.Planned) {
+		return h[i].r.Planned.Before(h[j].r.Planned)
+	}
+	return h[i].r.ID < h[j].r.ID
+}
+func (h builtHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *builtHeap) Push(x any)   { *h = append(*h, x.(builtRun)) }
+func (h *builtHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 func (d *Daemon) postSchedule(w http.ResponseWriter, r *http.Request) error {

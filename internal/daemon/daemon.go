@@ -193,6 +193,14 @@ func QueueName(host string) string {
 	return b.String()
 }
 
+// Reads without a token from one address: a grid page and its blocks,
+// a Prometheus scrape, a script paging through the tasks, at once, then
+// ReadRate a second.
+const (
+	ReadBurst = 60
+	ReadRate  = 10
+)
+
 // Daemon is a running daemon.
 type Daemon struct {
 	cfg   Config
@@ -204,15 +212,25 @@ type Daemon struct {
 	srv     *server.Server
 	apiLn   net.Listener
 	metrics *meshmetrics.Metrics
-	lastRun lastResults  // the grid's copy of each pair's last run (gridcache.go)
-	conns   *connTracker // the API's connections (nil before Run)
-	spool   spool        // results waiting for the archive
+	lastRun lastResults // the grid's copy of each pair's last run (gridcache.go)
+	tasks   taskList    // the API's and the views' copy of the tasks (taskcache.go)
+	baseMu  sync.Mutex
+	base    gridBaseCache // the grid's hosts, groups and pairs of that copy
+	conns   *connTracker  // the API's connections (nil before Run)
+	spool   spool         // results waiting for the archive
 	// archiveUp is whether the archive answered last time it was asked.
 	archiveUp atomic.Bool
 	lastDown  atomic.Int64 // when it last did not answer (Unix ns; 0: never)
 	// tokenLimit slows wrong API tokens per source address.
 	tokenLimit *auth.FailureLimiter
-	running    sync.WaitGroup // runs in progress, for tests
+	// readLimit slows reads without a token per source address: a burst
+	// of ReadBurst, then ReadRate a second.
+	readLimit *auth.FailureLimiter
+	running   sync.WaitGroup // runs in progress, for tests
+	// scheduleBuilt counts the runs /api/schedule's pages built, and
+	// abandoned the requests a handler stopped because the client went:
+	// the API's cost, seen in /metrics and by the tests.
+	scheduleBuilt, abandoned atomic.Int64
 }
 
 // New opens the archive (bringing its schema and River's up to date),
@@ -222,7 +240,8 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 	if err := cfg.fill(); err != nil {
 		return nil, err
 	}
-	d := &Daemon{cfg: cfg, log: cfg.Logger.With("host", cfg.Host), spool: spool{cfg.SpoolDir}, tokenLimit: auth.NewFailureLimiter()}
+	d := &Daemon{cfg: cfg, log: cfg.Logger.With("host", cfg.Host), spool: spool{cfg.SpoolDir}, tokenLimit: auth.NewFailureLimiter(),
+		readLimit: &auth.FailureLimiter{Burst: ReadBurst, Rate: ReadRate, MaxSources: auth.DefaultMaxSources}}
 	d.metrics = meshmetrics.New(d.metricsSnapshot, meshmetrics.DefaultTimeout)
 	d.metrics.Registry().MustRegister(
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "wireperf_archive_up",
@@ -236,6 +255,12 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "wireperf_spooled_runs",
 			Help: "Runs that ended while the archive was unreachable, waiting in this daemon's spool to be recorded."},
 			func() float64 { return float64(d.spool.count()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "wireperf_api_schedule_runs_built_total",
+			Help: "Runs /api/schedule's pages computed: each page's cost, about its length and a few runs a task."},
+			func() float64 { return float64(d.scheduleBuilt.Load()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "wireperf_api_requests_abandoned_total",
+			Help: "API requests whose work stopped because the client went or the request's time ran out."},
+			func() float64 { return float64(d.abandoned.Load()) }),
 	)
 	dsn, err := PoolerDSN(cfg.DSN, cfg.Host)
 	if err != nil {

@@ -24,3 +24,9 @@ const NotTakenGrace = notTakenGrace
 
 // HostGroups is hostGroups, for the grid's grouping test.
 var HostGroups = hostGroups
+
+// APIWork is the runs /api/schedule built and the requests abandoned
+// because their client went, for tests.
+func (d *Daemon) APIWork() (scheduleBuilt, abandoned int64) {
+	return d.scheduleBuilt.Load(), d.abandoned.Load()
+}

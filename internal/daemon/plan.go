@@ -113,9 +113,12 @@ func (d *Daemon) PlanOnce(ctx context.Context) error {
 	if err := d.store.EnsureRunPartitions(ctx, now, now.Add(d.cfg.Horizon)); err != nil {
 		return err
 	}
-	tasks, err := d.store.Tasks(ctx, d.cfg.Host)
+	tasks, bad, err := d.store.ReadTasks(ctx, d.cfg.Host)
 	if err != nil {
 		return err
+	}
+	for _, err := range bad {
+		d.log.Warn("task skipped: its stored row doesn't decode; apply it again or remove it", "err", err)
 	}
 	for _, t := range tasks {
 		last, err := d.store.LastSeq(ctx, t.ID)

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/archive/archivetest"
 	"github.com/wireperf/wireperf/internal/daemon"
 	"github.com/wireperf/wireperf/internal/schedule"
@@ -25,8 +26,9 @@ import (
 const testToken = "0123456789abcdef0123"
 
 type apiClient struct {
-	t   *testing.T
-	url string
+	t      *testing.T
+	url    string
+	daemon *daemon.Daemon
 }
 
 func (c apiClient) do(method, path, body string) (int, http.Header, string) {
@@ -48,7 +50,7 @@ func apiDaemon(t *testing.T) apiClient {
 	t.Cleanup(func() { start(t, d)() })
 	srv := httptest.NewServer(d.Mux())
 	t.Cleanup(srv.Close)
-	return apiClient{t, srv.URL}
+	return apiClient{t, srv.URL, d}
 }
 
 // A task's test line and destination are data: the line a review used
@@ -216,7 +218,7 @@ func TestAPIShedsIdleAndSlowConnections(t *testing.T) {
 		}
 	}
 	began := time.Now()
-	c := apiClient{t, "http://" + addr}
+	c := apiClient{t, "http://" + addr, d}
 	code, _, out := c.do("GET", "/api/tasks", "")
 	took := time.Since(began)
 	if code != http.StatusOK {
@@ -266,5 +268,114 @@ func TestWrongTokensAreSlowed(t *testing.T) {
 	}
 	if codes[http.StatusUnauthorized] > 12 || codes[http.StatusTooManyRequests] < 38 {
 		t.Fatalf("50 wrong tokens at once: %v", codes)
+	}
+}
+
+// Reads without a token are slowed per address as wrong tokens are:
+// after a burst of ReadBurst (on a clock that stands still) an address
+// is answered 429, while a token holder and other addresses are served.
+func TestTokenlessReadsAreSlowed(t *testing.T) {
+	dsn := archivetest.Backends(t)["sqlite"]
+	clock := newFakeClock(time.Date(2026, 12, 6, 16, 0, 0, 0, time.UTC))
+	d := newDaemon(t, "a", dsn, false, func(c *daemon.Config) { c.Token = testToken; c.Clock = clock })
+	t.Cleanup(func() { start(t, d)() })
+	mux := d.Mux()
+	read := func(addr, token string) int {
+		req := httptest.NewRequest("GET", "/api/runs", nil)
+		req.RemoteAddr = addr
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		rec := httptest.NewRecorder()
+		mux.ServeHTTP(rec, req)
+		return rec.Code
+	}
+	for i := range daemon.ReadBurst {
+		if code := read("192.0.2.7:1000", ""); code != http.StatusOK {
+			t.Fatalf("read %d: %d", i, code)
+		}
+	}
+	if code := read("192.0.2.7:1001", ""); code != http.StatusTooManyRequests {
+		t.Fatalf("read past the burst: %d, want 429", code)
+	}
+	if code := read("192.0.2.7:1002", testToken); code != http.StatusOK {
+		t.Fatalf("a token holder at the same address: %d", code)
+	}
+	if code := read("192.0.2.8:1000", ""); code != http.StatusOK {
+		t.Fatalf("another address: %d", code)
+	}
+	clock.set(clock.Now().Add(time.Second))
+	if code := read("192.0.2.7:1003", ""); code != http.StatusOK {
+		t.Fatalf("a second later: %d", code)
+	}
+}
+
+// A failed run's reason is the child's last line: without the token,
+// /api/runs and /grid say only "refused by target", "timed out",
+// "unreachable" or "failed" (the line told a closed port from a database
+// from an HTTP server); with it, /api/runs says it all.
+func TestFailureReasonsAreCoarseWithoutTheToken(t *testing.T) {
+	for reason, want := range map[string]string{
+		"setting up the test with 10.0.0.9:5432: dial tcp 10.0.0.9:5432: connect: connection refused": "refused by target",
+		"10.0.0.9:80: not a wireperf or iperf3 server (its greeting was HTTP/1.1 400)":                "refused by target",
+		"dial tcp 10.0.0.9:5201: i/o timeout":                                                         "timed out",
+		"dial tcp 10.0.0.9:5201: connect: no route to host":                                           "unreachable",
+		"exit status 3": "failed",
+	} {
+		if got := daemon.CoarseReason("failed", reason); got != want {
+			t.Errorf("%q: %q, want %q", reason, got, want)
+		}
+	}
+	if got := daemon.CoarseReason("missed", "no slot within the slip of 5m"); got != "no slot within the slip of 5m" {
+		t.Errorf("the daemon's own reason: %q", got)
+	}
+	dsn := archivetest.Backends(t)["sqlite"]
+	d := newDaemon(t, "a", dsn, false, func(c *daemon.Config) { c.Token = testToken })
+	t.Cleanup(func() { start(t, d)() })
+	ctx := t.Context()
+	st, err := archive.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	now := time.Now().UTC().Truncate(time.Second)
+	tk := loopTask("tput", "a", "b", 5201, 1, time.Minute, time.Minute, 0)
+	tk.Start = now.Add(-time.Hour)
+	if _, err := st.ApplyTasks(ctx, "test", []*schedule.Task{tk}, now); err != nil {
+		t.Fatal(err)
+	}
+	r, _ := tk.At(0)
+	sr := archive.NewSchedRun(tk, r)
+	if _, err := st.PlanRuns(ctx, []*archive.SchedRun{sr}, now); err != nil {
+		t.Fatal(err)
+	}
+	detail := "dial tcp 10.0.0.9:5432: connect: connection refused"
+	if ok, err := st.Transition(ctx, sr.ID, []string{archive.StateScheduled}, archive.StateFailed, detail, now, now.Add(time.Second), now); !ok || err != nil {
+		t.Fatalf("transition: %v %v", ok, err)
+	}
+	srv := httptest.NewServer(d.Mux())
+	defer srv.Close()
+	for _, token := range []string{"", testToken} {
+		req, _ := http.NewRequest("GET", srv.URL+"/api/runs", nil)
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var runs []daemon.RunJSON
+		err = json.NewDecoder(resp.Body).Decode(&runs)
+		resp.Body.Close()
+		want := "refused by target"
+		if token != "" {
+			want = detail
+		}
+		if err != nil || len(runs) != 1 || runs[0].Reason != want {
+			t.Fatalf("token %v: %+v %v, want the reason %q", token != "", runs, err, want)
+		}
+	}
+	if page := string(get(t, d, "/grid")); strings.Contains(page, "5432") || !strings.Contains(page, "refused by target") {
+		t.Fatalf("/grid without the token shows the detail, or no reason:\n%.3000s", page)
 	}
 }

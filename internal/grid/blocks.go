@@ -130,9 +130,43 @@ func (g Grid) cellAt(cells map[cellKey]Cell, src, dst, test string, d Direction)
 	return Cell{Figures: Figures{Src: src, Dst: dst, Test: test, Direction: d, GoodputBps: nanValue, LostPercent: nanValue}}
 }
 
+// MaxBlockHosts bounds a block's side: 100 × 100 hosts is 10,000 cells
+// and a day's histories of some 115,000 runs at one a minute; a
+// 1,000 × 1,000 block was 232 MB rendered in 41 s. A larger group is
+// drilled into, MaxBlockHosts hosts at a time (from_at=, to_at=).
+const MaxBlockHosts = 100
+
+// BlockSide is a block's rows or columns as asked: a group, and the
+// first of its hosts to show ("" for the first).
+type BlockSide struct{ Group, At string }
+
+// BlockHosts is the hosts of one side of a block: at most
+// MaxBlockHosts of the group's, from the at-th. A group larger than
+// that is refused without at, with a message saying how to drill in.
+func (g Grid) BlockHosts(side BlockSide, param string) ([]string, error) {
+	i := slices.IndexFunc(g.Groups, func(gr Group) bool { return gr.Name == side.Group })
+	if i < 0 {
+		return nil, fmt.Errorf("group %q: not a group of the grid", side.Group)
+	}
+	hosts := g.Groups[i].Hosts
+	if side.At == "" {
+		if len(hosts) > MaxBlockHosts {
+			return nil, fmt.Errorf("group %q: %d hosts, over a block's limit of %d: ask %d of them at a time with %s_at=0, %d, … %d",
+				side.Group, len(hosts), MaxBlockHosts, MaxBlockHosts, param, MaxBlockHosts, (len(hosts)-1)/MaxBlockHosts*MaxBlockHosts)
+		}
+		return hosts, nil
+	}
+	at, err := strconv.Atoi(side.At)
+	if err != nil || at < 0 || at >= len(hosts) {
+		return nil, fmt.Errorf("%s_at: %q: want the index of one of group %q's %d hosts", param, side.At, side.Group, len(hosts))
+	}
+	return hosts[at:min(len(hosts), at+MaxBlockHosts)], nil
+}
+
 // BlockHandler serves one block of a summarised grid, GET
-// ?test=INDEX&from=GROUP&to=GROUP: the from group's hosts as rows, the to
-// group's as columns, as an HTML fragment the page inserts, with the
+// ?test=INDEX&from=GROUP&to=GROUP[&from_at=N&to_at=N]: the from group's
+// hosts as rows, the to group's as columns (at most MaxBlockHosts each,
+// from the N-th), as an HTML fragment the page inserts, with the
 // block's histories. load is the page's.
 func BlockHandler(load func(r *http.Request) (Grid, error)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -144,7 +178,7 @@ func BlockHandler(load func(r *http.Request) (Grid, error)) http.Handler {
 			return
 		}
 		var b bytes.Buffer
-		if err := RenderBlock(&b, g, q.Get("test"), q.Get("from"), q.Get("to")); err != nil {
+		if err := RenderBlock(&b, g, q.Get("test"), BlockSide{q.Get("from"), q.Get("from_at")}, BlockSide{q.Get("to"), q.Get("to_at")}); err != nil {
 			http.Error(w, "grid: "+err.Error(), http.StatusBadRequest)
 			return
 		}
@@ -159,33 +193,26 @@ func BlockHandler(load func(r *http.Request) (Grid, error)) http.Handler {
 // RenderBlock writes the block of test (its index) from group from to
 // group to: a host × host matrix as the small grid draws it, and its
 // pairs' histories as JSON in a script element the page reads.
-func RenderBlock(w *bytes.Buffer, g Grid, test, from, to string) error {
+func RenderBlock(w *bytes.Buffer, g Grid, test string, from, to BlockSide) error {
 	ti, err := strconv.Atoi(test)
 	if err != nil || ti < 0 || ti >= len(g.Tests) {
 		return fmt.Errorf("test %q: want the index of one of the grid's %d tests", test, len(g.Tests))
 	}
-	find := func(name string) (Group, error) {
-		i := slices.IndexFunc(g.Groups, func(gr Group) bool { return gr.Name == name })
-		if i < 0 {
-			return Group{}, fmt.Errorf("group %q: not a group of the grid", name)
-		}
-		return g.Groups[i], nil
-	}
-	rows, err := find(from)
+	rows, err := g.BlockHosts(from, "from")
 	if err != nil {
 		return err
 	}
-	cols, err := find(to)
+	cols, err := g.BlockHosts(to, "to")
 	if err != nil {
 		return err
 	}
 	t := g.Tests[ti]
 	hists, histIDs := g.histories(func(h History) bool {
-		return h.Test == t.Name && (slices.Contains(rows.Hosts, h.Src) && slices.Contains(cols.Hosts, h.Dst) ||
-			slices.Contains(rows.Hosts, h.Dst) && slices.Contains(cols.Hosts, h.Src))
+		return h.Test == t.Name && (slices.Contains(rows, h.Src) && slices.Contains(cols, h.Dst) ||
+			slices.Contains(rows, h.Dst) && slices.Contains(cols, h.Src))
 	})
-	tv := testView{Test: t, Anchor: fmt.Sprintf("block-%d", ti), Counts: map[Colour]int{}, Columns: cols.Hosts}
-	tv.Rows = g.rows(t, rows.Hosts, cols.Hosts, g.lastCells(), histIDs, tv.Counts)
+	tv := testView{Test: t, Anchor: fmt.Sprintf("block-%d", ti), Counts: map[Colour]int{}, Columns: cols}
+	tv.Rows = g.rows(t, rows, cols, g.lastCells(), histIDs, tv.Counts)
 	data, err := json.Marshal(hists)
 	if err != nil {
 		return err
@@ -194,5 +221,5 @@ func RenderBlock(w *bytes.Buffer, g Grid, test, from, to string) error {
 		testView
 		From, To  string
 		Histories template.JS
-	}{tv, from, to, template.JS(data)})
+	}{tv, from.Group, to.Group, template.JS(data)})
 }

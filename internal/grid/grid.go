@@ -22,6 +22,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/wireperf/wireperf/internal/report"
@@ -131,20 +132,57 @@ type Point struct {
 // Handler serves the page, built by load on every request (GET or HEAD).
 // A load that fails is a 500 with the error's one line, logged.
 func Handler(load func(ctx context.Context) (Grid, error)) http.Handler {
+	return pageHandler(func(ctx context.Context) ([]byte, error) { return renderPage(ctx, load) })
+}
+
+// CachedHandler is Handler drawing the page at most once every ttl on
+// now's clock: requests meanwhile get that page, and requests that come
+// while it is drawn wait for it, so that a summarised page of 1,000
+// hosts (some 10 s of CPU to judge every half-cell) costs that once a
+// ttl however many load it at once. The page says when it was drawn.
+func CachedHandler(load func(ctx context.Context) (Grid, error), ttl time.Duration, now func() time.Time) http.Handler {
+	var mu sync.Mutex
+	var page []byte
+	var drawn time.Time
+	return pageHandler(func(ctx context.Context) ([]byte, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		t := now()
+		if page != nil && t.Sub(drawn) < ttl && !t.Before(drawn) {
+			return page, nil
+		}
+		b, err := renderPage(ctx, load)
+		if err != nil {
+			return nil, err
+		}
+		page, drawn = b, t
+		return b, nil
+	})
+}
+
+func renderPage(ctx context.Context, load func(ctx context.Context) (Grid, error)) ([]byte, error) {
+	g, err := load(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if g.Generated.IsZero() {
+		g.Generated = time.Now()
+	}
+	var b bytes.Buffer
+	if err := Render(&b, g); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+func pageHandler(page func(ctx context.Context) ([]byte, error)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
 			http.Error(w, "grid: method not allowed", http.StatusMethodNotAllowed)
 			return
 		}
-		g, err := load(r.Context())
-		var b bytes.Buffer
-		if err == nil {
-			if g.Generated.IsZero() {
-				g.Generated = time.Now()
-			}
-			err = Render(&b, g)
-		}
+		b, err := page(r.Context())
 		if err != nil {
 			slog.ErrorContext(r.Context(), "grid page", "err", err)
 			http.Error(w, "grid: "+err.Error(), http.StatusInternalServerError)
@@ -157,7 +195,7 @@ func Handler(load func(ctx context.Context) (Grid, error)) http.Handler {
 		// A summarised page fetches its blocks from the same origin.
 		h.Set("Content-Security-Policy", "default-src 'none'; connect-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'")
 		h.Set("X-Content-Type-Options", "nosniff")
-		w.Write(b.Bytes())
+		w.Write(b)
 	})
 }
 

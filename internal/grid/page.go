@@ -157,7 +157,7 @@ footer { margin-top: 2em; }
     view.textContent = "Loading " + from + " → " + to + "…";
     var q = "grid/block?test=" + encodeURIComponent(test) + "&from=" + encodeURIComponent(from) + "&to=" + encodeURIComponent(to);
     return fetch(q, { credentials: "same-origin" }).then(function (r) {
-      if (!r.ok) { throw new Error(r.status + " " + r.statusText); }
+      if (!r.ok) { return r.text().then(function (t) { throw new Error(r.status + " " + t); }); }
       return r.text();
     }).then(function (html) {
       view.innerHTML = html;

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wireperf/wireperf/internal/schedule"
+	"github.com/wireperf/wireperf/internal/testdef"
 )
 
 // An exclusive run holds both its hosts for its reservation, so a host
@@ -130,6 +131,14 @@ func (m *Mesh) Utilisation() []HostLoad {
 // most of it, naming the host and its utilisation; over WarnUtil it
 // accepts the mesh with a warning of one line.
 func (m *Mesh) CheckUtilisation() (warning string, err error) {
+	for _, t := range m.Tests {
+		if len(t.Args) > 0 && t.Args[0] == string(testdef.KindTrace) {
+			if err := schedule.CheckProbeRates(m.Tasks()); err != nil {
+				return "", &Error{File: m.file, Line: 1, Key: "schedules", Msg: err.Error()}
+			}
+			break
+		}
+	}
 	loads := m.Utilisation()
 	if len(loads) == 0 || loads[0].Util <= WarnUtil {
 		return "", nil

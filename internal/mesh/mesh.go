@@ -39,9 +39,18 @@ type Error struct {
 
 func (e *Error) Error() string {
 	if e.Key == "" {
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+		return fmt.Sprintf("%s:%d: %s", printable(e.File), e.Line, e.Msg)
 	}
-	return fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Key, e.Msg)
+	return fmt.Sprintf("%s:%d: %s: %s", printable(e.File), e.Line, printable(e.Key), e.Msg)
+}
+
+// printable is s, quoted with its escapes when it is no name
+// (schedule.CheckName): an error about a name must not print it raw.
+func printable(s string) string {
+	if schedule.CheckName(s) != nil {
+		return strconv.Quote(s)
+	}
+	return s
 }
 
 // Host is one host of the mesh.
@@ -308,6 +317,9 @@ func (p *parser) parse(data []byte) (*Mesh, error) {
 			return nil, p.errf(e.kn, e.key, "unknown key (want name, hosts, groups, tests, schedules)")
 		}
 	}
+	if err := schedule.CheckName(m.Name); err != nil {
+		return nil, p.errf(doc.Content[0], "name", "%q: %v", m.Name, err)
+	}
 	if len(m.Hosts) == 0 {
 		return nil, p.errf(doc.Content[0], "hosts", "no hosts")
 	}
@@ -427,6 +439,9 @@ func (p *parser) hosts(m *Mesh, n *yaml.Node) error {
 
 func (p *parser) group(e entry) (*rawGroup, error) {
 	key := "groups." + e.key
+	if err := schedule.CheckName(e.key); err != nil {
+		return nil, p.errf(e.kn, key, "a group's name: %v", err)
+	}
 	fs, err := p.mapping(e.v, key)
 	if err != nil {
 		return nil, err
@@ -670,6 +685,9 @@ const reserveMargin = 2 * time.Second
 
 func (p *parser) test(e entry) (Test, error) {
 	key := "tests." + e.key
+	if err := schedule.CheckName(e.key); err != nil {
+		return Test{}, p.errf(e.kn, key, "a test's name: %v", err)
+	}
 	t := Test{Name: e.key, Class: schedule.Exclusive}
 	var testNode *yaml.Node
 	classGiven := false
@@ -926,16 +944,20 @@ func (m *Mesh) Tasks() []*schedule.Task {
 		t := m.Tests[s.Test]
 		// One test's tasks share its words (clipped: an append copies).
 		args := slices.Clip(t.Args)
+		// and its direction, read once (the line was checked when read).
+		dir := (&schedule.Task{Args: args}).Direction()
 		// task is the schedule's task from source to dest; its ID names
 		// the pair, or (key) a sampled group's source and slot.
 		task := func(source, dest, key string) *schedule.Task {
-			return &schedule.Task{
+			tk := &schedule.Task{
 				ID:   schedule.DefineID(m.Name, s.Group+"/"+s.Test, source, key),
 				Name: s.Test, Source: source, Dest: dest, DestAddr: endpoints[dest],
 				Args: args, Class: t.Class, Duration: t.Reserve,
 				Start: s.Start, Repeat: s.Repeat, Slip: s.Slip, RandomSlip: s.RandomSlip, Until: s.Until, MaxRuns: s.MaxRuns,
 				Origin: m.Name, Group: s.Group, Thresholds: t.Thresholds,
 			}
+			tk.SetDirection(dir)
+			return tk
 		}
 		if sm := m.sampled[s.Group]; sm != nil {
 			out = append(out, sm.scheduleTasks(s, t, endpoints, task)...)

@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/wireperf/wireperf/internal/testdef"
 	"github.com/wireperf/wireperf/internal/testline"
@@ -92,6 +94,12 @@ type Task struct {
 	Group string
 
 	Thresholds Thresholds // how the grid colours this test's results
+
+	// dir is the test's direction, read where the task enters (Validate,
+	// or the archive's stored column through SetDirection) so that the
+	// API's listings of thousands of runs don't parse the line again for
+	// each (21 µs a run).
+	dir Direction
 }
 
 // Destination is one of a rotating task's destinations.
@@ -177,10 +185,31 @@ type Thresholds struct {
 // so -uR is reverse and --reverse=false is not. A line that doesn't
 // parse is Forward.
 func (t *Task) Direction() Direction {
+	if t.dir != "" {
+		return t.dir
+	}
 	m, err := testdef.ParseLine(t.Args)
 	if err != nil {
 		return Forward
 	}
+	return directionOf(m)
+}
+
+// SetDirection records the test's direction as read where the task
+// entered (the archive's column, written from Direction): a value not a
+// Direction is ignored, and the line is parsed when asked.
+func (t *Task) SetDirection(d Direction) {
+	switch d {
+	case Forward, Reverse, Bidir:
+		t.dir = d
+	}
+}
+
+// ClearDirection forgets the recorded direction, for comparing tasks
+// by their definition alone.
+func (t *Task) ClearDirection() { t.dir = "" }
+
+func directionOf(m testdef.Test) Direction {
 	switch m.Direction() {
 	case testdef.Bidir:
 		return Bidir
@@ -204,8 +233,36 @@ func (t *Task) ReservedResources() []string {
 	return []string{HostResource(t.Source), HostResource(t.Dest)}
 }
 
+// MaxNameLen bounds a name: a task's, a mesh's, a group's.
+const MaxNameLen = 200
+
+// CheckName refuses a name that a terminal or a log would not show as
+// it is: control characters (ESC, NUL, CR …), invisible format
+// characters (bidirectional overrides, zero-width ones), bytes that are
+// not UTF-8, and names over MaxNameLen bytes. A mesh file once named
+// itself "\x1b[2J" and `mesh apply` cleared the screen.
+func CheckName(s string) error {
+	if len(s) > MaxNameLen {
+		return fmt.Errorf("%d bytes, over the limit of %d", len(s), MaxNameLen)
+	}
+	if !utf8.ValidString(s) {
+		return errors.New("not UTF-8 text")
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+			return fmt.Errorf("the control character %U: a name is printable text", r)
+		}
+	}
+	return nil
+}
+
 // Validate checks the task's fields, each error naming the field.
 func (t *Task) Validate() error {
+	for _, f := range []struct{ name, v string }{{"name", t.Name}, {"origin", t.Origin}, {"group", t.Group}} {
+		if err := CheckName(f.v); err != nil {
+			return fmt.Errorf("%s: %v", f.name, err)
+		}
+	}
 	switch {
 	case t.Name == "":
 		return errors.New("name: empty")
@@ -244,8 +301,17 @@ func (t *Task) Validate() error {
 	// The test line and the destination are data: a line of measurement
 	// flags and a host, never a command line (package testline), read as
 	// the test's command reads it (package testdef).
-	if _, err := testdef.ParseLine(t.Args); err != nil {
+	m, err := testdef.ParseLine(t.Args)
+	if err != nil {
 		return fmt.Errorf("test: %v", err)
+	}
+	t.dir = directionOf(m)
+	if m.Trace != nil {
+		if r := t.probeRate(m); r > MaxTraceTaskRate {
+			per := m.Trace.Cfg.MaxHops * m.Trace.Cfg.Probes
+			return fmt.Errorf("test: a trace of up to %d probes (--max-hops × --probes) %s is %.3g probes a second, over a task's limit of %d: repeat it every %v or more, or probe fewer hops",
+				per, t.runsText(), r, MaxTraceTaskRate, time.Duration(float64(per*max(1, len(t.Dests)))/MaxTraceTaskRate*float64(time.Second)).Round(time.Second))
+		}
 	}
 	if t.DestAddr != "" {
 		if _, err := testline.ParseDest(t.DestAddr); err != nil {
@@ -253,6 +319,74 @@ func (t *Task) Validate() error {
 		}
 	}
 	return t.validateDests()
+}
+
+// Bounds of the probes trace tasks send, averaged over their repeat: a
+// task's (a trace at its largest, 64 hops × 10 probes, every 64 s), and
+// a source host's over all its trace tasks (CheckProbeRates). Each trace
+// also paces its own probes (trace.MaxProbeRate a second).
+const (
+	MaxTraceTaskRate = 10
+	MaxTraceHostRate = 50
+)
+
+// ProbeRate is the probes a second a trace task sends at most, averaged
+// over its repeat: 0 for another test, or one that runs once.
+func (t *Task) ProbeRate() float64 {
+	m, err := testdef.ParseLine(t.Args)
+	if err != nil || m.Trace == nil {
+		return 0
+	}
+	return t.probeRate(m)
+}
+
+func (t *Task) probeRate(m testdef.Test) float64 {
+	if t.Repeat <= 0 {
+		return 0
+	}
+	per := float64(m.Trace.Cfg.MaxHops * m.Trace.Cfg.Probes * max(1, len(t.Dests)))
+	return per / t.Repeat.Seconds()
+}
+
+func (t *Task) runsText() string {
+	if len(t.Dests) > 1 {
+		return fmt.Sprintf("%d times every %v", len(t.Dests), t.Repeat)
+	}
+	return fmt.Sprintf("every %v", t.Repeat)
+}
+
+// CheckProbeRates refuses tasks whose trace tasks from one source send
+// over MaxTraceHostRate probes a second between them.
+func CheckProbeRates(tasks []*Task) error {
+	by := map[string]float64{}
+	models := map[string]*testdef.Test{} // a mesh's tasks share a few lines
+	for _, t := range tasks {
+		if len(t.Args) == 0 || t.Args[0] != string(testdef.KindTrace) {
+			continue
+		}
+		line := strings.Join(t.Args, "\x00")
+		m, seen := models[line]
+		if !seen {
+			if p, err := testdef.ParseLine(t.Args); err == nil && p.Trace != nil {
+				m = &p
+			}
+			models[line] = m
+		}
+		if m != nil {
+			by[t.Source] += t.probeRate(*m)
+		}
+	}
+	hosts := make([]string, 0, len(by))
+	for h := range by {
+		hosts = append(hosts, h)
+	}
+	sort.Strings(hosts)
+	for _, h := range hosts {
+		if by[h] > MaxTraceHostRate {
+			return fmt.Errorf("host %s: its trace tasks send %.3g probes a second, over a host's limit of %d: repeat them less often", h, by[h], MaxTraceHostRate)
+		}
+	}
+	return nil
 }
 
 // validateDests checks a rotating task's destinations.
@@ -427,48 +561,45 @@ func (t *Task) firstFrom(now time.Time) int {
 // it yet. Its cost is bounded by max whatever the task's repeat and the
 // horizon. A paused task has none.
 func Next(t *Task, from time.Time, horizon time.Duration, max int) []Run {
-	if t.Paused || max <= 0 {
-		return nil
-	}
-	// A run whose base instant is up to RandomSlip before from may still
-	// start at or after it.
-	return t.runsFrom(t.firstFrom(from.Add(-t.RandomSlip)), 1, from, from.Add(horizon), max)
-}
-
-// runsFrom is the runs seq, seq+step, seq+2·step … planned in [from,
-// end), at most max of them.
-func (t *Task) runsFrom(seq, step int, from, end time.Time, max int) []Run {
-	var out []Run
-	for ; len(out) < max; seq += step {
-		r, ok := t.At(seq)
-		if !ok {
-			break
-		}
-		if r.Planned.Before(from) {
-			continue
-		}
-		// Runs start in seq order up to RandomSlip apart; once a base
-		// instant is at or past the end, none later starts before it.
-		if !r.Planned.Before(end) {
-			if !t.base(seq).Before(end) {
-				break
-			}
-			continue
-		}
-		out = append(out, r)
-	}
-	return out
+	return t.RunsIn(from, from.Add(horizon)).take(max)
 }
 
 // NextTo is Next for t's runs to host alone: of a rotating task, those
 // to that one of its destinations (one run in len(Dests)), found without
 // walking the others; of a task of one destination, all of them or none.
 func NextTo(t *Task, host string, from time.Time, horizon time.Duration, max int) []Run {
+	return t.RunsTo(host, from, from.Add(horizon)).take(max)
+}
+
+// Runs walks a task's runs that start in [from, end), by seq, one at a
+// time: what merges thousands of tasks' runs by start without building
+// more of them than the merge takes (the daemon's /api/schedule).
+type Runs struct {
+	t         *Task
+	seq, step int
+	from, end time.Time
+	done      bool
+}
+
+// RunsIn walks the runs of Next: every one of the task's runs in
+// [from, end). A paused task has none.
+func (t *Task) RunsIn(from, end time.Time) *Runs {
+	if t.Paused {
+		return &Runs{done: true}
+	}
+	// A run whose base instant is up to RandomSlip before from may still
+	// start at or after it.
+	return &Runs{t: t, seq: t.firstFrom(from.Add(-t.RandomSlip)), step: 1, from: from, end: end}
+}
+
+// RunsTo walks the runs of NextTo: those of the task's runs in [from,
+// end) that go to host.
+func (t *Task) RunsTo(host string, from, end time.Time) *Runs {
 	if len(t.Dests) == 0 {
 		if t.Dest != host {
-			return nil
+			return &Runs{done: true}
 		}
-		return Next(t, from, horizon, max)
+		return t.RunsIn(from, end)
 	}
 	j := -1
 	for i, d := range t.Dests {
@@ -477,16 +608,77 @@ func NextTo(t *Task, host string, from time.Time, horizon time.Duration, max int
 			break
 		}
 	}
-	if j < 0 || t.Paused || max <= 0 {
-		return nil
+	if j < 0 || t.Paused {
+		return &Runs{done: true}
 	}
 	n := len(t.Dests)
-	// Runs to host are seq j, j+n, j+2n …, one every Repeat; as in Next, one
-	// whose base instant is up to RandomSlip before from may still start
-	// at or after it.
+	// Runs to host are seq j, j+n, j+2n …, one every Repeat; as in RunsIn,
+	// one whose base instant is up to RandomSlip before from may still
+	// start at or after it.
 	m := 0
 	if first := t.Start.Add(t.Dests[j].At); from.Add(-t.RandomSlip).After(first) {
 		m = int(from.Add(-t.RandomSlip).Sub(first) / t.Repeat)
 	}
-	return t.runsFrom(j+m*n, n, from, from.Add(horizon), max)
+	return &Runs{t: t, seq: j + m*n, step: n, from: from, end: end}
+}
+
+// Floor is an instant no run still to come starts before (the next
+// seq's base instant: a run starts up to RandomSlip after its base, and
+// bases grow with seq), and false when no run is left.
+func (w *Runs) Floor() (time.Time, bool) {
+	if w.done {
+		return time.Time{}, false
+	}
+	if _, ok := w.t.At(w.seq); !ok {
+		w.done = true
+		return time.Time{}, false
+	}
+	b := w.t.base(w.seq)
+	if !b.Before(w.end) {
+		w.done = true
+		return time.Time{}, false
+	}
+	return b, true
+}
+
+// Next is the next run in [from, end), and false when none is left.
+// Runs planned before from, or at or after end while their base instant
+// is before it (their random slip took them out), are passed over: at
+// most RandomSlip's worth of them at either end.
+func (w *Runs) Next() (Run, bool) {
+	for !w.done {
+		r, ok := w.t.At(w.seq)
+		if !ok {
+			break
+		}
+		seq := w.seq
+		w.seq += w.step
+		if r.Planned.Before(w.from) {
+			continue
+		}
+		// Runs start in seq order up to RandomSlip apart; once a base
+		// instant is at or past the end, none later starts before it.
+		if !r.Planned.Before(w.end) {
+			if !w.t.base(seq).Before(w.end) {
+				break
+			}
+			continue
+		}
+		return r, true
+	}
+	w.done = true
+	return Run{}, false
+}
+
+// take is at most max of the walk's next runs.
+func (w *Runs) take(max int) []Run {
+	var out []Run
+	for len(out) < max {
+		r, ok := w.Next()
+		if !ok {
+			break
+		}
+		out = append(out, r)
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package schedule
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -340,5 +341,54 @@ func TestLeaseLost(t *testing.T) {
 	}
 	if LeaseLost(limit, limit.Add(-time.Second), limit) {
 		t.Error("a lease at its limit (the test's own bound): lost")
+	}
+}
+
+// A task's name, origin and group are printable text: a control
+// character, NUL or a bidirectional override is refused.
+func TestValidateRefusesControlCharactersInNames(t *testing.T) {
+	base := Task{Name: "tput", Source: "a", Dest: "b", Args: []string{"client", "-t", "5"}, Start: time.Unix(0, 0), Duration: 7 * time.Second}
+	if err := base.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"x\x1b[2J", "a\x00b", "t\r[t1 h:1]", "x\u202ey", "\xff"} {
+		for _, set := range []func(*Task){func(t *Task) { t.Name = bad }, func(t *Task) { t.Origin = bad }, func(t *Task) { t.Group = bad }} {
+			tk := base
+			set(&tk)
+			if err := tk.Validate(); err == nil {
+				t.Errorf("%+q accepted: %+v", bad, tk)
+			}
+		}
+	}
+}
+
+// A trace task's probes are bounded at entry: the review's 64 hops × 10
+// probes every second (640 a second) is refused with the repeat that
+// would do, and a source's trace tasks together are bounded too.
+func TestTraceProbeRatesAreBounded(t *testing.T) {
+	tk := Task{Name: "path", Source: "a", Dest: "b", Args: []string{"trace", "--probes", "10", "--max-hops", "64", "--probe-timeout", "1ms"},
+		Start: time.Unix(0, 0), Duration: 2 * time.Second, Repeat: time.Second, Class: Background}
+	err := tk.Validate()
+	if err == nil || !strings.Contains(err.Error(), "640 probes a second, over a task's limit of 10: repeat it every 1m4s or more") {
+		t.Fatalf("640 probes a second: %v", err)
+	}
+	tk.Repeat = 64 * time.Second
+	if err := tk.Validate(); err != nil || tk.ProbeRate() != 10 {
+		t.Fatalf("10 probes a second: %v, rate %v", err, tk.ProbeRate())
+	}
+	var tasks []*Task
+	for i := range 6 {
+		c := tk
+		c.Dest = fmt.Sprintf("h%d", i)
+		tasks = append(tasks, &c)
+	}
+	if err := CheckProbeRates(tasks[:5]); err != nil {
+		t.Fatalf("5 tasks of 10 a second: %v", err)
+	}
+	if err := CheckProbeRates(tasks); err == nil || !strings.Contains(err.Error(), "host a: its trace tasks send 60 probes a second, over a host's limit of 50") {
+		t.Fatalf("6 tasks of 10 a second: %v", err)
+	}
+	if r := (&Task{Args: []string{"client", "-t", "5"}, Repeat: time.Second}).ProbeRate(); r != 0 {
+		t.Fatalf("a client test's probe rate: %v", r)
 	}
 }

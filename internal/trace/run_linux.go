@@ -69,6 +69,7 @@ func run(ctx context.Context, dst netip.Addr, cfg Config, r *Report) error {
 	id := uint16(rand.Uint32())
 	deadline := time.Now().Add(cfg.Bound())
 	buf := make([]byte, 1500)
+	pace := newPacer()
 	seq := 0
 	for ttl := 1; ttl <= cfg.MaxHops; ttl++ {
 		if !time.Now().Before(deadline) {
@@ -85,6 +86,9 @@ func run(ctx context.Context, dst netip.Addr, cfg Config, r *Report) error {
 			p := Probe{Proto: cfg.Proto, Dst: dst, SrcPort: srcPort, DstPort: BasePort, ID: id, Seq: uint16(seq),
 				UDPLen: uint16(udpHeaderLen + len("wireperf trace probe") + seq)}
 			seq++
+			if err := pace.wait(ctx); err != nil {
+				return err
+			}
 			sent[i] = time.Now()
 			if err := fam.send(ic, udp, p); err != nil {
 				return fmt.Errorf("trace: probe at TTL %d: %w", ttl, err)

@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"slices"
@@ -94,5 +95,37 @@ func TestConfigCheck(t *testing.T) {
 	c.Total = 5 * time.Second
 	if c.Bound() != 5*time.Second {
 		t.Fatalf("bound with a total %v", c.Bound())
+	}
+}
+
+// A trace's probes go at most MaxProbeRate a second: the pacer asks to
+// sleep whatever the next probe is early by, on an injected clock.
+func TestProbesArePaced(t *testing.T) {
+	now := time.Date(2026, 12, 6, 16, 0, 0, 0, time.UTC)
+	var slept time.Duration
+	p := &pacer{gap: time.Second / MaxProbeRate, now: func() time.Time { return now },
+		sleep: func(_ context.Context, d time.Duration) error { slept += d; now = now.Add(d); return nil }}
+	for range 550 { // 64 hops × 10 probes would be 640; the attack's 550
+		if err := p.wait(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := 549 * time.Second / MaxProbeRate; slept != want {
+		t.Fatalf("slept %v for 550 probes at once, want %v", slept, want)
+	}
+	// Probes already spaced wider go at once.
+	slept = 0
+	for range 10 {
+		now = now.Add(time.Second)
+		p.wait(context.Background())
+	}
+	if slept != 0 {
+		t.Fatalf("slept %v between probes a second apart", slept)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	p.sleep = sleepCtx
+	if err := p.wait(ctx); err != context.Canceled {
+		t.Fatalf("a cancelled trace waits: %v", err)
 	}
 }
