@@ -20,6 +20,7 @@ import (
 	"github.com/wireperf/wireperf/internal/daemon"
 	"github.com/wireperf/wireperf/internal/mesh"
 	"github.com/wireperf/wireperf/internal/schedule"
+	"github.com/wireperf/wireperf/internal/testutil/race"
 )
 
 // sampledMeshFile is docs/daemon.md's sampled mesh of n hosts: each
@@ -180,7 +181,7 @@ func TestSchedulePageStopsWhenTheClientGoes(t *testing.T) {
 // Over HTTP, a request whose client has gone is stopped and counted, and
 // the answer at the largest page is a page, under 10 MB.
 func TestAPIAtScale(t *testing.T) {
-	if raceEnabled {
+	if race.Enabled {
 		t.Skip("its figures are measured without the race detector, which slows applying the mesh past the API's 30 s")
 	}
 	c := apiDaemon(t)
@@ -241,8 +242,12 @@ func TestAPIAtScale(t *testing.T) {
 		t.Fatalf("%d tasks in %d pages, the largest %d bytes", len(seen), pages, largest)
 	}
 	// Three loads of /grid at once draw the page once: the process's
-	// peak RSS over them stays under 500 MB (each drew it alone, and
-	// three /api/tasks took a daemon from 0.97 to 2.55 GB).
+	// peak RSS over them stays under 600 MB (each drew it alone, and
+	// three /api/tasks took a daemon from 0.97 to 2.55 GB). Measured
+	// 471-472 MB for this process, which holds the test's mesh and
+	// SQLite's cache beside the daemon; the bound leaves room for the
+	// collector's swing, and the draw-once rule itself is
+	// grid's TestCachedHandlerDrawsOnceATTL's, on an injected clock.
 	debug.FreeOSMemory()
 	os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) // resets the peak
 	idle := peakRSS(t)
@@ -264,7 +269,7 @@ func TestAPIAtScale(t *testing.T) {
 	wg.Wait()
 	peak := peakRSS(t)
 	t.Logf("three /grid loads at once: pages of %v bytes, %v of CPU, peak RSS %d MB (%d MB before)", sizes, cpuTime()-began, peak>>20, idle>>20)
-	if sizes[0] == 0 || sizes[0] != sizes[1] || sizes[1] != sizes[2] || peak > 500<<20 {
+	if sizes[0] == 0 || sizes[0] != sizes[1] || sizes[1] != sizes[2] || peak > 600<<20 {
 		t.Fatalf("pages of %v bytes, peak RSS %d MB", sizes, peak>>20)
 	}
 	if code, _, out := c.do("GET", "/grid/block?test=0&from=all&to=all", ""); code != http.StatusBadRequest || !strings.Contains(out, "over a block's limit of 100") {

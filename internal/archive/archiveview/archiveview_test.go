@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -108,6 +109,23 @@ func TestRunsJSON(t *testing.T) {
 	}
 	if _, has := runs[1]["start"]; !has || runs[1]["start"] != nil {
 		t.Errorf("a run without a start: %v", runs[1])
+	}
+	// A figure stored before imports were held to finite numbers can't
+	// break the listing: its run shows without it.
+	b.Reset()
+	inf, rate := math.Inf(1), 1e9
+	err = WriteRunsJSON(&b, []*archive.Run{{ID: "c", Source: "iperf2-text", State: archive.StateFinished,
+		Axes:    map[string]archive.Axis{"window": {Num: &inf, Label: "huge"}},
+		Summary: archive.Summary{ReceivedBps: &inf, SentBps: &rate}}})
+	runs = nil
+	if err != nil || json.Unmarshal(b.Bytes(), &runs) != nil || len(runs) != 1 {
+		t.Fatalf("a run with +Inf: %v\n%s", err, b.String())
+	}
+	if s := runs[0]["summary"].(map[string]any); s["sent_bits_per_second"] != rate || s["received_bits_per_second"] != nil {
+		t.Errorf("summary %v: want the finite figure only", s)
+	}
+	if a := runs[0]["axes"].(map[string]any); a["window"] != "huge" {
+		t.Errorf("axes %v: want the word for a number JSON can't carry", a)
 	}
 	b.Reset()
 	if err := WriteRunsJSON(&b, nil); err != nil || strings.TrimSpace(b.String()) != "[]" {

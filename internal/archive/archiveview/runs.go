@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -31,11 +32,14 @@ type runJSON struct {
 	Summary    map[string]float64 `json:"summary"`
 }
 
-// axesJSON gives each axis its number in base units, or its word.
+// axesJSON gives each axis its number in base units, or its word. A
+// number JSON can't carry (NaN, ±Inf: a row stored before imports were
+// held to finite figures) gives its word, so that one such row can't
+// make the whole archive's `runs -J` fail.
 func axesJSON(axes map[string]archive.Axis) map[string]any {
 	out := map[string]any{}
 	for k, a := range axes {
-		if a.Num != nil {
+		if a.Num != nil && !math.IsNaN(*a.Num) && !math.IsInf(*a.Num, 0) {
 			out[k] = *a.Num
 		} else {
 			out[k] = a.Label
@@ -44,13 +48,24 @@ func axesJSON(axes map[string]archive.Axis) map[string]any {
 	return out
 }
 
+// finiteValues leaves out the figures JSON can't carry: a stored NaN or
+// ±Inf is no measurement, and it would fail the encoding of every run.
+func finiteValues(m map[string]float64) map[string]float64 {
+	for k, v := range m {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			delete(m, k)
+		}
+	}
+	return m
+}
+
 // WriteRunsJSON writes the runs as one JSON array (`wireperf runs -J`).
 func WriteRunsJSON(w io.Writer, runs []*archive.Run) error {
 	out := make([]runJSON, 0, len(runs))
 	for _, r := range runs {
 		j := runJSON{ID: r.ID, Source: r.Source, SourceFile: r.SourceFile, Axes: axesJSON(r.Axes), State: r.State,
 			Error: r.Error, Rep: r.Rep, LocalHost: r.LocalHost, RemoteHost: r.RemoteHost, Rounded: r.Rounded,
-			Summary: r.Summary.Values()}
+			Summary: finiteValues(r.Summary.Values())}
 		if r.Campaign != "" {
 			c := r.Campaign
 			j.Campaign = &c

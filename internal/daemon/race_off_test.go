@@ -1,5 +1,0 @@
-//go:build !race
-
-package daemon_test
-
-const raceEnabled = false
