@@ -103,3 +103,56 @@ func behindLine(name string, before, after Lateness, span time.Duration) string 
 		"and %d packets left more than 1 ms late: the lab, not the path it emulates, limited this test",
 		name, float64(lost)/1e6, span.Seconds(), 100*float64(lost)/float64(span), late)
 }
+
+// DirCount is one direction's packets into a lab router and those it lost
+// (DirStats.Lost: its drops of every kind, the TUN queue's included).
+type DirCount struct {
+	In, Lost uint64
+}
+
+// Counts are a lab router's DirCounts at one time.
+type Counts struct {
+	AtoB, BtoA DirCount
+	Updated    time.Time // when the router wrote them
+}
+
+// CountsOf takes the DirCounts out of a router's statistics.
+func CountsOf(rs RouterStats) Counts {
+	return Counts{
+		AtoB: DirCount{In: rs.AtoB.In, Lost: rs.AtoB.Lost()},
+		BtoA: DirCount{In: rs.BtoA.In, Lost: rs.BtoA.Lost()},
+	}
+}
+
+// Counts reads the router's counters once they cover end (the router
+// writes its status every second; it waits at most wait, then returns
+// what it has).
+func (w *RouterWatch) Counts(end time.Time, wait time.Duration) (Counts, error) {
+	if w == nil {
+		return Counts{}, fmt.Errorf("not run through a lab")
+	}
+	deadline := time.Now().Add(wait)
+	for {
+		st, err := Status(w.name)
+		if err != nil {
+			return Counts{}, err
+		}
+		if !st.Running {
+			return Counts{}, fmt.Errorf("lab %q: its router is not running", w.name)
+		}
+		if !st.Updated.Before(end) || time.Now().After(deadline) {
+			c := CountsOf(st.Router)
+			c.Updated = st.Updated
+			return c, nil
+		}
+		time.Sleep(100 * time.Millisecond) // the router's next status write
+	}
+}
+
+// Name is the lab's name.
+func (w *RouterWatch) Name() string {
+	if w == nil {
+		return ""
+	}
+	return w.name
+}
