@@ -73,6 +73,10 @@ func (r *Report) WriteText(w io.Writer) error {
 			line("  - %s", n)
 		}
 	}
+	for _, wn := range r.Warnings {
+		line("")
+		line("WARNING: %s", wn)
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

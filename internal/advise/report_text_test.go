@@ -1,6 +1,7 @@
 package advise
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/wireperf/wireperf/internal/figures"
@@ -64,5 +65,24 @@ func TestLineRateArithmetic(t *testing.T) {
 		if got := lineRateArithmetic(tt.rate, tt.mtu, figures.LineRateGoodput(tt.rate, tt.mtu)); got != tt.want {
 			t.Errorf("%g at MTU %d:\n got %q\nwant %q", tt.rate, tt.mtu, got, tt.want)
 		}
+	}
+}
+
+// The lab's warning ends the text report and is in the JSON.
+func TestReportCarriesTheLabsWarning(t *testing.T) {
+	r := &Report{Target: "10.77.2.2:5201", Warnings: []string{`the lab "wan"'s router fell behind`}}
+	var b strings.Builder
+	if err := r.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "WARNING: the lab \"wan\"'s router fell behind") {
+		t.Errorf("text lacks the warning:\n%s", b.String())
+	}
+	doc, err := r.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(doc), `"warnings"`) {
+		t.Errorf("JSON lacks the warning: %s", doc)
 	}
 }

@@ -86,6 +86,20 @@ func (w *RouterWatch) Behind(end time.Time, wait time.Duration) string {
 	return behindLine(w.name, w.before, after, end.Sub(w.start))
 }
 
+// RouterWait is how long a command run through a lab waits for its
+// router's counters to cover the test's end: the router writes them every
+// second.
+const RouterWait = 2500 * time.Millisecond
+
+// BehindLines is Behind over the test ending at end, with RouterWait, as
+// a report's warnings: none when the router kept up, or outside a lab.
+func (w *RouterWatch) BehindLines(end time.Time) []string {
+	if line := w.Behind(end, RouterWait); line != "" {
+		return []string{line}
+	}
+	return nil
+}
+
 // LostShare is the share of a test's time the router's output may lose
 // before the test is told that the lab limited it: a 0.5% shortfall is
 // within what a row may read under the path's capacity anyway.

@@ -60,7 +60,7 @@ func UDPMon(ctx context.Context, u *testdef.UDPMon, host string, o Options, w io
 	router := lab.WatchRouter() // nil unless run through "wireperf lab exec"
 	if router != nil {
 		cfg.Router = func(end time.Time) (udpmon.RouterCounts, error) {
-			c, err := router.Counts(end, routerWait)
+			c, err := router.Counts(end, lab.RouterWait)
 			return udpmon.RouterCounts{InAtoB: c.AtoB.In, LostAtoB: c.AtoB.Lost, InBtoA: c.BtoA.In, LostBtoA: c.BtoA.Lost}, err
 		}
 	}
@@ -69,9 +69,7 @@ func UDPMon(ctx context.Context, u *testdef.UDPMon, host string, o Options, w io
 	if sw == nil || len(sw.Points) == 0 && runErr != nil {
 		return nil, runErr
 	}
-	if line := router.Behind(time.Now(), routerWait); line != "" {
-		sw.Warnings = append(sw.Warnings, line)
-	}
+	sw.Warnings = append(sw.Warnings, router.BehindLines(time.Now())...)
 	header()
 	switch {
 	case u.JSON:
