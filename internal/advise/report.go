@@ -51,6 +51,9 @@ type Report struct {
 	Advice      Advice  `json:"advice"`
 	// Results are the tests' full results, for the record.
 	Results []*result.Result `json:"results,omitempty"`
+	// Warnings say what, outside the path, limited the tests: run through
+	// a lab, its router falling behind (lab.RouterWatch).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Inputs are what a guided run measured, for Analyze.

@@ -49,7 +49,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		line("Packet train  %s", t.describe())
 	}
 	if r.BottleneckSource != "measured" {
-		bn += fmt.Sprintf(", %s of TCP goodput by line-rate arithmetic", rate(r.IdealBps))
+		bn += ", " + lineRateArithmetic(r.BottleneckBps, r.PathMTU, r.IdealBps)
 	}
 	line("Bottleneck    %s", bn)
 	line("BDP           %s × %s = %s", rate(r.BottleneckBps), ms(us(r.BaselineRTTus)), size(r.BDPBytes))
@@ -73,6 +73,10 @@ func (r *Report) WriteText(w io.Writer) error {
 			line("  - %s", n)
 		}
 	}
+	for _, wn := range r.Warnings {
+		line("")
+		line("WARNING: %s", wn)
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -86,8 +90,8 @@ func (h Host) describe(what string) string {
 	if l := h.Limits; l != nil {
 		parts = append(parts, fmt.Sprintf("tcp_rmem %s, tcp_wmem %s, rmem_max %s, wmem_max %s",
 			triple(l.TCPRmem), triple(l.TCPWmem), intOr64(l.RmemMax), intOr64(l.WmemMax)))
-		if l.Congestion != "" {
-			parts = append(parts, l.Congestion)
+		if cc := h.congestion(); cc != "" {
+			parts = append(parts, cc)
 		}
 		if q := qdiscText(l); q != "" {
 			parts = append(parts, q)
@@ -99,6 +103,51 @@ func (h Host) describe(what string) string {
 		parts = append(parts, fmt.Sprintf("route MTU %d", h.Socket.MTU))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// congestion names the congestion control the test's socket ran, and
+// the host's default (the sysctl) beside it where that differs: the
+// report's tests ran -C's algorithm, not the default.
+func (h Host) congestion() string {
+	var def, tested string
+	if h.Limits != nil {
+		def = h.Limits.Congestion
+	}
+	if h.Socket != nil {
+		tested = h.Socket.Congestion
+	}
+	switch {
+	case tested == "":
+		return def
+	case def == "" || def == tested:
+		return tested + " (tested)"
+	}
+	return tested + " (tested; the host's default is " + def + ")"
+}
+
+// lineRateArithmetic states the ideal goodput with the sum that gives it:
+// "941.5 Mbit/s of TCP goodput by line-rate arithmetic (1448/1538 × 1
+// Gbit/s)", each figure precise enough that the sum can be checked; a
+// packet train's rate is a measurement (1.002 Gbit/s gives 943.4).
+func lineRateArithmetic(rateBps float64, mtu int, ideal float64) string {
+	mtu = mtuOr(mtu)
+	return fmt.Sprintf("%s of TCP goodput by line-rate arithmetic (%d/%d × %s)",
+		exactRate(ideal), mtu-figures.TCPIPHeaderBytes, mtu+figures.EthernetOverhead, exactRate(rateBps))
+}
+
+// exactRate prints a rate to four significant digits, trailing zeros
+// dropped: 941.5 Mbit/s, 1 Gbit/s, 1.002 Gbit/s.
+func exactRate(bps float64) string {
+	unit, div := "bit/s", 1.0
+	switch {
+	case bps >= 1e9:
+		unit, div = "Gbit/s", 1e9
+	case bps >= 1e6:
+		unit, div = "Mbit/s", 1e6
+	case bps >= 1e3:
+		unit, div = "kbit/s", 1e3
+	}
+	return strconv.FormatFloat(bps/div, 'g', 4, 64) + " " + unit
 }
 
 // qdiscText names the root qdisc of the interface the test ran over, or

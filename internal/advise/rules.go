@@ -45,6 +45,10 @@ type signals struct {
 	// slowStartHeavy: slow start took most of the test, or never ended.
 	slowStartHeavy bool
 	lossy          bool
+	// overshootOnly: the stream lost packets, but none in its steady span
+	// (Steady): the losses were slow start's overshoot of the
+	// bottleneck's queue and the recovery from it.
+	overshootOnly bool
 }
 
 func signalsOf(e Evidence) *signals {
@@ -83,6 +87,9 @@ func signalsOf(e Evidence) *signals {
 		c.lossy = t.Retransmits > 0 && t.CwndReductions > 0 && t.BytesSent > 0 &&
 			float64(t.BytesRetrans) >= LossShare*float64(t.BytesSent)
 	}
+	if st := s.Steady; st != nil && c.lossy {
+		c.overshootOnly = st.Retrans == 0 && st.Before > 0
+	}
 	return c
 }
 
@@ -101,11 +108,13 @@ type rule struct {
 // nothing to send; and last, no limit on a host.
 var rules = []rule{
 	{LimitNetwork, fillsThePath, sayFillsThePath},
+	{LimitNetwork, fullAfterOvershoot, sayFullAfterOvershoot},
 	{LimitReceiverWindow, receiverWindowLimited, sayReceiverWindow},
 	{LimitSenderBuffer, senderBufferLimited, saySenderBuffer},
 	{LimitCPU, cpuLimited, sayCPU},
 	{LimitSlowStart, slowStartEndedEarly, saySlowStartEndedEarly},
 	{LimitSlowStart, slowStartTookTheTest, saySlowStartTookTheTest},
+	{LimitSlowStart, steadyNotReached, saySteadyNotReached},
 	{LimitCongestion, lossLimited, sayLoss},
 	{LimitApplication, applicationLimited, sayApplication},
 	{LimitUnknown, func(c *signals) bool { return c.tcp == nil }, sayNoTCPInfo},
@@ -138,6 +147,51 @@ func sayFillsThePath(c *signals, v *Verdict) {
 		v.Details = append(v.Details, fmt.Sprintf("%s (TCP Efficiency %s): the bottleneck's queue overflowed now and then, as it does when TCP fills a path",
 			units.Count(int(t.Retransmits), "retransmit"), pctp(t.EfficiencyPercent)))
 	}
+}
+
+// fullAfterOvershoot: the stream's only losses were slow start's
+// overshoot, and after it the stream ran at the bottleneck's rate. Its
+// mean over the whole test is below that only by slow start's share: the
+// path is full.
+func fullAfterOvershoot(c *signals) bool {
+	return c.overshootOnly && c.ideal > 0 && c.s.Steady.RateBps >= FullShare*c.ideal
+}
+
+func sayFullAfterOvershoot(c *signals, v *Verdict) {
+	st := c.s.Steady
+	v.Summary = fmt.Sprintf("network-limited (path full): after slow start, one stream held %s, %s of %s, from %.1f to %.1f s without a retransmit",
+		rate(st.RateBps), pct(st.RateBps/c.ideal), rate(c.ideal), st.From, st.To)
+	v.Details = append(v.Details, overshootDetail(c), c.reach+", slow start included")
+}
+
+// overshootDetail says where the losses were.
+func overshootDetail(c *signals) string {
+	st, cc := c.s.Steady, c.e.SenderCongestion()
+	if cc == "" {
+		cc = "TCP"
+	}
+	end := ""
+	if ss := c.ss; ss != nil && ss.Ended {
+		end = fmt.Sprintf(" (slow start ended at %.1f s)", ss.End)
+	}
+	return fmt.Sprintf("all %s segments retransmitted were before %.1f s%s: %s's slow start overshot the bottleneck's queue, as it does by design; "+
+		"they say nothing of the path's steady state", units.Thousands(int64(st.Before)), st.From, end, cc)
+}
+
+// steadyNotReached: the losses were slow start's overshoot, and the
+// stream had not come back to the bottleneck's rate when the test ended.
+func steadyNotReached(c *signals) bool { return c.overshootOnly && c.belowIdeal }
+
+func saySteadyNotReached(c *signals, v *Verdict) {
+	st := c.s.Steady
+	still := ""
+	if st.Rising {
+		still = ", still rising"
+	}
+	v.Summary = fmt.Sprintf("test too short: steady state not reached: after slow start's losses one stream ran at %s (%s of %s) from %.1f to %.1f s%s, without a retransmit",
+		rate(st.RateBps), pct(st.RateBps/c.ideal), rate(c.ideal), st.From, st.To, still)
+	v.Details = append(v.Details, overshootDetail(c), c.reach,
+		"after a loss at a long RTT the window grows back over many round trips (CUBIC's takes tens of seconds at 215 ms): a longer test shows the steady state")
 }
 
 // receiverWindowLimited: a window limit shows as time limited by it, or

@@ -74,7 +74,10 @@ type Measurement struct {
 	SenderCPU   float64                   `json:"sender_cpu_percent"`
 	ReceiverCPU float64                   `json:"receiver_cpu_percent"`
 	TCP         *figures.DirectionFigures `json:"tcp,omitempty"`
-	Error       string                    `json:"error,omitempty"`
+	// Steady is the one stream's state after slow start (SteadyOf); nil
+	// with several streams or without a timeline.
+	Steady *Steady `json:"steady,omitempty"`
+	Error  string  `json:"error,omitempty"`
 }
 
 // MeasurementOf sums a finished test's direction.
@@ -89,6 +92,7 @@ func MeasurementOf(r *result.Result, senderRole string, bottleneck float64) Meas
 		run.GoodputBps = finite(d.Received.BitsPerSecond())
 		run.TCP = figures.DirectionOf(d, bottleneck)
 	}
+	run.Steady = steadyOf(r, senderRole)
 	for _, e := range []*result.End{&r.Local, &r.Remote} {
 		if e.Role == senderRole {
 			run.SenderCPU = e.CPU.TotalPercent

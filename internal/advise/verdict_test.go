@@ -282,12 +282,13 @@ func TestBufferFor(t *testing.T) {
 
 func near(got, want, tol float64) bool { return math.Abs(got-want) <= tol*math.Abs(want) }
 
-// The rules run in the order the verdict depends on: a full path first,
-// then the windows, the CPU, slow start, loss, the application, and the
-// network when nothing on a host shows.
+// The rules run in the order the verdict depends on: a full path first
+// (over the test, or after slow start's overshoot), then the windows, the
+// CPU, slow start (a steady state not reached among it), loss, the
+// application, and the network when nothing on a host shows.
 func TestRulesOrder(t *testing.T) {
-	want := []string{LimitNetwork, LimitReceiverWindow, LimitSenderBuffer, LimitCPU, LimitSlowStart, LimitSlowStart,
-		LimitCongestion, LimitApplication, LimitUnknown, LimitNetwork}
+	want := []string{LimitNetwork, LimitNetwork, LimitReceiverWindow, LimitSenderBuffer, LimitCPU, LimitSlowStart, LimitSlowStart,
+		LimitSlowStart, LimitCongestion, LimitApplication, LimitUnknown, LimitNetwork}
 	var got []string
 	for _, r := range rules {
 		got = append(got, r.limit)

@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/wireperf/wireperf/internal/advise/guide"
+	"github.com/wireperf/wireperf/internal/lab"
 )
 
 // adviseFlags are `wireperf advise`'s flags: the measurement's (package
@@ -80,10 +82,12 @@ func runAdvise(ctx context.Context, e env, f *adviseFlags, cfg guide.Config, cmd
 	if !f.json {
 		cfg.Progress = func(step string) { fmt.Fprintf(e.stderr, "advise: %s\n", step) }
 	}
+	router := lab.WatchRouter() // nil unless run through "wireperf lab exec"
 	rep, err := guide.Run(ctx, cfg)
 	if err != nil {
 		return err
 	}
+	rep.Warnings = append(rep.Warnings, router.BehindLines(time.Now())...)
 	doc, err := rep.JSON()
 	if err != nil {
 		return err

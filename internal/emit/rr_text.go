@@ -56,6 +56,9 @@ func (t *RRText) Write(r *result.Result) error {
 		writeLoadSummary(l, lr.Points, lr.Load)
 	}
 	writeRRCPU(l, r)
+	for _, w := range r.Warnings {
+		l.add("WARNING: %s", w)
+	}
 	if r.Error != "" {
 		l.add("error: %s", r.Error)
 	}
@@ -216,8 +219,11 @@ func writeLoadSummary(l *textLines, points []result.RRPoint, ld *result.RRLoad) 
 	l.add("RTT increase under load (loaded − idle): p50 %+.3f ms, p90 %+.3f ms, p99 %+.3f ms; idle p50 %.3f ms, loaded p50 %.3f ms",
 		in.P50/1e3, in.P90/1e3, in.P99/1e3, idle.RTT.P50/1e3, loaded.RTT.P50/1e3)
 	l.add("Probe loss: idle %.3g%%, loaded %.3g%%", idle.LossPercent(), loaded.LossPercent())
-	if in.P50 > 1000 && in.P50 > idle.RTT.P50 {
+	if in.P50 > 1000 && in.P50 > idle.RTT.P50 && len(ld.HostDelays) == 0 {
 		l.add("The load more than doubles the RTT: the bottleneck's queue holds about %.1f ms of data (bufferbloat)", in.P50/1e3)
+	}
+	for _, h := range ld.HostDelays {
+		l.add("WARNING: in the %s phase the %s added delay (%.3f ms at p99): %s", h.Phase, h.Host, h.AddedUs/1e3, h.Reason)
 	}
 }
 

@@ -108,6 +108,9 @@ func (t *UDPMonTable) Footer(sw *udpmon.Sweep) error {
 			fmt.Fprintf(&b, "size %d, spacing %v: FAILED: %s\n", p.Size, p.Spacing, p.Error)
 		}
 	}
+	for _, w := range sw.Warnings {
+		fmt.Fprintf(&b, "WARNING: %s\n", w)
+	}
 	fmt.Fprintf(&b, "%s in %.1f s", units.Count(len(sw.Points), "point"), sw.Seconds)
 	if sw.Failed > 0 {
 		fmt.Fprintf(&b, ", %d failed", sw.Failed)

@@ -38,6 +38,129 @@ type UDPLoss struct {
 	// drops than this direction lost.
 	Approximate bool
 	Verdict     string // one line
+
+	// Places that count their own drops, when known (AttributeUDPLossAt):
+	// ReceiverSocket is the receiving socket's own drops (sk_drops), per
+	// datagram unless SocketBatches (the socket took GRO batches, and
+	// Linux counts a dropped batch once); Router is a lab router's drops
+	// in this direction, every packet it dropped (a test's control
+	// packets too). Each is printed as counted. Network is then what
+	// neither explains, printed as unexplained, never put down to a place.
+	ReceiverSocket *int64 `json:",omitempty"`
+	SocketBatches  bool   `json:",omitempty"`
+	Router         *int64 `json:",omitempty"`
+}
+
+// LossCounts are the per-place drop counts AttributeUDPLossAt takes
+// beside the hosts' UDP counters: nil where a place was not counted.
+type LossCounts struct {
+	// ReceiverSocket is the receiving socket's own drop count
+	// (result.UDP.SocketDrops), and SocketBatches says it counts GRO
+	// batches, not datagrams (result.UDP.SocketDropsGRO).
+	ReceiverSocket *uint64
+	SocketBatches  bool
+	// Router is the lab router's drops in the test's direction, over the
+	// test (lab.RouterWatch).
+	Router *uint64
+}
+
+// AttributeUDPLossAt attributes lost datagrams to the places that count
+// their own drops: the lab's router and the receiving socket, each exact
+// and per place, and the sending host. Where the receiving socket's count
+// is missing, it falls back to AttributeUDPLoss's host-wide RcvbufErrors.
+// What the counts do not explain is unexplained (Network): no count is
+// capped, scaled or moved to make the rest fit.
+func AttributeUDPLossAt(lost, sendErrors int64, receiverHost, senderHost *result.SNMP, concurrentTests, gsoSegments int, c LossCounts) UDPLoss {
+	if c.ReceiverSocket == nil && c.Router == nil {
+		return AttributeUDPLoss(lost, sendErrors, receiverHost, senderHost, concurrentTests, gsoSegments)
+	}
+	var a UDPLoss
+	if c.ReceiverSocket != nil {
+		a = UDPLoss{Lost: max(lost, 0), SendErrors: max(sendErrors, 0)}
+		if receiverHost != nil {
+			a.ReceiverRcvbuf, a.ReceiverInErrors = receiverHost.RcvbufErrors, receiverHost.InErrors
+		}
+		if senderHost != nil {
+			a.SenderSndbuf = senderHost.SndbufErrors
+		}
+		n := int64(*c.ReceiverSocket)
+		a.ReceiverSocket, a.SocketBatches = &n, c.SocketBatches
+	} else {
+		// The host-wide split, then the router's count taken out of what
+		// it left unexplained.
+		a = AttributeUDPLoss(lost, sendErrors, receiverHost, senderHost, concurrentTests, gsoSegments)
+	}
+	if c.Router != nil {
+		n := int64(*c.Router)
+		a.Router = &n
+	}
+	var sendDrops int64
+	if a.SenderSndbuf > uint64(a.SendErrors) {
+		sendDrops = int64(a.SenderSndbuf - uint64(a.SendErrors))
+	}
+	counted := ptrOr(a.Router) + ptrOr(a.ReceiverSocket)
+	if a.ReceiverSocket != nil {
+		counted += sendDrops
+	} else {
+		counted += a.Lost - a.Network // the host counters' share, as AttributeUDPLoss put it
+	}
+	a.Network = a.Lost - counted
+	a.Approximate = a.ReceiverSocket == nil || a.SocketBatches || (sendDrops > 0 && concurrentTests > 0)
+	a.Verdict = a.placesVerdict(sendDrops, gsoSegments)
+	return a
+}
+
+func ptrOr(p *int64) int64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+// placesVerdict says each place's count as counted, then the remainder:
+// unexplained when positive, and when the counts add to more than was
+// lost, by how much and why that can be.
+func (a UDPLoss) placesVerdict(sendDrops int64, gsoSegments int) string {
+	if a.Lost == 0 && ptrOr(a.Router)+ptrOr(a.ReceiverSocket) == 0 {
+		return "no datagrams were lost"
+	}
+	var parts []string
+	if a.Router != nil {
+		parts = append(parts, "the lab's router dropped "+units.Thousands(*a.Router))
+	}
+	switch {
+	case a.ReceiverSocket != nil && a.SocketBatches && *a.ReceiverSocket > 0:
+		s := "the receiving socket dropped " + units.Thousands(*a.ReceiverSocket) + " (counted per GRO batch"
+		if gsoSegments > 1 {
+			s += fmt.Sprintf(": %s to %s datagrams, as Linux counts a batch once)",
+				units.Thousands(*a.ReceiverSocket), units.Thousands(*a.ReceiverSocket*int64(gsoSegments)))
+		} else {
+			s += ", as Linux counts a batch once)"
+		}
+		parts = append(parts, s)
+	case a.ReceiverSocket != nil:
+		parts = append(parts, "the receiving socket dropped "+units.Thousands(*a.ReceiverSocket))
+	default:
+		if n := a.Lost - a.Network - ptrOr(a.Router); n > 0 {
+			parts = append(parts, "the receiving host's counters (host-wide RcvbufErrors) explain "+units.Thousands(n))
+		}
+	}
+	if a.ReceiverSocket != nil && sendDrops > 0 {
+		parts = append(parts, "the sending host dropped "+units.Thousands(sendDrops)+" "+senderCause)
+	}
+	v := "of " + units.Thousands(a.Lost) + " lost datagrams, " + joinAnd(parts)
+	switch {
+	case a.Network > 0 && a.SocketBatches:
+		v += "; " + units.Thousands(a.Network) + " are not counted one by one (the socket's dropped batches may hold them)"
+	case a.Network > 0:
+		v += "; " + units.Thousands(a.Network) + " are unexplained: no counter saw them dropped"
+	case a.Network < 0:
+		v += fmt.Sprintf("; the counts add to %s more than were lost: the router counts every packet it dropped in the direction, the test's control packets too",
+			units.Thousands(-a.Network))
+	default:
+		v += ": every lost datagram is counted where it was dropped"
+	}
+	return v
 }
 
 // AttributeUDPLoss splits lost datagrams between the receiving host's

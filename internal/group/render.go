@@ -34,6 +34,7 @@ type jsonReport struct {
 	StartSkew Skew       `json:"start_skew"`
 	Start     *time.Time `json:"start,omitempty"`
 	Error     string     `json:"error,omitempty"`
+	Warnings  []string   `json:"warnings,omitempty"`
 }
 
 // receivedBps is a result's received rate, both directions added.
@@ -50,7 +51,7 @@ func receivedBps(r *result.Result) float64 {
 
 // WriteJSON writes the report as one JSON document.
 func WriteJSON(w io.Writer, rep *Report) error {
-	doc := jsonReport{Pairs: []jsonPair{}, Sum: rep.Sum, StartSkew: rep.Skew, Error: rep.Error}
+	doc := jsonReport{Pairs: []jsonPair{}, Sum: rep.Sum, StartSkew: rep.Skew, Error: rep.Error, Warnings: rep.Warnings}
 	if doc.Sum.Intervals == nil {
 		doc.Sum.Intervals = []SumInterval{}
 	}
@@ -120,6 +121,9 @@ func WriteText(w io.Writer, rep *Report, f units.Format) error {
 			fmt.Fprintf(&b, "[SUM] rows leave out %s\n", l)
 		}
 		fmt.Fprintf(&b, "start skew %.3f ms ± %.3f ms\n", rep.Skew.Seconds*1e3, rep.Skew.UncertaintySeconds*1e3)
+	}
+	for _, w := range rep.Warnings {
+		fmt.Fprintln(&b, "WARNING: "+w)
 	}
 	// The error the command exits with is printed by the command once;
 	// the report keeps only what its rows don't already say (an

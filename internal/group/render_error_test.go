@@ -40,3 +40,23 @@ func TestTextReportSaysAnErrorOnce(t *testing.T) {
 		}
 	}
 }
+
+// Run through a lab whose router fell behind, the group's report says so,
+// in text and in JSON.
+func TestReportCarriesTheLabsWarning(t *testing.T) {
+	const w = `the lab "wan"'s router fell behind: its output stood idle 1550 ms of the test's 18.6 s (8.3%)`
+	rep := Report{Pairs: []PairReport{{Pair: Pair{Sender: Endpoint{"a", 1}, Receiver: Endpoint{"b", 2}}}}, Started: true, Warnings: []string{w}}
+	var text, js strings.Builder
+	if err := WriteText(&text, &rep, 'a'); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteJSON(&js, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "WARNING: "+w) {
+		t.Errorf("text lacks the warning:\n%s", text.String())
+	}
+	if !strings.Contains(js.String(), `"warnings": [`) || !strings.Contains(js.String(), "stood idle 1550 ms") {
+		t.Errorf("JSON lacks the warning:\n%s", js.String())
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/wireperf/wireperf/internal/agent"
 	"github.com/wireperf/wireperf/internal/auth"
+	"github.com/wireperf/wireperf/internal/lab"
 	"github.com/wireperf/wireperf/internal/result"
 )
 
@@ -72,6 +73,9 @@ type Report struct {
 	Error string
 	// Started says the group got past its set-up.
 	Started bool
+	// Warnings say what, outside the path, limited the group: run through
+	// a lab, its router falling behind (lab.RouterWatch).
+	Warnings []string
 }
 
 // Failed says some pair did not run to its end.
@@ -139,6 +143,7 @@ func Run(ctx context.Context, cfg Config) *Report {
 		return rep
 	}
 	rep.Started = true
+	router := lab.WatchRouter() // nil unless run through "wireperf lab exec"
 	rep.Start = time.Now().Add(cfg.StartIn)
 	for i, c := range conns {
 		if err := c.Start(rep.Start.UnixNano() + rep.Pairs[i].Clock.OffsetNs); err != nil {
@@ -169,6 +174,7 @@ func Run(ctx context.Context, cfg Config) *Report {
 	wg.Wait()
 	rep.Sum = Aggregate(rep.Start, rep.Pairs)
 	rep.Skew = StartSkew(rep.Pairs)
+	rep.Warnings = router.BehindLines(time.Now())
 	var failed []string
 	for _, p := range rep.Pairs {
 		if p.Error != "" {

@@ -86,6 +86,20 @@ func (w *RouterWatch) Behind(end time.Time, wait time.Duration) string {
 	return behindLine(w.name, w.before, after, end.Sub(w.start))
 }
 
+// RouterWait is how long a command run through a lab waits for its
+// router's counters to cover the test's end: the router writes them every
+// second.
+const RouterWait = 2500 * time.Millisecond
+
+// BehindLines is Behind over the test ending at end, with RouterWait, as
+// a report's warnings: none when the router kept up, or outside a lab.
+func (w *RouterWatch) BehindLines(end time.Time) []string {
+	if line := w.Behind(end, RouterWait); line != "" {
+		return []string{line}
+	}
+	return nil
+}
+
 // LostShare is the share of a test's time the router's output may lose
 // before the test is told that the lab limited it: a 0.5% shortfall is
 // within what a row may read under the path's capacity anyway.
@@ -102,4 +116,57 @@ func behindLine(name string, before, after Lateness, span time.Duration) string 
 	return fmt.Sprintf("the lab %q's router fell behind: its output stood idle %.0f ms of the test's %.1f s (%.1f%%) while packets were due, "+
 		"and %d packets left more than 1 ms late: the lab, not the path it emulates, limited this test",
 		name, float64(lost)/1e6, span.Seconds(), 100*float64(lost)/float64(span), late)
+}
+
+// DirCount is one direction's packets into a lab router and those it lost
+// (DirStats.Lost: its drops of every kind, the TUN queue's included).
+type DirCount struct {
+	In, Lost uint64
+}
+
+// Counts are a lab router's DirCounts at one time.
+type Counts struct {
+	AtoB, BtoA DirCount
+	Updated    time.Time // when the router wrote them
+}
+
+// CountsOf takes the DirCounts out of a router's statistics.
+func CountsOf(rs RouterStats) Counts {
+	return Counts{
+		AtoB: DirCount{In: rs.AtoB.In, Lost: rs.AtoB.Lost()},
+		BtoA: DirCount{In: rs.BtoA.In, Lost: rs.BtoA.Lost()},
+	}
+}
+
+// Counts reads the router's counters once they cover end (the router
+// writes its status every second; it waits at most wait, then returns
+// what it has).
+func (w *RouterWatch) Counts(end time.Time, wait time.Duration) (Counts, error) {
+	if w == nil {
+		return Counts{}, fmt.Errorf("not run through a lab")
+	}
+	deadline := time.Now().Add(wait)
+	for {
+		st, err := Status(w.name)
+		if err != nil {
+			return Counts{}, err
+		}
+		if !st.Running {
+			return Counts{}, fmt.Errorf("lab %q: its router is not running", w.name)
+		}
+		if !st.Updated.Before(end) || time.Now().After(deadline) {
+			c := CountsOf(st.Router)
+			c.Updated = st.Updated
+			return c, nil
+		}
+		time.Sleep(100 * time.Millisecond) // the router's next status write
+	}
+}
+
+// Name is the lab's name.
+func (w *RouterWatch) Name() string {
+	if w == nil {
+		return ""
+	}
+	return w.name
 }

@@ -71,6 +71,7 @@ var funcFields = map[string]funcFieldKind{
 	"testrun.Options.Notice":            observer,
 	"udpmon.Config.OnPoint":             observer,
 	"udpmon.Config.Run":                 seam, // default: session.RunClient over Config.Client
+	"udpmon.Config.Router":              port, // a lab router's counters, from the command that runs through the lab (lab imports udpmon in its tests)
 	"agenttest.Server.Kill":             seam,
 }
 

@@ -125,4 +125,17 @@ type RRLoad struct {
 	Phases []RRPhase `json:"phases,omitempty"`
 	// LoadResult is the bulk test's own result.
 	LoadResult *Result `json:"load_result,omitempty"`
+	// HostDelays name the phases in which a host, not the network, added
+	// delay (rrload.HostDelays).
+	HostDelays []RRHostDelay `json:"host_delays,omitempty"`
+}
+
+// RRHostDelay is a phase in which a host added delay to the probes: the
+// server's own service time rose, or the network RTT (which holds the
+// client's own scheduling) went above what the path can give.
+type RRHostDelay struct {
+	Phase   string  `json:"phase"`
+	Host    string  `json:"host"`     // RoleClient or RoleServer
+	AddedUs float64 `json:"added_us"` // at the 99th percentile
+	Reason  string  `json:"reason"`
 }

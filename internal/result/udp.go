@@ -55,6 +55,14 @@ type UDP struct {
 	// TimestampSource is "kernel" (SO_TIMESTAMPNS) or "user-space".
 	TimestampSource string `json:"timestamp_source,omitempty"`
 	GROBatches      int64  `json:"gro_batches,omitempty"` // receive calls that returned several segments
+	// SocketDrops is what the kernel dropped at this stream's own receive
+	// socket (sk_drops, from SO_MEMINFO or SO_RXQ_OVFL): unlike
+	// RcvbufErrors, no other socket's. Nil where not counted. Linux counts
+	// one per skb: where the socket took GRO batches (SocketDropsGRO) a
+	// drop may be a whole batch, so the count is a lower bound in
+	// datagrams; without GRO it is exact.
+	SocketDrops    *uint64 `json:"socket_drops,omitempty"`
+	SocketDropsGRO bool    `json:"socket_drops_gro,omitempty"`
 }
 
 // LostPercent is lost ÷ expected, in percent.

@@ -36,6 +36,11 @@ type Config struct {
 	// Load is the bulk test (session.RunClient); its Duration is the
 	// loaded phase. It runs against Probe's server.
 	Load spec.Spec
+	// PathBound, when known, is the most RTT the path can give: its
+	// floor plus both directions' queues plus the emulator's own lateness
+	// (a lab path's configuration). A network RTT above it was added by a
+	// host: HostDelays flags it.
+	PathBound time.Duration
 	// Go runs the load's client; nil runs it on a new goroutine. (A test
 	// in a network namespace passes one that enters the namespace first:
 	// the load's connections are dialled from that goroutine.)
@@ -125,6 +130,7 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 	}
 	if r := res.Local.RR; r != nil {
 		r.Load = loadSummary(cfg.Load, r.Points, lo.res, lo.err)
+		r.Load.HostDelays = HostDelays(r.Points, cfg.PathBound)
 		r.Load.Phases = phasesRun(cfg, r.Points)
 		if err == nil {
 			for _, ph := range r.Load.Phases {
@@ -231,4 +237,52 @@ func udpLostPercent(d result.Direction) *float64 {
 	}
 	p := u.LostPercent()
 	return &p
+}
+
+// A host added delay in a phase when its share rose above the idle
+// phase's by more than hostDelayMin and hostDelayShare of the idle
+// network RTT's median: scheduling noise of a few hundred µs is not worth
+// a flag on a long path, and a path of 50 µs is not one to flag 1 ms on
+// either way.
+const (
+	hostDelayMin   = 1000.0 // µs
+	hostDelayShare = 0.1
+)
+
+// HostDelays names the phases in which a host, not the network, added
+// delay to the probes, against the idle phase:
+//
+//   - the server: its own service time (T3 − T2, taken on its side of
+//     the sockets) rose at the 99th percentile;
+//   - the client: the network RTT (T4 − T1 less the server's time, which
+//     still holds the client's own scheduling between its clock reads and
+//     the socket) rose above pathBound, the most the path can give, when
+//     that is known (0: not known, not judged).
+func HostDelays(points []result.RRPoint, pathBound time.Duration) []result.RRHostDelay {
+	var idle *result.RRPoint
+	for i := range points {
+		if points[i].Label == PhaseIdle && points[i].Completed > 0 {
+			idle = &points[i]
+		}
+	}
+	var out []result.RRHostDelay
+	for _, p := range points {
+		if p.Completed == 0 || p.Label == "" {
+			continue
+		}
+		if idle != nil && p.Label != PhaseIdle {
+			added := p.ServerTime.P99 - idle.ServerTime.P99
+			if added > max(hostDelayMin, hostDelayShare*idle.NetworkRTT.P50) {
+				out = append(out, result.RRHostDelay{Phase: p.Label, Host: result.RoleServer, AddedUs: added,
+					Reason: fmt.Sprintf("the server's own service time (T3 − T2) p99 was %.3f ms against %.3f ms idle: the server host was slow to answer, not the network",
+						p.ServerTime.P99/1e3, idle.ServerTime.P99/1e3)})
+			}
+		}
+		if bound := float64(pathBound.Microseconds()); bound > 0 && p.NetworkRTT.P99 > bound {
+			out = append(out, result.RRHostDelay{Phase: p.Label, Host: result.RoleClient, AddedUs: p.NetworkRTT.P99 - bound,
+				Reason: fmt.Sprintf("the network RTT p99 was %.3f ms, above the %.3f ms the path can give: the client's own scheduling, inside its timestamps, added the rest",
+					p.NetworkRTT.P99/1e3, bound/1e3)})
+		}
+	}
+	return out
 }

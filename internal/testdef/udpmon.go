@@ -47,6 +47,7 @@ func (f *UDPMon) Register(fs *pflag.FlagSet) {
 	fs.BoolVarP(&c.Reverse, "reverse", "R", false, "the server sends, the client receives")
 	fs.VarP(flagvalue.Size(&c.Window), "window", "w", "socket buffers on both ends (e.g. 4K to see the receiving host drop); default: the receiver asks for 8 MiB")
 	fs.BoolVar(&c.NoGSO, "no-gso", false, "no segmentation offload on send nor GRO on receive")
+	fs.BoolVar(&c.Spin, "spin", false, "busy-wait the last microseconds of each gap for exact gaps, at the cost of a core (points of spacing 0 do not wait)")
 	fs.Var(flagvalue.TOS(&c.TOS), "tos", "IP type-of-service byte")
 	fs.Var(flagvalue.Duration(&c.LateThreshold), "late-threshold", "a missing datagram counts as lost after this long (2s)")
 	fs.Var(flagvalue.Duration(&c.PointTimeout), "point-timeout", "give up on a point after this long (default: twice its sending time plus 20s)")

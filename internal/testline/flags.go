@@ -105,6 +105,7 @@ var udpmonFlags = map[string]flag{
 	"reverse":         {"R", vBool},
 	"window":          {"w", vSize},
 	"no-gso":          {"", vBool},
+	"spin":            {"", vBool},
 	"tos":             {"", vWord},
 	"late-threshold":  {"", vDuration},
 	"point-timeout":   {"", vDuration},

@@ -11,11 +11,6 @@ import (
 	"github.com/wireperf/wireperf/internal/testdef"
 )
 
-// routerWait is how long a client under `wireperf lab exec` waits for the
-// lab's router to report on the test's last packets before it says the
-// router fell behind.
-const routerWait = 2500 * time.Millisecond
-
 // ClientEmitter is the emitter a client test's output flags ask for
 // (-J, --json-stream, -y C, -e, --timestamps, --forceflush), writing to w.
 func ClientEmitter(c *testdef.Client, w io.Writer) emit.Emitter {
@@ -57,7 +52,7 @@ func ClientReported(ctx context.Context, c *testdef.Client, host string, o Optio
 		runErr = err
 	}
 	if res != nil {
-		if line := router.Behind(time.Now(), routerWait); line != "" {
+		if line := router.Behind(time.Now(), lab.RouterWait); line != "" {
 			res.Warnings = append(res.Warnings, line)
 		}
 		if err := em.Summary(res); err != nil && runErr == nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/wireperf/wireperf/internal/cpuaffinity"
 	"github.com/wireperf/wireperf/internal/emit"
 	"github.com/wireperf/wireperf/internal/iperf3"
+	"github.com/wireperf/wireperf/internal/lab"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/rr/rrcontrol"
 	"github.com/wireperf/wireperf/internal/rrload"
@@ -148,10 +149,25 @@ func RRConfig(r *testdef.RR, host string, o Options) rrcontrol.Config {
 // other, or with --load its probes before, under and after a bulk test.
 func RR(ctx context.Context, r *testdef.RR, host string, o Options) (*result.Result, error) {
 	cfg := RRConfig(r, host, o)
+	router := lab.WatchRouter() // nil unless run through "wireperf lab exec"
+	var res *result.Result
+	var err error
 	if r.Load != "" {
-		return rrload.Run(ctx, rrload.Config{Probe: cfg, Idle: r.LoadIdle, After: r.LoadAfter, Load: r.LoadSpec})
+		res, err = rrload.Run(ctx, rrload.Config{Probe: cfg, Idle: r.LoadIdle, After: r.LoadAfter, Load: r.LoadSpec})
+	} else {
+		res, err = rrcontrol.Run(ctx, cfg)
 	}
-	return rrcontrol.Run(ctx, cfg)
+	if res != nil {
+		res.Warnings = append(res.Warnings, router.BehindLines(time.Now())...)
+		// Through a lab, the path's bound is known: a network RTT above
+		// it was a host's.
+		if rr := res.Local.RR; rr != nil && rr.Load != nil {
+			if bound := router.RTTBound(); bound > 0 {
+				rr.Load.HostDelays = rrload.HostDelays(rr.Points, bound)
+			}
+		}
+	}
+	return res, err
 }
 
 // UDPMonConfig is a UDPmon sweep against host: each point a UDP test of
@@ -174,8 +190,10 @@ func JSON(ctx context.Context, t testdef.Test, host string, o Options) ([]byte, 
 	case t.Client != nil:
 		em := &emit.JSON{W: &buf, Opt: emit.Options{Format: t.Client.Format}}
 		o.Observer = &emit.Observer{Emitter: em, Host: host, Port: t.Client.Port}
+		router := lab.WatchRouter() // nil unless run through "wireperf lab exec"
 		res, err := Client(ctx, t.Client, host, o)
 		if res != nil {
+			res.Warnings = append(res.Warnings, router.BehindLines(time.Now())...)
 			if werr := em.Summary(res); werr != nil && err == nil {
 				err = werr
 			}

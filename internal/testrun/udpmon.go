@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/wireperf/wireperf/internal/emit"
+	"github.com/wireperf/wireperf/internal/lab"
 	"github.com/wireperf/wireperf/internal/testdef"
 	"github.com/wireperf/wireperf/internal/udpmon"
 )
@@ -56,11 +57,19 @@ func UDPMon(ctx context.Context, u *testdef.UDPMon, host string, o Options, w io
 		}
 		drawBar(done, eta)
 	}
+	router := lab.WatchRouter() // nil unless run through "wireperf lab exec"
+	if router != nil {
+		cfg.Router = func(end time.Time) (udpmon.RouterCounts, error) {
+			c, err := router.Counts(end, lab.RouterWait)
+			return udpmon.RouterCounts{InAtoB: c.AtoB.In, LostAtoB: c.AtoB.Lost, InBtoA: c.BtoA.In, LostBtoA: c.BtoA.Lost}, err
+		}
+	}
 	sw, runErr := udpmon.Run(ctx, cfg)
 	clearBar()
 	if sw == nil || len(sw.Points) == 0 && runErr != nil {
 		return nil, runErr
 	}
+	sw.Warnings = append(sw.Warnings, router.BehindLines(time.Now())...)
 	header()
 	switch {
 	case u.JSON:

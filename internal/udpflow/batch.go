@@ -30,6 +30,10 @@ type batchIO interface {
 	// maxSendBatch is the most datagrams one send takes.
 	maxSendBatch(size int) int
 	features() Features
+	// socketDrops is what the kernel dropped at the socket's receive
+	// queue since it was opened, if the platform counts it; call it before
+	// close.
+	socketDrops() (uint64, bool)
 }
 
 // Features say what the socket's I/O uses; the report shows them.

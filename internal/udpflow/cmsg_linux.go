@@ -7,12 +7,14 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The ancillary data of one received message: the kernel's receive time
-// and, under GRO, the segment size. Walked by hand, without allocating,
-// since it runs for every batch.
+// The ancillary data of one received message: the kernel's receive time,
+// under GRO the segment size, and with SO_RXQ_OVFL the socket's drop count
+// when the message was queued. Walked by hand, without allocating, since
+// it runs for every batch.
 type ancillary struct {
 	recvNs  int64
 	segSize int
+	drops   uint32 // the socket's cumulative drops (SO_RXQ_OVFL); 0 when not sent
 }
 
 var cmsgHdrLen = unix.CmsgLen(0)
@@ -33,6 +35,8 @@ func parseAncillary(oob []byte) ancillary {
 			a.recvNs = sec*1e9 + nsec
 		case h.Level == unix.SOL_UDP && h.Type == unix.UDP_GRO && len(data) >= 4:
 			a.segSize = int(binary.NativeEndian.Uint32(data[0:4]))
+		case h.Level == unix.SOL_SOCKET && h.Type == unix.SO_RXQ_OVFL && len(data) >= 4:
+			a.drops = binary.NativeEndian.Uint32(data[0:4])
 		}
 		next := cmsgAlign(l)
 		if next > len(oob) {

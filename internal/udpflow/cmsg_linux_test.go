@@ -32,6 +32,12 @@ func groCmsg(size uint32) []byte {
 	return cmsg(unix.SOL_UDP, unix.UDP_GRO, d)
 }
 
+func ovflCmsg(n uint32) []byte {
+	d := make([]byte, 4)
+	binary.NativeEndian.PutUint32(d, n)
+	return cmsg(unix.SOL_SOCKET, unix.SO_RXQ_OVFL, d)
+}
+
 func TestParseAncillary(t *testing.T) {
 	ts, gro := timestampCmsg(1_700_000_000, 123_456_789), groCmsg(1448)
 	const wantNs = 1_700_000_000*1e9 + 123_456_789
@@ -47,6 +53,8 @@ func TestParseAncillary(t *testing.T) {
 		{"both, the other order", append(append([]byte(nil), gro...), ts...), ancillary{recvNs: wantNs, segSize: 1448}},
 		// Ours to send, not to receive: not a segment size.
 		{"UDP_SEGMENT is not GRO", segmentCmsg(1448), ancillary{}},
+		{"socket drops (SO_RXQ_OVFL)", append(append([]byte(nil), ovflCmsg(4321)...), ts...), ancillary{recvNs: wantNs, drops: 4321}},
+		{"socket drops too short", cmsg(unix.SOL_SOCKET, unix.SO_RXQ_OVFL, make([]byte, 2)), ancillary{}},
 		{"unknown message skipped", append(cmsg(unix.SOL_IP, unix.IP_TOS, []byte{1}), gro...), ancillary{segSize: 1448}},
 		// Cut short: what is whole is read, the rest ignored.
 		{"truncated second message", append(append([]byte(nil), ts...), gro[:cmsgHdrLen+2]...), ancillary{recvNs: wantNs}},

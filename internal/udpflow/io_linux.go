@@ -49,6 +49,12 @@ type linuxIO struct {
 	// The send path after takeOverSend (send_raw_linux.go).
 	sendTook bool
 	raw      rawSend
+
+	// ovfl is the highest SO_RXQ_OVFL count the messages carried: the
+	// socket's drops up to the last queued message, when SO_MEMINFO
+	// cannot be read at the end (drops.go).
+	ovfl   uint32
+	ovflOn bool
 }
 
 func newBatchIO(conn *net.UDPConn, size int, wantGSO bool) (batchIO, error) {
@@ -66,6 +72,9 @@ func newBatchIO(conn *net.UDPConn, size int, wantGSO bool) (batchIO, error) {
 		if unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1) == nil {
 			io.feat.KernelTimestamps = true
 		}
+		// The socket's own drop count, exact and per socket, where
+		// /proc/net/snmp's RcvbufErrors is per namespace.
+		io.ovflOn = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_RXQ_OVFL, 1) == nil
 		if wantGSO && unix.SetsockoptInt(int(fd), unix.SOL_UDP, unix.UDP_GRO, 1) == nil {
 			io.feat.GRO = true
 		}
@@ -195,6 +204,7 @@ func (io *linuxIO) recv() ([]Segment, error) {
 	for i := 0; i < n; i++ {
 		m := &io.recvMsgs[i]
 		a := parseAncillary(m.OOB[:m.NN])
+		io.ovfl = max(io.ovfl, a.drops)
 		t := a.recvNs
 		if t == 0 {
 			t = now

@@ -41,3 +41,6 @@ func (io *plainIO) recv() ([]Segment, error) {
 
 func (io *plainIO) setReadDeadline(t time.Time) { _ = io.conn.SetReadDeadline(t) }
 func (io *plainIO) close()                      {}
+
+// socketDrops: no per-socket drop count here.
+func (io *plainIO) socketDrops() (uint64, bool) { return 0, false }

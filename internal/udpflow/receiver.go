@@ -36,16 +36,20 @@ type Receiver struct {
 	stats *stats.UDPReceiver
 	arr   *arrivals // arrival histograms, when enabled (arrivals.go)
 
-	bytes     atomic.Int64
-	foreign   atomic.Int64 // datagrams of another test, or not ours at all
-	forged    atomic.Int64 // this test's token and stream, but no valid MAC
-	lastNano  atomic.Int64
-	firstNano atomic.Int64 // 0 until the first datagram
-	stopping  atomic.Bool
-	done      chan struct{}
-	epoch     time.Time
-	errMu     sync.Mutex
-	err       error
+	bytes   atomic.Int64
+	foreign atomic.Int64 // datagrams of another test, or not ours at all
+	forged  atomic.Int64 // this test's token and stream, but no valid MAC
+	// drops is the socket's drop count once the read loop has ended
+	// (dropsKnown says whether the platform counts it).
+	drops      atomic.Uint64
+	dropsKnown atomic.Bool
+	lastNano   atomic.Int64
+	firstNano  atomic.Int64 // 0 until the first datagram
+	stopping   atomic.Bool
+	done       chan struct{}
+	epoch      time.Time
+	errMu      sync.Mutex
+	err        error
 }
 
 // NewReceiver prepares a receiver on a connected socket.
@@ -77,6 +81,11 @@ func (r *Receiver) Start(epoch time.Time) {
 func (r *Receiver) run() {
 	defer close(r.done)
 	defer r.io.close()
+	defer func() {
+		n, ok := r.io.socketDrops()
+		r.drops.Store(n)
+		r.dropsKnown.Store(ok)
+	}()
 	yield.Enter(true)
 	defer yield.Leave(true)
 	var y yield.Yielder
@@ -181,7 +190,25 @@ func (r *Receiver) Cut() result.UDP {
 func (r *Receiver) Final(sentTotal int64) result.UDP {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.stats.Final(time.Now().UnixNano(), sentTotal)
+	u := r.stats.Final(time.Now().UnixNano(), sentTotal)
+	r.socketDropsTo(&u)
+	return u
+}
+
+// socketDropsTo puts the socket's own drop count in u, once the read loop
+// has ended and only where the platform counts it.
+func (r *Receiver) socketDropsTo(u *result.UDP) {
+	select {
+	case <-r.done:
+	default:
+		return
+	}
+	if !r.dropsKnown.Load() {
+		return
+	}
+	n := r.drops.Load()
+	u.SocketDrops = &n
+	u.SocketDropsGRO = r.io.features().GRO
 }
 
 // Settlements are what each interval row gains once Final has run.

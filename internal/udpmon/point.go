@@ -121,4 +121,7 @@ type Sweep struct {
 	Points    []Point   `json:"points"`
 	Failed    int       `json:"failed"`
 	Seconds   float64   `json:"seconds"`
+	// Warnings are about the whole sweep: run through a lab, whether its
+	// router fell behind (lab.RouterWatch).
+	Warnings []string `json:"warnings,omitempty"`
 }

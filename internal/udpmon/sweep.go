@@ -51,7 +51,11 @@ type Config struct {
 	Reverse  bool            // the server sends
 	Window   int64           // -w on both ends; 0 lets the receiver ask for a large buffer
 	NoGSO    bool
-	TOS      int
+	// Spin busy-waits the end of each gap, as the client's --spin does
+	// (package pace): exact gaps for a core. Points of spacing 0 have no
+	// gap to hold.
+	Spin bool
+	TOS  int
 	// LateThreshold is a datagram's grace before it counts lost; 0 is the
 	// spec's default.
 	LateThreshold time.Duration
@@ -67,6 +71,30 @@ type Config struct {
 	// Run, when set, runs a point instead of session.RunClient over
 	// Client: the tests' way to sweep without a server.
 	Run func(ctx context.Context, s spec.Spec) (*result.Result, error)
+	// Router, when set, reads a lab router's counters once they cover
+	// end: the sweep reads them before the first point and after each, and
+	// puts the router's drops in the point's loss attribution beside the
+	// receiving socket's. Run through a lab, the command sets it from
+	// lab.WatchRouter.
+	Router func(end time.Time) (RouterCounts, error)
+}
+
+// RouterCounts are a lab router's packets in and lost, cumulative, in
+// each direction (lab.Counts; udpmon does not import lab, whose tests run
+// sweeps).
+type RouterCounts struct {
+	InAtoB, LostAtoB, InBtoA, LostBtoA uint64
+}
+
+// dataDrops is what the router lost between two readings in the
+// direction that carried a point's datagrams: the one that took more
+// packets in (the other carries control packets at most).
+func dataDrops(before, after RouterCounts) uint64 {
+	d := func(b, a uint64) uint64 { return a - min(a, b) }
+	if d(before.InAtoB, after.InAtoB) >= d(before.InBtoA, after.InBtoA) {
+		return d(before.LostAtoB, after.LostAtoB)
+	}
+	return d(before.LostBtoA, after.LostBtoA)
 }
 
 // runPoint is a point's test against the server. A refusal other than
@@ -96,6 +124,7 @@ func (c Config) Spec(size int, spacing time.Duration) spec.Spec {
 	s.Reverse = c.Reverse
 	s.Window = c.Window
 	s.NoGSO = c.NoGSO
+	s.Spin = c.Spin && spacing > 0
 	s.TOS = c.TOS
 	s.LateThreshold = c.LateThreshold
 	s.HostCounters = true
@@ -159,6 +188,14 @@ func Run(ctx context.Context, cfg Config) (*Sweep, error) {
 	}
 	sw := &Sweep{Server: cfg.Server, StartedAt: time.Now(), Reverse: cfg.Reverse, Count: cfg.count()}
 	total := len(cfg.Sizes) * len(cfg.Spacings)
+	var routerBefore *RouterCounts
+	if cfg.Router != nil {
+		if c, err := cfg.Router(time.Now()); err == nil {
+			routerBefore = &c
+		} else {
+			logger.Info("udpmon: the lab router's counters cannot be read; loss is attributed without them", "err", err)
+		}
+	}
 	for _, size := range cfg.Sizes {
 		for _, spacing := range cfg.Spacings {
 			if ctx.Err() != nil {
@@ -190,7 +227,16 @@ func Run(ctx context.Context, cfg Config) (*Sweep, error) {
 				sw.Seconds = time.Since(sw.StartedAt).Seconds()
 				return sw, err
 			}
-			p := PointOf(res, cfg.Reverse)
+			var routerDrops *uint64
+			if routerBefore != nil {
+				if c, err := cfg.Router(time.Now()); err == nil {
+					d := dataDrops(*routerBefore, c)
+					routerDrops, routerBefore = &d, &c
+				} else {
+					routerBefore = nil
+				}
+			}
+			p := PointOfAt(res, cfg.Reverse, routerDrops)
 			p.Size, p.Spacing, p.Count = size, spacing, cfg.count()
 			p.Seconds = time.Since(start).Seconds()
 			if err != nil {
@@ -216,7 +262,11 @@ func Run(ctx context.Context, cfg Config) (*Sweep, error) {
 // PointOf turns one point's test result into its figures; res may be nil
 // (the point failed before it started). Size, spacing, count and the
 // error are the caller's.
-func PointOf(res *result.Result, reverse bool) Point {
+func PointOf(res *result.Result, reverse bool) Point { return PointOfAt(res, reverse, nil) }
+
+// PointOfAt is PointOf with a lab router's drops in the point's direction
+// over it, when known: its loss attribution then counts them.
+func PointOfAt(res *result.Result, reverse bool, routerDrops *uint64) Point {
 	p := Point{SenderRole: result.RoleClient}
 	if reverse {
 		p.SenderRole = result.RoleServer
@@ -295,7 +345,8 @@ func PointOf(res *result.Result, reverse bool) Point {
 		if sent != nil {
 			sendErrs, gso = sent.SendErrors, sent.GSOSegments
 		}
-		a := figures.AttributeUDPLoss(u.Lost, sendErrs, receiverEnd.UDPCounters, senderEnd.UDPCounters, res.Remote.ConcurrentTests, gso)
+		a := figures.AttributeUDPLossAt(u.Lost, sendErrs, receiverEnd.UDPCounters, senderEnd.UDPCounters, res.Remote.ConcurrentTests, gso,
+			figures.LossCounts{ReceiverSocket: u.SocketDrops, SocketBatches: u.SocketDropsGRO, Router: routerDrops})
 		p.LossAttribution = &a
 	}
 	return p

@@ -165,3 +165,62 @@ func TestValidate(t *testing.T) {
 		t.Error("no spacings accepted")
 	}
 }
+
+// TestSweepCountsTheRoutersDrops: run through a lab, each point's loss is
+// attributed with the router's drops over that point alone, in the
+// direction that carried it, beside the receiving socket's own count;
+// host-wide RcvbufErrors do not crowd them out.
+func TestSweepCountsTheRoutersDrops(t *testing.T) {
+	// The router's cumulative counts after each reading: the data went
+	// b→a in the second point (a reverse-like point), a→b otherwise.
+	readings := []udpmon.RouterCounts{
+		{InAtoB: 100, LostAtoB: 5, InBtoA: 50, LostBtoA: 1},
+		{InAtoB: 1100, LostAtoB: 305, InBtoA: 60, LostBtoA: 1},    // point 1: a→b, 300 dropped
+		{InAtoB: 1110, LostAtoB: 305, InBtoA: 2060, LostBtoA: 41}, // point 2: b→a, 40 dropped
+	}
+	read := 0
+	socket := []uint64{100, 0}
+	point := 0
+	sw, err := udpmon.Run(context.Background(), udpmon.Config{
+		Sizes: []int{1000}, Spacings: []time.Duration{0, 10 * time.Microsecond}, Count: 1000, Logger: slog.New(slog.DiscardHandler),
+		Run: func(_ context.Context, s spec.Spec) (*result.Result, error) {
+			res := fakeResult(s, 1000, 10*time.Microsecond, 400-360*int64(point), 9999)
+			res.Remote.Streams[0].UDP.SocketDrops = &socket[point]
+			point++
+			return res, nil
+		},
+		Router: func(time.Time) (udpmon.RouterCounts, error) {
+			c := readings[read]
+			read++
+			return c, nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct{ router, socket, unexplained int64 }{{300, 100, 0}, {40, 0, 0}}
+	for i, p := range sw.Points {
+		a := p.LossAttribution
+		if a == nil || a.Router == nil || a.ReceiverSocket == nil {
+			t.Fatalf("point %d: %+v", i, a)
+		}
+		if *a.Router != want[i].router || *a.ReceiverSocket != want[i].socket || a.Network != want[i].unexplained {
+			t.Errorf("point %d: router %d, socket %d, unexplained %d; want %+v (%s)", i, *a.Router, *a.ReceiverSocket, a.Network, want[i], a.Verdict)
+		}
+		if strings.Contains(a.Verdict, "RcvbufErrors") {
+			t.Errorf("point %d: the host-wide count in the verdict: %s", i, a.Verdict)
+		}
+	}
+}
+
+// TestSpinOnlyWhereThereIsAGap: --spin holds gaps; a point of spacing 0
+// has none, and its spec must stay valid.
+func TestSpinOnlyWhereThereIsAGap(t *testing.T) {
+	c := udpmon.Config{Sizes: []int{512}, Spacings: []time.Duration{0, 5 * time.Microsecond}, Spin: true}
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if c.Spec(512, 0).Spin || !c.Spec(512, 5*time.Microsecond).Spin {
+		t.Error("spin must be on for paced points only")
+	}
+}

@@ -161,3 +161,20 @@ func TestConfigText(t *testing.T) {
 		t.Errorf("String() = %q, want %q", got, want)
 	}
 }
+
+// TestMaxDelay: the most a packet spends in a direction on time. The
+// lab's 215 ms, 1g path: 107.5 ms of delay, a 50 ms queue (6,250,000
+// bytes at 1 Gbit/s) and the packet's own 1538 bytes on the wire.
+func TestMaxDelay(t *testing.T) {
+	c := Config{Delay: 107500 * time.Microsecond, Rate: 1e9, Overhead: 38, QueueLimit: 6_250_000}
+	want := 107500*time.Microsecond + 50*time.Millisecond + 12304*time.Nanosecond
+	if got := c.MaxDelay(1500); got != want {
+		t.Errorf("%v, want %v", got, want)
+	}
+	if got := (Config{Delay: time.Millisecond, Jitter: time.Millisecond, Distribution: Normal}).MaxDelay(1500); got != 5*time.Millisecond {
+		t.Errorf("normal jitter: %v, want delay + 4σ = 5ms", got)
+	}
+	if got := (Config{Delay: time.Millisecond, Jitter: time.Millisecond}).MaxDelay(1500); got != 2*time.Millisecond {
+		t.Errorf("uniform jitter: %v, want 2ms", got)
+	}
+}

@@ -1,0 +1,123 @@
+package advise
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wireperf/wireperf/internal/figures"
+	"github.com/wireperf/wireperf/internal/result"
+)
+
+// series is a synthetic TCP_INFO timeline every step seconds over secs:
+// the rate each sample delivers at (bit/s, from rateAt) and the
+// retransmitted segments each adds (from retransAt). Its clock is the
+// samples' own T, set here, not the machine's.
+func series(secs, step float64, rateAt func(t float64) float64, retransAt func(t float64) uint32) *result.TCPTimeline {
+	tl := &result.TCPTimeline{}
+	var acked uint64
+	var retrans uint32
+	for i := 1; float64(i)*step <= secs+1e-9; i++ {
+		t := float64(i) * step
+		acked += uint64(rateAt(t) * step / 8)
+		retrans += retransAt(t)
+		tl.Samples = append(tl.Samples, result.TCPSample{T: t, BytesAcked: acked, TotalRetrans: retrans})
+	}
+	return tl
+}
+
+// The field report's 215 ms, 1 Gbit/s path, 13 s test: BBR's startup
+// overshoots the queue until 3 s (50,076 segments retransmitted), then the
+// stream holds 890 Mbit/s.
+func bbrOvershoot(t float64) float64 {
+	if t <= 3 {
+		return 300e6
+	}
+	return 890e6
+}
+
+func retransUntil(end float64, n uint32) func(float64) uint32 {
+	return func(t float64) uint32 {
+		if t <= end {
+			return n
+		}
+		return 0
+	}
+}
+
+func TestSteadyOf(t *testing.T) {
+	tl := series(13, 0.1, bbrOvershoot, retransUntil(3, 1669))
+	st := SteadyOf(tl, 3.0)
+	if st == nil {
+		t.Fatal("no steady span")
+	}
+	if st.From < 7.9 || st.From > 8.1 || st.To < 12.9 {
+		t.Errorf("span %.1f–%.1f s, want the last half after slow start: 8.0–13.0", st.From, st.To)
+	}
+	all := tl.Samples[len(tl.Samples)-1].TotalRetrans
+	if st.Retrans != 0 || st.Before != all || all < 29*1669 {
+		t.Errorf("retransmits %d in the span, %d before; want 0 and all %d", st.Retrans, st.Before, all)
+	}
+	if d := st.RateBps/890e6 - 1; d > 0.001 || d < -0.001 {
+		t.Errorf("steady rate %.1f Mbit/s, want 890", st.RateBps/1e6)
+	}
+	if st.Rising {
+		t.Error("a flat rate read as rising")
+	}
+	// CUBIC growing back: the rate rises through the span.
+	cubic := series(13, 0.1, func(t float64) float64 { return 40e6 * t }, retransUntil(3, 100))
+	if st := SteadyOf(cubic, 3.0); st == nil || !st.Rising || st.Retrans != 0 {
+		t.Errorf("a rising rate: %+v", st)
+	}
+	if SteadyOf(tl, 0) != nil || SteadyOf(nil, 3) != nil || SteadyOf(series(3.2, 0.1, bbrOvershoot, retransUntil(3, 1)), 3) != nil {
+		t.Error("a span read where there is none (slow start not ended, no timeline, too few samples)")
+	}
+}
+
+// overshootEvidence is advise's evidence on the 215 ms, 1 Gbit/s path:
+// one stream averaging 777 Mbit/s over 13 s with 50,076 retransmits, all
+// in slow start, the steady state at steadyBps.
+func overshootEvidence(steadyBps float64, rising bool, cc string) Evidence {
+	m := measured(777e6, 13, losses(50076, 12, 1_300_000_000, 72_000_000))
+	m.TCP.SlowStart = &figures.SlowStartFigures{Ended: true, End: 3.0, Cause: result.SlowStartLoss, Share: 3.0 / 13, Duration: 13, RateBefore: 300e6, RateAfter: 860e6}
+	m.Steady = &Steady{From: 8, To: 13, RateBps: steadyBps, Before: 50076, Rising: rising}
+	snd := linuxHost(result.RoleClient, "10.77.1.2", 128<<20, 128<<20)
+	snd.Limits.Congestion = "bbr"
+	snd.Socket = &result.Socket{Congestion: cc}
+	return Evidence{Sender: snd, Receiver: linuxHost(result.RoleServer, "10.77.2.2", 128<<20, 128<<20),
+		BaselineRTT: 215 * time.Millisecond, Bottleneck: 1e9, BottleneckGiven: true, Single: m}
+}
+
+func TestClassifySlowStartOvershoot(t *testing.T) {
+	// Steady at 890 of 941.5: the path is full; no drop hunting.
+	v := Classify(overshootEvidence(890e6, false, "bbr"))
+	if v.Limit != LimitNetwork || !strings.HasPrefix(v.Summary, "network-limited (path full)") {
+		t.Fatalf("%s: %s", v.Limit, v.Summary)
+	}
+	all := v.Summary + strings.Join(v.Details, "\n")
+	for _, want := range []string{"890 Mbits/sec", "from 8.0 to 13.0 s", "50,076 segments retransmitted were before 8.0 s", "slow start ended at 3.0 s", "bbr's slow start"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("verdict lacks %q:\n%s", want, all)
+		}
+	}
+	a := Recommend(overshootEvidence(890e6, false, "bbr"), v)
+	if s := strings.Join(a.Steps, "\n"); strings.Contains(s, "drop counters") || strings.Contains(s, "-C bbr") {
+		t.Errorf("advice hunts for drops on a full path:\n%s", s)
+	}
+
+	// CUBIC still growing back at 600 Mbit/s: the test was too short.
+	v = Classify(overshootEvidence(600e6, true, "cubic"))
+	if v.Limit != LimitSlowStart || !strings.HasPrefix(v.Summary, "test too short: steady state not reached") || !strings.Contains(v.Summary, "still rising") {
+		t.Fatalf("%s: %s", v.Limit, v.Summary)
+	}
+	if d := strings.Join(v.Details, "\n"); !strings.Contains(d, "cubic's slow start") {
+		t.Errorf("the tested algorithm not named: %s", d)
+	}
+
+	// Losses in the steady span too: loss-limited, as before.
+	e := overshootEvidence(600e6, false, "cubic")
+	e.Single.Steady.Retrans = 400
+	if v := Classify(e); v.Limit != LimitCongestion {
+		t.Errorf("losses all along: %s (%s)", v.Limit, v.Summary)
+	}
+}
