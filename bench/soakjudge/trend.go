@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"math"
+	"sync"
 )
 
 // Trend is a least-squares line's slope over a series, in the series'
@@ -50,8 +51,24 @@ func fitTrend(ts, ys []float64) (Trend, error) {
 		sse += r * r
 	}
 	se := math.Sqrt(sse / float64(n-2) / stt)
-	return Trend{Slope: b, Half: tQuantile(0.975, n-2) * se, N: n}, nil
+	return Trend{Slope: b, Half: t975(n-2) * se, N: n}, nil
 }
+
+// t975 is tQuantile(0.975, df), worked out once for the df a soak has.
+func t975(df int) float64 {
+	if df < len(t975Table()) {
+		return t975Table()[df]
+	}
+	return tQuantile(0.975, df)
+}
+
+var t975Table = sync.OnceValue(func() []float64 {
+	q := make([]float64, 200)
+	for df := 1; df < len(q); df++ {
+		q[df] = tQuantile(0.975, df)
+	}
+	return q
+})
 
 // tQuantile is Student's t distribution's p-quantile (p in [0.5, 1)) for
 // df degrees of freedom: bisection on its CDF, which is Simpson's rule on
