@@ -19,7 +19,7 @@ var bounds = struct{ heap, fds, goroutines, rss Bound }{
 	heap:       Bound{Name: "heap live", Unit: "bytes", PerClient: 4e3},
 	fds:        Bound{Name: "fds", PerClient: 0.05},
 	goroutines: Bound{Name: "goroutines", PerClient: 0.05},
-	rss:        Bound{Name: "rss", Unit: "bytes", PerClient: 32e3},
+	rss:        Bound{Name: "rss", Unit: "bytes", PerClient: 128e3},
 }
 
 // status is the part of the server's status line the judge reads.

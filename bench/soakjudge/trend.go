@@ -12,6 +12,7 @@ type Trend struct {
 	Slope float64
 	Half  float64
 	N     int
+	Rho   float64 // the residuals' lag-1 autocorrelation, at most 0.9
 }
 
 // Low and High are the confidence interval's ends.
@@ -19,8 +20,9 @@ func (t Trend) Low() float64  { return t.Slope - t.Half }
 func (t Trend) High() float64 { return t.Slope + t.Half }
 
 // fitTrend fits y = a + b·t by least squares. The interval is the usual
-// one for independent errors: the samples it is given should be far
-// enough apart that they are (the soak's are 10-s means).
+// one, widened when the residuals are autocorrelated; the samples it is
+// given should be far enough apart that they mostly are not (the soak's
+// are 10-s means, whose lag-1 autocorrelation was -0.2 to 0.2).
 func fitTrend(ts, ys []float64) (Trend, error) {
 	n := len(ts)
 	if n != len(ys) {
@@ -45,13 +47,22 @@ func fitTrend(ts, ys []float64) (Trend, error) {
 		return Trend{}, errors.New("all samples at one time")
 	}
 	b := sty / stt
+	res := make([]float64, n)
 	var sse float64
 	for i := range ts {
-		r := ys[i] - (my + b*(ts[i]-mt))
-		sse += r * r
+		res[i] = ys[i] - (my + b*(ts[i]-mt))
+		sse += res[i] * res[i]
 	}
 	se := math.Sqrt(sse / float64(n-2) / stt)
-	return Trend{Slope: b, Half: t975(n-2) * se, N: n}, nil
+	// Samples that lean on their neighbours (a heap between collections)
+	// hold less news than their count: widen the interval by the usual
+	// factor for errors with a first-order autocorrelation ρ.
+	tr := Trend{Slope: b, N: n, Rho: lag1(res, sse)}
+	if tr.Rho > 0 {
+		se *= math.Sqrt((1 + tr.Rho) / (1 - tr.Rho))
+	}
+	tr.Half = t975(n-2) * se
+	return tr, nil
 }
 
 // t975 is tQuantile(0.975, df), worked out once for the df a soak has.
@@ -69,6 +80,20 @@ var t975Table = sync.OnceValue(func() []float64 {
 	}
 	return q
 })
+
+// lag1 is the residuals' lag-1 autocorrelation, capped at 0.9 (beyond
+// it the samples say almost nothing about a trend, and the factor it
+// sets would be unbounded).
+func lag1(res []float64, sse float64) float64 {
+	if sse == 0 {
+		return 0
+	}
+	var c float64
+	for i := 1; i < len(res); i++ {
+		c += res[i] * res[i-1]
+	}
+	return min(c/sse, 0.9)
+}
 
 // tQuantile is Student's t distribution's p-quantile (p in [0.5, 1)) for
 // df degrees of freedom: bisection on its CDF, which is Simpson's rule on
