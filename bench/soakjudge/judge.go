@@ -23,14 +23,14 @@ type Verdict struct {
 	PerHour      float64 // the bound in units per hour, at that rate
 	// CatchPerClient is the smallest leak per test that this run's noise
 	// would still show above the bound (the interval's low end clear of
-	// it, 97.5% of the time); CatchPerHour is the same in units per hour.
+	// it, 99.5% of the time); CatchPerHour is the same in units per hour.
 	CatchPerClient float64
 	CatchPerHour   float64
 	Growing        bool
 }
 
 // judge fits a trend to the series' windowed samples and calls it growing
-// when even the low end of the slope's 95% interval is above the bound:
+// when even the low end of the slope's 99% interval is above the bound:
 // noise widens the interval and so cannot fail the soak by itself, and a
 // leak of CatchPerClient or more fails it.
 func judge(b Bound, ts, ys []float64, testsPerHour float64) (Verdict, error) {

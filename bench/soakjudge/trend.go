@@ -7,7 +7,9 @@ import (
 )
 
 // Trend is a least-squares line's slope over a series, in the series'
-// units per second, with the half-width of its 95% confidence interval.
+// units per second, with the half-width of its 99% confidence interval
+// (95% let one clean soak in nine fail: with four figures judged a run,
+// a 2.5% tail each is too often for a gate).
 type Trend struct {
 	Slope float64
 	Half  float64
@@ -61,22 +63,22 @@ func fitTrend(ts, ys []float64) (Trend, error) {
 	if tr.Rho > 0 {
 		se *= math.Sqrt((1 + tr.Rho) / (1 - tr.Rho))
 	}
-	tr.Half = t975(n-2) * se
+	tr.Half = t995(n-2) * se
 	return tr, nil
 }
 
-// t975 is tQuantile(0.975, df), worked out once for the df a soak has.
-func t975(df int) float64 {
-	if df < len(t975Table()) {
-		return t975Table()[df]
+// t995 is tQuantile(0.995, df), worked out once for the df a soak has.
+func t995(df int) float64 {
+	if df < len(t995Table()) {
+		return t995Table()[df]
 	}
-	return tQuantile(0.975, df)
+	return tQuantile(0.995, df)
 }
 
-var t975Table = sync.OnceValue(func() []float64 {
+var t995Table = sync.OnceValue(func() []float64 {
 	q := make([]float64, 200)
 	for df := 1; df < len(q); df++ {
-		q[df] = tQuantile(0.975, df)
+		q[df] = tQuantile(0.995, df)
 	}
 	return q
 })
