@@ -79,13 +79,16 @@ func (v Verdict) fmtSigned(x float64) string {
 	return "-" + v.fmt(-x)
 }
 
-// fmt writes x in the figure's unit: KB and MB for bytes (1000s, as the
-// issue's figures), two decimals for counts.
+// fmt writes x in the figure's unit: KB and MB for bytes (1000s), up to
+// three decimals for counts.
 func (v Verdict) fmt(x float64) string {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
 		return "?"
 	}
 	if v.Unit != "bytes" {
+		if math.Abs(x) >= 100 {
+			return fmt.Sprintf("%.0f", x)
+		}
 		return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.3f", x), "0"), ".")
 	}
 	a := math.Abs(x)
