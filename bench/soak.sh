@@ -6,7 +6,7 @@
 # end bench/soakjudge fits a least-squares trend to each over all the
 # samples after warm-up (10-s means) and fails the soak when even the low
 # end of a slope's 99% interval is above its bound per accepted test:
-# 4 KB of live heap, 0.05 descriptors or goroutines, 128 KB of RSS. It
+# 8 KB of live heap, 0.05 descriptors or goroutines, 128 KB of RSS. It
 # prints what the run could catch: "a leak of X KB per client, or Y MB
 # per hour, is caught within the soak's length". A soakleak build
 # (go build -tags soakleak) keeps 64 KiB per test, to show it does.

@@ -13,10 +13,13 @@ import (
 )
 
 // Bounds are what each figure may grow per accepted test. A clean
-// server's trends sit well inside them (docs/truth.md has the figures);
-// what a run catches depends on its noise and is printed with it.
+// server's trends sit well inside them (docs/gates.md has the figures):
+// its live heap settles by about +6 KB a test over a 5-minute soak's
+// first minutes (25 runs; an hour-long run shows no lasting growth), so
+// the heap's bound is 8 KB. What a run catches depends on its noise and
+// is printed with it.
 var bounds = struct{ heap, fds, goroutines, rss Bound }{
-	heap:       Bound{Name: "heap live", Unit: "bytes", PerClient: 4e3},
+	heap:       Bound{Name: "heap live", Unit: "bytes", PerClient: 8e3},
 	fds:        Bound{Name: "fds", PerClient: 0.05},
 	goroutines: Bound{Name: "goroutines", PerClient: 0.05},
 	rss:        Bound{Name: "rss", Unit: "bytes", PerClient: 128e3},

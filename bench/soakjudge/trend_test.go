@@ -163,7 +163,7 @@ func TestVerdictLineSaysWhatItCatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	line := v.String()
-	for _, want := range []string{"heap live: mean 1.0 MB", "flat", "bound 4.0 KB per client (14.4 MB per hour)", "is caught within the soak's length"} {
+	for _, want := range []string{"heap live: mean 1.0 MB", "flat", "bound 8.0 KB per client (28.8 MB per hour)", "is caught within the soak's length"} {
 		if !strings.Contains(line, want) {
 			t.Errorf("verdict line %q lacks %q", line, want)
 		}
