@@ -67,14 +67,16 @@ loop client --auth-key-file "$DIR/key" -t 1 -P 8 -l 16M &
 BENCH_PIDS+=($!)
 frozen() {
 	"$WP" -c 127.0.0.1 -p $PORT --auth-key-file "$DIR/key" -t 2 -u -b 100m -R >/dev/null 2>&1 &
-	local p=$!
+	FROZEN=$!
 	sleep 1
-	kill -STOP $p 2>/dev/null || true
+	kill -STOP $FROZEN 2>/dev/null || true
 	sleep 5
-	kill -KILL $p 2>/dev/null || true
-	wait $p 2>/dev/null || true
+	kill -KILL $FROZEN 2>/dev/null || true
+	wait $FROZEN 2>/dev/null || true
 }
-loop frozen &
+# Stopped at the end, the loop takes its stopped client with it (else
+# the client outlives the soak, stopped).
+(trap 'kill -KILL ${FROZEN:-} 2>/dev/null; exit 0' TERM; loop frozen) &
 BENCH_PIDS+=($!)
 python3 "$(dirname "$0")/hostile.py" $PORT "$SECS" &
 BENCH_PIDS+=($!)
