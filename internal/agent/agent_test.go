@@ -73,8 +73,15 @@ func TestAgentRunsATestFromTheStartInstant(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.StartedAtNs < at || out.StartedAtNs > at+int64(50*time.Millisecond) {
-		t.Fatalf("started %v after the instant", time.Duration(out.StartedAtNs-at))
+	// Never early. How late is the machine's scheduling: 30 runs under
+	// -race on a 2-vCPU VM at a load average of 30 to 40 started 0.03 to
+	// 75 ms late (50 ms, the old bound, failed 2 of them), and this VM
+	// stalls for up to a second now and then; later than that, the agent
+	// waited for something other than the clock. (docs/gates.md)
+	late := time.Duration(out.StartedAtNs - at)
+	t.Logf("offset %v ± %v; started %v after the instant", time.Duration(off.OffsetNs), time.Duration(off.UncertaintyNs), late)
+	if late < 0 || late > time.Second {
+		t.Fatalf("started %v after the instant", late)
 	}
 	if out.Report.Error != "" {
 		t.Fatalf("report error: %s", out.Report.Error)

@@ -61,7 +61,20 @@ type runIO struct {
 // same one delivered twice.
 const sameSignal = time.Second
 
+// afterSameSignal is what a run does once a signal has cancelled it: it
+// keeps catching signals for sameSignal, then calls stop, after which the
+// next one ends the process at once.
+func afterSameSignal(stop func()) { time.AfterFunc(sameSignal, stop) }
+
 func startRun(ctx context.Context, e env, lo logOptions, logfile string) (*runIO, error) {
+	return startRunWindow(ctx, e, lo, logfile, afterSameSignal)
+}
+
+// startRunWindow is startRun with what happens after the first signal
+// given: window gets the function that stops catching signals. A test
+// passes its own, to decide when a second signal comes without racing
+// a timer.
+func startRunWindow(ctx context.Context, e env, lo logOptions, logfile string, window func(stop func())) (*runIO, error) {
 	log, err := lo.logger(e.stderr)
 	if err != nil {
 		return nil, err
@@ -77,10 +90,10 @@ func startRun(ctx context.Context, e env, lo logOptions, logfile string) (*runIO
 	go func() {
 		<-ctx.Done()
 		// After the first signal a second one stops the process at once,
-		// but not one within sameSignal of it: a Ctrl-C reaches both a
-		// wrapper that passes signals on (lab exec) and its child, which
-		// then gets it twice, and must still record what it cut short.
-		time.AfterFunc(sameSignal, stop)
+		// but not one within the window: a Ctrl-C reaches both a wrapper
+		// that passes signals on (lab exec) and its child, which then
+		// gets it twice, and must still record what it cut short.
+		window(stop)
 	}()
 	return &runIO{log: log, out: out, ctx: ctx, done: func() { stop(); _ = closeOut() }}, nil
 }

@@ -208,7 +208,7 @@ func TestClientRetryBusy(t *testing.T) {
 	needIperf3(t)
 	port := loopback.FreePort(t)
 	srv := startIperf3(t, 30*time.Second, "-s", "-p", strconv.Itoa(port)) // not one-shot
-	for deadline := time.Now().Add(5 * time.Second); !listening(port); {
+	for deadline := time.Now().Add(listenWait); !listening(port); {
 		if time.Now().After(deadline) {
 			t.Fatalf("iperf3 server did not listen on %d", port)
 		}

@@ -23,6 +23,12 @@ import (
 // one on PATH, Debian's in CI), else a build of the latest release.
 var iperf3Path = findIperf3()
 
+// listenWait bounds the wait for an iperf3 server to bind its port: a
+// hang guard, left as soon as it listens. 5 s was too short beside
+// make test's race pass on a 2-vCPU VM (one start in five -race runs
+// of this package at a load average of 40 to 50 missed it).
+const listenWait = 30 * time.Second
+
 func findIperf3() string {
 	if p := iperf3bin.Path(); p != "" {
 		return p
@@ -84,7 +90,7 @@ func startIperf3Server(t *testing.T, extra ...string) (*iperfProc, int) {
 		port := loopback.FreePort(t)
 		args := append([]string{"-s", "-1", "-J", "-p", strconv.Itoa(port)}, extra...)
 		p := startIperf3(t, 30*time.Second, args...)
-		deadline := time.Now().Add(5 * time.Second)
+		deadline := time.Now().Add(listenWait)
 		for !listening(port) {
 			select {
 			case <-p.done: // lost the port to someone else: try another

@@ -29,7 +29,7 @@ func serveOnce(t *testing.T, bin string, extra ...string) (*exec.Cmd, int) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
-	for deadline := time.Now().Add(5 * time.Second); !listening(port); {
+	for deadline := time.Now().Add(listenWait); !listening(port); {
 		if time.Now().After(deadline) {
 			t.Fatalf("%s did not listen on %d", bin, port)
 		}

@@ -568,20 +568,27 @@ func (s *Server) acceptData(conn *net.TCPConn, magic [4]byte) {
 	_ = conn.Close()
 }
 
-// logStatus logs the counters, the running tests and the goroutines, for
-// a watcher of a long-running server (bench/soak.sh reads it).
+// logStatus logs the counters, the running tests, the goroutines and the
+// heap, for a watcher of a long-running server (bench/soak.sh reads it).
 func (s *Server) logStatus(ctx context.Context) {
 	tick := time.NewTicker(s.cfg.StatusInterval)
 	defer tick.Stop()
+	heap := newHeapStatus()
+	var leak soakLeak
+	if note := leak.note(); note != "" {
+		s.log.Warn(note)
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
 			st := s.Stats()
-			s.log.Info("server status", "running_tests", st.Running, "handshakes", st.Handshakes,
+			leak.add(st.TestsAccepted)
+			attrs := []any{"running_tests", st.Running, "handshakes", st.Handshakes,
 				"goroutines", runtime.NumGoroutine(), "accepted", st.TestsAccepted, "refused", st.TestsRefused,
-				"shed", st.Shed, "denied", st.Denied, "auth_failed", st.AuthFailed, "throttled", st.Throttled)
+				"shed", st.Shed, "denied", st.Denied, "auth_failed", st.AuthFailed, "throttled", st.Throttled}
+			s.log.Info("server status", append(attrs, heap.read()...)...)
 		}
 	}
 }
