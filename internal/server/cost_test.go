@@ -144,7 +144,7 @@ func TestLongShortIntervalTestsCostFixedMemory(t *testing.T) {
 	floor := func(from, to time.Duration) (low, high int64) {
 		low = 1 << 62
 		for time.Since(began) < to {
-			time.Sleep(250 * time.Millisecond) // sampling the heap over time, not waiting on an event
+			time.Sleep(250 * time.Millisecond) // bounded poll: sampling the heap over time, not waiting on an event
 			if time.Since(began) < from {
 				continue
 			}
