@@ -17,7 +17,7 @@ import (
 )
 
 // Key is the test controllers' key.
-var Key = auth.Credential{User: "ctl", Key: []byte("agent-key-0123456789abcdefXYZ")}
+var Key = auth.Credential{User: "ctl", Key: []byte("7d3f91c2a85e40b6f1e29d7c4a0b8e53")}
 
 // Keys holds Key.
 func Keys() auth.Keys { return auth.Keys{Key.User: Key.Key} }
