@@ -112,7 +112,7 @@ func TestGroupRunsThePairsTogether(t *testing.T) {
 }
 
 func TestGroupWithAWrongKeyOnOneAgentStartsNothing(t *testing.T) {
-	other := auth.Keys{agenttest.Key.User: []byte("another-key-0123456789abcdefXYZ")}
+	other := auth.Keys{agenttest.Key.User: []byte("b61e0c94d27a3f58e1c7a9042d6b3f85")}
 	pairs, receivers := loopbackPairs(t, 2, time.Second, nil, other)
 	rep := Run(context.Background(), testConfig(pairs))
 	if !rep.Failed() || rep.Started || !strings.Contains(rep.Error, "group not started") ||

@@ -201,7 +201,7 @@ func TestLabGroup(t *testing.T) {
 
 	t.Run("a wrong key on one agent", func(t *testing.T) {
 		h := sl.l.Host("a3")
-		_, port := labtest.StartAgent(t, labHost(h), writeKey(t, "other.key", []byte("another-key-0123456789abcdefXYZ")))
+		_, port := labtest.StartAgent(t, labHost(h), writeKey(t, "other.key", []byte("b61e0c94d27a3f58e1c7a9042d6b3f85")))
 		pairs := sl.pairs(t, Options{Duration: 2 * time.Second})
 		pairs[2].Sender = Endpoint{Host: h.Addr.String(), Port: port}
 		rep := Run(context.Background(), sl.config(t, pairs))
