@@ -178,7 +178,7 @@ func (p Package) changelog(version string) []byte {
 	}
 	out, _ := yaml.Marshal([]entry{{
 		Semver: version, Deb: deb{Urgency: "medium", Distributions: []string{"unstable"}}, Date: p.MTime.UTC().Format(time.RFC3339), Packager: "wireperf developers <wireperf@example.org>",
-		Changes: []change{{Note: "wireperf " + p.Version + "; the changes are in CHANGELOG.md in the source."}},
+		Changes: []change{{Note: "Release " + p.Version + "."}},
 	}})
 	return out
 }
