@@ -178,7 +178,7 @@ EOF
 ct chgrp wireperf /etc/wireperf/daemon.yaml
 ct chmod 640 /etc/wireperf/daemon.yaml
 # A local change to a conffile, which the upgrade must keep.
-sed -i 's/^WIREPERF_DAEMON_OPTS=""/WIREPERF_DAEMON_OPTS="" # kept by upgrades/' "$root/etc/default/wireperf"
+echo '# a local line, kept by upgrades' >>"$root/etc/default/wireperf"
 ct systemctl start wireperf
 sleep 1
 ct systemctl is-active wireperf || { ct journalctl -u wireperf --no-pager | tail -20; fail "the daemon did not start"; }
