@@ -109,6 +109,7 @@ ip -n "$ns" link set lo up
 log "copying the cached root ($(du -sh "$base" | cut -f1)) for this run"
 cp -a --reflink=auto "$base" "$work/root"
 root="$work/root"
+rm -f "$root/.wireperf-package-test" # the cache's stamp: the purge check looks for every *wireperf* file
 
 log "booting the container (systemd-nspawn -b) on namespace $ns, address $cont_ip"
 systemd-nspawn -q -D "$root" -b --console=pipe --register=no --keep-unit \
