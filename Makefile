@@ -113,9 +113,11 @@ clean:
 # commit and whether the tree had uncommitted changes.
 DIST     ?= dist
 STAGE    := $(DIST)/stage
-SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
-COMMIT   ?= $(shell git rev-parse HEAD 2>/dev/null)
-MODIFIED ?= $(shell if [ -n "$$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then echo true; else echo false; fi)
+# Read once, when make starts (:=), so that a commit made during a build
+# does not change them half-way.
+SOURCE_DATE_EPOCH := $(or $(SOURCE_DATE_EPOCH),$(shell git log -1 --format=%ct 2>/dev/null || echo 0))
+COMMIT   := $(or $(COMMIT),$(shell git rev-parse HEAD 2>/dev/null))
+MODIFIED := $(or $(MODIFIED),$(shell if [ -n "$$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then echo true; else echo false; fi))
 ifeq ($(origin VERSION),undefined)
 VERSION := $(shell git describe --tags --exact-match --match 'v[0-9]*' 2>/dev/null | sed 's/^v//')
 ifeq ($(VERSION),)
