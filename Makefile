@@ -5,7 +5,7 @@ FUZZTIME ?= 30s
 BIN      ?= wireperf
 BUILDDIR ?= build
 
-.PHONY: all build test vet cross bench fuzz selftest clean man completions pkgmap
+.PHONY: all build test vet cross bench fuzz selftest clean man completions pkgmap dist stage deb rpm package-test
 
 all: vet build test
 
@@ -113,3 +113,68 @@ fuzz:
 
 clean:
 	rm -f $(BIN)
+	rm -rf $(DIST)
+
+# Release artefacts (packaging/README.md). Every one is the same bytes from
+# the same tree: -trimpath, no build ID, no cgo, and every time stamp the
+# last commit's (SOURCE_DATE_EPOCH). The release is the tag on HEAD
+# (v1.2.3 -> 1.2.3), else 0.0.0~gitDATE.COMMIT, a version Debian and RPM
+# both sort before any release; `wireperf version` reports it with the
+# commit and whether the tree had uncommitted changes.
+DIST     ?= dist
+STAGE    := $(DIST)/stage
+# Read once, when make starts (:=), so that a commit made during a build
+# does not change them half-way.
+SOURCE_DATE_EPOCH := $(or $(SOURCE_DATE_EPOCH),$(shell git log -1 --format=%ct 2>/dev/null || echo 0))
+COMMIT   := $(or $(COMMIT),$(shell git rev-parse HEAD 2>/dev/null))
+MODIFIED := $(or $(MODIFIED),$(shell if [ -n "$$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then echo true; else echo false; fi))
+ifeq ($(origin VERSION),undefined)
+VERSION := $(shell git describe --tags --exact-match --match 'v[0-9]*' 2>/dev/null | sed 's/^v//')
+ifeq ($(VERSION),)
+VERSION := 0.0.0~git$(shell date -u -d @$(SOURCE_DATE_EPOCH) +%Y%m%d%H%M%S).$(shell git rev-parse --short=12 HEAD 2>/dev/null)
+endif
+endif
+VERSION_PKG := github.com/wireperf/wireperf/internal/version
+RELEASE_LDFLAGS := -s -w -buildid= -X $(VERSION_PKG).Version=$(VERSION) -X $(VERSION_PKG).Commit=$(COMMIT) -X $(VERSION_PKG).Modified=$(MODIFIED)
+RELEASE_BUILD = CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=false -ldflags '$(RELEASE_LDFLAGS)'
+PKGBUILD = $(GO) run ./internal/pkgbuild/cmd/pkgbuild
+PKGBUILD_FLAGS = -version '$(VERSION)' -epoch $(SOURCE_DATE_EPOCH) -stage $(STAGE) -out $(DIST)
+LINUX_ARCHES  := amd64 arm64
+CLIENT_PLATFORMS := darwin_amd64 darwin_arm64 windows_amd64
+HOST_PLATFORM := $(shell $(GO) env GOOS)_$(shell $(GO) env GOARCH)
+export SOURCE_DATE_EPOCH
+
+# The linux binaries (position-independent, as Debian builds its own, for
+# address-space randomisation), and the man pages and completions (written by this
+# machine's binary: they are the same for every platform).
+stage:
+	@mkdir -p $(STAGE)
+	@for arch in $(LINUX_ARCHES); do \
+		echo "build linux/$$arch"; \
+		GOOS=linux GOARCH=$$arch $(RELEASE_BUILD) -buildmode=pie -o $(STAGE)/linux_$$arch/wireperf ./cmd/wireperf || exit 1; \
+	done
+	@[ -x $(STAGE)/$(HOST_PLATFORM)/wireperf ] || $(RELEASE_BUILD) -o $(STAGE)/$(HOST_PLATFORM)/wireperf ./cmd/wireperf
+	@rm -rf $(STAGE)/man $(STAGE)/completions && mkdir -p $(STAGE)/completions
+	@$(STAGE)/$(HOST_PLATFORM)/wireperf man $(STAGE)/man >/dev/null
+	@for sh in bash zsh fish powershell; do \
+		case $$sh in bash) f=wireperf.bash;; zsh) f=_wireperf;; fish) f=wireperf.fish;; powershell) f=wireperf.ps1;; esac; \
+		$(STAGE)/$(HOST_PLATFORM)/wireperf completion $$sh > $(STAGE)/completions/$$f || exit 1; \
+	done
+
+dist: stage
+	@for p in $(CLIENT_PLATFORMS); do \
+		os=$${p%_*}; arch=$${p#*_}; ext=; [ $$os = windows ] && ext=.exe; \
+		echo "build $$os/$$arch"; \
+		GOOS=$$os GOARCH=$$arch $(RELEASE_BUILD) -o $(STAGE)/$$p/wireperf$$ext ./cmd/wireperf || exit 1; \
+	done
+	@for p in $(addprefix linux_,$(LINUX_ARCHES)) $(CLIENT_PLATFORMS); do $(PKGBUILD) archive $(PKGBUILD_FLAGS) -platform $$p || exit 1; done
+	@cat $(DIST)/SHA256SUMS
+
+deb rpm: stage
+	@for arch in $(LINUX_ARCHES); do $(PKGBUILD) package $(PKGBUILD_FLAGS) -format $@ -arch $$arch || exit 1; done
+	@cat $(DIST)/SHA256SUMS
+
+# Installs the .deb into a booted Debian bookworm container and runs it
+# there (packaging/test/package-test.sh); root, a few minutes.
+package-test: deb
+	bash packaging/test/package-test.sh
