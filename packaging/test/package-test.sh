@@ -40,6 +40,7 @@ command -v ip >/dev/null || need+=(iproute2)
 command -v lintian >/dev/null || need+=(lintian)
 if ((${#need[@]})); then
 	log "installing ${need[*]}"
+	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 
@@ -51,7 +52,8 @@ mirror() {
 	local m
 	m=$(awk '/^URIs:/ && $2 !~ /security/ {print $2; exit}' /etc/apt/sources.list.d/*.sources 2>/dev/null || true)
 	[ -n "$m" ] || m=$(awk '$1 == "deb" && $2 !~ /security/ {print $2; exit}' /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null || true)
-	echo "${m:-http://deb.debian.org/debian}"
+	[ -n "$m" ] || fail "no Debian mirror in apt's sources to build the root from"
+	echo "$m"
 }
 
 # The cached root: built once (a few minutes), rebuilt when INCLUDE changes.
