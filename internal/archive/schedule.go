@@ -24,6 +24,10 @@ import (
 const taskColumns = `id, name, source, dest, dest_addr, args, direction, class, duration_ms, start_at, repeat_ms,
 	slip_ms, random_slip_ms, until_at, max_runs, paused, resources, thresholds, origin, mesh_group, dests`
 
+// taskReadColumns are taskColumns and when the task was added, from
+// which its max_runs counts (schedule.Task.Added).
+const taskReadColumns = taskColumns + `, created`
+
 // storedDests are a rotating task's destinations in the task's dests
 // column: a JSON object of three lists of the same length (lists rather
 // than an object per destination: a 1,000-host sampled group stores a
@@ -89,9 +93,10 @@ func scanTask(sc scanner) (*schedule.Task, error) {
 	var until sql.NullTime
 	var paused int
 	if err := sc.Scan(&t.ID, &t.Name, &t.Source, &t.Dest, &t.DestAddr, &args, &direction, &class, &durMS, &t.Start,
-		&repMS, &slipMS, &rslipMS, &until, &t.MaxRuns, &paused, &res, &thr, &t.Origin, &t.Group, &dests); err != nil {
+		&repMS, &slipMS, &rslipMS, &until, &t.MaxRuns, &paused, &res, &thr, &t.Origin, &t.Group, &dests, &t.Added); err != nil {
 		return nil, err
 	}
+	t.Added = t.Added.UTC()
 	t.Class = schedule.Class(class)
 	t.SetDirection(schedule.Direction(direction)) // written from Direction when stored
 	t.Duration, t.Repeat, t.Slip, t.RandomSlip = dur(durMS), dur(repMS), dur(slipMS), dur(rslipMS)
@@ -120,7 +125,8 @@ func scanTask(sc scanner) (*schedule.Task, error) {
 func sameTask(a, b *schedule.Task) bool {
 	x, y := *a, *b
 	for _, t := range []*schedule.Task{&x, &y} {
-		t.ClearDirection() // a function of Args, recorded or not
+		t.ClearDirection()    // a function of Args, recorded or not
+		t.Added = time.Time{} // the record's, not the definition's
 		t.Start = t.Start.UTC().Truncate(time.Millisecond)
 		t.Until = t.Until.UTC().Truncate(time.Millisecond)
 		if len(t.Resources) == 0 {
@@ -170,7 +176,7 @@ func (s *Store) putTask(ctx context.Context, tx *sql.Tx, t *schedule.Task, now t
 	if err := t.Validate(); err != nil {
 		return 0, fmt.Errorf("task %s: %w", t.ID, err)
 	}
-	old, err := scanTask(tx.QueryRowContext(ctx, s.q(`SELECT `+taskColumns+` FROM sched_task WHERE id = ?`+s.forUpdate()), t.ID))
+	old, err := scanTask(tx.QueryRowContext(ctx, s.q(`SELECT `+taskReadColumns+` FROM sched_task WHERE id = ?`+s.forUpdate()), t.ID))
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		_, err = tx.ExecContext(ctx, s.q(`INSERT INTO sched_task (`+taskColumns+`, created, updated)
@@ -312,7 +318,7 @@ func (s *Store) SetPaused(ctx context.Context, id string, paused bool, now time.
 
 // GetTask returns a stored task.
 func (s *Store) GetTask(ctx context.Context, id string) (*schedule.Task, error) {
-	t, err := scanTask(s.db.QueryRowContext(ctx, s.q(`SELECT `+taskColumns+` FROM sched_task WHERE id = ?`), id))
+	t, err := scanTask(s.db.QueryRowContext(ctx, s.q(`SELECT `+taskReadColumns+` FROM sched_task WHERE id = ?`), id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("task %s: %w", id, ErrNotFound)
 	}
@@ -335,7 +341,7 @@ func (s *Store) Tasks(ctx context.Context, source string) ([]*schedule.Task, err
 // with an error each in bad, so that one such row doesn't stop the
 // planning of its host's other tasks.
 func (s *Store) ReadTasks(ctx context.Context, source string) (tasks []*schedule.Task, bad []error, err error) {
-	q, args := `SELECT `+taskColumns+` FROM sched_task`, []any{}
+	q, args := `SELECT `+taskReadColumns+` FROM sched_task`, []any{}
 	if source != "" {
 		q, args = q+` WHERE source = ?`, append(args, source)
 	}

@@ -393,6 +393,11 @@ func TestScheduleWritesRecordTheCallersClock(t *testing.T) {
 			if c, u := taskTimes(tk.ID); !c.Equal(at(1)) || !u.Equal(at(2)) {
 				t.Fatalf("updated task: created %v updated %v, want %v and %v", c, u, at(1), at(2))
 			}
+			// The task read back was added when first stored: its max_runs
+			// counts from there (schedule.Task.Added), an update or not.
+			if got, err := s.GetTask(ctx, tk.ID); err != nil || !got.Added.Equal(at(1)) {
+				t.Fatalf("task read back: added %v (%v), want %v", got.Added, err, at(1))
+			}
 			if err := s.SetPaused(ctx, tk.ID, true, at(3)); err != nil {
 				t.Fatal(err)
 			}

@@ -83,8 +83,15 @@ type Task struct {
 	Slip       time.Duration // how late a run may start
 	RandomSlip time.Duration // each run starts a random [0, RandomSlip) late, the same every planning
 	Until      time.Time     // zero: no end
-	MaxRuns    int           // 0: no limit
-	Paused     bool
+	// MaxRuns bounds the task's runs, counted from its first: the run at
+	// Start, or of a task added after Start (the default start is the
+	// epoch, for its grid of Repeat) the first at or after Added. 0: no
+	// limit.
+	MaxRuns int
+	// Added is when the task was stored (the archive's record of it);
+	// zero counts MaxRuns from Start.
+	Added  time.Time
+	Paused bool
 
 	// Resources a run reserves; empty means both hosts' interfaces.
 	Resources []string
@@ -476,7 +483,7 @@ func (t *Task) randomSlip(seq int) time.Duration {
 
 // At is run seq's plan, and whether the task has such a run.
 func (t *Task) At(seq int) (Run, bool) {
-	if seq < 0 || (t.MaxRuns > 0 && seq >= t.MaxRuns) || (t.Repeat == 0 && seq > 0) {
+	if seq < 0 || (t.MaxRuns > 0 && seq >= t.FirstSeq()+t.MaxRuns) || (t.Repeat == 0 && seq > 0) {
 		return Run{}, false
 	}
 	base := t.base(seq)
@@ -485,6 +492,18 @@ func (t *Task) At(seq int) (Run, bool) {
 	}
 	p := base.Add(t.randomSlip(seq))
 	return Run{ID: RunID(t.ID, seq), TaskID: t.ID, Seq: seq, Planned: p, Deadline: p.Add(t.Slip)}, true
+}
+
+// FirstSeq is the seq of the task's first run, from which MaxRuns
+// counts: 0, or for a task added after its start the first run whose
+// base instant is at or after Added (the runs before it were never
+// planned: counting them spent a task added with the default start's
+// runs before it was added, and it never ran).
+func (t *Task) FirstSeq() int {
+	if t.Added.IsZero() || !t.Added.After(t.Start) {
+		return 0
+	}
+	return t.firstFrom(t.Added)
 }
 
 // base is run seq's instant before its random slip.

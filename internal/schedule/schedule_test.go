@@ -392,3 +392,58 @@ func TestTraceProbeRatesAreBounded(t *testing.T) {
 		t.Fatalf("a client test's probe rate: %v", r)
 	}
 }
+
+// TestMaxRunsCountsFromFirstRun: --max-runs counts the task's runs from
+// its first, not from the epoch. A task added with the default start
+// (the epoch, for the grid of its repeat) and --max-runs 2 once planned
+// nothing at all: its "first two runs" were in 1970.
+func TestMaxRunsCountsFromFirstRun(t *testing.T) {
+	added := t0.Add(7 * time.Second) // between two runs of the minute's grid
+	cases := []struct {
+		name      string
+		start     time.Time
+		wantFirst time.Time // the first run's instant
+	}{
+		{"default start (the epoch)", time.Unix(0, 0).UTC(), t0.Add(time.Minute)},
+		{"start before it was added", t0.Add(-time.Hour), t0.Add(time.Minute)},
+		{"start after it was added", t0.Add(time.Hour), t0.Add(time.Hour)},
+		{"start the instant it was added", added, added},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tk := task()
+			tk.Start, tk.Repeat, tk.MaxRuns, tk.Added = c.start, time.Minute, 2, added
+			if err := tk.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			now := added // the daemon plans as soon as the task is added
+			run, missed := Plan(tk, -1, now, 3*time.Hour)
+			if len(missed) != 0 {
+				t.Fatalf("missed %v", missed)
+			}
+			if len(run) != 2 {
+				t.Fatalf("planned %d runs, want 2: %v", len(run), run)
+			}
+			if !run[0].Planned.Equal(c.wantFirst) || !run[1].Planned.Equal(c.wantFirst.Add(time.Minute)) {
+				t.Fatalf("planned %v and %v, want %v and a minute later", run[0].Planned, run[1].Planned, c.wantFirst)
+			}
+			if run[0].Seq != tk.FirstSeq() || run[1].Seq != tk.FirstSeq()+1 {
+				t.Fatalf("seqs %d, %d; first %d", run[0].Seq, run[1].Seq, tk.FirstSeq())
+			}
+			// Then none: planning on from the last, much later, and what
+			// `schedule` lists from the instant it was added.
+			if more, missed := Plan(tk, run[1].Seq, run[1].Planned.Add(time.Hour), 3*time.Hour); len(more) != 0 || len(missed) != 0 {
+				t.Fatalf("after the 2 runs: planned %v, missed %v", more, missed)
+			}
+			if next := Next(tk, added, 24*time.Hour, 10); len(next) != 2 || next[0] != run[0] || next[1] != run[1] {
+				t.Fatalf("Next lists %v, want the 2 planned runs", next)
+			}
+		})
+	}
+	// A task whose record is unknown (no Added) counts from its start.
+	tk := task()
+	tk.MaxRuns = 2
+	if got := planned(Next(tk, t0.Add(-time.Hour), 24*time.Hour, 10)); !eq(got, []time.Duration{0, 30 * time.Second}) {
+		t.Fatalf("without Added: %v", got)
+	}
+}
