@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -517,6 +518,29 @@ func TestDaemonsStartTogetherOnANewDatabase(t *testing.T) {
 	if !ok {
 		t.Skip("needs PostgreSQL (" + archivetest.EnvPG + ")")
 	}
+	startTogether(t, dsn)
+}
+
+// Three daemons and two sweeps start at the same instant on a new SQLite
+// archive: all succeed. River's migrations on SQLite once took no lock,
+// and one daemon of two exited with "error applying version 005 [UP]:
+// SQL logic error: no such index: river_migration_version_idx" (the
+// other had applied it). Each round is a new file, since the race is
+// only as likely as the daemons' instants line up.
+func TestDaemonsStartTogetherOnANewSQLiteArchive(t *testing.T) {
+	for round := 0; round < 5; round++ {
+		startTogether(t, filepath.Join(t.TempDir(), fmt.Sprintf("round%d", round), "wireperf.db"))
+		if t.Failed() {
+			t.Fatalf("round %d failed", round)
+		}
+	}
+}
+
+// startTogether starts three daemons (their archive and job queue) and
+// two sweeps (archive opens) at the same instant on dsn, and fails the
+// test with each one's error.
+func startTogether(t *testing.T, dsn string) {
+	t.Helper()
 	gate := make(chan struct{})
 	var wg sync.WaitGroup
 	errs := make(chan error, 5)

@@ -110,7 +110,7 @@ func newQueue(ctx context.Context, dsn string, d *Daemon) (queue, error) {
 		}
 		cfg.PollOnly = true
 		drv := riverpgxv5.New(pool)
-		if err := migrateRiverPG(ctx, pool, drv, d); err != nil {
+		if err := migrateRiver(ctx, drv, d, beginRiverPG(ctx, pool)); err != nil {
 			pool.Close()
 			return nil, err
 		}
@@ -127,7 +127,7 @@ func newQueue(ctx context.Context, dsn string, d *Daemon) (queue, error) {
 	}
 	db.SetMaxOpenConns(1)
 	drv := riversqlite.New(db)
-	if err := migrateRiver(ctx, drv, d); err != nil {
+	if err := migrateRiver(ctx, drv, d, beginRiverSQLite(ctx, db)); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -141,44 +141,29 @@ func newQueue(ctx context.Context, dsn string, d *Daemon) (queue, error) {
 	return &riverQueue[*sql.Tx]{client: c, close: func() { db.Close() }}, nil
 }
 
-func migrateRiver[TTx any](ctx context.Context, drv riverdriver.Driver[TTx], d *Daemon) error {
-	m, err := rivermigrate.New(drv, &rivermigrate.Config{Logger: d.log.With("component", "river")})
-	if err != nil {
-		return fmt.Errorf("job queue migrations: %w", err)
-	}
-	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
-		return fmt.Errorf("job queue migrations: %w", err)
-	}
-	return nil
-}
-
-// migrateRiverPG runs River's migrations one a transaction (one of them
+// migrateRiver runs River's migrations one a transaction (one of them
 // adds an enum value that the next uses, which PostgreSQL allows only
-// once it is committed), each under an advisory lock, so that daemons
-// starting together on a new database do not race. The lock is the
-// transaction's, not the session's: behind a pooler in transaction mode,
-// a session's lock and its unlock may reach two server connections, and
-// the lock would outlive the daemon.
-func migrateRiverPG(ctx context.Context, pool *pgxpool.Pool, drv riverdriver.Driver[pgxTx], d *Daemon) error {
+// once it is committed), each in a transaction that begin has locked
+// against every other daemon's, so that daemons starting together on a
+// new database do not race: without it, two read the same versions and
+// both apply the next, and one fails ("no such index" on SQLite). Each
+// step reads the versions applied inside its lock.
+func migrateRiver[TTx any](ctx context.Context, drv riverdriver.Driver[TTx], d *Daemon, begin func() (tx TTx, commit func() error, rollback func(), err error)) error {
 	m, err := rivermigrate.New(drv, &rivermigrate.Config{Logger: d.log.With("component", "river")})
 	if err != nil {
 		return fmt.Errorf("job queue migrations: %w", err)
 	}
 	step := func() (applied bool, err error) {
-		tx, err := pool.Begin(ctx)
+		tx, commit, rollback, err := begin()
 		if err != nil {
 			return false, err
 		}
-		defer tx.Rollback(context.WithoutCancel(ctx))
-		const key = 8675309002 // the archive's migrations use ...001
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, key); err != nil {
-			return false, err
-		}
+		defer rollback()
 		res, err := m.MigrateTx(ctx, tx, rivermigrate.DirectionUp, &rivermigrate.MigrateOpts{MaxSteps: 1})
 		if err != nil {
 			return false, err
 		}
-		return len(res.Versions) > 0, tx.Commit(ctx)
+		return len(res.Versions) > 0, commit()
 	}
 	for {
 		applied, err := step()
@@ -188,5 +173,40 @@ func migrateRiverPG(ctx context.Context, pool *pgxpool.Pool, drv riverdriver.Dri
 		if !applied {
 			return nil
 		}
+	}
+}
+
+// beginRiverPG begins a migration step's transaction under an advisory
+// lock. The lock is the transaction's, not the session's: behind a
+// pooler in transaction mode, a session's lock and its unlock may reach
+// two server connections, and the lock would outlive the daemon.
+func beginRiverPG(ctx context.Context, pool *pgxpool.Pool) func() (pgxTx, func() error, func(), error) {
+	return func() (pgxTx, func() error, func(), error) {
+		tx, err := pool.Begin(ctx)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		rollback := func() { tx.Rollback(context.WithoutCancel(ctx)) }
+		const key = 8675309002 // the archive's migrations use ...001
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, key); err != nil {
+			rollback()
+			return nil, nil, nil, err
+		}
+		return tx, func() error { return tx.Commit(ctx) }, rollback, nil
+	}
+}
+
+// beginRiverSQLite begins a migration step's transaction as the
+// archive's own SQLite migrations do: the pool's transactions begin
+// IMMEDIATE (archive.OpenSQLitePool), taking the file's write lock
+// before the step reads which versions are applied; another daemon's
+// step waits for it within the busy timeout.
+func beginRiverSQLite(ctx context.Context, db *sql.DB) func() (*sql.Tx, func() error, func(), error) {
+	return func() (*sql.Tx, func() error, func(), error) {
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		return tx, tx.Commit, func() { tx.Rollback() }, nil
 	}
 }
