@@ -202,9 +202,8 @@ func csvUDP(sends bool, u *result.UDP) string {
 // failed writes), Rtry (retransmits), Cwnd/RTT(var) and NetPwr (the
 // rate in bytes/s over the RTT, scaled by 1e-6), a UDP sender's Write/Err
 // and PPS; a receiver's rows are iperf2's plain ones, with jitter and
-// loss for UDP. A row's writes are its bytes over the write length (-l),
-// as every write of a timed test is whole; the total line has the writes
-// counted.
+// loss for UDP. A row's writes are the write calls counted during it, and
+// the total line's are their sum.
 type Iperf2Enhanced struct {
 	W   io.Writer
 	Opt Options
@@ -277,7 +276,7 @@ func (e *Iperf2Enhanced) Interval(r *result.Result, row result.IntervalRow) erro
 		if ls.si.HasTCPInfo {
 			e.lastTCP[ls.id] = *ls.si
 		}
-		writes := ceilDiv(ls.si.Bytes, int64(r.Spec.Length))
+		writes := rowWrites(ls.si, r.Spec.Length)
 		if ls.si.UDP != nil && ls.sends {
 			writes = ls.si.UDP.Sent
 		}
@@ -287,6 +286,17 @@ func (e *Iperf2Enhanced) Interval(r *result.Result, row result.IntervalRow) erro
 	e.sumRows(&b, r, sides, row.Start, row.End)
 	_, err := io.WriteString(e.W, b.String())
 	return err
+}
+
+// rowWrites is a row's write count: the calls the stream counted during
+// it, from the counter its total's Calls comes from, so the rows add up to
+// the total. A record without them (an iperf3 peer's, or older) has its
+// bytes over the write length, as every write of a timed test is whole.
+func rowWrites(si *result.StreamInterval, length int) int64 {
+	if si.Calls > 0 || si.Bytes == 0 {
+		return si.Calls
+	}
+	return ceilDiv(si.Bytes, int64(length))
 }
 
 // iperf2Columns is the column header of the local end's rows.
@@ -345,7 +355,7 @@ func (e *Iperf2Enhanced) sumRows(b *strings.Builder, r *result.Result, sides []l
 				retr += ls.stream.Retransmits
 			} else {
 				bytes += ls.si.Bytes
-				writes += ceilDiv(ls.si.Bytes, int64(r.Spec.Length))
+				writes += rowWrites(ls.si, r.Spec.Length)
 				retr += ls.si.Retransmits
 			}
 		}
