@@ -73,6 +73,12 @@ type Iperf2CSV struct {
 
 	start time.Time
 	addrs map[int]streamAddrs
+	// held is the last row, written when the next comes or at the
+	// summary: a tail shorter than a tenth of -i joins it, so no row is
+	// zero-length at -y C's tenths of a second (6.0-6.0) and none has a
+	// short tail's rate (Span.ShortTail).
+	held    *result.IntervalRow
+	heldRes *result.Result
 }
 
 // Header notes the streams' addresses and the start time.
@@ -93,6 +99,28 @@ func (c *Iperf2CSV) Interval(r *result.Result, row result.IntervalRow) error {
 	if row.Omitted {
 		return nil // iperf2 has no omitted start; its lines add up to its totals
 	}
+	if c.held != nil && row.ShortTail(r.Spec.Interval) {
+		row = c.held.Join(row)
+		c.held = nil
+		return c.writeRow(r, row)
+	}
+	err := c.flushHeld()
+	c.held, c.heldRes = &row, r
+	return err
+}
+
+// flushHeld writes the held row, if any.
+func (c *Iperf2CSV) flushHeld() error {
+	if c.held == nil {
+		return nil
+	}
+	row := *c.held
+	c.held = nil
+	return c.writeRow(c.heldRes, row)
+}
+
+// writeRow writes a row's lines.
+func (c *Iperf2CSV) writeRow(r *result.Result, row result.IntervalRow) error {
 	var b strings.Builder
 	sides := localSides(r, row)
 	for _, ls := range sides {
@@ -105,6 +133,9 @@ func (c *Iperf2CSV) Interval(r *result.Result, row result.IntervalRow) error {
 
 // Summary writes the whole test's lines.
 func (c *Iperf2CSV) Summary(r *result.Result) error {
+	if err := c.flushHeld(); err != nil {
+		return err
+	}
 	if c.addrs == nil {
 		c.addrs = map[int]streamAddrs{}
 		c.start = r.StartedAt

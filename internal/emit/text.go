@@ -29,6 +29,8 @@ type Text struct {
 	columnsDone bool // the interval column header has been written
 	provisional bool // an interval's UDP loss was printed before it was final
 	groups      int  // interval groups written, for iperf's separators
+	// rowLength is the test's -i, for the short tail's rule (spanAmounts).
+	rowLength time.Duration
 }
 
 // separator sets off the summary, and interval groups of several lines.
