@@ -73,12 +73,36 @@ type Iperf2CSV struct {
 
 	start time.Time
 	addrs map[int]streamAddrs
-	// held is the last row, written when the next comes or at the
-	// summary: a tail shorter than a tenth of -i joins it, so no row is
-	// zero-length at -y C's tenths of a second (6.0-6.0) and none has a
-	// short tail's rate (Span.ShortTail).
-	held    *result.IntervalRow
-	heldRes *result.Result
+	held rowHolder
+}
+
+// rowHolder holds an iperf2 emitter's last row, written when the next
+// comes or at the summary: a tail shorter than a tenth of -i joins it, so
+// no row is zero-length at -y C's tenths of a second (6.0-6.0) and none
+// has a short tail's rate (Span.ShortTail). The rows still add up to the
+// totals.
+type rowHolder struct {
+	row *result.IntervalRow
+	r   *result.Result
+}
+
+// next takes a row and returns the one to write now, if any.
+func (h *rowHolder) next(r *result.Result, row result.IntervalRow) (*result.Result, *result.IntervalRow) {
+	if h.row != nil && row.ShortTail(r.Spec.Interval) {
+		joined := h.row.Join(row)
+		h.row = nil
+		return r, &joined
+	}
+	prevR, prev := h.flush()
+	h.row, h.r = &row, r
+	return prevR, prev
+}
+
+// flush returns the held row, if any, and holds none.
+func (h *rowHolder) flush() (*result.Result, *result.IntervalRow) {
+	row := h.row
+	h.row = nil
+	return h.r, row
 }
 
 // Header notes the streams' addresses and the start time.
@@ -99,24 +123,10 @@ func (c *Iperf2CSV) Interval(r *result.Result, row result.IntervalRow) error {
 	if row.Omitted {
 		return nil // iperf2 has no omitted start; its lines add up to its totals
 	}
-	if c.held != nil && row.ShortTail(r.Spec.Interval) {
-		row = c.held.Join(row)
-		c.held = nil
-		return c.writeRow(r, row)
+	if r, row := c.held.next(r, row); row != nil {
+		return c.writeRow(r, *row)
 	}
-	err := c.flushHeld()
-	c.held, c.heldRes = &row, r
-	return err
-}
-
-// flushHeld writes the held row, if any.
-func (c *Iperf2CSV) flushHeld() error {
-	if c.held == nil {
-		return nil
-	}
-	row := *c.held
-	c.held = nil
-	return c.writeRow(c.heldRes, row)
+	return nil
 }
 
 // writeRow writes a row's lines.
@@ -133,8 +143,10 @@ func (c *Iperf2CSV) writeRow(r *result.Result, row result.IntervalRow) error {
 
 // Summary writes the whole test's lines.
 func (c *Iperf2CSV) Summary(r *result.Result) error {
-	if err := c.flushHeld(); err != nil {
-		return err
+	if r, row := c.held.flush(); row != nil {
+		if err := c.writeRow(r, *row); err != nil {
+			return err
+		}
 	}
 	if c.addrs == nil {
 		c.addrs = map[int]streamAddrs{}
@@ -241,6 +253,7 @@ type Iperf2Enhanced struct {
 
 	columnsDone bool
 	lastTCP     map[int]result.StreamInterval // each stream's last sample, for its total line
+	held        rowHolder
 }
 
 const iperf2Rule = "------------------------------------------------------------"
@@ -294,6 +307,14 @@ func (e *Iperf2Enhanced) Interval(r *result.Result, row result.IntervalRow) erro
 	if row.Omitted {
 		return nil
 	}
+	if r, row := e.held.next(r, row); row != nil {
+		return e.writeRow(r, *row)
+	}
+	return nil
+}
+
+// writeRow writes a row's lines.
+func (e *Iperf2Enhanced) writeRow(r *result.Result, row result.IntervalRow) error {
 	var b strings.Builder
 	sides := localSides(r, row)
 	if !e.columnsDone && len(sides) > 0 {
@@ -404,6 +425,11 @@ func (e *Iperf2Enhanced) sumRows(b *strings.Builder, r *result.Result, sides []l
 // Summary writes each stream's total row, and a UDP sender's server
 // report.
 func (e *Iperf2Enhanced) Summary(r *result.Result) error {
+	if r, row := e.held.flush(); row != nil {
+		if err := e.writeRow(r, *row); err != nil {
+			return err
+		}
+	}
 	var b strings.Builder
 	var sides []localSide
 	var start, end float64
