@@ -73,7 +73,7 @@ type Iperf2CSV struct {
 
 	start time.Time
 	addrs map[int]streamAddrs
-	held rowHolder
+	held  rowHolder
 }
 
 // rowHolder holds an iperf2 emitter's last row, written when the next
