@@ -67,7 +67,8 @@ func addrsOf(local, remote string) streamAddrs {
 // loss percent and out-of-order datagrams. Several streams add a sum line
 // with transfer ID -1; the last lines are the whole test's. A UDP
 // client that sends ends each stream with the server's figures, as
-// iperf2's server report. The byte counts are exact.
+// iperf2's server report. The byte counts are exact. Each row is written
+// when the next comes, or at the summary (rowHolder).
 type Iperf2CSV struct {
 	W io.Writer
 
@@ -246,7 +247,8 @@ func csvUDP(sends bool, u *result.UDP) string {
 // rate in bytes/s over the RTT, scaled by 1e-6), a UDP sender's Write/Err
 // and PPS; a receiver's rows are iperf2's plain ones, with jitter and
 // loss for UDP. A row's writes are the write calls counted during it, and
-// the total line's are their sum.
+// the total line's are their sum. Rows are written one behind, as -y C's
+// are (rowHolder), so that a short tail joins the row before it.
 type Iperf2Enhanced struct {
 	W   io.Writer
 	Opt Options
