@@ -125,10 +125,16 @@ func expectedLines(r *result.Result, p printed) []logimport.Line {
 		}
 		return u
 	}
+	var rows []result.IntervalRow
 	for _, row := range r.IntervalRows() {
-		if row.Omitted {
-			continue
+		// A tail shorter than a tenth of -i is joined to the row before.
+		if n := len(rows); n > 0 && row.ShortTail(r.Spec.Interval) && !row.Omitted {
+			rows[n-1] = rows[n-1].Join(row)
+		} else if !row.Omitted {
+			rows = append(rows, row)
 		}
+	}
+	for _, row := range rows {
 		var sum int64
 		n := 0
 		for _, f := range row.Flows {

@@ -67,12 +67,43 @@ func addrsOf(local, remote string) streamAddrs {
 // loss percent and out-of-order datagrams. Several streams add a sum line
 // with transfer ID -1; the last lines are the whole test's. A UDP
 // client that sends ends each stream with the server's figures, as
-// iperf2's server report. The byte counts are exact.
+// iperf2's server report. The byte counts are exact. Each row is written
+// when the next comes, or at the summary (rowHolder).
 type Iperf2CSV struct {
 	W io.Writer
 
 	start time.Time
 	addrs map[int]streamAddrs
+	held  rowHolder
+}
+
+// rowHolder holds an iperf2 emitter's last row, written when the next
+// comes or at the summary: a tail shorter than a tenth of -i joins it, so
+// no row is zero-length at -y C's tenths of a second (6.0-6.0) and none
+// has a short tail's rate (Span.ShortTail). The rows still add up to the
+// totals.
+type rowHolder struct {
+	row *result.IntervalRow
+	r   *result.Result
+}
+
+// next takes a row and returns the one to write now, if any.
+func (h *rowHolder) next(r *result.Result, row result.IntervalRow) (*result.Result, *result.IntervalRow) {
+	if h.row != nil && row.ShortTail(r.Spec.Interval) {
+		joined := h.row.Join(row)
+		h.row = nil
+		return r, &joined
+	}
+	prevR, prev := h.flush()
+	h.row, h.r = &row, r
+	return prevR, prev
+}
+
+// flush returns the held row, if any, and holds none.
+func (h *rowHolder) flush() (*result.Result, *result.IntervalRow) {
+	row := h.row
+	h.row = nil
+	return h.r, row
 }
 
 // Header notes the streams' addresses and the start time.
@@ -93,6 +124,14 @@ func (c *Iperf2CSV) Interval(r *result.Result, row result.IntervalRow) error {
 	if row.Omitted {
 		return nil // iperf2 has no omitted start; its lines add up to its totals
 	}
+	if r, row := c.held.next(r, row); row != nil {
+		return c.writeRow(r, *row)
+	}
+	return nil
+}
+
+// writeRow writes a row's lines.
+func (c *Iperf2CSV) writeRow(r *result.Result, row result.IntervalRow) error {
 	var b strings.Builder
 	sides := localSides(r, row)
 	for _, ls := range sides {
@@ -105,6 +144,11 @@ func (c *Iperf2CSV) Interval(r *result.Result, row result.IntervalRow) error {
 
 // Summary writes the whole test's lines.
 func (c *Iperf2CSV) Summary(r *result.Result) error {
+	if r, row := c.held.flush(); row != nil {
+		if err := c.writeRow(r, *row); err != nil {
+			return err
+		}
+	}
 	if c.addrs == nil {
 		c.addrs = map[int]streamAddrs{}
 		c.start = r.StartedAt
@@ -202,15 +246,16 @@ func csvUDP(sends bool, u *result.UDP) string {
 // failed writes), Rtry (retransmits), Cwnd/RTT(var) and NetPwr (the
 // rate in bytes/s over the RTT, scaled by 1e-6), a UDP sender's Write/Err
 // and PPS; a receiver's rows are iperf2's plain ones, with jitter and
-// loss for UDP. A row's writes are its bytes over the write length (-l),
-// as every write of a timed test is whole; the total line has the writes
-// counted.
+// loss for UDP. A row's writes are the write calls counted during it, and
+// the total line's are their sum. Rows are written one behind, as -y C's
+// are (rowHolder), so that a short tail joins the row before it.
 type Iperf2Enhanced struct {
 	W   io.Writer
 	Opt Options
 
 	columnsDone bool
 	lastTCP     map[int]result.StreamInterval // each stream's last sample, for its total line
+	held        rowHolder
 }
 
 const iperf2Rule = "------------------------------------------------------------"
@@ -264,6 +309,14 @@ func (e *Iperf2Enhanced) Interval(r *result.Result, row result.IntervalRow) erro
 	if row.Omitted {
 		return nil
 	}
+	if r, row := e.held.next(r, row); row != nil {
+		return e.writeRow(r, *row)
+	}
+	return nil
+}
+
+// writeRow writes a row's lines.
+func (e *Iperf2Enhanced) writeRow(r *result.Result, row result.IntervalRow) error {
 	var b strings.Builder
 	sides := localSides(r, row)
 	if !e.columnsDone && len(sides) > 0 {
@@ -277,7 +330,7 @@ func (e *Iperf2Enhanced) Interval(r *result.Result, row result.IntervalRow) erro
 		if ls.si.HasTCPInfo {
 			e.lastTCP[ls.id] = *ls.si
 		}
-		writes := ceilDiv(ls.si.Bytes, int64(r.Spec.Length))
+		writes := rowWrites(ls.si, r.Spec.Length)
 		if ls.si.UDP != nil && ls.sends {
 			writes = ls.si.UDP.Sent
 		}
@@ -287,6 +340,17 @@ func (e *Iperf2Enhanced) Interval(r *result.Result, row result.IntervalRow) erro
 	e.sumRows(&b, r, sides, row.Start, row.End)
 	_, err := io.WriteString(e.W, b.String())
 	return err
+}
+
+// rowWrites is a row's write count: the calls the stream counted during
+// it, from the counter its total's Calls comes from, so the rows add up to
+// the total. A record without them (an iperf3 peer's, or older) has its
+// bytes over the write length, as every write of a timed test is whole.
+func rowWrites(si *result.StreamInterval, length int) int64 {
+	if si.Calls > 0 || si.Bytes == 0 {
+		return si.Calls
+	}
+	return ceilDiv(si.Bytes, int64(length))
 }
 
 // iperf2Columns is the column header of the local end's rows.
@@ -345,7 +409,7 @@ func (e *Iperf2Enhanced) sumRows(b *strings.Builder, r *result.Result, sides []l
 				retr += ls.stream.Retransmits
 			} else {
 				bytes += ls.si.Bytes
-				writes += ceilDiv(ls.si.Bytes, int64(r.Spec.Length))
+				writes += rowWrites(ls.si, r.Spec.Length)
 				retr += ls.si.Retransmits
 			}
 		}
@@ -363,6 +427,11 @@ func (e *Iperf2Enhanced) sumRows(b *strings.Builder, r *result.Result, sides []l
 // Summary writes each stream's total row, and a UDP sender's server
 // report.
 func (e *Iperf2Enhanced) Summary(r *result.Result) error {
+	if r, row := e.held.flush(); row != nil {
+		if err := e.writeRow(r, *row); err != nil {
+			return err
+		}
+	}
 	var b strings.Builder
 	var sides []localSide
 	var start, end float64

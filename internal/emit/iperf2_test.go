@@ -71,3 +71,58 @@ func TestIperf2CSVColumns(t *testing.T) {
 		}
 	}
 }
+
+// -e's Write column: each row shows the write calls counted during it and
+// the total line their sum, however the bytes divide by -l (on a long
+// path the rows showed 5+11+10+1 = 27 writes against a total of 102).
+func TestIperf2EnhancedWritesAddUp(t *testing.T) {
+	r := parallelResult()
+	rowCalls := map[int][]int64{1: {5, 11, 10}, 2: {7, 3, 1}}
+	for i := range r.Local.Intervals {
+		for j := range r.Local.Intervals[i].Streams {
+			si := &r.Local.Intervals[i].Streams[j]
+			si.Calls = rowCalls[si.ID][i]
+		}
+	}
+	for j := range r.Local.Streams {
+		s := &r.Local.Streams[j]
+		s.Calls = 0
+		for _, c := range rowCalls[s.ID] {
+			s.Calls += c
+		}
+	}
+	out := renderIperf2(t, &Iperf2Enhanced{W: &bytes.Buffer{}}, r)
+	writes := map[string][]int64{}
+	for _, l := range strings.Split(out, "\n") {
+		f := strings.Fields(l)
+		if len(f) < 8 || !strings.HasPrefix(l, "[") {
+			continue
+		}
+		tag := l[:5]
+		for _, w := range f {
+			if n, ok := strings.CutSuffix(w, "/0"); ok {
+				v, err := strconv.ParseInt(n, 10, 64)
+				if err != nil {
+					t.Fatalf("write count %q in %q", w, l)
+				}
+				writes[tag] = append(writes[tag], v)
+			}
+		}
+	}
+	for tag, want := range map[string][]int64{"[  1]": {5, 11, 10, 26}, "[  2]": {7, 3, 1, 11}, "[SUM]": {12, 14, 11, 37}} {
+		got := writes[tag]
+		if len(got) != len(want) {
+			t.Fatalf("%s: write counts %v, want %v:\n%s", tag, got, want, out)
+		}
+		var sum int64
+		for i, v := range got[:len(got)-1] {
+			sum += v
+			if v != want[i] {
+				t.Errorf("%s row %d: %d writes, want the %d counted", tag, i, v, want[i])
+			}
+		}
+		if total := got[len(got)-1]; total != sum {
+			t.Errorf("%s: rows add up to %d writes, the total says %d:\n%s", tag, sum, total, out)
+		}
+	}
+}

@@ -29,6 +29,8 @@ type Text struct {
 	columnsDone bool // the interval column header has been written
 	provisional bool // an interval's UDP loss was printed before it was final
 	groups      int  // interval groups written, for iperf's separators
+	// rowLength is the test's -i, for the short tail's rule (spanAmounts).
+	rowLength time.Duration
 }
 
 // separator sets off the summary, and interval groups of several lines.
@@ -132,8 +134,14 @@ func (t *Text) Header(h Header) error {
 		l.add("Test: %s", describeSpec(h.Spec))
 	}
 	for _, s := range h.Streams {
+		// A Header's streams are the client's; the server's own report
+		// names its own address local, as iperf2's and iperf3's servers do.
+		local, remote := s.LocalAddr, s.RemoteAddr
+		if t.ServerSide {
+			local, remote = remote, local
+		}
 		l.add("%s local %s connected to %s", flowTag(s.ID, clientOrServer(s.Sender), h.Spec.Bidir),
-			describeAddr(s.LocalAddr), describeAddr(s.RemoteAddr))
+			describeAddr(local), describeAddr(remote))
 	}
 	writeBufferLines(l, h)
 	if t.Opt.Verbose && !t.ServerSide {

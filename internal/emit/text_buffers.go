@@ -26,6 +26,9 @@ func writeBufferLines(l *textLines, h Header) {
 	if isUDP(h.Spec) {
 		what = "UDP buffer size"
 	}
+	// Without -w a request is wireperf's own (a UDP socket's default
+	// size): no warning, and no word of -w, which the user did not give.
+	byUser := h.Spec.Window > 0
 	requested := false
 	for _, end := range []struct {
 		name  string
@@ -36,17 +39,17 @@ func writeBufferLines(l *textLines, h Header) {
 		}
 		udp := isUDP(h.Spec)
 		if sameBuffers(end.socks) {
-			l.add("%s %s: %s", end.name, what, describeBuffers(end.socks[0].sock, udp))
+			l.add("%s %s: %s", end.name, what, describeBuffers(end.socks[0].sock, udp, byUser))
 		} else {
 			for _, s := range end.socks {
-				l.add("%s %s %s: %s", flowTag(s.id, "", false), end.name, what, describeBuffers(s.sock, udp))
+				l.add("%s %s %s: %s", flowTag(s.id, "", false), end.name, what, describeBuffers(s.sock, udp, byUser))
 			}
 		}
 		for _, s := range end.socks {
 			requested = requested || s.sock.SndBufRequested > 0 || s.sock.RcvBufRequested > 0
 		}
 	}
-	if requested {
+	if requested && byUser {
 		l.add("%s", bufferNote)
 	}
 }
@@ -96,9 +99,11 @@ func sameBuffers(socks []streamSocket) bool {
 
 // describeBuffers renders both buffers of a socket, e.g.
 // "send 4.00 MBytes (WARNING: requested 2.00 MBytes), receive ...".
-func describeBuffers(s result.Socket, udp bool) string {
-	return "send " + describeBuffer(s.SndBufRequested, s.SndBufGranted, s.SndBufCap, "wmem_max", udp) +
-		", receive " + describeBuffer(s.RcvBufRequested, s.RcvBufGranted, s.RcvBufCap, "rmem_max", udp)
+// byUser says the requests are the user's (-w); otherwise they are
+// wireperf's own and read as such, without a warning.
+func describeBuffers(s result.Socket, udp, byUser bool) string {
+	return "send " + describeBuffer(s.SndBufRequested, s.SndBufGranted, s.SndBufCap, "wmem_max", udp, byUser) +
+		", receive " + describeBuffer(s.RcvBufRequested, s.RcvBufGranted, s.RcvBufCap, "rmem_max", udp, byUser)
 }
 
 // describeBuffer shows a buffer in the unit that reads best, the same for
@@ -107,7 +112,7 @@ func describeBuffers(s result.Socket, udp bool) string {
 // A request above net.core's limit says the limit capped it: the socket
 // got what a request of the limit gets. Linux autotunes TCP's buffers,
 // not UDP's: a UDP socket that asked for nothing has the default.
-func describeBuffer(requested, granted, capped int64, limit string, udp bool) string {
+func describeBuffer(requested, granted, capped int64, limit string, udp, byUser bool) string {
 	size := func(n int64) string { return strings.TrimSpace(units.FormatTransfer(float64(n), units.AdaptiveBytes)) }
 	untouched := " (autotuned)"
 	if udp {
@@ -120,6 +125,11 @@ func describeBuffer(requested, granted, capped int64, limit string, udp bool) st
 		return size(granted) + untouched
 	case granted == 0:
 		return fmt.Sprintf("unknown (requested %s)", size(requested))
+	case !byUser && capped > 0:
+		return fmt.Sprintf("%s (wireperf's default request of %s, capped by net.core.%s at %s)",
+			size(granted), size(requested), limit, size(capped))
+	case !byUser:
+		return size(granted)
 	case capped > 0:
 		return fmt.Sprintf("%s (WARNING: requested %s, capped by net.core.%s at %s: the same as asking for %s)",
 			size(granted), size(requested), limit, size(capped), size(capped))

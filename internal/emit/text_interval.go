@@ -12,6 +12,7 @@ import (
 // a [SUM] line per direction that has several flows. A side whose report
 // is missing (time ran out) shows "-".
 func (t *Text) Interval(r *result.Result, row result.IntervalRow) error {
+	t.rowLength = r.Spec.Interval
 	udp := isUDP(r.Spec)
 	bidir := r.Spec.Bidir || len(rowRoles(row)) > 1
 	var body []string
@@ -115,14 +116,14 @@ func rowRoles(row result.IntervalRow) []string {
 func intervalFlowLine(t *Text, row result.IntervalRow, f result.FlowInterval, bidir bool) string {
 	sTransfer, sRate, retr, cwnd, rttText := missing, missing, missing, missing, missing
 	if s := f.Sent; s != nil {
-		sTransfer, sRate = amounts(s.Bytes, f.SentSpan.Seconds(), t.Opt.Format)
+		sTransfer, sRate = t.spanAmounts(s.Bytes, f.SentSpan)
 		if s.HasTCPInfo {
 			retr, cwnd, rttText = fmt.Sprint(s.Retransmits), window(s.CwndBytes), rtt(s.RTTus)
 		}
 	}
 	rTransfer, rRate := missing, missing
 	if f.Received != nil {
-		rTransfer, rRate = amounts(f.Received.Bytes, f.ReceivedSpan.Seconds(), t.Opt.Format)
+		rTransfer, rRate = t.spanAmounts(f.Received.Bytes, f.ReceivedSpan)
 	}
 	line := fmt.Sprintf(intervalLayout, flowTag(f.ID, senderRoleOf(f.SenderRole), bidir), timeSpan(row.Start, row.End),
 		sTransfer, sRate, retr, cwnd, rttText, rTransfer, rRate)
@@ -134,14 +135,14 @@ func intervalSumLine(t *Text, row result.IntervalRow, role string, bidir bool) s
 	sum := sumRow(row, role)
 	sTransfer, sRate, retr := missing, missing, missing
 	if sum.hasSent {
-		sTransfer, sRate = amounts(sum.sent, sum.sentSpan.Seconds(), t.Opt.Format)
+		sTransfer, sRate = t.spanAmounts(sum.sent, sum.sentSpan)
 	}
 	if sum.hasTCPInfo {
 		retr = fmt.Sprint(sum.retransmits)
 	}
 	rTransfer, rRate := missing, missing
 	if sum.hasReceived {
-		rTransfer, rRate = amounts(sum.received, sum.receivedSpan.Seconds(), t.Opt.Format)
+		rTransfer, rRate = t.spanAmounts(sum.received, sum.receivedSpan)
 	}
 	// A sum has no single window or RTT.
 	line := fmt.Sprintf(intervalLayout, sumTag(role, bidir), timeSpan(row.Start, row.End),
@@ -227,7 +228,7 @@ func oneEndFlowLine(t *Text, r *result.Result, row result.IntervalRow, f result.
 	if senderRoleOf(f.SenderRole) == r.Local.Role {
 		retr, cwnd, rttText = missing, missing, missing
 		if s := f.Sent; s != nil {
-			transfer, rate = amounts(s.Bytes, f.SentSpan.Seconds(), t.Opt.Format)
+			transfer, rate = t.spanAmounts(s.Bytes, f.SentSpan)
 			if s.HasTCPInfo {
 				retr, cwnd, rttText = fmt.Sprint(s.Retransmits), window(s.CwndBytes), rtt(s.RTTus)
 			}
@@ -235,7 +236,7 @@ func oneEndFlowLine(t *Text, r *result.Result, row result.IntervalRow, f result.
 	} else {
 		// A receiver's row has no TCP figures; its notes follow its rate.
 		if f.Received != nil {
-			transfer, rate = amounts(f.Received.Bytes, f.ReceivedSpan.Seconds(), t.Opt.Format)
+			transfer, rate = t.spanAmounts(f.Received.Bytes, f.ReceivedSpan)
 			note = backlogNote(f.Received)
 		}
 		return fmt.Sprintf(oneEndReceiverLayout, flowTag(f.ID, senderRoleOf(f.SenderRole), bidir), timeSpan(row.Start, row.End),
@@ -251,13 +252,25 @@ func oneEndSumLine(t *Text, r *result.Result, row result.IntervalRow, role strin
 	if role == r.Local.Role {
 		retr = missing
 		if sum.hasSent {
-			transfer, rate = amounts(sum.sent, sum.sentSpan.Seconds(), t.Opt.Format)
+			transfer, rate = t.spanAmounts(sum.sent, sum.sentSpan)
 		}
 		if sum.hasTCPInfo {
 			retr = fmt.Sprint(sum.retransmits)
 		}
 	} else if sum.hasReceived {
-		transfer, rate = amounts(sum.received, sum.receivedSpan.Seconds(), t.Opt.Format)
+		transfer, rate = t.spanAmounts(sum.received, sum.receivedSpan)
 	}
 	return fmt.Sprintf(oneEndLayout, sumTag(role, bidir), timeSpan(row.Start, row.End), transfer, rate, retr, "", "")
+}
+
+// spanAmounts is amounts over a row half's span, with no rate for a tail
+// shorter than a tenth of the rows' length: its bytes are what a queue
+// let go at the end (1.38 Gbit/s over 60 ms on a 1 Gbit/s path), not a
+// rate the path carried. The bytes still count; the totals have the rate.
+func (t *Text) spanAmounts(bytes int64, span result.Span) (transfer, rate string) {
+	transfer, rate = amounts(bytes, span.Seconds(), t.Opt.Format)
+	if span.ShortTail(t.rowLength) && bytes > 0 {
+		rate = fmt.Sprintf("%*s", len(rate), missing)
+	}
+	return transfer, rate
 }

@@ -535,7 +535,7 @@ func TestTextGoodputDrain(t *testing.T) {
 // TestTextBufferUnits: one line, one unit scale: an autotuned send buffer
 // and a requested receive buffer read alike.
 func TestTextBufferUnits(t *testing.T) {
-	got := describeBuffers(result.Socket{SndBufGranted: 212992, RcvBufRequested: 8 << 20, RcvBufGranted: 8 << 20}, false)
+	got := describeBuffers(result.Socket{SndBufGranted: 212992, RcvBufRequested: 8 << 20, RcvBufGranted: 8 << 20}, false, true)
 	if want := "send 208 KBytes (autotuned), receive 8.00 MBytes"; got != want {
 		t.Errorf("%q, want %q", got, want)
 	}
@@ -546,14 +546,14 @@ func TestTextBufferUnits(t *testing.T) {
 // socket that asked for nothing has the default, never "autotuned".
 func TestTextBufferCapped(t *testing.T) {
 	got := describeBuffers(result.Socket{SndBufRequested: 8 << 20, SndBufGranted: 8 << 20, SndBufCap: 4 << 20,
-		RcvBufRequested: 8 << 20, RcvBufGranted: 8 << 20, RcvBufCap: 4 << 20}, false)
+		RcvBufRequested: 8 << 20, RcvBufGranted: 8 << 20, RcvBufCap: 4 << 20}, false, true)
 	for _, want := range []string{"requested 8.00 MBytes, capped by net.core.wmem_max at 4.00 MBytes",
 		"capped by net.core.rmem_max at 4.00 MBytes: the same as asking for 4.00 MBytes"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("%q lacks %q", got, want)
 		}
 	}
-	got = describeBuffers(result.Socket{SndBufGranted: 212992, RcvBufGranted: 212992}, true)
+	got = describeBuffers(result.Socket{SndBufGranted: 212992, RcvBufGranted: 212992}, true, false)
 	if strings.Contains(got, "autotuned") || !strings.Contains(got, "208 KBytes (default)") {
 		t.Errorf("UDP buffers: %q", got)
 	}
@@ -581,5 +581,36 @@ func TestNoRateOverMicroseconds(t *testing.T) {
 	}
 	if _, rate := amounts(1<<20, 0.5, 0); strings.TrimSpace(rate) == missing {
 		t.Error("no rate over half a second")
+	}
+}
+
+// Without -w, a UDP socket's request is wireperf's own default: its
+// capped buffer reads without a WARNING, and nothing speaks of -w.
+func TestTextUDPBuffersWithoutW(t *testing.T) {
+	r := udpForwardResult()
+	r.Spec.Window = 0
+	for _, e := range []*result.End{&r.Local, &r.Remote} {
+		for i := range e.Streams {
+			e.Streams[i].Socket = result.Socket{SndBufGranted: 212992, RcvBufRequested: 8 << 20, RcvBufGranted: 425984, RcvBufCap: 212992}
+		}
+	}
+	var b strings.Builder
+	if err := (&Text{W: &b}).Header(HeaderFromResult(r)); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if strings.Contains(out, "WARNING") || strings.Contains(out, "-w") {
+		t.Errorf("no -w given, yet:\n%s", out)
+	}
+	if !strings.Contains(out, "receive 416 KBytes (wireperf's default request of 8.00 MBytes, capped by net.core.rmem_max at 208 KBytes)") {
+		t.Errorf("the capped default request is not shown:\n%s", out)
+	}
+	r.Spec.Window = 8 << 20
+	b.Reset()
+	if err := (&Text{W: &b}).Header(HeaderFromResult(r)); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "WARNING: requested 8.00 MBytes") || !strings.Contains(b.String(), "setting -w turns off autotuning") {
+		t.Errorf("-w 8M's request is not warned of:\n%s", b.String())
 	}
 }

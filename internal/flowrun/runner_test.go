@@ -340,3 +340,29 @@ func TestRunnerCutsNoRowAfterTheData(t *testing.T) {
 		t.Errorf("tail %+v, want 2.0-2.05 s holding 50,000 bytes", tail)
 	}
 }
+
+// A row's calls and the total's come from one counter: the rows add up to
+// the total (-e's Write column), for the sender and for the receiver.
+func TestRunnerRowCallsAddUpToTheTotal(t *testing.T) {
+	s := spec.Default()
+	s.Duration, s.Bytes, s.Interval = 0, 64<<20, 5*time.Millisecond
+	a, b := loopback.TCPPair(t)
+	tx := New(s, []Flow{NewTCPFlow(tcpflow.NewStream(1, true, a), 64<<10, 0)}, nil, nil)
+	rx := New(s, []Flow{NewTCPFlow(tcpflow.NewStream(1, false, b), 64<<10, 0)}, nil, nil)
+	rx.Start()
+	tx.Start()
+	<-tx.Done()
+	<-rx.Done()
+	for _, end := range []result.End{tx.Finish(result.RoleClient), rx.Finish(result.RoleServer)} {
+		var rows int64
+		for _, iv := range end.Intervals {
+			for _, si := range iv.Streams {
+				rows += si.Calls
+			}
+		}
+		t.Logf("%s: %d rows, %d calls", end.Role, len(end.Intervals), rows)
+		if total := end.Streams[0].Calls; rows != total || total == 0 {
+			t.Errorf("%s: %d rows' calls add up to %d, the total says %d", end.Role, len(end.Intervals), rows, total)
+		}
+	}
+}

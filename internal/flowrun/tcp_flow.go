@@ -21,13 +21,18 @@ type TCPFlow struct {
 	length      int
 	prevRetrans uint32
 	omitRetrans uint32
-	last        *tcpinfo.Info
-	maxCwnd     uint64
-	maxSndWnd   uint64
-	minRTT      uint32
-	maxRTT      uint32
-	sumRTT      uint64
-	rttSamples  uint64
+	// prevCalls and omitCalls are the stream's calls at the last cut and
+	// at the omitted start's end: a row's calls and the total's are
+	// counted from one counter, so the rows add up to the total.
+	prevCalls  int64
+	omitCalls  int64
+	last       *tcpinfo.Info
+	maxCwnd    uint64
+	maxSndWnd  uint64
+	minRTT     uint32
+	maxRTT     uint32
+	sumRTT     uint64
+	rttSamples uint64
 
 	// lastCut is the TCP_INFO read at the latest interval cut, and
 	// omitInfo the one at the end of the omitted start: the counted
@@ -144,6 +149,8 @@ func (f *TCPFlow) Addrs() (string, string) {
 }
 
 func (f *TCPFlow) Sample(si *result.StreamInterval, counted bool) {
+	calls := f.s.Calls()
+	si.Calls, f.prevCalls = calls-f.prevCalls, calls
 	if !f.s.Sender {
 		f.kern.sampleReceiver(f.s, si)
 		return
@@ -169,6 +176,7 @@ func (f *TCPFlow) Sample(si *result.StreamInterval, counted bool) {
 
 func (f *TCPFlow) MarkOmitEnd() {
 	f.omitRetrans = f.prevRetrans
+	f.omitCalls = f.prevCalls
 	f.omitInfo = f.lastCut
 	f.tl.markOmitEnd()
 }
@@ -186,7 +194,7 @@ func (f *TCPFlow) accumulate(info *tcpinfo.Info) {
 }
 
 func (f *TCPFlow) Total(rs *result.Stream) {
-	rs.Calls = f.s.Calls()
+	rs.Calls = f.s.Calls() - f.omitCalls
 	if rc, err := f.s.SyscallConn(); err == nil {
 		// Autotuning grows the buffers during the test; the granted ones
 		// are only where they started.

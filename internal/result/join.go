@@ -20,6 +20,7 @@ func JoinStreamIntervals(into, next []StreamInterval) []StreamInterval {
 		a.OutOfOrder += n.OutOfOrder
 		a.Delivered += n.Delivered
 		a.Retransmits += n.Retransmits
+		a.Calls += n.Calls
 		a.Backlog = n.Backlog
 		a.KernelCounted = a.KernelCounted || n.KernelCounted
 		a.HasDelivered = a.HasDelivered || n.HasDelivered

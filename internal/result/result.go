@@ -230,16 +230,19 @@ type StreamInterval struct {
 	// Delivered, on a TCP sender, is what the receiver acknowledged
 	// during the interval (tcpi_bytes_acked), where Bytes is what was
 	// written; HasDelivered says it was read.
-	Delivered    int64  `json:"bytes_delivered,omitempty"`
-	HasDelivered bool   `json:"has_bytes_delivered,omitempty"`
-	Retransmits  int64  `json:"retransmits"` // during the interval
-	CwndBytes    uint64 `json:"snd_cwnd,omitempty"`
-	SndWnd       uint64 `json:"snd_wnd,omitempty"`
-	RTTus        uint32 `json:"rtt_us,omitempty"`
-	RTTVarus     uint32 `json:"rttvar_us,omitempty"`
-	PMTU         uint32 `json:"pmtu,omitempty"`
-	HasTCPInfo   bool   `json:"has_tcp_info,omitempty"`
-	UDP          *UDP   `json:"udp,omitempty"`
+	Delivered    int64 `json:"bytes_delivered,omitempty"`
+	HasDelivered bool  `json:"has_bytes_delivered,omitempty"`
+	Retransmits  int64 `json:"retransmits"` // during the interval
+	// Calls is the write (sender) or read (receiver) calls made during the
+	// interval, from the counter of the total's Calls.
+	Calls      int64  `json:"calls,omitempty"`
+	CwndBytes  uint64 `json:"snd_cwnd,omitempty"`
+	SndWnd     uint64 `json:"snd_wnd,omitempty"`
+	RTTus      uint32 `json:"rtt_us,omitempty"`
+	RTTVarus   uint32 `json:"rttvar_us,omitempty"`
+	PMTU       uint32 `json:"pmtu,omitempty"`
+	HasTCPInfo bool   `json:"has_tcp_info,omitempty"`
+	UDP        *UDP   `json:"udp,omitempty"`
 }
 
 // Seconds is the length of the interval.

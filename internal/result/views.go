@@ -2,6 +2,7 @@ package result
 
 import (
 	"sort"
+	"time"
 
 	"github.com/wireperf/wireperf/internal/spec"
 )
@@ -151,6 +152,47 @@ type Span struct {
 
 // Seconds is the span's length.
 func (s Span) Seconds() float64 { return s.End - s.Start }
+
+// ShortTail reports whether the span is a tail shorter than a tenth of the
+// rows' length (interval): its bytes are what a queue (a socket buffer, a
+// reassembly queue after a loss) let go at the end, and a rate over it is
+// not one the path carried.
+func (s Span) ShortTail(interval time.Duration) bool {
+	return s.Tail && interval > 0 && s.Seconds() < interval.Seconds()/10
+}
+
+// ShortTail reports whether the row is its end's tail and shorter than a
+// tenth of interval.
+func (row IntervalRow) ShortTail(interval time.Duration) bool {
+	return Span{Start: row.Start, End: row.End, Tail: row.Tail}.ShortTail(interval)
+}
+
+// Join is the row and the row after it as one: counts add up, figures
+// sampled at a row's end are next's, each half's span runs from row's
+// start to next's end. Neither row is changed.
+func (row IntervalRow) Join(next IntervalRow) IntervalRow {
+	out := row
+	out.End, out.Tail = next.End, next.Tail
+	out.Omitted = row.Omitted && next.Omitted
+	out.Flows = append([]FlowInterval(nil), row.Flows...)
+	for _, n := range next.Flows {
+		f := out.flow(n.ID, n.SenderRole)
+		f.Sent, f.SentSpan = joinHalf(f.Sent, n.Sent, f.SentSpan, n.SentSpan)
+		f.Received, f.ReceivedSpan = joinHalf(f.Received, n.Received, f.ReceivedSpan, n.ReceivedSpan)
+	}
+	return out
+}
+
+func joinHalf(a, b *StreamInterval, as, bs Span) (*StreamInterval, Span) {
+	switch {
+	case b == nil:
+		return a, as
+	case a == nil:
+		return b, bs
+	}
+	joined := JoinStreamIntervals([]StreamInterval{*a}, []StreamInterval{*b})
+	return &joined[0], Span{Start: as.Start, End: bs.End, Tail: bs.Tail}
+}
 
 // Differs reports whether two spans differ by more than the text's
 // hundredths of a second at either end.

@@ -3,6 +3,7 @@ package result
 import (
 	"math"
 	"testing"
+	"time"
 )
 
 // a -R --bidir-like result: stream 1 client→server, stream 2 server→client.
@@ -92,5 +93,25 @@ func TestRateOfEmptySpan(t *testing.T) {
 	}
 	if (UDP{}).LostPercent() != 0 || (UDP{Lost: 1, Expected: 4}).LostPercent() != 25 {
 		t.Error("LostPercent")
+	}
+}
+
+// A short tail joined to the row before it: the bytes add up, the spans
+// run from the row's start to the tail's end.
+func TestIntervalRowJoinShortTail(t *testing.T) {
+	row := IntervalRow{Index: 5, Start: 5, End: 6, Flows: []FlowInterval{{ID: 1, SenderRole: RoleClient,
+		Sent: &StreamInterval{ID: 1, Sender: true, Bytes: 100, Calls: 4}, SentSpan: Span{Start: 5, End: 6}}}}
+	tail := IntervalRow{Index: 6, Start: 6, End: 6.02, Tail: true, Flows: []FlowInterval{{ID: 1, SenderRole: RoleClient,
+		Sent: &StreamInterval{ID: 1, Sender: true, Bytes: 30, Calls: 1}, SentSpan: Span{Start: 6, End: 6.02, Tail: true}}}}
+	if !tail.ShortTail(time.Second) || tail.ShortTail(100*time.Millisecond) || row.ShortTail(time.Second) || tail.ShortTail(0) {
+		t.Error("ShortTail: a 20 ms tail is short at -i 1 and not at -i 0.1; a row that is not a tail never is")
+	}
+	j := row.Join(tail)
+	f := j.Flows[0]
+	if f.Sent.Bytes != 130 || f.Sent.Calls != 5 || f.SentSpan != (Span{Start: 5, End: 6.02, Tail: true}) || j.End != 6.02 || !j.Tail || j.Start != 5 {
+		t.Errorf("joined row %+v, sent %+v", j, *f.Sent)
+	}
+	if row.Flows[0].Sent.Bytes != 100 || tail.Flows[0].Sent.Bytes != 30 {
+		t.Error("Join changed its rows")
 	}
 }

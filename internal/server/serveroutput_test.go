@@ -33,11 +33,14 @@ func TestServerOutputText(t *testing.T) {
 	if !strings.HasPrefix(text, "Accepted connection from 127.0.0.1\n") {
 		t.Errorf("the server's report does not open with its accepted connection:\n%s", text)
 	}
-	// The server's record names the client's data connection.
-	local := res.Local.Streams[0].LocalAddr
-	_, port, _ := strings.Cut(local, ":")
-	if !strings.Contains(text, "127.0.0.1 port "+port) {
-		t.Errorf("the server's report does not name the client's port %s:\n%s", port, text)
+	// The server's record names the client's data connection, the
+	// server's own address local and the client's remote, as iperf2's
+	// and iperf3's servers label them.
+	_, clientPort, _ := strings.Cut(res.Local.Streams[0].LocalAddr, ":")
+	_, serverPort, _ := strings.Cut(res.Local.Streams[0].RemoteAddr, ":")
+	want := "local 127.0.0.1 port " + serverPort + " connected to 127.0.0.1 port " + clientPort + "\n"
+	if !strings.Contains(text, want) {
+		t.Errorf("the server's report does not say %q:\n%s", want, text)
 	}
 	if !strings.Contains(text, "receiver") || !strings.Contains(text, "CPU Utilization: local/server") {
 		t.Errorf("the server's report has no summary:\n%s", text)
