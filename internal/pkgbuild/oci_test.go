@@ -175,3 +175,68 @@ func TestOCIArchiveMissingBinary(t *testing.T) {
 		t.Error("an archive was written without a binary")
 	}
 }
+
+// A bundle of the image runs its entrypoint and command, with its environment, as its user,
+// on its layer unpacked; a tampered blob is refused.
+func TestWriteBundle(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"wireperf": "a static binary"})
+	im := Image{Binary: filepath.Join(dir, "wireperf"), Arch: "amd64", Version: "1.2.3", MTime: time.Unix(1765000000, 0)}
+	archive := filepath.Join(dir, "i.oci.tar")
+	if err := im.WriteOCIArchive(archive); err != nil {
+		t.Fatal(err)
+	}
+	bundle := filepath.Join(dir, "bundle")
+	if err := WriteBundle(archive, bundle); err != nil {
+		t.Fatal(err)
+	}
+	var spec runtimeSpec
+	js, err := os.ReadFile(filepath.Join(bundle, "config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(js, &spec); err != nil {
+		t.Fatal(err)
+	}
+	p := spec.Process
+	if p.User.UID != ImageUID || p.User.GID != ImageUID || strings.Join(p.Args, " ") != "/usr/bin/wireperf -s" ||
+		p.Cwd != ImageStateDir || spec.Root.Path != "rootfs" || !spec.Root.Readonly {
+		t.Errorf("config.json: %s", js)
+	}
+	if got, err := os.ReadFile(filepath.Join(bundle, "rootfs/usr/bin/wireperf")); err != nil || string(got) != "a static binary" {
+		t.Errorf("rootfs binary: %q %v", got, err)
+	}
+	if fi, err := os.Stat(filepath.Join(bundle, "rootfs/tmp")); err != nil || fi.Mode()&os.ModeSticky == 0 || fi.Mode().Perm() != 0o777 {
+		t.Errorf("rootfs/tmp: %v %v", fi, err)
+	}
+
+	// The same archive with one byte of the layer (its largest blob) changed.
+	data, _ := os.ReadFile(archive)
+	files, _ := readTar(t, bytes.NewReader(data))
+	largest := ""
+	for name, body := range files {
+		if strings.HasPrefix(name, "blobs/") && len(body) > len(files[largest]) {
+			largest = name
+		}
+	}
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	for name, body := range files {
+		if name == largest {
+			body = append([]byte{}, body...)
+			body[len(body)/2] ^= 1
+		}
+		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(body)), Typeflag: tar.TypeReg}); err != nil {
+			t.Fatal(err)
+		}
+		tw.Write(body)
+	}
+	tw.Close()
+	bad := filepath.Join(dir, "bad.oci.tar")
+	if err := os.WriteFile(bad, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteBundle(bad, filepath.Join(dir, "bad")); err == nil || !strings.Contains(err.Error(), "digest") {
+		t.Errorf("a tampered layer: %v, want a digest error", err)
+	}
+}

@@ -5,6 +5,7 @@
 //	go run ./internal/pkgbuild/cmd/pkgbuild archive -version V -epoch E -platform linux_amd64 -stage dist/stage -out dist
 //	go run ./internal/pkgbuild/cmd/pkgbuild package -format deb -arch amd64 -version V -epoch E -stage dist/stage -out dist
 //	go run ./internal/pkgbuild/cmd/pkgbuild image -arch amd64 -version V -epoch E -stage dist/stage -out dist
+//	go run ./internal/pkgbuild/cmd/pkgbuild bundle IMAGE.oci.tar DIR   # the image as an OCI runtime bundle
 package main
 
 import (
@@ -28,7 +29,14 @@ func main() {
 
 func run(args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("say what to make: archive, package or image")
+		return fmt.Errorf("say what to make: archive, package, image or bundle")
+	}
+	if args[0] == "bundle" {
+		// The package test runs the image's own contents with systemd-nspawn --oci-bundle.
+		if len(args) != 3 {
+			return fmt.Errorf("bundle IMAGE.oci.tar DIR")
+		}
+		return pkgbuild.WriteBundle(args[1], args[2])
 	}
 	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
 	version := fs.String("version", "", "the release")
@@ -67,7 +75,7 @@ func run(args []string) error {
 		made = filepath.Join(*out, "wireperf_"+*version+"_linux_"+*arch+".oci.tar")
 		err = im.WriteOCIArchive(made)
 	default:
-		return fmt.Errorf("unknown command %q: want archive, package or image", args[0])
+		return fmt.Errorf("unknown command %q: want archive, package, image or bundle", args[0])
 	}
 	if err != nil {
 		return err
