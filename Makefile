@@ -189,5 +189,5 @@ image:
 # Installs the .deb into a booted Debian bookworm container and runs it
 # there (packaging/test/package-test.sh); root, a few minutes.
 package-test:
-	$(MAKE) --no-print-directory deb LINUX_ARCHES=$(shell $(GO) env GOARCH)
+	$(MAKE) --no-print-directory deb image LINUX_ARCHES=$(shell $(GO) env GOARCH)
 	bash packaging/test/package-test.sh
