@@ -1,6 +1,7 @@
 // Command pkgbuild makes wireperf's release archives, .deb and .rpm packages and SHA256SUMS
-// and the container image from what `make dist`, `make deb`, `make rpm` and `make image` built
-// (see packaging/README.md).
+// from what `make dist`, `make deb` and `make rpm` built (see packaging/README.md). It also
+// writes the container image (`make image`) and unpacks one as a runtime bundle (the package
+// test).
 //
 //	go run ./internal/pkgbuild/cmd/pkgbuild archive -version V -epoch E -platform linux_amd64 -stage dist/stage -out dist
 //	go run ./internal/pkgbuild/cmd/pkgbuild package -format deb -arch amd64 -version V -epoch E -stage dist/stage -out dist
