@@ -45,7 +45,7 @@ deb=$(ls -t "$DIST"/wireperf_*_"$arch".deb 2>/dev/null | head -1)
 fi
 
 need=()
-command -v debootstrap >/dev/null || need+=(debootstrap)
+[ -n "$ONLY" ] || command -v debootstrap >/dev/null || need+=(debootstrap)
 command -v systemd-nspawn >/dev/null || need+=(systemd-container)
 command -v ip >/dev/null || need+=(iproute2)
 [ -n "$ONLY" ] || command -v lintian >/dev/null || need+=(lintian)
