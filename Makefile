@@ -5,7 +5,7 @@ FUZZTIME ?= 30s
 BIN      ?= wireperf
 BUILDDIR ?= build
 
-.PHONY: all build test vet cross bench fuzz selftest clean man completions pkgmap dist stage deb rpm package-test
+.PHONY: all build test vet cross bench fuzz selftest clean man completions pkgmap dist stage deb rpm image package-test
 
 all: vet build test
 
@@ -174,8 +174,20 @@ deb rpm: stage
 	@for arch in $(LINUX_ARCHES); do $(PKGBUILD) package $(PKGBUILD_FLAGS) -format $@ -arch $$arch || exit 1; done
 	@cat $(DIST)/SHA256SUMS
 
+# The container image, an OCI archive per arch (wireperf_VERSION_linux_ARCH.oci.tar) that
+# podman load and docker load read, written by pkgbuild with no daemon and no network: the
+# static binary (not PIE: the empty base has no dynamic loader), running `wireperf -s` as
+# 65532:65532.
+image:
+	@for arch in $(LINUX_ARCHES); do \
+		echo "build linux/$$arch (static)"; \
+		GOOS=linux GOARCH=$$arch $(RELEASE_BUILD) -o $(STAGE)/static_$$arch/wireperf ./cmd/wireperf || exit 1; \
+		$(PKGBUILD) image $(PKGBUILD_FLAGS) -arch $$arch || exit 1; \
+	done
+	@cat $(DIST)/SHA256SUMS
+
 # Installs the .deb into a booted Debian bookworm container and runs it
 # there (packaging/test/package-test.sh); root, a few minutes.
 package-test:
-	$(MAKE) --no-print-directory deb LINUX_ARCHES=$(shell $(GO) env GOARCH)
+	$(MAKE) --no-print-directory deb image LINUX_ARCHES=$(shell $(GO) env GOARCH)
 	bash packaging/test/package-test.sh

@@ -12,7 +12,7 @@ import (
 )
 
 // ReleaseSuffixes are the artefacts SHA256SUMS lists.
-var ReleaseSuffixes = []string{".tar.gz", ".zip", ".deb", ".rpm"}
+var ReleaseSuffixes = []string{".tar.gz", ".zip", ".deb", ".rpm", ".oci.tar"}
 
 // WriteSums writes dir/SHA256SUMS for every release artefact directly in dir, sorted by name,
 // in the format `sha256sum -c` reads.

@@ -10,7 +10,11 @@
 #   archive under a running task and see the spool hold the result and
 #   deliver it when the archive is back, upgrade to a rebuilt package of
 #   another version (config and archive kept, units restarted), purge (no
-#   file, user or unit of ours left).
+#   file, user or unit of ours left); then run the container image's own
+#   root and default command (systemd-nspawn --oci-bundle, as the image's
+#   user) on the same namespace and test it from the host.
+# PACKAGE_TEST_ONLY=image runs the image's stage alone (no .deb, no
+# debootstrap): make image && PACKAGE_TEST_ONLY=image bash packaging/test/package-test.sh
 # Root only. Everything it makes (the container's copy of the root, the
 # namespace, the rebuilt package) is removed when it ends, however it ends;
 # the cached root stays in $PACKAGE_TEST_CACHE.
@@ -21,6 +25,8 @@ DIST=${DIST:-dist}
 CACHE=${PACKAGE_TEST_CACHE:-/var/cache/wireperf-package-test}
 INCLUDE=systemd,systemd-sysv,dbus,postgresql
 BOOT_TIMEOUT=${BOOT_TIMEOUT:-120}
+ONLY=${PACKAGE_TEST_ONLY:-}
+GO=${GO:-go}
 
 log() { printf '\n== %s\n' "$*"; }
 fail() {
@@ -29,23 +35,30 @@ fail() {
 }
 
 [ "$(id -u)" = 0 ] || fail "needs root (debootstrap, systemd-nspawn, network namespaces)"
+case $ONLY in "" | image) ;; *) fail "PACKAGE_TEST_ONLY=$ONLY: want image or nothing" ;; esac
 arch=$(dpkg --print-architecture)
+image=$(ls -t "$DIST"/wireperf_*_linux_"$arch".oci.tar 2>/dev/null | head -1)
+[ -n "$image" ] || fail "no $DIST/wireperf_*_linux_$arch.oci.tar: run make image first"
+if [ -z "$ONLY" ]; then
 deb=$(ls -t "$DIST"/wireperf_*_"$arch".deb 2>/dev/null | head -1)
 [ -n "$deb" ] || fail "no $DIST/wireperf_*_$arch.deb: run make deb first"
+fi
 
 need=()
-command -v debootstrap >/dev/null || need+=(debootstrap)
+[ -n "$ONLY" ] || command -v debootstrap >/dev/null || need+=(debootstrap)
 command -v systemd-nspawn >/dev/null || need+=(systemd-container)
 command -v ip >/dev/null || need+=(iproute2)
-command -v lintian >/dev/null || need+=(lintian)
+[ -n "$ONLY" ] || command -v lintian >/dev/null || need+=(lintian)
 if ((${#need[@]})); then
 	log "installing ${need[*]}"
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 
+if [ -z "$ONLY" ]; then
 log "lintian $(basename "$deb") (warnings left are explained in packaging/README.md)"
 lintian --fail-on error "$deb" || fail "lintian reports errors"
+fi
 
 # The Debian mirror apt uses on this machine (deb822 sources first).
 mirror() {
@@ -58,7 +71,7 @@ mirror() {
 
 # The cached root: built once (a few minutes), rebuilt when INCLUDE changes.
 base="$CACHE/bookworm"
-if [ "$(cat "$base/.wireperf-package-test" 2>/dev/null)" != "$INCLUDE" ]; then
+if [ -z "$ONLY" ] && [ "$(cat "$base/.wireperf-package-test" 2>/dev/null)" != "$INCLUDE" ]; then
 	m=$(mirror)
 	log "debootstrap bookworm from $m into $base (once; cached)"
 	mkdir -p "$CACHE"
@@ -74,14 +87,19 @@ ns=wppkg$$
 veth_host=wppkgh$$
 veth_cont=wppkgc$$
 nspawn=
+image_nspawn=
+stop() { # the systemd-nspawn of PID $1, if it runs
+	if [ -n "$1" ] && kill -0 "$1" 2>/dev/null; then
+		kill -TERM "$1" 2>/dev/null || true
+		for _ in $(seq 60); do kill -0 "$1" 2>/dev/null || break; sleep 0.5; done
+		kill -KILL "$1" 2>/dev/null || true
+		wait "$1" 2>/dev/null || true
+	fi
+}
 cleanup() {
 	local rc=$?
-	if [ -n "$nspawn" ] && kill -0 "$nspawn" 2>/dev/null; then
-		kill -TERM "$nspawn" 2>/dev/null || true
-		for _ in $(seq 60); do kill -0 "$nspawn" 2>/dev/null || break; sleep 0.5; done
-		kill -KILL "$nspawn" 2>/dev/null || true
-		wait "$nspawn" 2>/dev/null || true
-	fi
+	stop "$image_nspawn"
+	stop "$nspawn"
 	ip link del "$veth_host" 2>/dev/null || true
 	ip netns del "$ns" 2>/dev/null || true
 	rm -rf "$work"
@@ -107,6 +125,42 @@ ip link set "$veth_host" up
 ip -n "$ns" addr add "$cont_ip/30" dev "$veth_cont"
 ip -n "$ns" link set "$veth_cont" up
 ip -n "$ns" link set lo up
+
+hostbin="$DIST/stage/linux_$arch/wireperf"
+[ -x "$hostbin" ] || hostbin="$DIST/stage/static_$arch/wireperf"
+
+# The image's own root and default command, as its user, on the namespace:
+# `pkgbuild bundle` unpacks its layer and writes an OCI runtime config of
+# its entrypoint, command, environment and numeric user (nspawn's --user
+# would look the user up with getent, which the image has not).
+image_stage() {
+	log "the container image $(basename "$image"): its server (systemd-nspawn --oci-bundle) on namespace $ns, address $cont_ip"
+	"$GO" run ./internal/pkgbuild/cmd/pkgbuild bundle "$image" "$work/bundle"
+	grep -A3 '"user"' "$work/bundle/config.json" | tr -d ' \n'; echo
+	grep -A3 '"args"' "$work/bundle/config.json" | tr -d ' \n'; echo
+	systemd-nspawn -q --oci-bundle="$work/bundle" --register=no --keep-unit --kill-signal=SIGTERM \
+		--network-namespace-path="/run/netns/$ns" --machine="${ns}img" >"$work/image.log" 2>&1 &
+	image_nspawn=$!
+	for _ in $(seq 40); do
+		(exec 3<>"/dev/tcp/$cont_ip/5201") 2>/dev/null && break
+		kill -0 "$image_nspawn" 2>/dev/null || { cat "$work/image.log"; fail "the image's server exited"; }
+		sleep 0.5
+	done
+	local server
+	server=$(pgrep -P "$image_nspawn" -x wireperf || true)
+	[ -n "$server" ] || { cat "$work/image.log"; fail "no wireperf under the image's systemd-nspawn"; }
+	ps -o pid=,uid=,gid=,args= -p "$server"
+	[ "$(ps -o uid= -p "$server" | tr -d ' ')" = 65532 ] || fail "the image's server does not run as 65532"
+	"$hostbin" -c "$cont_ip" -t 3 | grep -E 'Goodput|receiver'
+	"$hostbin" -c "$cont_ip" -u -b 100m -t 2 | grep -E 'Goodput|lost|receiver'
+	stop "$image_nspawn"
+	image_nspawn=
+	grep -m1 'server listening' "$work/image.log" || true
+}
+if [ -n "$ONLY" ]; then
+	image_stage
+	exit 0
+fi
 
 log "copying the cached root ($(du -sh "$base" | cut -f1)) for this run"
 cp -a --reflink=auto "$base" "$work/root"
@@ -159,7 +213,6 @@ for _ in $(seq 40); do
 	sleep 0.5
 done
 ct systemctl status --no-pager -n 3 wireperf-server || true
-hostbin="$DIST/stage/linux_$arch/wireperf"
 "$hostbin" -c "$cont_ip" -t 3
 if command -v iperf3 >/dev/null; then
 	iperf3 -c "$cont_ip" -t 2 | tail -4
@@ -260,3 +313,6 @@ if ct getent group wireperf; then fail "purge left the group"; fi
 units=$(ct systemctl list-unit-files --no-legend 'wireperf*' || true)
 echo "unit files: ${units:-none}"
 [ -z "$units" ] || fail "purge left units"
+
+# After the purge nothing listens on the container's 5201: the image's server takes it.
+image_stage

@@ -1,8 +1,12 @@
 // Command pkgbuild makes wireperf's release archives, .deb and .rpm packages and SHA256SUMS
-// from what `make dist`, `make deb` and `make rpm` built (see packaging/README.md).
+// from what `make dist`, `make deb` and `make rpm` built (see packaging/README.md). It also
+// writes the container image (`make image`) and unpacks one as a runtime bundle (the package
+// test).
 //
 //	go run ./internal/pkgbuild/cmd/pkgbuild archive -version V -epoch E -platform linux_amd64 -stage dist/stage -out dist
 //	go run ./internal/pkgbuild/cmd/pkgbuild package -format deb -arch amd64 -version V -epoch E -stage dist/stage -out dist
+//	go run ./internal/pkgbuild/cmd/pkgbuild image -arch amd64 -version V -epoch E -stage dist/stage -out dist
+//	go run ./internal/pkgbuild/cmd/pkgbuild bundle IMAGE.oci.tar DIR   # the image as an OCI runtime bundle
 package main
 
 import (
@@ -26,7 +30,14 @@ func main() {
 
 func run(args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("say what to make: archive or package")
+		return fmt.Errorf("say what to make: archive, package, image or bundle")
+	}
+	if args[0] == "bundle" {
+		// The package test runs the image's own contents with systemd-nspawn --oci-bundle.
+		if len(args) != 3 {
+			return fmt.Errorf("bundle IMAGE.oci.tar DIR")
+		}
+		return pkgbuild.WriteBundle(args[1], args[2])
 	}
 	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
 	version := fs.String("version", "", "the release")
@@ -35,7 +46,7 @@ func run(args []string) error {
 	out := fs.String("out", "dist", "where the artefacts go")
 	platform := fs.String("platform", "", "archive: GOOS_GOARCH")
 	format := fs.String("format", "", "package: deb or rpm")
-	arch := fs.String("arch", "", "package: GOARCH")
+	arch := fs.String("arch", "", "package, image: GOARCH")
 	config := fs.String("config", "packaging/nfpm.yaml", "package: nfpm's description")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
@@ -59,8 +70,13 @@ func run(args []string) error {
 			CompletionsDir: filepath.Join(*stage, "completions"), License: "LICENSE", Readme: "README.md",
 			Stage: filepath.Join(*stage, *format+"_"+*arch), OutDir: *out, MTime: mtime,
 		}.Build()
+	case "image":
+		// The image's binary is static (stage/static_ARCH): it has no dynamic loader.
+		im := pkgbuild.Image{Binary: filepath.Join(*stage, "static_"+*arch, "wireperf"), Arch: *arch, Version: *version, MTime: mtime}
+		made = filepath.Join(*out, "wireperf_"+*version+"_linux_"+*arch+".oci.tar")
+		err = im.WriteOCIArchive(made)
 	default:
-		return fmt.Errorf("unknown command %q: want archive or package", args[0])
+		return fmt.Errorf("unknown command %q: want archive, package, image or bundle", args[0])
 	}
 	if err != nil {
 		return err
