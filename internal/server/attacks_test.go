@@ -82,9 +82,19 @@ func startRaw(t *testing.T, ts *testServer, s spec.Spec, rcvbuf int) *rawClient 
 	if _, err := proto.ReadGreeting(c, proto.MagicServer); err != nil {
 		t.Fatal(err)
 	}
+	rc.startTest(t, ts, s)
+	return rc
+}
+
+// startTest asks for s on the control connection, opens its streams
+// with the token the server gives, and starts the test.
+func (rc *rawClient) startTest(t *testing.T, ts *testServer, s spec.Spec) {
+	t.Helper()
+	c := rc.ctl
 	writeRequest(t, c, s)
 	var acc proto.TestAccept
 	readFrameOf(t, c, proto.TypeTestAccept, &acc)
+	var err error
 	if rc.token, err = proto.ParseToken(acc.Token); err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +125,6 @@ func startRaw(t *testing.T, ts *testServer, s spec.Spec, rcvbuf int) *rawClient 
 		t.Fatal(err)
 	}
 	_ = c.SetDeadline(time.Time{})
-	return rc
 }
 
 func (rc *rawClient) close() {

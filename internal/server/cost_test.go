@@ -54,28 +54,7 @@ func startKeyed(t *testing.T, ts *testServer, cred auth.Credential, s spec.Spec,
 		var ok proto.AuthOK
 		readFrameOf(t, c, proto.TypeAuthOK, &ok)
 	}
-	writeRequest(t, c, s)
-	var acc proto.TestAccept
-	readFrameOf(t, c, proto.TypeTestAccept, &acc)
-	if rc.token, err = proto.ParseToken(acc.Token); err != nil {
-		t.Fatal(err)
-	}
-	for id := 1; id <= s.DataConns(); id++ {
-		dc, err := net.Dial("tcp", ts.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		rc.data = append(rc.data, dc.(*net.TCPConn))
-		if _, err := dc.Write(proto.DataHello{Token: rc.token, StreamID: uint32(id)}.Marshal()); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var ready proto.StreamsReady
-	readFrameOf(t, c, proto.TypeStreamsReady, &ready)
-	if err := proto.WriteFrame(c, proto.TypeStart, proto.Start{}); err != nil {
-		t.Fatal(err)
-	}
-	_ = c.SetDeadline(time.Time{})
+	rc.startTest(t, ts, s)
 	wg.Add(2)
 	go func() { // the server's rows, read and dropped
 		defer wg.Done()
