@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/measure"
 	"github.com/wireperf/wireperf/internal/mesh"
 	"github.com/wireperf/wireperf/internal/schedule"
-	"github.com/wireperf/wireperf/internal/testdef"
 )
 
 // origin is the harness's tasks' origin in the archive, as a mesh file's
@@ -100,7 +100,7 @@ func meshTasks(n int, draw uint64, start, until time.Time, probeSlip time.Durati
 // length, then returns a synthetic -J document that the archive reads as
 // it reads a real one.
 func noopTest(ctx context.Context, t *schedule.Task) ([]byte, error) {
-	def, err := testdef.ParseLine(t.Args)
+	def, err := measure.ParseLine(t.Args)
 	if err != nil {
 		return nil, err
 	}

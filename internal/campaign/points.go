@@ -9,24 +9,24 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/wireperf/wireperf/internal/measure"
 	"github.com/wireperf/wireperf/internal/spec"
-	"github.com/wireperf/wireperf/internal/testdef"
 )
 
 // PointTest is a point's test, read by the test's own model (package
-// testdef) as its command reads it: a sweep run is exactly the test it
+// measure) as its command reads it: a sweep run is exactly the test it
 // names. A client point's flags are the campaign's fixed flags and its
 // axes' settings; an rr point takes the length axis as its request size
 // (--sizes) and proto as --udp or --tcp.
-func PointTest(s *Spec, p Point) (testdef.Test, error) {
+func PointTest(s *Spec, p Point) (measure.Test, error) {
 	kind, args, err := pointArgs(s, p)
 	if err != nil {
-		return testdef.Test{}, err
+		return measure.Test{}, err
 	}
 	if s.Port != 0 {
 		args = append([]string{fmt.Sprintf("--port=%d", s.Port)}, args...)
 	}
-	if kind == testdef.KindRR {
+	if kind == measure.KindRR {
 		return rrPoint(args)
 	}
 	return clientPoint(s, args)
@@ -34,8 +34,8 @@ func PointTest(s *Spec, p Point) (testdef.Test, error) {
 
 // Tests reads the test of every point the runs name, before any runs:
 // by point key.
-func Tests(s *Spec, runs []Run) (map[string]testdef.Test, error) {
-	out := map[string]testdef.Test{}
+func Tests(s *Spec, runs []Run) (map[string]measure.Test, error) {
+	out := map[string]measure.Test{}
 	for _, r := range runs {
 		if _, ok := out[r.Point.Key()]; ok {
 			continue
@@ -51,7 +51,7 @@ func Tests(s *Spec, runs []Run) (map[string]testdef.Test, error) {
 
 // Length is how long a run's test takes as its model says; a test whose
 // length its flags don't tell (-n as fast as the path allows) counts 0.
-func Length(tests map[string]testdef.Test) func(Run) time.Duration {
+func Length(tests map[string]measure.Test) func(Run) time.Duration {
 	return func(r Run) time.Duration {
 		d, _ := tests[r.Point.Key()].Duration()
 		return d
@@ -62,7 +62,7 @@ func Length(tests map[string]testdef.Test) func(Run) time.Duration {
 func Cmdline(s *Spec, p Point) string {
 	kind, args, err := pointArgs(s, p)
 	if err != nil {
-		kind, args = testdef.KindClient, p.Args(s.Fixed)
+		kind, args = measure.KindClient, p.Args(s.Fixed)
 	}
 	if s.Port != 0 {
 		args = append(args, fmt.Sprintf("--port=%d", s.Port))
@@ -71,10 +71,10 @@ func Cmdline(s *Spec, p Point) string {
 }
 
 // pointArgs are a point's test command and its flags, the port aside.
-func pointArgs(s *Spec, p Point) (testdef.Kind, []string, error) {
+func pointArgs(s *Spec, p Point) (measure.Kind, []string, error) {
 	var args []string
 	if s.Test != TestRR {
-		return testdef.KindClient, p.Args(s.Fixed), nil
+		return measure.KindClient, p.Args(s.Fixed), nil
 	}
 	for _, a := range p.Args(s.Fixed) {
 		switch {
@@ -88,7 +88,7 @@ func pointArgs(s *Spec, p Point) (testdef.Kind, []string, error) {
 	if v, ok := p.Value(AxisProto); ok && v.Label == "tcp" {
 		args = append(args, "--tcp") // udp is rr's default, and its own flag
 	}
-	return testdef.KindRR, args, nil
+	return measure.KindRR, args, nil
 }
 
 // commandLineOnly names the first of flags (a command line's own, which
@@ -106,9 +106,9 @@ func commandLineOnly(args []string, flags ...string) (string, bool) {
 
 // parsePoint reads a point's flags into a test of kind; between runs
 // after the parse and before the model's checks.
-func parsePoint(kind testdef.Kind, args []string, between func(testdef.Test, *pflag.FlagSet) error) (testdef.Test, error) {
-	fs := testdef.NewFlagSet(string(kind))
-	t, err := testdef.New(kind, fs)
+func parsePoint(kind measure.Kind, args []string, between func(measure.Test, *pflag.FlagSet) error) (measure.Test, error) {
+	fs := measure.NewFlagSet(string(kind))
+	t, err := measure.New(kind, fs)
 	if err != nil {
 		return t, err
 	}
@@ -124,33 +124,33 @@ func parsePoint(kind testdef.Kind, args []string, between func(testdef.Test, *pf
 	return t, t.Finish(fs)
 }
 
-func rrPoint(args []string) (testdef.Test, error) {
+func rrPoint(args []string) (measure.Test, error) {
 	const ownJSON = "a sweep of rr tests stores each run's JSON itself: give no -J, --logfile or --load"
 	if _, ok := commandLineOnly(args, "logfile"); ok {
-		return testdef.Test{}, errors.New(ownJSON)
+		return measure.Test{}, errors.New(ownJSON)
 	}
-	t, err := parsePoint(testdef.KindRR, args, func(t testdef.Test, _ *pflag.FlagSet) error {
+	t, err := parsePoint(measure.KindRR, args, func(t measure.Test, _ *pflag.FlagSet) error {
 		if t.RR.JSON || t.RR.Load != "" {
 			return errors.New(ownJSON)
 		}
 		return nil
 	})
 	if err != nil {
-		return testdef.Test{}, err
+		return measure.Test{}, err
 	}
 	t.RR.Spec.HostCounters = true
 	return t, nil
 }
 
-func clientPoint(s *Spec, args []string) (testdef.Test, error) {
+func clientPoint(s *Spec, args []string) (measure.Test, error) {
 	const ownJSON = "a sweep stores each run's JSON itself: give no -J, --json-stream or --logfile"
 	if _, ok := commandLineOnly(args, "save", "db"); ok {
-		return testdef.Test{}, errors.New("a sweep stores every run in its own --db: give no --save or --db among a run's flags")
+		return measure.Test{}, errors.New("a sweep stores every run in its own --db: give no --save or --db among a run's flags")
 	}
 	if _, ok := commandLineOnly(args, "logfile"); ok {
-		return testdef.Test{}, errors.New(ownJSON)
+		return measure.Test{}, errors.New(ownJSON)
 	}
-	t, err := parsePoint(testdef.KindClient, args, func(t testdef.Test, fs *pflag.FlagSet) error {
+	t, err := parsePoint(measure.KindClient, args, func(t measure.Test, fs *pflag.FlagSet) error {
 		c := t.Client
 		if c.JSON || c.JSONStream {
 			return errors.New(ownJSON)
@@ -173,7 +173,7 @@ func clientPoint(s *Spec, args []string) (testdef.Test, error) {
 		return fs.Set("bytes", strconv.FormatInt(s.Count*length, 10))
 	})
 	if err != nil {
-		return testdef.Test{}, err
+		return measure.Test{}, err
 	}
 	t.Client.Spec.HostCounters = true // both hosts' CPU split, kept beside the run
 	return t, nil

@@ -11,7 +11,7 @@ import (
 
 	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/hostmon"
-	"github.com/wireperf/wireperf/internal/testdef"
+	"github.com/wireperf/wireperf/internal/measure"
 	"github.com/wireperf/wireperf/internal/units"
 )
 
@@ -54,7 +54,7 @@ type Progress struct {
 	Spec  *Spec
 	Total int                     // the campaign's runs, done before or not
 	Todo  []Run                   // the runs this sweep runs
-	Tests map[string]testdef.Test // by point key (Tests): each run's length
+	Tests map[string]measure.Test // by point key (Tests): each run's length
 	// Bar draws the bar (stdout is a terminal, and not --quiet).
 	Bar bool
 

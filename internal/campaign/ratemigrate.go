@@ -7,16 +7,16 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/wireperf/wireperf/internal/archive"
-	"github.com/wireperf/wireperf/internal/testdef"
+	"github.com/wireperf/wireperf/internal/measure"
 	"github.com/wireperf/wireperf/internal/units"
 )
 
 // rateFlags are the point flags, by test kind, whose value is a rate: what
 // a campaign stored under the upper-binary rule may have read as powers
 // of 1024. (An rr point's --load has rates too, but a sweep refuses it.)
-var rateFlags = map[testdef.Kind][]string{
-	testdef.KindClient: {"bitrate", "bottleneck"},
-	testdef.KindRR:     {},
+var rateFlags = map[measure.Kind][]string{
+	measure.KindClient: {"bitrate", "bottleneck"},
+	measure.KindRR:     {},
 }
 
 // KeepStoredRates makes a spec read from a campaign stored under rule
@@ -54,9 +54,9 @@ func KeepStoredRates(s *Spec, rule string) (changed bool, err error) {
 			changed = true
 		}
 	}
-	kind := testdef.KindClient
+	kind := measure.KindClient
 	if s.Test == TestRR {
-		kind = testdef.KindRR
+		kind = measure.KindRR
 	}
 	fixed, fixedChanged, err := storedRateFlags(kind, s.Fixed)
 	if err != nil {
@@ -87,9 +87,9 @@ func stored(text string) (exact string, rewritten bool, err error) {
 // storedRateFlags rewrites the rate flags among a point's fixed flags, as the
 // point's own flag set reads them: "--bitrate=1G", "--bitrate 1G", "-b 1G",
 // "-b1G" and "-ub1G" (shorthands run together) all name -b's value.
-func storedRateFlags(kind testdef.Kind, args []string) ([]string, bool, error) {
-	fs := testdef.NewFlagSet(string(kind))
-	if _, err := testdef.New(kind, fs); err != nil {
+func storedRateFlags(kind measure.Kind, args []string) ([]string, bool, error) {
+	fs := measure.NewFlagSet(string(kind))
+	if _, err := measure.New(kind, fs); err != nil {
 		return nil, false, err
 	}
 	isRate := func(f *pflag.Flag) bool {

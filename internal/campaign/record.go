@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/wireperf/wireperf/internal/archive"
-	"github.com/wireperf/wireperf/internal/testdef"
-	"github.com/wireperf/wireperf/internal/testrun"
+	"github.com/wireperf/wireperf/internal/measure"
+	"github.com/wireperf/wireperf/internal/runner"
 	"github.com/wireperf/wireperf/internal/version"
 )
 
@@ -18,7 +18,7 @@ import (
 type Recorder struct {
 	Spec   *Spec
 	Store  *archive.Store
-	Tests  map[string]testdef.Test // by point key (Tests)
+	Tests  map[string]measure.Test // by point key (Tests)
 	Logger *slog.Logger
 	// Notice is told what the user should see while a run goes on (a
 	// switch to iperf3's protocol).
@@ -41,7 +41,7 @@ func (x *Recorder) Record(ctx context.Context, r Run) (*archive.Run, error) {
 	if !ok {
 		return nil, fmt.Errorf("run %s: point %s has no test", r.ID, r.Point.Label())
 	}
-	doc, runErr := testrun.JSON(ctx, t, r.Point.Target, testrun.Options{Logger: x.Logger, Notice: x.Notice})
+	doc, runErr := runner.JSON(ctx, t, r.Point.Target, runner.Options{Logger: x.Logger, Notice: x.Notice})
 	rec.Ended = time.Now()
 	if len(doc) > 0 {
 		rec.Document, rec.DocumentFormat = doc, archive.FormatJSON

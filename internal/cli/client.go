@@ -9,15 +9,15 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/wireperf/wireperf/internal/testdef"
-	"github.com/wireperf/wireperf/internal/testrun"
+	"github.com/wireperf/wireperf/internal/measure"
+	"github.com/wireperf/wireperf/internal/runner"
 )
 
 // clientFlags are the client command's flags: the test's (package
-// testdef) and the command line's own, which name files, keys and the
+// measure) and the command line's own, which name files, keys and the
 // archive.
 type clientFlags struct {
-	testdef.Client
+	measure.Client
 	logfile    string
 	log        logOptions
 	tcpinfoCSV string         // --tcpinfo-csv (advise.go)
@@ -27,7 +27,7 @@ type clientFlags struct {
 }
 
 func newClientFlags() *clientFlags {
-	return &clientFlags{Client: *testdef.NewClient(), log: logOptions{level: "warn", format: "text"}}
+	return &clientFlags{Client: *measure.NewClient(), log: logOptions{level: "warn", format: "text"}}
 }
 
 func (f *clientFlags) register(cmd *cobra.Command) {
@@ -93,22 +93,22 @@ func runClient(ctx context.Context, e env, f *clientFlags, host string) error {
 			return err
 		}
 	}
-	// The test runs (package testrun decides the protocol and writes the
+	// The test runs (package runner decides the protocol and writes the
 	// report) with the key and TLS settings of the command line; a key
 	// that can't be read fails the run, which --save stores too.
-	o := testrun.Options{Logger: log, Notice: func(s string) { fmt.Fprintln(e.stderr, s) }}
+	o := runner.Options{Logger: log, Notice: func(s string) { fmt.Fprintln(e.stderr, s) }}
 	if runErr := f.security.applyTo(&o, host); runErr != nil {
 		if !f.save {
 			return runErr
 		}
-		id, err := testrun.SaveClient(ctx, f.db, nil, runErr, os.Args)
+		id, err := runner.SaveClient(ctx, f.db, nil, runErr, os.Args)
 		return saved(e, runErr, id, err)
 	}
-	res, runErr := testrun.ClientReported(ctx, &f.Client, host, o, out, f.tcpinfoCSV)
+	res, runErr := runner.ClientReported(ctx, &f.Client, host, o, out, f.tcpinfoCSV)
 	if !f.save {
 		return runErr
 	}
-	id, err := testrun.SaveClient(ctx, f.db, res, runErr, os.Args)
+	id, err := runner.SaveClient(ctx, f.db, res, runErr, os.Args)
 	return saved(e, runErr, id, err)
 }
 

@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wireperf/wireperf/internal/measure"
 	"github.com/wireperf/wireperf/internal/plot/plotarchive"
-	"github.com/wireperf/wireperf/internal/testdef"
 )
 
 // completionCommands are cobra's hidden commands that shells call to
@@ -74,7 +74,7 @@ func withoutCompare() []string {
 // testKinds are a test line's first words.
 func testKinds() []string {
 	var out []string
-	for _, k := range testdef.Kinds {
+	for _, k := range measure.Kinds {
 		out = append(out, string(k))
 	}
 	return out

@@ -16,8 +16,8 @@ import (
 	"github.com/wireperf/wireperf/internal/emit"
 	"github.com/wireperf/wireperf/internal/logimport"
 	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/runner"
 	"github.com/wireperf/wireperf/internal/spec"
-	"github.com/wireperf/wireperf/internal/testrun"
 	"github.com/wireperf/wireperf/internal/units"
 )
 
@@ -36,9 +36,9 @@ func runClientCaptured(t *testing.T, port int, args ...string) (*result.Result, 
 		t.Fatal(err)
 	}
 	var out, errb bytes.Buffer
-	em := testrun.ClientEmitter(&f.Client, &out)
+	em := runner.ClientEmitter(&f.Client, &out)
 	obs := &emit.Observer{Emitter: em, Host: "127.0.0.1", Port: f.Port}
-	res, err := testrun.Client(context.Background(), &f.Client, "127.0.0.1", testrun.Options{Observer: obs, Logger: slog.New(slog.DiscardHandler)})
+	res, err := runner.Client(context.Background(), &f.Client, "127.0.0.1", runner.Options{Observer: obs, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatalf("test failed: %v (%s)", err, errb.String())
 	}

@@ -7,21 +7,21 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/wireperf/wireperf/internal/testdef"
-	"github.com/wireperf/wireperf/internal/testrun"
+	"github.com/wireperf/wireperf/internal/measure"
+	"github.com/wireperf/wireperf/internal/runner"
 )
 
-// rrFlags are the rr command's flags: the test's (package testdef) and
+// rrFlags are the rr command's flags: the test's (package measure) and
 // the command line's own.
 type rrFlags struct {
-	testdef.RR
+	measure.RR
 	logfile  string
 	log      logOptions
 	security clientSecurity // --auth-key-file, --tls-ca, --tls-pin (security.go)
 }
 
 func newRRFlags() *rrFlags {
-	return &rrFlags{RR: *testdef.NewRR(), log: logOptions{level: "warn", format: "text"}}
+	return &rrFlags{RR: *measure.NewRR(), log: logOptions{level: "warn", format: "text"}}
 }
 
 func (f *rrFlags) register(cmd *cobra.Command) {
@@ -78,7 +78,7 @@ func runRR(ctx context.Context, e env, f *rrFlags, host string) error {
 	}
 	defer rio.done()
 	log, out, ctx := rio.log, rio.out, rio.ctx
-	o := testrun.Options{Logger: log}
+	o := runner.Options{Logger: log}
 	if err := f.security.applyTo(&o, host); err != nil {
 		return err
 	}
@@ -90,11 +90,11 @@ func runRR(ctx context.Context, e env, f *rrFlags, host string) error {
 		// leaves the CPUs to the probe and the kernel.
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	}
-	res, runErr := testrun.RR(ctx, &f.RR, host, o)
+	res, runErr := runner.RR(ctx, &f.RR, host, o)
 	if res == nil {
 		return runErr
 	}
-	if werr := testrun.WriteRR(&f.RR, res, out); runErr == nil && werr != nil {
+	if werr := runner.WriteRR(&f.RR, res, out); runErr == nil && werr != nil {
 		runErr = fmt.Errorf("writing the report: %w", werr)
 	}
 	return runErr

@@ -13,8 +13,8 @@ import (
 
 	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/runner"
 	"github.com/wireperf/wireperf/internal/spec"
-	"github.com/wireperf/wireperf/internal/testrun"
 )
 
 func TestSaveRunStoresASingleTest(t *testing.T) {
@@ -22,11 +22,11 @@ func TestSaveRunStoresASingleTest(t *testing.T) {
 	res := &result.Result{Spec: spec.Default(), StartedAt: time.Now().UTC(),
 		Local:  result.End{Role: result.RoleClient, Streams: []result.Stream{{ID: 1, Sender: true, Start: 0, End: 1, Bytes: 1e6}}},
 		Remote: result.End{Role: result.RoleServer, Streams: []result.Stream{{ID: 1, Sender: false, Start: 0, End: 1, Bytes: 1e6}}}}
-	id, err := testrun.SaveClient(context.Background(), db, res, nil, []string{"wireperf", "client", "h", "--save"})
+	id, err := runner.SaveClient(context.Background(), db, res, nil, []string{"wireperf", "client", "h", "--save"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	failedID, err := testrun.SaveClient(context.Background(), db, nil, errors.New("connection refused"), []string{"wireperf", "client", "x"})
+	failedID, err := runner.SaveClient(context.Background(), db, nil, errors.New("connection refused"), []string{"wireperf", "client", "x"})
 	if err != nil || failedID == id {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestSelftestSaveStoresTheRun(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := testrun.SaveClient(ctx, db, nil, context.Canceled, []string{"wireperf", "client", "h", "--save"}); err != nil {
+	if _, err := runner.SaveClient(ctx, db, nil, context.Canceled, []string{"wireperf", "client", "h", "--save"}); err != nil {
 		t.Fatalf("saving with a cancelled context: %v", err)
 	}
 	if n := len(listRuns(t, "--db", db)); n != 2 {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/wireperf/wireperf/internal/testrun"
+	"github.com/wireperf/wireperf/internal/runner"
 )
 
 // newSelftestCmd runs a server and a client on loopback in one process
@@ -44,7 +44,7 @@ func selftest(ctx context.Context, e env, f *clientFlags) error {
 		return err
 	}
 	defer closeOut()
-	res, err := testrun.SelfTest(ctx, &f.Client, testrun.ClientEmitter(&f.Client, out), f.tcpinfoCSV)
+	res, err := runner.SelfTest(ctx, &f.Client, runner.ClientEmitter(&f.Client, out), f.tcpinfoCSV)
 	if err != nil {
 		return err
 	}
@@ -52,7 +52,7 @@ func selftest(ctx context.Context, e env, f *clientFlags) error {
 		fmt.Fprintln(out, "selftest passed: every byte sent arrived, and both ends agree")
 	}
 	if f.save {
-		id, err := testrun.SaveClient(ctx, f.db, res, nil, os.Args)
+		id, err := runner.SaveClient(ctx, f.db, res, nil, os.Args)
 		if err != nil {
 			return fmt.Errorf("saving the run: %w", archiveUsage(err))
 		}

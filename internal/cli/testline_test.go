@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/wireperf/wireperf/internal/testdef"
+	"github.com/wireperf/wireperf/internal/measure"
 	"github.com/wireperf/wireperf/internal/testline"
 )
 
@@ -64,17 +64,17 @@ func TestTestLinesRefuseCommandLineFlags(t *testing.T) {
 		"rr --logfile /tmp/x",
 		"udpmon --save",
 	} {
-		if _, err := testdef.ParseLine(strings.Fields(line)); err == nil {
+		if _, err := measure.ParseLine(strings.Fields(line)); err == nil {
 			t.Errorf("%s: accepted", line)
 		}
 	}
 	for _, line := range []string{"client -t 10 -P 4 -O 2", "rr --sizes 64,1472 -t 2", "udpmon --spacing 0:40us:1us --count 1000"} {
-		if _, err := testdef.ParseLine(strings.Fields(line)); err != nil {
+		if _, err := measure.ParseLine(strings.Fields(line)); err != nil {
 			t.Errorf("%s: %v", line, err)
 		}
 	}
 	// Values the allow-list passes still meet the command's own checks.
-	if _, err := testdef.ParseLine(strings.Fields("client -t five")); err == nil {
+	if _, err := measure.ParseLine(strings.Fields("client -t five")); err == nil {
 		t.Error("client -t five: accepted")
 	}
 }

@@ -3,14 +3,14 @@ package cli
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/wireperf/wireperf/internal/testdef"
-	"github.com/wireperf/wireperf/internal/testrun"
+	"github.com/wireperf/wireperf/internal/measure"
+	"github.com/wireperf/wireperf/internal/runner"
 )
 
 // newTraceCmd wires `wireperf trace HOST`: the trace's flags are package
-// testdef's (a mesh's trace test runs this command), its run testrun's.
+// measure's (a mesh's trace test runs this command), its run runner's.
 func newTraceCmd(e env) *cobra.Command {
-	f := testdef.NewTrace()
+	f := measure.NewTrace()
 	cmd := &cobra.Command{
 		Use:   "trace HOST",
 		Short: "Discover the path to HOST, as traceroute does (Linux, root or CAP_NET_RAW)",
@@ -27,7 +27,7 @@ func newTraceCmd(e env) *cobra.Command {
 			if err := f.Finish(); err != nil {
 				return usageError{err}
 			}
-			return testrun.Trace(cmd.Context(), e.stdout, args[0], f.Cfg, f.JSON)
+			return runner.Trace(cmd.Context(), e.stdout, args[0], f.Cfg, f.JSON)
 		},
 	}
 	f.Register(cmd.Flags())

@@ -8,14 +8,14 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/wireperf/wireperf/internal/testdef"
-	"github.com/wireperf/wireperf/internal/testrun"
+	"github.com/wireperf/wireperf/internal/measure"
+	"github.com/wireperf/wireperf/internal/runner"
 )
 
 // udpmonFlags are the udpmon command's flags: the sweep's (package
-// testdef) and the command line's own.
+// measure) and the command line's own.
 type udpmonFlags struct {
-	testdef.UDPMon
+	measure.UDPMon
 	logfile  string
 	noBar    bool
 	save     bool
@@ -26,7 +26,7 @@ type udpmonFlags struct {
 }
 
 func newUDPMonFlags() *udpmonFlags {
-	return &udpmonFlags{UDPMon: *testdef.NewUDPMon(), log: logOptions{level: "warn", format: "text"}}
+	return &udpmonFlags{UDPMon: *measure.NewUDPMon(), log: logOptions{level: "warn", format: "text"}}
 }
 
 func (f *udpmonFlags) register(cmd *cobra.Command) {
@@ -105,16 +105,16 @@ func runUDPMon(ctx context.Context, e env, f *udpmonFlags, host string) error {
 			return err
 		}
 	}
-	o := testrun.Options{Logger: log}
+	o := runner.Options{Logger: log}
 	if err := f.security.applyTo(&o, host); err != nil {
 		return err
 	}
-	sw, runErr := testrun.UDPMon(ctx, &f.UDPMon, host, o, out, !f.noBar && isTerminal(out))
+	sw, runErr := runner.UDPMon(ctx, &f.UDPMon, host, o, out, !f.noBar && isTerminal(out))
 	if sw == nil {
 		return runErr
 	}
 	if f.save {
-		id, err := testrun.SaveUDPMon(ctx, f.db, f.campaign, sw, runErr, os.Args)
+		id, err := runner.SaveUDPMon(ctx, f.db, f.campaign, sw, runErr, os.Args)
 		if err != nil {
 			return fmt.Errorf("storing the sweep: %w", archiveUsage(err))
 		}

@@ -11,9 +11,9 @@ import (
 
 	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/grid"
+	"github.com/wireperf/wireperf/internal/measure"
 	"github.com/wireperf/wireperf/internal/meshmetrics"
 	"github.com/wireperf/wireperf/internal/schedule"
-	"github.com/wireperf/wireperf/internal/testdef"
 )
 
 // The daemon's two views of the shared schedule and its results: /metrics
@@ -154,7 +154,7 @@ func (d *Daemon) drawGridBase(tasks []*schedule.Task) (g grid.Grid, traces map[s
 	traces = map[string]bool{}
 	var tests []grid.Test
 	for _, t := range v.tests {
-		if name, _, _ := strings.Cut(t.Command, " "); name == string(testdef.KindTrace) {
+		if name, _, _ := strings.Cut(t.Command, " "); name == string(measure.KindTrace) {
 			traces[t.Name] = true
 			continue
 		}
@@ -443,7 +443,7 @@ func judgePairs(tasks []*schedule.Task, tests []grid.Test, last []archive.PairSt
 	var halves []half
 	seen := map[half]bool{}
 	for _, t := range tasks {
-		if len(t.Args) > 0 && t.Args[0] == string(testdef.KindTrace) {
+		if len(t.Args) > 0 && t.Args[0] == string(measure.KindTrace) {
 			continue
 		}
 		dir := direction(string(t.Direction()))

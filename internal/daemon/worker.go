@@ -18,8 +18,8 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/wireperf/wireperf/internal/archive"
+	"github.com/wireperf/wireperf/internal/measure"
 	"github.com/wireperf/wireperf/internal/schedule"
-	"github.com/wireperf/wireperf/internal/testdef"
 	"github.com/wireperf/wireperf/internal/testline"
 	"github.com/wireperf/wireperf/internal/trace"
 	"github.com/wireperf/wireperf/internal/version"
@@ -312,7 +312,7 @@ func (d *Daemon) flushSpool(ctx context.Context) int {
 }
 
 // isTrace says the task's test is a path trace.
-func isTrace(t *schedule.Task) bool { return len(t.Args) > 0 && t.Args[0] == string(testdef.KindTrace) }
+func isTrace(t *schedule.Task) bool { return len(t.Args) > 0 && t.Args[0] == string(measure.KindTrace) }
 
 // reportError is the error a test's report states, or why the report
 // can't be read: a trace's document is its own, every other test's

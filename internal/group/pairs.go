@@ -14,8 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/measure"
 	"github.com/wireperf/wireperf/internal/spec"
-	"github.com/wireperf/wireperf/internal/testdef"
 	"github.com/wireperf/wireperf/internal/units"
 )
 
@@ -101,10 +101,10 @@ func (o Options) Args() []string {
 }
 
 // Spec is the test these options describe, read by the client's own
-// model (package testdef): -O runs before the -t that is measured, as
+// model (package measure): -O runs before the -t that is measured, as
 // for one client.
 func (o Options) Spec() (spec.Spec, error) {
-	t, _, err := testdef.Parse(testdef.KindClient, o.Args())
+	t, _, err := measure.Parse(measure.KindClient, o.Args())
 	if err != nil {
 		return spec.Spec{}, err
 	}

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/measure"
 	"github.com/wireperf/wireperf/internal/result"
-	"github.com/wireperf/wireperf/internal/testdef"
 	"github.com/wireperf/wireperf/internal/testutil/jsondoc"
 )
 
@@ -29,7 +29,7 @@ func TestBitrateAsIperf3(t *testing.T) {
 		t.Fatalf("iperf3's server read target %v; its client sent %v", got, theirTarget)
 	}
 
-	test, _, err := testdef.ParseLineText("client -u -b " + bitrate + " -l " + length + " -t " + seconds)
+	test, _, err := measure.ParseLineText("client -u -b " + bitrate + " -l " + length + " -t " + seconds)
 	if err != nil {
 		t.Fatal(err)
 	}

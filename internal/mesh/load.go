@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/measure"
 	"github.com/wireperf/wireperf/internal/schedule"
-	"github.com/wireperf/wireperf/internal/testdef"
 )
 
 // An exclusive run holds both its hosts for its reservation, so a host
@@ -132,7 +132,7 @@ func (m *Mesh) Utilisation() []HostLoad {
 // accepts the mesh with a warning of one line.
 func (m *Mesh) CheckUtilisation() (warning string, err error) {
 	for _, t := range m.Tests {
-		if len(t.Args) > 0 && t.Args[0] == string(testdef.KindTrace) {
+		if len(t.Args) > 0 && t.Args[0] == string(measure.KindTrace) {
 			if err := schedule.CheckProbeRates(m.Tasks()); err != nil {
 				return "", &Error{File: m.file, Line: 1, Key: "schedules", Msg: err.Error()}
 			}

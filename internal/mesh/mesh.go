@@ -20,8 +20,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/wireperf/wireperf/internal/measure"
 	"github.com/wireperf/wireperf/internal/schedule"
-	"github.com/wireperf/wireperf/internal/testdef"
 	"github.com/wireperf/wireperf/internal/testline"
 	"github.com/wireperf/wireperf/internal/units"
 )
@@ -751,7 +751,7 @@ func (p *parser) test(e entry) (Test, error) {
 // report. A test whose length its flags don't tell (-n as fast as the
 // path allows) needs its reservation given.
 func ReserveFor(args []string) (time.Duration, error) {
-	t, err := testdef.ParseLine(args)
+	t, err := measure.ParseLine(args)
 	if err != nil {
 		return 0, err
 	}
@@ -763,10 +763,10 @@ func ReserveFor(args []string) (time.Duration, error) {
 }
 
 // testLine splits a test line into words and reads it as the test's
-// command would (package testdef): a measurement command and its
+// command would (package measure): a measurement command and its
 // measurement flags only, with values the command accepts.
 func (p *parser) testLine(v string) ([]string, error) {
-	_, words, err := testdef.ParseLineText(v)
+	_, words, err := measure.ParseLineText(v)
 	if err != nil {
 		return nil, err
 	}

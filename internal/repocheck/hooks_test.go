@@ -68,7 +68,7 @@ var funcFields = map[string]funcFieldKind{
 	"session.ClientConfig.StartGate":    gate,
 	"control.ServeConfig.HandshakeDone": observer,
 	"tcpinfo.SamplerConfig.OnSample":    observer,
-	"testrun.Options.Notice":            observer,
+	"runner.Options.Notice":             observer,
 	"udpmon.Config.OnPoint":             observer,
 	"udpmon.Config.Run":                 seam, // default: session.RunClient over Config.Client
 	"udpmon.Config.Router":              port, // a lab router's counters, from the command that runs through the lab (lab imports udpmon in its tests)

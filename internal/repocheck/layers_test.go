@@ -52,7 +52,7 @@ func internalImports(t *testing.T, root, pkg string) map[string]bool {
 func TestControlChannelBelowItsTests(t *testing.T) {
 	root := repoRoot(t)
 	forbidden := map[string][]string{
-		"internal/control":      {"internal/session", "internal/rr/rrcontrol", "internal/iperf3", "internal/server", "internal/testrun"},
+		"internal/control":      {"internal/session", "internal/rr/rrcontrol", "internal/iperf3", "internal/server", "internal/runner"},
 		"internal/rr/rrcontrol": {"internal/session"},
 	}
 	pkgs := make([]string, 0, len(forbidden))
@@ -72,7 +72,7 @@ func TestControlChannelBelowItsTests(t *testing.T) {
 
 // maxCLIImports is how many of the module's packages internal/cli may
 // import directly. cli wires commands: each command's flags, runs and
-// views come from the package that owns them (testdef and testrun,
+// views come from the package that owns them (measure and runner,
 // serverflags, guide, group, campaign, the archive's views, …), and the
 // result, spec, emit, server, runrecord and flagvalue packages reach it
 // only through those. A new direct import either replaces one or says

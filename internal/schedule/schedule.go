@@ -17,7 +17,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/wireperf/wireperf/internal/testdef"
+	"github.com/wireperf/wireperf/internal/measure"
 	"github.com/wireperf/wireperf/internal/testline"
 )
 
@@ -188,14 +188,14 @@ type Thresholds struct {
 	StaleIntervals  int     `json:"stale_intervals,omitempty"`
 }
 
-// Direction is the test's direction, from its model (package testdef),
+// Direction is the test's direction, from its model (package measure),
 // so -uR is reverse and --reverse=false is not. A line that doesn't
 // parse is Forward.
 func (t *Task) Direction() Direction {
 	if t.dir != "" {
 		return t.dir
 	}
-	m, err := testdef.ParseLine(t.Args)
+	m, err := measure.ParseLine(t.Args)
 	if err != nil {
 		return Forward
 	}
@@ -216,11 +216,11 @@ func (t *Task) SetDirection(d Direction) {
 // by their definition alone.
 func (t *Task) ClearDirection() { t.dir = "" }
 
-func directionOf(m testdef.Test) Direction {
+func directionOf(m measure.Test) Direction {
 	switch m.Direction() {
-	case testdef.Bidir:
+	case measure.Bidir:
 		return Bidir
-	case testdef.Reverse:
+	case measure.Reverse:
 		return Reverse
 	}
 	return Forward
@@ -307,8 +307,8 @@ func (t *Task) Validate() error {
 	}
 	// The test line and the destination are data: a line of measurement
 	// flags and a host, never a command line (package testline), read as
-	// the test's command reads it (package testdef).
-	m, err := testdef.ParseLine(t.Args)
+	// the test's command reads it (package measure).
+	m, err := measure.ParseLine(t.Args)
 	if err != nil {
 		return fmt.Errorf("test: %v", err)
 	}
@@ -340,14 +340,14 @@ const (
 // ProbeRate is the probes a second a trace task sends at most, averaged
 // over its repeat: 0 for another test, or one that runs once.
 func (t *Task) ProbeRate() float64 {
-	m, err := testdef.ParseLine(t.Args)
+	m, err := measure.ParseLine(t.Args)
 	if err != nil || m.Trace == nil {
 		return 0
 	}
 	return t.probeRate(m)
 }
 
-func (t *Task) probeRate(m testdef.Test) float64 {
+func (t *Task) probeRate(m measure.Test) float64 {
 	if t.Repeat <= 0 {
 		return 0
 	}
@@ -366,15 +366,15 @@ func (t *Task) runsText() string {
 // over MaxTraceHostRate probes a second between them.
 func CheckProbeRates(tasks []*Task) error {
 	by := map[string]float64{}
-	models := map[string]*testdef.Test{} // a mesh's tasks share a few lines
+	models := map[string]*measure.Test{} // a mesh's tasks share a few lines
 	for _, t := range tasks {
-		if len(t.Args) == 0 || t.Args[0] != string(testdef.KindTrace) {
+		if len(t.Args) == 0 || t.Args[0] != string(measure.KindTrace) {
 			continue
 		}
 		line := strings.Join(t.Args, "\x00")
 		m, seen := models[line]
 		if !seen {
-			if p, err := testdef.ParseLine(t.Args); err == nil && p.Trace != nil {
+			if p, err := measure.ParseLine(t.Args); err == nil && p.Trace != nil {
 				m = &p
 			}
 			models[line] = m

@@ -9,8 +9,8 @@ import (
 
 	"github.com/wireperf/wireperf/internal/auth/authflags"
 	"github.com/wireperf/wireperf/internal/flagvalue"
+	"github.com/wireperf/wireperf/internal/measure"
 	"github.com/wireperf/wireperf/internal/spec"
-	"github.com/wireperf/wireperf/internal/testdef"
 )
 
 // Flags are `wireperf advise`'s flags that say what to measure and how
@@ -75,7 +75,7 @@ func (f *Flags) Config(host string) (Config, error) {
 		return cfg, err
 	}
 	if f.Bottleneck != "" {
-		if cfg.Bottleneck, err = testdef.ParseBottleneck(f.Bottleneck); err != nil {
+		if cfg.Bottleneck, err = measure.ParseBottleneck(f.Bottleneck); err != nil {
 			return cfg, err
 		}
 	}

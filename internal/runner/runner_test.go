@@ -1,4 +1,4 @@
-package testrun
+package runner
 
 import (
 	"context"
@@ -11,8 +11,8 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/wireperf/wireperf/internal/measure"
 	"github.com/wireperf/wireperf/internal/server"
-	"github.com/wireperf/wireperf/internal/testdef"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -31,9 +31,9 @@ func loopbackServer(t *testing.T) int {
 	return srv.Addr().Port
 }
 
-func parse(t *testing.T, kind testdef.Kind, args ...string) testdef.Test {
+func parse(t *testing.T, kind measure.Kind, args ...string) measure.Test {
 	t.Helper()
-	tt, _, err := testdef.Parse(kind, args)
+	tt, _, err := measure.Parse(kind, args)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func parse(t *testing.T, kind testdef.Kind, args ...string) testdef.Test {
 func TestJSONRunsTheDescribedTest(t *testing.T) {
 	port := loopbackServer(t)
 	p := "--port=" + itoa(port)
-	doc, err := JSON(context.Background(), parse(t, testdef.KindClient, p, "-t", "0.5", "-i", "0", "-b", "50m", "-u"), "127.0.0.1", Options{})
+	doc, err := JSON(context.Background(), parse(t, measure.KindClient, p, "-t", "0.5", "-i", "0", "-b", "50m", "-u"), "127.0.0.1", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,14 +60,14 @@ func TestJSONRunsTheDescribedTest(t *testing.T) {
 	if err := json.Unmarshal(doc, &c); err != nil || c.End.Sum.Packets == 0 {
 		t.Fatalf("client document: %v, %+v", err, c)
 	}
-	doc, err = JSON(context.Background(), parse(t, testdef.KindRR, p, "--count", "50", "--sizes", "64,128"), "127.0.0.1", Options{})
+	doc, err = JSON(context.Background(), parse(t, measure.KindRR, p, "--count", "50", "--sizes", "64,128"), "127.0.0.1", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(doc), `"kind": "rr"`) || strings.Count(string(doc), `"request_size"`) < 2 {
 		t.Fatalf("rr document lacks its two sizes: %.300s", doc)
 	}
-	if _, err := JSON(context.Background(), parse(t, testdef.KindUDPMon), "127.0.0.1", Options{}); err == nil {
+	if _, err := JSON(context.Background(), parse(t, measure.KindUDPMon), "127.0.0.1", Options{}); err == nil {
 		t.Fatal("a udpmon sweep run as one test")
 	}
 }
@@ -80,7 +80,7 @@ func TestClientRefused(t *testing.T) {
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
-	tt := parse(t, testdef.KindClient, "--port="+itoa(port), "-t", "0.2", "--connect-timeout", "1s")
+	tt := parse(t, measure.KindClient, "--port="+itoa(port), "-t", "0.2", "--connect-timeout", "1s")
 	if _, err := Client(context.Background(), tt.Client, "127.0.0.1", Options{}); err == nil || !strings.Contains(err.Error(), "refused") {
 		t.Fatalf("a test against a closed port: %v", err)
 	}

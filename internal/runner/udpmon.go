@@ -1,4 +1,4 @@
-package testrun
+package runner
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 
 	"github.com/wireperf/wireperf/internal/emit"
 	"github.com/wireperf/wireperf/internal/lab"
-	"github.com/wireperf/wireperf/internal/testdef"
+	"github.com/wireperf/wireperf/internal/measure"
 	"github.com/wireperf/wireperf/internal/udpmon"
 )
 
@@ -18,7 +18,7 @@ import (
 // end. It returns the sweep with the run's error, which is also set when
 // the report could not be written or every point failed; the sweep is
 // nil when not one point ran (the error says why).
-func UDPMon(ctx context.Context, u *testdef.UDPMon, host string, o Options, w io.Writer, bar bool) (*udpmon.Sweep, error) {
+func UDPMon(ctx context.Context, u *measure.UDPMon, host string, o Options, w io.Writer, bar bool) (*udpmon.Sweep, error) {
 	cfg := UDPMonConfig(u, host, o)
 	table := u.CSV == u.JSON // neither: the table, row by row
 	tw := &emit.UDPMonTable{W: w, Opt: emit.Options{Title: u.Title}}

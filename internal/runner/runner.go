@@ -1,9 +1,9 @@
-// Package testrun runs a test as package testdef describes it, against a
+// Package runner runs a test as package measure describes it, against a
 // server: a bulk test in wireperf's protocol or, when asked or when the
 // server turns out to be iperf3, in iperf3's; a request-response test,
 // alone or under load. It is the one place that decides how a described
 // test is run, for the command line and for campaigns alike.
-package testrun
+package runner
 
 import (
 	"bytes"
@@ -22,11 +22,11 @@ import (
 	"github.com/wireperf/wireperf/internal/emit"
 	"github.com/wireperf/wireperf/internal/iperf3"
 	"github.com/wireperf/wireperf/internal/lab"
+	"github.com/wireperf/wireperf/internal/measure"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/rr/rrcontrol"
 	"github.com/wireperf/wireperf/internal/rrload"
 	"github.com/wireperf/wireperf/internal/session"
-	"github.com/wireperf/wireperf/internal/testdef"
 	"github.com/wireperf/wireperf/internal/udpmon"
 )
 
@@ -44,8 +44,8 @@ type Options struct {
 // Client runs a bulk test against host. A server that answers as iperf3
 // does is tested in iperf3's protocol on the same connection (without
 // --iperf3 as with it); --iperf3 speaks it from the start.
-func Client(ctx context.Context, c *testdef.Client, host string, o Options) (*result.Result, error) {
-	if c.ServerCPU != testdef.NoCPU && !c.Iperf3 {
+func Client(ctx context.Context, c *measure.Client, host string, o Options) (*result.Result, error) {
+	if c.ServerCPU != measure.NoCPU && !c.Iperf3 {
 		return nil, fmt.Errorf("-A %s: a wireperf server runs many tests at once and pins itself for none; give -A n, or --iperf3 against an iperf3 server", c.Affinity)
 	}
 	if c.Iperf3 && o.Auth != nil {
@@ -61,7 +61,7 @@ func Client(ctx context.Context, c *testdef.Client, host string, o Options) (*re
 		defer f.Close()
 		file = f
 	}
-	if c.ClientCPU != testdef.NoCPU {
+	if c.ClientCPU != measure.NoCPU {
 		restore, err := cpuaffinity.Pin(c.ClientCPU)
 		if err != nil {
 			return nil, err
@@ -83,7 +83,7 @@ func Client(ctx context.Context, c *testdef.Client, host string, o Options) (*re
 	if file != nil { // a nil *os.File in the interface would not be nil
 		ip3.File = file
 	}
-	if c.ServerCPU != testdef.NoCPU {
+	if c.ServerCPU != measure.NoCPU {
 		ip3.ServerCPU = &c.ServerCPU
 	}
 	if c.Iperf3 {
@@ -130,7 +130,7 @@ func openDataFile(name string, sends bool) (*os.File, error) {
 // controlKeepAlive is --cntl-ka as Go sets it; nil without the flag.
 // A part not given keeps Go's default (a zero field), which every
 // control connection has anyway.
-func controlKeepAlive(k testdef.KeepAlive) *net.KeepAliveConfig {
+func controlKeepAlive(k measure.KeepAlive) *net.KeepAliveConfig {
 	if !k.On {
 		return nil
 	}
@@ -138,7 +138,7 @@ func controlKeepAlive(k testdef.KeepAlive) *net.KeepAliveConfig {
 }
 
 // RRConfig is a request-response test's client configuration.
-func RRConfig(r *testdef.RR, host string, o Options) rrcontrol.Config {
+func RRConfig(r *measure.RR, host string, o Options) rrcontrol.Config {
 	return rrcontrol.Config{ClientConfig: control.ClientConfig{
 		Host: host, Port: r.Port, Bind: r.Bind, ConnectTimeout: r.ConnectTimeout, Spec: r.Spec, Logger: o.Logger,
 		Auth: o.Auth, TLS: o.TLS,
@@ -147,7 +147,7 @@ func RRConfig(r *testdef.RR, host string, o Options) rrcontrol.Config {
 
 // RR runs a request-response test against host: its sizes one after the
 // other, or with --load its probes before, under and after a bulk test.
-func RR(ctx context.Context, r *testdef.RR, host string, o Options) (*result.Result, error) {
+func RR(ctx context.Context, r *measure.RR, host string, o Options) (*result.Result, error) {
 	cfg := RRConfig(r, host, o)
 	router := lab.WatchRouter() // nil unless run through "wireperf lab exec"
 	var res *result.Result
@@ -172,7 +172,7 @@ func RR(ctx context.Context, r *testdef.RR, host string, o Options) (*result.Res
 
 // UDPMonConfig is a UDPmon sweep against host: each point a UDP test of
 // its own in wireperf's protocol.
-func UDPMonConfig(u *testdef.UDPMon, host string, o Options) udpmon.Config {
+func UDPMonConfig(u *measure.UDPMon, host string, o Options) udpmon.Config {
 	cfg := u.Cfg
 	cfg.Server, cfg.Logger = fmt.Sprintf("%s port %d", host, u.Port), o.Logger
 	cfg.Client = session.ClientConfig{ClientConfig: control.ClientConfig{
@@ -184,7 +184,7 @@ func UDPMonConfig(u *testdef.UDPMon, host string, o Options) udpmon.Config {
 
 // JSON runs a client or rr test and returns its -J document (with
 // whatever was measured when the test failed part way).
-func JSON(ctx context.Context, t testdef.Test, host string, o Options) ([]byte, error) {
+func JSON(ctx context.Context, t measure.Test, host string, o Options) ([]byte, error) {
 	var buf bytes.Buffer
 	switch {
 	case t.Client != nil:

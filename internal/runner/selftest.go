@@ -1,4 +1,4 @@
-package testrun
+package runner
 
 import (
 	"context"
@@ -8,10 +8,10 @@ import (
 
 	"github.com/wireperf/wireperf/internal/control"
 	"github.com/wireperf/wireperf/internal/emit"
+	"github.com/wireperf/wireperf/internal/measure"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/server"
 	"github.com/wireperf/wireperf/internal/session"
-	"github.com/wireperf/wireperf/internal/testdef"
 )
 
 // SelfTest runs a server and the client test c against it on loopback,
@@ -19,7 +19,7 @@ import (
 // the test (its intervals and its summary); tcpinfoCSV, when set, is
 // the file the TCP_INFO timelines are written to (ApplyTCPInfo). The
 // result is returned, when there is one, with the test's error.
-func SelfTest(ctx context.Context, c *testdef.Client, em emit.Emitter, tcpinfoCSV string) (*result.Result, error) {
+func SelfTest(ctx context.Context, c *measure.Client, em emit.Emitter, tcpinfoCSV string) (*result.Result, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	srv := server.New(server.Config{

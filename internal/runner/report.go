@@ -1,4 +1,4 @@
-package testrun
+package runner
 
 import (
 	"context"
@@ -7,13 +7,13 @@ import (
 
 	"github.com/wireperf/wireperf/internal/emit"
 	"github.com/wireperf/wireperf/internal/lab"
+	"github.com/wireperf/wireperf/internal/measure"
 	"github.com/wireperf/wireperf/internal/result"
-	"github.com/wireperf/wireperf/internal/testdef"
 )
 
 // ClientEmitter is the emitter a client test's output flags ask for
 // (-J, --json-stream, -y C, -e, --timestamps, --forceflush), writing to w.
-func ClientEmitter(c *testdef.Client, w io.Writer) emit.Emitter {
+func ClientEmitter(c *measure.Client, w io.Writer) emit.Emitter {
 	opt := emit.Options{Format: c.Format, Title: c.Spec.Title, Verbose: c.Verbose}
 	if c.Timestamps != "" || c.ForceFlush {
 		lines := &emit.LineWriter{W: w, Flush: c.ForceFlush}
@@ -42,7 +42,7 @@ func ClientEmitter(c *testdef.Client, w io.Writer) emit.Emitter {
 // (ApplyTCPInfo) and, run through `wireperf lab exec`, a warning when the
 // lab's router fell behind during the test. o.Observer is replaced by
 // the report's. The error is the test's, else the report's.
-func ClientReported(ctx context.Context, c *testdef.Client, host string, o Options, w io.Writer, tcpinfoCSV string) (*result.Result, error) {
+func ClientReported(ctx context.Context, c *measure.Client, host string, o Options, w io.Writer, tcpinfoCSV string) (*result.Result, error) {
 	em := ClientEmitter(c, w)
 	obs := &emit.Observer{Emitter: em, Host: host, Port: c.Port}
 	o.Observer = obs
@@ -67,7 +67,7 @@ func ClientReported(ctx context.Context, c *testdef.Client, host string, o Optio
 
 // WriteRR writes a request-response test's report to w: -J's document,
 // or the text table. The error is the writer's.
-func WriteRR(r *testdef.RR, res *result.Result, w io.Writer) error {
+func WriteRR(r *measure.RR, res *result.Result, w io.Writer) error {
 	if r.JSON {
 		return (&emit.RRJSON{W: w}).Write(res)
 	}

@@ -1,4 +1,4 @@
-package testrun
+package runner
 
 import (
 	"bytes"
@@ -13,15 +13,15 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/wireperf/wireperf/internal/emit"
+	"github.com/wireperf/wireperf/internal/measure"
 	"github.com/wireperf/wireperf/internal/result"
-	"github.com/wireperf/wireperf/internal/testdef"
 	"github.com/wireperf/wireperf/internal/testutil/loopback"
 )
 
 // clientFlags parses a client command line.
-func clientFlags(t *testing.T, args ...string) *testdef.Client {
+func clientFlags(t *testing.T, args ...string) *measure.Client {
 	t.Helper()
-	c, fs := testdef.NewClient(), pflag.NewFlagSet("client", pflag.ContinueOnError)
+	c, fs := measure.NewClient(), pflag.NewFlagSet("client", pflag.ContinueOnError)
 	c.Register(fs)
 	if err := fs.Parse(args); err != nil {
 		t.Fatal(err)
@@ -75,9 +75,9 @@ func TestApplyTCPInfo(t *testing.T) {
 }
 
 // udpmonFlags parses a udpmon command line.
-func udpmonFlags(t *testing.T, args ...string) *testdef.UDPMon {
+func udpmonFlags(t *testing.T, args ...string) *measure.UDPMon {
 	t.Helper()
-	u, fs := testdef.NewUDPMon(), pflag.NewFlagSet("udpmon", pflag.ContinueOnError)
+	u, fs := measure.NewUDPMon(), pflag.NewFlagSet("udpmon", pflag.ContinueOnError)
 	u.Register(fs)
 	if err := fs.Parse(args); err != nil {
 		t.Fatal(err)
