@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"log/slog"
 	"net"
 	"os"
 	"os/exec"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/wireperf/wireperf/internal/testutil/iperf3bin"
+	"github.com/wireperf/wireperf/internal/testutil/loopserver"
 
 	"github.com/spf13/cobra"
 
@@ -133,23 +133,13 @@ func TestUnreachableServerExitsOne(t *testing.T) {
 	}
 }
 
-func startServer(t *testing.T) int { return startServerWith(t, func(*server.Config) {}) }
+// startServer runs a server on loopback until the test ends; it returns
+// the port.
+func startServer(t *testing.T) int { return loopserver.Start(t).Addr().Port }
 
-// startServerWith runs a server on loopback, its configuration changed
-// first, until the test ends; it returns the port.
+// startServerWith is startServer with the configuration changed first.
 func startServerWith(t *testing.T, mutate func(*server.Config)) int {
-	t.Helper()
-	cfg := server.Config{Bind: "127.0.0.1", Limits: server.DefaultLimits(), Logger: slog.New(slog.DiscardHandler)}
-	mutate(&cfg)
-	srv := server.New(cfg)
-	if err := srv.Listen(); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { _ = srv.Serve(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
-	return srv.Addr().Port
+	return loopserver.Start(t, mutate).Addr().Port
 }
 
 func TestClientTextReport(t *testing.T) {

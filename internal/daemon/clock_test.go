@@ -11,7 +11,7 @@ import (
 	"github.com/wireperf/wireperf/internal/archive/archivetest"
 	"github.com/wireperf/wireperf/internal/daemon"
 	"github.com/wireperf/wireperf/internal/schedule"
-	"github.com/wireperf/wireperf/internal/server"
+	"github.com/wireperf/wireperf/internal/testutil/loopserver"
 )
 
 // fakeClock is a daemon clock that moves only when the test sets it.
@@ -163,19 +163,7 @@ func fakeClockDaemon(t *testing.T, secs int) (*daemon.Daemon, *fakeClock, schedu
 	})
 	// The daemon does not Run (the test drives its worker), so the test
 	// server it would serve is served here.
-	srv := server.New(server.Config{Bind: "127.0.0.1", Limits: server.DefaultLimits(), ShutdownGrace: time.Second, Logger: quiet()})
-	if err := srv.Listen(); err != nil {
-		t.Fatal(err)
-	}
-	sctx, stopServer := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(sctx) }()
-	t.Cleanup(func() {
-		stopServer()
-		if err := <-served; err != nil {
-			t.Errorf("test server: %v", err)
-		}
-	})
+	srv := loopserver.Start(t)
 	tk := loopTask("tput", "a", "a", srv.Addr().Port, secs, 0, 4*time.Second, 1)
 	tk.Start = fakeT
 	ctx := context.Background()

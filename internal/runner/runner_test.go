@@ -3,7 +3,6 @@ package runner
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
 	"net"
 	"strconv"
 	"strings"
@@ -12,24 +11,10 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/wireperf/wireperf/internal/measure"
-	"github.com/wireperf/wireperf/internal/server"
+	"github.com/wireperf/wireperf/internal/testutil/loopserver"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
-
-// loopbackServer serves on 127.0.0.1 until the test ends.
-func loopbackServer(t *testing.T) int {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	srv := server.New(server.Config{Bind: "127.0.0.1", Limits: server.DefaultLimits(), Logger: slog.New(slog.DiscardHandler)})
-	if err := srv.Listen(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
-	return srv.Addr().Port
-}
 
 func parse(t *testing.T, kind measure.Kind, args ...string) measure.Test {
 	t.Helper()
@@ -43,7 +28,7 @@ func parse(t *testing.T, kind measure.Kind, args ...string) measure.Test {
 // A described client test and an rr test run against a loopback server,
 // and their -J documents say what was measured.
 func TestJSONRunsTheDescribedTest(t *testing.T) {
-	port := loopbackServer(t)
+	port := loopserver.Start(t).Addr().Port
 	p := "--port=" + itoa(port)
 	doc, err := JSON(context.Background(), parse(t, measure.KindClient, p, "-t", "0.5", "-i", "0", "-b", "50m", "-u"), "127.0.0.1", Options{})
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/wireperf/wireperf/internal/measure"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/testutil/loopback"
+	"github.com/wireperf/wireperf/internal/testutil/loopserver"
 )
 
 // clientFlags parses a client command line.
@@ -90,7 +91,7 @@ func udpmonFlags(t *testing.T, args ...string) *measure.UDPMon {
 
 // A UDPmon sweep reports each point, as a table or as one document.
 func TestUDPMonReports(t *testing.T) {
-	port := strconv.Itoa(loopbackServer(t))
+	port := strconv.Itoa(loopserver.Start(t).Addr().Port)
 	u := udpmonFlags(t, "-p", port, "--sizes", "512", "--spacing", "0,10", "--count", "200")
 	var out bytes.Buffer
 	sw, err := UDPMon(context.Background(), u, "127.0.0.1", Options{}, &out, false)

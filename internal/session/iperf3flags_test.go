@@ -3,7 +3,6 @@ package session_test
 import (
 	"bytes"
 	"context"
-	"log/slog"
 	"net"
 	"net/netip"
 	"os"
@@ -19,23 +18,13 @@ import (
 	"github.com/wireperf/wireperf/internal/server"
 	"github.com/wireperf/wireperf/internal/session"
 	"github.com/wireperf/wireperf/internal/spec"
+	"github.com/wireperf/wireperf/internal/testutil/loopserver"
 )
 
 // startServer runs a wireperf server on loopback for the test.
 func startServer(t *testing.T) int {
 	t.Helper()
-	srv := server.New(server.Config{
-		Bind: "127.0.0.1", Limits: server.DefaultLimits(), HandshakeTimeout: 2 * time.Second,
-		ShutdownGrace: 5 * time.Second, Logger: slog.New(slog.DiscardHandler),
-	})
-	if err := srv.Listen(); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ctx) }()
-	t.Cleanup(func() { cancel(); <-served })
-	return srv.Addr().Port
+	return loopserver.Start(t, func(c *server.Config) { c.HandshakeTimeout = 2 * time.Second }).Addr().Port
 }
 
 func runClient(t *testing.T, port int, s spec.Spec, mod func(*session.ClientConfig)) (*result.Result, error) {

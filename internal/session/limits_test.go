@@ -3,14 +3,12 @@ package session_test
 import (
 	"bytes"
 	"context"
-	"log/slog"
 	"runtime"
 	"testing"
 	"time"
 
 	"github.com/wireperf/wireperf/internal/control"
 	"github.com/wireperf/wireperf/internal/emit"
-	"github.com/wireperf/wireperf/internal/server"
 	"github.com/wireperf/wireperf/internal/session"
 	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/testutil/jsondoc"
@@ -23,17 +21,7 @@ func TestLimitsCarryTheQdisc(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the interface's qdisc is read on Linux only")
 	}
-	srv := server.New(server.Config{
-		Bind: "127.0.0.1", Limits: server.DefaultLimits(), HandshakeTimeout: 2 * time.Second,
-		ShutdownGrace: 5 * time.Second, Logger: slog.New(slog.DiscardHandler),
-	})
-	if err := srv.Listen(); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ctx) }()
-	t.Cleanup(func() { cancel(); <-served })
+	port := startServer(t)
 
 	s := spec.Default()
 	s.Duration, s.Interval = 300*time.Millisecond, 0
@@ -41,7 +29,7 @@ func TestLimitsCarryTheQdisc(t *testing.T) {
 	runCtx, stop := context.WithTimeout(context.Background(), 20*time.Second)
 	defer stop()
 	res, err := session.RunClient(runCtx, session.ClientConfig{ClientConfig: control.ClientConfig{
-		Host: "127.0.0.1", Port: srv.Addr().Port, ConnectTimeout: 5 * time.Second, Spec: s,
+		Host: "127.0.0.1", Port: port, ConnectTimeout: 5 * time.Second, Spec: s,
 	}})
 	if err != nil {
 		t.Fatal(err)

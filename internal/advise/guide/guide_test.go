@@ -2,7 +2,6 @@ package guide
 
 import (
 	"context"
-	"log/slog"
 	"net"
 	"runtime"
 	"strings"
@@ -10,7 +9,7 @@ import (
 	"time"
 
 	"github.com/wireperf/wireperf/internal/advise"
-	"github.com/wireperf/wireperf/internal/server"
+	"github.com/wireperf/wireperf/internal/testutil/loopserver"
 )
 
 func TestProbeRTT(t *testing.T) {
@@ -69,14 +68,8 @@ func TestRunRejectsBadSpec(t *testing.T) {
 // A guided run on loopback without --bottleneck: the length as given,
 // the trains sent and judged, every multi-stream test in the report.
 func TestRunOnLoopback(t *testing.T) {
-	srv := server.New(server.Config{Bind: "127.0.0.1", Limits: server.DefaultLimits(), Logger: slog.New(slog.DiscardHandler)})
-	if err := srv.Listen(); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { _ = srv.Serve(ctx); close(done) }()
-	defer func() { cancel(); <-done }()
+	srv := loopserver.Start(t)
+	ctx := context.Background()
 
 	var steps []string
 	rep, err := Run(ctx, Config{Host: "127.0.0.1", Port: srv.Addr().Port, Duration: 500 * time.Millisecond, Streams: 2, Probes: 2,

@@ -17,6 +17,7 @@ import (
 	"github.com/wireperf/wireperf/internal/server"
 	"github.com/wireperf/wireperf/internal/sockopt"
 	"github.com/wireperf/wireperf/internal/spec"
+	"github.com/wireperf/wireperf/internal/testutil/loopserver"
 )
 
 func quiet() *slog.Logger { return slog.New(slog.DiscardHandler) }
@@ -30,21 +31,9 @@ func startServer(t *testing.T) *server.Server { return startServerWith(t, func(*
 func startServerWith(t *testing.T, mutate func(*server.Config)) *server.Server {
 	t.Helper()
 	before := goleak.IgnoreCurrent()
-	cfg := server.Config{Bind: "127.0.0.1", Limits: server.DefaultLimits(), Logger: quiet(), ShutdownGrace: time.Second}
-	mutate(&cfg)
-	srv := server.New(cfg)
-	if err := srv.Listen(); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-		goleak.VerifyNone(t, before)
-	})
-	return srv
+	// Cleanups run last first: the server stops before the check.
+	t.Cleanup(func() { goleak.VerifyNone(t, before) })
+	return loopserver.Start(t, mutate)
 }
 
 func rrSpec(mode string, sizes ...int) spec.Spec {
