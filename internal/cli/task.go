@@ -72,7 +72,7 @@ func newTaskAddCmd(e env) *cobra.Command {
 	fs.StringVar(&j.Source, "source", "", "the host that runs the test (its daemon's --config host)")
 	fs.StringVar(&j.Dest, "dest", "", "the host it tests to")
 	fs.StringVar(&j.DestAddr, "addr", "", "where the source reaches the destination's server: HOST or HOST:PORT (default: --dest)")
-	fs.StringVar(&j.Test, "test", "", `the test: "client …", "rr …" or "udpmon …" with its flags, without the host`)
+	fs.StringVar(&j.Test, "test", "", `the test: "client …", "rr …", "udpmon …" or "trace …" with its flags, without the host`)
 	fs.StringVar(&j.Class, "class", "exclusive", "exclusive (throughput: never overlaps another on the same host) or background")
 	fs.StringVar(&j.Reserve, "reserve", "", "how long a run holds both hosts (default: the test's -t and 2 s)")
 	fs.StringVar(&j.Repeat, "repeat", "", "run every DURATION (default: once)")

@@ -1,7 +1,7 @@
-// Package measure is what a test is: the client, rr and udpmon commands'
-// flags with their defaults and checks, and the one value an argv turns
-// into (the kind, the spec, how long it runs, which way data flows and
-// what it holds on the server). cli registers its flags from here, and
+// Package measure is what a test is: the client, rr, udpmon and trace
+// commands' flags with their defaults and checks, and the one value an
+// argv turns into (the kind, the spec, how long it runs, which way data
+// flows and what it holds on the server). cli registers its flags from here, and
 // every runner of tests (sweep, group, mesh, the daemon) reads a test
 // here, so one line means the same test wherever it is run.
 package measure

@@ -43,7 +43,9 @@ func goldenFigures(t *testing.T) map[string]*Figure {
 		"udpmon":   must(UDPMon(udpmonFixture())),
 		"latency":  must(Latency(latencyFixture())),
 		"load":     must(Load(loadFixture())),
-		"compare":  must(CompareSweeps([]string{"before", "after"}, []SweepInput{sweepFixture(), scaledSweep(sweepFixture(), 0.5)})),
+		// What `wireperf plot compare latency --from before.json --from
+		// after.json` draws (docs/reports.md, "compare").
+		"compare": must(CompareLatency([]string{"before", "after"}, []LatencyInput{latencyFixture(), slowerLatency(latencyFixture(), 2)})),
 	}
 }
 
@@ -148,6 +150,20 @@ func TestGoldenCatchesChange(t *testing.T) {
 	if share <= goldenTolerance {
 		t.Fatalf("halving the data changed only %.3f%% of the pixels: the golden tolerance would not notice", 100*share)
 	}
+}
+
+// slowerLatency is in with every RTT k times as long.
+func slowerLatency(in LatencyInput, k float64) LatencyInput {
+	out := in
+	out.Series = nil
+	for _, s := range in.Series {
+		ns := LatencySeries{Name: s.Name, P50: s.P50 * k, P99: s.P99 * k, P999: s.P999 * k}
+		for _, b := range s.Buckets {
+			ns.Buckets = append(ns.Buckets, Bucket{From: b.From * k, To: b.To * k, Count: b.Count})
+		}
+		out.Series = append(out.Series, ns)
+	}
+	return out
 }
 
 func scaledSweep(in SweepInput, k float64) SweepInput {

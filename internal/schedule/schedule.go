@@ -71,7 +71,7 @@ type Task struct {
 	// run goes to Dest at Start + n × Repeat.
 	Dests []Destination
 	// Args is the test's command line without the destination: the
-	// command ("client", "rr", "udpmon") and its flags.
+	// command ("client", "rr", "udpmon", "trace") and its flags.
 	Args  []string
 	Class Class
 	// Duration is how long a run holds its reservation: the test's time

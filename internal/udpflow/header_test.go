@@ -47,11 +47,10 @@ func TestHello(t *testing.T) {
 	if got, ok := ParseHello(h.MarshalHello()); !ok || got != h {
 		t.Fatalf("hello round trip: %+v %v", got, ok)
 	}
-	if got, ok := ParseAck(h.MarshalAck()); !ok || got != h {
-		t.Fatalf("ack round trip: %+v %v", got, ok)
-	}
-	if _, ok := ParseHello(h.MarshalAck()); ok {
-		t.Fatal("an ack parsed as a hello")
+	other := h.MarshalHello()
+	copy(other, "WPRA") // an agent's greeting, say: not a hello
+	if _, ok := ParseHello(other); ok {
+		t.Fatal("another magic parsed as a hello")
 	}
 	if _, ok := ParseHello(h.MarshalHello()[:HelloLen-1]); ok {
 		t.Fatal("a short hello parsed")
@@ -81,7 +80,6 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("matcher: %d %d %v, Parse: %+v", seq, sent, ok, h)
 		}
 		_, _ = ParseHello(data)
-		_, _ = ParseAck(data)
 	})
 }
 

@@ -6,14 +6,14 @@ import (
 )
 
 // A UDP stream is set up by the client: it sends a hello from its stream
-// socket to the server's port until the server answers with an ack from
-// the stream's own socket (see internal/udpmux).
+// socket to the server's port, again every 50 ms, until the server's
+// streams-ready frame arrives on the control connection
+// (internal/control's ReadReadyUDP). The server answers no hello with a
+// datagram: the hello that matches a test gives the stream a socket of
+// its own (internal/udpmux). docs/protocol.md, "Hellos".
 const HelloLen = 4 + 16 + 4
 
-var (
-	helloMagic = [4]byte{'W', 'P', 'R', 'U'}
-	ackMagic   = [4]byte{'W', 'P', 'R', 'A'}
-)
+var helloMagic = [4]byte{'W', 'P', 'R', 'U'}
 
 // Hello names a test and a stream.
 type Hello struct {
@@ -21,32 +21,22 @@ type Hello struct {
 	StreamID uint32
 }
 
-func (h Hello) encode(magic [4]byte) []byte {
+// MarshalHello is the client's hello datagram.
+func (h Hello) MarshalHello() []byte {
 	b := make([]byte, HelloLen)
-	copy(b, magic[:])
+	copy(b, helloMagic[:])
 	copy(b[4:20], h.Token[:])
 	binary.BigEndian.PutUint32(b[20:], h.StreamID)
 	return b
 }
 
-// MarshalHello is the client's hello datagram.
-func (h Hello) MarshalHello() []byte { return h.encode(helloMagic) }
-
-// MarshalAck is the server's answer.
-func (h Hello) MarshalAck() []byte { return h.encode(ackMagic) }
-
-func parse(b []byte, magic [4]byte) (Hello, bool) {
+// ParseHello decodes a hello datagram.
+func ParseHello(b []byte) (Hello, bool) {
 	var h Hello
-	if len(b) != HelloLen || !bytes.Equal(b[:4], magic[:]) {
+	if len(b) != HelloLen || !bytes.Equal(b[:4], helloMagic[:]) {
 		return h, false
 	}
 	copy(h.Token[:], b[4:20])
 	h.StreamID = binary.BigEndian.Uint32(b[20:])
 	return h, true
 }
-
-// ParseHello decodes a hello datagram.
-func ParseHello(b []byte) (Hello, bool) { return parse(b, helloMagic) }
-
-// ParseAck decodes an ack datagram.
-func ParseAck(b []byte) (Hello, bool) { return parse(b, ackMagic) }
