@@ -127,7 +127,7 @@ func parseLayers(sc *bufio.Scanner) (*layerPlan, error) {
 		}
 		switch {
 		case fields[0] == "allow" || fields[0] == "never":
-			rule, why, ok := strings.Cut(strings.TrimSpace(line[len(fields[0]):]), ":")
+			rule, why, ok := strings.Cut(strings.TrimSpace(line)[len(fields[0]):], ":")
 			from, to, arrow := strings.Cut(rule, "->")
 			why = strings.TrimSpace(why)
 			if !ok || !arrow || why == "" || len(strings.Fields(from)) == 0 || len(strings.Fields(to)) == 0 {
@@ -426,7 +426,7 @@ func TestLayersNever(t *testing.T) {
 // TestParseLayers: the block's syntax, ranks counted from the bottom
 // whichever line beside is on.
 func TestParseLayers(t *testing.T) {
-	doc := "# x\n## Layers\n\ntext\n\n```\ntop   cli\nmid   a b\n      c/*\nbeside t/*\nlow   d\nallow d -> a: because\nnever a -> b c: why not\n```\n"
+	doc := "# x\n## Layers\n\ntext\n\n```\ntop   cli\nmid   a b\n      c/*\nbeside t/*\nlow   d\nallow d -> a: because\n  allow d -> b:  aligned\nnever a -> b c: why not\n```\n"
 	plan, err := parseLayers(bufio.NewScanner(strings.NewReader(doc)))
 	if err != nil {
 		t.Fatal(err)
@@ -443,7 +443,7 @@ func TestParseLayers(t *testing.T) {
 	if len(plan.entries) != len(want) {
 		t.Errorf("%d entries, want %d", len(plan.entries), len(want))
 	}
-	if plan.allow[edge{"internal/d", "internal/a"}] != "because" {
+	if plan.allow[edge{"internal/d", "internal/a"}] != "because" || plan.allow[edge{"internal/d", "internal/b"}] != "aligned" {
 		t.Errorf("allow: %v", plan.allow)
 	}
 	if len(plan.never) != 1 || strings.Join(plan.never[0].to, " ") != "b c" || plan.never[0].why != "why not" {
