@@ -18,6 +18,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/wireperf/wireperf/internal/spec"
 )
 
 // Commands are the commands a test line may start with.
@@ -41,7 +43,6 @@ func allowed(command string) map[string]flag {
 const (
 	MaxWords    = 64  // words in a line
 	MaxValueLen = 256 // bytes in one flag's value
-	MaxTitleLen = 128
 )
 
 // Flag is one flag of a line, by its long name.
@@ -218,8 +219,8 @@ func checkValue(name string, kind value, v string, given bool) (string, error) {
 			return bad("a list such as 64,512 or 0:40us:1us")
 		}
 	case vText:
-		if len(v) > MaxTitleLen {
-			return "", fmt.Errorf("--%s: %d bytes, over the limit of %d", name, len(v), MaxTitleLen)
+		if len(v) > spec.MaxTitleLength { // the wire's limit, the one every title meets
+			return "", fmt.Errorf("--%s: %d bytes, over the limit of %d", name, len(v), spec.MaxTitleLength)
 		}
 		for _, r := range v {
 			if !unicode.IsPrint(r) || unicode.IsSpace(r) {

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/wireperf/wireperf/internal/spec"
 )
 
 func mustParse(t *testing.T, s string) Line {
@@ -88,7 +90,7 @@ func TestParseRefuses(t *testing.T) {
 		"client --udp=maybe":                    "--udp: \"maybe\": want true or false",
 		"client -t 10/../x":                     "--time: \"10/../x\": want a number",
 		"rr --load tcp,2,down,300m/../../etc":   "--load:",
-		"client -T " + strings.Repeat("x", 129): "--title: 129 bytes, over the limit of 128",
+		"client -T " + strings.Repeat("x", 257): "--title: 257 bytes, over the limit of 256",
 	} {
 		words := strings.Fields(in)
 		_, err := Parse(words)
@@ -229,4 +231,12 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A title as long as the wire takes (spec.MaxTitleLength) is a title a
+// line takes: one limit, not two.
+func TestTitleLimitIsTheWires(t *testing.T) {
+	if _, err := Parse([]string{"client", "-T", strings.Repeat("x", spec.MaxTitleLength)}); err != nil {
+		t.Errorf("a title of %d bytes: %v", spec.MaxTitleLength, err)
+	}
 }
