@@ -185,27 +185,6 @@ func TestCheckBind(t *testing.T) {
 	}
 }
 
-func TestShortsUnique(t *testing.T) {
-	for _, c := range Commands {
-		seen := map[string]string{}
-		for name, f := range allowed(c) {
-			if _, clash := refused[name]; clash {
-				t.Errorf("%s: --%s is both allowed and refused", c, name)
-			}
-			if f.short == "" {
-				continue
-			}
-			if other, dup := seen[f.short]; dup {
-				t.Errorf("%s: -%s for --%s and --%s", c, f.short, name, other)
-			}
-			if _, clash := shortRefused[f.short]; clash {
-				t.Errorf("%s: -%s is both allowed and refused", c, f.short)
-			}
-			seen[f.short] = name
-		}
-	}
-}
-
 func FuzzParse(f *testing.F) {
 	f.Add("client -t 10 -P 4 -O 2")
 	f.Add("client -uR -b 750m/32 -T x")
