@@ -239,4 +239,3 @@ func sweepPoint(fs *pflag.FlagSet, f *campaign.Flags, args []string) (spec.Spec,
 	}
 	return m.Client.Spec, nil
 }
-
