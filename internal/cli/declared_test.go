@@ -22,7 +22,7 @@ var declaredSample = map[string]string{
 	"time": "3", "bytes": "1M", "interval": "2", "omit": "1", "parallel": "2", "bitrate": "10m", "pps": "100",
 	"spacing": "10us", "late-threshold": "3s", "window": "64K", "length": "1400", "set-mss": "1300",
 	"congestion": "cubic", "tos": "0x10", "dscp": "EF", "bind": "127.0.0.1", "cport": "5300", "blockcount": "10",
-	"fq-rate": "10m", "flowlabel": "1", "rcv-timeout": "5000", "title": "declared", "format": "m",
+	"fq-rate": "10m", "flowlabel": "1", "rcv-timeout": "5000", "snd-timeout": "5000", "title": "declared", "format": "m",
 	"retry-busy": "5s", "tcpinfo-interval": "100ms", "bottleneck": "10m", "connect-timeout": "5s",
 	"tls-pin": strings.Repeat("ab", 32),
 }

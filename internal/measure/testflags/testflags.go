@@ -76,6 +76,7 @@ var Client = []Flag{
 	{Name: "dont-fragment", Short: "", Kind: Bool},
 	{Name: "flowlabel", Short: "L", Kind: Word},
 	{Name: "rcv-timeout", Short: "", Kind: Int},
+	{Name: "snd-timeout", Short: "", Kind: Int},
 	{Name: "title", Short: "T", Kind: Text},
 	{Name: "format", Short: "f", Kind: Word},
 	{Name: "iperf3", Short: "", Kind: Bool},
