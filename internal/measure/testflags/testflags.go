@@ -2,10 +2,11 @@
 // the rest of the model derives from them: the kind of value a flag
 // takes, whether a scheduled test line may carry it (and why not), and
 // whether it is a flag of `wireperf group` (and a key of its files) and an
-// axis a campaign sweeps. Package measure registers the commands' flags,
-// testline checks lines, group registers its test flags and campaign
-// names its axes from these declarations; a cli test holds them to the
-// commands' flag sets.
+// axis a campaign sweeps. testline checks lines, group registers its test
+// flags and campaign names its axes from these declarations. Package
+// measure registers the commands' flags with their help and defaults; a
+// cli test (TestTestLineFlagsMatchCommands) holds the two to each other,
+// so a flag added to a command and not declared here fails it.
 package testflags
 
 // Kind is the kind of a flag's value, and so which characters it may
