@@ -11,10 +11,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/wireperf/wireperf/internal/measure/testflags"
 	"github.com/wireperf/wireperf/internal/units"
 )
 
-// Axis names: the client's long flags, and direction and proto.
+// Axis names: the client's long flags (testflags declares which), and
+// direction and proto.
 const (
 	AxisWindow     = "window"
 	AxisParallel   = "parallel"
@@ -39,23 +41,41 @@ const (
 	kindWord                 // a name, no number
 )
 
-var axisKinds = map[string]kind{
-	AxisWindow:     kindSize,
-	AxisParallel:   kindCount,
-	AxisTime:       kindDuration,
-	AxisLength:     kindSize,
-	AxisBitrate:    kindRate,
-	AxisSpacing:    kindDuration,
-	AxisCongestion: kindWord,
-	AxisSetMSS:     kindCount,
-	AxisDirection:  kindWord,
-	AxisProto:      kindWord,
-}
+// axisKinds are the axes and how their values parse: the client's flags
+// testflags declares a campaign's axes, and direction and proto, which
+// are the campaign's own.
+var axisKinds = axesOf(testflags.Axes())
 
 // aliases are the client's short flags for the same axes.
-var aliases = map[string]string{
-	"w": AxisWindow, "P": AxisParallel, "t": AxisTime, "l": AxisLength,
-	"b": AxisBitrate, "C": AxisCongestion, "M": AxisSetMSS,
+var aliases = aliasesOf(testflags.Axes())
+
+func axesOf(flags []testflags.Flag) map[string]kind {
+	out := map[string]kind{AxisDirection: kindWord, AxisProto: kindWord}
+	for _, f := range flags {
+		switch f.Kind {
+		case testflags.Size:
+			out[f.Name] = kindSize
+		case testflags.Int:
+			out[f.Name] = kindCount
+		case testflags.Duration:
+			out[f.Name] = kindDuration
+		case testflags.Rate:
+			out[f.Name] = kindRate
+		default:
+			out[f.Name] = kindWord
+		}
+	}
+	return out
+}
+
+func aliasesOf(flags []testflags.Flag) map[string]string {
+	out := map[string]string{}
+	for _, f := range flags {
+		if f.Short != "" {
+			out[f.Short] = f.Name
+		}
+	}
+	return out
 }
 
 // AxisNames lists the axes a campaign may sweep, sorted.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/flagvalue"
+	"github.com/wireperf/wireperf/internal/measure/testflags"
 )
 
 // The flags form of a campaign (`wireperf sweep HOST --AXIS LIST...`):
@@ -34,18 +35,20 @@ type Flags struct {
 	rr         bool
 }
 
-// axisFlags are the axes' flags: long name, short name, what a value is.
-var axisFlags = []struct{ name, short, help string }{
-	{AxisWindow, "w", "socket buffers, e.g. 64K,1M,16M"},
-	{AxisParallel, "P", "parallel streams, e.g. 1,4,16"},
-	{AxisTime, "t", "test lengths, e.g. 10s,60s"},
-	{AxisLength, "l", "bytes per write, e.g. 64,512,1472"},
-	{AxisBitrate, "b", "rates per stream, e.g. 100m,1g"},
-	{AxisSpacing, "", "UDP gaps between datagrams, e.g. 0,10us,20us"},
-	{AxisCongestion, "C", "congestion control algorithms, e.g. cubic,bbr"},
-	{AxisSetMSS, "M", "TCP maximum segment sizes"},
-	{AxisDirection, "", "up (client sends), down (-R) or bidir"},
-	{AxisProto, "", "tcp or udp"},
+// axisFlags are the axes' flags in the order a campaign lists them: long
+// name and what a value is. Their shorthands are the client's, as
+// testflags declares them.
+var axisFlags = []struct{ name, help string }{
+	{AxisWindow, "socket buffers, e.g. 64K,1M,16M"},
+	{AxisParallel, "parallel streams, e.g. 1,4,16"},
+	{AxisTime, "test lengths, e.g. 10s,60s"},
+	{AxisLength, "bytes per write, e.g. 64,512,1472"},
+	{AxisBitrate, "rates per stream, e.g. 100m,1g"},
+	{AxisSpacing, "UDP gaps between datagrams, e.g. 0,10us,20us"},
+	{AxisCongestion, "congestion control algorithms, e.g. cubic,bbr"},
+	{AxisSetMSS, "TCP maximum segment sizes"},
+	{AxisDirection, "up (client sends), down (-R) or bidir"},
+	{AxisProto, "tcp or udp"},
 }
 
 // A FlagError is a campaign's flags that make no campaign: the command
@@ -67,7 +70,8 @@ func (f *Flags) Register(fs *pflag.FlagSet) {
 	for _, a := range axisFlags {
 		p := new(string)
 		f.axes[a.name] = p
-		fs.StringVarP(p, a.name, a.short, "", a.help)
+		d, _ := testflags.Lookup("client", a.name) // direction and proto are no client flag: no shorthand
+		fs.StringVarP(p, a.name, d.Short, "", a.help)
 	}
 	fs.BoolVarP(&f.udp, "udp", "u", false, "UDP tests (as --proto udp)")
 	fs.BoolVarP(&f.reverse, "reverse", "R", false, "the server sends (as --direction down)")

@@ -3,6 +3,7 @@ package campaign
 import (
 	"bytes"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -153,5 +154,23 @@ func TestProgressLines(t *testing.T) {
 	err = p.Finish(Outcome{Aborted: 1, Cancelled: true})
 	if b.String() != "campaign p: 0 finished, 0 failed, 1 aborted (interrupted), 3 done before\n" || err == nil || !strings.HasPrefix(err.Error(), "interrupted: ") {
 		t.Fatalf("an interrupted sweep: %q, %v", b.String(), err)
+	}
+}
+
+// The axes are the client's flags testflags declares a campaign's, with
+// their shorthands, and direction and proto: the table the code had
+// before it was derived.
+func TestAxesAreDeclared(t *testing.T) {
+	want := map[string]kind{
+		AxisWindow: kindSize, AxisParallel: kindCount, AxisTime: kindDuration, AxisLength: kindSize,
+		AxisBitrate: kindRate, AxisSpacing: kindDuration, AxisCongestion: kindWord, AxisSetMSS: kindCount,
+		AxisDirection: kindWord, AxisProto: kindWord,
+	}
+	if !reflect.DeepEqual(axisKinds, want) {
+		t.Errorf("axes %v, want %v", axisKinds, want)
+	}
+	wantAliases := map[string]string{"w": AxisWindow, "P": AxisParallel, "t": AxisTime, "l": AxisLength, "b": AxisBitrate, "C": AxisCongestion, "M": AxisSetMSS}
+	if !reflect.DeepEqual(aliases, wantAliases) {
+		t.Errorf("aliases %v, want %v", aliases, wantAliases)
 	}
 }

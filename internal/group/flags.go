@@ -12,6 +12,7 @@ import (
 	"github.com/wireperf/wireperf/internal/agent"
 	"github.com/wireperf/wireperf/internal/auth"
 	"github.com/wireperf/wireperf/internal/flagvalue"
+	"github.com/wireperf/wireperf/internal/measure/testflags"
 	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/units"
 )
@@ -40,10 +41,6 @@ func NewFlags() *Flags {
 	return &Flags{Port: spec.DefaultPort, StartIn: DefaultStartIn, ClockProbes: DefaultClockProbes, ConnectTimeout: spec.DefaultConnectTO, Format: 'a'}
 }
 
-// testFlags are the flags of the test itself: a group file says them
-// for every pair, or pair by pair.
-var testFlags = []string{"time", "interval", "omit", "parallel", "bitrate", "udp", "reverse", "bidir", "window", "length"}
-
 // Register adds the flags to fs.
 func (f *Flags) Register(fs *pflag.FlagSet) {
 	o := &f.Options
@@ -56,16 +53,58 @@ func (f *Flags) Register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.ClockProbes, "clock-probes", f.ClockProbes, "clock exchanges with each agent; the least-delay one counts")
 	fs.Var(flagvalue.Duration(&f.MaxUncertainty), "max-uncertainty", "refuse to start when an agent's clock offset is known less well than this, e.g. 1ms (0: no limit)")
 	fs.Var(flagvalue.Duration(&f.ConnectTimeout), "connect-timeout", "bound on connecting to an agent and on each set-up step")
-	fs.VarP(flagvalue.Duration(&o.Duration), "time", "t", "test length of every pair")
-	fs.VarP(flagvalue.Duration(&o.Interval), "interval", "i", "interval of the reports and of the sum")
-	fs.VarP(flagvalue.Duration(&o.Omit), "omit", "O", "leave the first seconds out of the totals")
-	fs.IntVarP(&o.Parallel, "parallel", "P", 0, "parallel streams of each pair")
-	fs.StringVarP(&o.Bitrate, "bitrate", "b", "", "rate per stream in bit/s, k m g t powers of 1000 in either case as iperf3: UDP RATE or RATE/BURST; TCP paces with the kernel")
-	fs.BoolVarP(&o.UDP, "udp", "u", false, "UDP instead of TCP")
-	fs.BoolVarP(&o.Reverse, "reverse", "R", false, "receivers send, senders receive")
-	fs.BoolVar(&o.Bidir, "bidir", false, "both ends of each pair send at once")
-	fs.VarP(flagvalue.Size(&o.Window), "window", "w", "socket buffer on both ends of each pair")
-	fs.VarP(flagvalue.Size(&o.Length), "length", "l", "bytes per write and per read")
+	// The test's own flags are the client's that testflags declares a
+	// group's (a group file says them for every pair, or pair by pair):
+	// their names and shorthands are the client's, their help a pair's.
+	for _, d := range testflags.Group() {
+		o.register(fs, d)
+	}
+}
+
+// register adds the test flag d declares to fs, bound to its option.
+func (o *Options) register(fs *pflag.FlagSet, d testflags.Flag) {
+	target, usage := o.option(d.Name)
+	switch p := target.(type) {
+	case *time.Duration:
+		fs.VarP(flagvalue.Duration(p), d.Name, d.Short, usage)
+	case *int64:
+		fs.VarP(flagvalue.Size(p), d.Name, d.Short, usage)
+	case *int:
+		fs.IntVarP(p, d.Name, d.Short, *p, usage)
+	case *string:
+		fs.StringVarP(p, d.Name, d.Short, *p, usage)
+	case *bool:
+		fs.BoolVarP(p, d.Name, d.Short, *p, usage)
+	default:
+		panic("group: no option for the declared group flag --" + d.Name) // TestGroupFlagsAreDeclared
+	}
+}
+
+// option is the field a declared group flag sets, and its help.
+func (o *Options) option(name string) (any, string) {
+	switch name {
+	case "time":
+		return &o.Duration, "test length of every pair"
+	case "interval":
+		return &o.Interval, "interval of the reports and of the sum"
+	case "omit":
+		return &o.Omit, "leave the first seconds out of the totals"
+	case "parallel":
+		return &o.Parallel, "parallel streams of each pair"
+	case "bitrate":
+		return &o.Bitrate, "rate per stream in bit/s, k m g t powers of 1000 in either case as iperf3: UDP RATE or RATE/BURST; TCP paces with the kernel"
+	case "udp":
+		return &o.UDP, "UDP instead of TCP"
+	case "reverse":
+		return &o.Reverse, "receivers send, senders receive"
+	case "bidir":
+		return &o.Bidir, "both ends of each pair send at once"
+	case "window":
+		return &o.Window, "socket buffer on both ends of each pair"
+	case "length":
+		return &o.Length, "bytes per write and per read"
+	}
+	return nil, ""
 }
 
 // Config checks everything a group needs before any traffic: the pairs,
@@ -93,9 +132,9 @@ func (f *Flags) Config(ctx context.Context, fs *pflag.FlagSet) (Config, error) {
 			return cfg, err
 		}
 		// The file says the test flags, for every pair or pair by pair.
-		for _, name := range testFlags {
-			if fs.Changed(name) {
-				return cfg, fmt.Errorf("--%s with -f: say it in the file", name)
+		for _, d := range testflags.Group() {
+			if fs.Changed(d.Name) {
+				return cfg, fmt.Errorf("--%s with -f: say it in the file", d.Name)
 			}
 		}
 		if cfg.Pairs, err = file.PairsOf(Options{}, f.Port); err != nil {

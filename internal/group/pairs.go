@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/wireperf/wireperf/internal/measure"
+	"github.com/wireperf/wireperf/internal/measure/testflags"
 	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/units"
 )
@@ -66,36 +67,34 @@ type Options struct {
 	Length   int64
 }
 
-// Args are the options as the client command's flags.
+// Args are the options as the client command's flags: each declared
+// group flag (testflags.Group) that is set, under its client name.
 func (o Options) Args() []string {
 	var a []string
-	dur := func(name string, d time.Duration) {
-		if d > 0 {
-			a = append(a, "--"+name+"="+units.DurationString(d))
+	for _, d := range testflags.Group() {
+		target, _ := o.option(d.Name)
+		switch p := target.(type) {
+		case *time.Duration:
+			if *p > 0 {
+				a = append(a, "--"+d.Name+"="+units.DurationString(*p))
+			}
+		case *int64:
+			if *p != 0 {
+				a = append(a, "--"+d.Name+"="+strconv.FormatInt(*p, 10))
+			}
+		case *int:
+			if *p > 0 {
+				a = append(a, "--"+d.Name+"="+strconv.Itoa(*p))
+			}
+		case *string:
+			if *p != "" {
+				a = append(a, "--"+d.Name+"="+*p)
+			}
+		case *bool:
+			if *p {
+				a = append(a, "--"+d.Name)
+			}
 		}
-	}
-	dur("time", o.Duration)
-	dur("interval", o.Interval)
-	dur("omit", o.Omit)
-	if o.Parallel > 0 {
-		a = append(a, "--parallel="+strconv.Itoa(o.Parallel))
-	}
-	if o.Bitrate != "" {
-		a = append(a, "--bitrate="+o.Bitrate)
-	}
-	for _, b := range []struct {
-		name string
-		on   bool
-	}{{"udp", o.UDP}, {"reverse", o.Reverse}, {"bidir", o.Bidir}} {
-		if b.on {
-			a = append(a, "--"+b.name)
-		}
-	}
-	if o.Window > 0 {
-		a = append(a, "--window="+strconv.FormatInt(o.Window, 10))
-	}
-	if o.Length != 0 {
-		a = append(a, "--length="+strconv.FormatInt(o.Length, 10))
 	}
 	return a
 }

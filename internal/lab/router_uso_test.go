@@ -28,7 +28,7 @@ func TestRouterUDPOffload(t *testing.T) {
 	wpBypassRouterForTCP(t, l)
 	a, b := l.Host("a"), l.Host("b")
 	port := startServer(t, b)
-	s := udpmon.Config{Count: 5000, Window: 2 << 20}.Spec(1472, 0) // as fast as the sender can: GSO batches
+	s := udpmon.Plan{Count: 5000, Window: 2 << 20}.Spec(1472, 0) // as fast as the sender can: GSO batches
 	res := wpRun(t, a, b, port, s, nil)
 	sent, got := wpUDPFlow(t, res)
 	ab := l.Router().Stats().AtoB

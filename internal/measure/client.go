@@ -57,6 +57,8 @@ type Client struct {
 	// RcvTimeoutMS is --rcv-timeout; RcvTimeout the same as a duration.
 	RcvTimeoutMS int64
 	RcvTimeout   time.Duration
+	// SndTimeoutMS is --snd-timeout; Finish puts it in Spec.SndTimeout.
+	SndTimeoutMS int64
 	// File is -F: the data the sender sends, or where the receiver
 	// writes what it receives.
 	File string

@@ -99,6 +99,7 @@ func (c *Client) registerIperf3Habits(fs *pflag.FlagSet) {
 	fs.Var(&c.ControlKeepAlive, "cntl-ka", "TCP keepalive on the control connection; =IDLE/INTV/CNT sets the idle seconds, seconds between probes and probes, each optional")
 	fs.Lookup("cntl-ka").NoOptDefVal = cntlKANoValue
 	fs.Int64Var(&c.RcvTimeoutMS, "rcv-timeout", c.RcvTimeoutMS, "when the client receives (-R, --bidir): end the test with an error after `MS` milliseconds with no data")
+	fs.Int64Var(&c.SndTimeoutMS, "snd-timeout", 0, "TCP: the client's data connections end when data stays unacknowledged for `MS` milliseconds (TCP_USER_TIMEOUT, Linux; default: the kernel's)")
 	fs.StringVarP(&c.File, "file", "F", "", "the client's sender sends the bytes of `FILE`; a receiving client (-R) writes what it receives to it (one TCP stream)")
 }
 
@@ -144,6 +145,7 @@ func (c *Client) finishIperf3Habits(fs *pflag.FlagSet) error {
 			return errors.New("--rcv-timeout: the client receives only with -R or --bidir")
 		}
 	}
+	s.SndTimeout = time.Duration(c.SndTimeoutMS) * time.Millisecond // spec.Validate checks it
 	c.RcvTimeout = time.Duration(c.RcvTimeoutMS) * time.Millisecond
 	if c.RcvTimeout < MinRcvTimeout || c.RcvTimeout > MaxRcvTimeout {
 		return fmt.Errorf("--rcv-timeout %d: want %d to %d ms", c.RcvTimeoutMS, MinRcvTimeout.Milliseconds(), MaxRcvTimeout.Milliseconds())

@@ -131,3 +131,24 @@ func TestFileFlag(t *testing.T) {
 		}
 	}
 }
+
+// --snd-timeout is iperf3's: milliseconds of unacknowledged TCP data on
+// the client's sockets, into the spec; a UDP test or a value out of
+// range is refused.
+func TestSndTimeout(t *testing.T) {
+	if c := parseClient(t, "--snd-timeout", "2500"); c.Spec.SndTimeout != 2500*time.Millisecond {
+		t.Errorf("--snd-timeout 2500: %v", c.Spec.SndTimeout)
+	}
+	if c := parseClient(t); c.Spec.SndTimeout != 0 {
+		t.Errorf("default: %v, want the kernel's (0)", c.Spec.SndTimeout)
+	}
+	for args, want := range map[string]string{
+		"-u --snd-timeout 100":   "applies to TCP",
+		"--snd-timeout -1":       "want 0 to 86400000 ms",
+		"--snd-timeout 86400001": "want 0 to 86400000 ms",
+	} {
+		if _, _, err := Parse(KindClient, strings.Fields(args)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", args, err, want)
+		}
+	}
+}

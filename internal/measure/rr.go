@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/wireperf/wireperf/internal/flagvalue"
-	"github.com/wireperf/wireperf/internal/rr"
 	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/units"
 )
@@ -105,7 +104,7 @@ func (f *RR) Finish(fs *pflag.FlagSet) error {
 	default:
 		s.RRMode = spec.RRUDP
 	}
-	sizes, err := rr.ParseSizes(f.Sizes)
+	sizes, err := ParseSizes(f.Sizes)
 	if err != nil {
 		return fmt.Errorf("--sizes %s: %v", f.Sizes, err)
 	}

@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/wireperf/wireperf/internal/flagvalue"
-	"github.com/wireperf/wireperf/internal/rr"
 	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/udpmon"
 )
@@ -15,7 +14,7 @@ import (
 // UDPMon is a UDPmon sweep (wireperf udpmon): its flags. Cfg is the
 // sweep; Finish fills its sizes and spacings from Sizes and Spacings.
 type UDPMon struct {
-	Cfg            udpmon.Config
+	Cfg            udpmon.Plan
 	Port           int
 	Bind           string
 	ConnectTimeout time.Duration
@@ -31,7 +30,7 @@ type UDPMon struct {
 func NewUDPMon() *UDPMon {
 	return &UDPMon{
 		Port: spec.DefaultPort, ConnectTimeout: spec.DefaultConnectTO,
-		Cfg:      udpmon.Config{Count: udpmon.DefaultCount},
+		Cfg:      udpmon.Plan{Count: udpmon.DefaultCount},
 		Sizes:    "64:1472:64",
 		Spacings: "0:40us:2us",
 	}
@@ -60,11 +59,11 @@ func (f *UDPMon) Register(fs *pflag.FlagSet) {
 
 // Finish checks the parsed flags and fills the sweep's grid.
 func (f *UDPMon) Finish() error {
-	sizes, err := rr.ParseSizes(f.Sizes)
+	sizes, err := ParseSizes(f.Sizes)
 	if err != nil {
 		return fmt.Errorf("--sizes %s: %v", f.Sizes, err)
 	}
-	spacings, err := rr.ParseDurations(f.Spacings)
+	spacings, err := ParseDurations(f.Spacings)
 	if err != nil {
 		return fmt.Errorf("--spacing %s: %v", f.Spacings, err)
 	}

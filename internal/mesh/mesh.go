@@ -944,8 +944,8 @@ func (m *Mesh) Tasks() []*schedule.Task {
 		t := m.Tests[s.Test]
 		// One test's tasks share its words (clipped: an append copies).
 		args := slices.Clip(t.Args)
-		// and its direction, read once (the line was checked when read).
-		dir := (&schedule.Task{Args: args}).Direction()
+		// and its parsed test, read once (the line was checked when read).
+		test, _ := (&schedule.Task{Args: args}).Test()
 		// task is the schedule's task from source to dest; its ID names
 		// the pair, or (key) a sampled group's source and slot.
 		task := func(source, dest, key string) *schedule.Task {
@@ -956,7 +956,7 @@ func (m *Mesh) Tasks() []*schedule.Task {
 				Start: s.Start, Repeat: s.Repeat, Slip: s.Slip, RandomSlip: s.RandomSlip, Until: s.Until, MaxRuns: s.MaxRuns,
 				Origin: m.Name, Group: s.Group, Thresholds: t.Thresholds,
 			}
-			tk.SetDirection(dir)
+			tk.SetTest(test)
 			return tk
 		}
 		if sm := m.sampled[s.Group]; sm != nil {

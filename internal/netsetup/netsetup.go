@@ -23,7 +23,7 @@ import (
 const UDPReceiveBuffer = 8 << 20
 
 // TCPOptions are the options a spec asks for on one TCP data socket. The
-// MSS goes only on the client's socket, before connect, where the SYN
+// MSS (and --snd-timeout, as iperf3's) goes only on the client's socket, before connect, where the SYN
 // announces it and so binds both directions. A sender with -b gets the
 // kernel's pacing rate: the kernel paces each stream, no timer of ours.
 func TCPOptions(s spec.Spec, client, sender bool) sockopt.Options {
@@ -36,6 +36,7 @@ func TCPOptions(s spec.Spec, client, sender bool) sockopt.Options {
 	}
 	if client {
 		o.MSS = s.MSS
+		o.UserTimeout = s.SndTimeout
 	}
 	if sender && s.Protocol == spec.TCP && s.Rate > 0 {
 		o.MaxPacingRate = uint64(s.Rate / 8)

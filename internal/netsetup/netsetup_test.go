@@ -17,21 +17,23 @@ import (
 func TestTCPOptions(t *testing.T) {
 	s := spec.Default()
 	s.Window, s.MSS, s.NoDelay, s.Congestion, s.TOS, s.Rate = 1<<20, 1200, true, "reno", 0x10, 80e6
+	s.SndTimeout = 1500 * time.Millisecond
 	base := sockopt.Options{SndBuf: 1 << 20, RcvBuf: 1 << 20, NoDelay: true, Congestion: "reno", TOS: 0x10}
 	tests := []struct {
 		name           string
 		client, sender bool
 		mss            int
 		pacing         uint64
+		userTimeout    time.Duration // --snd-timeout: the client's sockets only, as iperf3's
 	}{
-		{"client sender", true, true, 1200, 10e6},
-		{"client receiver", true, false, 1200, 0},
-		{"server sender", false, true, 0, 10e6},
-		{"server receiver", false, false, 0, 0},
+		{"client sender", true, true, 1200, 10e6, 1500 * time.Millisecond},
+		{"client receiver", true, false, 1200, 0, 1500 * time.Millisecond},
+		{"server sender", false, true, 0, 10e6, 0},
+		{"server receiver", false, false, 0, 0, 0},
 	}
 	for _, tt := range tests {
 		want := base
-		want.MSS, want.MaxPacingRate = tt.mss, tt.pacing
+		want.MSS, want.MaxPacingRate, want.UserTimeout = tt.mss, tt.pacing, tt.userTimeout
 		if got := TCPOptions(s, tt.client, tt.sender); got != want {
 			t.Errorf("%s: %+v; want %+v", tt.name, got, want)
 		}

@@ -69,9 +69,9 @@ var funcFields = map[string]funcFieldKind{
 	"control.ServeConfig.HandshakeDone": observer,
 	"tcpinfo.SamplerConfig.OnSample":    observer,
 	"runner.Options.Notice":             observer,
-	"udpmon.Config.OnPoint":             observer,
-	"udpmon.Config.Run":                 seam, // default: session.RunClient over Config.Client
-	"udpmon.Config.Router":              port, // a lab router's counters, from the command that runs through the lab (lab imports udpmon in its tests)
+	"udpmonrun.Config.OnPoint":          observer,
+	"udpmonrun.Config.Run":              seam, // default: session.RunClient over Config.Client
+	"udpmonrun.Config.Router":           port, // a lab router's counters, from the command that runs through the lab (lab imports udpmon in its tests)
 	"agenttest.Server.Kill":             seam,
 }
 

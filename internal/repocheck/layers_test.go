@@ -205,13 +205,7 @@ func (p *layerPlan) layerName(rank int) string {
 // were gone. Once one is gone TestLayersHoldImports fails until its row
 // is deleted, so this list only shrinks: merging the branch that removes
 // an import deletes its row.
-var pendingUpward = map[edge]string{
-	{"internal/measure", "internal/udpmon"}:    "issue 37: h37model moves udpmon's plan and result types below measure",
-	{"internal/measure", "internal/rr"}:        "issue 37: h37model moves rr's size and spacing lists below measure",
-	{"internal/emit", "internal/udpmon"}:       "issue 37: h37model, emit reads the sweep's types from below",
-	{"internal/plot", "internal/udpmon"}:       "issue 37: h37model, plot reads the sweep's types from below",
-	{"internal/resultjson", "internal/udpmon"}: "issue 37: h37model, resultjson reads the sweep's types from below",
-}
+var pendingUpward = map[edge]string{}
 
 var (
 	packagesOnce sync.Once

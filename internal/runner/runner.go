@@ -26,8 +26,8 @@ import (
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/rr/rrcontrol"
 	"github.com/wireperf/wireperf/internal/rrload"
+	"github.com/wireperf/wireperf/internal/runner/udpmonrun"
 	"github.com/wireperf/wireperf/internal/session"
-	"github.com/wireperf/wireperf/internal/udpmon"
 )
 
 // Options are how a test reaches its server and who sees it run.
@@ -172,8 +172,8 @@ func RR(ctx context.Context, r *measure.RR, host string, o Options) (*result.Res
 
 // UDPMonConfig is a UDPmon sweep against host: each point a UDP test of
 // its own in wireperf's protocol.
-func UDPMonConfig(u *measure.UDPMon, host string, o Options) udpmon.Config {
-	cfg := u.Cfg
+func UDPMonConfig(u *measure.UDPMon, host string, o Options) udpmonrun.Config {
+	cfg := udpmonrun.Config{Plan: u.Cfg}
 	cfg.Server, cfg.Logger = fmt.Sprintf("%s port %d", host, u.Port), o.Logger
 	cfg.Client = session.ClientConfig{ClientConfig: control.ClientConfig{
 		Host: host, Port: u.Port, Bind: u.Bind, ConnectTimeout: u.ConnectTimeout,

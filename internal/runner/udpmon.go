@@ -9,6 +9,7 @@ import (
 	"github.com/wireperf/wireperf/internal/emit"
 	"github.com/wireperf/wireperf/internal/lab"
 	"github.com/wireperf/wireperf/internal/measure"
+	"github.com/wireperf/wireperf/internal/runner/udpmonrun"
 	"github.com/wireperf/wireperf/internal/udpmon"
 )
 
@@ -64,7 +65,7 @@ func UDPMon(ctx context.Context, u *measure.UDPMon, host string, o Options, w io
 			return udpmon.RouterCounts{InAtoB: c.AtoB.In, LostAtoB: c.AtoB.Lost, InBtoA: c.BtoA.In, LostBtoA: c.BtoA.Lost}, err
 		}
 	}
-	sw, runErr := udpmon.Run(ctx, cfg)
+	sw, runErr := udpmonrun.Run(ctx, cfg)
 	clearBar()
 	if sw == nil || len(sw.Points) == 0 && runErr != nil {
 		return nil, runErr

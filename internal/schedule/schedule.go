@@ -43,14 +43,15 @@ func ParseClass(s string) (Class, error) {
 	return "", fmt.Errorf("class %q: want exclusive or background", s)
 }
 
-// Direction is which way a test's data flows. The grid's half-cells and
-// the mesh's metrics name it with these same values.
-type Direction string
+// Direction is which way a test's data flows: the model's
+// (measure.Direction), the source being the client. The grid's half-cells
+// and the mesh's metrics name it with these same values.
+type Direction = measure.Direction
 
 const (
-	Forward Direction = "forward" // the source sends
-	Reverse Direction = "reverse" // the destination sends (-R)
-	Bidir   Direction = "bidir"
+	Forward = measure.Forward // the source sends
+	Reverse = measure.Reverse // the destination sends (-R)
+	Bidir   = measure.Bidir
 )
 
 // Task is a test from one host and its repetition: to one destination,
@@ -102,11 +103,13 @@ type Task struct {
 
 	Thresholds Thresholds // how the grid colours this test's results
 
-	// dir is the test's direction, read where the task enters (Validate,
-	// or the archive's stored column through SetDirection) so that the
-	// API's listings of thousands of runs don't parse the line again for
-	// each (21 µs a run).
-	dir Direction
+	// test is the test its line describes, parsed once where the task
+	// enters (Validate, SetTest); dir is its direction, or the archive's
+	// stored column (SetDirection), so that the API's listings of
+	// thousands of runs don't parse the line again for each (21 µs a
+	// run).
+	test *measure.Test
+	dir  Direction
 }
 
 // Destination is one of a rotating task's destinations.
@@ -195,11 +198,27 @@ func (t *Task) Direction() Direction {
 	if t.dir != "" {
 		return t.dir
 	}
-	m, err := measure.ParseLine(t.Args)
+	m, err := t.Test()
 	if err != nil {
 		return Forward
 	}
-	return directionOf(m)
+	return m.Direction()
+}
+
+// Test is the test the task's line describes: the one parsed where the
+// task entered, or the line parsed now.
+func (t *Task) Test() (measure.Test, error) {
+	if t.test != nil {
+		return *t.test, nil
+	}
+	return measure.ParseLine(t.Args)
+}
+
+// SetTest records the test parsed from the task's line where it entered
+// (a mesh file's line, parsed once for all its tasks).
+func (t *Task) SetTest(m measure.Test) {
+	t.test = &m
+	t.dir = m.Direction()
 }
 
 // SetDirection records the test's direction as read where the task
@@ -212,19 +231,9 @@ func (t *Task) SetDirection(d Direction) {
 	}
 }
 
-// ClearDirection forgets the recorded direction, for comparing tasks
-// by their definition alone.
-func (t *Task) ClearDirection() { t.dir = "" }
-
-func directionOf(m measure.Test) Direction {
-	switch m.Direction() {
-	case measure.Bidir:
-		return Bidir
-	case measure.Reverse:
-		return Reverse
-	}
-	return Forward
-}
+// ClearDirection forgets the recorded direction and parsed test, for
+// comparing tasks by their definition alone.
+func (t *Task) ClearDirection() { t.dir, t.test = "", nil }
 
 // HostResource names a host's interfaces as a reservation resource.
 func HostResource(host string) string { return "host:" + host }
@@ -312,7 +321,7 @@ func (t *Task) Validate() error {
 	if err != nil {
 		return fmt.Errorf("test: %v", err)
 	}
-	t.dir = directionOf(m)
+	t.SetTest(m)
 	if m.Trace != nil {
 		if r := t.probeRate(m); r > MaxTraceTaskRate {
 			per := m.Trace.Cfg.MaxHops * m.Trace.Cfg.Probes
@@ -340,7 +349,7 @@ const (
 // ProbeRate is the probes a second a trace task sends at most, averaged
 // over its repeat: 0 for another test, or one that runs once.
 func (t *Task) ProbeRate() float64 {
-	m, err := measure.ParseLine(t.Args)
+	m, err := t.Test()
 	if err != nil || m.Trace == nil {
 		return 0
 	}

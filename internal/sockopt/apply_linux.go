@@ -65,6 +65,12 @@ func applyFD(fd int, o Options) error {
 			return err
 		}
 	}
+	if o.UserTimeout != 0 {
+		ms := int(o.UserTimeout.Milliseconds())
+		if err := unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_USER_TIMEOUT, ms); err != nil {
+			return setErr("TCP_USER_TIMEOUT", ms, err)
+		}
+	}
 	return nil
 }
 

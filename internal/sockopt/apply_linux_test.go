@@ -1,6 +1,7 @@
 package sockopt
 
 import (
+	"context"
 	"errors"
 	"net"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -242,4 +244,29 @@ func FuzzParseCongestionList(f *testing.F) {
 			}
 		}
 	})
+}
+
+// UserTimeout (--snd-timeout) reaches the socket as TCP_USER_TIMEOUT in
+// milliseconds.
+func TestApplyUserTimeout(t *testing.T) {
+	for _, fam := range families {
+		lc := net.ListenConfig{Control: Control(Options{UserTimeout: 1500 * time.Millisecond})}
+		ln, err := lc.Listen(context.Background(), fam.network, fam.addr)
+		if err != nil {
+			t.Skipf("%s: %v", fam.network, err)
+		}
+		rc, err := ln.(*net.TCPListener).SyscallConn()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got int
+		var gerr error
+		if err := rc.Control(func(fd uintptr) { got, gerr = unix.GetsockoptInt(int(fd), unix.IPPROTO_TCP, unix.TCP_USER_TIMEOUT) }); err != nil || gerr != nil {
+			t.Fatal(err, gerr)
+		}
+		ln.Close()
+		if got != 1500 {
+			t.Errorf("%s: TCP_USER_TIMEOUT %d ms, want 1500", fam.network, got)
+		}
+	}
 }

@@ -23,6 +23,9 @@ func Apply(c syscall.RawConn, o Options) error {
 	if o.DontFragment {
 		return unsupported("IP_MTU_DISCOVER", "IP_PMTUDISC_DO")
 	}
+	if o.UserTimeout != 0 {
+		return unsupported("TCP_USER_TIMEOUT", o.UserTimeout.Milliseconds())
+	}
 	return control(c, func(fd uintptr) error { return applyFD(int(fd), o) })
 }
 

@@ -34,6 +34,8 @@ func Apply(c syscall.RawConn, o Options) error {
 		return unsupported("SO_BINDTODEVICE", o.BindDevice)
 	case o.DontFragment:
 		return unsupported("IP_MTU_DISCOVER", "IP_PMTUDISC_DO")
+	case o.UserTimeout != 0:
+		return unsupported("TCP_USER_TIMEOUT", o.UserTimeout.Milliseconds())
 	}
 	return nil
 }

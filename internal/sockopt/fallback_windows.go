@@ -26,6 +26,8 @@ func Apply(c syscall.RawConn, o Options) error {
 		return unsupported("SO_BINDTODEVICE", o.BindDevice)
 	case o.DontFragment:
 		return unsupported("IP_MTU_DISCOVER", "IP_PMTUDISC_DO")
+	case o.UserTimeout != 0:
+		return unsupported("TCP_USER_TIMEOUT", o.UserTimeout.Milliseconds())
 	}
 	return control(c, func(fd uintptr) error {
 		h := syscall.Handle(fd)

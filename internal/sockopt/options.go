@@ -6,6 +6,7 @@ package sockopt
 import (
 	"fmt"
 	"syscall"
+	"time"
 )
 
 // Options are what a test asks of a data socket. Zero values mean "leave the kernel default".
@@ -25,6 +26,10 @@ type Options struct {
 	// DontFragment forbids fragmenting the socket's datagrams
 	// (IP_PMTUDISC_DO, and IPV6_DONTFRAG on IPv6, Linux): --dont-fragment.
 	DontFragment bool
+	// UserTimeout is how long unacknowledged data may stay so before the
+	// kernel drops the connection (TCP_USER_TIMEOUT, Linux, in ms):
+	// --snd-timeout.
+	UserTimeout time.Duration
 }
 
 // Info is what the kernel granted on a connected socket.
@@ -55,6 +60,8 @@ func (o Options) validate() error {
 		return fmt.Errorf("setting SO_RCVBUF %d: must not be negative", o.RcvBuf)
 	case o.MSS < 0:
 		return fmt.Errorf("setting TCP_MAXSEG %d: must not be negative", o.MSS)
+	case o.UserTimeout < 0:
+		return fmt.Errorf("setting TCP_USER_TIMEOUT %v: must not be negative", o.UserTimeout)
 	case o.TOS < 0 || o.TOS > 255:
 		return fmt.Errorf("setting IP_TOS %d: must be between 0 and 255", o.TOS)
 	}

@@ -111,6 +111,11 @@ type Spec struct {
 	// FlowLabel is -L: the IPv6 flow label of the client's data
 	// sockets (1 to 0xfffff); the server's sockets keep theirs.
 	FlowLabel int `json:"flow_label,omitempty"`
+	// SndTimeout is --snd-timeout: how long the client's TCP data sockets
+	// keep unacknowledged data before the kernel gives the connection up
+	// (TCP_USER_TIMEOUT), as iperf3's; 0 leaves the kernel's. The server's
+	// sockets keep theirs.
+	SndTimeout time.Duration `json:"snd_timeout_ns,omitempty"`
 }
 
 // MaxFlowLabel is the largest IPv6 flow label (20 bits).
@@ -234,8 +239,11 @@ func (s Spec) Validate() error {
 	return s.validateIperf3Habits()
 }
 
+// MaxSndTimeout bounds --snd-timeout as iperf3 does (a day).
+const MaxSndTimeout = 24 * time.Hour
+
 // validateIperf3Habits checks the flags iperf3's users bring (-k,
-// --fq-rate, --dont-fragment, -L).
+// --fq-rate, --dont-fragment, -L, --snd-timeout).
 func (s Spec) validateIperf3Habits() error {
 	if s.Blocks < 0 {
 		return fmt.Errorf("-k %d: must not be negative", s.Blocks)
@@ -248,6 +256,12 @@ func (s Spec) validateIperf3Habits() error {
 	}
 	if s.DontFragment && s.Protocol != UDP {
 		return errors.New("--dont-fragment applies to UDP tests (-u)")
+	}
+	if s.SndTimeout < 0 || s.SndTimeout > MaxSndTimeout {
+		return fmt.Errorf("--snd-timeout %d: want 0 to %d ms", s.SndTimeout.Milliseconds(), MaxSndTimeout.Milliseconds())
+	}
+	if s.SndTimeout > 0 && s.Protocol != TCP {
+		return errors.New("--snd-timeout applies to TCP tests")
 	}
 	if s.FlowLabel < 0 || s.FlowLabel > MaxFlowLabel {
 		return fmt.Errorf("-L %d: want a flow label from 1 to %d (0xfffff)", s.FlowLabel, MaxFlowLabel)

@@ -4,7 +4,7 @@
 // file, the HTTP API or another host's rows in a shared archive, and the
 // daemon that runs it is often root. So a line names one of the
 // measurement commands, and carries only the flags that shape the
-// measurement (flags.go); its values are checked for what they may hold,
+// measurement (declared in package testflags); its values are checked for what they may hold,
 // and the arguments built from it bind every value to its flag and end
 // with the destination after "--", where nothing can read it as a flag or
 // a subcommand.
@@ -18,30 +18,18 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/wireperf/wireperf/internal/measure/testflags"
+	"github.com/wireperf/wireperf/internal/spec"
 )
 
 // Commands are the commands a test line may start with.
 var Commands = []string{"client", "rr", "udpmon", "trace"}
 
-func allowed(command string) map[string]flag {
-	switch command {
-	case "client":
-		return clientFlags
-	case "rr":
-		return rrFlags
-	case "udpmon":
-		return udpmonFlags
-	case "trace":
-		return traceFlags
-	}
-	return nil
-}
-
 // Limits of a line.
 const (
 	MaxWords    = 64  // words in a line
 	MaxValueLen = 256 // bytes in one flag's value
-	MaxTitleLen = 128
 )
 
 // Flag is one flag of a line, by its long name.
@@ -80,8 +68,7 @@ func Parse(words []string) (Line, error) {
 		return Line{}, fmt.Errorf("%d words, over the limit of %d", len(words), MaxWords)
 	}
 	l := Line{Command: words[0]}
-	table := allowed(words[0])
-	if table == nil {
+	if testflags.Of(words[0]) == nil {
 		return Line{}, fmt.Errorf("%q: a test starts with client, rr, udpmon or trace", clip(words[0]))
 	}
 	for i := 1; i < len(words); i++ {
@@ -91,18 +78,18 @@ func Parse(words []string) (Line, error) {
 			return Line{}, fmt.Errorf("%q: a test line takes flags only (the destination comes from the task)", clip(w))
 		case strings.HasPrefix(w, "--"):
 			name, val, hasVal := strings.Cut(w[2:], "=")
-			f, err := lookup(table, l.Command, name, "--"+name)
+			f, err := lookup(l.Command, name, "--"+name)
 			if err != nil {
 				return Line{}, err
 			}
-			if f.kind != vBool && !hasVal {
+			if f.Kind != testflags.Bool && !hasVal {
 				if i+1 >= len(words) {
 					return Line{}, fmt.Errorf("--%s: needs a value", name)
 				}
 				i++
 				val, hasVal = words[i], true
 			}
-			v, err := checkValue(name, f.kind, val, hasVal)
+			v, err := checkValue(name, f.Kind, val, hasVal)
 			if err != nil {
 				return Line{}, err
 			}
@@ -113,13 +100,13 @@ func Parse(words []string) (Line, error) {
 			for rest != "" {
 				sh := rest[:1]
 				rest = rest[1:]
-				name, f, err := lookupShort(table, l.Command, sh)
+				name, f, err := lookupShort(l.Command, sh)
 				if err != nil {
 					return Line{}, err
 				}
-				if f.kind == vBool {
+				if f.Kind == testflags.Bool {
 					if strings.HasPrefix(rest, "=") {
-						v, err := checkValue(name, vBool, rest[1:], true)
+						v, err := checkValue(name, testflags.Bool, rest[1:], true)
 						if err != nil {
 							return Line{}, err
 						}
@@ -138,7 +125,7 @@ func Parse(words []string) (Line, error) {
 					i++
 					val = words[i]
 				}
-				v, err := checkValue(name, f.kind, val, true)
+				v, err := checkValue(name, f.Kind, val, true)
 				if err != nil {
 					return Line{}, err
 				}
@@ -150,36 +137,35 @@ func Parse(words []string) (Line, error) {
 	return l, nil
 }
 
-func lookup(table map[string]flag, command, name, as string) (flag, error) {
-	if f, ok := table[name]; ok {
+func lookup(command, name, as string) (testflags.Flag, error) {
+	if f, ok := testflags.Lookup(command, name); ok {
 		return f, nil
 	}
-	if why, ok := refused[name]; ok {
-		return flag{}, fmt.Errorf("%s: %s", as, why)
+	if why, ok := testflags.Refused(name); ok {
+		return testflags.Flag{}, fmt.Errorf("%s: %s", as, why)
 	}
-	return flag{}, fmt.Errorf("%s: not a measurement flag of %s", clip(as), command)
+	return testflags.Flag{}, fmt.Errorf("%s: not a measurement flag of %s", clip(as), command)
 }
 
-func lookupShort(table map[string]flag, command, sh string) (string, flag, error) {
-	for name, f := range table {
-		if f.short == sh {
-			return name, f, nil
-		}
+func lookupShort(command, sh string) (string, testflags.Flag, error) {
+	if f, ok := testflags.LookupShort(command, sh); ok {
+		return f.Name, f, nil
 	}
-	if long, ok := shortRefused[sh]; ok {
-		return "", flag{}, fmt.Errorf("-%s: %s", sh, refused[long])
+	if long, ok := testflags.RefusedShort(sh); ok {
+		why, _ := testflags.Refused(long)
+		return "", testflags.Flag{}, fmt.Errorf("-%s: %s", sh, why)
 	}
-	return "", flag{}, fmt.Errorf("-%s: not a measurement flag of %s", clip(sh), command)
+	return "", testflags.Flag{}, fmt.Errorf("-%s: not a measurement flag of %s", clip(sh), command)
 }
 
 // checkValue checks that a value holds only what its kind may hold. The
 // command's own flag parsing checks it further when the test runs (and
 // when a task is added through the CLI).
-func checkValue(name string, kind value, v string, given bool) (string, error) {
+func checkValue(name string, kind testflags.Kind, v string, given bool) (string, error) {
 	bad := func(want string) (string, error) {
 		return "", fmt.Errorf("--%s: %q: want %s", name, clip(v), want)
 	}
-	if kind == vBool {
+	if kind == testflags.Bool {
 		if !given {
 			return "true", nil
 		}
@@ -201,38 +187,38 @@ func checkValue(name string, kind value, v string, given bool) (string, error) {
 		return bad("a value, not a flag")
 	}
 	switch kind {
-	case vDuration, vSize, vInt:
+	case testflags.Duration, testflags.Size, testflags.Int:
 		if !only(v, "0123456789.abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZµ") {
 			return bad("a number with its unit")
 		}
-	case vRate:
+	case testflags.Rate:
 		if !only(v, "0123456789.abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ/") {
 			return bad("a rate such as 750m or 10G/32")
 		}
-	case vWord:
+	case testflags.Word:
 		if len(v) > 64 || !only(v, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_.:") {
 			return bad("a word of letters, digits, '_', '.' or ':'")
 		}
-	case vList:
+	case testflags.List:
 		if !only(v, "0123456789.abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZµ,:") {
 			return bad("a list such as 64,512 or 0:40us:1us")
 		}
-	case vText:
-		if len(v) > MaxTitleLen {
-			return "", fmt.Errorf("--%s: %d bytes, over the limit of %d", name, len(v), MaxTitleLen)
+	case testflags.Text:
+		if len(v) > spec.MaxTitleLength { // the wire's limit, the one every title meets
+			return "", fmt.Errorf("--%s: %d bytes, over the limit of %d", name, len(v), spec.MaxTitleLength)
 		}
 		for _, r := range v {
 			if !unicode.IsPrint(r) || unicode.IsSpace(r) {
 				return bad("printable text")
 			}
 		}
-	case vAddr:
+	case testflags.Addr:
 		a, err := netip.ParseAddr(v)
 		if err != nil || a.Zone() != "" {
 			return bad("an IP address of this host")
 		}
 		return a.String(), nil
-	case vPort:
+	case testflags.Port:
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1024 || n > 65535 {
 			return bad("a port from 1024 to 65535")
@@ -266,7 +252,7 @@ func (l Line) Words() []string {
 	out := make([]string, 0, 1+len(l.Flags))
 	out = append(out, l.Command)
 	for _, f := range l.Flags {
-		if fl := allowed(l.Command)[f.Name]; fl.kind == vBool && f.Value == "true" {
+		if fl, _ := testflags.Lookup(l.Command, f.Name); fl.Kind == testflags.Bool && f.Value == "true" {
 			out = append(out, "--"+f.Name)
 			continue
 		}

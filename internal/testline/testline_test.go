@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/wireperf/wireperf/internal/spec"
 )
 
 func mustParse(t *testing.T, s string) Line {
@@ -88,7 +90,7 @@ func TestParseRefuses(t *testing.T) {
 		"client --udp=maybe":                    "--udp: \"maybe\": want true or false",
 		"client -t 10/../x":                     "--time: \"10/../x\": want a number",
 		"rr --load tcp,2,down,300m/../../etc":   "--load:",
-		"client -T " + strings.Repeat("x", 129): "--title: 129 bytes, over the limit of 128",
+		"client -T " + strings.Repeat("x", 257): "--title: 257 bytes, over the limit of 256",
 	} {
 		words := strings.Fields(in)
 		_, err := Parse(words)
@@ -183,27 +185,6 @@ func TestCheckBind(t *testing.T) {
 	}
 }
 
-func TestShortsUnique(t *testing.T) {
-	for _, c := range Commands {
-		seen := map[string]string{}
-		for name, f := range allowed(c) {
-			if _, clash := refused[name]; clash {
-				t.Errorf("%s: --%s is both allowed and refused", c, name)
-			}
-			if f.short == "" {
-				continue
-			}
-			if other, dup := seen[f.short]; dup {
-				t.Errorf("%s: -%s for --%s and --%s", c, f.short, name, other)
-			}
-			if _, clash := shortRefused[f.short]; clash {
-				t.Errorf("%s: -%s is both allowed and refused", c, f.short)
-			}
-			seen[f.short] = name
-		}
-	}
-}
-
 func FuzzParse(f *testing.F) {
 	f.Add("client -t 10 -P 4 -O 2")
 	f.Add("client -uR -b 750m/32 -T x")
@@ -229,4 +210,12 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A title as long as the wire takes (spec.MaxTitleLength) is a title a
+// line takes: one limit, not two.
+func TestTitleLimitIsTheWires(t *testing.T) {
+	if _, err := Parse([]string{"client", "-T", strings.Repeat("x", spec.MaxTitleLength)}); err != nil {
+		t.Errorf("a title of %d bytes: %v", spec.MaxTitleLength, err)
+	}
 }

@@ -20,38 +20,34 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/wireperf/wireperf/internal/trace/traceplan"
 )
 
-// Proto is what a probe is.
-type Proto string
+// The trace a user asks for is traceplan's, so that the model of a test
+// (internal/measure) describes one without this package's sockets.
+type (
+	Proto  = traceplan.Proto
+	Config = traceplan.Config
+)
 
-// The probes.
+// The probes, defaults and limits (traceplan's).
 const (
-	UDP  Proto = "udp"  // a UDP datagram to port BasePort
-	ICMP Proto = "icmp" // an ICMP echo request
+	UDP                 = traceplan.UDP
+	ICMP                = traceplan.ICMP
+	DefaultMaxHops      = traceplan.DefaultMaxHops
+	DefaultProbes       = traceplan.DefaultProbes
+	DefaultProbeTimeout = traceplan.DefaultProbeTimeout
+	MaxHopsLimit        = traceplan.MaxHopsLimit
+	MaxProbesLimit      = traceplan.MaxProbesLimit
+	BasePort            = traceplan.BasePort
 )
 
 // ParseProto reads a probe's name.
-func ParseProto(s string) (Proto, error) {
-	switch Proto(s) {
-	case UDP, ICMP:
-		return Proto(s), nil
-	}
-	return "", fmt.Errorf("--proto %q: want udp or icmp", s)
-}
+func ParseProto(s string) (Proto, error) { return traceplan.ParseProto(s) }
 
-// Defaults and limits.
-const (
-	DefaultMaxHops      = 30
-	DefaultProbes       = 3
-	DefaultProbeTimeout = time.Second
-	MaxHopsLimit        = 64
-	MaxProbesLimit      = 10
-	// BasePort is a UDP probe's destination port (traceroute's first):
-	// it is seldom open, so the destination answers with a port
-	// unreachable.
-	BasePort = 33434
-)
+// DefaultConfig is a UDP trace of 30 hops, 3 probes a hop, a second each.
+func DefaultConfig() Config { return traceplan.DefaultConfig() }
 
 // MaxProbeRate bounds the probes a trace sends a second, whatever its
 // flags: --probes 10 --max-hops 64 --probe-timeout 1ms sent 550 probes
@@ -94,51 +90,6 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-}
-
-// Config is one trace.
-type Config struct {
-	Proto        Proto
-	MaxHops      int
-	Probes       int           // per hop
-	ProbeTimeout time.Duration // how long a hop's probes wait for their answers
-	// Total bounds the whole trace (--max-time); zero, and anything
-	// longer, is MaxHops × ProbeTimeout.
-	Total time.Duration
-}
-
-// DefaultConfig is a UDP trace of 30 hops, 3 probes a hop, a second each.
-func DefaultConfig() Config {
-	return Config{Proto: UDP, MaxHops: DefaultMaxHops, Probes: DefaultProbes, ProbeTimeout: DefaultProbeTimeout}
-}
-
-// Check checks a config's values.
-func (c Config) Check() error {
-	if _, err := ParseProto(string(c.Proto)); err != nil {
-		return err
-	}
-	if c.MaxHops < 1 || c.MaxHops > MaxHopsLimit {
-		return fmt.Errorf("--max-hops %d: want 1 to %d", c.MaxHops, MaxHopsLimit)
-	}
-	if c.Probes < 1 || c.Probes > MaxProbesLimit {
-		return fmt.Errorf("--probes %d: want 1 to %d", c.Probes, MaxProbesLimit)
-	}
-	if c.ProbeTimeout <= 0 || c.ProbeTimeout > time.Minute {
-		return fmt.Errorf("--probe-timeout %v: want more than 0, at most 1m", c.ProbeTimeout)
-	}
-	if c.Total < 0 {
-		return fmt.Errorf("--max-time %v: want 0 (max hops × probe timeout) or more", c.Total)
-	}
-	return nil
-}
-
-// Bound is how long the trace may take at most.
-func (c Config) Bound() time.Duration {
-	worst := time.Duration(c.MaxHops) * c.ProbeTimeout
-	if c.Total > 0 && c.Total < worst {
-		return c.Total
-	}
-	return worst
 }
 
 // Hop is one TTL's answers.

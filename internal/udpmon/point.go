@@ -1,6 +1,7 @@
-// Package udpmon runs UDPmon's sweep (docs/metrics.md, "UDPmon method"):
-// a paced native UDP test of a fixed number of datagrams for each payload
-// size and inter-packet spacing. Each point is reported with the achieved
+// Package udpmon describes UDPmon's sweep (docs/metrics.md, "UDPmon
+// method"): a paced native UDP test of a fixed number of datagrams for
+// each payload size and inter-packet spacing (Plan), and what it
+// measured (Point, Sweep); internal/runner/udpmonrun runs it. Each point is reported with the achieved
 // spacing, the wire rates sent and received, loss, re-ordering, jitter,
 // relative one-way delay, both hosts' CPU split and interrupts, and the
 // UDP counters with a verdict on where lost datagrams were dropped.

@@ -1,16 +1,8 @@
 package udpmon_test
 
 import (
-	"bytes"
-	"context"
-	"errors"
-	"fmt"
-	"log/slog"
 	"math"
-	"net"
-	"os"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -39,7 +31,7 @@ func fakeResult(s spec.Spec, n int64, spacing time.Duration, lost int64, rcvbuf 
 }
 
 func TestPointWireArithmetic(t *testing.T) {
-	cfg := udpmon.Config{Count: 1000}
+	cfg := udpmon.Plan{Count: 1000}
 	s := cfg.Spec(1472, 12*time.Microsecond)
 	if s.Bytes != 1472*1000 || s.Duration != 0 || !s.HostCounters || !s.UDPHistograms || s.Spacing != 12*time.Microsecond {
 		t.Fatalf("spec %+v", s)
@@ -65,7 +57,7 @@ func TestPointWireArithmetic(t *testing.T) {
 // Arrivals timestamped in a burst (read late, in batches) must not make
 // the received wire rate exceed the sent one.
 func TestReceivedRateNotAboveSent(t *testing.T) {
-	cfg := udpmon.Config{Count: 1000}
+	cfg := udpmon.Plan{Count: 1000}
 	s := cfg.Spec(1472, 0)
 	res := fakeResult(s, 1000, time.Microsecond, 0, 0)
 	// Sent 1 µs apart over 999 µs; all read within 400 µs.
@@ -83,71 +75,6 @@ func TestReceivedRateNotAboveSent(t *testing.T) {
 	}
 }
 
-func TestSweepSurvivesFailedPoints(t *testing.T) {
-	calls := 0
-	cfg := udpmon.Config{
-		Server: "h port 1", Sizes: []int{512, 1472}, Spacings: []time.Duration{0, 10 * time.Microsecond}, Count: 100,
-		Run: func(ctx context.Context, s spec.Spec) (*result.Result, error) {
-			calls++
-			switch calls {
-			case 2: // a point that fails
-				return nil, errors.New("connecting to h:1: i/o timeout")
-			case 3: // a busy server, asked again
-				return nil, errors.New("server refused the test: server is busy: 4 tests running")
-			}
-			return fakeResult(s, 100, max(s.Spacing, time.Microsecond), 0, 0), nil
-		},
-	}
-	var progress []int
-	cfg.OnPoint = func(p *udpmon.Point, done, total int, eta time.Duration) { progress = append(progress, done*10+total) }
-	var warnings bytes.Buffer
-	cfg.Logger = slog.New(slog.NewTextHandler(&warnings, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	sw, err := udpmon.Run(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The failed point's error is in the point, which every report shows:
-	// not said again on stderr at the default level.
-	if warnings.Len() > 0 {
-		t.Errorf("warnings logged: %s", warnings.String())
-	}
-	if len(sw.Points) != 4 || sw.Failed != 1 || sw.Points[1].Error == "" || sw.Points[2].Error != "" || sw.Points[3].Size != 1472 || calls != 5 {
-		t.Errorf("sweep %+v", sw)
-	}
-	if len(progress) != 4 || progress[3] != 44 {
-		t.Errorf("progress %v", progress)
-	}
-}
-
-// A failure that every point would meet ends the sweep at the first:
-// a refused connection, or an error the runner marks as recurring.
-func TestSweepStopsAtARecurringFailure(t *testing.T) {
-	for _, recurring := range []error{
-		fmt.Errorf("connecting to h:1: %w", &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}),
-		fmt.Errorf("%w: server refused the test: 200 streams, at most 128", udpmon.ErrRecurs),
-	} {
-		calls, onPoint := 0, 0
-		cfg := udpmon.Config{
-			Server: "h port 1", Sizes: []int{512, 1472}, Spacings: []time.Duration{0, 10 * time.Microsecond}, Count: 100,
-			Run: func(ctx context.Context, s spec.Spec) (*result.Result, error) {
-				calls++
-				if calls == 2 {
-					return nil, recurring
-				}
-				return fakeResult(s, 100, max(s.Spacing, time.Microsecond), 0, 0), nil
-			},
-			OnPoint: func(*udpmon.Point, int, int, time.Duration) { onPoint++ },
-		}
-		sw, err := udpmon.Run(context.Background(), cfg)
-		if !errors.Is(err, recurring) {
-			t.Errorf("Run = %v; want %v", err, recurring)
-		}
-		if calls != 2 || onPoint != 1 || sw == nil || len(sw.Points) != 1 || sw.Failed != 0 {
-			t.Errorf("%v: %d calls, %d points reported, sweep %+v; want the sweep to stop at the second point", recurring, calls, onPoint, sw)
-		}
-	}
-}
-
 func TestBar(t *testing.T) {
 	if got := udpmon.Bar(3, 12, 90*time.Second, 12); got != "[###.........] 3/12 points  ETA 1m30s" {
 		t.Errorf("%q", got)
@@ -158,65 +85,18 @@ func TestBar(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
-	if err := (udpmon.Config{Sizes: []int{8}, Spacings: []time.Duration{0}}).Validate(); err == nil {
+	if err := (udpmon.Plan{Sizes: []int{8}, Spacings: []time.Duration{0}}).Validate(); err == nil {
 		t.Error("an 8-byte datagram was accepted")
 	}
-	if err := (udpmon.Config{Sizes: []int{512}}).Validate(); err == nil {
+	if err := (udpmon.Plan{Sizes: []int{512}}).Validate(); err == nil {
 		t.Error("no spacings accepted")
-	}
-}
-
-// TestSweepCountsTheRoutersDrops: run through a lab, each point's loss is
-// attributed with the router's drops over that point alone, in the
-// direction that carried it, beside the receiving socket's own count;
-// host-wide RcvbufErrors do not crowd them out.
-func TestSweepCountsTheRoutersDrops(t *testing.T) {
-	// The router's cumulative counts after each reading: the data went
-	// b→a in the second point (a reverse-like point), a→b otherwise.
-	readings := []udpmon.RouterCounts{
-		{InAtoB: 100, LostAtoB: 5, InBtoA: 50, LostBtoA: 1},
-		{InAtoB: 1100, LostAtoB: 305, InBtoA: 60, LostBtoA: 1},    // point 1: a→b, 300 dropped
-		{InAtoB: 1110, LostAtoB: 305, InBtoA: 2060, LostBtoA: 41}, // point 2: b→a, 40 dropped
-	}
-	read := 0
-	socket := []uint64{100, 0}
-	point := 0
-	sw, err := udpmon.Run(context.Background(), udpmon.Config{
-		Sizes: []int{1000}, Spacings: []time.Duration{0, 10 * time.Microsecond}, Count: 1000, Logger: slog.New(slog.DiscardHandler),
-		Run: func(_ context.Context, s spec.Spec) (*result.Result, error) {
-			res := fakeResult(s, 1000, 10*time.Microsecond, 400-360*int64(point), 9999)
-			res.Remote.Streams[0].UDP.SocketDrops = &socket[point]
-			point++
-			return res, nil
-		},
-		Router: func(time.Time) (udpmon.RouterCounts, error) {
-			c := readings[read]
-			read++
-			return c, nil
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []struct{ router, socket, unexplained int64 }{{300, 100, 0}, {40, 0, 0}}
-	for i, p := range sw.Points {
-		a := p.LossAttribution
-		if a == nil || a.Router == nil || a.ReceiverSocket == nil {
-			t.Fatalf("point %d: %+v", i, a)
-		}
-		if *a.Router != want[i].router || *a.ReceiverSocket != want[i].socket || a.Network != want[i].unexplained {
-			t.Errorf("point %d: router %d, socket %d, unexplained %d; want %+v (%s)", i, *a.Router, *a.ReceiverSocket, a.Network, want[i], a.Verdict)
-		}
-		if strings.Contains(a.Verdict, "RcvbufErrors") {
-			t.Errorf("point %d: the host-wide count in the verdict: %s", i, a.Verdict)
-		}
 	}
 }
 
 // TestSpinOnlyWhereThereIsAGap: --spin holds gaps; a point of spacing 0
 // has none, and its spec must stay valid.
 func TestSpinOnlyWhereThereIsAGap(t *testing.T) {
-	c := udpmon.Config{Sizes: []int{512}, Spacings: []time.Duration{0, 5 * time.Microsecond}, Spin: true}
+	c := udpmon.Plan{Sizes: []int{512}, Spacings: []time.Duration{0, 5 * time.Microsecond}, Spin: true}
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
 	}

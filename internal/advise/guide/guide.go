@@ -195,7 +195,7 @@ func Run(ctx context.Context, cfg Config) (*advise.Report, error) {
 // as the sender can) and judges the rate it arrived at. A failed train
 // says why in its Error: the tests before it still make a verdict.
 func runTrain(ctx context.Context, cfg Config) *advise.Train {
-	s := udpmon.Config{Count: advise.TrainDatagrams, Reverse: cfg.Reverse}.Spec(advise.TrainSize, 0)
+	s := udpmon.Plan{Count: advise.TrainDatagrams, Reverse: cfg.Reverse}.Spec(advise.TrainSize, 0)
 	res, err := session.RunClient(ctx, session.ClientConfig{ClientConfig: control.ClientConfig{
 		Host: cfg.Host, Port: cfg.Port, Bind: cfg.Bind, ConnectTimeout: cfg.ConnectTimeout,
 		Spec: s, Logger: cfg.Logger,

@@ -1,6 +1,6 @@
 //go:build linux
 
-package udpmon_test
+package udpmonrun_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/wireperf/wireperf/internal/lab"
 	"github.com/wireperf/wireperf/internal/rr/rrtest"
+	"github.com/wireperf/wireperf/internal/runner/udpmonrun"
 	"github.com/wireperf/wireperf/internal/testutil/race"
 	"github.com/wireperf/wireperf/internal/udpmon"
 	"github.com/wireperf/wireperf/internal/units"
@@ -65,7 +66,7 @@ func TestLabUDPMonAttributesEachDrop(t *testing.T) {
 		noGSO bool
 	}{{"GSO and GRO", false}, {"no GSO, no GRO", true}} {
 		t.Run(tc.name, func(t *testing.T) {
-			sw := sweep(t, l, port, udpmon.Config{Sizes: []int{1472, 512}, Spacings: []time.Duration{0}, Count: 30000, NoGSO: tc.noGSO, Router: router})
+			sw := sweep(t, l, port, udpmonrun.Config{Plan: udpmon.Plan{Sizes: []int{1472, 512}, Spacings: []time.Duration{0}, Count: 30000, NoGSO: tc.noGSO}, Router: router})
 			var dropped int64
 			for _, p := range sw.Points {
 				a := p.LossAttribution

@@ -1,6 +1,6 @@
 //go:build linux
 
-package udpmon_test
+package udpmonrun_test
 
 import (
 	"context"
@@ -18,6 +18,7 @@ import (
 	"github.com/wireperf/wireperf/internal/lab"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/rr/rrtest"
+	"github.com/wireperf/wireperf/internal/runner/udpmonrun"
 	"github.com/wireperf/wireperf/internal/session"
 	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/udpmon"
@@ -88,12 +89,12 @@ type backlog map[[2]int64]uint64
 
 func (b backlog) of(p udpmon.Point) uint64 { return b[[2]int64{int64(p.Size), int64(p.Spacing)}] }
 
-func sweep(t *testing.T, l *lab.Lab, port int, cfg udpmon.Config) *udpmon.Sweep {
+func sweep(t *testing.T, l *lab.Lab, port int, cfg udpmonrun.Config) *udpmon.Sweep {
 	sw, _ := sweepBacklog(t, l, port, cfg)
 	return sw
 }
 
-func sweepBacklog(t *testing.T, l *lab.Lab, port int, cfg udpmon.Config) (*udpmon.Sweep, backlog) {
+func sweepBacklog(t *testing.T, l *lab.Lab, port int, cfg udpmonrun.Config) (*udpmon.Sweep, backlog) {
 	t.Helper()
 	drops := backlog{}
 	last := backlogDrops(t)
@@ -110,7 +111,7 @@ func sweepBacklog(t *testing.T, l *lab.Lab, port int, cfg udpmon.Config) (*udpmo
 	var sw *udpmon.Sweep
 	var err error
 	// The points' sockets are opened from this goroutine, inside a.
-	if derr := a.Do(func() error { sw, err = udpmon.Run(context.Background(), cfg); return nil }); derr != nil {
+	if derr := a.Do(func() error { sw, err = udpmonrun.Run(context.Background(), cfg); return nil }); derr != nil {
 		t.Fatal(derr)
 	}
 	if err != nil {
@@ -184,7 +185,7 @@ func TestLabUDPMonGigabitLine(t *testing.T) {
 	saturated := map[int]bool{}
 	for _, size := range []int{1472, 512} {
 		before := tbfDrops(t, l)
-		sw, bl := sweepBacklog(t, l, port, udpmon.Config{Sizes: []int{size}, Spacings: []time.Duration{0}, Count: 40000})
+		sw, bl := sweepBacklog(t, l, port, udpmonrun.Config{Plan: udpmon.Plan{Sizes: []int{size}, Spacings: []time.Duration{0}, Count: 40000}})
 		maps.Copy(drops, bl)
 		d := tbfDrops(t, l) - before
 		saturated[size] = d > 0
@@ -192,11 +193,11 @@ func TestLabUDPMonGigabitLine(t *testing.T) {
 		points = append(points, sw.Points...)
 	}
 	before := tbfDrops(t, l)
-	sw, bl := sweepBacklog(t, l, port, udpmon.Config{
+	sw, bl := sweepBacklog(t, l, port, udpmonrun.Config{Plan: udpmon.Plan{
 		Sizes:    []int{1472, 512},
 		Spacings: []time.Duration{6 * us, 10 * us, 14 * us, 20 * us, 30 * us, 40 * us},
 		Count:    20000,
-	})
+	}})
 	if d := tbfDrops(t, l) - before; d != 0 {
 		t.Logf("the tbf dropped %d packets of paced points", d)
 	}
@@ -291,9 +292,9 @@ func slicesMinMax(v []float64) (lo, hi float64) {
 // the verdict says the receiving socket dropped it.
 func TestLabUDPMonTinyReceiveBuffer(t *testing.T) {
 	l, port := gigabitLab(t)
-	sw := sweep(t, l, port, udpmon.Config{
+	sw := sweep(t, l, port, udpmonrun.Config{Plan: udpmon.Plan{
 		Sizes: []int{1472}, Spacings: []time.Duration{0, 6 * time.Microsecond, 14 * time.Microsecond}, Count: 20000, Window: 4 << 10,
-	})
+	}})
 	p := sw.Points[1]
 	a := p.LossAttribution
 	if a == nil || p.ReceiverSNMP == nil {

@@ -1,4 +1,4 @@
-package rr
+package measure
 
 import (
 	"fmt"
