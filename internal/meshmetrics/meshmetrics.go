@@ -241,13 +241,21 @@ func (m *Metrics) Handler() http.Handler {
 		promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError, Registry: m.reg}))
 }
 
+// Deprecated are the names kept for one release beside the ones that
+// replace them: the goodput in bits (promtool asks for the base unit,
+// bytes), the RTT with its statistic in the name, and the run counts read
+// from the archive, which fall when it is pruned.
+var Deprecated = []string{"wireperf_mesh_goodput_bits_per_second", "wireperf_mesh_rtt_p99_seconds", "wireperf_mesh_rtt_mean_seconds", "wireperf_mesh_runs"}
+
 // deprecated starts the HELP of a name kept for one release.
 const deprecated = "Deprecated: kept for one release, then removed; "
 
 var (
 	pairLabels  = []string{"src", "dst", "test", "direction"}
-	descGoodput = prometheus.NewDesc("wireperf_mesh_goodput_bits_per_second",
-		"Goodput of the pair's last finished run, in bits per second as every network rate is quoted (docs/metrics.md).", pairLabels, nil)
+	descGoodput = prometheus.NewDesc("wireperf_mesh_goodput_bytes_per_second",
+		"Goodput of the pair's last finished run, in bytes per second (Prometheus's base unit: 8 times this is the bit/s that wireperf and the grid show).", pairLabels, nil)
+	descGoodputBits = prometheus.NewDesc("wireperf_mesh_goodput_bits_per_second",
+		deprecated+"use 8 * wireperf_mesh_goodput_bytes_per_second. Goodput of the pair's last finished run, bit/s.", pairLabels, nil)
 	descLoss = prometheus.NewDesc("wireperf_mesh_loss_ratio",
 		"Share of datagrams or packets lost in the pair's last finished run (0 to 1).", pairLabels, nil)
 	descRTT = prometheus.NewDesc("wireperf_mesh_rtt_seconds",
@@ -281,8 +289,8 @@ var (
 	descDropped = prometheus.NewDesc("wireperf_mesh_snapshot_dropped",
 		"Entries of the last snapshot left out because the mesh does not name them (kind: pair, state or queue).", []string{"kind"}, nil)
 	thresholdLabels   = []string{"test", "level"}
-	descGoodputThresh = prometheus.NewDesc("wireperf_mesh_goodput_threshold_bits_per_second",
-		"A test's goodput threshold: a pair's last goodput below it is coloured level (amber or red) on the grid.", thresholdLabels, nil)
+	descGoodputThresh = prometheus.NewDesc("wireperf_mesh_goodput_threshold_bytes_per_second",
+		"A test's goodput threshold in bytes per second: a pair's last goodput below it is coloured level (amber or red) on the grid.", thresholdLabels, nil)
 	descLossThresh = prometheus.NewDesc("wireperf_mesh_loss_threshold_ratio",
 		"A test's loss threshold: a pair's last loss ratio above it is coloured level (amber or red) on the grid.", thresholdLabels, nil)
 	descRTTThresh = prometheus.NewDesc("wireperf_mesh_rtt_threshold_seconds",
@@ -301,7 +309,7 @@ type meshCollector struct {
 }
 
 func (c *meshCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descGoodput, descLoss, descRTT, descRTTp99, descRTTMean, descResultTime, descLastSuccess, descRuns, descQueue, descPathChanges,
+	for _, d := range []*prometheus.Desc{descGoodput, descGoodputBits, descLoss, descRTT, descRTTp99, descRTTMean, descResultTime, descLastSuccess, descRuns, descQueue, descPathChanges,
 		descPairs, descWorst, descHostPathChanges, descDropped, descGoodputThresh, descLossThresh, descRTTThresh, descInterval} {
 		ch <- d
 	}
@@ -354,7 +362,8 @@ func (s Snapshot) metrics(changes map[PathPair]float64) []prometheus.Metric {
 		seen[key] = true
 		labels := key[:]
 		if finite(p.GoodputBps) {
-			gauge(descGoodput, p.GoodputBps, labels...)
+			gauge(descGoodput, p.GoodputBps/8, labels...)
+			gauge(descGoodputBits, p.GoodputBps, labels...)
 		}
 		if finite(p.LostPercent) {
 			gauge(descLoss, p.LostPercent/100, labels...)
@@ -391,7 +400,7 @@ func (s Snapshot) metrics(changes map[PathPair]float64) []prometheus.Metric {
 			v     float64
 			level string
 		}{
-			{descGoodputThresh, th.GoodputAmberBps, "amber"}, {descGoodputThresh, th.GoodputRedBps, "red"},
+			{descGoodputThresh, th.GoodputAmberBps / 8, "amber"}, {descGoodputThresh, th.GoodputRedBps / 8, "red"},
 			{descLossThresh, th.LossAmber, "amber"}, {descLossThresh, th.LossRed, "red"},
 			{descRTTThresh, th.RTTAmber.Seconds(), "amber"}, {descRTTThresh, th.RTTRed.Seconds(), "red"},
 		} {

@@ -119,6 +119,10 @@ func TestEveryPairIsScrapedWithItsValues(t *testing.T) {
 	// Every metric is documented by its help and typed.
 	types := map[string]dto.MetricType{
 		"wireperf_mesh_goodput_bits_per_second":        dto.MetricType_GAUGE,
+		"wireperf_mesh_goodput_bytes_per_second":       dto.MetricType_GAUGE,
+		"wireperf_mesh_rtt_seconds":                    dto.MetricType_GAUGE,
+		"wireperf_mesh_runs_total":                     dto.MetricType_COUNTER,
+		"wireperf_build_info":                          dto.MetricType_GAUGE,
 		"wireperf_mesh_loss_ratio":                     dto.MetricType_GAUGE,
 		"wireperf_mesh_rtt_p99_seconds":                dto.MetricType_GAUGE,
 		"wireperf_mesh_result_timestamp_seconds":       dto.MetricType_GAUGE,
@@ -169,7 +173,12 @@ func TestEveryPairIsScrapedWithItsValues(t *testing.T) {
 				t.Errorf("%s%v = %v, want %v", name, l, got, want)
 			}
 		}
-		check("wireperf_mesh_goodput_bits_per_second", p.GoodputBps, true)
+		check("wireperf_mesh_goodput_bytes_per_second", p.GoodputBps/8, true)
+		check("wireperf_mesh_goodput_bits_per_second", p.GoodputBps, true) // deprecated
+		p99 := map[string]string{"src": p.Src, "dst": p.Dst, "test": p.Test, "direction": string(dir), "statistic": "p99"}
+		if got, ok := value("wireperf_mesh_rtt_seconds", p99); ok != (p.RTTp99 > 0) || got != p.RTTp99.Seconds() {
+			t.Errorf("wireperf_mesh_rtt_seconds%v = %v (present %v), want %v", p99, got, ok, p.RTTp99.Seconds())
+		}
 		check("wireperf_mesh_loss_ratio", p.LostPercent/100, !math.IsNaN(p.LostPercent))
 		check("wireperf_mesh_rtt_p50_seconds", 0, false) // not exported, to keep a scrape small
 		check("wireperf_mesh_rtt_p99_seconds", p.RTTp99.Seconds(), p.RTTp99 > 0)
@@ -349,8 +358,8 @@ func TestThresholds(t *testing.T) {
 		name, test, level string
 		want              float64
 	}{
-		{"wireperf_mesh_goodput_threshold_bits_per_second", "tcp", "amber", 5e8},
-		{"wireperf_mesh_goodput_threshold_bits_per_second", "tcp", "red", 1e8},
+		{"wireperf_mesh_goodput_threshold_bytes_per_second", "tcp", "amber", 5e8 / 8},
+		{"wireperf_mesh_goodput_threshold_bytes_per_second", "tcp", "red", 1e8 / 8},
 		{"wireperf_mesh_loss_threshold_ratio", "rr", "red", 0.01},
 		{"wireperf_mesh_rtt_threshold_seconds", "rr", "amber", 0.02},
 	} {
@@ -359,7 +368,7 @@ func TestThresholds(t *testing.T) {
 		}
 	}
 	n := 0
-	for _, name := range []string{"wireperf_mesh_goodput_threshold_bits_per_second", "wireperf_mesh_loss_threshold_ratio", "wireperf_mesh_rtt_threshold_seconds"} {
+	for _, name := range []string{"wireperf_mesh_goodput_threshold_bytes_per_second", "wireperf_mesh_loss_threshold_ratio", "wireperf_mesh_rtt_threshold_seconds"} {
 		n += len(fams[name].GetMetric())
 	}
 	if n != 4 {
