@@ -324,3 +324,17 @@ func promQLExamples(text string) []string {
 	}
 	return out
 }
+
+// Comparisons become bool ones, and a selector's matchers stay as they are.
+func TestEverySeriesComparesWithBool(t *testing.T) {
+	for in, want := range map[string]string{
+		`wireperf_archive_up == 0`: `wireperf_archive_up == bool 0`,
+		`a{level="red",x!="y"} < on (test) group_left () max by (test) (b{l=~"r"})`: `a{level="red",x!="y"} < bool on (test) group_left () max by (test) (b{l=~"r"})`,
+		`x > 1.5 * y and x - y >= 0.005`:                                            `x > bool 1.5 * y and x - y >= bool 0.005`,
+		`sum(rate(x[1h]))`:                                                          `sum(rate(x[1h]))`,
+	} {
+		if got := everySeries(in); got != want {
+			t.Errorf("everySeries(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
