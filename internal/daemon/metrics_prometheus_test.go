@@ -45,12 +45,14 @@ func TestPrometheusRunsTheRulesAndTheDashboard(t *testing.T) {
 	}
 	prom := promtest.StartServer(t, []string{d.APIAddr().String()}, []string{rules})
 
-	// Runs from a to b, whose address is this host's server.
-	first := time.Now().Truncate(time.Second).Add(5 * time.Second)
+	// Runs from a to b, whose address is this host's server: three of
+	// each task, the first 10 s out (a daemon under the race detector on
+	// a loaded machine took over 5 s to pick its first runs up).
+	first := time.Now().Truncate(time.Second).Add(10 * time.Second)
 	task := func(name string, args []string, class schedule.Class, port int) *schedule.Task {
 		return &schedule.Task{ID: schedule.DefineID("test", name, "a", "b"), Name: name, Source: "a", Dest: "b",
 			DestAddr: fmt.Sprintf("127.0.0.1:%d", port), Args: args, Class: class, Duration: 4 * time.Second,
-			Start: first, Repeat: 10 * time.Second, Slip: 9 * time.Second, MaxRuns: 2, Origin: "test"}
+			Start: first, Repeat: 10 * time.Second, Slip: 9 * time.Second, MaxRuns: 3, Origin: "test"}
 	}
 	port := d.ServerPort()
 	tcp := task("tcp", []string{"client", "-t", "1"}, schedule.Exclusive, port)
@@ -73,7 +75,7 @@ func TestPrometheusRunsTheRulesAndTheDashboard(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	runs := waitDone(t, st, 2*len(tasks), 120*time.Second)
+	runs := waitDone(t, st, 3*len(tasks), 180*time.Second)
 	states := map[string]int{}
 	for _, r := range runs {
 		states[r.Test+" "+r.State]++
