@@ -6,6 +6,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/wireperf/wireperf/internal/archive"
+	"github.com/wireperf/wireperf/internal/measure"
 	"github.com/wireperf/wireperf/internal/meshmetrics"
 	"github.com/wireperf/wireperf/internal/schedule"
 )
@@ -14,7 +15,11 @@ import (
 // archive's and the API's state as this daemon sees it, each labelled
 // with its host as the mesh's aggregates are.
 func (d *Daemon) newMetrics() *meshmetrics.Metrics {
-	m := meshmetrics.New(d.cfg.Host, d.metricsSnapshot, meshmetrics.DefaultTimeout)
+	var kinds []string
+	for _, k := range measure.Kinds {
+		kinds = append(kinds, string(k))
+	}
+	m := meshmetrics.New(d.cfg.Host, kinds, d.metricsSnapshot, meshmetrics.DefaultTimeout)
 	host := prometheus.Labels{"host": d.cfg.Host}
 	m.Registry().MustRegister(
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "wireperf_archive_up", ConstLabels: host,

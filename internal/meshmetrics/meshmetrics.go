@@ -135,14 +135,15 @@ type Metrics struct {
 	runs    *prometheus.CounterVec
 	running prometheus.Gauge
 	mesh    *meshCollector
+	kinds   []string
 }
 
 // New registers the mesh collector reading snapshot (with timeout per
 // scrape, DefaultTimeout if zero), the counters of the runs host's
-// daemon ends, the schedule lag histogram, wireperf_build_info and the
-// Go runtime and process collectors on a new registry. host labels what
-// the daemon counts itself.
-func New(host string, snapshot SnapshotFunc, timeout time.Duration) *Metrics {
+// daemon ends of each of kinds (the test kinds it knows), the schedule lag
+// histogram, wireperf_build_info and the Go runtime and process
+// collectors on a new registry. host labels what the daemon counts itself.
+func New(host string, kinds []string, snapshot SnapshotFunc, timeout time.Duration) *Metrics {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
@@ -157,7 +158,7 @@ func New(host string, snapshot SnapshotFunc, timeout time.Duration) *Metrics {
 		}),
 		runs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name:        "wireperf_mesh_runs_total",
-			Help:        "Runs this daemon ended since it started, by test kind (client, rr, udpmon, trace) and outcome (finished, failed, missed, aborted).",
+			Help:        "Runs this daemon ended since it started, by test kind (the test's command; other: one this build does not know) and outcome (finished, failed, missed, aborted).",
 			ConstLabels: hostLabel,
 		}, []string{"kind", "outcome"}),
 		running: prometheus.NewGauge(prometheus.GaugeOpts{
@@ -165,11 +166,12 @@ func New(host string, snapshot SnapshotFunc, timeout time.Duration) *Metrics {
 			Help:        "Runs this daemon is running now.",
 			ConstLabels: hostLabel,
 		}),
-		mesh: &meshCollector{snapshot: snapshot, timeout: timeout, changes: map[PathPair]float64{}},
+		mesh:  &meshCollector{snapshot: snapshot, timeout: timeout, changes: map[PathPair]float64{}},
+		kinds: slices.Clone(kinds),
 	}
 	// Every kind and outcome from the start, so that increase() sees the
 	// first failure of a kind as an increase from 0.
-	for _, k := range Kinds {
+	for _, k := range m.kinds {
 		for _, o := range Outcomes {
 			m.runs.WithLabelValues(k, o)
 		}
@@ -193,11 +195,6 @@ func New(host string, snapshot SnapshotFunc, timeout time.Duration) *Metrics {
 	return m
 }
 
-// Kinds are the test kinds wireperf_mesh_runs_total counts by name; a
-// run of any other (a task the archive holds that this build does not
-// know) is counted as "other".
-var Kinds = []string{"client", "rr", "udpmon", "trace"}
-
 // ObserveLag records that a run planned for planned started at started.
 func (m *Metrics) ObserveLag(planned, started time.Time) {
 	m.lag.Observe(max(started.Sub(planned), 0).Seconds())
@@ -207,7 +204,9 @@ func (m *Metrics) ObserveLag(planned, started time.Time) {
 func (m *Metrics) RunStarted() { m.running.Inc() }
 
 // RunEnded counts a run of kind that ended in outcome; started says it
-// was counted by RunStarted. An outcome outside Outcomes is not counted.
+// was counted by RunStarted. A kind New was not given (a task the
+// archive holds that this build does not know) is counted as "other",
+// and an outcome outside Outcomes not at all.
 func (m *Metrics) RunEnded(kind, outcome string, started bool) {
 	if started {
 		m.running.Dec()
@@ -215,7 +214,7 @@ func (m *Metrics) RunEnded(kind, outcome string, started bool) {
 	if !slices.Contains(Outcomes, outcome) {
 		return
 	}
-	if !slices.Contains(Kinds, kind) {
+	if !slices.Contains(m.kinds, kind) {
 		kind = "other"
 	}
 	m.runs.WithLabelValues(kind, outcome).Inc()

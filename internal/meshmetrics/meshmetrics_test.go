@@ -56,6 +56,9 @@ func sample(fams map[string]*dto.MetricFamily, name string, want map[string]stri
 	return nil, false
 }
 
+// testKinds are the test kinds the daemon gives New.
+var testKinds = []string{"client", "rr", "udpmon", "trace"}
+
 var base = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 
 // meshSnapshot is three hosts with every ordered pair measured by a TCP
@@ -100,7 +103,7 @@ func meshSnapshot() Snapshot {
 func TestEveryPairIsScrapedWithItsValues(t *testing.T) {
 	snap := meshSnapshot()
 	calls := 0
-	m := New("", func(ctx context.Context) (Snapshot, error) {
+	m := New("", testKinds, func(ctx context.Context) (Snapshot, error) {
 		calls++
 		if _, ok := ctx.Deadline(); !ok {
 			t.Error("the snapshot is read without a deadline")
@@ -236,7 +239,7 @@ func TestEveryPairIsScrapedWithItsValues(t *testing.T) {
 // A snapshot that fails leaves the mesh out but keeps the rest of the
 // page, and the handler counts the error.
 func TestFailedSnapshot(t *testing.T) {
-	m := New("", func(context.Context) (Snapshot, error) { return Snapshot{}, errors.New("archive unreachable") }, time.Second)
+	m := New("", testKinds, func(context.Context) (Snapshot, error) { return Snapshot{}, errors.New("archive unreachable") }, time.Second)
 	fams := scrape(t, m.Handler())
 	if fams["wireperf_mesh_runs"] != nil || fams["go_goroutines"] == nil {
 		t.Errorf("after a failed snapshot: runs %v, go_goroutines %v; want none and some", fams["wireperf_mesh_runs"] != nil, fams["go_goroutines"] != nil)
@@ -251,7 +254,7 @@ func TestFailedSnapshot(t *testing.T) {
 
 // An empty mesh scrapes cleanly: every run state at 0, no pair.
 func TestEmptyMesh(t *testing.T) {
-	m := New("", func(context.Context) (Snapshot, error) { return Snapshot{}, nil }, 0)
+	m := New("", testKinds, func(context.Context) (Snapshot, error) { return Snapshot{}, nil }, 0)
 	fams := scrape(t, m.Handler())
 	if fams["wireperf_mesh_goodput_bits_per_second"] != nil {
 		t.Error("an empty mesh has goodput series")
@@ -275,7 +278,7 @@ func TestPathChanges(t *testing.T) {
 			{Src: "ams", Dst: "gone", Test: "path"},
 			{Src: "ams", Dst: "fra", Test: "old"},
 		}}
-	m := New("ams", func(context.Context) (Snapshot, error) { return s, nil }, 0)
+	m := New("ams", testKinds, func(context.Context) (Snapshot, error) { return s, nil }, 0)
 	for range 3 {
 		m.PathChanged(PathPair{Src: "ams", Dst: "fra", Test: "path"})
 	}
@@ -308,9 +311,9 @@ func TestPathChanges(t *testing.T) {
 // pair of the two present from the start; a kind this build does not
 // know is "other", and the running gauge follows starts and ends.
 func TestRunsAreCountedAsTheyEnd(t *testing.T) {
-	m := New("ams", func(context.Context) (Snapshot, error) { return Snapshot{}, nil }, 0)
+	m := New("ams", testKinds, func(context.Context) (Snapshot, error) { return Snapshot{}, nil }, 0)
 	fams := scrape(t, m.Handler())
-	for _, k := range Kinds {
+	for _, k := range testKinds {
 		for _, o := range Outcomes {
 			if got, ok := sample(fams, "wireperf_mesh_runs_total", map[string]string{"host": "ams", "kind": k, "outcome": o}); !ok || got.GetCounter().GetValue() != 0 {
 				t.Errorf("%s %s before any run: %v, want 0", k, o, got)
@@ -336,8 +339,8 @@ func TestRunsAreCountedAsTheyEnd(t *testing.T) {
 	if got, ok := sample(fams, "wireperf_mesh_running_runs", map[string]string{"host": "ams"}); !ok || got.GetGauge().GetValue() != 1 {
 		t.Errorf("running: %v, want 1", got)
 	}
-	if n := len(fams["wireperf_mesh_runs_total"].GetMetric()); n != len(Kinds)*len(Outcomes)+1 {
-		t.Errorf("%d run counters, want %d", n, len(Kinds)*len(Outcomes)+1)
+	if n := len(fams["wireperf_mesh_runs_total"].GetMetric()); n != len(testKinds)*len(Outcomes)+1 {
+		t.Errorf("%d run counters, want %d", n, len(testKinds)*len(Outcomes)+1)
 	}
 	if got, ok := sample(fams, "wireperf_build_info", map[string]string{"host": "ams", "version": version.Get().Release, "revision": version.Get().Commit, "goversion": runtime.Version()}); !ok || got.GetGauge().GetValue() != 1 {
 		t.Errorf("build info: %v", fams["wireperf_build_info"])
@@ -352,7 +355,7 @@ func TestThresholds(t *testing.T) {
 		{Test: "rr", LossRed: 0.01, RTTAmber: 20 * time.Millisecond},
 		{Test: "gone", GoodputRedBps: 1},
 	}}
-	m := New("ams", func(context.Context) (Snapshot, error) { return s, nil }, 0)
+	m := New("ams", testKinds, func(context.Context) (Snapshot, error) { return s, nil }, 0)
 	fams := scrape(t, m.Handler())
 	for _, c := range []struct {
 		name, test, level string
@@ -387,7 +390,7 @@ func TestHostAggregates(t *testing.T) {
 		Worst:   &WorstPair{Src: "ams", Dst: "lon", Test: "tcp", Colour: "red"},
 		Traced:  []PathPair{{Src: "ams", Dst: "fra", Test: "path"}, {Src: "ams", Dst: "lon", Test: "path"}, {Src: "fra", Dst: "ams", Test: "path"}},
 		Pairs:   []Pair{{Src: "ams", Dst: "fra", Test: "tcp", At: base, GoodputBps: 9e8, LostPercent: math.NaN(), RTTMean: 12 * time.Millisecond, LastSuccess: base}}}
-	m := New("ams", func(context.Context) (Snapshot, error) { return s, nil }, 0)
+	m := New("ams", testKinds, func(context.Context) (Snapshot, error) { return s, nil }, 0)
 	for _, p := range []PathPair{{"ams", "fra", "path"}, {"ams", "fra", "path"}, {"ams", "fra", "path"}, {"ams", "lon", "path"}, {"ams", "lon", "path"}, {"ams", "lon", "path"}, {"ams", "lon", "path"}} {
 		m.PathChanged(p)
 	}

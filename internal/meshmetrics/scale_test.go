@@ -52,7 +52,7 @@ func thousandHostSnapshot() Snapshot {
 // both names pays for the second (logged, and bounded).
 func TestScrapeOfAThousandHostMesh(t *testing.T) {
 	snap := thousandHostSnapshot()
-	m := New(snap.Host, func(context.Context) (Snapshot, error) { return snap, nil }, 0)
+	m := New(snap.Host, testKinds, func(context.Context) (Snapshot, error) { return snap, nil }, 0)
 	body := promtest.Get(t, m.Handler(), "/metrics") // uncompressed, as the text format is
 	const limit, withDeprecated = 1_000_000, 1_500_000
 	var current int
@@ -109,7 +109,7 @@ func deprecatedLine(line []byte) bool {
 // The same snapshot turned into metrics, for the cost of a scrape.
 func BenchmarkThousandHostScrape(b *testing.B) {
 	snap := thousandHostSnapshot()
-	m := New(snap.Host, func(context.Context) (Snapshot, error) { return snap, nil }, 0)
+	m := New(snap.Host, testKinds, func(context.Context) (Snapshot, error) { return snap, nil }, 0)
 	for b.Loop() {
 		if _, err := m.Registry().Gather(); err != nil {
 			b.Fatal(err)
