@@ -19,8 +19,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/auth"
 	"github.com/wireperf/wireperf/internal/meshmetrics"
@@ -242,26 +240,7 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 	}
 	d := &Daemon{cfg: cfg, log: cfg.Logger.With("host", cfg.Host), spool: spool{cfg.SpoolDir}, tokenLimit: auth.NewFailureLimiter(),
 		readLimit: &auth.FailureLimiter{Burst: ReadBurst, Rate: ReadRate, MaxSources: auth.DefaultMaxSources}}
-	d.metrics = meshmetrics.New(d.metricsSnapshot, meshmetrics.DefaultTimeout)
-	d.metrics.Registry().MustRegister(
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "wireperf_archive_up",
-			Help: "1 when the archive answered this daemon's last request, 0 while it is unreachable (results are spooled meanwhile)."},
-			func() float64 {
-				if d.archiveUp.Load() {
-					return 1
-				}
-				return 0
-			}),
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "wireperf_spooled_runs",
-			Help: "Runs that ended while the archive was unreachable, waiting in this daemon's spool to be recorded."},
-			func() float64 { return float64(d.spool.count()) }),
-		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "wireperf_api_schedule_runs_built_total",
-			Help: "Runs /api/schedule's pages computed: each page's cost, about its length and a few runs a task."},
-			func() float64 { return float64(d.scheduleBuilt.Load()) }),
-		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "wireperf_api_requests_abandoned_total",
-			Help: "API requests whose work stopped because the client went or the request's time ran out."},
-			func() float64 { return float64(d.abandoned.Load()) }),
-	)
+	d.metrics = d.newMetrics()
 	dsn, err := PoolerDSN(cfg.DSN, cfg.Host)
 	if err != nil {
 		return nil, err

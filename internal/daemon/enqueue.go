@@ -88,6 +88,7 @@ func (d *Daemon) refreshDue(ctx context.Context) error {
 				why, time.Time{}, time.Time{}, now); err != nil {
 				return err
 			} else if ok {
+				d.countMissed(ctx, r.TaskID)
 				d.log.Warn("run missed", "run", r.ID, "planned", r.Planned)
 			}
 			continue

@@ -135,8 +135,14 @@ func (d *Daemon) PlanOnce(ctx context.Context) error {
 		for _, r := range toRun {
 			rows = append(rows, archive.NewSchedRun(t, r))
 		}
-		if _, err := d.store.PlanRuns(ctx, rows, now); err != nil {
+		added, err := d.store.PlanRuns(ctx, rows, now)
+		if err != nil {
 			return err
+		}
+		for _, r := range added {
+			if r.State == archive.StateMissed {
+				d.metrics.RunEnded(taskKind(t), archive.StateMissed, false)
+			}
 		}
 	}
 	if err := d.refreshDue(ctx); err != nil {

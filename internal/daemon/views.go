@@ -391,6 +391,10 @@ func (d *Daemon) metricsSnapshot(ctx context.Context) (meshmetrics.Snapshot, err
 		Colours: map[string]int64{}}
 	for _, t := range v.tests {
 		snap.Tests = append(snap.Tests, t.Name)
+		th := t.Thresholds
+		snap.Thresholds = append(snap.Thresholds, meshmetrics.Thresholds{Test: t.Name, Interval: t.Interval,
+			GoodputAmberBps: th.GoodputAmberBps, GoodputRedBps: th.GoodputRedBps, LossAmber: th.LossAmberPercent / 100, LossRed: th.LossRedPercent / 100,
+			RTTAmber: th.RTTp99Amber, RTTRed: th.RTTp99Red})
 	}
 	last, err := d.store.LastResultsFrom(ctx, host)
 	if err != nil {
@@ -416,8 +420,8 @@ func (d *Daemon) metricsSnapshot(ctx context.Context) (meshmetrics.Snapshot, err
 	if err != nil {
 		return snap, err
 	}
-	for p, n := range changes {
-		snap.PathChanges = append(snap.PathChanges, meshmetrics.PathChanges{Src: p.Source, Dst: p.Dest, Test: p.Test, Count: n})
+	for p := range changes {
+		snap.Traced = append(snap.Traced, meshmetrics.PathPair{Src: p.Source, Dst: p.Dest, Test: p.Test})
 	}
 	return snap, nil
 }

@@ -32,16 +32,16 @@ func checkMetrics(t *testing.T, d *daemon.Daemon, last []archive.PairStatus, fin
 	t.Helper()
 	fams := promtest.Scrape(t, d.Mux())
 	label := promtest.Label
-	goodput := fams["wireperf_mesh_goodput_bits_per_second"]
+	goodput := fams["wireperf_mesh_goodput_bytes_per_second"]
 	if goodput == nil {
-		t.Fatal("no wireperf_mesh_goodput_bits_per_second")
+		t.Fatal("no wireperf_mesh_goodput_bytes_per_second")
 	}
 	for _, p := range last {
 		found := false
 		for _, m := range goodput.GetMetric() {
 			if label(m, "src") == p.Source && label(m, "dst") == p.Dest && label(m, "test") == p.Test {
 				found = true
-				if got := m.GetGauge().GetValue(); math.Abs(got-*p.GoodputBps) > 1e-6*(*p.GoodputBps) {
+				if got := 8 * m.GetGauge().GetValue(); math.Abs(got-*p.GoodputBps) > 1e-6*(*p.GoodputBps) {
 					t.Errorf("%s→%s %s: goodput %v on /metrics, %v in the archive", p.Source, p.Dest, p.Test, got, *p.GoodputBps)
 				}
 			}
@@ -58,6 +58,16 @@ func checkMetrics(t *testing.T, d *daemon.Daemon, last []archive.PairStatus, fin
 	}
 	if int(done) != finished {
 		t.Errorf("wireperf_mesh_runs{state=\"finished\"} %v, want %d", done, finished)
+	}
+	// The daemon's own count of the runs it ended agrees with the archive.
+	var counted float64
+	for _, m := range fams["wireperf_mesh_runs_total"].GetMetric() {
+		if label(m, "outcome") == archive.StateFinished {
+			counted += m.GetCounter().GetValue()
+		}
+	}
+	if int(counted) != finished {
+		t.Errorf("wireperf_mesh_runs_total{outcome=\"finished\"} %v, want %d", counted, finished)
 	}
 	lag := fams["wireperf_mesh_schedule_lag_seconds"]
 	if lag == nil || len(lag.GetMetric()) != 1 || lag.GetMetric()[0].GetHistogram().GetSampleCount() < 1 {
@@ -185,7 +195,7 @@ func TestMetricsAreThisHostsPairs(t *testing.T) {
 			}
 		}
 	}
-	if n := len(fams["wireperf_mesh_goodput_bits_per_second"].GetMetric()); n != 1 {
+	if n := len(fams["wireperf_mesh_goodput_bytes_per_second"].GetMetric()); n != 1 {
 		t.Errorf("%d goodput series, want a→b's only", n)
 	}
 	// A TCP test's RTT is its mean, not a p50 equal to a p99.

@@ -19,6 +19,7 @@ import (
 
 	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/measure"
+	"github.com/wireperf/wireperf/internal/meshmetrics"
 	"github.com/wireperf/wireperf/internal/schedule"
 	"github.com/wireperf/wireperf/internal/testline"
 	"github.com/wireperf/wireperf/internal/trace"
@@ -65,7 +66,7 @@ func (d *Daemon) execute(ctx context.Context, runID string) error {
 	log := d.log.With("run", r.ID, "test", r.Test, "dest", r.Dest)
 	task, err := st.GetTask(ctx, r.TaskID)
 	if errors.Is(err, archive.ErrNotFound) {
-		_, err = d.settle(ctx, r.ID, []string{archive.StateScheduled}, archive.StateMissed, "its task was removed", time.Time{})
+		_, err = d.settle(ctx, r.ID, "", []string{archive.StateScheduled}, archive.StateMissed, "its task was removed", time.Time{})
 		return err
 	}
 	if err != nil {
@@ -78,7 +79,7 @@ func (d *Daemon) execute(ctx context.Context, runID string) error {
 	if rotating && task.Dest != r.Dest {
 		// Planned from another definition of the task (an update drops
 		// the runs not started, so this is a race with one).
-		_, err = d.settle(ctx, r.ID, []string{archive.StateScheduled}, archive.StateMissed,
+		_, err = d.settle(ctx, r.ID, taskKind(task), []string{archive.StateScheduled}, archive.StateMissed,
 			fmt.Sprintf("its task changed: run %d now goes to %s, not %s", r.Seq, task.Dest, r.Dest), time.Time{})
 		return err
 	}
@@ -89,13 +90,13 @@ func (d *Daemon) execute(ctx context.Context, runID string) error {
 	var reserved time.Time    // when its lease was taken
 	for {
 		if err := clk.SleepUntil(ctx, start); err != nil {
-			_, err := d.settle(ctx, r.ID, []string{archive.StateScheduled}, archive.StateMissed, "the daemon stopped before the run's start", time.Time{})
+			_, err := d.settle(ctx, r.ID, taskKind(task), []string{archive.StateScheduled}, archive.StateMissed, "the daemon stopped before the run's start", time.Time{})
 			return err
 		}
 		now := clk.Now()
 		if late, why := schedule.Late(plan, now); late {
 			log.Warn("run missed", "reason", why)
-			_, err := d.settle(ctx, r.ID, []string{archive.StateScheduled}, archive.StateMissed, why, time.Time{})
+			_, err := d.settle(ctx, r.ID, taskKind(task), []string{archive.StateScheduled}, archive.StateMissed, why, time.Time{})
 			return err
 		}
 		reserved = now
@@ -108,7 +109,7 @@ func (d *Daemon) execute(ctx context.Context, runID string) error {
 			at, ok, why := schedule.NextTry(plan, busy, now, reservePoll)
 			if !ok {
 				log.Warn("run missed", "reason", why)
-				_, err := d.settle(ctx, r.ID, []string{archive.StateScheduled}, archive.StateMissed, why, time.Time{})
+				_, err := d.settle(ctx, r.ID, taskKind(task), []string{archive.StateScheduled}, archive.StateMissed, why, time.Time{})
 				return err
 			}
 			start = at
@@ -127,6 +128,7 @@ func (d *Daemon) execute(ctx context.Context, runID string) error {
 		cancel()
 		return err
 	}
+	d.metrics.RunStarted()
 	d.metrics.ObserveLag(r.Planned, began)
 	log.Info("run started", "lag", began.Sub(r.Planned))
 	hbctx, stopHeartbeat := context.WithCancel(context.WithoutCancel(ctx))
@@ -157,6 +159,7 @@ func (d *Daemon) execute(ctx context.Context, runID string) error {
 	case runErr != nil:
 		state, reason = archive.StateFailed, archive.ErrorLine(runErr)
 	}
+	d.metrics.RunEnded(taskKind(task), state, true)
 	o := outcome{RunID: r.ID, Dest: r.Dest, Test: r.Test, Cmdline: cmdline, Document: doc, Began: began, Ended: ended, State: state, Reason: reason}
 	rctx, cancel := record(ctx)
 	defer cancel()
@@ -257,6 +260,7 @@ func (d *Daemon) recordOutcome(ctx context.Context, o outcome) error {
 			}
 			d.log.Error("run's path not stored", "run", o.RunID, "err", err)
 		} else if p.Changed {
+			d.metrics.PathChanged(meshmetrics.PathPair{Src: p.Source, Dst: p.Dest, Test: p.Test})
 			d.log.Info("path changed", "run", o.RunID, "dest", o.Dest, "test", o.Test, "from", trace.PathKey(p.Prev), "to", trace.PathKey(p.Hops))
 		}
 	}
@@ -354,11 +358,16 @@ func (d *Daemon) tracePath(o outcome) *archive.Path {
 		Hops: doc.Trace.Path(), Reached: doc.Trace.Reached}
 }
 
-// settle moves a run that never started to its final state.
-func (d *Daemon) settle(ctx context.Context, id string, from []string, to, reason string, ended time.Time) (bool, error) {
+// settle moves a run of a test of kind that never started to its final
+// state, and counts it.
+func (d *Daemon) settle(ctx context.Context, id, kind string, from []string, to, reason string, ended time.Time) (bool, error) {
 	rctx, cancel := record(ctx)
 	defer cancel()
-	return d.store.Transition(rctx, id, from, to, reason, time.Time{}, ended, d.cfg.Clock.Now())
+	ok, err := d.store.Transition(rctx, id, from, to, reason, time.Time{}, ended, d.cfg.Clock.Now())
+	if ok {
+		d.metrics.RunEnded(kind, to, false)
+	}
+	return ok, err
 }
 
 // TestArgs is what runs a task's test: the test line read again here,

@@ -1,19 +1,21 @@
 // Package meshmetrics exports the mesh's state to Prometheus: the last
 // values measured on every (source, destination, test) whose source is
-// this host, this host's pairs by colour, its worst pair and its path
-// changes, the runs by state, the schedule lag, the queue depth and Go's
-// runtime metrics.
+// this host, the tests' thresholds, this host's pairs by colour, its worst
+// pair, the runs it ended and the path changes it saw, the schedule lag,
+// the queue depth, the build and Go's runtime metrics.
 //
 // Each daemon exports only the pairs it is the source of, so a scrape
 // grows with this host's pairs (H−1 per test and direction), not with
 // the mesh's H(H−1): Prometheus, scraping every daemon, still has every
 // pair once.
 //
-// The per-pair values, the run counts, the queue depth and the path
-// changes are read from a snapshot at scrape time, so that the archive stays the one place that
-// holds them and no gauge can go stale when a pair leaves the mesh. Only
-// the schedule lag is observed as it happens, by the worker that starts
-// the runs.
+// The per-pair values and the queue depth are read from a snapshot at
+// scrape time, so that the archive stays the one place that holds them
+// and no gauge can go stale when a pair leaves the mesh. What only goes
+// up is counted by the daemon itself as it happens (the runs it ended by
+// test kind and outcome, the path changes it recorded, the schedule lag):
+// a counter read from the archive would fall at an `archive prune`, which
+// Prometheus takes for a reset.
 //
 // Label values are bounded by the mesh: a pair whose source, destination
 // or test the snapshot's mesh does not name, a queue of a host it does not
@@ -27,12 +29,14 @@ import (
 	"math"
 	"net/http"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/wireperf/wireperf/internal/schedule"
+	"github.com/wireperf/wireperf/internal/version"
 )
 
 // Direction is which way a pair's data flowed: from the source to the
@@ -47,6 +51,10 @@ const (
 // States are the run states, in the order a run goes through them.
 var States = []string{"scheduled", "running", "finished", "failed", "missed", "aborted"}
 
+// Outcomes are the states a run ends in: the outcome label of
+// wireperf_mesh_runs_total.
+var Outcomes = []string{"finished", "failed", "missed", "aborted"}
+
 // Snapshot is the mesh as the archive has it at scrape time.
 type Snapshot struct {
 	// Host is this daemon's host: the source of its pairs and the host
@@ -55,6 +63,8 @@ type Snapshot struct {
 	// Hosts and Tests are the configured mesh: they bound every label.
 	Hosts []string
 	Tests []string
+	// Thresholds are the tests' thresholds, as the grid judges them.
+	Thresholds []Thresholds
 	// Pairs are the last values of every measured pair.
 	Pairs []Pair
 	// Colours count this host's scheduled pairs (per test and direction)
@@ -67,9 +77,21 @@ type Snapshot struct {
 	Runs map[string]int64
 	// QueueDepth counts, per host, the jobs waiting on its queue.
 	QueueDepth map[string]int64
-	// PathChanges count, per pair and trace test, the times the path
-	// changed over the archive's whole history.
-	PathChanges []PathChanges
+	// Traced are the (source, destination, trace test) whose paths the
+	// archive holds: the pairs wireperf_mesh_path_changes_total shows,
+	// 0 until this daemon sees a change.
+	Traced []PathPair
+}
+
+// Thresholds are one test's thresholds (zero: not set) and how often it
+// runs (zero: unknown).
+type Thresholds struct {
+	Test                           string
+	GoodputAmberBps, GoodputRedBps float64
+	// LossAmber and LossRed are ratios, 0 to 1.
+	LossAmber, LossRed float64
+	RTTAmber, RTTRed   time.Duration
+	Interval           time.Duration
 }
 
 // Colours are the grid's colours, worst first but for unmeasured: a
@@ -83,11 +105,10 @@ type WorstPair struct {
 	Colour         string
 }
 
-// PathChanges is how many times the path from Src to Dst that the trace
-// test Test records changed.
-type PathChanges struct {
+// PathPair names the path from Src to Dst that the trace test Test
+// records.
+type PathPair struct {
 	Src, Dst, Test string
-	Count          int64
 }
 
 // Pair is the last result of one test from Src to Dst in one direction.
@@ -109,28 +130,65 @@ const DefaultTimeout = 10 * time.Second
 
 // Metrics is the daemon's metrics on a registry of its own.
 type Metrics struct {
-	reg *prometheus.Registry
-	lag prometheus.Histogram
+	reg     *prometheus.Registry
+	lag     prometheus.Histogram
+	runs    *prometheus.CounterVec
+	running prometheus.Gauge
+	mesh    *meshCollector
+	kinds   []string
 }
 
 // New registers the mesh collector reading snapshot (with timeout per
-// scrape, DefaultTimeout if zero), the schedule lag histogram and the Go
-// runtime and process collectors on a new registry.
-func New(snapshot SnapshotFunc, timeout time.Duration) *Metrics {
+// scrape, DefaultTimeout if zero), the counters of the runs host's
+// daemon ends of each of kinds (the test kinds it knows), the schedule lag
+// histogram, wireperf_build_info and the Go runtime and process
+// collectors on a new registry. host labels what the daemon counts itself.
+func New(host string, kinds []string, snapshot SnapshotFunc, timeout time.Duration) *Metrics {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
+	hostLabel := prometheus.Labels{"host": host}
 	m := &Metrics{
 		reg: prometheus.NewRegistry(),
 		lag: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name:    "wireperf_mesh_schedule_lag_seconds",
-			Help:    "How late this host's worker started its runs: actual start minus planned start (an early start counts as 0).",
-			Buckets: LagBuckets,
+			Name:        "wireperf_mesh_schedule_lag_seconds",
+			Help:        "How late this host's worker started its runs: actual start minus planned start (an early start counts as 0).",
+			Buckets:     LagBuckets,
+			ConstLabels: hostLabel,
 		}),
+		runs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name:        "wireperf_mesh_runs_total",
+			Help:        "Runs this daemon ended since it started, by test kind (the test's command; other: one this build does not know) and outcome (finished, failed, missed, aborted).",
+			ConstLabels: hostLabel,
+		}, []string{"kind", "outcome"}),
+		running: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name:        "wireperf_mesh_running_runs",
+			Help:        "Runs this daemon is running now.",
+			ConstLabels: hostLabel,
+		}),
+		mesh:  &meshCollector{snapshot: snapshot, timeout: timeout, changes: map[PathPair]float64{}},
+		kinds: slices.Clone(kinds),
 	}
+	// Every kind and outcome from the start, so that increase() sees the
+	// first failure of a kind as an increase from 0.
+	for _, k := range m.kinds {
+		for _, o := range Outcomes {
+			m.runs.WithLabelValues(k, o)
+		}
+	}
+	v := version.Get()
+	buildInfo := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name:        "wireperf_build_info",
+		Help:        "Always 1: the build of this host's daemon, by release, commit and Go version.",
+		ConstLabels: prometheus.Labels{"host": host, "version": v.Release, "revision": v.Commit, "goversion": v.Go},
+	})
+	buildInfo.Set(1)
 	m.reg.MustRegister(
-		&meshCollector{snapshot: snapshot, timeout: timeout},
+		m.mesh,
 		m.lag,
+		m.runs,
+		m.running,
+		buildInfo,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 	)
@@ -140,6 +198,33 @@ func New(snapshot SnapshotFunc, timeout time.Duration) *Metrics {
 // ObserveLag records that a run planned for planned started at started.
 func (m *Metrics) ObserveLag(planned, started time.Time) {
 	m.lag.Observe(max(started.Sub(planned), 0).Seconds())
+}
+
+// RunStarted counts a run as running until RunEnded.
+func (m *Metrics) RunStarted() { m.running.Inc() }
+
+// RunEnded counts a run of kind that ended in outcome; started says it
+// was counted by RunStarted. A kind New was not given (a task the
+// archive holds that this build does not know) is counted as "other",
+// and an outcome outside Outcomes not at all.
+func (m *Metrics) RunEnded(kind, outcome string, started bool) {
+	if started {
+		m.running.Dec()
+	}
+	if !slices.Contains(Outcomes, outcome) {
+		return
+	}
+	if !slices.Contains(m.kinds, kind) {
+		kind = "other"
+	}
+	m.runs.WithLabelValues(kind, outcome).Inc()
+}
+
+// PathChanged counts a change of the path p.
+func (m *Metrics) PathChanged(p PathPair) {
+	m.mesh.mu.Lock()
+	m.mesh.changes[p]++
+	m.mesh.mu.Unlock()
 }
 
 // Registry is the registry the metrics live on, for a caller that adds
@@ -155,26 +240,41 @@ func (m *Metrics) Handler() http.Handler {
 		promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError, Registry: m.reg}))
 }
 
+// Deprecated are the names kept for one release beside the ones that
+// replace them: the goodput in bits (promtool asks for the base unit,
+// bytes), the RTT with its statistic in the name, and the run counts read
+// from the archive, which fall when it is pruned.
+var Deprecated = []string{"wireperf_mesh_goodput_bits_per_second", "wireperf_mesh_rtt_p99_seconds", "wireperf_mesh_rtt_mean_seconds", "wireperf_mesh_runs"}
+
+// deprecated starts the HELP of a name kept for one release.
+const deprecated = "Deprecated: kept for one release, then removed; "
+
 var (
 	pairLabels  = []string{"src", "dst", "test", "direction"}
-	descGoodput = prometheus.NewDesc("wireperf_mesh_goodput_bits_per_second",
-		"Goodput of the pair's last finished run.", pairLabels, nil)
+	descGoodput = prometheus.NewDesc("wireperf_mesh_goodput_bytes_per_second",
+		"Goodput of the pair's last finished run, in bytes per second (Prometheus's base unit: 8 times this is the bit/s that wireperf and the grid show).", pairLabels, nil)
+	descGoodputBits = prometheus.NewDesc("wireperf_mesh_goodput_bits_per_second",
+		deprecated+"use 8 * wireperf_mesh_goodput_bytes_per_second. Goodput of the pair's last finished run, bit/s.", pairLabels, nil)
 	descLoss = prometheus.NewDesc("wireperf_mesh_loss_ratio",
 		"Share of datagrams or packets lost in the pair's last finished run (0 to 1).", pairLabels, nil)
+	descRTT = prometheus.NewDesc("wireperf_mesh_rtt_seconds",
+		"Round-trip time of the pair's last finished run: statistic p99 (request-response tests' 99th percentile) or mean (the mean of a TCP test's smoothed RTT).",
+		append(slices.Clone(pairLabels), "statistic"), nil)
 	descRTTp99 = prometheus.NewDesc("wireperf_mesh_rtt_p99_seconds",
-		"99th percentile round-trip time of the pair's last finished run, where it was measured (request-response tests).", pairLabels, nil)
+		deprecated+"use wireperf_mesh_rtt_seconds{statistic=\"p99\"}. 99th percentile round-trip time of the pair's last finished run (request-response tests).", pairLabels, nil)
 	descRTTMean = prometheus.NewDesc("wireperf_mesh_rtt_mean_seconds",
-		"Mean of the kernel's smoothed round-trip time over the pair's last finished TCP run.", pairLabels, nil)
+		deprecated+"use wireperf_mesh_rtt_seconds{statistic=\"mean\"}. Mean of the kernel's smoothed round-trip time over the pair's last finished TCP run.", pairLabels, nil)
 	descResultTime = prometheus.NewDesc("wireperf_mesh_result_timestamp_seconds",
 		"Unix time the pair's last run ended (or was due), when it did not succeed; otherwise see wireperf_mesh_last_success_timestamp_seconds.", pairLabels, nil)
 	descLastSuccess = prometheus.NewDesc("wireperf_mesh_last_success_timestamp_seconds",
 		"Unix time the pair's last successful run finished.", pairLabels, nil)
 	descRuns = prometheus.NewDesc("wireperf_mesh_runs",
-		"This host's runs (those whose source it is) in the archive, by state.", []string{"state"}, nil)
+		deprecated+"use wireperf_mesh_runs_total for runs ended and wireperf_mesh_queue_depth and wireperf_mesh_running_runs for runs waiting and running. This host's runs in the archive by state; it falls when the archive is pruned.",
+		[]string{"state"}, nil)
 	descQueue = prometheus.NewDesc("wireperf_mesh_queue_depth",
 		"Jobs waiting on a host's queue.", []string{"host"}, nil)
 	descPathChanges = prometheus.NewDesc("wireperf_mesh_path_changes_total",
-		"Times the pair's path, as its trace test records it, differed from the run before (a hop answering from another address, or a hop more or fewer).",
+		"Times this daemon recorded that the pair's path, as its trace test records it, differed from the run before (a hop answering from another address, or a hop more or fewer), since it started.",
 		[]string{"src", "dst", "test"}, nil)
 	descPairs = prometheus.NewDesc("wireperf_mesh_pairs",
 		"This host's scheduled pairs (per test and direction) by the grid's colour of their last result; unmeasured: no result yet.",
@@ -183,21 +283,33 @@ var (
 		"This host's worst pair as the grid judges it (red, then amber, grey, unmeasured, green), always 1.",
 		[]string{"src", "dst", "test", "direction", "colour"}, nil)
 	descHostPathChanges = prometheus.NewDesc("wireperf_mesh_host_path_changes_total",
-		"Times the paths from this host changed, over all its pairs' trace tests (the sum of wireperf_mesh_path_changes_total).",
+		"Path changes this daemon recorded over all its pairs' trace tests since it started (the sum of its wireperf_mesh_path_changes_total).",
 		[]string{"host"}, nil)
 	descDropped = prometheus.NewDesc("wireperf_mesh_snapshot_dropped",
 		"Entries of the last snapshot left out because the mesh does not name them (kind: pair, state or queue).", []string{"kind"}, nil)
+	thresholdLabels   = []string{"test", "level"}
+	descGoodputThresh = prometheus.NewDesc("wireperf_mesh_goodput_threshold_bytes_per_second",
+		"A test's goodput threshold in bytes per second: a pair's last goodput below it is coloured level (amber or red) on the grid.", thresholdLabels, nil)
+	descLossThresh = prometheus.NewDesc("wireperf_mesh_loss_threshold_ratio",
+		"A test's loss threshold: a pair's last loss ratio above it is coloured level (amber or red) on the grid.", thresholdLabels, nil)
+	descRTTThresh = prometheus.NewDesc("wireperf_mesh_rtt_threshold_seconds",
+		"A test's RTT threshold: a pair's last wireperf_mesh_rtt_seconds above it is coloured level (amber or red) on the grid.", thresholdLabels, nil)
+	descInterval = prometheus.NewDesc("wireperf_mesh_test_interval_seconds",
+		"How often a test repeats.", []string{"test"}, nil)
 )
 
-// meshCollector turns one snapshot per scrape into constant metrics.
+// meshCollector turns one snapshot per scrape into constant metrics, with
+// the path changes the daemon counted for the pairs the snapshot names.
 type meshCollector struct {
 	snapshot SnapshotFunc
 	timeout  time.Duration
+	mu       sync.Mutex
+	changes  map[PathPair]float64
 }
 
 func (c *meshCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descGoodput, descLoss, descRTTp99, descRTTMean, descResultTime, descLastSuccess, descRuns, descQueue, descPathChanges,
-		descPairs, descWorst, descHostPathChanges, descDropped} {
+	for _, d := range []*prometheus.Desc{descGoodput, descGoodputBits, descLoss, descRTT, descRTTp99, descRTTMean, descResultTime, descLastSuccess, descRuns, descQueue, descPathChanges,
+		descPairs, descWorst, descHostPathChanges, descDropped, descGoodputThresh, descLossThresh, descRTTThresh, descInterval} {
 		ch <- d
 	}
 }
@@ -210,14 +322,21 @@ func (c *meshCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.NewInvalidMetric(descRuns, errors.Join(errors.New("mesh snapshot"), err))
 		return
 	}
-	for _, m := range s.metrics() {
+	c.mu.Lock()
+	changes := make(map[PathPair]float64, len(c.changes))
+	for p, n := range c.changes {
+		changes[p] = n
+	}
+	c.mu.Unlock()
+	for _, m := range s.metrics(changes) {
 		ch <- m
 	}
 }
 
-// metrics are the snapshot's metrics, with what the mesh does not name
+// metrics are the snapshot's metrics, with changes the path changes
+// counted for its traced pairs, and with what the mesh does not name
 // left out and counted.
-func (s Snapshot) metrics() []prometheus.Metric {
+func (s Snapshot) metrics(changes map[PathPair]float64) []prometheus.Metric {
 	var out []prometheus.Metric
 	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
 		out = append(out, prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...))
@@ -242,7 +361,8 @@ func (s Snapshot) metrics() []prometheus.Metric {
 		seen[key] = true
 		labels := key[:]
 		if finite(p.GoodputBps) {
-			gauge(descGoodput, p.GoodputBps, labels...)
+			gauge(descGoodput, p.GoodputBps/8, labels...)
+			gauge(descGoodputBits, p.GoodputBps, labels...)
 		}
 		if finite(p.LostPercent) {
 			gauge(descLoss, p.LostPercent/100, labels...)
@@ -251,9 +371,11 @@ func (s Snapshot) metrics() []prometheus.Metric {
 		// host names of 30 characters the scrape would pass 1 MB. The
 		// thresholds judge the p99; the grid and the archive keep both.
 		if p.RTTp99 > 0 {
+			gauge(descRTT, p.RTTp99.Seconds(), append(labels, "p99")...)
 			gauge(descRTTp99, p.RTTp99.Seconds(), labels...)
 		}
 		if p.RTTMean > 0 {
+			gauge(descRTT, p.RTTMean.Seconds(), append(labels, "mean")...)
 			gauge(descRTTMean, p.RTTMean.Seconds(), labels...)
 		}
 		// The last run's time is its own series only when that run did
@@ -266,26 +388,50 @@ func (s Snapshot) metrics() []prometheus.Metric {
 			gauge(descLastSuccess, unixSeconds(p.LastSuccess), labels...)
 		}
 	}
-	seenPath := make(map[[3]string]bool, len(s.PathChanges))
-	var hostChanges int64
-	for _, p := range s.PathChanges {
-		key := [3]string{p.Src, p.Dst, p.Test}
-		if !hosts[p.Src] || !hosts[p.Dst] || !tests[p.Test] || seenPath[key] {
+	seenThresh := map[string]bool{}
+	for _, th := range s.Thresholds {
+		if !tests[th.Test] || seenThresh[th.Test] {
+			continue
+		}
+		seenThresh[th.Test] = true
+		for _, l := range []struct {
+			d     *prometheus.Desc
+			v     float64
+			level string
+		}{
+			{descGoodputThresh, th.GoodputAmberBps / 8, "amber"}, {descGoodputThresh, th.GoodputRedBps / 8, "red"},
+			{descLossThresh, th.LossAmber, "amber"}, {descLossThresh, th.LossRed, "red"},
+			{descRTTThresh, th.RTTAmber.Seconds(), "amber"}, {descRTTThresh, th.RTTRed.Seconds(), "red"},
+		} {
+			if l.v > 0 && finite(l.v) {
+				gauge(l.d, l.v, th.Test, l.level)
+			}
+		}
+		if th.Interval > 0 {
+			gauge(descInterval, th.Interval.Seconds(), th.Test)
+		}
+	}
+	seenPath := make(map[PathPair]bool, len(s.Traced))
+	var hostChanges float64
+	for p, n := range changes {
+		if p.Src == s.Host {
+			hostChanges += n
+		}
+	}
+	for _, p := range s.Traced {
+		if !hosts[p.Src] || !hosts[p.Dst] || !tests[p.Test] || seenPath[p] {
 			droppedPairs++
 			continue
 		}
-		seenPath[key] = true
-		if p.Src == s.Host {
-			hostChanges += p.Count
-		}
-		out = append(out, prometheus.MustNewConstMetric(descPathChanges, prometheus.CounterValue, float64(p.Count), key[:]...))
+		seenPath[p] = true
+		out = append(out, prometheus.MustNewConstMetric(descPathChanges, prometheus.CounterValue, changes[p], p.Src, p.Dst, p.Test))
 	}
 	if s.Host != "" {
 		// Every colour is always shown, as every run state is.
 		for _, c := range Colours {
 			gauge(descPairs, float64(s.Colours[c]), s.Host, c)
 		}
-		out = append(out, prometheus.MustNewConstMetric(descHostPathChanges, prometheus.CounterValue, float64(hostChanges), s.Host))
+		out = append(out, prometheus.MustNewConstMetric(descHostPathChanges, prometheus.CounterValue, hostChanges, s.Host))
 		if w := s.Worst; w != nil && hosts[w.Src] && hosts[w.Dst] && tests[w.Test] && slices.Contains(Colours, w.Colour) {
 			dir := w.Direction
 			if dir == "" {
@@ -294,8 +440,8 @@ func (s Snapshot) metrics() []prometheus.Metric {
 			gauge(descWorst, 1, w.Src, w.Dst, w.Test, string(dir), w.Colour)
 		}
 	}
-	// Every state is always shown, 0 when no run is in it, so that a
-	// rate or an alert on it has a series to work on from the start.
+	// Every state is always shown, 0 when no run is in it, so that an
+	// alert on it has a series to work on from the start.
 	for _, st := range States {
 		gauge(descRuns, float64(s.Runs[st]), st)
 	}

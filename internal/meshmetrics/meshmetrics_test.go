@@ -13,6 +13,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/wireperf/wireperf/internal/testutil/promtest"
+	"github.com/wireperf/wireperf/internal/version"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -54,6 +55,9 @@ func sample(fams map[string]*dto.MetricFamily, name string, want map[string]stri
 	}
 	return nil, false
 }
+
+// testKinds are the test kinds the daemon gives New.
+var testKinds = []string{"client", "rr", "udpmon", "trace"}
 
 var base = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 
@@ -99,7 +103,7 @@ func meshSnapshot() Snapshot {
 func TestEveryPairIsScrapedWithItsValues(t *testing.T) {
 	snap := meshSnapshot()
 	calls := 0
-	m := New(func(ctx context.Context) (Snapshot, error) {
+	m := New("", testKinds, func(ctx context.Context) (Snapshot, error) {
 		calls++
 		if _, ok := ctx.Deadline(); !ok {
 			t.Error("the snapshot is read without a deadline")
@@ -118,6 +122,10 @@ func TestEveryPairIsScrapedWithItsValues(t *testing.T) {
 	// Every metric is documented by its help and typed.
 	types := map[string]dto.MetricType{
 		"wireperf_mesh_goodput_bits_per_second":        dto.MetricType_GAUGE,
+		"wireperf_mesh_goodput_bytes_per_second":       dto.MetricType_GAUGE,
+		"wireperf_mesh_rtt_seconds":                    dto.MetricType_GAUGE,
+		"wireperf_mesh_runs_total":                     dto.MetricType_COUNTER,
+		"wireperf_build_info":                          dto.MetricType_GAUGE,
 		"wireperf_mesh_loss_ratio":                     dto.MetricType_GAUGE,
 		"wireperf_mesh_rtt_p99_seconds":                dto.MetricType_GAUGE,
 		"wireperf_mesh_result_timestamp_seconds":       dto.MetricType_GAUGE,
@@ -168,7 +176,12 @@ func TestEveryPairIsScrapedWithItsValues(t *testing.T) {
 				t.Errorf("%s%v = %v, want %v", name, l, got, want)
 			}
 		}
-		check("wireperf_mesh_goodput_bits_per_second", p.GoodputBps, true)
+		check("wireperf_mesh_goodput_bytes_per_second", p.GoodputBps/8, true)
+		check("wireperf_mesh_goodput_bits_per_second", p.GoodputBps, true) // deprecated
+		p99 := map[string]string{"src": p.Src, "dst": p.Dst, "test": p.Test, "direction": string(dir), "statistic": "p99"}
+		if got, ok := value("wireperf_mesh_rtt_seconds", p99); ok != (p.RTTp99 > 0) || got != p.RTTp99.Seconds() {
+			t.Errorf("wireperf_mesh_rtt_seconds%v = %v (present %v), want %v", p99, got, ok, p.RTTp99.Seconds())
+		}
 		check("wireperf_mesh_loss_ratio", p.LostPercent/100, !math.IsNaN(p.LostPercent))
 		check("wireperf_mesh_rtt_p50_seconds", 0, false) // not exported, to keep a scrape small
 		check("wireperf_mesh_rtt_p99_seconds", p.RTTp99.Seconds(), p.RTTp99 > 0)
@@ -226,7 +239,7 @@ func TestEveryPairIsScrapedWithItsValues(t *testing.T) {
 // A snapshot that fails leaves the mesh out but keeps the rest of the
 // page, and the handler counts the error.
 func TestFailedSnapshot(t *testing.T) {
-	m := New(func(context.Context) (Snapshot, error) { return Snapshot{}, errors.New("archive unreachable") }, time.Second)
+	m := New("", testKinds, func(context.Context) (Snapshot, error) { return Snapshot{}, errors.New("archive unreachable") }, time.Second)
 	fams := scrape(t, m.Handler())
 	if fams["wireperf_mesh_runs"] != nil || fams["go_goroutines"] == nil {
 		t.Errorf("after a failed snapshot: runs %v, go_goroutines %v; want none and some", fams["wireperf_mesh_runs"] != nil, fams["go_goroutines"] != nil)
@@ -241,7 +254,7 @@ func TestFailedSnapshot(t *testing.T) {
 
 // An empty mesh scrapes cleanly: every run state at 0, no pair.
 func TestEmptyMesh(t *testing.T) {
-	m := New(func(context.Context) (Snapshot, error) { return Snapshot{}, nil }, 0)
+	m := New("", testKinds, func(context.Context) (Snapshot, error) { return Snapshot{}, nil }, 0)
 	fams := scrape(t, m.Handler())
 	if fams["wireperf_mesh_goodput_bits_per_second"] != nil {
 		t.Error("an empty mesh has goodput series")
@@ -253,17 +266,23 @@ func TestEmptyMesh(t *testing.T) {
 	}
 }
 
-// Each traced pair's path changes are a counter with the pair's labels;
-// a pair or test the mesh does not name is dropped and counted.
+// Each traced pair's path changes are a counter with the pair's labels,
+// counted by the daemon as it records them (an archive pruned of old paths
+// lowers no counter); a traced pair not changed since the start is at 0,
+// and a pair or test the mesh does not name is dropped and counted.
 func TestPathChanges(t *testing.T) {
 	s := Snapshot{Hosts: []string{"ams", "fra"}, Tests: []string{"path"}, Runs: map[string]int64{},
-		PathChanges: []PathChanges{
-			{Src: "ams", Dst: "fra", Test: "path", Count: 3},
-			{Src: "fra", Dst: "ams", Test: "path", Count: 0},
-			{Src: "ams", Dst: "gone", Test: "path", Count: 5},
-			{Src: "ams", Dst: "fra", Test: "old", Count: 1},
+		Traced: []PathPair{
+			{Src: "ams", Dst: "fra", Test: "path"},
+			{Src: "fra", Dst: "ams", Test: "path"},
+			{Src: "ams", Dst: "gone", Test: "path"},
+			{Src: "ams", Dst: "fra", Test: "old"},
 		}}
-	m := New(func(context.Context) (Snapshot, error) { return s, nil }, 0)
+	m := New("ams", testKinds, func(context.Context) (Snapshot, error) { return s, nil }, 0)
+	for range 3 {
+		m.PathChanged(PathPair{Src: "ams", Dst: "fra", Test: "path"})
+	}
+	m.PathChanged(PathPair{Src: "ams", Dst: "gone", Test: "path"})
 	fams := scrape(t, m.Handler())
 	for _, c := range []struct {
 		src, dst string
@@ -280,6 +299,87 @@ func TestPathChanges(t *testing.T) {
 	if got, ok := sample(fams, "wireperf_mesh_snapshot_dropped", map[string]string{"kind": "pair"}); !ok || got.GetGauge().GetValue() != 2 {
 		t.Errorf("dropped pairs: %v, want 2", got)
 	}
+	// The archive forgets the pair's paths (a prune): the counter stays.
+	s.Traced = s.Traced[:2]
+	fams = scrape(t, m.Handler())
+	if got, ok := sample(fams, "wireperf_mesh_path_changes_total", map[string]string{"src": "ams", "dst": "fra", "test": "path"}); !ok || got.GetCounter().GetValue() != 3 {
+		t.Errorf("after a prune: %v, want 3", got)
+	}
+}
+
+// Runs are counted as the daemon ends them, by kind and outcome, every
+// pair of the two present from the start; a kind this build does not
+// know is "other", and the running gauge follows starts and ends.
+func TestRunsAreCountedAsTheyEnd(t *testing.T) {
+	m := New("ams", testKinds, func(context.Context) (Snapshot, error) { return Snapshot{}, nil }, 0)
+	fams := scrape(t, m.Handler())
+	for _, k := range testKinds {
+		for _, o := range Outcomes {
+			if got, ok := sample(fams, "wireperf_mesh_runs_total", map[string]string{"host": "ams", "kind": k, "outcome": o}); !ok || got.GetCounter().GetValue() != 0 {
+				t.Errorf("%s %s before any run: %v, want 0", k, o, got)
+			}
+		}
+	}
+	m.RunStarted()
+	m.RunStarted()
+	m.RunEnded("client", "finished", true)
+	m.RunEnded("client", "failed", false)
+	m.RunEnded("ping-of-a-later-build", "missed", false)
+	m.RunEnded("client", "running", false) // no outcome: not counted
+	fams = scrape(t, m.Handler())
+	for _, c := range []struct {
+		kind, outcome string
+		want          float64
+	}{{"client", "finished", 1}, {"client", "failed", 1}, {"other", "missed", 1}, {"rr", "finished", 0}} {
+		got, ok := sample(fams, "wireperf_mesh_runs_total", map[string]string{"host": "ams", "kind": c.kind, "outcome": c.outcome})
+		if !ok || got.GetCounter().GetValue() != c.want {
+			t.Errorf("%s %s: %v, want %v", c.kind, c.outcome, got, c.want)
+		}
+	}
+	if got, ok := sample(fams, "wireperf_mesh_running_runs", map[string]string{"host": "ams"}); !ok || got.GetGauge().GetValue() != 1 {
+		t.Errorf("running: %v, want 1", got)
+	}
+	if n := len(fams["wireperf_mesh_runs_total"].GetMetric()); n != len(testKinds)*len(Outcomes)+1 {
+		t.Errorf("%d run counters, want %d", n, len(testKinds)*len(Outcomes)+1)
+	}
+	if got, ok := sample(fams, "wireperf_build_info", map[string]string{"host": "ams", "version": version.Get().Release, "revision": version.Get().Commit, "goversion": runtime.Version()}); !ok || got.GetGauge().GetValue() != 1 {
+		t.Errorf("build info: %v", fams["wireperf_build_info"])
+	}
+}
+
+// Thresholds and intervals are one series per test and level set; a
+// threshold not set and a test the mesh does not name are left out.
+func TestThresholds(t *testing.T) {
+	s := Snapshot{Hosts: []string{"ams"}, Tests: []string{"tcp", "rr"}, Thresholds: []Thresholds{
+		{Test: "tcp", GoodputAmberBps: 5e8, GoodputRedBps: 1e8, Interval: time.Hour},
+		{Test: "rr", LossRed: 0.01, RTTAmber: 20 * time.Millisecond},
+		{Test: "gone", GoodputRedBps: 1},
+	}}
+	m := New("ams", testKinds, func(context.Context) (Snapshot, error) { return s, nil }, 0)
+	fams := scrape(t, m.Handler())
+	for _, c := range []struct {
+		name, test, level string
+		want              float64
+	}{
+		{"wireperf_mesh_goodput_threshold_bytes_per_second", "tcp", "amber", 5e8 / 8},
+		{"wireperf_mesh_goodput_threshold_bytes_per_second", "tcp", "red", 1e8 / 8},
+		{"wireperf_mesh_loss_threshold_ratio", "rr", "red", 0.01},
+		{"wireperf_mesh_rtt_threshold_seconds", "rr", "amber", 0.02},
+	} {
+		if got, ok := sample(fams, c.name, map[string]string{"test": c.test, "level": c.level}); !ok || got.GetGauge().GetValue() != c.want {
+			t.Errorf("%s{test=%s,level=%s}: %v, want %v", c.name, c.test, c.level, got, c.want)
+		}
+	}
+	n := 0
+	for _, name := range []string{"wireperf_mesh_goodput_threshold_bytes_per_second", "wireperf_mesh_loss_threshold_ratio", "wireperf_mesh_rtt_threshold_seconds"} {
+		n += len(fams[name].GetMetric())
+	}
+	if n != 4 {
+		t.Errorf("%d threshold series, want 4", n)
+	}
+	if got, ok := sample(fams, "wireperf_mesh_test_interval_seconds", map[string]string{"test": "tcp"}); !ok || got.GetGauge().GetValue() != 3600 || len(fams["wireperf_mesh_test_interval_seconds"].GetMetric()) != 1 {
+		t.Errorf("interval: %v", fams["wireperf_mesh_test_interval_seconds"])
+	}
 }
 
 // The host's aggregates: its pairs by colour (every colour shown), its
@@ -288,13 +388,13 @@ func TestHostAggregates(t *testing.T) {
 	s := Snapshot{Host: "ams", Hosts: []string{"ams", "fra", "lon"}, Tests: []string{"tcp", "path"}, Runs: map[string]int64{},
 		Colours: map[string]int64{"green": 3, "red": 1, "unmeasured": 2},
 		Worst:   &WorstPair{Src: "ams", Dst: "lon", Test: "tcp", Colour: "red"},
-		PathChanges: []PathChanges{
-			{Src: "ams", Dst: "fra", Test: "path", Count: 3},
-			{Src: "ams", Dst: "lon", Test: "path", Count: 4},
-			{Src: "fra", Dst: "ams", Test: "path", Count: 9}, // another host's: not this host's total
-		},
-		Pairs: []Pair{{Src: "ams", Dst: "fra", Test: "tcp", At: base, GoodputBps: 9e8, LostPercent: math.NaN(), RTTMean: 12 * time.Millisecond, LastSuccess: base}}}
-	m := New(func(context.Context) (Snapshot, error) { return s, nil }, 0)
+		Traced:  []PathPair{{Src: "ams", Dst: "fra", Test: "path"}, {Src: "ams", Dst: "lon", Test: "path"}, {Src: "fra", Dst: "ams", Test: "path"}},
+		Pairs:   []Pair{{Src: "ams", Dst: "fra", Test: "tcp", At: base, GoodputBps: 9e8, LostPercent: math.NaN(), RTTMean: 12 * time.Millisecond, LastSuccess: base}}}
+	m := New("ams", testKinds, func(context.Context) (Snapshot, error) { return s, nil }, 0)
+	for _, p := range []PathPair{{"ams", "fra", "path"}, {"ams", "fra", "path"}, {"ams", "fra", "path"}, {"ams", "lon", "path"}, {"ams", "lon", "path"}, {"ams", "lon", "path"}, {"ams", "lon", "path"}} {
+		m.PathChanged(p)
+	}
+	m.PathChanged(PathPair{"fra", "ams", "path"}) // another host's: not this host's total
 	fams := scrape(t, m.Handler())
 	for _, c := range Colours {
 		got, ok := sample(fams, "wireperf_mesh_pairs", map[string]string{"host": "ams", "colour": c})

@@ -204,6 +204,8 @@ ct wireperf version
 # pages; the pages themselves are checked to be there.
 ct test -f /usr/share/man/man1/wireperf-daemon.1.gz
 ct test -f /usr/share/man/man1/wireperf-server.1.gz
+ct test -f /usr/share/wireperf/monitoring/wireperf.rules.yml
+ct test -f /usr/share/wireperf/monitoring/wireperf-dashboard.json
 ct systemd-analyze verify --man=no /usr/lib/systemd/system/wireperf.service /usr/lib/systemd/system/wireperf-server.service
 
 log "start wireperf-server; a client test from the host to $cont_ip"

@@ -1,6 +1,7 @@
 // Package promtest reads a handler's pages in tests: a GET that must
-// answer 200, and a /metrics page parsed by Prometheus's own text parser,
-// so that a test checks what a Prometheus server would read.
+// answer 200, a /metrics page parsed by Prometheus's own text parser, and
+// a real Prometheus server (Debian's package) scraping it, so that a test
+// checks what a Prometheus server would read.
 package promtest
 
 import (
