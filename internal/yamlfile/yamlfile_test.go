@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"go.yaml.in/yaml/v3"
 )
 
 var testLimits = Limits{Bytes: 1 << 10, Nodes: 50, ValueLen: 16, Depth: 4}
@@ -135,5 +137,21 @@ func TestMappingUnknownKey(t *testing.T) {
 	}
 	if _, err := d.Scalar(top[0].Value, "top"); err == nil || !strings.HasPrefix(err.Error(), "f.yaml:2:3: top: want a single value") {
 		t.Fatalf("%v", err)
+	}
+}
+
+// The decoder's type errors ("unmarshal errors:" and a "line N:" on each)
+// are said as file:line once too, on one line.
+func TestTypeErrorSaysItsLineOnce(t *testing.T) {
+	d := &Doc{File: "mesh.yaml"}
+	te := &yaml.TypeError{Errors: []string{"line 3: cannot unmarshal !!str `x` into int", "line 5: cannot unmarshal !!seq into int"}}
+	if got, want := d.syntaxError(te).Error(), "mesh.yaml:3: cannot unmarshal !!str `x` into int; cannot unmarshal !!seq into int (line 5)"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if te.Errors[0] != "line 3: cannot unmarshal !!str `x` into int" {
+		t.Errorf("the error's own text changed: %q", te.Errors[0])
+	}
+	if got, want := d.syntaxError(errors.New("yaml: line 2: did not find expected key")).Error(), "mesh.yaml:2: did not find expected key"; got != want {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }
