@@ -44,13 +44,17 @@ func TestReadConfigServerAdmission(t *testing.T) {
 	}
 }
 
-// A bad configuration is one line per problem, each at FILE:LINE once: an
-// unknown key names the keys the file may have, not the Go type.
+// A bad configuration is one line, each problem at FILE:LINE:COLUMN once
+// (FILE:LINE where the YAML parser says a line only): an unknown key
+// names the keys the file may have, not the Go type.
 func TestReadConfigErrorsOneLine(t *testing.T) {
 	dir := t.TempDir()
 	for _, c := range []struct{ text, want string }{
-		{"host: a\ndb: x.db\nport: 1\nbogus_key: 2\n", `daemon.yaml:4: unknown key "bogus_key" (want one of: host, db, listen, port, bind, `},
-		{"host: a\nport: abc\nworkers: [1]\n", "daemon.yaml:2: cannot unmarshal !!str `abc` into int; " + filepath.Join(dir, "daemon.yaml") + ":3: cannot unmarshal !!seq into int"},
+		{"host: a\ndb: x.db\nport: 1\nbogus_key: 2\n", `daemon.yaml:4:1: unknown key "bogus_key" (known: host, db, listen, port, bind, `},
+		{"host: a\nport: abc\nworkers: [1]\n", "daemon.yaml:2:7: port: cannot unmarshal !!str `abc` into int; " + filepath.Join(dir, "daemon.yaml") + ":3:10: workers: cannot unmarshal !!seq into int"},
+		{"host: a\nport: 70000\n", "daemon.yaml:2:7: port: 70000: want 0 to 65535"},
+		{"host: a\ngrace: soon\n", `daemon.yaml:2:8: grace: "soon": want a duration such as 30s`},
+		{"db: x.db\n", "daemon.yaml: host: missing"},
 		{"host: a\n  port: 1\n", "daemon.yaml:2: mapping values are not allowed in this context"},
 	} {
 		f := filepath.Join(dir, "daemon.yaml")

@@ -290,3 +290,18 @@ func (d *Doc) Scalar(n *yaml.Node, key string) (string, error) {
 	}
 	return n.Value, nil
 }
+
+// Top is the value of key in the document's top mapping, where an error
+// about it points; nil (the file as a whole) when the file doesn't give
+// it.
+func (d *Doc) Top(key string) *yaml.Node {
+	if d.Root == nil || d.Root.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(d.Root.Content); i += 2 {
+		if d.Root.Content[i].Value == key {
+			return d.Root.Content[i+1]
+		}
+	}
+	return nil
+}
