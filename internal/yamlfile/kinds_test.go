@@ -77,7 +77,9 @@ func TestEveryKindHasTheLimits(t *testing.T) {
 			func(k kind) string { return fmt.Sprintf("more than %d values, over the limit", k.limits.Nodes) }},
 		{"depth", func(k kind) string {
 			return "zz: " + strings.Repeat("[", k.limits.Depth) + "1" + strings.Repeat("]", k.limits.Depth) + "\n"
-		}, 1, -1, func(k kind) string { return fmt.Sprintf("nested %d deep, over the limit of %d", k.limits.Depth+1, k.limits.Depth) }},
+		}, 1, -1, func(k kind) string {
+			return fmt.Sprintf("nested %d deep, over the limit of %d", k.limits.Depth+1, k.limits.Depth)
+		}},
 		{"alias", func(kind) string { return "zz: &a 1\nzy: *a\n" }, 2, 5,
 			func(kind) string { return "zy: aliases (*name) are not taken" }},
 		{"alias bomb", func(kind) string {
