@@ -62,7 +62,7 @@ func TestEveryKindHasTheLimits(t *testing.T) {
 		name string
 		add  func(k kind) string // appended to the good file
 		// line is where the error is, counted from the first line added
-		// (0: the file as a whole); col its column.
+		// (0: the file as a whole); col its column (-1: any but 0).
 		line, col int
 		msg       func(k kind) string
 	}

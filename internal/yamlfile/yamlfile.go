@@ -138,7 +138,7 @@ func Read(file string, data []byte, lim Limits) (*Doc, error) {
 		return d, nil
 	}
 	c := checker{doc: d, lim: lim}
-	if err := c.walk(doc.Content[0], "", 1); err != nil {
+	if err := c.walk(doc.Content[0], 1); err != nil {
 		return nil, err
 	}
 	d.Root = doc.Content[0]
@@ -149,52 +149,87 @@ type checker struct {
 	doc   *Doc
 	lim   Limits
 	nodes int
+	// path is where the walk is: each a key, or a list's index; said as
+	// a string only in an error, so a good file costs no strings.
+	path []step
 }
 
-// walk checks n, at key path key, nested depth collections deep, and
-// what it holds.
-func (c *checker) walk(n *yaml.Node, key string, depth int) error {
+type step struct {
+	key   string
+	index int // a list item's; -1 for a key
+}
+
+// key is the path walked to, as an Error's Key says it.
+func (c *checker) key() string {
+	var b strings.Builder
+	for _, s := range c.path {
+		switch {
+		case s.index >= 0:
+			b.WriteString("[" + strconv.Itoa(s.index) + "]")
+		case b.Len() > 0:
+			b.WriteString("." + s.key)
+		default:
+			b.WriteString(s.key)
+		}
+	}
+	return b.String()
+}
+
+func (c *checker) errorf(n *yaml.Node, format string, args ...any) error {
+	return c.doc.Errorf(n, c.key(), format, args...)
+}
+
+// walk checks n, nested depth collections deep, and what it holds.
+func (c *checker) walk(n *yaml.Node, depth int) error {
 	if c.nodes++; c.nodes > c.lim.Nodes {
-		return c.doc.Errorf(n, key, "more than %d values, over the limit", c.lim.Nodes)
+		return c.errorf(n, "more than %d values, over the limit", c.lim.Nodes)
 	}
 	if n.Kind == yaml.AliasNode {
-		return c.doc.Errorf(n, key, "aliases (*name) are not taken")
+		return c.errorf(n, "aliases (*name) are not taken")
 	}
 	if len(n.Value) > c.lim.ValueLen {
-		return c.doc.Errorf(n, key, "a value of %d bytes, over the limit of %d", len(n.Value), c.lim.ValueLen)
+		return c.errorf(n, "a value of %d bytes, over the limit of %d", len(n.Value), c.lim.ValueLen)
 	}
 	if n.Kind != yaml.MappingNode && n.Kind != yaml.SequenceNode {
 		return nil
 	}
 	if depth > c.lim.Depth {
-		return c.doc.Errorf(n, key, "nested %d deep, over the limit of %d", depth, c.lim.Depth)
+		return c.errorf(n, "nested %d deep, over the limit of %d", depth, c.lim.Depth)
 	}
 	if n.Kind == yaml.SequenceNode {
 		for i, item := range n.Content {
-			if err := c.walk(item, key+"["+strconv.Itoa(i)+"]", depth+1); err != nil {
+			c.path = append(c.path, step{index: i})
+			if err := c.walk(item, depth+1); err != nil {
 				return err
 			}
+			c.path = c.path[:len(c.path)-1]
 		}
 		return nil
 	}
-	first := map[string]*yaml.Node{}
+	var first map[string]int // each key's line, made only for mappings of several keys
+	if len(n.Content) > 2 {
+		first = make(map[string]int, len(n.Content)/2)
+	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		// The key first: its length before it is part of a path.
-		if err := c.walk(k, key, depth+1); err != nil {
+		if err := c.walk(k, depth+1); err != nil {
 			return err
 		}
 		if k.Kind != yaml.ScalarNode {
-			return c.doc.Errorf(k, key, "a key is a single value, not a mapping or a list")
+			return c.errorf(k, "a key is a single value, not a mapping or a list")
 		}
-		sub := Join(key, k.Value)
-		if f := first[k.Value]; f != nil {
-			return c.doc.Errorf(k, sub, "given twice (first on line %d)", f.Line)
+		c.path = append(c.path, step{key: k.Value, index: -1})
+		if line, twice := first[k.Value]; twice {
+			return c.errorf(k, "given twice (first on line %d)", line)
 		}
-		first[k.Value] = k
-		if err := c.walk(v, sub, depth+1); err != nil {
+		if first != nil {
+			first[k.Value] = k.Line
+		}
+		if err := c.walk(v, depth+1); err != nil {
 			return err
 		}
+		c.path = c.path[:len(c.path)-1]
 	}
 	return nil
 }
