@@ -3,6 +3,7 @@ package daemon_test
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -70,6 +71,39 @@ func TestReadConfigErrorsOneLine(t *testing.T) {
 			if strings.Contains(err.Error(), bad) {
 				t.Errorf("%q: error %q says %q", c.text, err, bad)
 			}
+		}
+	}
+}
+
+// commentedKey is a line "#key: value" (or "# key: value").
+var commentedKey = regexp.MustCompile(`^# ?([a-z_]+: .*)$`)
+
+// The packaged example configuration reads as it is, and with its
+// commented keys given too: every key it shows is one the file takes.
+func TestPackagedExampleConfigReads(t *testing.T) {
+	data, err := os.ReadFile("../../packaging/etc/daemon.yaml.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var uncommented []string
+	for _, line := range strings.Split(string(data), "\n") {
+		if m := commentedKey.FindStringSubmatch(line); m != nil {
+			line = m[1]
+		}
+		uncommented = append(uncommented, line)
+	}
+	dir := t.TempDir()
+	for name, text := range map[string]string{"as shipped": string(data), "uncommented": strings.Join(uncommented, "\n")} {
+		f := filepath.Join(dir, "daemon.yaml")
+		if err := os.WriteFile(f, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		fc, err := daemon.ReadConfig(f)
+		if err != nil || fc.Host != "CHANGE-ME" {
+			t.Errorf("%s: %+v %v", name, fc, err)
+		}
+		if name == "uncommented" && (fc == nil || fc.TokenFile == "" || fc.SpoolDir == "") {
+			t.Errorf("the commented keys were not read: %+v", fc)
 		}
 	}
 }
