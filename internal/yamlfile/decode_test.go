@@ -100,7 +100,7 @@ func TestReadFile(t *testing.T) {
 	if err := os.WriteFile(big, []byte("a: 1\n"+strings.Repeat("#", 100)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ReadFile(big, Limits{Bytes: 50, Nodes: 10, ValueLen: 10, Depth: 2}); err == nil || err.Error() != big+": 51 bytes, over the limit of 50" {
+	if _, err := ReadFile(big, Limits{Bytes: 50, Nodes: 10, ValueLen: 10, Depth: 2}); err == nil || err.Error() != big+": over the limit of 50 bytes" {
 		t.Fatalf("%v", err)
 	}
 	if d, err := ReadFile(big, Limits{Bytes: 200, Nodes: 10, ValueLen: 10, Depth: 2}); err != nil || d.Root == nil || d.File != big {

@@ -117,6 +117,9 @@ func ReadFile(path string, lim Limits) (*Doc, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(data) > lim.Bytes { // what it holds past the limit is not read
+		return nil, &Error{File: path, Msg: fmt.Sprintf("over the limit of %d bytes", lim.Bytes)}
+	}
 	return Read(path, data, lim)
 }
 
