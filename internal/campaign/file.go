@@ -2,7 +2,6 @@ package campaign
 
 import (
 	"errors"
-	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -10,26 +9,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/wireperf/wireperf/internal/units"
+	"github.com/wireperf/wireperf/internal/yamlfile"
 )
-
-// FileError is a campaign file's mistake, with where it is.
-type FileError struct {
-	File string
-	Line int
-	Key  string
-	Msg  string
-}
-
-func (e *FileError) Error() string {
-	loc := e.File
-	if e.Line > 0 {
-		loc += ":" + strconv.Itoa(e.Line)
-	}
-	if e.Key != "" {
-		return fmt.Sprintf("%s: %s: %s", loc, e.Key, e.Msg)
-	}
-	return fmt.Sprintf("%s: %s", loc, e.Msg)
-}
 
 // A campaign file's limits, checked before anything else: its size, and
 // any one value's. The runs it makes are bounded by MaxRuns (Validate).
@@ -37,85 +18,46 @@ const (
 	MaxFileSize  = 1 << 20
 	MaxScalarLen = 1024
 	MaxNodes     = 100000
+	MaxDepth     = 16 // mappings and lists inside one another (a file needs 3)
 )
+
+// FileLimits are the file's limits as the reader takes them.
+var FileLimits = yamlfile.Limits{Bytes: MaxFileSize, Nodes: MaxNodes, ValueLen: MaxScalarLen, Depth: MaxDepth}
 
 var fileKeys = []string{"name", "target", "targets", "port", "repeat", "order", "shuffle_key", "pause", "count", "test", "axes", "flags"}
 
 // ParseFile reads a campaign file (YAML; docs/campaigns.md). Every mistake
-// is a *FileError naming the line and the key: an unknown key, an axis
-// value that does not parse, an axis given twice.
+// is a *yamlfile.Error naming the line, the column and the key: an
+// unknown key, an axis value that does not parse, an axis given twice.
 func ParseFile(name string, data []byte) (*Spec, error) {
-	ferr := func(n *yaml.Node, key, format string, args ...any) error {
-		line := 0
-		if n != nil {
-			line = n.Line
-		}
-		return &FileError{File: name, Line: line, Key: key, Msg: fmt.Sprintf(format, args...)}
-	}
-	if len(data) > MaxFileSize {
-		return nil, ferr(nil, "", "%d bytes, over the limit of %d", len(data), MaxFileSize)
-	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		var te *yaml.TypeError
-		if errors.As(err, &te) {
-			return nil, ferr(nil, "", "%s", strings.Join(te.Errors, "; "))
-		}
-		return nil, ferr(nil, "", "%v", strings.TrimPrefix(err.Error(), "yaml: "))
-	}
-	if len(doc.Content) == 0 {
-		return nil, ferr(nil, "", "empty campaign file")
-	}
-	nodes := 0
-	var walk func(n *yaml.Node) error
-	walk = func(n *yaml.Node) error {
-		if nodes++; nodes > MaxNodes {
-			return ferr(n, "", "more than %d values, over the limit", MaxNodes)
-		}
-		if n.Kind == yaml.AliasNode {
-			return ferr(n, "", "aliases (*name) are not taken")
-		}
-		if len(n.Value) > MaxScalarLen {
-			return ferr(n, "", "a value of %d bytes, over the limit of %d", len(n.Value), MaxScalarLen)
-		}
-		for _, c := range n.Content {
-			if err := walk(c); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	if err := walk(&doc); err != nil {
+	doc, err := yamlfile.Read(name, data, FileLimits)
+	if err != nil {
 		return nil, err
 	}
-	root := doc.Content[0]
+	ferr := doc.Errorf
+	if doc.Root == nil {
+		return nil, ferr(nil, "", "empty campaign file")
+	}
+	root := doc.Root
 	if root.Kind != yaml.MappingNode {
 		return nil, ferr(root, "", "want a mapping of keys (%s)", strings.Join(fileKeys, ", "))
 	}
+	entries, err := doc.Mapping(root, "", fileKeys...)
+	if err != nil {
+		return nil, err
+	}
 	s := &Spec{Repeat: 1, Order: OrderShuffle}
-	seen := map[string]bool{}
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		k, v := root.Content[i], root.Content[i+1]
-		key := k.Value
-		if seen[key] {
-			return nil, ferr(k, key, "given twice")
-		}
-		seen[key] = true
-		scalar := func() (string, error) {
-			if v.Kind != yaml.ScalarNode {
-				return "", ferr(v, key, "want a single value")
-			}
-			return v.Value, nil
-		}
+	for _, e := range entries {
+		key, v := e.Key, e.Value
 		switch key {
 		case "name":
-			val, err := scalar()
+			val, err := doc.Scalar(v, key)
 			if err != nil {
 				return nil, err
 			}
 			s.Name = val
 		case "target":
-			val, err := scalar()
+			val, err := doc.Scalar(v, key)
 			if err != nil {
 				return nil, err
 			}
@@ -127,7 +69,7 @@ func ParseFile(name string, data []byte) (*Spec, error) {
 			}
 			s.Targets = append(s.Targets, list...)
 		case "port":
-			val, err := scalar()
+			val, err := doc.Scalar(v, key)
 			if err != nil {
 				return nil, err
 			}
@@ -137,7 +79,7 @@ func ParseFile(name string, data []byte) (*Spec, error) {
 			}
 			s.Port = p
 		case "repeat":
-			val, err := scalar()
+			val, err := doc.Scalar(v, key)
 			if err != nil {
 				return nil, err
 			}
@@ -147,7 +89,7 @@ func ParseFile(name string, data []byte) (*Spec, error) {
 			}
 			s.Repeat = n
 		case "order":
-			val, err := scalar()
+			val, err := doc.Scalar(v, key)
 			if err != nil {
 				return nil, err
 			}
@@ -156,7 +98,7 @@ func ParseFile(name string, data []byte) (*Spec, error) {
 			}
 			s.Order = val
 		case "shuffle_key":
-			val, err := scalar()
+			val, err := doc.Scalar(v, key)
 			if err != nil {
 				return nil, err
 			}
@@ -166,7 +108,7 @@ func ParseFile(name string, data []byte) (*Spec, error) {
 			}
 			s.ShuffleKey = n
 		case "test":
-			val, err := scalar()
+			val, err := doc.Scalar(v, key)
 			if err != nil {
 				return nil, err
 			}
@@ -175,7 +117,7 @@ func ParseFile(name string, data []byte) (*Spec, error) {
 			}
 			s.Test = val
 		case "count":
-			val, err := scalar()
+			val, err := doc.Scalar(v, key)
 			if err != nil {
 				return nil, err
 			}
@@ -185,7 +127,7 @@ func ParseFile(name string, data []byte) (*Spec, error) {
 			}
 			s.Count = n
 		case "pause":
-			val, err := scalar()
+			val, err := doc.Scalar(v, key)
 			if err != nil {
 				return nil, err
 			}
@@ -206,8 +148,6 @@ func ParseFile(name string, data []byte) (*Spec, error) {
 				return nil, err
 			}
 			s.Fixed = fixed
-		default:
-			return nil, ferr(k, key, "unknown key (keys: %s)", strings.Join(fileKeys, ", "))
 		}
 	}
 	if err := s.Validate(); err != nil {
@@ -216,6 +156,7 @@ func ParseFile(name string, data []byte) (*Spec, error) {
 	return s, nil
 }
 
+// ferrFunc is yamlfile.Doc.Errorf: an error at a node, about a key.
 type ferrFunc func(n *yaml.Node, key, format string, args ...any) error
 
 func parseAxes(v *yaml.Node, ferr ferrFunc) ([]AxisValues, error) {
@@ -273,14 +214,9 @@ func parseFlags(v *yaml.Node, ferr ferrFunc) ([]string, error) {
 	}
 	type kv struct{ k, v string }
 	var flags []kv
-	seen := map[string]bool{}
 	for i := 0; i+1 < len(v.Content); i += 2 {
 		k, val := v.Content[i], v.Content[i+1]
 		key := "flags." + k.Value
-		if seen[k.Value] {
-			return nil, ferr(k, key, "given twice")
-		}
-		seen[k.Value] = true
 		if val.Kind != yaml.ScalarNode {
 			return nil, ferr(val, key, "want a single value")
 		}

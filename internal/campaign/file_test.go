@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wireperf/wireperf/internal/yamlfile"
 )
 
 const goodFile = `# windows × durations
@@ -45,11 +47,11 @@ func TestParseFile(t *testing.T) {
 }
 
 func TestParseFileErrorsNameLineAndKey(t *testing.T) {
-	for _, c := range []struct{ name, edit, line, key string }{
-		{"unknown key", "pause: 5s\n", "9", "colour"},
-		{"bad value", "  window: [64K, 1M]\n", "10", "axes.window"},
-		{"duplicate axis", "  t: 10s,60s\n", "12", "axes.time"},
-		{"unknown axis", "  t: 10s,60s\n", "11", "axes.colour"},
+	for _, c := range []struct{ name, edit, at, key string }{
+		{"unknown key", "pause: 5s\n", "9:1", ""},
+		{"bad value", "  window: [64K, 1M]\n", "10:17", "axes.window"},
+		{"duplicate axis", "  t: 10s,60s\n", "12:3", "axes.time"},
+		{"unknown axis", "  t: 10s,60s\n", "11:3", "axes.colour"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var in string
@@ -64,12 +66,12 @@ func TestParseFileErrorsNameLineAndKey(t *testing.T) {
 				in = strings.Replace(goodFile, c.edit, "  colour: [red]\n", 1)
 			}
 			_, err := ParseFile("c.yaml", []byte(in))
-			var fe *FileError
+			var fe *yamlfile.Error
 			if !errors.As(err, &fe) {
-				t.Fatalf("error %v is not a FileError", err)
+				t.Fatalf("error %v is not a *yamlfile.Error", err)
 			}
-			if !strings.Contains(err.Error(), "c.yaml:"+c.line+":") || fe.Key != c.key {
-				t.Errorf("%v: want line %s and key %s", err, c.line, c.key)
+			if !strings.HasPrefix(err.Error(), "c.yaml:"+c.at+": ") || fe.Key != c.key {
+				t.Errorf("%v: want line:column %s and key %q", err, c.at, c.key)
 			}
 		})
 	}
@@ -104,7 +106,7 @@ func TestParseFileLimits(t *testing.T) {
 		{"alias", strings.Replace(goodFile, "target: lab-b", "target: &t lab-b\ntargets: [*t]", 1), "aliases"},
 	} {
 		_, err := ParseFile("c.yaml", []byte(c.src))
-		var fe *FileError
+		var fe *yamlfile.Error
 		if !errors.As(err, &fe) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: %v, want one line with %q", c.name, err, c.want)
 		}

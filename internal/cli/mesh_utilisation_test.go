@@ -46,7 +46,7 @@ func TestMeshApplyRefusesAnOverfullMesh(t *testing.T) {
 
 	full := meshFile(t, 50, "mesh", "10m")
 	code, out, errOut := runCLI("mesh", "apply", full, "--db", db)
-	want := "wireperf: " + full + ":58: schedules[0]: host h0 would be busy 196.0% of the time with exclusive runs, over 100.0%: " +
+	want := "wireperf: " + full + ":58:5: schedules[0]: host h0 would be busy 196.0% of the time with exclusive runs, over 100.0%: " +
 		"98 runs of all/tput every 10m0s, each holding it 12s (the test's length + 2s margin); sample partners (a sampled group) or repeat less often\n"
 	if code != ExitUsage || out != "" || errOut != want {
 		t.Fatalf("full mesh: %d %q\n got %q\nwant %q", code, out, errOut, want)
@@ -82,7 +82,7 @@ func TestMeshApplyWarnsOverHalf(t *testing.T) {
 	f := meshFile(t, 3, "mesh", "80s") // 4 runs of 12 s in 80 s: 60%
 	code, out, errOut := runCLI("mesh", "apply", f, "--db", db)
 	if code != ExitOK || !strings.Contains(out, "6 added") || strings.Count(errOut, "\n") != 1 ||
-		!strings.HasPrefix(errOut, "wireperf: warning: "+f+":11: schedules[0]: host h0 is busy 60.0% of the time with exclusive runs, over 50.0%") {
+		!strings.HasPrefix(errOut, "wireperf: warning: "+f+":11:5: schedules[0]: host h0 is busy 60.0% of the time with exclusive runs, over 50.0%") {
 		t.Fatalf("%d %q %q", code, out, errOut)
 	}
 }

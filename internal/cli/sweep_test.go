@@ -278,7 +278,7 @@ func TestSweepBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"sweep", "-f", bad, "--db", db}, "bad.yaml:5: axes.w"},
+		{[]string{"sweep", "-f", bad, "--db", db}, "bad.yaml:5:3: axes.w"},
 		{[]string{"sweep", "h", "--window", "1M,huge", "--name", "x", "--db", db}, "huge"},
 		{[]string{"sweep", "h", "--window", "1M", "--db", db}, "--name"},
 		{[]string{"sweep", "h", "--spacing", "10us", "--name", "x", "--db", db}, "UDP"},

@@ -267,7 +267,7 @@ func (j TaskJSON) Task() (*schedule.Task, error) {
 		t.DestAddr = t.Dest
 	}
 	if t.Duration == 0 && len(t.Args) > 0 {
-		if t.Duration, err = mesh.ReserveFor(t.Args); err != nil {
+		if t.Duration, err = schedule.ReserveFor(t.Args); err != nil {
 			return nil, fmt.Errorf("test: %v", err)
 		}
 	}

@@ -1,20 +1,15 @@
 package daemon
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"reflect"
 	"runtime"
-	"strconv"
 	"strings"
 	"time"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/wireperf/wireperf/internal/auth"
+	"github.com/wireperf/wireperf/internal/yamlfile"
 )
 
 // FileConfig is the daemon's configuration file.
@@ -70,84 +65,41 @@ type FileConfig struct {
 	LogFile  string `yaml:"log_file"` // default stderr
 }
 
-// ReadConfig reads a configuration file. Errors carry the file and the
-// line of the key they are about.
+// ConfigLimits are the configuration file's limits, far over any real
+// configuration (its longest lists are allow and deny).
+var ConfigLimits = yamlfile.Limits{Bytes: 1 << 20, Nodes: 100000, ValueLen: 4096, Depth: 16}
+
+// ReadConfig reads a configuration file. Its mistakes are
+// *yamlfile.Error values naming the line and column of the key or value
+// they are about (several at once as yamlfile.Errors), an unknown key
+// with the keys the file may have.
 func ReadConfig(path string) (*FileConfig, error) {
-	data, err := os.ReadFile(path)
+	doc, err := yamlfile.ReadFile(path, ConfigLimits)
 	if err != nil {
 		return nil, err
 	}
 	var fc FileConfig
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&fc); err != nil && !errors.Is(err, io.EOF) { // an empty file is an empty configuration
-		return nil, configError(path, err)
+	if err := doc.Decode(&fc); err != nil { // an empty file is an empty configuration
+		return nil, err
 	}
 	if fc.Host == "" {
-		return nil, fmt.Errorf("%s: host: missing (this host's name in the mesh)", path)
+		return nil, doc.Errorf(doc.Top("host"), "host", "missing (this host's name in the mesh)")
 	}
-	for key, v := range map[string]string{"grace": fc.Grace, "horizon": fc.Horizon, "plan_every": fc.PlanEvery} {
-		if v == "" {
+	for _, f := range []struct{ key, v string }{{"grace", fc.Grace}, {"horizon", fc.Horizon}, {"plan_every", fc.PlanEvery}} {
+		if f.v == "" {
 			continue
 		}
-		if d, err := time.ParseDuration(v); err != nil || d <= 0 {
-			return nil, fmt.Errorf("%s: %s: %q: want a duration such as 30s", path, key, v)
+		if d, err := time.ParseDuration(f.v); err != nil || d <= 0 {
+			return nil, doc.Errorf(doc.Top(f.key), f.key, "%q: want a duration such as 30s", f.v)
 		}
 	}
 	if fc.Port != nil && (*fc.Port < 0 || *fc.Port > 65535) {
-		return nil, fmt.Errorf("%s: port: %d: want 0 to 65535", path, *fc.Port)
+		return nil, doc.Errorf(doc.Top("port"), "port", "%d: want 0 to 65535", *fc.Port)
 	}
 	if fc.Workers < 0 {
-		return nil, fmt.Errorf("%s: workers: negative", path)
+		return nil, doc.Errorf(doc.Top("workers"), "workers", "negative")
 	}
 	return &fc, nil
-}
-
-// configError says in one line what the YAML decoder found wrong with
-// the file: each problem as FILE:LINE: what, an unknown key with the keys
-// the file may have.
-func configError(path string, err error) error {
-	var te *yaml.TypeError
-	if !errors.As(err, &te) {
-		return fmt.Errorf("%s", atLine(path, strings.TrimPrefix(err.Error(), "yaml: ")))
-	}
-	problems := make([]string, len(te.Errors))
-	for i, e := range te.Errors {
-		problems[i] = atLine(path, e)
-	}
-	return errors.New(strings.Join(problems, "; "))
-}
-
-// atLine turns the decoder's "line N: what" into "FILE:N: what", and its
-// "field K not found in type T" into the key and the keys known.
-func atLine(path, msg string) string {
-	msg = strings.ReplaceAll(strings.TrimSpace(msg), "\n", "; ")
-	where := path
-	if rest, ok := strings.CutPrefix(msg, "line "); ok {
-		if num, after, ok := strings.Cut(rest, ":"); ok {
-			if _, err := strconv.Atoi(num); err == nil {
-				where, msg = path+":"+num, strings.TrimSpace(after)
-			}
-		}
-	}
-	if key, ok := strings.CutPrefix(msg, "field "); ok {
-		if key, _, ok := strings.Cut(key, " not found in type "); ok {
-			msg = fmt.Sprintf("unknown key %q (want one of: %s)", key, strings.Join(configKeys(), ", "))
-		}
-	}
-	return where + ": " + msg
-}
-
-// configKeys are the keys FileConfig reads, in its order.
-func configKeys() []string {
-	t := reflect.TypeFor[FileConfig]()
-	keys := make([]string, 0, t.NumField())
-	for i := range t.NumField() {
-		if k, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); k != "" && k != "-" {
-			keys = append(keys, k)
-		}
-	}
-	return keys
 }
 
 // Duration reads one of the file's durations, or def when not set.

@@ -3,6 +3,7 @@ package daemon_test
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -44,13 +45,17 @@ func TestReadConfigServerAdmission(t *testing.T) {
 	}
 }
 
-// A bad configuration is one line per problem, each at FILE:LINE once: an
-// unknown key names the keys the file may have, not the Go type.
+// A bad configuration is one line, each problem at FILE:LINE:COLUMN once
+// (FILE:LINE where the YAML parser says a line only): an unknown key
+// names the keys the file may have, not the Go type.
 func TestReadConfigErrorsOneLine(t *testing.T) {
 	dir := t.TempDir()
 	for _, c := range []struct{ text, want string }{
-		{"host: a\ndb: x.db\nport: 1\nbogus_key: 2\n", `daemon.yaml:4: unknown key "bogus_key" (want one of: host, db, listen, port, bind, `},
-		{"host: a\nport: abc\nworkers: [1]\n", "daemon.yaml:2: cannot unmarshal !!str `abc` into int; " + filepath.Join(dir, "daemon.yaml") + ":3: cannot unmarshal !!seq into int"},
+		{"host: a\ndb: x.db\nport: 1\nbogus_key: 2\n", `daemon.yaml:4:1: unknown key "bogus_key" (known: host, db, listen, port, bind, `},
+		{"host: a\nport: abc\nworkers: [1]\n", "daemon.yaml:2:7: port: cannot unmarshal !!str `abc` into int; " + filepath.Join(dir, "daemon.yaml") + ":3:10: workers: cannot unmarshal !!seq into int"},
+		{"host: a\nport: 70000\n", "daemon.yaml:2:7: port: 70000: want 0 to 65535"},
+		{"host: a\ngrace: soon\n", `daemon.yaml:2:8: grace: "soon": want a duration such as 30s`},
+		{"db: x.db\n", "daemon.yaml: host: missing"},
 		{"host: a\n  port: 1\n", "daemon.yaml:2: mapping values are not allowed in this context"},
 	} {
 		f := filepath.Join(dir, "daemon.yaml")
@@ -66,6 +71,39 @@ func TestReadConfigErrorsOneLine(t *testing.T) {
 			if strings.Contains(err.Error(), bad) {
 				t.Errorf("%q: error %q says %q", c.text, err, bad)
 			}
+		}
+	}
+}
+
+// commentedKey is a line "#key: value" (or "# key: value").
+var commentedKey = regexp.MustCompile(`^# ?([a-z_]+: .*)$`)
+
+// The packaged example configuration reads as it is, and with its
+// commented keys given too: every key it shows is one the file takes.
+func TestPackagedExampleConfigReads(t *testing.T) {
+	data, err := os.ReadFile("../../packaging/etc/daemon.yaml.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var uncommented []string
+	for _, line := range strings.Split(string(data), "\n") {
+		if m := commentedKey.FindStringSubmatch(line); m != nil {
+			line = m[1]
+		}
+		uncommented = append(uncommented, line)
+	}
+	dir := t.TempDir()
+	for name, text := range map[string]string{"as shipped": string(data), "uncommented": strings.Join(uncommented, "\n")} {
+		f := filepath.Join(dir, "daemon.yaml")
+		if err := os.WriteFile(f, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		fc, err := daemon.ReadConfig(f)
+		if err != nil || fc.Host != "CHANGE-ME" {
+			t.Errorf("%s: %+v %v", name, fc, err)
+		}
+		if name == "uncommented" && (fc == nil || fc.TokenFile == "" || fc.SpoolDir == "") {
+			t.Errorf("the commented keys were not read: %+v", fc)
 		}
 	}
 }

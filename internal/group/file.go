@@ -1,16 +1,11 @@
 package group
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
-	"os"
 	"time"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/wireperf/wireperf/internal/units"
+	"github.com/wireperf/wireperf/internal/yamlfile"
 )
 
 // FileOptions are test flags as a group file writes them: every field is
@@ -43,26 +38,25 @@ type File struct {
 	FileOptions  `yaml:",inline"`
 }
 
-// ReadFile reads a group file; unknown keys are errors.
+// FileLimits are a group file's limits: far over any group a controller
+// starts at one instant, and under what a hostile file could cost.
+var FileLimits = yamlfile.Limits{Bytes: 1 << 20, Nodes: 100000, ValueLen: 1024, Depth: 16}
+
+// ReadFile reads a group file. Its mistakes, unknown keys among them,
+// are *yamlfile.Error values naming line and column.
 func ReadFile(path string) (*File, error) {
-	b, err := os.ReadFile(path)
+	doc, err := yamlfile.ReadFile(path, FileLimits)
 	if err != nil {
 		return nil, err
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
+	if doc.Root == nil {
+		return nil, doc.Errorf(nil, "", "empty file")
+	}
 	var f File
-	if err := dec.Decode(&f); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("%s: empty file", path)
-		}
-		return nil, fmt.Errorf("%s: %v", path, oneLine(err))
+	if err := doc.Decode(&f); err != nil {
+		return nil, err
 	}
 	return &f, nil
-}
-
-func oneLine(err error) string {
-	return string(bytes.ReplaceAll([]byte(err.Error()), []byte("\n"), []byte("; ")))
 }
 
 // Apply lays the set fields over o.

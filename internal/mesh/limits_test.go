@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"go.yaml.in/yaml/v3"
+	"github.com/wireperf/wireperf/internal/yamlfile"
 )
 
 // meshOf is a file of n hosts, a full mesh of them, and schedules of
@@ -60,7 +60,7 @@ func TestMeshLimits(t *testing.T) {
 		{"name", "hosts: {'-x': }\n", "a host's name"},
 	} {
 		_, err := Parse("m.yaml", []byte(c.src))
-		var e *Error
+		var e *yamlfile.Error
 		if !errors.As(err, &e) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: %v, want one line with %q", c.name, err, c.want)
 		}
@@ -82,23 +82,6 @@ func TestYAMLErrorSaysItsLineOnce(t *testing.T) {
 	_, err := Parse("mesh.yaml", []byte("hosts: {a: }\ngroups: [\n"))
 	if err == nil || strings.Count(err.Error(), "line") != 0 || !strings.HasPrefix(err.Error(), "mesh.yaml:") {
 		t.Fatalf("%v", err)
-	}
-}
-
-// The decoder's type errors ("unmarshal errors:" and a "line N:" on each)
-// are said as file:line once too, on one line.
-func TestYAMLTypeErrorSaysItsLineOnce(t *testing.T) {
-	p := &parser{file: "mesh.yaml"}
-	te := &yaml.TypeError{Errors: []string{"line 3: cannot unmarshal !!str `x` into int", "line 5: cannot unmarshal !!seq into int"}}
-	got := p.yamlError(te).Error()
-	if want := "mesh.yaml:3: cannot unmarshal !!str `x` into int; cannot unmarshal !!seq into int (line 5)"; got != want {
-		t.Errorf("got %q, want %q", got, want)
-	}
-	if te.Errors[0] != "line 3: cannot unmarshal !!str `x` into int" {
-		t.Errorf("the error's own text changed: %q", te.Errors[0])
-	}
-	if got, want := p.yamlError(errors.New("yaml: line 2: did not find expected key")).Error(), "mesh.yaml:2: did not find expected key"; got != want {
-		t.Errorf("got %q, want %q", got, want)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/wireperf/wireperf/internal/measure"
 	"github.com/wireperf/wireperf/internal/schedule"
+	"github.com/wireperf/wireperf/internal/yamlfile"
 )
 
 // An exclusive run holds both its hosts for its reservation, so a host
@@ -35,8 +36,8 @@ type Load struct {
 	Tasks, Rotation int
 	Reserve         time.Duration // what each run holds: the test's reserve
 	ReserveGiven    bool          // the file's reserve, not the test's length + margin
-	key             string        // the schedule's key and line, for errors
-	line            int
+	key             string        // the schedule's key and position, for errors
+	line, column    int
 }
 
 // Runs is the schedule's runs per period that hold the host.
@@ -48,7 +49,7 @@ func (l Load) Util() float64 {
 }
 
 func (l Load) String() string {
-	why := "the test's length + " + reserveMargin.String() + " margin"
+	why := "the test's length + " + schedule.ReserveMargin.String() + " margin"
 	if l.ReserveGiven {
 		why = "the test's reserve"
 	}
@@ -107,7 +108,7 @@ func (m *Mesh) Utilisation() []HostLoad {
 				byHost[host] = h
 			}
 			h.Loads = append(h.Loads, Load{Schedule: s.Group + "/" + s.Test, Period: s.Repeat, Tasks: n, Rotation: rotation,
-				Reserve: t.Reserve, ReserveGiven: t.ReserveGiven, key: s.key, line: s.line})
+				Reserve: t.Reserve, ReserveGiven: t.ReserveGiven, key: s.key, line: s.line, column: s.column})
 		}
 	}
 	out := make([]HostLoad, 0, len(byHost))
@@ -127,14 +128,14 @@ func (m *Mesh) Utilisation() []HostLoad {
 }
 
 // CheckUtilisation refuses a mesh whose worst host would be busy more
-// than MaxUtil of the time, with an *Error at the schedule that takes
+// than MaxUtil of the time, with a *yamlfile.Error at the schedule that takes
 // most of it, naming the host and its utilisation; over WarnUtil it
 // accepts the mesh with a warning of one line.
 func (m *Mesh) CheckUtilisation() (warning string, err error) {
 	for _, t := range m.Tests {
 		if len(t.Args) > 0 && t.Args[0] == string(measure.KindTrace) {
 			if err := schedule.CheckProbeRates(m.Tasks()); err != nil {
-				return "", &Error{File: m.file, Line: 1, Key: "schedules", Msg: err.Error()}
+				return "", &yamlfile.Error{File: m.file, Line: 1, Key: "schedules", Msg: err.Error()}
 			}
 			break
 		}
@@ -150,7 +151,7 @@ func (m *Mesh) CheckUtilisation() (warning string, err error) {
 			top = l
 		}
 	}
-	e := &Error{File: m.file, Line: top.line, Key: top.key}
+	e := &yamlfile.Error{File: m.file, Line: top.line, Column: top.column, Key: top.key}
 	if worst.Util > MaxUtil {
 		e.Msg = fmt.Sprintf("host %s would be busy %s of the time with exclusive runs, over %s: %s; sample partners (a sampled group) or repeat less often",
 			worst.Host, percent(worst.Util), percent(MaxUtil), worst.Details())

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/wireperf/wireperf/internal/yamlfile"
 	"time"
 )
 
@@ -57,11 +59,11 @@ func TestFullMeshOf50IsRefused(t *testing.T) {
 		t.Fatalf("equal loads are by name: %s first", loads[0].Host)
 	}
 	warning, err := m.CheckUtilisation()
-	var e *Error
+	var e *yamlfile.Error
 	if warning != "" || !errors.As(err, &e) {
 		t.Fatalf("%q %v: want a refusal", warning, err)
 	}
-	const msg = "m.yaml:58: schedules[0]: host h0 would be busy 196.0% of the time with exclusive runs, over 100.0%: " +
+	const msg = "m.yaml:58:5: schedules[0]: host h0 would be busy 196.0% of the time with exclusive runs, over 100.0%: " +
 		"98 runs of all/tput every 10m0s, each holding it 12s (the test's length + 2s margin); sample partners (a sampled group) or repeat less often"
 	if err.Error() != msg {
 		t.Fatalf("got  %q\nwant %q", err, msg)
@@ -91,7 +93,7 @@ func TestUtilisationWarnsOverHalf(t *testing.T) {
 	// 3 hosts: 4 runs of 12 s each in 80 s, 60%.
 	m := mustParse(t, groupOf(3, "mesh", "test: client -t 10", "80s"))
 	warning, err := m.CheckUtilisation()
-	const want = "m.yaml:11: schedules[0]: host h0 is busy 60.0% of the time with exclusive runs, over 50.0%: " +
+	const want = "m.yaml:11:5: schedules[0]: host h0 is busy 60.0% of the time with exclusive runs, over 50.0%: " +
 		"4 runs of all/tput every 1m20s, each holding it 12s (the test's length + 2s margin); its runs will often wait for each other"
 	if err != nil || warning != want {
 		t.Fatalf("got %q %v\nwant %q", warning, err, want)
@@ -154,7 +156,7 @@ schedules:
 		t.Fatalf("%+v, want c at 1", loads[2])
 	}
 	_, err := m.CheckUtilisation()
-	if err == nil || !strings.HasPrefix(err.Error(), "m.yaml:11: schedules[1]: host a would be busy 105.0% ") ||
+	if err == nil || !strings.HasPrefix(err.Error(), "m.yaml:11:5: schedules[1]: host a would be busy 105.0% ") ||
 		!strings.Contains(err.Error(), "1 run of ab/short every 1m0s, each holding it 3s (the test's length + 2s margin); 4 runs of all/long") {
 		t.Fatalf("%v", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/wireperf/wireperf/internal/schedule"
+	"github.com/wireperf/wireperf/internal/yamlfile"
 )
 
 func TestExampleMesh(t *testing.T) {
@@ -109,30 +110,30 @@ func TestBadInput(t *testing.T) {
 	goodTests := "tests:\n  t: {test: client -t 5}\n"
 	cases := []struct {
 		name, src string
-		line      int
+		line, col int // col 0: the decoder says a line only
 		key, msg  string
 	}{
-		{"unknown host", base("groups:\n  g: {mesh: [a, zz]}\n", goodTests, ""), 5, "groups.g", `unknown host or group "zz"`},
-		{"cycle", base("groups:\n  x: {mesh: [a, y]}\n  y: {mesh: [b, x]}\n", goodTests, ""), 6, "groups.y", "cycle of group references: x → y → x"},
-		{"test line", base("groups:\n  g: {mesh: [a, b]}\n", "tests:\n  t: {test: clinet -t 5}\n", ""), 7, "tests.t.test", `"clinet"`},
-		{"test flag", base("groups:\n  g: {mesh: [a, b]}\n", "tests:\n  t: {test: client -t five}\n", ""), 7, "tests.t.test", "five"},
-		{"test value", base("groups:\n  g: {mesh: [a, b]}\n", "tests:\n  t: {test: client -l 0}\n", ""), 7, "tests.t.test", "-l 0: want 1 byte to"},
-		{"test length", base("groups:\n  g: {mesh: [a, b]}\n", "tests:\n  t: {test: client -n 1G}\n", ""), 7, "tests.t.test", "give reserve"},
-		{"unknown key", base("groups:\n  g: {mesh: [a, b]}\n", "tests:\n  t: {test: client, colour: red}\n", ""), 7, "tests.t.colour", "unknown key"},
-		{"schedule group", base("", goodTests, "schedules:\n  - {group: nope, test: t}\n"), 7, "schedules[0].group", "unknown group"},
-		{"repeat", base("groups:\n  g: {mesh: [a, b]}\n", goodTests, "schedules:\n  - group: g\n    test: t\n    repeat: 3s\n"), 11, "schedules[0].repeat", "shorter than one run"},
-		{"duration", base("groups:\n  g: {mesh: [a, b]}\n", goodTests, "schedules:\n  - group: g\n    test: t\n    slip: soon\n"), 11, "schedules[0].slip", "want a duration"},
-		{"port", "hosts:\n  a: {port: 70000}\n", 2, "hosts.a.port", "want 1 to 65535"},
-		{"yaml", "hosts:\n  a: [\n", 2, "", "did not find"},
-		{"random slip", base("groups:\n  g: {mesh: [a, b]}\n", goodTests, "schedules:\n  - group: g\n    test: t\n    repeat: 10s\n    random_slip: 10s\n"), 12, "schedules[0].random_slip", "not shorter than repeat"},
-		{"pairs", base("groups:\n  g: {pairs: [[a, b, a]]}\n", goodTests, ""), 5, "groups.g.pairs", "[SOURCE, DEST]"},
+		{"unknown host", base("groups:\n  g: {mesh: [a, zz]}\n", goodTests, ""), 5, 13, "groups.g", `unknown host or group "zz"`},
+		{"cycle", base("groups:\n  x: {mesh: [a, y]}\n  y: {mesh: [b, x]}\n", goodTests, ""), 6, 13, "groups.y", "cycle of group references: x → y → x"},
+		{"test line", base("groups:\n  g: {mesh: [a, b]}\n", "tests:\n  t: {test: clinet -t 5}\n", ""), 7, 13, "tests.t.test", `"clinet"`},
+		{"test flag", base("groups:\n  g: {mesh: [a, b]}\n", "tests:\n  t: {test: client -t five}\n", ""), 7, 13, "tests.t.test", "five"},
+		{"test value", base("groups:\n  g: {mesh: [a, b]}\n", "tests:\n  t: {test: client -l 0}\n", ""), 7, 13, "tests.t.test", "-l 0: want 1 byte to"},
+		{"test length", base("groups:\n  g: {mesh: [a, b]}\n", "tests:\n  t: {test: client -n 1G}\n", ""), 7, 13, "tests.t.test", "give reserve"},
+		{"unknown key", base("groups:\n  g: {mesh: [a, b]}\n", "tests:\n  t: {test: client, colour: red}\n", ""), 7, 21, "tests.t", `unknown key "colour" (known: test, class, reserve, thresholds)`},
+		{"schedule group", base("", goodTests, "schedules:\n  - {group: nope, test: t}\n"), 7, 13, "schedules[0].group", "unknown group"},
+		{"repeat", base("groups:\n  g: {mesh: [a, b]}\n", goodTests, "schedules:\n  - group: g\n    test: t\n    repeat: 3s\n"), 11, 13, "schedules[0].repeat", "shorter than one run"},
+		{"duration", base("groups:\n  g: {mesh: [a, b]}\n", goodTests, "schedules:\n  - group: g\n    test: t\n    slip: soon\n"), 11, 11, "schedules[0].slip", "want a duration"},
+		{"port", "hosts:\n  a: {port: 70000}\n", 2, 13, "hosts.a.port", "want 1 to 65535"},
+		{"yaml", "hosts:\n  a: [\n", 2, 0, "", "did not find"},
+		{"random slip", base("groups:\n  g: {mesh: [a, b]}\n", goodTests, "schedules:\n  - group: g\n    test: t\n    repeat: 10s\n    random_slip: 10s\n"), 12, 18, "schedules[0].random_slip", "not shorter than repeat"},
+		{"pairs", base("groups:\n  g: {pairs: [[a, b, a]]}\n", goodTests, ""), 5, 15, "groups.g.pairs", "[SOURCE, DEST]"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Parse("m.yaml", []byte(c.src))
-			var e *Error
+			var e *yamlfile.Error
 			if !errors.As(err, &e) {
-				t.Fatalf("%v: not a mesh error", err)
+				t.Fatalf("%v: not a *yamlfile.Error", err)
 			}
 			msg := err.Error()
 			if strings.Contains(msg, "\n") {
@@ -141,33 +142,14 @@ func TestBadInput(t *testing.T) {
 			if e.File != "m.yaml" || e.Line != c.line || e.Key != c.key || !strings.Contains(e.Msg, c.msg) {
 				t.Fatalf("got %q (line %d, key %q), want line %d, key %q, %q", msg, e.Line, e.Key, c.line, c.key, c.msg)
 			}
-			if !strings.HasPrefix(msg, fmt.Sprintf("m.yaml:%d:", c.line)) {
-				t.Fatalf("%q does not start with file and line", msg)
+			at := fmt.Sprintf("m.yaml:%d:%d: ", c.line, c.col)
+			if c.col == 0 {
+				at = fmt.Sprintf("m.yaml:%d: ", c.line)
+			}
+			if e.Column != c.col || !strings.HasPrefix(msg, at) {
+				t.Fatalf("%q does not start with %q", msg, at)
 			}
 		})
-	}
-}
-
-// TestReserveFor: a test's reservation is its model's length and the
-// margin: -O runs before -t, rr runs each size for -t, and udpmon's
-// default grid sends for about 97 s (which a 10 s guess cut short).
-func TestReserveFor(t *testing.T) {
-	for args, want := range map[string]time.Duration{
-		"client": 10 * time.Second, "client -t 5": 5 * time.Second, "client --time=2.5": 2500 * time.Millisecond,
-		"client -t 10 -O 2": 12 * time.Second, "rr -t3": 3 * time.Second, "rr --sizes 64,512 -t 3": 6 * time.Second,
-		"client -n 100M -b 100m": time.Duration(float64(100<<20) * 8 / 100e6 * float64(time.Second)),
-	} {
-		got, err := ReserveFor(strings.Fields(args))
-		if err != nil || got != want+reserveMargin {
-			t.Errorf("%s: %v %v, want %v", args, got, err, want+reserveMargin)
-		}
-	}
-	got, err := ReserveFor([]string{"udpmon"})
-	if err != nil || got < 97*time.Second+reserveMargin {
-		t.Errorf("udpmon's default grid: %v %v, want at least its 97 s of sending", got, err)
-	}
-	if _, err := ReserveFor([]string{"client", "-n", "1G"}); err == nil || !strings.Contains(err.Error(), "give reserve") {
-		t.Errorf("-n as fast as the path allows: %v", err)
 	}
 }
 
@@ -178,7 +160,7 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := Parse("f.yaml", b)
 		if err != nil {
-			var e *Error
+			var e *yamlfile.Error
 			if !errors.As(err, &e) || strings.Contains(err.Error(), "\n") {
 				t.Fatalf("not a one-line mesh error: %q", err)
 			}
@@ -244,7 +226,7 @@ schedules:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tt := m.Tests["path"]; tt.Class != schedule.Background || tt.Reserve != 10*time.Second+reserveMargin {
+	if tt := m.Tests["path"]; tt.Class != schedule.Background || tt.Reserve != 10*time.Second+schedule.ReserveMargin {
 		t.Fatalf("path: class %s, reserve %v", tt.Class, tt.Reserve)
 	}
 	if tt := m.Tests["pinned"]; tt.Class != schedule.Exclusive {

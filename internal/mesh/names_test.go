@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/wireperf/wireperf/internal/yamlfile"
 )
 
 // A mesh's name, its groups' and tests' names and its hosts' refuse
@@ -21,7 +23,7 @@ func TestNamesRefuseControlCharacters(t *testing.T) {
 		{"m.yaml", strings.Replace(body, "a: , b: ", "a: , \"b\\e[2J\": ", 1), "host"},
 	} {
 		_, err := Parse(tc.file, []byte(tc.src))
-		var e *Error
+		var e *yamlfile.Error
 		if err == nil || !errors.As(err, &e) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: %v, want an error about the %s", tc.src[:min(len(tc.src), 40)], err, tc.want)
 			continue

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/wireperf/wireperf/internal/schedule"
+	"github.com/wireperf/wireperf/internal/yamlfile"
 )
 
 // A sampled group's schedule is K' ≤ K rotating tasks per source (one
@@ -273,13 +274,13 @@ func TestSampledMaxRuns(t *testing.T) {
 
 func TestSampledBadInput(t *testing.T) {
 	for _, c := range []struct{ name, src, want string }{
-		{"no partners", "hosts: {a: , b: }\ngroups:\n  g: {sampled: {hosts: [a, b]}}\n", "m.yaml:3: groups.g.sampled.partners: missing"},
-		{"zero partners", "hosts: {a: , b: }\ngroups:\n  g: {sampled: {hosts: [a, b], partners: 0}}\n", `m.yaml:3: groups.g.sampled.partners: "0": want a count of 1 or more`},
-		{"unknown key", "hosts: {a: , b: }\ngroups:\n  g: {sampled: {hosts: [a, b], partner: 1}}\n", "m.yaml:3: groups.g.sampled.partner: unknown key (want hosts, partners)"},
+		{"no partners", "hosts: {a: , b: }\ngroups:\n  g: {sampled: {hosts: [a, b]}}\n", "m.yaml:3:16: groups.g.sampled.partners: missing"},
+		{"zero partners", "hosts: {a: , b: }\ngroups:\n  g: {sampled: {hosts: [a, b], partners: 0}}\n", `m.yaml:3:42: groups.g.sampled.partners: "0": want a count of 1 or more`},
+		{"unknown key", "hosts: {a: , b: }\ngroups:\n  g: {sampled: {hosts: [a, b], partner: 1}}\n", `m.yaml:3:32: groups.g.sampled: unknown key "partner" (known: hosts, partners)`},
 		{"unknown host", "hosts: {a: , b: }\ngroups:\n  g: {sampled: {hosts: [a, c], partners: 1}}\n", `unknown host or group "c"`},
-		{"unknown kind", "hosts: {a: , b: }\ngroups:\n  g: {random: [a, b]}\n", "unknown group kind (want mesh, star, pairs, sampled)"},
+		{"unknown kind", "hosts: {a: , b: }\ngroups:\n  g: {random: [a, b]}\n", `m.yaml:3:7: groups.g: unknown key "random" (known: mesh, star, pairs, sampled)`},
 		{"no repeat", "hosts: {a: , b: }\ngroups:\n  g: {sampled: {hosts: [a, b], partners: 1}}\ntests: {t: {test: client -t 1}}\nschedules:\n  - {group: g, test: t}\n",
-			"m.yaml:6: schedules[0].repeat: missing: group g is sampled, so its pairs take turns period by period"},
+			"m.yaml:6:5: schedules[0].repeat: missing: group g is sampled, so its pairs take turns period by period"},
 		{"repeat too long", groupOf(50, "sampled 1", "test: client -t 1", "20000h"), "20000h0m0s × the 49 periods group all takes to cover its pairs is over"},
 		{"over the task limit", groupOf(1000, "sampled 500", "test: client -t 1", "1h"), "groups.all: a sampled group of 1000 hosts with 500 partners is 500000 tasks a schedule (500 a host), over the limit of 250000"},
 		{"over the pair limit", strings.Replace(groupOf(1000, "sampled 4", "test: client -t 1", "1h"), "schedules:\n", "  t2: {test: client -t 2}\n  t3: {test: client -t 3}\n  t4: {test: client -t 4}\n  t5: {test: client -t 5}\nschedules:\n"+
@@ -287,7 +288,7 @@ func TestSampledBadInput(t *testing.T) {
 			"schedules[4]: the schedules so far test 4995000 ordered pairs, over the limit of 4000000"},
 	} {
 		_, err := Parse("m.yaml", []byte(c.src))
-		var e *Error
+		var e *yamlfile.Error
 		if !errors.As(err, &e) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: %v, want one line with %q", c.name, err, c.want)
 		}

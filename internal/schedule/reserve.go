@@ -1,8 +1,11 @@
 package schedule
 
 import (
+	"errors"
 	"fmt"
 	"time"
+
+	"github.com/wireperf/wireperf/internal/measure"
 )
 
 // Reservation holds a resource for a run over [From, To).
@@ -103,4 +106,25 @@ func Late(r Run, now time.Time) (bool, string) {
 		return true, fmt.Sprintf("picked up %s after its planned start, past its slip", now.Sub(r.Planned).Round(time.Millisecond))
 	}
 	return false, ""
+}
+
+// ReserveMargin is added to a test's length for its set-up and its
+// report.
+const ReserveMargin = 2 * time.Second
+
+// ReserveFor is how long a run of a test line holds its hosts by
+// default: the test's length as its model tells it (-O, -n at a rate,
+// rr's sizes × -t, udpmon's grid) and ReserveMargin. A test whose length
+// its flags don't tell (-n as fast as the path allows) needs its
+// reservation given. Mesh files and the daemon's API reserve by it.
+func ReserveFor(args []string) (time.Duration, error) {
+	t, err := measure.ParseLine(args)
+	if err != nil {
+		return 0, err
+	}
+	d, ok := t.Duration()
+	if !ok {
+		return 0, errors.New("its length can't be told from its flags (-n without a rate, or rr --count without -t or --interval): give reserve")
+	}
+	return d + ReserveMargin, nil
 }
