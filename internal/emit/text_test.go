@@ -564,7 +564,7 @@ func TestTextBufferCapped(t *testing.T) {
 // to nothing.
 func TestServerOutputText(t *testing.T) {
 	r := forwardResult()
-	out, isJSON := ServerOutput(true)(r)
+	out, isJSON := ServerOutput(true)(r, 0)
 	if isJSON {
 		t.Fatal("text asked, JSON given")
 	}
