@@ -40,6 +40,7 @@ func New() *Flags {
 	return &Flags{
 		Config:   server.Config{Port: spec.DefaultPort, Limits: server.DefaultLimits(), ShutdownGrace: server.DefaultShutdownGrace},
 		Interval: time.Second,
+		Format:   units.AdaptiveBits,
 	}
 }
 
