@@ -646,10 +646,7 @@ func TestReadLengthsHeadingHasEntries(t *testing.T) {
 				listed++
 			}
 		}
-		total := st.Calls
-		if total <= 0 {
-			total = sum
-		}
+		total := max(st.Calls, sum) // the histogram covers -O's start, Calls not
 		want := 0
 		for _, rl := range st.ReadLengths {
 			if total > 0 && float64(rl.Count) > 0.05*float64(total) {
@@ -659,5 +656,22 @@ func TestReadLengthsHeadingHasEntries(t *testing.T) {
 		if listed != want {
 			t.Fatalf("case %d: %d lengths listed, want the %d above 5%% of %d reads (%v):\n%s", i, listed, want, total, st.ReadLengths, out)
 		}
+	}
+}
+
+// With -O the stream's calls leave the omitted start out while the
+// read-length histogram counts it: the shares are of the larger, never
+// above 100% (a loopback -O 1 test printed "read 5789 times (114.1%)").
+func TestReadLengthSharesWithOmit(t *testing.T) {
+	r := forwardResult()
+	st := &r.Remote.Streams[0]
+	st.ReadLengths = []result.ReadLength{{Length: 1 << 20, Count: 5789}}
+	st.Calls = 5074 // the reads after the omitted start
+	out := renderText(t, r, Options{})
+	if !strings.Contains(out, "1048576 bytes read 5789 times (100.0%)") {
+		t.Errorf("the share of the only read length is not 100%%:\n%s", out)
+	}
+	if got := readShares(st); len(got) != 1 || got[0].Percent != 100 {
+		t.Errorf("JSON's read shares %+v, want 100%%", got)
 	}
 }
