@@ -104,13 +104,7 @@ type docHostEnd struct {
 			System  float64 `json:"system"`
 			SoftIRQ float64 `json:"softirq"`
 		} `json:"cpus"`
-		Samples []struct {
-			T            float64 `json:"t"`
-			User         float64 `json:"user"`
-			System       float64 `json:"system"`
-			SoftIRQ      float64 `json:"softirq"`
-			MemUsedBytes int64   `json:"mem_used_bytes"`
-		} `json:"samples"`
+		Samples []docHostSample `json:"samples"`
 	} `json:"host_counters"`
 	RR *struct {
 		Points []struct {
@@ -396,6 +390,7 @@ func (p *Parsed) readHost(host string, e *docHostEnd) {
 			}
 			p.Hosts = append(p.Hosts, hs)
 		}
+		p.setHostFigures(host, hc.Samples)
 	} else if hc != nil && len(hc.CPUs) > 0 {
 		// The first entry is the whole machine when /proc/stat's "cpu" line is there.
 		c := hc.CPUs[0]
@@ -413,6 +408,41 @@ func (p *Parsed) readHost(host string, e *docHostEnd) {
 			hs.MemUsed = ptr(hc.MemUsedBytes)
 		}
 		p.Hosts = append(p.Hosts, hs)
+	}
+}
+
+// docHostSample is one of an end's host counters' samples.
+type docHostSample struct {
+	T            float64 `json:"t"`
+	User         float64 `json:"user"`
+	System       float64 `json:"system"`
+	SoftIRQ      float64 `json:"softirq"`
+	MemUsedBytes int64   `json:"mem_used_bytes"`
+}
+
+// setHostFigures keeps an end's host CPU (mean weighted by each sample's
+// span, and the busiest sample) and peak memory in use from its samples,
+// as figures a table can show (host is "local" or "remote").
+func (p *Parsed) setHostFigures(host string, samples []docHostSample) {
+	var busy, span, busiest float64
+	var mem int64
+	prev := 0.0
+	for _, s := range samples {
+		b := s.User + s.System + s.SoftIRQ
+		if d := s.T - prev; d > 0 {
+			busy += b * d
+			span += d
+		}
+		prev = max(prev, s.T)
+		busiest = max(busiest, b)
+		mem = max(mem, s.MemUsedBytes)
+	}
+	if span > 0 {
+		p.setFigure("host_cpu_"+host+"_mean", busy/span)
+		p.setFigure("host_cpu_"+host+"_max", busiest)
+	}
+	if mem > 0 {
+		p.setFigure("host_mem_"+host+"_peak_bytes", float64(mem))
 	}
 }
 

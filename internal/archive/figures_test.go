@@ -117,3 +117,35 @@ func TestFiguresStoredAndPivoted(t *testing.T) {
 		})
 	}
 }
+
+// Each end's whole host over the run, from its host counters' samples:
+// CPU busy weighted by the span each sample covers, the busiest sample,
+// and the most memory in use. An end without samples has none.
+func TestParseFiguresHostCounters(t *testing.T) {
+	t.Parallel()
+	p, err := ParseDocument([]byte(`{"start": {}, "end": {"sum_sent": {"seconds": 4, "bytes": 10, "bits_per_second": 20}},
+		"wireperf": {"result": {
+			"local": {"role": "client", "host": {"hostname": "a"}, "host_counters": {"seconds": 4, "samples": [
+				{"t": 1, "user": 10, "system": 20, "softirq": 0, "mem_used_bytes": 1000},
+				{"t": 4, "user": 1, "system": 1, "softirq": 2, "mem_used_bytes": 3000}]}},
+			"remote": {"role": "server", "host": {"hostname": "b"}}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := p.Summary.Figures
+	// 30% over the first second, 4% over the next three.
+	if got, want := f[FigureHostCPULocalMean], (30*1+4*3)/4.0; got != want {
+		t.Errorf("local host CPU mean %v, want %v", got, want)
+	}
+	if f[FigureHostCPULocalMax] != 30 || f[FigureHostMemLocalPeak] != 3000 {
+		t.Errorf("local host CPU max %v, memory peak %v; want 30 and 3000", f[FigureHostCPULocalMax], f[FigureHostMemLocalPeak])
+	}
+	for _, name := range []string{FigureHostCPURemoteMean, FigureHostCPURemoteMax, FigureHostMemRemotePeak} {
+		if v, ok := f[name]; ok {
+			t.Errorf("%s = %v for an end without samples", name, v)
+		}
+	}
+	if p.Summary.Values()[FigureHostCPULocalMean] != f[FigureHostCPULocalMean] {
+		t.Error("Values() lacks the host figures")
+	}
+}

@@ -42,6 +42,12 @@ var figureColumns = []column{
 	{FigureSpacingAchievedP99, "us"},
 	{FigureRSSLocalPeak, "bytes"},
 	{FigureRSSRemotePeak, "bytes"},
+	{FigureHostCPULocalMean, "%"},
+	{FigureHostCPULocalMax, "%"},
+	{FigureHostCPURemoteMean, "%"},
+	{FigureHostCPURemoteMax, "%"},
+	{FigureHostMemLocalPeak, "bytes"},
+	{FigureHostMemRemotePeak, "bytes"},
 }
 
 // The names of the figures kept in Summary.Figures.
@@ -66,6 +72,17 @@ const (
 	// remote_peak_rss_bytes; a server's covers the tests it ran at once).
 	FigureRSSLocalPeak  = "rss_local_peak_bytes"
 	FigureRSSRemotePeak = "rss_remote_peak_bytes"
+	// Each end's whole host over the run, from its host counters' samples
+	// (wireperf's host_counters): CPU busy (user, system and softirq) in
+	// percent of all the host's time, its mean over the run weighted by
+	// each sample's span and its busiest sample, and the most memory in
+	// use (MemTotal − MemAvailable) at any sample.
+	FigureHostCPULocalMean  = "host_cpu_local_mean"
+	FigureHostCPULocalMax   = "host_cpu_local_max"
+	FigureHostCPURemoteMean = "host_cpu_remote_mean"
+	FigureHostCPURemoteMax  = "host_cpu_remote_max"
+	FigureHostMemLocalPeak  = "host_mem_local_peak_bytes"
+	FigureHostMemRemotePeak = "host_mem_remote_peak_bytes"
 )
 
 // isFigure reports whether name is one of the figures in Summary.Figures.

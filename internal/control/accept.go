@@ -13,6 +13,7 @@ import (
 	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/spec"
+	"github.com/wireperf/wireperf/internal/units"
 )
 
 // DataConn is a data connection that presented a test's token.
@@ -56,8 +57,9 @@ type ServeConfig struct {
 	HandshakeDone func()
 	// ServerOutput renders the server's record of a bulk test for a
 	// client that asks for it (--get-server-output): text, or JSON when
-	// isJSON. nil sends none.
-	ServerOutput func(*result.Result) (out []byte, isJSON bool)
+	// isJSON, text in the unit of the client's -f (the request's Format;
+	// the zero Format for the server's default). nil sends none.
+	ServerOutput func(r *result.Result, format units.Format) (out []byte, isJSON bool)
 	// Refuse, when set, turns the client away with its reason right after
 	// the greeting (an address the server does not admit).
 	Refuse error

@@ -21,6 +21,7 @@ import (
 	"github.com/wireperf/wireperf/internal/sockopt"
 	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/udpflow"
+	"github.com/wireperf/wireperf/internal/units"
 )
 
 // ClientConfig is how a client reaches a server and has a test accepted:
@@ -54,6 +55,9 @@ type ClientConfig struct {
 	// ServerOutput asks the server for its own report of the test
 	// (--get-server-output).
 	ServerOutput bool
+	// Format is the client's -f, sent with ServerOutput for the unit of
+	// the server's report; the zero Format sends none.
+	Format units.Format
 }
 
 // Dialing is how the client's sockets are dialled: from -B's address
@@ -293,7 +297,11 @@ func (c *Control) handshake(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := c.fw.send(proto.TypeTestRequest, proto.TestRequest{Spec: c.cfg.Spec, Client: flowrun.LocalHost(), ControlRTTNs: int64(c.rtt), ServerOutput: c.cfg.ServerOutput}); err != nil {
+	req := proto.TestRequest{Spec: c.cfg.Spec, Client: flowrun.LocalHost(), ControlRTTNs: int64(c.rtt), ServerOutput: c.cfg.ServerOutput}
+	if c.cfg.ServerOutput && c.cfg.Format != 0 {
+		req.Format = c.cfg.Format.String()
+	}
+	if err := c.fw.send(proto.TypeTestRequest, req); err != nil {
 		return err
 	}
 	err = c.cc.expect(&c.accept)

@@ -3,6 +3,8 @@ package daemon_test
 import (
 	"context"
 	"errors"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -67,5 +69,49 @@ func TestRunTestPortRunsTheTests(t *testing.T) {
 	}
 	if r.State != archive.StateFailed || r.Reason == "" {
 		t.Errorf("the broken run: %s (%q), want failed with its reason", r.State, r.Reason)
+	}
+}
+
+// A scheduled run through a lab records the lab's check as client does:
+// the test's document carries the warning that its router fell behind,
+// and the run's reason, which the grid and the API show, says it too.
+func TestRunKeepsTheLabsWarning(t *testing.T) {
+	dsn := archivetest.Backends(t)["sqlite"]
+	ctx := context.Background()
+	const warning = `the lab "w"'s router fell behind: its output stood idle 90 ms of the test's 1.0 s (9.0%) while packets were due, and 12 packets left more than 1 ms late: the lab, not the path it emulates, limited this test`
+	doc := `{"start":{"test_start":{"protocol":"TCP","num_streams":1,"duration":1}},
+		"end":{"sum_sent":{"seconds":1,"bytes":15375000,"bits_per_second":123000000},"sum_received":{"seconds":1,"bytes":15375000,"bits_per_second":123000000}},
+		"wireperf":{"result":{"warnings":[` + strconv.Quote(warning) + `]}}}`
+	d := newDaemon(t, "a", dsn, false, func(c *daemon.Config) {
+		c.Binary = "/nonexistent/wireperf"
+		c.RunTest = func(context.Context, *schedule.Task) ([]byte, error) { return []byte(doc), nil }
+	})
+	defer d.CloseQueue()
+	defer d.Store().Close()
+	tk := loopTask("tput", "a", "b", 5201, 1, 0, 5*time.Second, 1)
+	tk.Start = time.Now()
+	if _, err := d.Store().PutTask(ctx, tk, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.PlanOnce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	id := schedule.RunID(tk.ID, 0)
+	if err := d.Execute(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	r, err := d.Store().GetSchedRun(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.State != archive.StateFinished || r.Reason != warning {
+		t.Errorf("the run: %s (%q), want finished with the lab's warning as its reason", r.State, r.Reason)
+	}
+	rec, err := d.Store().Get(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(rec.Document), "fell behind") {
+		t.Error("the stored document lost the warning")
 	}
 }

@@ -3,6 +3,7 @@ package daemon
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -158,6 +160,16 @@ func (d *Daemon) execute(ctx context.Context, runID string) error {
 		state, reason = archive.StateAborted, errLeaseLost.Error()
 	case runErr != nil:
 		state, reason = archive.StateFailed, archive.ErrorLine(runErr)
+	}
+	if state == archive.StateFinished {
+		// What limited the test outside the path (a lab's router that fell
+		// behind, which the test checks when the daemon runs through
+		// `wireperf lab exec`) goes with the run's reason, where the grid
+		// and the API show the run, as well as in its document.
+		for _, w := range documentWarnings(doc) {
+			log.Warn("run limited outside the path", "warning", w)
+			reason = strings.TrimPrefix(reason+"; "+w, "; ")
+		}
 	}
 	d.metrics.RunEnded(taskKind(task), state, true)
 	o := outcome{RunID: r.ID, Dest: r.Dest, Test: r.Test, Cmdline: cmdline, Document: doc, Began: began, Ended: ended, State: state, Reason: reason}
@@ -342,6 +354,29 @@ func reportError(doc []byte, traced bool) error {
 		return errors.New(p.Error)
 	}
 	return nil
+}
+
+// documentWarnings are the warnings of a test's -J document: a bulk
+// test's (wireperf.result.warnings), a request-response test's or a
+// sweep's (result.warnings, sweep.warnings).
+func documentWarnings(doc []byte) []string {
+	var d struct {
+		Wireperf struct {
+			Result struct {
+				Warnings []string `json:"warnings"`
+			} `json:"result"`
+		} `json:"wireperf"`
+		Result struct {
+			Warnings []string `json:"warnings"`
+		} `json:"result"`
+		Sweep struct {
+			Warnings []string `json:"warnings"`
+		} `json:"sweep"`
+	}
+	if json.Unmarshal(doc, &d) != nil {
+		return nil
+	}
+	return slices.Concat(d.Wireperf.Result.Warnings, d.Result.Warnings, d.Sweep.Warnings)
 }
 
 // tracePath is the path a finished trace run found, nil for any other

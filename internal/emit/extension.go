@@ -101,12 +101,7 @@ func extensionOf(r *result.Result) *extension {
 
 // readShares gives every read length its share of the stream's reads.
 func readShares(s *result.Stream) []extReadLength {
-	total := s.Calls
-	if total <= 0 {
-		for _, rl := range s.ReadLengths {
-			total += rl.Count
-		}
-	}
+	total := readTotal(s)
 	var out []extReadLength
 	for _, rl := range s.ReadLengths {
 		e := extReadLength{Length: rl.Length, Count: rl.Count}
@@ -116,6 +111,19 @@ func readShares(s *result.Stream) []extReadLength {
 		out = append(out, e)
 	}
 	return out
+}
+
+// readTotal is the reads a stream's read lengths are shares of. The
+// histogram counts every read of the test, its omitted start's too,
+// where the stream's Calls leave that start out (they are the rows'
+// sum): with -O the histogram's own sum is the larger, and the shares
+// are of it, never above 100%. Without a call count, the histogram's sum.
+func readTotal(s *result.Stream) int64 {
+	var sum int64
+	for _, rl := range s.ReadLengths {
+		sum += rl.Count
+	}
+	return max(s.Calls, sum)
 }
 
 // jsonSafe returns r, or a copy with its non-finite floats zeroed: one

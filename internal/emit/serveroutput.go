@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/units"
 )
 
 // MaxServerOutput bounds a server's report for a client's
@@ -24,11 +25,12 @@ const minJSONStreamRow = 150
 // iperf3 server without -J sends text), within MaxServerOutput. Text is
 // rendered until it reaches the cap, then cut with a note; JSON, which
 // cannot be cut, is not rendered when its rows alone would pass the cap,
-// and a note in text goes instead.
-func ServerOutput(asText bool) func(*result.Result) ([]byte, bool) {
-	return func(r *result.Result) ([]byte, bool) {
+// and a note in text goes instead. The text is in the client's -f, format
+// (the zero Format for the default); JSON has no units to choose.
+func ServerOutput(asText bool) func(r *result.Result, format units.Format) ([]byte, bool) {
+	return func(r *result.Result, format units.Format) ([]byte, bool) {
 		if asText {
-			return textWithin(r, MaxServerOutput), false
+			return textWithin(r, format, MaxServerOutput), false
 		}
 		if n := streamRows(r); n > MaxServerOutput/minJSONStreamRow {
 			return fmt.Appendf(nil, "(the server's JSON report of %d stream rows was too long to send)\n", n), false
@@ -57,9 +59,9 @@ func streamRows(r *result.Result) int {
 
 // textWithin is r's text report, rendered until it passes limit bytes
 // and cut there with a note.
-func textWithin(r *result.Result, limit int) []byte {
+func textWithin(r *result.Result, format units.Format, limit int) []byte {
 	w := &cappedBuffer{limit: limit}
-	err := Replay(&Text{W: w, ServerSide: true}, r)
+	err := Replay(&Text{W: w, ServerSide: true, Opt: Options{Format: format}}, r)
 	switch {
 	case errors.Is(err, errCapped):
 		return append(w.b.Bytes(), "\n(the server's report was cut here: too long to send)\n"...)

@@ -28,7 +28,7 @@ func longResult(n int) *result.Result {
 // A long test's text stops rendering at the cap, and says it was cut.
 func TestServerOutputTextStopsAtItsCap(t *testing.T) {
 	const limit = 4096
-	out := textWithin(longResult(100_000), limit)
+	out := textWithin(longResult(100_000), 0, limit)
 	note := "\n(the server's report was cut here: too long to send)\n"
 	if len(out) != limit+len(note) || !strings.HasSuffix(string(out), note) {
 		t.Fatalf("%d bytes ending %q: want %d bytes then the note", len(out), out[max(len(out)-80, 0):], limit)
@@ -41,7 +41,7 @@ func TestServerOutputTextStopsAtItsCap(t *testing.T) {
 	if n, err := w.Write([]byte("x")); n != 0 || err == nil {
 		t.Fatalf("a write after the cap: %d, %v", n, err)
 	}
-	whole := textWithin(parallelResult(), MaxServerOutput)
+	whole := textWithin(parallelResult(), 0, MaxServerOutput)
 	if strings.Contains(string(whole), "cut here") || !strings.Contains(string(whole), "Accepted connection") {
 		t.Fatalf("a short report was cut:\n%s", whole)
 	}
@@ -51,11 +51,11 @@ func TestServerOutputTextStopsAtItsCap(t *testing.T) {
 // rendered, and a note goes in text; a short one is whole JSON.
 func TestServerOutputJSONWithinItsCap(t *testing.T) {
 	render := ServerOutput(false)
-	out, isJSON := render(longResult(100_000))
+	out, isJSON := render(longResult(100_000), 0)
 	if isJSON || !strings.Contains(string(out), "too long to send") {
 		t.Fatalf("JSON of 400,000 stream rows: %d bytes, JSON %v", len(out), isJSON)
 	}
-	out, isJSON = render(parallelResult())
+	out, isJSON = render(parallelResult(), 0)
 	if !isJSON || !json.Valid(out) || len(out) > MaxServerOutput {
 		t.Fatalf("a short test's JSON: %d bytes, JSON %v", len(out), isJSON)
 	}

@@ -36,14 +36,17 @@ type ServerReport struct {
 	JSON bool
 
 	mu sync.Mutex
-	// shown are the tests whose header (and rows, when true) Live wrote.
-	shown map[string]bool
+	// live are the tests whose header (and rows, when their rows is
+	// set) Live wrote, until their Write.
+	live map[string]*serverLive
 }
 
 // Live is an observer that writes test id's header when it starts and
-// its rows as they come, as iperf3 -s does. The rows are live when the
-// server's -i is the client's; otherwise they wait for the end, to be
-// joined (or the note why not written). In JSON, nothing is live.
+// its rows as each ends, as iperf2's and iperf3's servers do: the
+// client's rows as they come when the server's -i is the client's,
+// joined into rows of the server's -i as each is complete when it is a
+// whole multiple (the last, shorter one at the end), and otherwise the
+// client's rows with a note why. In JSON, nothing is live.
 func (s *ServerReport) Live(id, peer string) result.Observer {
 	if s.JSON {
 		return nil
@@ -54,30 +57,98 @@ func (s *ServerReport) Live(id, peer string) result.Observer {
 type serverLive struct {
 	s        *ServerReport
 	id, peer string
-	text     *Text
-	body     bytes.Buffer
-	rows     bool
+
+	mu   sync.Mutex
+	text *Text
+	body bytes.Buffer
+	res  *result.Result // the result the rows belong to, for the last one
+	rows bool           // rows are shown live
+	join int            // the client's rows in one of the server's
+	// pending are the client's rows of the server's row not yet complete,
+	// joined.
+	pending *result.IntervalRow
 }
 
 func (l *serverLive) Started(r *result.Result) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	l.text = &Text{W: &l.body, Opt: l.s.Opt, ServerSide: true, OneEnd: true}
-	l.rows = l.s.Interval > 0 && l.s.Interval == r.Spec.Interval
-	l.s.mu.Lock()
-	if l.s.shown == nil {
-		l.s.shown = map[string]bool{}
+	l.res = r
+	own, every := r.Spec.Interval, l.s.Interval
+	l.rows = every > 0 && own > 0
+	l.join = 1
+	note := ""
+	if l.rows {
+		if every%own == 0 {
+			l.join = int(every / own)
+		} else {
+			note = notMultiple(own, every)
+		}
 	}
-	l.s.shown[l.id] = l.rows
+	l.s.mu.Lock()
+	if l.s.live == nil {
+		l.s.live = map[string]*serverLive{}
+	}
+	l.s.live[l.id] = l
 	l.s.mu.Unlock()
 	if l.text.Header(HeaderFromResult(r)) == nil {
+		if note != "" {
+			fmt.Fprintln(&l.body, note)
+		}
 		l.flush()
 	}
 }
 
 func (l *serverLive) Interval(r *result.Result, row result.IntervalRow) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	if !l.rows {
 		return
 	}
-	if l.text.Interval(r, row) == nil {
+	l.res = r
+	if l.join == 1 {
+		l.write(row)
+		return
+	}
+	if row.Tail {
+		// A tail is a row of its own, as in the joined record (joinEnd):
+		// the row before it ends with the test.
+		l.writePending()
+		row.Index = (row.Index + l.join - 1) / l.join
+		l.write(row)
+		return
+	}
+	last := (row.Index+1)%l.join == 0 // the server's row is complete
+	if l.pending == nil {
+		row.Index /= l.join
+		l.pending = &row
+	} else {
+		joined := l.pending.Join(row)
+		l.pending = &joined
+	}
+	if last {
+		l.writePending()
+	}
+}
+
+// finish writes the last joined row, shorter than the server's -i, of a
+// test that ended without a tail.
+func (l *serverLive) finish() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.writePending()
+}
+
+func (l *serverLive) writePending() {
+	if l.pending != nil {
+		row := *l.pending
+		l.pending = nil
+		l.write(row)
+	}
+}
+
+func (l *serverLive) write(row result.IntervalRow) {
+	if l.text.Interval(l.res, row) == nil {
 		l.flush()
 	}
 }
@@ -96,9 +167,14 @@ func (s *ServerReport) Write(id, peer string, r *result.Result) error {
 	var out []byte
 	var err error
 	s.mu.Lock()
-	rowsShown, headerShown := s.shown[id]
-	delete(s.shown, id)
+	live := s.live[id]
+	delete(s.live, id)
 	s.mu.Unlock()
+	headerShown, rowsShown := live != nil, false
+	if live != nil {
+		live.finish()
+		rowsShown = live.rows
+	}
 	if s.JSON {
 		out, err = s.jsonLine(id, peer, r)
 	} else {
@@ -199,13 +275,19 @@ func serverRows(r *result.Result, every time.Duration) (*result.Result, string) 
 	case every == own:
 		return r, ""
 	case every%own != 0:
-		return r, fmt.Sprintf("Rows every %v, the client's -i: the server's -i %v is not a whole multiple of it", own, every)
+		return r, notMultiple(own, every)
 	}
 	k := int(every / own)
 	joined := *r
 	joined.Local = joinEnd(r.Local, k)
 	joined.Remote = joinEnd(r.Remote, k)
 	return &joined, ""
+}
+
+// notMultiple is the note on rows of the client's -i own shown where the
+// server's -i every asked for rows that can't be made of them.
+func notMultiple(own, every time.Duration) string {
+	return fmt.Sprintf("Rows every %v, the client's -i: the server's -i %v is not a whole multiple of it", own, every)
 }
 
 // joinEnd joins an end's settled rows k at a time; its tail stays a row

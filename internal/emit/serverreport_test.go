@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -180,5 +181,65 @@ func TestServerReportRR(t *testing.T) {
 		if !strings.HasPrefix(l, "[t3 127.0.0.1:40000] ") {
 			t.Errorf("line without the test's prefix: %q", l)
 		}
+	}
+}
+
+// A test followed live prints what its report after the end would, but
+// each row as soon as the server's row is complete: the client's rows
+// as they come at the same -i, joined at a multiple (the last, shorter
+// row at the end), with a note at the start when neither.
+func TestServerReportLiveRows(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		r        *result.Result
+		interval time.Duration
+	}{
+		{"same -i", serverView(forwardResult()), time.Second},
+		{"joined 2 of 3", serverView(parallelResult()), 2 * time.Second},
+		{"not a multiple", serverView(parallelResult()), 1500 * time.Millisecond},
+		{"reverse", serverView(reverseResult()), time.Second},
+		{"no rows", serverView(forwardResult()), 0},
+		{"udp", serverView(udpParallelResult()), time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var whole bytes.Buffer
+			if err := (&ServerReport{W: &whole, Interval: tc.interval}).Write("t3", "127.0.0.1:40000", tc.r); err != nil {
+				t.Fatal(err)
+			}
+			var b bytes.Buffer
+			rep := &ServerReport{W: &b, Interval: tc.interval}
+			live := rep.Live("t3", "127.0.0.1:40000")
+			live.Started(tc.r)
+			rows := tc.r.IntervalRows()
+			var seen []int // bytes written after each row
+			for _, row := range rows {
+				live.Interval(tc.r, row)
+				seen = append(seen, b.Len())
+			}
+			if err := rep.Write("t3", "127.0.0.1:40000", tc.r); err != nil {
+				t.Fatal(err)
+			}
+			if b.String() != whole.String() {
+				t.Fatalf("live report differs from the report at the end; live:\n%s\nat the end:\n%s", b.String(), whole.String())
+			}
+			if tc.interval == 0 || len(rows) == 0 {
+				return
+			}
+			// Every server row complete before the end was written by then.
+			k := 1
+			if tc.interval%tc.r.Spec.Interval == 0 {
+				k = int(tc.interval / tc.r.Spec.Interval)
+			}
+			for i, row := range rows {
+				if (row.Index+1)%k != 0 || row.Tail {
+					continue
+				}
+				upto := b.String()[:seen[i]]
+				stamp := fmt.Sprintf("%.2f-%.2f", float64(row.Index+1-k)*tc.r.Spec.Interval.Seconds(), row.End)
+				if !strings.Contains(upto, stamp) {
+					t.Errorf("row %s not written by the time its last part came; written so far:\n%s", stamp, upto)
+				}
+			}
+		})
 	}
 }

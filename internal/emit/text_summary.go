@@ -213,12 +213,7 @@ const readShare = 0.05
 // the receiver's reads, shortest first: a spread of short reads shows a
 // receiver that keeps up with few bytes queued.
 func writeReadLengths(l *textLines, tag string, s *result.Stream) {
-	total := s.Calls
-	if total <= 0 {
-		for _, rl := range s.ReadLengths {
-			total += rl.Count
-		}
-	}
+	total := readTotal(s)
 	if total <= 0 {
 		return
 	}

@@ -2,6 +2,7 @@ package emit
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
@@ -564,7 +565,7 @@ func TestTextBufferCapped(t *testing.T) {
 // to nothing.
 func TestServerOutputText(t *testing.T) {
 	r := forwardResult()
-	out, isJSON := ServerOutput(true)(r)
+	out, isJSON := ServerOutput(true)(r, 0)
 	if isJSON {
 		t.Fatal("text asked, JSON given")
 	}
@@ -612,5 +613,65 @@ func TestTextUDPBuffersWithoutW(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), "WARNING: requested 8.00 MBytes") || !strings.Contains(b.String(), "setting -w turns off autotuning") {
 		t.Errorf("-w 8M's request is not warned of:\n%s", b.String())
+	}
+}
+
+// The read lengths' heading never stands alone: over histograms of every
+// shape (none above 5%, one just above, the call count below or above
+// the histogram's sum, at most tcpflow's 16 lengths), every heading is
+// followed by at least one length of its stream, and a length is listed
+// exactly when its share is above 5%.
+func TestReadLengthsHeadingHasEntries(t *testing.T) {
+	rng := rand.New(rand.NewPCG(35, 9))
+	for i := range 2000 {
+		r := forwardResult()
+		st := &r.Remote.Streams[0]
+		n := rng.IntN(17)
+		st.ReadLengths = nil
+		var sum int64
+		for k := range n {
+			c := rng.Int64N(100)
+			st.ReadLengths = append(st.ReadLengths, result.ReadLength{Length: 100 + k, Count: c})
+			sum += c
+		}
+		st.Calls = []int64{0, sum, sum + rng.Int64N(2000), max(sum-rng.Int64N(50), 0)}[rng.IntN(4)]
+		out := renderText(t, r, Options{})
+		lines := strings.Split(out, "\n")
+		listed := 0
+		for j, l := range lines {
+			if strings.Contains(l, "Read lengths occurring") && (j+1 == len(lines) || !strings.Contains(lines[j+1], "bytes read")) {
+				t.Fatalf("case %d: the heading without an entry (calls %d, lengths %v):\n%s", i, st.Calls, st.ReadLengths, out)
+			}
+			if strings.Contains(l, "bytes read") {
+				listed++
+			}
+		}
+		total := max(st.Calls, sum) // the histogram covers -O's start, Calls not
+		want := 0
+		for _, rl := range st.ReadLengths {
+			if total > 0 && float64(rl.Count) > 0.05*float64(total) {
+				want++
+			}
+		}
+		if listed != want {
+			t.Fatalf("case %d: %d lengths listed, want the %d above 5%% of %d reads (%v):\n%s", i, listed, want, total, st.ReadLengths, out)
+		}
+	}
+}
+
+// With -O the stream's calls leave the omitted start out while the
+// read-length histogram counts it: the shares are of the larger, never
+// above 100% (a loopback -O 1 test printed "read 5789 times (114.1%)").
+func TestReadLengthSharesWithOmit(t *testing.T) {
+	r := forwardResult()
+	st := &r.Remote.Streams[0]
+	st.ReadLengths = []result.ReadLength{{Length: 1 << 20, Count: 5789}}
+	st.Calls = 5074 // the reads after the omitted start
+	out := renderText(t, r, Options{})
+	if !strings.Contains(out, "1048576 bytes read 5789 times (100.0%)") {
+		t.Errorf("the share of the only read length is not 100%%:\n%s", out)
+	}
+	if got := readShares(st); len(got) != 1 || got[0].Percent != 100 {
+		t.Errorf("JSON's read shares %+v, want 100%%", got)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/sockopt"
 	"github.com/wireperf/wireperf/internal/spec"
+	"github.com/wireperf/wireperf/internal/units"
 )
 
 // UDPMux hands out UDP sockets on the server's shared port;
@@ -51,7 +52,7 @@ type ServeConfig struct {
 	// that asks for --get-server-output: JSON, or text when the server
 	// runs without -J, as iperf3 does. The caller supplies it so that the
 	// protocol never depends on the output formats; nil sends nothing.
-	ServerOutput func(res *result.Result) (out []byte, isJSON bool)
+	ServerOutput func(res *result.Result, format units.Format) (out []byte, isJSON bool)
 	// RefuseAuth refuses every client once its parameters are in, with
 	// iperf3's own "test authorization failed": the server requires keys
 	// that iperf3 clients cannot present.
@@ -590,7 +591,7 @@ func (t *serverTest) addOutput(mine *Results, res *result.Result) {
 	if t.cfg.ServerOutput == nil {
 		return
 	}
-	out, isJSON := t.cfg.ServerOutput(res)
+	out, isJSON := t.cfg.ServerOutput(res, 0) // iperf3's client sends no -f: the server's own units
 	switch {
 	case !isJSON:
 		mine.ServerOutputText = string(out)

@@ -441,7 +441,7 @@ func (i *Info) NextSteps(prog string) string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "lab %q is up: a (%s) ─ r ─ b (%s), MTU %d, rand-start %d\n", i.Name, i.Addrs["a"], i.Addrs["b"], i.MTU, i.RandStart)
-	fmt.Fprintf(&b, "  a→b: %s\n  b→a: %s\n", i.AtoB, i.BtoA)
+	fmt.Fprintf(&b, "  a→b: %s\n  b→a: %s\n", settingsText(i.AtoB), settingsText(i.BtoA))
 	fmt.Fprintf(&b, "next:\n")
 	fmt.Fprintf(&b, "  %s lab exec %s b -- %s -s\n", prog, i.Name, prog)
 	fmt.Fprintf(&b, "  %s lab exec %s a -- %s -c %s\n", prog, i.Name, prog, i.Addrs["b"])

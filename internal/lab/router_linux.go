@@ -324,7 +324,7 @@ func StartRouter(cfg RouterConfig) (*Router, error) {
 		go r.statusLoop()
 	}
 	r.logf("lab: router up in %s: %s→%s→%s→%s, a→b %s, b→a %s, rand-start %d, MTU %d, txqueuelen %d",
-		cfg.NetNS, cfg.IfaceA, tunA, tunB, cfg.IfaceB, cfg.AtoB, cfg.BtoA, cfg.RandStart, cfg.MTU, cfg.TxQueueLen)
+		cfg.NetNS, cfg.IfaceA, tunA, tunB, cfg.IfaceB, cfg.AtoB.Text(), cfg.BtoA.Text(), cfg.RandStart, cfg.MTU, cfg.TxQueueLen)
 	ok = true
 	return r, nil
 }

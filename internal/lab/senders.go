@@ -93,7 +93,7 @@ func (i *Info) senderSteps(prog string) string {
 	}
 	fmt.Fprintf(&b, "lab %q is up: %s, each on its own access link (%s) ─ s ─ r ─ b (%s), MTU %d, rand-start %d\n",
 		i.Name, strings.Join(senders, ", "), access, i.Addrs["b"], i.MTU, i.RandStart)
-	fmt.Fprintf(&b, "  path s→b: %s\n  back b→s: %s\n", i.AtoB, i.BtoA)
+	fmt.Fprintf(&b, "  path s→b: %s\n  back b→s: %s\n", settingsText(i.AtoB), settingsText(i.BtoA))
 	fmt.Fprintf(&b, "next (K: a key file, `name key`, mode 600):\n")
 	fmt.Fprintf(&b, "  %s lab exec %s b -- %s -s\n", prog, i.Name, prog)
 	var pairs []string

@@ -129,3 +129,23 @@ func TestExitStatus(t *testing.T) {
 		t.Error("success has an exit status")
 	}
 }
+
+// What `lab up` prints names the queue in the unit `lab status` and
+// `lab list` use (a byte unit, as transfers), never the raw byte count
+// or the flag's form.
+func TestNextStepsQueueUnit(t *testing.T) {
+	for _, i := range []*Info{
+		{Name: "w", Addrs: map[string]string{"a": "10.77.1.1", "b": "10.77.2.2"}, AtoB: "rate=622m,queue=3887500", BtoA: "rate=1g,queue=6250000"},
+		{Name: "m", Senders: 2, Addrs: map[string]string{"b": "10.77.2.2"}, AtoB: "rate=622m,queue=3887500", BtoA: "rate=1g,queue=6250000"},
+	} {
+		out := i.NextSteps("")
+		for _, want := range []string{"queue=3.71 MBytes", "queue=5.96 MBytes"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("lab %s: %q not in\n%s", i.Name, want, out)
+			}
+		}
+		if strings.Contains(out, "3887500") || strings.Contains(out, "6250k") || strings.Contains(out, "6250000") {
+			t.Errorf("lab %s: a queue in bytes or in the flag's form:\n%s", i.Name, out)
+		}
+	}
+}

@@ -3,11 +3,14 @@ package proto
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/wireperf/wireperf/internal/spec"
+	"github.com/wireperf/wireperf/internal/units"
 )
 
 func TestFrameRoundTrip(t *testing.T) {
@@ -117,5 +120,34 @@ func TestDataHello(t *testing.T) {
 	}
 	if _, err := ParseDataHello(raw[:DataHelloLen-1]); !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Fatalf("short: err = %v", err)
+	}
+}
+
+// A request's format is the client's -f when it is one; absent (every
+// request before the field) or unknown, the server's default.
+func TestTestRequestFormat(t *testing.T) {
+	for _, tc := range []struct {
+		body string
+		want units.Format
+	}{
+		{`{"spec":{},"format":"b"}`, 'b'},
+		{`{"spec":{},"format":"K"}`, 'K'},
+		{`{"spec":{},"server_output":true}`, 0},
+		{`{"spec":{},"format":"x"}`, 0},
+		{`{"spec":{},"format":"bb"}`, 0},
+		{`{"spec":{},"format":""}`, 0},
+	} {
+		var r TestRequest
+		if err := json.Unmarshal([]byte(tc.body), &r); err != nil {
+			t.Fatalf("%s: %v", tc.body, err)
+		}
+		if got := r.OutputFormat(); got != tc.want {
+			t.Errorf("%s: format %q, want %q", tc.body, byte(got), byte(tc.want))
+		}
+	}
+	// Without a format the request is what it was before the field.
+	b, err := json.Marshal(TestRequest{ServerOutput: true})
+	if err != nil || strings.Contains(string(b), "format") {
+		t.Errorf("a request without a format: %s, %v", b, err)
 	}
 }

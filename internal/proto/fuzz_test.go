@@ -6,6 +6,7 @@ import (
 
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/spec"
+	"github.com/wireperf/wireperf/internal/units"
 )
 
 // FuzzReadFrame feeds arbitrary bytes to the control decoder, as a hostile
@@ -14,6 +15,7 @@ import (
 func FuzzReadFrame(f *testing.F) {
 	var corpus bytes.Buffer
 	_ = WriteFrame(&corpus, TypeTestRequest, TestRequest{Spec: spec.Default()})
+	_ = WriteFrame(&corpus, TypeTestRequest, TestRequest{Spec: spec.Default(), ServerOutput: true, Format: "b"})
 	_ = WriteFrame(&corpus, TypeEndReport, result.End{Role: result.RoleServer})
 	f.Add(corpus.Bytes())
 	f.Add(frameBytes(0xffffffff, 1, nil))
@@ -34,6 +36,13 @@ func FuzzReadFrame(f *testing.F) {
 				var m TestRequest
 				if fr.Decode(&m) == nil {
 					_ = m.Spec.Validate()
+					// The format is the client's letter or the default,
+					// never a unit the emitters don't know.
+					if f := m.OutputFormat(); f != 0 {
+						if _, err := units.ParseFormat(string(rune(f))); err != nil || m.Format != string(rune(f)) {
+							t.Fatalf("format %q read as %q", m.Format, byte(f))
+						}
+					}
 				}
 			case TypeEndReport:
 				var m result.End

@@ -6,6 +6,7 @@ import (
 
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/spec"
+	"github.com/wireperf/wireperf/internal/units"
 )
 
 // Type says what a frame carries.
@@ -79,6 +80,21 @@ type TestRequest struct {
 	// ServerOutput asks for the server's own report of the test at its
 	// end (--get-server-output). Servers before it ignore the field.
 	ServerOutput bool `json:"server_output,omitempty"`
+	// Format is the client's -f, one letter of "abkmgtABKMGT", for the
+	// server's report in ServerOutput. Absent, or a letter this server
+	// does not know, is the server's own default (adaptive bits), as
+	// before the field; servers before it ignore it.
+	Format string `json:"format,omitempty"`
+}
+
+// OutputFormat is the request's Format as a unit, or the zero Format
+// (the server's default) when it is absent or not one.
+func (r TestRequest) OutputFormat() units.Format {
+	f, err := units.ParseFormat(r.Format)
+	if err != nil {
+		return 0
+	}
+	return f
 }
 
 // TestAccept admits a test and names its token, which every data

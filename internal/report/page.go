@@ -86,6 +86,7 @@ Interactive charts: drag to zoom, double-click to reset, hover for values, click
 {{range .Verdicts}}<p class="verdict">{{.}}</p>
 {{end}}
 {{with .Chart}}{{template "chart" .}}{{end}}
+{{range .HostCharts}}{{template "chart" .}}{{end}}
 {{range .Figures}}<figure><img src="{{.File}}" alt="{{.Alt}}" loading="lazy">{{if or .Caption .File}}<figcaption>{{with .Caption}}{{.}} {{end}}{{if .File}}{{template "downloads" .}}{{end}}</figcaption>{{end}}</figure>
 {{end}}
 </details>

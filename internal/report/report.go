@@ -118,6 +118,9 @@ type Run struct {
 	Verdicts                  []string
 	Figures                   []Figure
 	Chart                     *Chart
+	// HostCharts are the hosts' own use over the run (CPU, memory), after
+	// Chart.
+	HostCharts []Chart
 }
 
 // chartJSON is a chart as the page's script reads it: uPlot's data layout,
@@ -194,7 +197,8 @@ type chartView struct {
 
 type runView struct {
 	Run
-	Chart *chartView
+	Chart      *chartView
+	HostCharts []chartView
 }
 
 // Render writes the page as HTML to w.
@@ -218,6 +222,9 @@ func Render(w io.Writer, p Page) error {
 			rv := runView{Run: r}
 			if r.Chart != nil {
 				rv.Chart = &chartView{Chart: *r.Chart, ID: add(*r.Chart)}
+			}
+			for _, c := range r.HostCharts {
+				rv.HostCharts = append(rv.HostCharts, chartView{Chart: c, ID: add(c)})
 			}
 			sv.Runs = append(sv.Runs, rv)
 		}

@@ -99,3 +99,19 @@ func TestPageUsesSharedSeriesColours(t *testing.T) {
 		t.Errorf("the page's colours %v, want palette.Series %v", got, palette.Series)
 	}
 }
+
+// A run's host charts are drawn after its goodput chart, each with a
+// place on the page and its data.
+func TestRunHostCharts(t *testing.T) {
+	page := render(t, Page{Title: "t", Sections: []Section{{Name: "run r1", Runs: []Run{{ID: "r1",
+		Chart:      &Chart{Title: "goodput", X: []float64{1, 2}, Series: []Series{{Name: "client sends", Y: []float64{1, 2}}}},
+		HostCharts: []Chart{{Title: "host CPU", X: []float64{1, 2}, Series: []Series{{Name: "local host", Y: []float64{30, 40}}}}},
+	}}}}})
+	charts := chartData(t, page)
+	if len(charts) != 2 || charts[0].Title != "goodput" || charts[1].Title != "host CPU" {
+		t.Fatalf("charts %s, want the goodput's then the host's", mustJSON(charts))
+	}
+	if !strings.Contains(page, `id="`+charts[1].ID+`"`) {
+		t.Errorf("the page has no place for the host chart %s", charts[1].ID)
+	}
+}

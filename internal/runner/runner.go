@@ -92,7 +92,7 @@ func Client(ctx context.Context, c *measure.Client, host string, o Options) (*re
 	cfg := session.ClientConfig{ClientConfig: control.ClientConfig{
 		Host: host, Port: c.Port, Bind: c.Bind,
 		ConnectTimeout: c.ConnectTimeout, Spec: c.Spec, Logger: o.Logger,
-		Auth: o.Auth, TLS: o.TLS, KeepIperf3: true, ServerOutput: c.GetServerOutput,
+		Auth: o.Auth, TLS: o.TLS, KeepIperf3: true, ServerOutput: c.GetServerOutput, Format: c.Format,
 		Family: family, BindDevice: c.BindDevice, KeepAlive: keepAlive,
 	}, CPort: c.CPort, Observer: o.Observer, RcvTimeout: rcvTimeout, File: ip3.File}
 	res, err := session.RunClient(ctx, cfg)

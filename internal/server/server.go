@@ -28,6 +28,7 @@ import (
 	"github.com/wireperf/wireperf/internal/session"
 	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/udpmux"
+	"github.com/wireperf/wireperf/internal/units"
 )
 
 // Config is a server's configuration.
@@ -52,9 +53,11 @@ type Config struct {
 	// own report; a nil observer watches nothing. id and peer are those
 	// its Finished will carry.
 	Live func(id int64, peer net.Addr) result.Observer
-	// ServerOutput renders a test for an iperf3 client that asks for
-	// --get-server-output; nil sends none.
-	ServerOutput func(*result.Result) ([]byte, bool)
+	// ServerOutput renders a test for a client that asks for
+	// --get-server-output, text in the unit of the client's -f when it
+	// says one (a native client; the zero Format otherwise); nil sends
+	// none.
+	ServerOutput func(r *result.Result, format units.Format) ([]byte, bool)
 	// Keys, when set, are the users who may run tests; every native
 	// client must prove it holds one of the keys.
 	Keys auth.Keys

@@ -11,6 +11,7 @@ import (
 	"github.com/wireperf/wireperf/internal/emit"
 	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/session"
+	"github.com/wireperf/wireperf/internal/units"
 )
 
 // A client that asks for the server's report (--get-server-output) gets
@@ -67,6 +68,46 @@ func TestServerOutputText(t *testing.T) {
 	}
 	if doc.Text != text {
 		t.Errorf("server_output_text = %q, want the server's report", doc.Text)
+	}
+}
+
+// The client's -f reaches the server's report: the text is in its unit,
+// where a client that names none gets the server's adaptive default.
+func TestServerOutputFormat(t *testing.T) {
+	ts := startServer(t, func(c *Config) { c.ServerOutput = emit.ServerOutput(true) })
+	for _, tc := range []struct {
+		format units.Format
+		want   string
+	}{
+		{'b', " bits/sec"},
+		{'K', " KBytes/sec"},
+		{0, "bits/sec"},
+	} {
+		res, err := session.RunClient(context.Background(), session.ClientConfig{ClientConfig: control.ClientConfig{
+			Host: ts.Addr().IP.String(), Port: ts.Addr().Port, ConnectTimeout: 5 * time.Second, Spec: quickSpec(),
+			ServerOutput: true, Format: tc.format,
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ServerOutput == nil {
+			t.Fatalf("-f %v: no server output", tc.format)
+		}
+		var summary string
+		for _, line := range strings.Split(res.ServerOutput.Text, "\n") {
+			if strings.HasSuffix(line, "receiver") {
+				summary = line
+			}
+		}
+		if !strings.Contains(summary, tc.want) {
+			t.Errorf("-f %v: the server's summary row %q does not say %q", tc.format, summary, tc.want)
+		}
+		if tc.format == 'b' && strings.ContainsAny(strings.TrimSuffix(summary, "receiver"), "KMG") {
+			t.Errorf("-f b: the server's summary row %q has a scaled unit", summary)
+		}
+		if tc.format == 'K' && strings.Contains(summary, "bits/sec") {
+			t.Errorf("-f K: the server's summary row %q is in bits", summary)
+		}
 	}
 }
 

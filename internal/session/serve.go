@@ -18,6 +18,7 @@ import (
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/udpflow"
+	"github.com/wireperf/wireperf/internal/units"
 )
 
 // ServeBulk runs an admitted bulk test (TCP or UDP streams) to its end
@@ -124,7 +125,7 @@ func (t *serverTest) run(client result.Host) (*result.Result, error) {
 	if err := t.SendWithin(proto.TypeEndReport, withoutIntervals(end), within); err == nil && testErr == nil {
 		t.awaitEndReport(res)
 		if sendOutput {
-			_ = t.Send(proto.TypeServerOutput, serverOutput(t.Config.ServerOutput, res))
+			_ = t.Send(proto.TypeServerOutput, serverOutput(t.Config.ServerOutput, t.Request.OutputFormat(), res))
 		}
 	}
 	t.Log.Info("test finished", "error", res.Error, slog.Group("flows", summaryAttrs(res)...))
@@ -417,9 +418,9 @@ func summaryAttrs(r *result.Result) []any {
 const maxServerOutput = proto.MaxFrame / 2
 
 // serverOutput renders the server's record for the client: its text, or
-// its JSON document when render gives JSON.
-func serverOutput(render func(*result.Result) ([]byte, bool), res *result.Result) proto.ServerOutput {
-	out, isJSON := render(res)
+// its JSON document when render gives JSON; text in the client's -f.
+func serverOutput(render func(*result.Result, units.Format) ([]byte, bool), format units.Format, res *result.Result) proto.ServerOutput {
+	out, isJSON := render(res, format)
 	if isJSON && len(out) <= maxServerOutput && json.Valid(out) {
 		return proto.ServerOutput{JSON: json.RawMessage(bytes.TrimSpace(out))}
 	}

@@ -190,6 +190,10 @@ func cpuTables(runs []*archive.Run, rows, cols string) []report.Table {
 		{archive.FigureCPURemoteTotal, "the server's (remote)", "process CPU, % of one core"},
 		{archive.FigureRSSLocalPeak, "the client's (local)", "peak resident memory"},
 		{archive.FigureRSSRemotePeak, "the server's (remote)", "peak resident memory"},
+		{archive.FigureHostCPULocalMean, "the client's (local) host", "CPU busy over the run, % of all its time"},
+		{archive.FigureHostCPURemoteMean, "the server's (remote) host", "CPU busy over the run, % of all its time"},
+		{archive.FigureHostMemLocalPeak, "the client's (local) host", "peak memory in use"},
+		{archive.FigureHostMemRemotePeak, "the server's (remote) host", "peak memory in use"},
 	} {
 		t, _, err := archive.Pivot(runs, rows, cols, c.value, archive.StatMean)
 		if err != nil || len(t.Cells) == 0 {
@@ -408,6 +412,7 @@ func runDetail(r *archive.Run, dir string, figures bool) report.Run {
 	}
 	out.Verdicts = documentVerdicts(r)
 	out.Chart = intervalChart(r)
+	out.HostCharts = hostCharts(r)
 	if !figures || r.DocumentFormat != archive.FormatJSON {
 		return out
 	}
@@ -486,6 +491,77 @@ func intervalChart(r *archive.Run) *report.Chart {
 		c.Series = append(c.Series, s)
 	}
 	return c
+}
+
+// hostCharts are each end's whole host over the run, from its host
+// counters' samples: CPU busy (user, system and softirq) in percent of
+// all the host's time, and memory in use; none without samples.
+func hostCharts(r *archive.Run) []report.Chart {
+	hosts := []string{"local", "remote"}
+	names := map[string]string{"local": "local host", "remote": "remote host"}
+	if r.LocalHost != "" {
+		names["local"] += " (" + r.LocalHost + ")"
+	}
+	if r.RemoteHost != "" {
+		names["remote"] += " (" + r.RemoteHost + ")"
+	}
+	cpu := map[string]map[float64]float64{}
+	mem := map[string]map[float64]float64{}
+	xs := map[float64]bool{}
+	for _, h := range r.Hosts {
+		if h.CPUUser != nil && h.CPUSys != nil {
+			busy := *h.CPUUser + *h.CPUSys
+			if h.CPUSoftIRQ != nil {
+				busy += *h.CPUSoftIRQ
+			}
+			if cpu[h.Host] == nil {
+				cpu[h.Host] = map[float64]float64{}
+			}
+			cpu[h.Host][h.T] = busy
+			xs[h.T] = true
+		}
+		if h.MemUsed != nil {
+			if mem[h.Host] == nil {
+				mem[h.Host] = map[float64]float64{}
+			}
+			mem[h.Host][h.T] = float64(*h.MemUsed)
+			xs[h.T] = true
+		}
+	}
+	var x []float64
+	for t := range xs {
+		x = append(x, t)
+	}
+	sort.Float64s(x)
+	series := func(byHost map[string]map[float64]float64, div float64) []report.Series {
+		var out []report.Series
+		for _, h := range hosts {
+			at, ok := byHost[h]
+			if !ok {
+				continue
+			}
+			s := report.Series{Name: names[h]}
+			for _, t := range x {
+				if v, ok := at[t]; ok {
+					s.Y = append(s.Y, v/div)
+				} else {
+					s.Y = append(s.Y, math.NaN())
+				}
+			}
+			out = append(out, s)
+		}
+		return out
+	}
+	var out []report.Chart
+	if s := series(cpu, 1); len(s) > 0 && len(x) > 1 {
+		out = append(out, report.Chart{Title: "Host CPU busy, run " + r.ID, XLabel: "Time", XUnit: "seconds",
+			YLabel: "CPU busy (% of all the host's time)", X: x, Series: s})
+	}
+	if s := series(mem, 1<<20); len(s) > 0 && len(x) > 1 {
+		out = append(out, report.Chart{Title: "Host memory in use, run " + r.ID, XLabel: "Time", XUnit: "seconds",
+			YLabel: "Memory in use (MBytes)", X: x, Series: s})
+	}
+	return out
 }
 
 // documentVerdicts are the verdicts a run's document carries: an advise

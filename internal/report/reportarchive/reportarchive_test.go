@@ -172,6 +172,46 @@ func TestIntervalChart(t *testing.T) {
 	}
 }
 
+// A run's hosts over time: CPU busy (user + system + softirq) and memory
+// in use, one series per end that sampled, NaN where an end has no sample.
+func TestHostCharts(t *testing.T) {
+	i64 := func(v int64) *int64 { return &v }
+	sample := func(host string, at, user, sys, irq float64, mem int64) archive.HostSample {
+		h := archive.HostSample{Host: host, T: at, CPUUser: f64(user), CPUSys: f64(sys), CPUSoftIRQ: f64(irq)}
+		if mem > 0 {
+			h.MemUsed = i64(mem)
+		}
+		return h
+	}
+	r := &archive.Run{ID: "r1", LocalHost: "a", RemoteHost: "b", Hosts: []archive.HostSample{
+		sample("local", 1, 10, 20, 5, 2<<20), sample("local", 2, 1, 2, 0, 3<<20),
+		sample("remote", 1, 4, 4, 2, 0), sample("remote", 3, 40, 50, 10, 0),
+	}}
+	charts := hostCharts(r)
+	if len(charts) != 2 {
+		t.Fatalf("%d charts, want CPU and memory: %+v", len(charts), charts)
+	}
+	cpu, mem := charts[0], charts[1]
+	if cpu.Title != "Host CPU busy, run r1" || fmt.Sprint(cpu.X) != "[1 2 3]" || len(cpu.Series) != 2 {
+		t.Fatalf("CPU chart %+v", cpu)
+	}
+	if s := cpu.Series[0]; s.Name != "local host (a)" || fmt.Sprint(s.Y) != "[35 3 NaN]" {
+		t.Errorf("local CPU %+v", s)
+	}
+	if s := cpu.Series[1]; s.Name != "remote host (b)" || fmt.Sprint(s.Y) != "[10 NaN 100]" {
+		t.Errorf("remote CPU %+v", s)
+	}
+	if len(mem.Series) != 1 || mem.YLabel != "Memory in use (MBytes)" || fmt.Sprint(mem.Series[0].Y) != "[2 3 NaN]" {
+		t.Errorf("memory chart %+v", mem)
+	}
+	if c := hostCharts(&archive.Run{ID: "none"}); c != nil {
+		t.Errorf("a run without host samples: %+v", c)
+	}
+	if d := runDetail(r, t.TempDir(), false); len(d.HostCharts) != 2 {
+		t.Errorf("the run's detail has %d host charts, want 2", len(d.HostCharts))
+	}
+}
+
 func adviseRun(t *testing.T, id string) *archive.Run {
 	t.Helper()
 	rep := advise.Report{Target: "b:5201", Direction: "up",

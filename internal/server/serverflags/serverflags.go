@@ -19,6 +19,7 @@ import (
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/server"
 	"github.com/wireperf/wireperf/internal/spec"
+	"github.com/wireperf/wireperf/internal/units"
 )
 
 // Flags are the server command's flags but the command line's own (the
@@ -27,8 +28,11 @@ type Flags struct {
 	Config   server.Config
 	Interval time.Duration // -i: the length of each test's report rows, 0 for none
 	JSON     bool          // -J: each test's report as one JSON line
-	Auth     authflags.Server
-	Agent    authflags.Agent
+	// Format is -f: the unit of each test's text report, and of the
+	// report a client's --get-server-output gets when it names none.
+	Format units.Format
+	Auth   authflags.Server
+	Agent  authflags.Agent
 }
 
 // New returns the flags at their defaults.
@@ -36,6 +40,7 @@ func New() *Flags {
 	return &Flags{
 		Config:   server.Config{Port: spec.DefaultPort, Limits: server.DefaultLimits(), ShutdownGrace: server.DefaultShutdownGrace},
 		Interval: time.Second,
+		Format:   units.AdaptiveBits,
 	}
 }
 
@@ -63,6 +68,7 @@ func (f *Flags) Register(fs *pflag.FlagSet) {
 	f.Agent.Register(fs)
 	fs.Var(flagvalue.Duration(&cfg.ShutdownGrace), "shutdown-grace", "on SIGINT/SIGTERM, how long running tests may finish before they are aborted")
 	fs.VarP(flagvalue.Duration(&f.Interval), "interval", "i", "seconds between the rows of each test's report, fractions allowed; 0 turns them off")
+	fs.VarP(flagvalue.Format(&f.Format), "format", "f", "units of each test's text report, and of --get-server-output's when the client names none: a adaptive, b k m g t bits, B K M G T bytes")
 	fs.BoolVarP(&f.JSON, "json", "J", false, "each test's report as one JSON document per line (JSON Lines), and iperf3 clients' --get-server-output in JSON")
 }
 
@@ -104,8 +110,14 @@ func (f *Flags) Server(w io.Writer, logger *slog.Logger) *server.Server {
 	if cfg.Agent != nil {
 		cfg.Agent.Logger = logger
 	}
-	cfg.ServerOutput = emit.ServerOutput(!f.JSON)
-	report := &emit.ServerReport{W: w, Interval: f.Interval, JSON: f.JSON}
+	output := emit.ServerOutput(!f.JSON)
+	cfg.ServerOutput = func(r *result.Result, format units.Format) ([]byte, bool) {
+		if format == 0 { // the client named none: the server's own -f
+			format = f.Format
+		}
+		return output(r, format)
+	}
+	report := &emit.ServerReport{W: w, Interval: f.Interval, JSON: f.JSON, Opt: emit.Options{Format: f.Format}}
 	cfg.Live = func(id int64, peer net.Addr) result.Observer {
 		return report.Live(fmt.Sprintf("t%d", id), peer.String())
 	}
