@@ -5,9 +5,12 @@
 // reply. A path is what a mesh records beside its throughput, so that a
 // throughput drop can be told apart from a route change.
 //
-// It reads ICMP through a raw socket, so it needs root (or CAP_NET_RAW)
-// and runs on Linux; elsewhere, and without the privilege, Run says so in
-// one line.
+// By default it needs no privilege, as tracepath: the probes go out of
+// an ordinary UDP socket (or an ICMP ping socket) with IP_RECVERR, and
+// the kernel hands the ICMP errors they cause to that socket's error
+// queue. Config.Raw reads ICMP through a raw socket instead, which needs
+// root (or CAP_NET_RAW). It runs on Linux; elsewhere Run says so in one
+// line.
 package trace
 
 import (
@@ -105,6 +108,9 @@ type Config struct {
 	// Total bounds the whole trace (--max-time); zero, and anything
 	// longer, is MaxHops × ProbeTimeout.
 	Total time.Duration
+	// Raw reads the answers through a raw ICMP socket (root or
+	// CAP_NET_RAW) instead of the probing socket's error queue.
+	Raw bool
 }
 
 // DefaultConfig is a UDP trace of 30 hops, 3 probes a hop, a second each.
@@ -194,6 +200,7 @@ type Report struct {
 	Target  string    `json:"target"` // as given
 	Addr    string    `json:"addr"`   // the address traced to
 	Proto   Proto     `json:"proto"`
+	Raw     bool      `json:"raw,omitempty"` // read through a raw ICMP socket
 	MaxHops int       `json:"max_hops"`
 	Probes  int       `json:"probes"`
 	Started time.Time `json:"started"`
