@@ -105,6 +105,7 @@ type Result struct {
 // it is tested with a clock of the test's own.
 type tally struct {
 	mu       sync.Mutex
+	count    int // the requests the run sends
 	sentAt   map[uint16]time.Time
 	answered map[uint16]bool
 	hist     *hdrhistogram.Histogram
@@ -116,9 +117,9 @@ type tally struct {
 	ttlMoves int
 }
 
-func newTally() *tally {
+func newTally(count int) *tally {
 	// ns from 1 ns to 1 h, 3 significant digits.
-	return &tally{sentAt: map[uint16]time.Time{}, answered: map[uint16]bool{}, hist: hdrhistogram.New(1, int64(time.Hour), 3)}
+	return &tally{count: count, sentAt: map[uint16]time.Time{}, answered: map[uint16]bool{}, hist: hdrhistogram.New(1, int64(time.Hour), 3)}
 }
 
 // request records request seq sent at at.
@@ -131,17 +132,18 @@ func (t *tally) request(seq uint16, at time.Time) {
 
 // reply records a reply to seq that came at at with ttl (0: unknown). A
 // reply to no request sent is ignored; a second reply to one is a
-// duplicate. It says whether every request sent has its reply.
+// duplicate. It says whether every request of the run was sent and has
+// its reply.
 func (t *tally) reply(seq uint16, at time.Time, ttl int) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	sent, ok := t.sentAt[seq]
 	if !ok {
-		return t.received == t.sent
+		return t.received == t.count
 	}
 	if t.answered[seq] {
 		t.dups++
-		return t.received == t.sent
+		return t.received == t.count
 	}
 	t.answered[seq] = true
 	t.received++
@@ -154,7 +156,7 @@ func (t *tally) reply(seq uint16, at time.Time, ttl int) bool {
 		}
 		t.lastTTL = ttl
 	}
-	return t.received == t.sent
+	return t.received == t.count
 }
 
 // fill writes the counts into r.

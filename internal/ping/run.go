@@ -32,7 +32,7 @@ func Run(ctx context.Context, target string, cfg Config) (Result, error) {
 	}
 	defer s.conn.Close()
 	r := Result{Target: target, Addr: dst.String(), Raw: cfg.Raw, Size: cfg.Size, Started: time.Now().UTC()}
-	t := newTally()
+	t := newTally(cfg.Count)
 	err = s.run(ctx, dst, cfg, t)
 	t.fill(&r)
 	r.Ended = time.Now().UTC()

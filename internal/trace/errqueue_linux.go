@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/netip"
 	"time"
+	"unsafe"
 
 	"golang.org/x/net/icmp"
 	"golang.org/x/net/ipv4"
@@ -63,6 +64,13 @@ func newErrQueueProber(dst netip.Addr, proto Proto) (*errQueueProber, error) {
 	if err := unix.SetsockoptInt(fd, level, opt, 1); err != nil {
 		p.close()
 		return nil, fmt.Errorf("trace: IP_RECVERR: %w", err)
+	}
+	// The kernel's time of each answer's arrival: a hop's answers are
+	// read once its probes are all out, up to MaxProbes/MaxProbeRate
+	// after the first came.
+	if err := unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1); err != nil {
+		p.close()
+		return nil, fmt.Errorf("trace: SO_TIMESTAMPNS: %w", err)
 	}
 	if p.v6 {
 		p.sa = &unix.SockaddrInet6{Addr: dst.As16()}
@@ -166,19 +174,19 @@ func (p *errQueueProber) read(ctx context.Context, deadline time.Time) (Reply, n
 		if err := ctx.Err(); err != nil {
 			return Reply{}, netip.Addr{}, time.Time{}, err
 		}
-		rep, from, ok, err := p.readQueued()
+		rep, from, at, ok, err := p.readQueued()
 		if err != nil {
 			return Reply{}, netip.Addr{}, time.Time{}, err
 		}
 		if ok {
-			return rep, from, time.Now(), nil
+			return rep, from, at, nil
 		}
 		if p.proto == ICMP {
-			if rep, from, ok, err = p.readEchoReply(); err != nil {
+			if rep, from, at, ok, err = p.readEchoReply(); err != nil {
 				return Reply{}, netip.Addr{}, time.Time{}, err
 			}
 			if ok {
-				return rep, from, time.Now(), nil
+				return rep, from, at, nil
 			}
 		}
 		wait := time.Until(deadline)
@@ -194,20 +202,21 @@ func (p *errQueueProber) read(ctx context.Context, deadline time.Time) (Reply, n
 }
 
 // readQueued reads one entry of the error queue, if there is one: ok
-// says it is an answer to a probe.
-func (p *errQueueProber) readQueued() (Reply, netip.Addr, bool, error) {
+// says it is an answer to a probe, which came at at.
+func (p *errQueueProber) readQueued() (Reply, netip.Addr, time.Time, bool, error) {
 	for {
 		n, oobn, _, _, err := unix.Recvmsg(p.fd, p.buf, p.oob, unix.MSG_ERRQUEUE|unix.MSG_DONTWAIT)
 		if errors.Is(err, unix.EAGAIN) || errors.Is(err, unix.EINTR) {
-			return Reply{}, netip.Addr{}, false, nil
+			return Reply{}, netip.Addr{}, time.Time{}, false, nil
 		}
 		if err != nil {
-			return Reply{}, netip.Addr{}, false, fmt.Errorf("reading the error queue: %w", err)
+			return Reply{}, netip.Addr{}, time.Time{}, false, fmt.Errorf("reading the error queue: %w", err)
 		}
 		msgs, err := unix.ParseSocketControlMessage(p.oob[:oobn])
 		if err != nil {
 			continue
 		}
+		at := arrival(msgs)
 		for _, m := range msgs {
 			if !(m.Header.Level == unix.SOL_IP && m.Header.Type == unix.IP_RECVERR) &&
 				!(m.Header.Level == unix.SOL_IPV6 && m.Header.Type == unix.IPV6_RECVERR) {
@@ -218,7 +227,7 @@ func (p *errQueueProber) readQueued() (Reply, netip.Addr, bool, error) {
 				continue
 			}
 			if rep, ok := p.reply(q, p.buf[:n]); ok {
-				return rep, q.Offender, true, nil
+				return rep, q.Offender, at, true, nil
 			}
 		}
 	}
@@ -259,18 +268,19 @@ func (p *errQueueProber) reply(q queuedError, quoted []byte) (Reply, bool) {
 }
 
 // readEchoReply reads an echo reply from a ping socket, if one came.
-func (p *errQueueProber) readEchoReply() (Reply, netip.Addr, bool, error) {
+func (p *errQueueProber) readEchoReply() (Reply, netip.Addr, time.Time, bool, error) {
 	for {
-		n, from, err := unix.Recvfrom(p.fd, p.buf, unix.MSG_DONTWAIT)
+		n, oobn, _, from, err := unix.Recvmsg(p.fd, p.buf, p.oob, unix.MSG_DONTWAIT)
 		if errors.Is(err, unix.EAGAIN) || errors.Is(err, unix.EINTR) {
-			return Reply{}, netip.Addr{}, false, nil
+			return Reply{}, netip.Addr{}, time.Time{}, false, nil
 		}
 		if isQueuedErrno(err) {
 			continue // the pending error of an entry on the queue
 		}
 		if err != nil {
-			return Reply{}, netip.Addr{}, false, fmt.Errorf("reading echo replies: %w", err)
+			return Reply{}, netip.Addr{}, time.Time{}, false, fmt.Errorf("reading echo replies: %w", err)
 		}
+		msgs, _ := unix.ParseSocketControlMessage(p.oob[:oobn])
 		parse := ParseReply
 		if p.v6 {
 			parse = ParseReply6
@@ -287,6 +297,19 @@ func (p *errQueueProber) readEchoReply() (Reply, netip.Addr, bool, error) {
 		case *unix.SockaddrInet6:
 			addr = netip.AddrFrom16(a.Addr).Unmap()
 		}
-		return rep, addr, true, nil
+		return rep, addr, arrival(msgs), true, nil
 	}
+}
+
+// arrival is the kernel's time of a message's arrival (SO_TIMESTAMPNS),
+// or now when it gave none.
+func arrival(msgs []unix.SocketControlMessage) time.Time {
+	for _, m := range msgs {
+		if m.Header.Level == unix.SOL_SOCKET && m.Header.Type == unix.SCM_TIMESTAMPNS && len(m.Data) >= int(unsafe.Sizeof(unix.Timespec{})) {
+			var ts unix.Timespec
+			copy(unsafe.Slice((*byte)(unsafe.Pointer(&ts)), unsafe.Sizeof(ts)), m.Data)
+			return time.Unix(ts.Unix())
+		}
+	}
+	return time.Now()
 }

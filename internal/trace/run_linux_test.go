@@ -85,8 +85,8 @@ func TestRunTimeBound(t *testing.T) {
 	if took := time.Since(began); took > 2*time.Second {
 		t.Fatalf("took %v past a bound of %v", took, cfg.Total)
 	}
-	if r.Reached || len(r.Hops) < 2 || len(r.Hops) > 3 || !strings.Contains(r.Note, "time bound") {
-		t.Fatalf("report %+v: want 2 or 3 silent hops and a note of the bound", r)
+	if r.Reached || len(r.Hops) < 1 || len(r.Hops) > 3 || !strings.Contains(r.Note, "time bound") {
+		t.Fatalf("report %+v: want 1 to 3 silent hops (2 or 3 unless the machine stalls) and a note of the bound", r)
 	}
 	for _, h := range r.Hops {
 		if h.Addr != "" || !isNaN(h.RTTs[0]) {

@@ -1,0 +1,48 @@
+package measure
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/pflag"
+
+	"github.com/wireperf/wireperf/internal/flagvalue"
+	"github.com/wireperf/wireperf/internal/tcpconnect"
+)
+
+// KindTCPConnect is the TCP handshake to a host:port that runs nothing
+// of wireperf's.
+const KindTCPConnect Kind = "tcp-connect"
+
+// TCPConnect is a handshake-time run (wireperf tcp-connect): its flags.
+type TCPConnect struct {
+	Cfg        tcpconnect.Config
+	IPv4, IPv6 bool
+	JSON       bool
+}
+
+// NewTCPConnect is a run with every default: 10 connects a second apart.
+func NewTCPConnect() *TCPConnect { return &TCPConnect{Cfg: tcpconnect.DefaultConfig()} }
+
+// Register adds the run's flags to fs.
+func (f *TCPConnect) Register(fs *pflag.FlagSet) {
+	fs.IntVar(&f.Cfg.Count, "count", f.Cfg.Count, fmt.Sprintf("connects to make (1 to %d)", tcpconnect.MaxCount))
+	fs.Var(flagvalue.Duration(&f.Cfg.Interval), "interval", fmt.Sprintf("between the starts of two connects (at least %v)", tcpconnect.MinInterval))
+	fs.Var(flagvalue.Duration(&f.Cfg.Timeout), "timeout", "how long one connect may take before it counts as timed out")
+	fs.BoolVarP(&f.IPv4, "version4", "4", false, "only IPv4")
+	fs.BoolVarP(&f.IPv6, "version6", "6", false, "only IPv6")
+	fs.BoolVarP(&f.JSON, "json", "J", false, "one JSON document: counts and handshake-time percentiles")
+}
+
+// Finish checks the parsed flags.
+func (f *TCPConnect) Finish() error {
+	switch {
+	case f.IPv4 && f.IPv6:
+		return errors.New("-4 and -6 together: choose one")
+	case f.IPv4:
+		f.Cfg.Family = "tcp4"
+	case f.IPv6:
+		f.Cfg.Family = "tcp6"
+	}
+	return f.Cfg.Check()
+}
