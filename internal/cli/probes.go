@@ -45,14 +45,14 @@ CAP_NET_RAW and --raw.`,
 func newTCPConnectCmd(e env) *cobra.Command {
 	f := measure.NewTCPConnect()
 	cmd := &cobra.Command{
-		Use:   "tcp-connect HOST:PORT",
+		Use:   "tcp-connect HOST:PORT | HOST --tcp-port PORT",
 		Short: "Time the TCP handshake to HOST:PORT, which runs nothing of wireperf's: percentiles, refused, timed out",
 		Example: `  wireperf tcp-connect host:443                 10 connects a second apart
   wireperf tcp-connect host:22 --count 50 --interval 100ms --timeout 1s
   wireperf tcp-connect '[2001:db8::1]:80' -J    one JSON document`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return usagef("tcp-connect needs exactly one HOST:PORT (got %d arguments)", len(args))
+				return usagef("tcp-connect needs exactly one HOST:PORT, or HOST and --tcp-port (got %d arguments)", len(args))
 			}
 			return nil
 		},
@@ -60,7 +60,11 @@ func newTCPConnectCmd(e env) *cobra.Command {
 			if err := f.Finish(); err != nil {
 				return usageError{err}
 			}
-			return runner.TCPConnect(cmd.Context(), e.stdout, args[0], f.Cfg, f.JSON)
+			target, err := f.Target(args[0])
+			if err != nil {
+				return usageError{err}
+			}
+			return runner.TCPConnect(cmd.Context(), e.stdout, target, f.Cfg, f.JSON)
 		},
 	}
 	f.Register(cmd.Flags())

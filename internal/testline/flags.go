@@ -124,6 +124,28 @@ var traceFlags = map[string]flag{
 	"proto":         {"", vWord},
 	"probe-timeout": {"", vDuration},
 	"max-time":      {"", vDuration},
+	"raw":           {"", vBool},
+}
+
+// ping's and tcp-connect's flags (--tcp-port is the port tcp-connect
+// probes, any from 1).
+var pingFlags = map[string]flag{
+	"count":    {"", vInt},
+	"interval": {"", vDuration},
+	"size":     {"", vInt},
+	"timeout":  {"", vDuration},
+	"raw":      {"", vBool},
+	"version4": {"4", vBool},
+	"version6": {"6", vBool},
+}
+
+var tcpConnectFlags = map[string]flag{
+	"count":    {"", vInt},
+	"interval": {"", vDuration},
+	"timeout":  {"", vDuration},
+	"tcp-port": {"", vInt},
+	"version4": {"4", vBool},
+	"version6": {"6", vBool},
 }
 
 // Why a flag of the commands is refused in a test line, by long name;
