@@ -314,7 +314,6 @@ func (d *Daemon) flushSpool(ctx context.Context) int {
 	return n
 }
 
-
 // testKind is the kind of the task's test.
 func testKind(t *schedule.Task) measure.Kind {
 	if len(t.Args) == 0 {
