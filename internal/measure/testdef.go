@@ -139,6 +139,10 @@ func ParseLine(words []string) (Test, error) {
 		}
 		return Test{}, err
 	}
+	if t.TCPConnect != nil && t.TCPConnect.Port == 0 {
+		// The destination's port is its server's, not the one probed.
+		return Test{}, errors.New("a tcp-connect test names the port it probes with --tcp-port")
+	}
 	return t, nil
 }
 

@@ -732,9 +732,10 @@ func (p *parser) test(e entry) (Test, error) {
 	if len(t.Args) == 0 {
 		return t, p.errf(e.v, key+".test", "missing")
 	}
-	if !classGiven && t.Args[0] == "trace" {
+	if !classGiven && (t.Args[0] == "trace" || t.Args[0] == "ping" || t.Args[0] == "tcp-connect") {
 		// A trace's few probes disturb no throughput test, and a path is
-		// worth most when recorded beside one.
+		// worth most when recorded beside one; so are ping's and
+		// tcp-connect's.
 		t.Class = schedule.Background
 	}
 	if t.Reserve == 0 {
