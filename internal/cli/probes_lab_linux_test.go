@@ -161,6 +161,19 @@ func TestProbesAsNobodyInLab(t *testing.T) {
 		if got := doc.Trace.Path(); !slices.Equal(got, want) || !doc.Trace.Reached || doc.Trace.Raw {
 			t.Fatalf("path %q (reached %v), want %q reached without a raw socket", got, doc.Trace.Reached, want)
 		}
+		// ICMP echo requests through a ping socket: the routers' time
+		// exceeded comes to its error queue too.
+		if err := a.Sysctl("net.ipv4.ping_group_range", "65534 65534"); err != nil {
+			t.Fatal(err)
+		}
+		code, out, stderr = asNobody(t, a, "trace", target.String(), "--proto", "icmp", "--max-hops", "5", "--probes", "5", "--probe-timeout", "1s", "-J")
+		doc = trace.Document{}
+		if err := json.Unmarshal(out, &doc); err != nil || code != 0 || doc.Trace == nil {
+			t.Fatalf("--proto icmp: exit %d, %v: %s %s", code, err, out, stderr)
+		}
+		if got := doc.Trace.Path(); !slices.Equal(got, want) || !doc.Trace.Reached {
+			t.Fatalf("--proto icmp: path %q (reached %v), want %q reached", got, doc.Trace.Reached, want)
+		}
 		code, _, stderr = asNobody(t, a, "trace", target.String(), "--raw")
 		if code != ExitFailed || !strings.Contains(stderr, "CAP_NET_RAW") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
 			t.Fatalf("--raw as nobody: exit %d, %q: want 1 and one line naming CAP_NET_RAW", code, stderr)
