@@ -8,6 +8,7 @@ package ping
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/netip"
@@ -172,14 +173,15 @@ func (t *tally) fill(r *Result) {
 }
 
 // Resolve is host's address in family ("ip": IPv4 when there is one).
+// Its errors don't name host: the caller's message does.
 func Resolve(ctx context.Context, host, family string) (netip.Addr, error) {
 	if a, err := netip.ParseAddr(host); err == nil {
 		a = a.Unmap()
 		if a.Zone() != "" {
-			return netip.Addr{}, fmt.Errorf("%s: an address with a zone is not supported", host)
+			return netip.Addr{}, errors.New("an address with a zone is not supported")
 		}
 		if (family == "ip4" && !a.Is4()) || (family == "ip6" && !a.Is6()) {
-			return netip.Addr{}, fmt.Errorf("%s: not an %s address", host, map[string]string{"ip4": "IPv4", "ip6": "IPv6"}[family])
+			return netip.Addr{}, fmt.Errorf("not an %s address", map[string]string{"ip4": "IPv4", "ip6": "IPv6"}[family])
 		}
 		return a, nil
 	}
@@ -193,7 +195,7 @@ func Resolve(ctx context.Context, host, family string) (netip.Addr, error) {
 		}
 	}
 	if len(addrs) == 0 {
-		return netip.Addr{}, fmt.Errorf("%s: no address", host)
+		return netip.Addr{}, errors.New("no address")
 	}
 	return addrs[0].WithZone(""), nil
 }

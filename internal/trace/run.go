@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net"
 	"net/netip"
 	"time"
+
+	"github.com/wireperf/wireperf/internal/ping"
 )
 
 // Run traces the path to target (a host name or an IP address) and
@@ -36,25 +37,11 @@ func Run(ctx context.Context, target string, cfg Config) (Report, error) {
 // resolve is target's address: its IPv4 address when it has one, else
 // its IPv6 address.
 func resolve(ctx context.Context, target string) (netip.Addr, error) {
-	if a, err := netip.ParseAddr(target); err == nil {
-		if a.Zone() != "" {
-			return netip.Addr{}, fmt.Errorf("trace %s: an address with a zone is not traced", target)
-		}
-		return a.Unmap(), nil
-	}
-	addrs, err := net.DefaultResolver.LookupNetIP(ctx, "ip", target)
+	a, err := ping.Resolve(ctx, target, "ip")
 	if err != nil {
 		return netip.Addr{}, fmt.Errorf("trace %s: %w", target, err)
 	}
-	for _, a := range addrs {
-		if a.Unmap().Is4() {
-			return a.Unmap(), nil
-		}
-	}
-	if len(addrs) == 0 {
-		return netip.Addr{}, fmt.Errorf("trace %s: no address", target)
-	}
-	return addrs[0].WithZone(""), nil
+	return a, nil
 }
 
 // prober sends a trace's probes and reads their answers: through a raw
