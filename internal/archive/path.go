@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/wireperf/wireperf/internal/trace"
+	"github.com/wireperf/wireperf/internal/trace/traceplan"
 )
 
 // Path is the path a trace run found from Source to Dest: its hops'
 // answering addresses in order (trace.Report.Path), and whether it
-// differs from the pair's previous path (trace.Changed).
+// differs from the pair's previous path (traceplan.Changed).
 type Path struct {
 	RunID   string
 	Source  string
@@ -53,12 +53,12 @@ func (s *Store) PutPath(ctx context.Context, p *Path) error {
 	case err != nil:
 		return err
 	default:
-		p.Prev = trace.ParsePathKey(prev)
-		p.Changed = trace.Changed(p.Prev, p.Hops)
+		p.Prev = traceplan.ParsePathKey(prev)
+		p.Changed = traceplan.Changed(p.Prev, p.Hops)
 	}
 	if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO run_path (run_id, source, dest, test, at, path, reached, changed, prev_path)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-		p.RunID, p.Source, p.Dest, p.Test, p.At.UTC(), trace.PathKey(p.Hops), boolInt(p.Reached), boolInt(p.Changed), prev); err != nil {
+		p.RunID, p.Source, p.Dest, p.Test, p.At.UTC(), traceplan.PathKey(p.Hops), boolInt(p.Reached), boolInt(p.Changed), prev); err != nil {
 		return fmt.Errorf("storing the path of run %s: %w", p.RunID, err)
 	}
 	return tx.Commit()
@@ -142,7 +142,7 @@ func scanPaths(rows *sql.Rows) ([]Path, error) {
 			return nil, err
 		}
 		p.At = p.At.UTC()
-		p.Hops, p.Prev = trace.ParsePathKey(hops), trace.ParsePathKey(prev)
+		p.Hops, p.Prev = traceplan.ParsePathKey(hops), traceplan.ParsePathKey(prev)
 		p.Reached, p.Changed = reached != 0, changed != 0
 		out = append(out, p)
 	}

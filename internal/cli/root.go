@@ -90,6 +90,7 @@ func newRoot(e env) *cobra.Command {
 	root.AddCommand(newGroupCmd(e))
 	root.AddCommand(newReportCmd(e))
 	root.AddCommand(newTraceCmd(e))
+	root.AddCommand(newPingCmd(e), newTCPConnectCmd(e))
 	root.AddCommand(newDaemonCmd(e), newTaskCmd(e), newScheduleCmd(e), newMeshCmd(e))
 	root.AddCommand(newArchiveCmd(e))
 	addCompletions(root)

@@ -13,9 +13,10 @@ func newTraceCmd(e env) *cobra.Command {
 	f := measure.NewTrace()
 	cmd := &cobra.Command{
 		Use:   "trace HOST",
-		Short: "Discover the path to HOST, as traceroute does (Linux, root or CAP_NET_RAW)",
+		Short: "Discover the path to HOST, as traceroute does (Linux; no privilege needed)",
 		Example: `  wireperf trace host                    UDP probes, 30 hops, 3 a hop
-  wireperf trace host --proto icmp       ICMP echo requests
+  wireperf trace host --proto icmp       ICMP echo requests (a ping socket: net.ipv4.ping_group_range)
+  wireperf trace host --raw              answers through a raw socket (root or CAP_NET_RAW)
   wireperf trace host --probes 1 -J      one probe a hop, one JSON document`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {

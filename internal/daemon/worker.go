@@ -22,7 +22,9 @@ import (
 	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/measure"
 	"github.com/wireperf/wireperf/internal/meshmetrics"
+	"github.com/wireperf/wireperf/internal/ping"
 	"github.com/wireperf/wireperf/internal/schedule"
+	"github.com/wireperf/wireperf/internal/tcpconnect"
 	"github.com/wireperf/wireperf/internal/testline"
 	"github.com/wireperf/wireperf/internal/trace"
 	"github.com/wireperf/wireperf/internal/version"
@@ -146,7 +148,7 @@ func (d *Daemon) execute(ctx context.Context, runID string) error {
 	<-hbDone
 	ended := clk.Now()
 	if len(doc) > 0 && runErr == nil {
-		runErr = reportError(doc, isTrace(task))
+		runErr = reportError(doc, testKind(task))
 	}
 	state, reason := archive.StateFinished, ""
 	if waited != nil {
@@ -327,14 +329,33 @@ func (d *Daemon) flushSpool(ctx context.Context) int {
 	return n
 }
 
-// isTrace says the task's test is a path trace.
-func isTrace(t *schedule.Task) bool { return len(t.Args) > 0 && t.Args[0] == string(measure.KindTrace) }
+// testKind is the kind of the task's test.
+func testKind(t *schedule.Task) measure.Kind {
+	if len(t.Args) == 0 {
+		return ""
+	}
+	return measure.Kind(t.Args[0])
+}
+
+// probesOthers says a test of kind measures a host whatever it runs, and
+// so talks to no server: it has no keys or trust to be given.
+func probesOthers(kind measure.Kind) bool {
+	return kind == measure.KindTrace || kind == measure.KindPing || kind == measure.KindTCPConnect
+}
 
 // reportError is the error a test's report states, or why the report
-// can't be read: a trace's document is its own, every other test's
-// iperf3's layout.
-func reportError(doc []byte, traced bool) error {
-	if traced {
+// can't be read: a trace's, ping's and tcp-connect's documents are their
+// own, every other test's iperf3's layout.
+func reportError(doc []byte, kind measure.Kind) error {
+	switch kind {
+	case measure.KindPing:
+		var d ping.Document
+		return probeError(json.Unmarshal(doc, &d), d.Ping != nil, d.Error)
+	case measure.KindTCPConnect:
+		var d tcpconnect.Document
+		return probeError(json.Unmarshal(doc, &d), d.TCPConnect != nil, d.Error)
+	}
+	if kind == measure.KindTrace {
 		d, err := trace.ParseDocument(doc)
 		switch {
 		case err != nil:
@@ -377,6 +398,20 @@ func documentWarnings(doc []byte) []string {
 		return nil
 	}
 	return slices.Concat(d.Wireperf.Result.Warnings, d.Result.Warnings, d.Sweep.Warnings)
+}
+
+// probeError is the error of a probe's document: unreadable, an error
+// stated, or no result.
+func probeError(parse error, hasResult bool, stated string) error {
+	switch {
+	case parse != nil:
+		return fmt.Errorf("its report: %w", parse)
+	case stated != "":
+		return errors.New(stated)
+	case !hasResult:
+		return errors.New("its report: no result")
+	}
+	return nil
 }
 
 // tracePath is the path a finished trace run found, nil for any other
@@ -460,8 +495,9 @@ func (d *Daemon) runTest(ctx context.Context, t *schedule.Task) (doc []byte, cmd
 	// The configuration's flags go after the command, and are not shown
 	// in the stored command line (they name this host's files).
 	shown := "wireperf " + strings.Join(args, " ")
-	if !isTrace(t) {
-		// A trace talks to no server: it has no keys or trust to be given.
+	if !probesOthers(testKind(t)) {
+		// A trace, ping or tcp-connect talks to no server: it has no keys
+		// or trust to be given.
 		args = append(append([]string{args[0]}, d.cfg.ClientArgs...), args[1:]...)
 	}
 	cmdline = shown

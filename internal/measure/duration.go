@@ -20,7 +20,8 @@ const udpmonFastestGap = 2 * time.Microsecond
 // -t with -O before it, or -n's bytes at the rate asked; for rr, each
 // size's -t (or --count at --interval), or the three phases of --load;
 // for udpmon, every point's datagrams at its spacing and each point's
-// overhead; for a trace, every hop waiting its probe timeout. ok is
+// overhead; for a trace, every hop waiting its probe timeout; for ping
+// and tcp-connect, every interval and the last one's timeout. ok is
 // false when the flags don't tell (-n without a rate,
 // rr --count without -t or --interval).
 func (t Test) Duration() (d time.Duration, ok bool) {
@@ -33,6 +34,10 @@ func (t Test) Duration() (d time.Duration, ok bool) {
 		return udpmonDuration(t.UDPMon), true
 	case t.Trace != nil:
 		return traceDuration(t.Trace), true
+	case t.Ping != nil:
+		return t.Ping.Cfg.Bound(), true
+	case t.TCPConnect != nil:
+		return t.TCPConnect.Cfg.Bound(), true
 	}
 	return 0, false
 }

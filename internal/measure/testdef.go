@@ -29,16 +29,20 @@ const (
 )
 
 // Kinds are every kind of test, in the order help lists them.
-var Kinds = []Kind{KindClient, KindRR, KindUDPMon, KindTrace}
+var Kinds = []Kind{KindClient, KindRR, KindUDPMon, KindTrace, KindPing, KindTCPConnect}
 
-// Test is one parsed, checked test: exactly one of Client, RR, UDPMon
-// and Trace is set, as Kind says.
+// Test is one parsed, checked test: exactly one of Client, RR, UDPMon,
+// Trace, Ping and TCPConnect is set, as Kind says.
 type Test struct {
 	Kind   Kind
 	Client *Client
 	RR     *RR
 	UDPMon *UDPMon
 	Trace  *Trace
+	// Probes of hosts that run nothing of wireperf's (ping.go,
+	// tcpconnect.go).
+	Ping       *Ping
+	TCPConnect *TCPConnect
 }
 
 // New is a test of kind with every default, its flags registered on fs.
@@ -57,8 +61,14 @@ func New(kind Kind, fs *pflag.FlagSet) (Test, error) {
 	case KindTrace:
 		t.Trace = NewTrace()
 		t.Trace.Register(fs)
+	case KindPing:
+		t.Ping = NewPing()
+		t.Ping.Register(fs)
+	case KindTCPConnect:
+		t.TCPConnect = NewTCPConnect()
+		t.TCPConnect.Register(fs)
 	default:
-		return Test{}, fmt.Errorf("%q: a test starts with client, rr, udpmon or trace", kind)
+		return Test{}, fmt.Errorf("%q: a test starts with client, rr, udpmon, trace, ping or tcp-connect", kind)
 	}
 	return t, nil
 }
@@ -74,6 +84,10 @@ func (t Test) Finish(fs *pflag.FlagSet) error {
 		return t.UDPMon.Finish()
 	case KindTrace:
 		return t.Trace.Finish()
+	case KindPing:
+		return t.Ping.Finish()
+	case KindTCPConnect:
+		return t.TCPConnect.Finish()
 	}
 	return fmt.Errorf("%q: not a test", t.Kind)
 }
@@ -124,6 +138,10 @@ func ParseLine(words []string) (Test, error) {
 			err = errors.New("help is not a test")
 		}
 		return Test{}, err
+	}
+	if t.TCPConnect != nil && t.TCPConnect.Port == 0 {
+		// The destination's port is its server's, not the one probed.
+		return Test{}, errors.New("a tcp-connect test names the port it probes with --tcp-port")
 	}
 	return t, nil
 }

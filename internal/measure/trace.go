@@ -30,6 +30,7 @@ func (f *Trace) Register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.Proto, "proto", f.Proto, "what a probe is: udp (a datagram to an unlikely port) or icmp (an echo request)")
 	fs.Var(flagvalue.Duration(&f.Cfg.ProbeTimeout), "probe-timeout", "how long a hop's probes wait for their answers")
 	fs.Var(flagvalue.Duration(&f.Cfg.Total), "max-time", "stop the trace after this long (0: max hops × probe timeout)")
+	fs.BoolVar(&f.Cfg.Raw, "raw", false, "read the answers through a raw ICMP socket (root or CAP_NET_RAW); without it, from the probing socket's error queue, which needs no privilege")
 	fs.BoolVarP(&f.JSON, "json", "J", false, "one JSON document: every hop with its address and each probe's RTT")
 }
 

@@ -61,9 +61,10 @@ func (p *parser) test(e yamlfile.Entry) (Test, error) {
 	if len(t.Args) == 0 {
 		return t, p.Errorf(e.Value, key+".test", "missing")
 	}
-	if !classGiven && t.Args[0] == "trace" {
+	if !classGiven && (t.Args[0] == "trace" || t.Args[0] == "ping" || t.Args[0] == "tcp-connect") {
 		// A trace's few probes disturb no throughput test, and a path is
-		// worth most when recorded beside one.
+		// worth most when recorded beside one; so are ping's and
+		// tcp-connect's.
 		t.Class = schedule.Background
 	}
 	if t.Reserve == 0 {

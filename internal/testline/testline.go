@@ -24,7 +24,7 @@ import (
 )
 
 // Commands are the commands a test line may start with.
-var Commands = []string{"client", "rr", "udpmon", "trace"}
+var Commands = []string{"client", "rr", "udpmon", "trace", "ping", "tcp-connect"}
 
 // Limits of a line.
 const (
@@ -69,7 +69,7 @@ func Parse(words []string) (Line, error) {
 	}
 	l := Line{Command: words[0]}
 	if testflags.Of(words[0]) == nil {
-		return Line{}, fmt.Errorf("%q: a test starts with client, rr, udpmon or trace", clip(words[0]))
+		return Line{}, fmt.Errorf("%q: a test starts with client, rr, udpmon, trace, ping or tcp-connect", clip(words[0]))
 	}
 	for i := 1; i < len(words); i++ {
 		w := words[i]
@@ -286,11 +286,16 @@ func (l Line) Set(name string) bool {
 // its server's, not one a probe goes to.
 func (l Line) Args(dest Dest) []string {
 	out := l.Words()
-	if dest.Port != 0 && l.Command != "trace" {
+	if dest.Port != 0 && !probesOthers[l.Command] {
 		out = append(out, "--port="+strconv.Itoa(dest.Port))
 	}
 	return append(out, "--json", "--", dest.Host)
 }
+
+// probesOthers are the commands that measure a host whatever it runs:
+// the destination's port is its server's, not one they probe (a
+// tcp-connect test names its own with --port).
+var probesOthers = map[string]bool{"trace": true, "ping": true, "tcp-connect": true}
 
 // Dest is where a test goes: a host name or an IP address, and a port
 // (0: the command's default).

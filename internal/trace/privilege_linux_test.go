@@ -15,15 +15,24 @@ import (
 // as an unprivileged user.
 const envUnprivileged = "WIREPERF_TRACE_TEST_UNPRIVILEGED"
 
-// Without root (or CAP_NET_RAW) a trace fails at once with one line that
-// says what it needs. As root, the test runs itself again as nobody.
+// Without root or CAP_NET_RAW, a trace over UDP reaches loopback all the
+// same (it reads its socket's error queue), and one with Raw fails at
+// once with one line that says what it needs. As root, the test runs
+// itself again as nobody.
 func TestRunWithoutPrivilege(t *testing.T) {
 	if os.Geteuid() != 0 {
-		_, err := Run(context.Background(), "127.0.0.1", DefaultConfig())
+		cfg := DefaultConfig()
+		cfg.MaxHops, cfg.Probes = 3, 2
+		r, err := Run(context.Background(), "127.0.0.1", cfg)
+		if err != nil || !r.Reached || len(r.Hops) != 1 || r.Hops[0].Addr != "127.0.0.1" {
+			t.Fatalf("unprivileged UDP trace to loopback: %v, %+v", err, r)
+		}
+		cfg.Raw = true
+		_, err = Run(context.Background(), "127.0.0.1", cfg)
 		if err == nil {
 			t.Skip("this user may open raw sockets (CAP_NET_RAW)")
 		}
-		if msg := err.Error(); !strings.Contains(msg, "root or with CAP_NET_RAW") || strings.Contains(msg, "\n") {
+		if msg := err.Error(); !strings.Contains(msg, "root or CAP_NET_RAW") || strings.Contains(msg, "\n") {
 			t.Fatalf("error %q: want one line naming root and CAP_NET_RAW", msg)
 		}
 		return

@@ -11,18 +11,25 @@ import (
 
 // TestRunLoopback traces to loopback, where the first hop is the
 // destination: it answers a UDP probe with a port unreachable and an
-// echo request with a reply, over IPv4 and IPv6.
+// echo request with a reply, over IPv4 and IPv6, read from the error
+// queue (and a ping socket) or from a raw socket.
 func TestRunLoopback(t *testing.T) {
 	for _, c := range []struct {
 		proto Proto
 		addr  string
-	}{{UDP, "127.0.0.1"}, {ICMP, "127.0.0.1"}, {UDP, "::1"}, {ICMP, "::1"}} {
+		raw   bool
+	}{{UDP, "127.0.0.1", false}, {ICMP, "127.0.0.1", false}, {UDP, "::1", false}, {ICMP, "::1", false},
+		{UDP, "127.0.0.1", true}, {ICMP, "127.0.0.1", true}, {UDP, "::1", true}, {ICMP, "::1", true}} {
 		proto := c.proto
-		t.Run(string(proto)+" "+c.addr, func(t *testing.T) {
-			if os.Geteuid() != 0 {
+		name := string(proto) + " " + c.addr
+		if c.raw {
+			name += " raw"
+		}
+		t.Run(name, func(t *testing.T) {
+			if c.raw && os.Geteuid() != 0 {
 				t.Skip("needs root: a raw ICMP socket")
 			}
-			cfg := Config{Proto: proto, MaxHops: 4, Probes: 2, ProbeTimeout: 2 * time.Second}
+			cfg := Config{Proto: proto, MaxHops: 4, Probes: 2, ProbeTimeout: 2 * time.Second, Raw: c.raw}
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			if c.addr == "::1" {
@@ -33,6 +40,9 @@ func TestRunLoopback(t *testing.T) {
 				}
 			}
 			r, err := Run(ctx, c.addr, cfg)
+			if err != nil && proto == ICMP && !c.raw && strings.Contains(err.Error(), "ping_group_range") {
+				t.Skipf("ping sockets not permitted here: %v", err)
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -61,9 +71,6 @@ func TestRunRefuses(t *testing.T) {
 // takes them silently) is traced until the time bound, which the report
 // notes; each silent hop is a hop without an address.
 func TestRunTimeBound(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root: a raw ICMP socket")
-	}
 	ln, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: BasePort})
 	if err != nil {
 		t.Skipf("the probes' port is taken: %v", err)
@@ -78,8 +85,8 @@ func TestRunTimeBound(t *testing.T) {
 	if took := time.Since(began); took > 2*time.Second {
 		t.Fatalf("took %v past a bound of %v", took, cfg.Total)
 	}
-	if r.Reached || len(r.Hops) < 2 || len(r.Hops) > 3 || !strings.Contains(r.Note, "time bound") {
-		t.Fatalf("report %+v: want 2 or 3 silent hops and a note of the bound", r)
+	if r.Reached || len(r.Hops) < 1 || len(r.Hops) > 3 || !strings.Contains(r.Note, "time bound") {
+		t.Fatalf("report %+v: want 1 to 3 silent hops (2 or 3 unless the machine stalls) and a note of the bound", r)
 	}
 	for _, h := range r.Hops {
 		if h.Addr != "" || !isNaN(h.RTTs[0]) {

@@ -3,12 +3,11 @@
 package trace
 
 import (
-	"context"
 	"errors"
 	"net/netip"
 	"runtime"
 )
 
-func run(context.Context, netip.Addr, Config, *Report) error {
-	return errors.New("trace: path tracing runs on Linux only, not " + runtime.GOOS)
+func newProber(netip.Addr, Config) (prober, error) {
+	return nil, errors.New("trace: path tracing runs on Linux only, not " + runtime.GOOS)
 }

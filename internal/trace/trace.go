@@ -5,9 +5,12 @@
 // reply. A path is what a mesh records beside its throughput, so that a
 // throughput drop can be told apart from a route change.
 //
-// It reads ICMP through a raw socket, so it needs root (or CAP_NET_RAW)
-// and runs on Linux; elsewhere, and without the privilege, Run says so in
-// one line.
+// By default it needs no privilege, as tracepath: the probes go out of
+// an ordinary UDP socket (or an ICMP ping socket) with IP_RECVERR, and
+// the kernel hands the ICMP errors they cause to that socket's error
+// queue. Config.Raw reads ICMP through a raw socket instead, which needs
+// root (or CAP_NET_RAW). It runs on Linux; elsewhere Run says so in one
+// line.
 package trace
 
 import (
@@ -145,6 +148,7 @@ type Report struct {
 	Target  string    `json:"target"` // as given
 	Addr    string    `json:"addr"`   // the address traced to
 	Proto   Proto     `json:"proto"`
+	Raw     bool      `json:"raw,omitempty"` // read through a raw ICMP socket
 	MaxHops int       `json:"max_hops"`
 	Probes  int       `json:"probes"`
 	Started time.Time `json:"started"`
@@ -156,7 +160,7 @@ type Report struct {
 }
 
 // None is a hop that did not answer, in a path.
-const None = "*"
+const None = traceplan.None
 
 // Path is the path's identity: each hop's answering address in order,
 // None for a hop that did not answer, without the silent hops after the
@@ -177,27 +181,13 @@ func (r Report) Path() []string {
 	return out
 }
 
-// PathKey is a path as one string: its hops joined by blanks.
-func PathKey(path []string) string { return strings.Join(path, " ") }
-
-// ParsePathKey is the path a PathKey wrote.
-func ParsePathKey(s string) []string { return strings.Fields(s) }
-
-// Changed says two paths differ: a different number of hops, or a hop
-// where both answered from different addresses. A hop that answered in
-// one and not in the other is no evidence of a change (routers drop and
-// rate-limit their ICMP), so it is not counted as one.
-func Changed(prev, cur []string) bool {
-	if len(prev) != len(cur) {
-		return true
-	}
-	for i := range prev {
-		if prev[i] != None && cur[i] != None && prev[i] != cur[i] {
-			return true
-		}
-	}
-	return false
-}
+// A path's identity and change are the plan's (package traceplan), so
+// that the archive reads them without the probes.
+var (
+	PathKey      = traceplan.PathKey
+	ParsePathKey = traceplan.ParsePathKey
+	Changed      = traceplan.Changed
+)
 
 // Document is the trace's JSON output: {"trace": report}, or {"error":
 // why} (with the report so far, if any).

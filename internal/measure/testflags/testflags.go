@@ -142,6 +142,30 @@ var Trace = []Flag{
 	{Name: "proto", Short: "", Kind: Word},
 	{Name: "probe-timeout", Short: "", Kind: Duration},
 	{Name: "max-time", Short: "", Kind: Duration},
+	{Name: "raw", Short: "", Kind: Bool},
+}
+
+// Ping is the ping command's. Like a trace, a ping measures a host
+// whatever it runs: the task's port is left out of its arguments.
+var Ping = []Flag{
+	{Name: "count", Short: "", Kind: Int},
+	{Name: "interval", Short: "", Kind: Duration},
+	{Name: "size", Short: "", Kind: Int},
+	{Name: "timeout", Short: "", Kind: Duration},
+	{Name: "raw", Short: "", Kind: Bool},
+	{Name: "version4", Short: "4", Kind: Bool},
+	{Name: "version6", Short: "6", Kind: Bool},
+}
+
+// TCPConnect is the tcp-connect command's; the port it connects to is
+// --tcp-port (the task's port is its server's).
+var TCPConnect = []Flag{
+	{Name: "count", Short: "", Kind: Int},
+	{Name: "interval", Short: "", Kind: Duration},
+	{Name: "timeout", Short: "", Kind: Duration},
+	{Name: "tcp-port", Short: "", Kind: Int},
+	{Name: "version4", Short: "4", Kind: Bool},
+	{Name: "version6", Short: "6", Kind: Bool},
 }
 
 // Of is a command's flags that a line may carry; nil for a command a
@@ -156,6 +180,10 @@ func Of(command string) []Flag {
 		return UDPMon
 	case "trace":
 		return Trace
+	case "ping":
+		return Ping
+	case "tcp-connect":
+		return TCPConnect
 	}
 	return nil
 }

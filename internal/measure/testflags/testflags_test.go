@@ -5,7 +5,7 @@ import "testing"
 // Each command's declarations name a flag once and a shorthand once, and
 // no flag is both declared and refused.
 func TestDeclaredOnce(t *testing.T) {
-	for _, c := range []string{"client", "rr", "udpmon", "trace"} {
+	for _, c := range []string{"client", "rr", "udpmon", "trace", "ping", "tcp-connect"} {
 		names, shorts := map[string]bool{}, map[string]string{}
 		for _, f := range Of(c) {
 			if names[f.Name] {

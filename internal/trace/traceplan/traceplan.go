@@ -6,6 +6,7 @@ package traceplan
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -49,6 +50,9 @@ type Config struct {
 	// Total bounds the whole trace (--max-time); zero, and anything
 	// longer, is MaxHops × ProbeTimeout.
 	Total time.Duration
+	// Raw reads the answers through a raw ICMP socket (root or
+	// CAP_NET_RAW) instead of the probing socket's error queue.
+	Raw bool
 }
 
 // DefaultConfig is a UDP trace of 30 hops, 3 probes a hop, a second each.
@@ -83,4 +87,29 @@ func (c Config) Bound() time.Duration {
 		return c.Total
 	}
 	return worst
+}
+
+// None is a hop that did not answer, in a path.
+const None = "*"
+
+// PathKey is a path as one string: its hops joined by blanks.
+func PathKey(path []string) string { return strings.Join(path, " ") }
+
+// ParsePathKey is the path a PathKey wrote.
+func ParsePathKey(s string) []string { return strings.Fields(s) }
+
+// Changed says two paths differ: a different number of hops, or a hop
+// where both answered from different addresses. A hop that answered in
+// one and not in the other is no evidence of a change (routers drop and
+// rate-limit their ICMP), so it is not counted as one.
+func Changed(prev, cur []string) bool {
+	if len(prev) != len(cur) {
+		return true
+	}
+	for i := range prev {
+		if prev[i] != None && cur[i] != None && prev[i] != cur[i] {
+			return true
+		}
+	}
+	return false
 }
