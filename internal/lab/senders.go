@@ -69,13 +69,13 @@ type AccessStats struct {
 // without the in-process router (Up runs it as a process of its own).
 func (c Config) topology(mtu int) (Topology, string, error) {
 	if c.Senders == 0 {
-		return Chain(mtu, BigTCPBuffers()), "a", nil
+		return Chain(mtu, c.TCPBuffers.Sysctls()), "a", nil
 	}
 	if c.AccessRate < 0 || c.AccessRate > 400e9 || (c.AccessRate > 0 && c.AccessRate < 8000) {
 		return Topology{}, "", fmt.Errorf("lab: access rate %v bit/s out of range", c.AccessRate)
 	}
 	atob, btoa := c.Directions()
-	t, err := Senders(c.Senders, c.AccessRate, mtu, BigTCPBuffers(), atob, btoa)
+	t, err := Senders(c.Senders, c.AccessRate, mtu, c.TCPBuffers.Sysctls(), atob, btoa)
 	t.Router = nil
 	return t, "s", err
 }
@@ -94,6 +94,7 @@ func (i *Info) senderSteps(prog string) string {
 	fmt.Fprintf(&b, "lab %q is up: %s, each on its own access link (%s) ─ s ─ r ─ b (%s), MTU %d, rand-start %d\n",
 		i.Name, strings.Join(senders, ", "), access, i.Addrs["b"], i.MTU, i.RandStart)
 	fmt.Fprintf(&b, "  path s→b: %s\n  back b→s: %s\n", i.AtoB, i.BtoA)
+	fmt.Fprintf(&b, "  TCP buffers: %s\n", i.TCPBuffers.Text())
 	fmt.Fprintf(&b, "next (K: a key file, `name key`, mode 600):\n")
 	fmt.Fprintf(&b, "  %s lab exec %s b -- %s -s\n", prog, i.Name, prog)
 	var pairs []string
