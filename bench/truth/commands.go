@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -281,13 +282,14 @@ func runUDPMon(ctx context.Context, wp, name string, p path) (string, string, []
 			continue
 		}
 		routerSum += *a.Router
+		// A socket that took GRO batches counts a dropped batch once: its
+		// count is printed as batches, and the datagrams beyond one a
+		// batch are in the unexplained rest, so the sum holds either way.
 		sock, sockText := int64(0), "-"
 		if a.ReceiverSocket != nil {
-			sockText = fmt.Sprint(*a.ReceiverSocket)
+			sock, sockText = *a.ReceiverSocket, fmt.Sprint(*a.ReceiverSocket)
 			if a.SocketBatches {
 				sockText += " batches"
-			} else {
-				sock = *a.ReceiverSocket
 			}
 		}
 		figs = append(figs, fmt.Sprintf("%d B: lost %d = router %d + socket %s + unexplained %d", pt.Size, pt.Lost, *a.Router, sockText, a.Network))
@@ -296,7 +298,7 @@ func runUDPMon(ctx context.Context, wp, name string, p path) (string, string, []
 		}
 		// The router also drops the test's control packets, so its
 		// count may exceed the data's loss only by those.
-		if !a.SocketBatches && *a.Router+sock+a.Network != pt.Lost && *a.Router+sock <= pt.Lost {
+		if *a.Router+sock+a.Network != pt.Lost && *a.Router+sock <= pt.Lost {
 			fails = append(fails, fmt.Sprintf("%d B: router %d + socket %d + unexplained %d ≠ lost %d", pt.Size, *a.Router, sock, a.Network, pt.Lost))
 		}
 	}
@@ -442,4 +444,177 @@ func runSweep(ctx context.Context, wp, name string, p path) (string, string, []s
 	}
 	fails = append(fails, r.watched(warnings)...)
 	return strings.Join(figs, ", ") + " Mbit/s", fmt.Sprintf("capacity %.1f", capacity/1e6), fails, r
+}
+
+// groupSenders and groupAccess are the group cell's lab: three senders,
+// each on a 300 Mbit/s access link, sharing the path to b.
+const (
+	groupSenders = 3
+	groupAccess  = "300m"
+)
+
+// groupDoc is the part of group's -J document the cell reads.
+type groupDoc struct {
+	Pairs []struct {
+		Sender   string          `json:"sender"`
+		Receiver string          `json:"receiver"`
+		Result   json.RawMessage `json:"result"`
+		Error    string          `json:"error"`
+	} `json:"pairs"`
+	Sum struct {
+		ReceivedBps float64 `json:"received_bits_per_second"`
+		Intervals   []struct {
+			Start, End float64
+			Bps        float64 `json:"received_bits_per_second"`
+			Omitted    bool    `json:"omitted"`
+		} `json:"intervals"`
+	} `json:"sum"`
+	Error    string   `json:"error"`
+	Warnings []string `json:"warnings"`
+}
+
+// runGroupPath runs the group cell on a many-senders lab of its own:
+// every pair's rows held to its access link, the rows to the totals, and
+// the sum, per interval and in all, to what the shared path and the
+// access links can carry together.
+func runGroupPath(ctx context.Context, wp, name string, p path, host string) (failed int, err error) {
+	if out, err := exec.Command(wp, "lab", "up", name, "--rtt", p.rtt, "--rate", p.name, "--senders", fmt.Sprint(groupSenders),
+		"--access-rate", groupAccess, "--tcp-buffers", "stock").CombinedOutput(); err != nil {
+		return 0, fmt.Errorf("lab up: %v: %s", err, out)
+	}
+	defer exec.Command(wp, "lab", "down", name).Run()
+	st, err := lab.Status(name)
+	if err != nil {
+		return 0, err
+	}
+	dir, err := os.MkdirTemp("", "truth-group-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(dir)
+	key := filepath.Join(dir, "agent.key")
+	line, err := exec.Command(wp, "key", "new", "truth").Output()
+	if err != nil {
+		return 0, fmt.Errorf("key new: %v", err)
+	}
+	if err := os.WriteFile(key, line, 0o600); err != nil {
+		return 0, err
+	}
+	rmem, wmem := buffers(p)
+	var procs []*exec.Cmd
+	defer func() {
+		for _, c := range procs {
+			_ = c.Process.Kill()
+			_ = c.Wait()
+		}
+	}()
+	start := func(h string, args ...string) error {
+		if out, err := exec.Command(wp, "lab", "exec", name, h, "--", "sysctl", "-q", "-w",
+			fmt.Sprintf("net.ipv4.tcp_rmem=4096 131072 %d", rmem), fmt.Sprintf("net.ipv4.tcp_wmem=4096 16384 %d", wmem)).CombinedOutput(); err != nil {
+			return fmt.Errorf("sysctl in %s: %v: %s", h, err, out)
+		}
+		c := exec.Command(wp, append([]string{"lab", "exec", name, h, "--", wp}, args...)...)
+		if err := c.Start(); err != nil {
+			return err
+		}
+		procs = append(procs, c)
+		return nil
+	}
+	if err := start("b", "-s", "--log-level", "error"); err != nil {
+		return 0, err
+	}
+	pairs := []string{"group"}
+	for n := 1; n <= groupSenders; n++ {
+		a := lab.SenderName(n)
+		if err := start(a, "server", "--agent", "--agent-key-file", key, "--log-level", "error"); err != nil {
+			return 0, err
+		}
+		pairs = append(pairs, "--pair", st.Addrs[a]+","+st.Addrs["b"])
+	}
+	// The servers' listen: each host's port 5201, polled for 15 s at most.
+	for n := 0; n <= groupSenders; n++ {
+		h := "b"
+		if n > 0 {
+			h = lab.SenderName(n)
+		}
+		for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+			out, _ := exec.Command(wp, "lab", "exec", name, h, "--", "ss", "-Htln", "sport = :5201").Output()
+			if len(bytes.TrimSpace(out)) > 0 {
+				break
+			}
+		}
+	}
+	t, _ := seconds(p)
+	ctx, cancel := context.WithTimeout(ctx, time.Duration(t+120)*time.Second)
+	defer cancel()
+	r := &cellRun{}
+	r.before, _ = lab.Status(name)
+	cmd := exec.CommandContext(ctx, wp, append(append([]string{"lab", "exec", name, "s", "--", wp}, pairs...),
+		"-t", fmt.Sprint(t), "--agent-key-file", key, "-J")...)
+	cmd.Stdout, cmd.Stderr = &r.out, &r.errb
+	began := time.Now()
+	r.err = cmd.Run()
+	r.secs = time.Since(began).Seconds()
+	time.Sleep(1200 * time.Millisecond) // the router writes its counters every second
+	r.after, _ = lab.Status(name)
+
+	access, _ := strconv.ParseFloat(strings.TrimSuffix(groupAccess, "m"), 64)
+	accessCap := lab.TCPGoodput(access*1e6, 1500, lab.FramingEthernet)
+	pathCap := lab.TCPGoodput(p.rate, 1500, lab.FramingEthernet)
+	sumCap := math.Min(pathCap, groupSenders*accessCap)
+	var fails []string
+	var doc groupDoc
+	if err := json.Unmarshal(r.out.Bytes(), &doc); err != nil {
+		fails = append(fails, fmt.Sprintf("no result: %v %s", err, firstLine(r.errb.String())))
+	}
+	if r.err != nil {
+		fails = append(fails, "exit: "+firstLine(doc.Error+" "+r.errb.String()))
+	}
+	var figs []string
+	for _, pr := range doc.Pairs {
+		if pr.Error != "" {
+			fails = append(fails, pr.Sender+": "+pr.Error)
+			continue
+		}
+		res, err := resultOf(pr.Result)
+		if err != nil {
+			var direct result.Result
+			if json.Unmarshal(pr.Result, &direct) != nil {
+				fails = append(fails, pr.Sender+": "+err.Error())
+				continue
+			}
+			res = &direct
+		}
+		caps := map[string]float64{result.RoleClient: accessCap, result.RoleServer: accessCap}
+		for _, f := range append(append(lab.CheckRows(res, caps), lab.CheckAddsUp(res)...), lab.CheckTotal(res, nil)...) {
+			fails = append(fails, pr.Sender+": "+f)
+		}
+		for _, d := range res.Directions() {
+			figs = append(figs, fmt.Sprintf("%.1f", d.Received.BitsPerSecond()/1e6))
+		}
+	}
+	maxSum := 0.0
+	for _, iv := range doc.Sum.Intervals {
+		if iv.End-iv.Start < 0.1 || iv.Omitted {
+			continue
+		}
+		maxSum = math.Max(maxSum, iv.Bps)
+		if iv.Bps > (1+lab.RowTolerance)*sumCap {
+			fails = append(fails, fmt.Sprintf("[SUM] %.2f-%.2f s: %.1f Mbit/s, above the %.1f the path and access links carry", iv.Start, iv.End, iv.Bps/1e6, sumCap/1e6))
+		}
+	}
+	if doc.Sum.ReceivedBps > (1+lab.RowTolerance)*sumCap {
+		fails = append(fails, fmt.Sprintf("[SUM] total %.1f Mbit/s, above %.1f", doc.Sum.ReceivedBps/1e6, sumCap/1e6))
+	}
+	fails = append(fails, r.watched(doc.Warnings)...)
+	verdict := "pass"
+	if len(fails) > 0 {
+		verdict, failed = "**FAIL**", 1
+	}
+	for _, f := range fails {
+		fmt.Fprintf(os.Stderr, "truth: %s/%s group: %s\n", p.rtt, p.name, f)
+	}
+	fmt.Printf("| %s, %s | group, %d senders on %s access links | %s | pairs %s; [SUM] rows max %.1f, total %.1f Mbit/s | access %.1f each, [SUM] %.1f | %s | %s |\n",
+		p.rtt, p.name, groupSenders, groupAccess, host, strings.Join(figs, ", "), maxSum/1e6, doc.Sum.ReceivedBps/1e6, accessCap/1e6, sumCap/1e6, r.lateText(), verdict)
+	return failed, nil
 }

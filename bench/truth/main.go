@@ -226,6 +226,14 @@ func runPath(ctx context.Context, wp, name string, p path, hog, commands bool) (
 			}
 			fmt.Printf("| %s, %s | %s | %s | %s | %s | %s | %s |\n", p.rtt, p.name, c.name, host, figs, against, r.lateText(), verdict)
 		}
+		if selected("group", onlyCells) && ctx.Err() == nil {
+			n, err := runGroupPath(ctx, wp, name+"g", p, host)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "truth: %s/%s group: %v\n", p.rtt, p.name, err)
+				n++
+			}
+			failed += n
+		}
 		return failed, nil
 	}
 	capacity := lab.TCPGoodput(p.rate, 1500, lab.FramingEthernet)
