@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -145,99 +146,110 @@ func runRR(load []string) func(ctx context.Context, wp, name string, p path) (st
 			return "-", "-", []string{err.Error()}, r
 		}
 		bound := lim.bound + routerLate(r.after)
-		rr := res.Local.RR
-		if rr == nil || len(rr.Points) == 0 {
-			return "no points", "-", append(fails, "no rr points"), r
-		}
-		flagged := map[string]bool{}
-		for _, w := range res.Warnings {
-			// A warning that names a host's delay flags every phase.
-			if strings.Contains(w, "host") && !strings.Contains(w, "fell behind") {
-				for _, pt := range rr.Points {
-					flagged[pt.Label] = true
-				}
-			}
-		}
-		if rr.Load != nil {
-			for _, h := range rr.Load.HostDelays {
-				flagged[h.Phase] = true
-			}
-			for _, ph := range rr.Load.Phases {
-				if ph.Incomplete {
-					fails = append(fails, fmt.Sprintf("%s phase ran %.2f of %.2f s", ph.Label, ph.Seconds, ph.PlannedSeconds))
-				}
-			}
-			if rr.Load.LoadError != "" {
-				fails = append(fails, "load: "+rr.Load.LoadError)
-			}
-		}
-		floorUs := 0.99 * float64(lim.floor.Microseconds())
-		boundUs := float64(bound.Microseconds())
-		var figs []string
-		for _, pt := range rr.Points {
-			label := pt.Label
-			if label == "" {
-				label = fmt.Sprintf("%d B", pt.RequestSize)
-			}
-			figs = append(figs, fmt.Sprintf("%s: net RTT min %.2f p99 %.2f max %.2f ms", label, pt.NetworkRTT.Min/1e3, pt.NetworkRTT.P99/1e3, pt.NetworkRTT.Max/1e3))
-			if pt.Completed == 0 {
-				fails = append(fails, label+": no transaction completed")
-				continue
-			}
-			for _, q := range []struct {
-				what string
-				v    float64
-			}{{"RTT min", pt.RTT.Min}, {"network RTT min", pt.NetworkRTT.Min}} {
-				if q.v < floorUs {
-					fails = append(fails, fmt.Sprintf("%s: %s %.3f ms, below the path's floor %.3f ms", label, q.what, q.v/1e3, lim.floor.Seconds()*1e3))
-				}
-			}
-			if flagged[pt.Label] {
-				continue
-			}
-			// p99 is what HostDelays judges; the maximum is one probe,
-			// held to the bound as well.
-			for _, q := range []struct {
-				what string
-				v    float64
-			}{{"network RTT p99", pt.NetworkRTT.P99}, {"network RTT max", pt.NetworkRTT.Max}} {
-				if q.v > boundUs {
-					fails = append(fails, fmt.Sprintf("%s: %s %.3f ms, above the path's bound %.3f ms (queue and router lateness included), not flagged as a host's delay",
-						label, q.what, q.v/1e3, boundUs/1e3))
-				}
-			}
-		}
+		figs, flagged, more := checkRR(res, lim.floor, bound)
+		fails = append(fails, more...)
 		fails = append(fails, r.watched(res.Warnings)...)
-		against := fmt.Sprintf("floor %.2f, bound %.2f ms", lim.floor.Seconds()*1e3, boundUs/1e3)
+		against := fmt.Sprintf("floor %.2f, bound %.2f ms", lim.floor.Seconds()*1e3, bound.Seconds()*1e3)
 		if len(flagged) > 0 {
 			var ph []string
 			for k := range flagged {
 				ph = append(ph, k)
 			}
+			sort.Strings(ph)
 			against += "; host delay flagged: " + strings.Join(ph, ", ")
 		}
 		return strings.Join(figs, "; "), against, fails, r
 	}
 }
 
+// checkRR holds an rr result's latencies to the path (see runRR): floor
+// the delay both ways, bound the most RTT the path and the router's
+// lateness allow. It returns each point's figures, the phases flagged as
+// a host's delay, and the failed checks.
+func checkRR(res *result.Result, floor, bound time.Duration) (figs []string, flagged map[string]bool, fails []string) {
+	rr := res.Local.RR
+	if rr == nil || len(rr.Points) == 0 {
+		return nil, nil, []string{"no rr points"}
+	}
+	flagged = map[string]bool{}
+	for _, w := range res.Warnings {
+		// A warning that names a host's delay flags every phase.
+		if strings.Contains(w, "host") && !strings.Contains(w, "fell behind") {
+			for _, pt := range rr.Points {
+				flagged[pt.Label] = true
+			}
+		}
+	}
+	if rr.Load != nil {
+		for _, h := range rr.Load.HostDelays {
+			flagged[h.Phase] = true
+		}
+		for _, ph := range rr.Load.Phases {
+			if ph.Incomplete {
+				fails = append(fails, fmt.Sprintf("%s phase ran %.2f of %.2f s", ph.Label, ph.Seconds, ph.PlannedSeconds))
+			}
+		}
+		if rr.Load.LoadError != "" {
+			fails = append(fails, "load: "+rr.Load.LoadError)
+		}
+	}
+	floorUs := 0.99 * float64(floor.Microseconds())
+	boundUs := float64(bound.Microseconds())
+	for _, pt := range rr.Points {
+		label := pt.Label
+		if label == "" {
+			label = fmt.Sprintf("%d B", pt.RequestSize)
+		}
+		figs = append(figs, fmt.Sprintf("%s: net RTT min %.2f p99 %.2f max %.2f ms", label, pt.NetworkRTT.Min/1e3, pt.NetworkRTT.P99/1e3, pt.NetworkRTT.Max/1e3))
+		if pt.Completed == 0 {
+			fails = append(fails, label+": no transaction completed")
+			continue
+		}
+		for _, q := range []struct {
+			what string
+			v    float64
+		}{{"RTT min", pt.RTT.Min}, {"network RTT min", pt.NetworkRTT.Min}} {
+			if q.v < floorUs {
+				fails = append(fails, fmt.Sprintf("%s: %s %.3f ms, below the path's floor %.3f ms", label, q.what, q.v/1e3, floor.Seconds()*1e3))
+			}
+		}
+		if flagged[pt.Label] {
+			continue
+		}
+		// p99 is what HostDelays judges; the maximum is one probe,
+		// held to the bound as well.
+		for _, q := range []struct {
+			what string
+			v    float64
+		}{{"network RTT p99", pt.NetworkRTT.P99}, {"network RTT max", pt.NetworkRTT.Max}} {
+			if q.v > boundUs {
+				fails = append(fails, fmt.Sprintf("%s: %s %.3f ms, above the path's bound %.3f ms (queue and router lateness included), not flagged as a host's delay",
+					label, q.what, q.v/1e3, boundUs/1e3))
+			}
+		}
+	}
+	return figs, flagged, fails
+}
+
 // udpmonDoc is the part of udpmon's -J document the cell reads.
 type udpmonDoc struct {
-	Points []struct {
-		Size            int    `json:"size"`
-		Error           string `json:"error"`
-		Sent            int64  `json:"sent"`
-		Received        int64  `json:"received"`
-		Lost            int64  `json:"lost"`
-		LossAttribution *struct {
-			Lost           int64
-			Network        int64
-			ReceiverSocket *int64
-			SocketBatches  bool
-			Router         *int64
-			Verdict        string
-		} `json:"loss_attribution"`
-	} `json:"points"`
-	Warnings []string `json:"warnings"`
+	Points   []udpmonPoint `json:"points"`
+	Warnings []string      `json:"warnings"`
+}
+
+type udpmonPoint struct {
+	Size            int         `json:"size"`
+	Error           string      `json:"error"`
+	Lost            int64       `json:"lost"`
+	LossAttribution *udpmonLoss `json:"loss_attribution"`
+}
+
+// udpmonLoss is figures.UDPLoss as the JSON has it.
+type udpmonLoss struct {
+	Network        int64
+	ReceiverSocket *int64
+	SocketBatches  bool
+	Router         *int64
 }
 
 // runUDPMon runs udpmon at spacing 0 (the router's queue drops) and holds
@@ -261,14 +273,23 @@ func runUDPMon(ctx context.Context, wp, name string, p path) (string, string, []
 	if r.err != nil {
 		fails = append(fails, "exit: "+firstLine(r.errb.String()))
 	}
-	var routerSum, lostSum int64
-	var figs []string
+	drops := int64(r.after.Router.AtoB.Lost() - r.before.Router.AtoB.Lost())
+	figs, more := checkUDPMon(doc, drops)
+	fails = append(fails, more...)
+	fails = append(fails, r.watched(doc.Warnings)...)
+	return strings.Join(figs, "; "), fmt.Sprintf("lab: %d dropped a→b", drops), fails, r
+}
+
+// checkUDPMon holds a udpmon sweep's loss attribution to the counters
+// (see runUDPMon): drops is what the router dropped a→b over the sweep.
+// It returns each point's figures and the failed checks.
+func checkUDPMon(doc *udpmonDoc, drops int64) (figs, fails []string) {
+	var routerSum int64
 	for _, pt := range doc.Points {
 		if pt.Error != "" {
 			fails = append(fails, fmt.Sprintf("%d B: %s", pt.Size, pt.Error))
 			continue
 		}
-		lostSum += pt.Lost
 		a := pt.LossAttribution
 		if a == nil {
 			if pt.Lost > 0 {
@@ -302,12 +323,10 @@ func runUDPMon(ctx context.Context, wp, name string, p path) (string, string, []
 			fails = append(fails, fmt.Sprintf("%d B: router %d + socket %d + unexplained %d ≠ lost %d", pt.Size, *a.Router, sock, a.Network, pt.Lost))
 		}
 	}
-	drops := int64(r.after.Router.AtoB.Lost() - r.before.Router.AtoB.Lost())
 	if routerSum != drops {
 		fails = append(fails, fmt.Sprintf("the points' router counts add up to %d, the router dropped %d a→b over the run", routerSum, drops))
 	}
-	fails = append(fails, r.watched(doc.Warnings)...)
-	return strings.Join(figs, "; "), fmt.Sprintf("lab: %d dropped a→b", drops), fails, r
+	return figs, fails
 }
 
 // adviseDoc is the part of advise's -J document the cell reads.
@@ -353,8 +372,24 @@ func runAdvise(ctx context.Context, wp, name string, p path) (string, string, []
 	if r.err != nil {
 		fails = append(fails, "exit: "+firstLine(r.errb.String()))
 	}
-	if doc.Sender.Socket.Congestion != "cubic" {
-		fails = append(fails, fmt.Sprintf("the sender's line names %q, the test asked for cubic", doc.Sender.Socket.Congestion))
+	atob, _ := impair.ParseConfig(r.after.AtoB)
+	capacity := lab.TCPGoodput(p.rate, 1500, lab.FramingEthernet)
+	fails = append(fails, checkAdvise(&doc, "cubic", capacity, atob.Loss > 0 || atob.GE != nil)...)
+	fails = append(fails, r.watched(doc.Warnings)...)
+	steady := "-"
+	if doc.Single.Steady != nil {
+		steady = fmt.Sprintf("%.1f (%d segments retransmitted)", doc.Single.Steady.RateBps/1e6, doc.Single.Steady.Retrans)
+	}
+	return fmt.Sprintf("%s; one stream %.1f, steady %s Mbit/s", doc.Verdict.Limit, doc.Single.GoodputBps/1e6, steady),
+		fmt.Sprintf("capacity %.1f; ideal %.1f of bottleneck %.1f", capacity/1e6, doc.IdealBps/1e6, doc.BottleneckBps/1e6), fails, r
+}
+
+// checkAdvise holds an advise report to its path (see runAdvise): cc
+// the algorithm asked for, capacity the path's TCP goodput, randomLoss
+// whether the path loses packets other than at its queue.
+func checkAdvise(doc *adviseDoc, cc string, capacity float64, randomLoss bool) (fails []string) {
+	if doc.Sender.Socket.Congestion != cc {
+		fails = append(fails, fmt.Sprintf("the sender's line names %q, the test asked for %s", doc.Sender.Socket.Congestion, cc))
 	}
 	mtu := doc.PathMTU
 	if mtu == 0 {
@@ -363,12 +398,9 @@ func runAdvise(ctx context.Context, wp, name string, p path) (string, string, []
 	if want := lab.TCPGoodput(doc.BottleneckBps, mtu, lab.FramingEthernet); math.Abs(doc.IdealBps-want) > 1e-3*want {
 		fails = append(fails, fmt.Sprintf("ideal %.1f Mbit/s, the arithmetic (%d/%d × %.1f) gives %.1f", doc.IdealBps/1e6, mtu-52, mtu+38, doc.BottleneckBps/1e6, want/1e6))
 	}
-	capacity := lab.TCPGoodput(p.rate, 1500, lab.FramingEthernet)
 	if doc.Single.GoodputBps > (1+lab.RowTolerance)*capacity {
 		fails = append(fails, fmt.Sprintf("one stream %.1f Mbit/s, above the path's %.1f", doc.Single.GoodputBps/1e6, capacity/1e6))
 	}
-	atob, _ := impair.ParseConfig(r.after.AtoB)
-	randomLoss := atob.Loss > 0 || atob.GE != nil
 	full := doc.Single.Steady != nil && doc.Single.Steady.RateBps >= 0.95*capacity
 	hunts := false
 	for _, s := range doc.Advice.Steps {
@@ -386,13 +418,7 @@ func runAdvise(ctx context.Context, wp, name string, p path) (string, string, []
 	if doc.Verdict.Limit == "network" && doc.Single.GoodputBps < 0.8*capacity && !full {
 		fails = append(fails, fmt.Sprintf("verdict network (path full), yet one stream reached %.1f of %.1f Mbit/s and no steady state filled it", doc.Single.GoodputBps/1e6, capacity/1e6))
 	}
-	fails = append(fails, r.watched(doc.Warnings)...)
-	steady := "-"
-	if doc.Single.Steady != nil {
-		steady = fmt.Sprintf("%.1f (%d segments retransmitted)", doc.Single.Steady.RateBps/1e6, doc.Single.Steady.Retrans)
-	}
-	return fmt.Sprintf("%s; one stream %.1f, steady %s Mbit/s", doc.Verdict.Limit, doc.Single.GoodputBps/1e6, steady),
-		fmt.Sprintf("capacity %.1f; ideal %.1f of bottleneck %.1f", capacity/1e6, doc.IdealBps/1e6, doc.BottleneckBps/1e6), fails, r
+	return fails
 }
 
 // runSweep runs a two-point sweep into a throw-away archive, then holds
