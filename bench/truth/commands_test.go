@@ -110,6 +110,11 @@ func TestCheckAdvise(t *testing.T) {
 		{"the report's bbr verdict", doc("bbr", "congestion", capacity, 932e6, "find where the packets are lost: interface and qdisc drop counters along the path"), false, "verdict \"congestion\""},
 		{"the same on a path with random loss", doc("bbr", "congestion", capacity, 932e6), true, ""},
 		{"943 by arithmetic", doc("bbr", "network", 943e6, 932e6), false, "the arithmetic"},
+		{"a measured bottleneck is its own ideal", func() *adviseDoc {
+			d := doc("bbr", "network", 940.7e6, 932e6)
+			d.BottleneckBps, d.BottleneckSource = 940.7e6, "measured"
+			return d
+		}(), false, ""},
 		{"the sysctl's algorithm", doc("cubic", "network", capacity, 932e6), false, "names \"cubic\""},
 		{"test too short", doc("bbr", "slow-start", capacity, 721e6), false, ""},
 		{"window verdict on a full stream", func() *adviseDoc {
