@@ -340,11 +340,11 @@ type adviseDoc struct {
 	// BottleneckSource is "packet train" or "given" for a line rate
 	// (the ideal is its TCP goodput), "measured" for the best
 	// multi-stream goodput (the ideal is that goodput).
-	BottleneckSource string `json:"bottleneck_source"`
-	IdealBps      float64 `json:"ideal_bps"`
-	MSS           int     `json:"mss"`
-	PathMTU       int     `json:"path_mtu"`
-	Single        struct {
+	BottleneckSource string  `json:"bottleneck_source"`
+	IdealBps         float64 `json:"ideal_bps"`
+	MSS              int     `json:"mss"`
+	PathMTU          int     `json:"path_mtu"`
+	Single           struct {
 		GoodputBps float64 `json:"goodput_bps"`
 		Steady     *struct {
 			RateBps float64 `json:"rate_bps"`
