@@ -1,8 +1,8 @@
 package main
 
-// The other commands' cells: rr idle and under load, udpmon, advise and
-// sweep, each held to the lab's counters and to its path's arithmetic
-// (docs/truth.md, "Every command").
+// The other commands' cells: rr idle and under load, udpmon, advise,
+// sweep and group, each held to the lab's counters and to its path's
+// arithmetic (docs/truth.md, "Every command").
 
 import (
 	"bytes"
@@ -48,7 +48,8 @@ func limitsOf(st *lab.State) (pathLimits, error) {
 }
 
 // routerLate is the worst lateness the router has counted since it
-// started, both directions: at least the cell's own.
+// started, in either direction: at least the cell's own, and the same
+// allowance as the product's own bound (lab.RouterWatch.RTTBound).
 func routerLate(st *lab.State) time.Duration {
 	return time.Duration(max(st.Router.AtoB.MaxLateUs, st.Router.BtoA.MaxLateUs)) * time.Microsecond
 }
