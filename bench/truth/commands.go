@@ -23,8 +23,8 @@ import (
 	"github.com/wireperf/wireperf/internal/result"
 )
 
-// commandPaths are the paths of the other commands' cells: the field
-// reports' three, each at the rate it was reported with.
+// commandPaths are the paths of the other commands' cells: a short
+// path, a research link and a 215 ms submarine path.
 var commandPaths = []path{{"1ms", 1e9, "1g"}, {"19ms", 622e6, "622m"}, {"215ms", 1e9, "1g"}}
 
 // pathLimits are what a lab's path allows a packet: the least RTT (the
