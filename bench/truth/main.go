@@ -47,7 +47,14 @@ func main() {
 	hogOnly := flag.Bool("hog-only", false, "run the loaded half only")
 	quietOnly := flag.Bool("quiet-only", false, "run the quiet half only")
 	only := flag.String("paths", "", "run only these paths, e.g. 19ms/622m,215ms/1g")
+	matrix := flag.String("matrix", "all", "client (the client's cells on nine paths), commands (rr, rr --load, udpmon, advise and sweep on 1 ms/1g, 19 ms/622m and 215 ms/1g) or all")
+	cellsFlag := flag.String("cells", "", "with the commands' matrix: only the cells whose name starts with one of these, e.g. udpmon,rr")
 	flag.Parse()
+	onlyCells = *cellsFlag
+	if *matrix != "all" && *matrix != "client" && *matrix != "commands" {
+		fmt.Fprintln(os.Stderr, "truth: -matrix: want client, commands or all")
+		os.Exit(2)
+	}
 	if *wp == "" {
 		fmt.Fprintln(os.Stderr, "truth: give the binary: WIREPERF=./wireperf bench/truth.sh")
 		os.Exit(2)
@@ -65,18 +72,19 @@ func main() {
 			paths = append(paths, path{rtt, r.bps, r.name})
 		}
 	}
+	cmdPaths := commandPaths
 	if *only != "" {
-		var keep []path
-		for _, p := range paths {
-			if strings.Contains(","+*only+",", ","+p.rtt+"/"+p.name+",") {
-				keep = append(keep, p)
-			}
-		}
-		paths = keep
+		paths, cmdPaths = keepPaths(paths, *only), keepPaths(cmdPaths, *only)
 	}
 	loads := []bool{false, true}
 	if *short {
-		paths, loads = []path{{"19ms", 622e6, "622m"}}, []bool{false}
+		paths, cmdPaths, loads = []path{{"19ms", 622e6, "622m"}}, nil, []bool{false}
+	}
+	switch *matrix {
+	case "client":
+		cmdPaths = nil
+	case "commands":
+		paths = nil
 	}
 	if *hogOnly {
 		loads = []bool{true}
@@ -87,15 +95,35 @@ func main() {
 	// A signal ends the run cleanly: the current lab is taken down.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	fmt.Println("| path | test | host | receiver rows (max, Mbit/s) | receiver total | router output lost | verdict |")
-	fmt.Println("|---|---|---|---|---|---|---|")
 	failed := 0
+	if len(paths) > 0 {
+		fmt.Println("| path | test | host | receiver rows (max, Mbit/s) | receiver total | router output lost | verdict |")
+		fmt.Println("|---|---|---|---|---|---|---|")
+	}
 	for _, hog := range loads {
 		for i, p := range paths {
 			if ctx.Err() != nil {
 				break
 			}
-			n, err := runPath(ctx, *wp, fmt.Sprintf("tr%d%d", os.Getpid()%1000, i), p, hog)
+			n, err := runPath(ctx, *wp, fmt.Sprintf("tr%d%d", os.Getpid()%1000, i), p, hog, false)
+			failed += n
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "truth: %s/%s: %v\n", p.rtt, p.name, err)
+				failed++
+			}
+		}
+	}
+	if len(cmdPaths) > 0 {
+		fmt.Println()
+		fmt.Println("| path | command | host | figures (ms, Mbit/s, datagrams) | held to | router output lost | verdict |")
+		fmt.Println("|---|---|---|---|---|---|---|")
+	}
+	for _, hog := range loads {
+		for i, p := range cmdPaths {
+			if ctx.Err() != nil {
+				break
+			}
+			n, err := runPath(ctx, *wp, fmt.Sprintf("tc%d%d", os.Getpid()%1000, i), p, hog, true)
 			failed += n
 			if err != nil {
 				fmt.Fprintf(os.Stderr, "truth: %s/%s: %v\n", p.rtt, p.name, err)
@@ -107,6 +135,20 @@ func main() {
 		fmt.Fprintf(os.Stderr, "truth: %d cells failed\n", failed)
 		os.Exit(1)
 	}
+}
+
+// onlyCells is -cells.
+var onlyCells string
+
+// keepPaths are the paths named in only, e.g. "19ms/622m,215ms/1g".
+func keepPaths(paths []path, only string) []path {
+	var keep []path
+	for _, p := range paths {
+		if strings.Contains(","+only+",", ","+p.rtt+"/"+p.name+",") {
+			keep = append(keep, p)
+		}
+	}
+	return keep
 }
 
 // seconds is each test's -t and -O on a path: long enough for slow start
@@ -138,8 +180,10 @@ func cells(p path) []cell {
 	}
 }
 
-func runPath(ctx context.Context, wp, name string, p path, hog bool) (failed int, err error) {
-	if out, err := exec.Command(wp, "lab", "up", name, "--rtt", p.rtt, "--rate", p.name).CombinedOutput(); err != nil {
+// runPath runs one path's cells, the client's or (commands) the other
+// commands', on a lab of its own.
+func runPath(ctx context.Context, wp, name string, p path, hog, commands bool) (failed int, err error) {
+	if out, err := exec.Command(wp, "lab", "up", name, "--rtt", p.rtt, "--rate", p.name, "--tcp-buffers", "stock").CombinedOutput(); err != nil {
 		return 0, fmt.Errorf("lab up: %v: %s", err, out)
 	}
 	defer exec.Command(wp, "lab", "down", name).Run()
@@ -160,16 +204,44 @@ func runPath(ctx context.Context, wp, name string, p path, hog bool) (failed int
 		stop := startHog()
 		defer stop()
 	}
+	host := "quiet"
+	if hog {
+		host = "2 busy loops"
+	}
+	if commands {
+		for _, c := range commandCells() {
+			if ctx.Err() != nil {
+				return failed, ctx.Err()
+			}
+			if !selected(c.name, onlyCells) {
+				continue
+			}
+			figs, against, fails, r := c.run(ctx, wp, name, p)
+			verdict := "pass"
+			if len(fails) > 0 {
+				verdict, failed = "**FAIL**", failed+1
+			}
+			for _, f := range fails {
+				fmt.Fprintf(os.Stderr, "truth: %s/%s %s: %s\n", p.rtt, p.name, c.name, f)
+			}
+			fmt.Printf("| %s, %s | %s | %s | %s | %s | %s | %s |\n", p.rtt, p.name, c.name, host, figs, against, r.lateText(), verdict)
+		}
+		if selected("group", onlyCells) && ctx.Err() == nil {
+			n, err := runGroupPath(ctx, wp, name+"g", p, host)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "truth: %s/%s group: %v\n", p.rtt, p.name, err)
+				n++
+			}
+			failed += n
+		}
+		return failed, nil
+	}
 	capacity := lab.TCPGoodput(p.rate, 1500, lab.FramingEthernet)
 	for _, c := range cells(p) {
 		if ctx.Err() != nil {
 			return failed, ctx.Err()
 		}
 		line, ok := runCell(ctx, wp, name, p, c, capacity)
-		host := "quiet"
-		if hog {
-			host = "2 busy loops"
-		}
 		verdict := "pass"
 		if !ok {
 			verdict, failed = "**FAIL**", failed+1
@@ -324,4 +396,18 @@ func resultOf(doc []byte) (*result.Result, error) {
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
 	return s
+}
+
+// selected says whether a cell is among those named in only (each a
+// prefix of its name; all when only is empty).
+func selected(name, only string) bool {
+	if only == "" {
+		return true
+	}
+	for _, o := range strings.Split(only, ",") {
+		if o != "" && strings.HasPrefix(name, o) {
+			return true
+		}
+	}
+	return false
 }

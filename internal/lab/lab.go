@@ -158,6 +158,61 @@ func BigTCPBuffers() map[string]string {
 	}
 }
 
+// StockTCPBuffers are stock Linux's TCP autotuning limits, as Debian 12
+// and most distributions ship them: a receive buffer of up to 6 MiB and a
+// send buffer of up to 4 MiB. Written explicitly, since a new namespace's
+// defaults depend on the machine's memory.
+func StockTCPBuffers() map[string]string {
+	return map[string]string{
+		"net.ipv4.tcp_rmem": "4096 131072 6291456",
+		"net.ipv4.tcp_wmem": "4096 16384 4194304",
+	}
+}
+
+// TCPBuffers names the TCP autotuning limits of a persistent lab's hosts:
+// the one host setting that decides what a single stream reaches on a
+// long fat path.
+type TCPBuffers string
+
+const (
+	// BuffersStock is StockTCPBuffers: what a host runs unless someone
+	// tuned it, and so the default.
+	BuffersStock TCPBuffers = "stock"
+	// BuffersBig is BigTCPBuffers: a tuned host.
+	BuffersBig TCPBuffers = "big"
+)
+
+// ParseTCPBuffers reads a --tcp-buffers value.
+func ParseTCPBuffers(s string) (TCPBuffers, error) {
+	switch b := TCPBuffers(s); b {
+	case BuffersStock, BuffersBig:
+		return b, nil
+	}
+	return "", fmt.Errorf("--tcp-buffers %q: want stock (Linux's 6 MiB receive, 4 MiB send) or big (128 MiB each)", s)
+}
+
+// Sysctls are the buffers' per-namespace settings; "" is BuffersStock.
+func (b TCPBuffers) Sysctls() map[string]string {
+	if b == BuffersBig {
+		return BigTCPBuffers()
+	}
+	return StockTCPBuffers()
+}
+
+// Text says which buffers, with the sysctls' values, for people. A lab
+// whose state predates the choice ("" in its state) had BigTCPBuffers.
+func (b TCPBuffers) Text() string {
+	switch b {
+	case BuffersStock:
+		s := StockTCPBuffers()
+		return fmt.Sprintf("stock Linux (tcp_rmem %s, tcp_wmem %s)", s["net.ipv4.tcp_rmem"], s["net.ipv4.tcp_wmem"])
+	case BuffersBig, "":
+		s := BigTCPBuffers()
+		return fmt.Sprintf("big, 128 MiB (tcp_rmem %s, tcp_wmem %s)", s["net.ipv4.tcp_rmem"], s["net.ipv4.tcp_wmem"])
+	}
+	return string(b)
+}
+
 var hostName = regexp.MustCompile(`^[a-z0-9]{1,12}$`)
 
 // Validate checks names, references and settings.
@@ -383,6 +438,9 @@ type Config struct {
 	// (0: uncapped), sharing the router's path to b (Senders).
 	Senders    int
 	AccessRate float64
+	// TCPBuffers are the hosts' TCP autotuning limits ("" is
+	// BuffersStock).
+	TCPBuffers TCPBuffers
 }
 
 // Directions turns the simple settings into the two per-direction configs.
@@ -428,6 +486,9 @@ type Info struct {
 	LogFile    string            `json:"log_file"`
 	Senders    int               `json:"senders,omitempty"`
 	AccessRate float64           `json:"access_rate_bps,omitempty"`
+	// TCPBuffers are the hosts' TCP autotuning limits; absent in the
+	// state of a lab made before the choice, which had BuffersBig.
+	TCPBuffers TCPBuffers `json:"tcp_buffers,omitempty"`
 }
 
 // NextSteps is what `wireperf lab up` prints: the commands to type next.
@@ -442,6 +503,7 @@ func (i *Info) NextSteps(prog string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "lab %q is up: a (%s) ─ r ─ b (%s), MTU %d, rand-start %d\n", i.Name, i.Addrs["a"], i.Addrs["b"], i.MTU, i.RandStart)
 	fmt.Fprintf(&b, "  a→b: %s\n  b→a: %s\n", settingsText(i.AtoB), settingsText(i.BtoA))
+	fmt.Fprintf(&b, "  TCP buffers: %s\n", i.TCPBuffers.Text())
 	fmt.Fprintf(&b, "next:\n")
 	fmt.Fprintf(&b, "  %s lab exec %s b -- %s -s\n", prog, i.Name, prog)
 	fmt.Fprintf(&b, "  %s lab exec %s a -- %s -c %s\n", prog, i.Name, prog, i.Addrs["b"])

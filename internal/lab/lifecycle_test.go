@@ -220,7 +220,15 @@ func TestUpDown(t *testing.T) {
 	if err := Exec(name, "b", []string{"false"}); !errors.As(err, &ee) {
 		t.Errorf("exec false: %v", err)
 	}
+	// No --tcp-buffers: the hosts run stock Linux's buffers, and say so.
+	if info.TCPBuffers != BuffersStock || !strings.Contains(info.NextSteps(""), "TCP buffers: stock Linux") {
+		t.Errorf("buffers %q, next steps:\n%s", info.TCPBuffers, info.NextSteps(""))
+	}
 	a := &Host{Name: "a", NS: info.Namespaces["a"]}
+	rmem, err := a.Run(context.Background(), "cat", "/proc/sys/net/ipv4/tcp_rmem")
+	if err != nil || strings.Join(strings.Fields(string(rmem)), " ") != StockTCPBuffers()["net.ipv4.tcp_rmem"] {
+		t.Errorf("host a's tcp_rmem %q (%v), want %q", rmem, err, StockTCPBuffers()["net.ipv4.tcp_rmem"])
+	}
 	b := &Host{Name: "b", NS: info.Namespaces["b"], Addr: netip.MustParseAddr(info.Addrs["b"])}
 	res := udpStream(t, a, b, 3000, 100, 10000, 200*time.Millisecond)
 	// The router writes its counters every second.

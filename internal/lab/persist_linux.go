@@ -110,6 +110,10 @@ func Up(name string, cfg Config) (*Info, error) {
 		LogFile:    stateFile(name, ".log"),
 		Senders:    cfg.Senders,
 		AccessRate: cfg.AccessRate,
+		TCPBuffers: cfg.TCPBuffers,
+	}
+	if info.TCPBuffers == "" {
+		info.TCPBuffers = BuffersStock
 	}
 	for _, h := range topo.Hosts {
 		info.Namespaces[h] = l.hosts[h].NS

@@ -19,6 +19,11 @@ func TestSendersTopology(t *testing.T) {
 		if lk.A != SenderName(i+1) || lk.B != "s" || lk.Shape == nil || lk.Shape.On != lk.A || len(lk.Shapes) != 1 || lk.Shapes[0].On != "s" {
 			t.Fatalf("access link %d: %+v", i, lk)
 		}
+		// A whole GSO packet fits the sender's bucket, so tbf does not
+		// cut it into wire packets for the router to carry one by one.
+		if lk.Shape.withDefaults(1500).Burst < 64<<10+14 {
+			t.Errorf("access link %d: burst %d bytes, less than a GSO packet", i, lk.Shape.Burst)
+		}
 	}
 	if r := topo.Router; r == nil || r.Host != "r" || r.A != "s" || r.B != "b" {
 		t.Fatalf("router %+v", topo.Router)

@@ -111,7 +111,8 @@ func (s *State) WriteText(w io.Writer) error {
 	} else {
 		fmt.Fprintf(w, "  a (%s) ─ r ─ b (%s), MTU %d, rand-start %d\n", s.Addrs["a"], s.Addrs["b"], s.MTU, s.RandStart)
 	}
-	fmt.Fprintf(w, "  a→b: %s\n  b→a: %s\n\n", settingsText(s.AtoB), settingsText(s.BtoA))
+	fmt.Fprintf(w, "  a→b: %s\n  b→a: %s\n", settingsText(s.AtoB), settingsText(s.BtoA))
+	fmt.Fprintf(w, "  TCP buffers: %s\n\n", s.TCPBuffers.Text())
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "\tin\tout\tlost\tloss\tqueue\tlimit\tduplicated\treordered\theld\tqueued\twrite errors\toversize\tTUN queue drops\t")
 	dir := func(name string, d DirStats) {

@@ -16,7 +16,8 @@ import (
 func TestStateWriteText(t *testing.T) {
 	st := &State{
 		Info: Info{Name: "wan", Addrs: map[string]string{"a": "10.77.1.1", "b": "10.77.2.2", "a1": "10.77.3.1"},
-			AtoB: "delay=10ms,rate=50m,queue=6250k", BtoA: "delay=10ms", MTU: 1500, RandStart: 7, RouterPID: 42},
+			AtoB: "delay=10ms,rate=50m,queue=6250k", BtoA: "delay=10ms", MTU: 1500, RandStart: 7, RouterPID: 42,
+			TCPBuffers: BuffersStock},
 		Running: true, Since: time.Date(2026, 3, 1, 11, 0, 0, 0, time.UTC), Updated: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC),
 	}
 	st.Router.AtoB = DirStats{Counters: impair.Counters{In: 100, Out: 90, DroppedLoss: 6, DroppedQueue: 2,
@@ -32,6 +33,9 @@ func TestStateWriteText(t *testing.T) {
 		"  a (10.77.1.1) ─ r ─ b (10.77.2.2), MTU 1500, rand-start 7\n",
 		// The queue limit in a byte unit: 6250k is 6,250,000 bytes, 5.96 MiB.
 		"  a→b: delay=10ms,rate=50m,queue=5.96 MBytes\n  b→a: delay=10ms\n",
+		// Which TCP buffers the hosts have: the one host setting that
+		// decides a long path's single stream.
+		"  TCP buffers: stock Linux (tcp_rmem 4096 131072 6291456, tcp_wmem 4096 16384 4194304)\n",
 		"lost = loss + queue + limit + write errors + oversize + TUN queue drops",
 		"a→b: the router fell behind: 3 packets left more than 1 ms late (the worst 2.5 ms), and its output stood idle 1.2 ms",
 		"imp-a: rx 100 packets (dropped 0), tx 0 packets (dropped 1: the router was behind)",

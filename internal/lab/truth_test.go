@@ -103,3 +103,36 @@ func TestRouterIdle(t *testing.T) {
 		t.Errorf("RouterIdle = %v, want %v", got, want)
 	}
 }
+
+// UDP loss is the router's plus the receiving socket's own count: exact
+// where the socket counts datagrams, a lower bound where it counted GRO
+// batches; a loss neither place saw fails, as does a count above it.
+func TestCheckUDPLoss(t *testing.T) {
+	udp := func(lost int64, socket *uint64, gro bool) *result.Result {
+		r := &result.Result{}
+		r.Local = result.End{Role: result.RoleClient, Streams: []result.Stream{{ID: 1, Sender: true, UDP: &result.UDP{Sent: 100000}}}}
+		r.Remote = result.End{Role: result.RoleServer, Streams: []result.Stream{{ID: 1,
+			UDP: &result.UDP{Lost: lost, SocketDrops: socket, SocketDropsGRO: gro}}}}
+		return r
+	}
+	n := func(v uint64) *uint64 { return &v }
+	for _, c := range []struct {
+		name   string
+		res    *result.Result
+		router int64
+		fail   string
+	}{
+		{"the router's alone", udp(3854, n(0), false), 3854, ""},
+		{"router and a busy receiver", udp(9922, n(6068), false), 3854, ""},
+		{"more lost than both counted", udp(9922, n(0), false), 3854, "the router dropped 3854 and the receiving socket 0"},
+		{"socket not counted", udp(9922, nil, false), 3854, "9922 datagrams counted lost"},
+		{"GRO batches, a lower bound", udp(9922, n(1500), true), 3854, ""},
+		{"GRO batches above the loss", udp(4000, n(1500), true), 3854, "GRO batches"},
+		{"fewer lost than the router dropped", udp(3000, n(0), false), 3854, "3000 datagrams counted lost"},
+	} {
+		got := strings.Join(CheckUDPLoss(c.res, map[string]int64{result.RoleClient: c.router}), "; ")
+		if c.fail == "" && got != "" || c.fail != "" && !strings.Contains(got, c.fail) {
+			t.Errorf("%s: %q, want %q", c.name, got, c.fail)
+		}
+	}
+}

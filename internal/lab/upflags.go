@@ -24,10 +24,11 @@ type UpFlags struct {
 	RandStart   uint64
 	Senders     int
 	AccessRate  float64
+	TCPBuffers  string
 }
 
 // NewUpFlags are the flags' defaults.
-func NewUpFlags() *UpFlags { return &UpFlags{MTU: 1500} }
+func NewUpFlags() *UpFlags { return &UpFlags{MTU: 1500, TCPBuffers: string(BuffersStock)} }
 
 // Register adds the flags to fs.
 func (f *UpFlags) Register(fs *pflag.FlagSet) {
@@ -43,6 +44,7 @@ func (f *UpFlags) Register(fs *pflag.FlagSet) {
 	fs.Uint64Var(&f.RandStart, "rand-start", 0, "where the emulator's random-number generator starts (0: from the clock; status shows it)")
 	fs.IntVar(&f.Senders, "senders", 0, "build senders a1…aN, each with its own access link, sharing the path to b (wireperf group)")
 	fs.Var(flagvalue.Rate(&f.AccessRate), "access-rate", "with --senders: cap each access link, both ways, bit/s (e.g. 300m; 1G is 10^9)")
+	fs.StringVar(&f.TCPBuffers, "tcp-buffers", f.TCPBuffers, "the hosts' TCP autotuning limits: stock (Linux's: receive up to 6 MiB, send 4 MiB) or big (128 MiB each, a tuned host)")
 }
 
 // Config turns the flags into the lab's configuration, checking what the
@@ -67,9 +69,14 @@ func (f *UpFlags) Config(fs *pflag.FlagSet) (Config, error) {
 	if fs.Changed("access-rate") && f.Senders == 0 {
 		return Config{}, fmt.Errorf("--access-rate caps each sender's access link: give --senders too")
 	}
+	buffers, err := ParseTCPBuffers(f.TCPBuffers)
+	if err != nil {
+		return Config{}, err
+	}
 	cfg := Config{
 		RTT: f.RTT, Jitter: f.Jitter, Rate: f.Rate, Loss: f.Loss, Reorder: f.Reorder,
 		MTU: f.MTU, RandStart: f.RandStart, Senders: f.Senders, AccessRate: f.AccessRate,
+		TCPBuffers: buffers,
 	}
 	atob, btoa := cfg.Directions()
 	if f.Duplicate > 0 || f.Burst != nil || queueSet {

@@ -85,3 +85,45 @@ func TestUpFlagsRatesAreDecimal(t *testing.T) {
 		}
 	}
 }
+
+// The hosts' buffers are a visible choice: stock Linux unless --tcp-buffers
+// big is given, and what the topology writes into every host follows it.
+func TestUpFlagsTCPBuffers(t *testing.T) {
+	for _, c := range []struct {
+		args     []string
+		want     TCPBuffers
+		wantRmem string
+	}{
+		{nil, BuffersStock, "4096 131072 6291456"},
+		{[]string{"--tcp-buffers", "stock"}, BuffersStock, "4096 131072 6291456"},
+		{[]string{"--tcp-buffers", "big"}, BuffersBig, "4096 131072 134217728"},
+		{[]string{"--tcp-buffers", "big", "--senders", "2"}, BuffersBig, "4096 131072 134217728"},
+	} {
+		f, fs := parseUpFlags(t, c.args...)
+		cfg, err := f.Config(fs)
+		if err != nil {
+			t.Fatalf("%q: %v", c.args, err)
+		}
+		if cfg.TCPBuffers != c.want {
+			t.Errorf("%q: buffers %q, want %q", c.args, cfg.TCPBuffers, c.want)
+		}
+		topo, _, err := cfg.topology(1500)
+		if err != nil {
+			t.Fatalf("%q: %v", c.args, err)
+		}
+		if got := topo.Sysctls["net.ipv4.tcp_rmem"]; got != c.wantRmem {
+			t.Errorf("%q: the hosts get tcp_rmem %q, want %q", c.args, got, c.wantRmem)
+		}
+	}
+	f, fs := parseUpFlags(t, "--tcp-buffers", "huge")
+	if _, err := f.Config(fs); err == nil || !strings.Contains(err.Error(), "--tcp-buffers \"huge\"") {
+		t.Errorf("--tcp-buffers huge: %v", err)
+	}
+	if got := BuffersStock.Text(); !strings.Contains(got, "stock") || !strings.Contains(got, "6291456") || !strings.Contains(got, "4194304") {
+		t.Errorf("stock buffers read %q", got)
+	}
+	// A lab made before the choice had the big buffers.
+	if got := TCPBuffers("").Text(); !strings.Contains(got, "134217728") {
+		t.Errorf("a lab without the field reads %q", got)
+	}
+}
