@@ -251,7 +251,8 @@ func throughputLine(s *spec) ([]string, map[string]string) {
 	if v, ok := s.integer("parallel", 1, 128); ok {
 		flag("-P", strconv.FormatInt(v, 10))
 	}
-	if s.boolean("udp") {
+	udp := s.boolean("udp")
+	if udp {
 		line = append(line, "-u")
 	}
 	if v, ok := s.integer("bandwidth", 0, 1e13); ok {
@@ -299,7 +300,11 @@ func throughputLine(s *spec) ([]string, map[string]string) {
 		line = append(line, "-Z")
 	}
 	if v, ok := s.integer("flow-label", 1, 0xfffff); ok {
-		flag("-L", strconv.FormatInt(v, 10))
+		if udp {
+			s.c.w.dropped(`throughput spec "flow-label" with udp`, s.test, "the client labels TCP data connections only")
+		} else {
+			flag("-L", strconv.FormatInt(v, 10))
+		}
 	}
 	if v, ok := s.integer("fq-rate", 1, 1e13); ok {
 		flag("--fq-rate", strconv.FormatInt(v, 10))
