@@ -15,7 +15,7 @@ func newMeshCmd(e env) *cobra.Command {
 		Short: "Schedule tests over a mesh of hosts from one file",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return usagef("mesh needs a command: wireperf mesh apply -f FILE")
+			return usagef("mesh needs a command: wireperf mesh apply -f FILE, or wireperf mesh import --psconfig FILE")
 		},
 	}
 	var file, db string
@@ -85,6 +85,6 @@ with an error changes nothing.`,
 	apply.Flags().StringVarP(&file, "file", "f", "", "the mesh file (YAML)")
 	apply.Flags().BoolVar(&dryRun, "dry-run", false, "list the tasks the file expands into and each host's utilisation; change nothing")
 	dbFlag(apply, &db)
-	cmd.AddCommand(apply)
+	cmd.AddCommand(apply, newMeshImportCmd(e))
 	return cmd
 }

@@ -95,7 +95,7 @@ func TestMeshApplyTakesItsFileEitherWay(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"mesh"}, "wireperf: mesh needs a command: wireperf mesh apply -f FILE\n"},
+		{[]string{"mesh"}, "wireperf: mesh needs a command: wireperf mesh apply -f FILE, or wireperf mesh import --psconfig FILE\n"},
 		{[]string{"mesh", "apply", "--db", db}, "wireperf: mesh apply needs the mesh file: -f FILE\n"},
 		{[]string{"mesh", "apply", "a.yaml", "b.yaml", "--db", db}, "wireperf: mesh apply takes one mesh file, got 2 arguments\n"},
 		{[]string{"mesh", "apply", "-f", "a.yaml", "b.yaml", "--db", db}, "wireperf: mesh apply: two mesh files, -f a.yaml and b.yaml; give one\n"},
