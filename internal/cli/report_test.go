@@ -171,11 +171,13 @@ func TestReportInChromium(t *testing.T) {
 		X      []float64   `json:"x"`
 		Y      [][]float64 `json:"y"`
 		Inked  int         `json:"inked"`
+		Title  string      `json:"title"`
 	}
 	const probe = `(window.wireperfCharts || []).map(function (u) {
 		var c = u.root.querySelector("canvas"), g = c.getContext("2d").getImageData(0, 0, c.width, c.height).data, inked = 0;
 		for (var i = 3; i < g.length; i += 4) { if (g[i] > 0) { inked++; } }
-		return { series: u.series.length, x: u.data[0], y: u.data.slice(1).map(function (s) { return s.map(function (v) { return v == null ? -1 : v; }); }), inked: inked };
+		var t = u.root.querySelector(".u-title");
+		return { series: u.series.length, x: u.data[0], y: u.data.slice(1).map(function (s) { return s.map(function (v) { return v == null ? -1 : v; }); }), inked: inked, title: t ? t.textContent : "" };
 	})`
 	const tableJS = `Array.from(document.querySelectorAll("table.results tr")).map(function (tr) {
 		return Array.from(tr.children).map(function (c) { return c.textContent; });
@@ -202,9 +204,21 @@ func TestReportInChromium(t *testing.T) {
 	chromium.SaveScreenshot(t, shot, "report.png", "WIREPERF_REPORT_SCREENSHOT")
 
 	tab := campaignTable(t, db, "grid")
-	// One sweep chart, and one goodput chart per run.
-	if want := 1 + len(listRuns(t, "--db", db, "--campaign", "grid")); len(charts) != want {
+	// One sweep chart, one goodput chart per run, and two of the hosts'
+	// own use (CPU and memory) per run, since a campaign's runs sample
+	// both hosts.
+	runs := len(listRuns(t, "--db", db, "--campaign", "grid"))
+	if want := 1 + 3*runs; len(charts) != want {
 		t.Fatalf("%d charts drawn, want %d", len(charts), want)
+	}
+	hostCharts := 0
+	for _, c := range charts {
+		if strings.HasPrefix(c.Title, "Host ") {
+			hostCharts++
+		}
+	}
+	if hostCharts != 2*runs {
+		t.Errorf("%d charts of the hosts' use, want %d (CPU and memory for each of %d runs)", hostCharts, 2*runs, runs)
 	}
 	for i, c := range charts {
 		if len(c.X) == 0 || len(c.Y) == 0 || c.Series != len(c.Y)+1 {
