@@ -61,7 +61,7 @@ func TestAPIRefusesTestLinesThatAreNotData(t *testing.T) {
 	c := apiDaemon(t)
 	for _, tc := range []struct{ task, want string }{
 		{`"dest_addr":"exec","test":"lab NAME a -- sh -c id>FILE"`, "shell characters"},
-		{`"dest_addr":"exec","test":"lab NAME a -- sh -c id"`, "a test starts with client, rr, udpmon or trace"},
+		{`"dest_addr":"exec","test":"lab NAME a -- sh -c id"`, "a test starts with client, rr, udpmon, trace, ping or tcp-connect"},
 		{`"test":"client --logfile /tmp/wp-x"`, "--logfile: names a file"},
 		{`"test":"client --tcpinfo-csv /tmp/wp-x.csv"`, "--tcpinfo-csv: names a file"},
 		{`"test":"client --save --db /tmp/wp-x.db"`, "--save"},
