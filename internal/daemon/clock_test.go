@@ -12,6 +12,7 @@ import (
 	"github.com/wireperf/wireperf/internal/daemon"
 	"github.com/wireperf/wireperf/internal/schedule"
 	"github.com/wireperf/wireperf/internal/server"
+	"github.com/wireperf/wireperf/internal/taskstore"
 )
 
 // fakeClock is a daemon clock that moves only when the test sets it.
@@ -131,11 +132,11 @@ func within[T any](t *testing.T, ch <-chan T, limit time.Duration, what string) 
 
 // waitState waits (a bounded poll of the archive) until run id is in
 // state want.
-func waitState(t *testing.T, st *archive.Store, id, want string) *archive.SchedRun {
+func waitState(t *testing.T, st *archive.Store, id, want string) *taskstore.SchedRun {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		r, err := st.GetSchedRun(context.Background(), id)
+		r, err := taskstore.New(st).GetSchedRun(context.Background(), id)
 		if err == nil && r.State == want {
 			return r
 		}
@@ -179,14 +180,14 @@ func fakeClockDaemon(t *testing.T, secs int) (*daemon.Daemon, *fakeClock, schedu
 	tk := loopTask("tput", "a", "a", srv.Addr().Port, secs, 0, 4*time.Second, 1)
 	tk.Start = fakeT
 	ctx := context.Background()
-	if _, err := d.Store().PutTask(ctx, tk, clk.Now()); err != nil {
+	if _, err := d.Schedule().PutTask(ctx, tk, clk.Now()); err != nil {
 		t.Fatal(err)
 	}
 	if err := d.PlanOnce(ctx); err != nil {
 		t.Fatal(err)
 	}
 	r, _ := tk.At(0)
-	got, err := d.Store().GetSchedRun(ctx, r.ID)
+	got, err := d.Schedule().GetSchedRun(ctx, r.ID)
 	if err != nil || got.State != archive.StateScheduled || !got.Planned.Equal(fakeT) || !got.Deadline.Equal(fakeT.Add(4*time.Second)) {
 		t.Fatalf("planned on the fake clock: %+v %v", got, err)
 	}
@@ -212,14 +213,14 @@ func TestRunStartsAtItsInstantOnTheDaemonsClock(t *testing.T) {
 		t.Fatalf("the worker sleeps until %v, want the run's instant %v", until, fakeT)
 	}
 	clk.set(fakeT.Add(-time.Millisecond))
-	if got, _ := st.GetSchedRun(context.Background(), r.ID); got.State != archive.StateScheduled || !got.ActualStart.IsZero() {
+	if got, _ := taskstore.New(st).GetSchedRun(context.Background(), r.ID); got.State != archive.StateScheduled || !got.ActualStart.IsZero() {
 		t.Fatalf("a millisecond before its instant: %+v", got)
 	}
 	clk.set(fakeT)
 	if err := within(t, done, 60*time.Second, "the run's end"); err != nil {
 		t.Fatal(err)
 	}
-	got, err := st.GetSchedRun(context.Background(), r.ID)
+	got, err := taskstore.New(st).GetSchedRun(context.Background(), r.ID)
 	if err != nil || got.State != archive.StateFinished || !got.ActualStart.Equal(fakeT) || !got.Ended.Equal(fakeT) {
 		t.Fatalf("the run: %+v %v (want finished, started and ended at %v on the fake clock)", got, err, fakeT)
 	}
@@ -238,7 +239,7 @@ func TestRunPickedUpPastItsSlipIsMissed(t *testing.T) {
 	if err := within(t, done, 30*time.Second, "the worker's return"); err != nil {
 		t.Fatal(err)
 	}
-	got, err := d.Store().GetSchedRun(context.Background(), r.ID)
+	got, err := d.Schedule().GetSchedRun(context.Background(), r.ID)
 	if err != nil || got.State != archive.StateMissed || !got.ActualStart.IsZero() ||
 		got.Reason != "picked up 4.001s after its planned start, past its slip" {
 		t.Fatalf("the late run: %+v %v", got, err)
@@ -256,14 +257,14 @@ func TestRunNotTakenIsMissedAfterItsWindow(t *testing.T) {
 	if err := d.PlanOnce(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := st.GetSchedRun(ctx, r.ID); got.State != archive.StateScheduled {
+	if got, _ := taskstore.New(st).GetSchedRun(ctx, r.ID); got.State != archive.StateScheduled {
 		t.Fatalf("at the end of its window: %+v", got)
 	}
 	clk.set(r.Deadline.Add(daemon.NotTakenGrace + time.Millisecond))
 	if err := d.PlanOnce(ctx); err != nil {
 		t.Fatal(err)
 	}
-	got, err := st.GetSchedRun(ctx, r.ID)
+	got, err := taskstore.New(st).GetSchedRun(ctx, r.ID)
 	if err != nil || got.State != archive.StateMissed || !strings.HasPrefix(got.Reason, "not taken before its deadline") {
 		t.Fatalf("past its window: %+v %v", got, err)
 	}
@@ -285,7 +286,7 @@ func TestLeaseRenewedOnTheDaemonsTicks(t *testing.T) {
 		}
 	}
 	leaseEnd := func() time.Time {
-		rs, err := st.Reservations(context.Background(), fakeT, fakeT.Add(time.Hour))
+		rs, err := taskstore.New(st).Reservations(context.Background(), fakeT, fakeT.Add(time.Hour))
 		if err != nil || len(rs) == 0 {
 			t.Fatalf("reservations %v %v", rs, err)
 		}
@@ -308,7 +309,7 @@ func TestLeaseRenewedOnTheDaemonsTicks(t *testing.T) {
 	if err := within(t, done, 60*time.Second, "the stopped run's end"); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := st.GetSchedRun(context.Background(), r.ID); got.State != archive.StateAborted || !got.ActualStart.Equal(fakeT) {
+	if got, _ := taskstore.New(st).GetSchedRun(context.Background(), r.ID); got.State != archive.StateAborted || !got.ActualStart.Equal(fakeT) {
 		t.Fatalf("the stopped run: %+v", got)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/wireperf/wireperf/internal/archive/archivetest"
 	"github.com/wireperf/wireperf/internal/daemon"
 	"github.com/wireperf/wireperf/internal/schedule"
+	"github.com/wireperf/wireperf/internal/taskstore"
 )
 
 func TestPoolerDSN(t *testing.T) {
@@ -88,7 +89,7 @@ func TestDaemonConnectionBudget(t *testing.T) {
 		tasks = append(tasks, tk)
 	}
 	for _, tk := range tasks {
-		if _, err := a.Store().PutTask(ctx, tk, time.Now()); err != nil {
+		if _, err := a.Schedule().PutTask(ctx, tk, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -127,7 +128,7 @@ func TestDaemonConnectionBudget(t *testing.T) {
 		for _, h := range []string{"a", "b"} {
 			most[h] = max(most[h], connsOf(t, admin, "wireperf-daemon-"+h))
 		}
-		all, err := st.SchedRuns(ctx, archive.RunQuery{})
+		all, err := taskstore.New(st).SchedRuns(ctx, taskstore.RunQuery{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -145,7 +146,7 @@ func TestDaemonConnectionBudget(t *testing.T) {
 	}
 	close(done)
 	load.Wait()
-	all, _ := st.SchedRuns(ctx, archive.RunQuery{})
+	all, _ := taskstore.New(st).SchedRuns(ctx, taskstore.RunQuery{})
 	finished := 0
 	for _, r := range all {
 		if r.State == archive.StateFinished {
