@@ -207,20 +207,20 @@ func execute(ctx context.Context, d *daemon.Daemon, id string) <-chan error {
 func TestRunStartsAtItsInstantOnTheDaemonsClock(t *testing.T) {
 	t.Parallel()
 	d, clk, r := fakeClockDaemon(t, 1)
-	st := d.Store()
+	sched := d.Schedule()
 	done := execute(context.Background(), d, r.ID)
 	if until := within(t, clk.asleep, 10*time.Second, "the worker's sleep"); !until.Equal(fakeT) {
 		t.Fatalf("the worker sleeps until %v, want the run's instant %v", until, fakeT)
 	}
 	clk.set(fakeT.Add(-time.Millisecond))
-	if got, _ := taskstore.New(st).GetSchedRun(context.Background(), r.ID); got.State != archive.StateScheduled || !got.ActualStart.IsZero() {
+	if got, _ := sched.GetSchedRun(context.Background(), r.ID); got.State != archive.StateScheduled || !got.ActualStart.IsZero() {
 		t.Fatalf("a millisecond before its instant: %+v", got)
 	}
 	clk.set(fakeT)
 	if err := within(t, done, 60*time.Second, "the run's end"); err != nil {
 		t.Fatal(err)
 	}
-	got, err := taskstore.New(st).GetSchedRun(context.Background(), r.ID)
+	got, err := sched.GetSchedRun(context.Background(), r.ID)
 	if err != nil || got.State != archive.StateFinished || !got.ActualStart.Equal(fakeT) || !got.Ended.Equal(fakeT) {
 		t.Fatalf("the run: %+v %v (want finished, started and ended at %v on the fake clock)", got, err, fakeT)
 	}
@@ -251,20 +251,20 @@ func TestRunPickedUpPastItsSlipIsMissed(t *testing.T) {
 // millisecond before.
 func TestRunNotTakenIsMissedAfterItsWindow(t *testing.T) {
 	d, clk, r := fakeClockDaemon(t, 1)
-	st := d.Store()
+	sched := d.Schedule()
 	ctx := context.Background()
 	clk.set(r.Deadline.Add(daemon.NotTakenGrace))
 	if err := d.PlanOnce(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := taskstore.New(st).GetSchedRun(ctx, r.ID); got.State != archive.StateScheduled {
+	if got, _ := sched.GetSchedRun(ctx, r.ID); got.State != archive.StateScheduled {
 		t.Fatalf("at the end of its window: %+v", got)
 	}
 	clk.set(r.Deadline.Add(daemon.NotTakenGrace + time.Millisecond))
 	if err := d.PlanOnce(ctx); err != nil {
 		t.Fatal(err)
 	}
-	got, err := taskstore.New(st).GetSchedRun(ctx, r.ID)
+	got, err := sched.GetSchedRun(ctx, r.ID)
 	if err != nil || got.State != archive.StateMissed || !strings.HasPrefix(got.Reason, "not taken before its deadline") {
 		t.Fatalf("past its window: %+v %v", got, err)
 	}
@@ -274,7 +274,7 @@ func TestRunNotTakenIsMissedAfterItsWindow(t *testing.T) {
 // to LeaseTTL past the daemon's now.
 func TestLeaseRenewedOnTheDaemonsTicks(t *testing.T) {
 	d, clk, r := fakeClockDaemon(t, 30)
-	st := d.Store()
+	sched := d.Schedule()
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	done := execute(ctx, d, r.ID)
@@ -286,7 +286,7 @@ func TestLeaseRenewedOnTheDaemonsTicks(t *testing.T) {
 		}
 	}
 	leaseEnd := func() time.Time {
-		rs, err := taskstore.New(st).Reservations(context.Background(), fakeT, fakeT.Add(time.Hour))
+		rs, err := sched.Reservations(context.Background(), fakeT, fakeT.Add(time.Hour))
 		if err != nil || len(rs) == 0 {
 			t.Fatalf("reservations %v %v", rs, err)
 		}
@@ -309,7 +309,7 @@ func TestLeaseRenewedOnTheDaemonsTicks(t *testing.T) {
 	if err := within(t, done, 60*time.Second, "the stopped run's end"); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := taskstore.New(st).GetSchedRun(context.Background(), r.ID); got.State != archive.StateAborted || !got.ActualStart.Equal(fakeT) {
+	if got, _ := sched.GetSchedRun(context.Background(), r.ID); got.State != archive.StateAborted || !got.ActualStart.Equal(fakeT) {
 		t.Fatalf("the stopped run: %+v", got)
 	}
 }

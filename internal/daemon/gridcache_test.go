@@ -22,21 +22,22 @@ func TestLastResultsKeepRotatingPairs(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
+	sched := taskstore.New(st)
 	now := time.Now().Truncate(time.Second)
 	tk := &schedule.Task{ID: "rot", Name: "tput", Source: "a", Dest: "b", Args: []string{"client", "-t", "1"},
 		Class: schedule.Exclusive, Duration: time.Second, Start: now.Add(-time.Hour), Repeat: time.Minute, Slip: 10 * time.Second,
 		Dests: []schedule.Destination{{Host: "b"}, {Host: "c", At: 20 * time.Second}, {Host: "d", At: 40 * time.Second}}}
-	if _, err := taskstore.New(st).PutTask(ctx, tk, now); err != nil {
+	if _, err := sched.PutTask(ctx, tk, now); err != nil {
 		t.Fatal(err)
 	}
 	// Its run to c, finished a minute ago.
 	r, _ := tk.ForRun(1).At(1)
 	sr := taskstore.NewSchedRun(tk.ForRun(1), r)
-	if _, err := taskstore.New(st).PlanRuns(ctx, []*taskstore.SchedRun{sr}, now.Add(-2*time.Minute)); err != nil {
+	if _, err := sched.PlanRuns(ctx, []*taskstore.SchedRun{sr}, now.Add(-2*time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 	ended := now.Add(-time.Minute)
-	if ok, err := taskstore.New(st).Transition(ctx, sr.ID, []string{archive.StateScheduled}, archive.StateFinished, "", ended.Add(-time.Second), ended, ended); !ok || err != nil {
+	if ok, err := sched.Transition(ctx, sr.ID, []string{archive.StateScheduled}, archive.StateFinished, "", ended.Add(-time.Second), ended, ended); !ok || err != nil {
 		t.Fatalf("transition: %v %v", ok, err)
 	}
 	scheduled := map[taskstore.PairKey]bool{}

@@ -73,6 +73,7 @@ schedules:
 		t.Fatal(err)
 	}
 	defer st.Close()
+	sched := taskstore.New(st)
 	bin, _ := os.Executable()
 	cli := func(args ...string) {
 		cmd := exec.Command(bin, args...)
@@ -126,7 +127,7 @@ schedules:
 	var killedAt, backAt time.Time
 	for time.Since(began) < length/2+time.Minute && killed == "" {
 		if time.Since(began) > time.Minute {
-			runs, err := taskstore.New(st).SchedRuns(ctx, taskstore.RunQuery{Source: "h2", States: []string{archive.StateRunning}})
+			runs, err := sched.SchedRuns(ctx, taskstore.RunQuery{Source: "h2", States: []string{archive.StateRunning}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -154,14 +155,14 @@ schedules:
 		time.Sleep(rest) // load generator: the schedule runs its tests for its 3 minutes
 	}
 	// Stop planning: pause every task, then let the runs under way end.
-	tasks, _ := taskstore.New(st).Tasks(ctx, "")
+	tasks, _ := sched.Tasks(ctx, "")
 	for _, tk := range tasks {
-		taskstore.New(st).SetPaused(ctx, tk.ID, true, time.Now())
+		sched.SetPaused(ctx, tk.ID, true, time.Now())
 	}
 	deadline := time.Now().Add(90 * time.Second)
 	var runs []*taskstore.SchedRun
 	for {
-		runs, err = taskstore.New(st).SchedRuns(ctx, taskstore.RunQuery{})
+		runs, err = sched.SchedRuns(ctx, taskstore.RunQuery{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -262,7 +263,7 @@ schedules:
 		}
 	}
 
-	k, err := taskstore.New(st).GetSchedRun(ctx, killed)
+	k, err := sched.GetSchedRun(ctx, killed)
 	if err != nil || k.State != archive.StateAborted {
 		t.Errorf("the run h2's daemon was killed in: %+v %v", k, err)
 	}

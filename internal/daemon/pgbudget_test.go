@@ -122,13 +122,14 @@ func TestDaemonConnectionBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
+	sched := taskstore.New(st)
 	most := map[string]int{}
 	deadline := time.Now().Add(90 * time.Second)
 	for finished := false; !finished; {
 		for _, h := range []string{"a", "b"} {
 			most[h] = max(most[h], connsOf(t, admin, "wireperf-daemon-"+h))
 		}
-		all, err := taskstore.New(st).SchedRuns(ctx, taskstore.RunQuery{})
+		all, err := sched.SchedRuns(ctx, taskstore.RunQuery{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -146,7 +147,7 @@ func TestDaemonConnectionBudget(t *testing.T) {
 	}
 	close(done)
 	load.Wait()
-	all, _ := taskstore.New(st).SchedRuns(ctx, taskstore.RunQuery{})
+	all, _ := sched.SchedRuns(ctx, taskstore.RunQuery{})
 	finished := 0
 	for _, r := range all {
 		if r.State == archive.StateFinished {

@@ -104,13 +104,14 @@ func TestDaemonsOutliveTheArchive(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
+	sched := taskstore.New(st)
 	// Stop the archive while a run is running.
 	var cut *taskstore.SchedRun
 	for deadline := time.Now().Add(30 * time.Second); cut == nil; {
 		if time.Now().After(deadline) {
 			t.Fatal("no run started within 30 s")
 		}
-		runs, err := taskstore.New(st).SchedRuns(context.Background(), taskstore.RunQuery{States: []string{archive.StateRunning}})
+		runs, err := sched.SchedRuns(context.Background(), taskstore.RunQuery{States: []string{archive.StateRunning}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -139,7 +140,7 @@ func TestDaemonsOutliveTheArchive(t *testing.T) {
 	back := time.Now()
 	var runs []*taskstore.SchedRun
 	for deadline := time.Now().Add(40 * time.Second); ; {
-		runs, err = taskstore.New(st).SchedRuns(context.Background(), taskstore.RunQuery{})
+		runs, err = sched.SchedRuns(context.Background(), taskstore.RunQuery{})
 		if err == nil {
 			after := 0
 			for _, r := range runs {

@@ -148,7 +148,7 @@ func checkGridInChromium(t *testing.T, d *daemon.Daemon, last []taskstore.PairSt
 func TestMetricsAreThisHostsPairs(t *testing.T) {
 	d := idleDaemon(t, "a")
 	ctx := context.Background()
-	st := d.Store()
+	st, sched := d.Store(), d.Schedule()
 	now := time.Now()
 	tasks := []*schedule.Task{
 		loopTask("tput", "a", "b", 5201, 1, 0, time.Minute, 1),
@@ -156,17 +156,17 @@ func TestMetricsAreThisHostsPairs(t *testing.T) {
 		loopTask("tput", "b", "a", 5201, 1, 0, time.Minute, 1), // another host's
 	}
 	for _, tk := range tasks {
-		if _, err := taskstore.New(st).PutTask(ctx, tk, now); err != nil {
+		if _, err := sched.PutTask(ctx, tk, now); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for _, tk := range []*schedule.Task{tasks[0], tasks[2]} {
 		r, _ := tk.At(0)
 		sr := taskstore.NewSchedRun(tk, r)
-		if _, err := taskstore.New(st).PlanRuns(ctx, []*taskstore.SchedRun{sr}, now); err != nil {
+		if _, err := sched.PlanRuns(ctx, []*taskstore.SchedRun{sr}, now); err != nil {
 			t.Fatal(err)
 		}
-		if ok, err := taskstore.New(st).Transition(ctx, sr.ID, []string{archive.StateScheduled}, archive.StateFinished, "", now, now.Add(time.Second), now); !ok || err != nil {
+		if ok, err := sched.Transition(ctx, sr.ID, []string{archive.StateScheduled}, archive.StateFinished, "", now, now.Add(time.Second), now); !ok || err != nil {
 			t.Fatalf("transition: %v %v", ok, err)
 		}
 		bps, rtt := 9.4e8, 0.25
@@ -247,7 +247,7 @@ func finishRun(t *testing.T, st *archive.Store, tk *schedule.Task, seq int, stat
 func TestGridSummaryAndBlockFromTheLastResults(t *testing.T) {
 	d := idleDaemon(t, "h00")
 	ctx := context.Background()
-	st := d.Store()
+	st, sched := d.Store(), d.Schedule()
 	now := time.Now()
 	name := func(i int) string { return fmt.Sprintf("h%02d", i) }
 	var tasks []*schedule.Task
@@ -260,7 +260,7 @@ func TestGridSummaryAndBlockFromTheLastResults(t *testing.T) {
 		tk.Group = group
 		tasks = append(tasks, tk)
 	}
-	if _, err := taskstore.New(st).ApplyTasks(ctx, "test", tasks, now); err != nil {
+	if _, err := sched.ApplyTasks(ctx, "test", tasks, now); err != nil {
 		t.Fatal(err)
 	}
 	finishRun(t, st, tasks[0], 0, archive.StateFinished, 9.4e8, now)  // h00 → h01
@@ -331,11 +331,11 @@ func meshBytes(body []byte) int {
 func TestMetricsScrapeIsIndependentOfTheArchive(t *testing.T) {
 	d := idleDaemon(t, "a")
 	ctx := context.Background()
-	st := d.Store()
+	st, sched := d.Store(), d.Schedule()
 	now := time.Now()
 	own := []*schedule.Task{loopTask("tput", "a", "b", 5201, 1, time.Minute, time.Minute, 0), loopTask("tput", "a", "c", 5201, 1, time.Minute, time.Minute, 0)}
 	for _, tk := range own {
-		if _, err := taskstore.New(st).PutTask(ctx, tk, now); err != nil {
+		if _, err := sched.PutTask(ctx, tk, now); err != nil {
 			t.Fatal(err)
 		}
 		finishRun(t, st, tk, 0, archive.StateFinished, 9.4e8, now)
@@ -348,7 +348,7 @@ func TestMetricsScrapeIsIndependentOfTheArchive(t *testing.T) {
 	for i := range 20 {
 		src, dst := fmt.Sprintf("other-%02d", i), fmt.Sprintf("other-%02d", (i+1)%20)
 		tk := loopTask("tput", src, dst, 5201, 1, time.Minute, time.Minute, 0)
-		if _, err := taskstore.New(st).PutTask(ctx, tk, now); err != nil {
+		if _, err := sched.PutTask(ctx, tk, now); err != nil {
 			t.Fatal(err)
 		}
 		for seq := range 5 {
