@@ -24,8 +24,8 @@ type Store struct {
 	db archive.DB
 }
 
-// New is the schedule's state in the database a of the archive is kept
-// in. It opens no connection of its own: its queries take the archive's
+// New is the schedule's state in archive a's database. It opens no
+// connection of its own: its queries take the archive's
 // pool's, within the archive's cap (archive.Store.SetMaxConns), and it is
 // closed with the archive.
 func New(a *archive.Store) *Store { return &Store{db: a.DB()} }
