@@ -21,6 +21,7 @@ import (
 	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/daemon"
 	"github.com/wireperf/wireperf/internal/schedule"
+	"github.com/wireperf/wireperf/internal/taskstore"
 	"github.com/wireperf/wireperf/internal/testutil/pgbouncer"
 )
 
@@ -95,6 +96,7 @@ func run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	defer store.Close()
+	sched := taskstore.New(store) // the schedule's state, in the archive's database
 	daemonDSN := dsn
 	var bouncer *pgbouncer.Bouncer
 	if o.PgBouncer > 0 {
@@ -118,7 +120,7 @@ func run(ctx context.Context, o Options) (*Report, error) {
 		daemonDSN = u.String()
 		progress("PgBouncer (transaction mode, %d server connections) at %s", o.PgBouncer, archive.Redact(bouncer.DSN))
 	}
-	if prior, err := store.SchedRuns(ctx, archive.RunQuery{Limit: 1}); err != nil {
+	if prior, err := sched.SchedRuns(ctx, taskstore.RunQuery{Limit: 1}); err != nil {
 		return nil, err
 	} else if len(prior) > 0 {
 		return nil, fmt.Errorf("%s holds runs already: give an empty database, or -new-db", store.DSN())
@@ -204,7 +206,7 @@ func run(ctx context.Context, o Options) (*Report, error) {
 		closeAll(daemons)
 		return nil, err
 	}
-	if _, err := store.ApplyTasks(ctx, origin, tasks, time.Now()); err != nil {
+	if _, err := sched.ApplyTasks(ctx, origin, tasks, time.Now()); err != nil {
 		closeAll(daemons)
 		return nil, err
 	}
@@ -253,7 +255,7 @@ func run(ctx context.Context, o Options) (*Report, error) {
 	settleBy := end.Add(throughputTest.slip + 10*time.Second + 2*time.Minute)
 	progress("schedule over; waiting for its last runs to end (until %s at most)", settleBy.Format("15:04:05"))
 	for {
-		open, err := store.SchedRuns(ctx, archive.RunQuery{Until: end, States: []string{archive.StateScheduled, archive.StateRunning}, Limit: 1})
+		open, err := sched.SchedRuns(ctx, taskstore.RunQuery{Until: end, States: []string{archive.StateScheduled, archive.StateRunning}, Limit: 1})
 		if err != nil {
 			stopAll()
 			return nil, err
@@ -283,7 +285,7 @@ func run(ctx context.Context, o Options) (*Report, error) {
 	}
 	stopAll()
 
-	runs, err := store.SchedRuns(ctx, archive.RunQuery{Since: start, Until: end})
+	runs, err := sched.SchedRuns(ctx, taskstore.RunQuery{Since: start, Until: end})
 	if err != nil {
 		return nil, err
 	}
@@ -377,11 +379,11 @@ func expectedRuns(tasks []*schedule.Task, start, end time.Time) int {
 
 // analyse reads the runs the schedule planned: their lag, overlaps and
 // what became of them.
-func analyse(runs []*archive.SchedRun) *Report {
+func analyse(runs []*taskstore.SchedRun) *Report {
 	rep := &Report{States: map[string]int{}}
 	all := newLag("all")
 	byTest := map[string]*lagFigures{}
-	var exclusive []*archive.SchedRun
+	var exclusive []*taskstore.SchedRun
 	missed := map[string]*reasonCount{}
 	for _, r := range runs {
 		rep.Runs++

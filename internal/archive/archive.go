@@ -1,7 +1,13 @@
-// Package archive stores test runs and campaigns in a database: an
-// embedded SQLite file by default, or a PostgreSQL server that a team
-// shares. One schema and one code path serve both; the schema is created
-// and upgraded by versioned migrations that only ever add.
+// Package archive is the results archive: test runs, campaigns, the paths
+// traces found and imported logs, in a database: an embedded SQLite file
+// by default, or a PostgreSQL server that a team shares. One schema and
+// one code path serve both; the schema is created and upgraded by
+// versioned migrations that only ever add.
+//
+// The schedule's state (package taskstore: tasks, planned runs,
+// reservations) is another store in the same database: its tables are
+// created by these migrations, in the order every archive has recorded,
+// and it takes its connections from the archive's pool (Store.DB).
 package archive
 
 import (
@@ -304,8 +310,26 @@ func (s *Store) DSN() string { return s.dsn }
 func (s *Store) Close() error { return s.db.Close() }
 
 // q turns the ? placeholders of a query into PostgreSQL's $n.
-func (s *Store) q(query string) string {
-	if s.dialect != postgresDialect {
+func (s *Store) q(query string) string { return s.DB().Rebind(query) }
+
+// DB is the database an archive is kept in, for a store that keeps its
+// own tables beside the archive's (taskstore, the schedule's state): it
+// shares the archive's pool, so that a daemon's connections stay within
+// the archive's cap (SetMaxConns) whichever store asks.
+type DB struct {
+	*sql.DB
+	postgres bool
+}
+
+// DB is the archive's database.
+func (s *Store) DB() DB { return DB{DB: s.db, postgres: s.dialect == postgresDialect} }
+
+// Postgres says whether the database is PostgreSQL (else SQLite).
+func (d DB) Postgres() bool { return d.postgres }
+
+// Rebind turns the ? placeholders of a query into PostgreSQL's $n.
+func (d DB) Rebind(query string) string {
+	if !d.postgres {
 		return query
 	}
 	var b strings.Builder
@@ -320,3 +344,22 @@ func (s *Store) q(query string) string {
 	}
 	return b.String()
 }
+
+// ForUpdate is the clause that locks the rows a SELECT reads until the
+// transaction ends: PostgreSQL's FOR UPDATE; nothing on SQLite, whose
+// transactions take the write lock as they begin.
+func (d DB) ForUpdate() string {
+	if d.postgres {
+		return " FOR UPDATE"
+	}
+	return ""
+}
+
+// IsPostgres says whether a DSN names a PostgreSQL server (else it is an
+// SQLite file).
+func IsPostgres(dsn string) bool { return isPostgres(dsn) }
+
+// OpenSQLitePool opens another pool on an SQLite archive, with the
+// archive's settings (WAL, busy timeout, immediate transactions), for a
+// component that keeps its own tables in the same file: the job queue.
+func OpenSQLitePool(dsn string) (*sql.DB, error) { return openSQLite(dsn, true) }

@@ -21,6 +21,12 @@ import (
 // The DDL is written once for both databases; {{TIME}} and {{BYTES}}
 // become each one's type for instants and raw documents, and a statement
 // that begins {{PG}} runs on PostgreSQL only.
+//
+// The schedule's tables (sched_task, sched_run, reservation: package
+// taskstore's) are in this one list too, at the versions they shipped at
+// (2, 7, 8, 9 and two indexes of 6): a database has one schema_version,
+// which every wireperf reads to refuse a newer schema, and an archive
+// written when one type kept both has them in this order.
 var migrations = [][]string{
 	{ // 1: runs, campaigns and what is stored beside a run
 		`CREATE TABLE campaign (

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/wireperf/wireperf/internal/trace/traceplan"
@@ -147,4 +148,62 @@ func scanPaths(rows *sql.Rows) ([]Path, error) {
 		out = append(out, p)
 	}
 	return out, rows.Err()
+}
+
+// BlockPathChanges are the path changes since since between a host of a
+// and a host of b, either way, oldest first: the route changes a block's
+// histories mark. It reads those pairs' paths in the window through
+// run_path_pair.
+func (s *Store) BlockPathChanges(ctx context.Context, a, b []string, since time.Time) ([]Path, error) {
+	if len(a) == 0 || len(b) == 0 {
+		return nil, nil
+	}
+	var parts []string
+	var args []any
+	way := func(srcs, dsts []string) {
+		parts = append(parts, `SELECT run_id, source, dest, test, at, path, reached, changed, prev_path FROM run_path
+			WHERE source IN (`+placeholders(len(srcs))+`) AND dest IN (`+placeholders(len(dsts))+`) AND at >= ? AND changed = 1`)
+		args = append(append(append(args, strs(srcs)...), strs(dsts)...), since.UTC())
+	}
+	way(a, b)
+	if !sameSet(a, b) {
+		way(b, a)
+	}
+	return s.scanPaths(ctx, strings.Join(parts, "\nUNION ALL\n")+"\nORDER BY 5, 1", args...)
+}
+
+// scanPaths runs a query of run_path's columns, as Paths reads them.
+func (s *Store) scanPaths(ctx context.Context, query string, args ...any) ([]Path, error) {
+	rows, err := s.db.QueryContext(ctx, s.q(query), args...)
+	if err != nil {
+		return nil, err
+	}
+	return scanPaths(rows)
+}
+
+func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?, ", n), ", ") }
+
+func strs(v []string) []any {
+	out := make([]any, len(v))
+	for i, s := range v {
+		out[i] = s
+	}
+	return out
+}
+
+// sameSet says whether a and b hold the same names.
+func sameSet(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	in := make(map[string]bool, len(a))
+	for _, s := range a {
+		in[s] = true
+	}
+	for _, s := range b {
+		if !in[s] {
+			return false
+		}
+	}
+	return true
 }

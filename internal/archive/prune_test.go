@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -238,7 +239,7 @@ func TestMigrationPartitionsRuns(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := s.insertRun(ctx, tx, runAt("m"+itoa(i), "c", at)); err != nil {
+				if err := s.insertRun(ctx, tx, runAt("m"+strconv.Itoa(i), "c", at)); err != nil {
 					t.Fatal(err)
 				}
 				if err := tx.Commit(); err != nil {
@@ -258,7 +259,7 @@ func TestMigrationPartitionsRuns(t *testing.T) {
 				}
 			}
 			for i := range months {
-				r, err := s.Get(ctx, "m"+itoa(i))
+				r, err := s.Get(ctx, "m"+strconv.Itoa(i))
 				if err != nil || r.Campaign != "c" || !r.Started.Equal(months[i]) || len(r.Intervals) != 2 {
 					t.Errorf("run m%d after the migration: %+v, %v", i, r, err)
 				}

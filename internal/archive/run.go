@@ -284,12 +284,7 @@ func (s *Store) PutRun(ctx context.Context, r *Run) error {
 	return tx.Commit()
 }
 
-func (s *Store) forUpdate() string {
-	if s.dialect == postgresDialect {
-		return " FOR UPDATE"
-	}
-	return ""
-}
+func (s *Store) forUpdate() string { return s.DB().ForUpdate() }
 
 func (s *Store) deleteRun(ctx context.Context, tx *sql.Tx, id string) error {
 	for _, t := range runChildTables {

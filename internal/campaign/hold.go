@@ -11,12 +11,13 @@ import (
 
 	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/schedule"
+	"github.com/wireperf/wireperf/internal/taskstore"
 )
 
 // A campaign is run by one sweep at a time: two at once would both run
 // the runs still missing, and each run twice. A sweep holds its campaign
-// in the archive's reservations (the table the daemon reserves hosts in,
-// where PostgreSQL itself refuses an overlapping hold) for holdLease,
+// in the schedule's reservations (taskstore: the table the daemon reserves
+// hosts in, where PostgreSQL itself refuses an overlapping hold) for holdLease,
 // renewed while it runs, so that a sweep that crashed frees its campaign
 // within holdLease.
 const holdLease = 2 * time.Minute
@@ -28,7 +29,8 @@ func resource(name string) string { return "campaign:" + name }
 
 // Hold takes the campaign name for this sweep, or fails naming the sweep
 // that holds it. release ends the hold.
-func Hold(ctx context.Context, st *archive.Store, name string, log *slog.Logger) (release func(), err error) {
+func Hold(ctx context.Context, a *archive.Store, name string, log *slog.Logger) (release func(), err error) {
+	st := taskstore.New(a)
 	host, _ := os.Hostname()
 	start := time.Now()
 	// The number tells apart two sweeps of one process (tests).

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wireperf/wireperf/internal/daemon"
 	"github.com/wireperf/wireperf/internal/mesh"
 )
 
@@ -73,7 +74,7 @@ with an error changes nothing.`,
 				return err
 			}
 			defer store.Close()
-			res, err := store.ApplyTasks(cmd.Context(), m.Name, tasks, time.Now())
+			res, err := daemon.TasksOf(store).ApplyTasks(cmd.Context(), m.Name, tasks, time.Now())
 			if err != nil {
 				return err
 			}

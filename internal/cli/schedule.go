@@ -27,7 +27,7 @@ func newScheduleCmd(e env) *cobra.Command {
 				return err
 			}
 			defer store.Close()
-			tasks, err := store.Tasks(cmd.Context(), "")
+			tasks, err := daemon.TasksOf(store).Tasks(cmd.Context(), "")
 			if err != nil {
 				return err
 			}

@@ -58,12 +58,11 @@ func newTaskAddCmd(e env) *cobra.Command {
 				return err
 			}
 			defer store.Close()
-			c, err := store.PutTask(cmd.Context(), t, time.Now())
+			c, err := daemon.TasksOf(store).PutTask(cmd.Context(), t, time.Now())
 			if err != nil {
 				return err
 			}
-			what := map[archive.TaskChange]string{archive.TaskAdded: "added", archive.TaskUpdated: "updated", archive.TaskUnchanged: "unchanged"}[c]
-			fmt.Fprintf(e.stdout, "task %s %s: %s %s → %s every %v\n", t.ID, what, t.Name, t.Source, t.Dest, t.Repeat)
+			fmt.Fprintf(e.stdout, "task %s %s: %s %s → %s every %v\n", t.ID, c, t.Name, t.Source, t.Dest, t.Repeat)
 			return nil
 		},
 	}
@@ -109,7 +108,7 @@ func newTaskListCmd(e env) *cobra.Command {
 				return err
 			}
 			defer store.Close()
-			tasks, err := store.Tasks(cmd.Context(), host)
+			tasks, err := daemon.TasksOf(store).Tasks(cmd.Context(), host)
 			if err != nil {
 				return err
 			}
@@ -146,11 +145,11 @@ func newTaskIDCmd(e env, verb, short string) *cobra.Command {
 			for _, id := range ids {
 				switch verb {
 				case "rm":
-					err = store.DeleteTask(cmd.Context(), id)
+					err = daemon.TasksOf(store).DeleteTask(cmd.Context(), id)
 				case "pause":
-					err = store.SetPaused(cmd.Context(), id, true, time.Now())
+					err = daemon.TasksOf(store).SetPaused(cmd.Context(), id, true, time.Now())
 				case "resume":
-					err = store.SetPaused(cmd.Context(), id, false, time.Now())
+					err = daemon.TasksOf(store).SetPaused(cmd.Context(), id, false, time.Now())
 				}
 				if errors.Is(err, archive.ErrNotFound) {
 					return usageError{err}

@@ -21,6 +21,7 @@ import (
 	"github.com/wireperf/wireperf/internal/grid"
 	"github.com/wireperf/wireperf/internal/mesh"
 	"github.com/wireperf/wireperf/internal/schedule"
+	"github.com/wireperf/wireperf/internal/taskstore"
 	"github.com/wireperf/wireperf/internal/testline"
 )
 
@@ -296,7 +297,7 @@ func (d *Daemon) getTasks(w http.ResponseWriter, r *http.Request) error {
 		}
 		limit = n
 	}
-	_, byID, err := d.tasks.get(r.Context(), d.store, d.cfg.Clock.Now(), d.log)
+	_, byID, err := d.tasks.get(r.Context(), d.sched, d.cfg.Clock.Now(), d.log)
 	if err != nil {
 		return err
 	}
@@ -375,7 +376,7 @@ func (d *Daemon) postTask(w http.ResponseWriter, r *http.Request) error {
 	}
 	if t.ProbeRate() > 0 {
 		// The source's trace tasks together, this one in its stored one's place.
-		others, err := d.store.Tasks(r.Context(), t.Source)
+		others, err := d.sched.Tasks(r.Context(), t.Source)
 		if err != nil {
 			return err
 		}
@@ -389,11 +390,11 @@ func (d *Daemon) postTask(w http.ResponseWriter, r *http.Request) error {
 			return badRequest("task: %v", err)
 		}
 	}
-	c, err := d.store.PutTask(r.Context(), t, d.cfg.Clock.Now())
+	c, err := d.sched.PutTask(r.Context(), t, d.cfg.Clock.Now())
 	if err != nil {
 		return err
 	}
-	status := map[archive.TaskChange]int{archive.TaskAdded: http.StatusCreated, archive.TaskUpdated: http.StatusOK, archive.TaskUnchanged: http.StatusOK}[c]
+	status := map[taskstore.TaskChange]int{taskstore.TaskAdded: http.StatusCreated, taskstore.TaskUpdated: http.StatusOK, taskstore.TaskUnchanged: http.StatusOK}[c]
 	d.log.Info("task stored", "task", t.ID, "change", c)
 	writeJSON(w, status, TaskToJSON(t))
 	return nil
@@ -401,7 +402,7 @@ func (d *Daemon) postTask(w http.ResponseWriter, r *http.Request) error {
 
 func (d *Daemon) deleteTask(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
-	if err := d.store.DeleteTask(r.Context(), id); err != nil {
+	if err := d.sched.DeleteTask(r.Context(), id); err != nil {
 		return err
 	}
 	d.log.Info("task removed", "task", id)
@@ -412,7 +413,7 @@ func (d *Daemon) deleteTask(w http.ResponseWriter, r *http.Request) error {
 func (d *Daemon) pauseTask(paused bool) handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		id := r.PathValue("id")
-		if err := d.store.SetPaused(r.Context(), id, paused, d.cfg.Clock.Now()); err != nil {
+		if err := d.sched.SetPaused(r.Context(), id, paused, d.cfg.Clock.Now()); err != nil {
 			return err
 		}
 		d.log.Info("task paused or resumed", "task", id, "paused", paused)
@@ -441,7 +442,7 @@ type RunJSON struct {
 }
 
 // RunToJSON is a planned run as the API shows it.
-func RunToJSON(r *archive.SchedRun) RunJSON {
+func RunToJSON(r *taskstore.SchedRun) RunJSON {
 	j := RunJSON{ID: r.ID, Task: r.TaskID, Seq: r.Seq, Source: r.Source, Dest: r.Dest, Test: r.Test, Direction: r.Direction,
 		Class: string(r.Class), Planned: r.Planned, Deadline: r.Deadline, ActualStart: r.ActualStart, Ended: r.Ended, State: r.State, Reason: r.Reason}
 	if lag, ok := r.Lag(); ok {
@@ -497,7 +498,7 @@ const maxRuns = 10000
 
 func (d *Daemon) getRuns(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	rq := archive.RunQuery{Source: q.Get("src"), Dest: q.Get("dst"), Limit: maxRuns}
+	rq := taskstore.RunQuery{Source: q.Get("src"), Dest: q.Get("dst"), Limit: maxRuns}
 	if s := q.Get("since"); s != "" {
 		now := d.cfg.Clock.Now()
 		t, err := parseSince(s, now)
@@ -512,7 +513,7 @@ func (d *Daemon) getRuns(w http.ResponseWriter, r *http.Request) error {
 	if s := q.Get("state"); s != "" {
 		rq.States = strings.Split(s, ",")
 	}
-	runs, err := d.store.SchedRuns(r.Context(), rq)
+	runs, err := d.sched.SchedRuns(r.Context(), rq)
 	if err != nil {
 		return err
 	}
@@ -638,14 +639,14 @@ func (d *Daemon) getSchedule(w http.ResponseWriter, r *http.Request) error {
 // Upcoming is the runs the tasks plan in [now, now+next) that touch host
 // ("" for every host), by start: what the schedule will do, whether or
 // not a daemon has planned it yet. At most MaxPage runs, the earliest.
-func Upcoming(tasks []*schedule.Task, host string, now time.Time, next time.Duration) []*archive.SchedRun {
+func Upcoming(tasks []*schedule.Task, host string, now time.Time, next time.Duration) []*taskstore.SchedRun {
 	p, _ := UpcomingPage(context.Background(), tasks, host, now, "", now.Add(next), MaxPage)
 	return p.Runs
 }
 
 // SchedulePage is one page of the runs to come.
 type SchedulePage struct {
-	Runs []*archive.SchedRun
+	Runs []*taskstore.SchedRun
 	More bool // runs were left out
 	// Built counts the runs the page computed: those it gives, at most
 	// one more, and those of each task that a page boundary or a random
@@ -695,7 +696,7 @@ func UpcomingPage(ctx context.Context, tasks []*schedule.Task, host string, from
 			if after != "" && b.r.Planned.Equal(from) && b.r.ID <= after {
 				continue
 			}
-			p.Runs = append(p.Runs, archive.NewSchedRun(b.t, b.r))
+			p.Runs = append(p.Runs, taskstore.NewSchedRun(b.t, b.r))
 			continue
 		}
 		if len(walks) == 0 {
@@ -789,7 +790,7 @@ func (d *Daemon) postSchedule(w http.ResponseWriter, r *http.Request) error {
 	if warning != "" {
 		d.log.Warn("mesh busy", "mesh", m.Name, "warning", warning)
 	}
-	res, err := d.store.ApplyTasks(r.Context(), m.Name, m.Tasks(), d.cfg.Clock.Now())
+	res, err := d.sched.ApplyTasks(r.Context(), m.Name, m.Tasks(), d.cfg.Clock.Now())
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/wireperf/wireperf/internal/daemon"
 	"github.com/wireperf/wireperf/internal/schedule"
 	"github.com/wireperf/wireperf/internal/testutil/loopserver"
+	"github.com/wireperf/wireperf/internal/taskstore"
 )
 
 // fakeClock is a daemon clock that moves only when the test sets it.
@@ -131,11 +132,11 @@ func within[T any](t *testing.T, ch <-chan T, limit time.Duration, what string) 
 
 // waitState waits (a bounded poll of the archive) until run id is in
 // state want.
-func waitState(t *testing.T, st *archive.Store, id, want string) *archive.SchedRun {
+func waitState(t *testing.T, st *archive.Store, id, want string) *taskstore.SchedRun {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		r, err := st.GetSchedRun(context.Background(), id)
+		r, err := taskstore.New(st).GetSchedRun(context.Background(), id)
 		if err == nil && r.State == want {
 			return r
 		}
@@ -167,14 +168,14 @@ func fakeClockDaemon(t *testing.T, secs int) (*daemon.Daemon, *fakeClock, schedu
 	tk := loopTask("tput", "a", "a", srv.Addr().Port, secs, 0, 4*time.Second, 1)
 	tk.Start = fakeT
 	ctx := context.Background()
-	if _, err := d.Store().PutTask(ctx, tk, clk.Now()); err != nil {
+	if _, err := d.Schedule().PutTask(ctx, tk, clk.Now()); err != nil {
 		t.Fatal(err)
 	}
 	if err := d.PlanOnce(ctx); err != nil {
 		t.Fatal(err)
 	}
 	r, _ := tk.At(0)
-	got, err := d.Store().GetSchedRun(ctx, r.ID)
+	got, err := d.Schedule().GetSchedRun(ctx, r.ID)
 	if err != nil || got.State != archive.StateScheduled || !got.Planned.Equal(fakeT) || !got.Deadline.Equal(fakeT.Add(4*time.Second)) {
 		t.Fatalf("planned on the fake clock: %+v %v", got, err)
 	}
@@ -194,20 +195,20 @@ func execute(ctx context.Context, d *daemon.Daemon, id string) <-chan error {
 func TestRunStartsAtItsInstantOnTheDaemonsClock(t *testing.T) {
 	t.Parallel()
 	d, clk, r := fakeClockDaemon(t, 1)
-	st := d.Store()
+	sched := d.Schedule()
 	done := execute(context.Background(), d, r.ID)
 	if until := within(t, clk.asleep, 10*time.Second, "the worker's sleep"); !until.Equal(fakeT) {
 		t.Fatalf("the worker sleeps until %v, want the run's instant %v", until, fakeT)
 	}
 	clk.set(fakeT.Add(-time.Millisecond))
-	if got, _ := st.GetSchedRun(context.Background(), r.ID); got.State != archive.StateScheduled || !got.ActualStart.IsZero() {
+	if got, _ := sched.GetSchedRun(context.Background(), r.ID); got.State != archive.StateScheduled || !got.ActualStart.IsZero() {
 		t.Fatalf("a millisecond before its instant: %+v", got)
 	}
 	clk.set(fakeT)
 	if err := within(t, done, 60*time.Second, "the run's end"); err != nil {
 		t.Fatal(err)
 	}
-	got, err := st.GetSchedRun(context.Background(), r.ID)
+	got, err := sched.GetSchedRun(context.Background(), r.ID)
 	if err != nil || got.State != archive.StateFinished || !got.ActualStart.Equal(fakeT) || !got.Ended.Equal(fakeT) {
 		t.Fatalf("the run: %+v %v (want finished, started and ended at %v on the fake clock)", got, err, fakeT)
 	}
@@ -226,7 +227,7 @@ func TestRunPickedUpPastItsSlipIsMissed(t *testing.T) {
 	if err := within(t, done, 30*time.Second, "the worker's return"); err != nil {
 		t.Fatal(err)
 	}
-	got, err := d.Store().GetSchedRun(context.Background(), r.ID)
+	got, err := d.Schedule().GetSchedRun(context.Background(), r.ID)
 	if err != nil || got.State != archive.StateMissed || !got.ActualStart.IsZero() ||
 		got.Reason != "picked up 4.001s after its planned start, past its slip" {
 		t.Fatalf("the late run: %+v %v", got, err)
@@ -238,20 +239,20 @@ func TestRunPickedUpPastItsSlipIsMissed(t *testing.T) {
 // millisecond before.
 func TestRunNotTakenIsMissedAfterItsWindow(t *testing.T) {
 	d, clk, r := fakeClockDaemon(t, 1)
-	st := d.Store()
+	sched := d.Schedule()
 	ctx := context.Background()
 	clk.set(r.Deadline.Add(daemon.NotTakenGrace))
 	if err := d.PlanOnce(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := st.GetSchedRun(ctx, r.ID); got.State != archive.StateScheduled {
+	if got, _ := sched.GetSchedRun(ctx, r.ID); got.State != archive.StateScheduled {
 		t.Fatalf("at the end of its window: %+v", got)
 	}
 	clk.set(r.Deadline.Add(daemon.NotTakenGrace + time.Millisecond))
 	if err := d.PlanOnce(ctx); err != nil {
 		t.Fatal(err)
 	}
-	got, err := st.GetSchedRun(ctx, r.ID)
+	got, err := sched.GetSchedRun(ctx, r.ID)
 	if err != nil || got.State != archive.StateMissed || !strings.HasPrefix(got.Reason, "not taken before its deadline") {
 		t.Fatalf("past its window: %+v %v", got, err)
 	}
@@ -261,7 +262,7 @@ func TestRunNotTakenIsMissedAfterItsWindow(t *testing.T) {
 // to LeaseTTL past the daemon's now.
 func TestLeaseRenewedOnTheDaemonsTicks(t *testing.T) {
 	d, clk, r := fakeClockDaemon(t, 30)
-	st := d.Store()
+	sched := d.Schedule()
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	done := execute(ctx, d, r.ID)
@@ -273,7 +274,7 @@ func TestLeaseRenewedOnTheDaemonsTicks(t *testing.T) {
 		}
 	}
 	leaseEnd := func() time.Time {
-		rs, err := st.Reservations(context.Background(), fakeT, fakeT.Add(time.Hour))
+		rs, err := sched.Reservations(context.Background(), fakeT, fakeT.Add(time.Hour))
 		if err != nil || len(rs) == 0 {
 			t.Fatalf("reservations %v %v", rs, err)
 		}
@@ -296,7 +297,7 @@ func TestLeaseRenewedOnTheDaemonsTicks(t *testing.T) {
 	if err := within(t, done, 60*time.Second, "the stopped run's end"); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := st.GetSchedRun(context.Background(), r.ID); got.State != archive.StateAborted || !got.ActualStart.Equal(fakeT) {
+	if got, _ := sched.GetSchedRun(context.Background(), r.ID); got.State != archive.StateAborted || !got.ActualStart.Equal(fakeT) {
 		t.Fatalf("the stopped run: %+v", got)
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/wireperf/wireperf/internal/meshmetrics"
 	"github.com/wireperf/wireperf/internal/schedule"
 	"github.com/wireperf/wireperf/internal/server"
+	"github.com/wireperf/wireperf/internal/taskstore"
 )
 
 // Config is a daemon's configuration, as the command line builds it.
@@ -203,7 +204,8 @@ const (
 type Daemon struct {
 	cfg   Config
 	log   *slog.Logger
-	store *archive.Store
+	store *archive.Store   // the results archive
+	sched *taskstore.Store // the schedule's state, in the archive's database and pool
 	queue queue
 	due   dueRuns // scheduled runs coming due, for the queue
 
@@ -248,6 +250,7 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 	if d.store, err = archive.Open(ctx, dsn); err != nil {
 		return nil, err
 	}
+	d.sched = taskstore.New(d.store)
 	ok := false
 	defer func() {
 		if !ok {
@@ -266,13 +269,13 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 	if n := d.flushSpool(ctx); n > 0 {
 		d.log.Info("spooled runs recorded", "runs", n)
 	}
-	ids, err := d.store.AbortRunning(ctx, cfg.Host, "the daemon stopped while the test ran", cfg.Clock.Now())
+	ids, err := d.sched.AbortRunning(ctx, cfg.Host, "the daemon stopped while the test ran", cfg.Clock.Now())
 	if err != nil {
 		return nil, err
 	}
 	for _, id := range ids {
 		d.log.Warn("run aborted: the daemon stopped while it ran", "run", id)
-		if err := d.store.Release(ctx, id, cfg.Clock.Now()); err != nil {
+		if err := d.sched.Release(ctx, id, cfg.Clock.Now()); err != nil {
 			return nil, err
 		}
 	}
@@ -297,6 +300,16 @@ func New(ctx context.Context, cfg Config) (*Daemon, error) {
 
 // Store is the daemon's archive.
 func (d *Daemon) Store() *archive.Store { return d.store }
+
+// Schedule is the daemon's schedule state: tasks, planned runs and
+// reservations, in the archive's database.
+func (d *Daemon) Schedule() *taskstore.Store { return d.sched }
+
+// TasksOf is the schedule's state in archive a, the tasks the daemons
+// plan from, for the commands that change or read it without a daemon
+// (wireperf task, schedule, mesh apply): they reach the tasks through
+// the package that runs them.
+func TasksOf(a *archive.Store) *taskstore.Store { return taskstore.New(a) }
 
 // APIAddr is where the API listens (nil without one).
 func (d *Daemon) APIAddr() net.Addr {

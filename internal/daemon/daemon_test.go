@@ -24,6 +24,7 @@ import (
 	"github.com/wireperf/wireperf/internal/daemon"
 	"github.com/wireperf/wireperf/internal/schedule"
 	"github.com/wireperf/wireperf/internal/server"
+	"github.com/wireperf/wireperf/internal/taskstore"
 )
 
 // envCLI makes this test binary act as wireperf, so that the daemon's
@@ -93,11 +94,11 @@ func loopTask(name, src, dst string, port int, secs int, repeat, slip time.Durat
 }
 
 // waitDone waits until every run of the tasks has ended (bounded).
-func waitDone(t *testing.T, st *archive.Store, want int, limit time.Duration) []*archive.SchedRun {
+func waitDone(t *testing.T, st *archive.Store, want int, limit time.Duration) []*taskstore.SchedRun {
 	t.Helper()
 	deadline := time.Now().Add(limit)
 	for {
-		runs, err := st.SchedRuns(context.Background(), archive.RunQuery{})
+		runs, err := taskstore.New(st).SchedRuns(context.Background(), taskstore.RunQuery{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,7 +128,7 @@ func TestOneHostRunsItsSchedule(t *testing.T) {
 	dsn := archivetest.Backends(t)["sqlite"]
 	d := newDaemon(t, "a", dsn, true, nil)
 	tk := loopTask("tput", "a", "a", d.ServerPort(), 1, 5*time.Second, 4*time.Second, 3)
-	if _, err := d.Store().PutTask(context.Background(), tk, time.Now()); err != nil {
+	if _, err := d.Schedule().PutTask(context.Background(), tk, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	stop := start(t, d)
@@ -137,7 +138,7 @@ func TestOneHostRunsItsSchedule(t *testing.T) {
 	}
 	defer st.Close()
 	runs := waitDone(t, st, 3, 60*time.Second)
-	last, err := st.LastResults(context.Background())
+	last, err := taskstore.New(st).LastResults(context.Background())
 	if err != nil || len(last) != 1 || last[0].GoodputBps == nil || last[0].LastSuccess.IsZero() {
 		t.Fatalf("last results %+v %v", last, err)
 	}
@@ -186,7 +187,7 @@ func TestTwoDaemonsNeverOverlap(t *testing.T) {
 		loopTask("tput", "a", "b", b.ServerPort(), 1, 5*time.Second, 4*time.Second, runs),
 		loopTask("tput", "b", "a", a.ServerPort(), 1, 5*time.Second, 4*time.Second, runs),
 	} {
-		if _, err := a.Store().PutTask(ctx, tk, time.Now()); err != nil {
+		if _, err := a.Schedule().PutTask(ctx, tk, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -197,10 +198,10 @@ func TestTwoDaemonsNeverOverlap(t *testing.T) {
 	}
 	defer st.Close()
 	all := waitDone(t, st, 2*runs, 90*time.Second)
-	if last, err := st.LastResults(ctx); err != nil {
+	if last, err := taskstore.New(st).LastResults(ctx); err != nil {
 		t.Fatal(err)
 	} else {
-		var ok []archive.PairStatus
+		var ok []taskstore.PairStatus
 		for _, p := range last {
 			if p.State == archive.StateFinished {
 				ok = append(ok, p)
@@ -334,7 +335,7 @@ func TestStopPastGraceRecordsAborted(t *testing.T) {
 	dsn := archivetest.Backends(t)["sqlite"]
 	d := newDaemon(t, "a", dsn, true, func(c *daemon.Config) { c.Grace = 500 * time.Millisecond })
 	tk := loopTask("long", "a", "a", d.ServerPort(), 30, 0, 4*time.Second, 1)
-	if _, err := d.Store().PutTask(context.Background(), tk, time.Now()); err != nil {
+	if _, err := d.Schedule().PutTask(context.Background(), tk, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	st, err := archive.Open(context.Background(), dsn)
@@ -342,11 +343,12 @@ func TestStopPastGraceRecordsAborted(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
+	sched := taskstore.New(st)
 	stop := start(t, d)
 	id := schedule.RunID(tk.ID, 0)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		r, err := st.GetSchedRun(context.Background(), id)
+		r, err := sched.GetSchedRun(context.Background(), id)
 		if err == nil && r.State == archive.StateRunning {
 			break
 		}
@@ -362,7 +364,7 @@ func TestStopPastGraceRecordsAborted(t *testing.T) {
 	if took := time.Since(began); took > 20*time.Second {
 		t.Fatalf("stopping took %v: the 30 s test was not stopped", took)
 	}
-	r, err := st.GetSchedRun(context.Background(), id)
+	r, err := sched.GetSchedRun(context.Background(), id)
 	if err != nil || r.State != archive.StateAborted || !strings.Contains(r.Reason, "grace") || r.Ended.IsZero() {
 		t.Fatalf("after SIGTERM: %+v %v", r, err)
 	}
@@ -383,27 +385,28 @@ func TestRestartAfterKill(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
+	sched := taskstore.New(st)
 	now := time.Now()
 	// The daemon's server port is only known once it runs; the task is
 	// updated with it below, which keeps its planned runs' IDs.
 	tk := loopTask("tput", "a", "a", 1, 1, 10*time.Second, 2*time.Second, 0)
 	tk.Start = now.Truncate(time.Second).Add(-15 * time.Second) // runs at -15 s, -5 s, +5 s
-	if _, err := st.PutTask(ctx, tk, time.Now()); err != nil {
+	if _, err := sched.PutTask(ctx, tk, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	r0, _ := tk.At(0) // was running when the daemon died
 	r1, _ := tk.At(1) // its time came and went
-	if _, err := st.PlanRuns(ctx, []*archive.SchedRun{archive.NewSchedRun(tk, r0), archive.NewSchedRun(tk, r1)}, time.Now()); err != nil {
+	if _, err := sched.PlanRuns(ctx, []*taskstore.SchedRun{taskstore.NewSchedRun(tk, r0), taskstore.NewSchedRun(tk, r1)}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	st.Transition(ctx, r0.ID, []string{archive.StateScheduled}, archive.StateRunning, "", r0.Planned, time.Time{}, r0.Planned)
+	sched.Transition(ctx, r0.ID, []string{archive.StateScheduled}, archive.StateRunning, "", r0.Planned, time.Time{}, r0.Planned)
 
 	d := newDaemon(t, "a", dsn, true, nil)
 	tk.DestAddr = fmt.Sprintf("127.0.0.1:%d", d.ServerPort())
-	if _, err := st.PutTask(ctx, tk, time.Now()); err != nil {
+	if _, err := sched.PutTask(ctx, tk, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	got, _ := st.GetSchedRun(ctx, r0.ID)
+	got, _ := sched.GetSchedRun(ctx, r0.ID)
 	if got.State != archive.StateAborted || !strings.Contains(got.Reason, "daemon stopped") {
 		t.Fatalf("the run left running: %+v", got)
 	}
@@ -413,11 +416,11 @@ func TestRestartAfterKill(t *testing.T) {
 	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
-	got, _ = st.GetSchedRun(ctx, r1.ID)
+	got, _ = sched.GetSchedRun(ctx, r1.ID)
 	if got.State != archive.StateMissed || got.Reason == "" || !got.ActualStart.IsZero() {
 		t.Fatalf("the run whose time passed: %+v", got)
 	}
-	got, _ = st.GetSchedRun(ctx, r2.ID)
+	got, _ = sched.GetSchedRun(ctx, r2.ID)
 	if got.State != archive.StateFinished {
 		t.Fatalf("the run still to come: %+v", got)
 	}
@@ -428,7 +431,7 @@ func waitFor(t *testing.T, st *archive.Store, id string, limit time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(limit)
 	for {
-		r, err := st.GetSchedRun(context.Background(), id)
+		r, err := taskstore.New(st).GetSchedRun(context.Background(), id)
 		if err == nil && r.State != archive.StateScheduled && r.State != archive.StateRunning {
 			return
 		}
@@ -451,21 +454,22 @@ func TestKilledDaemonFreesItsHostsWithinTheLease(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
+	sched := taskstore.New(st)
 	d := newDaemon(t, "a", dsn, true, nil)
 	tk := loopTask("tput", "a", "a", d.ServerPort(), 1, 0, 30*time.Second, 1)
 	dead := loopTask("long", "a", "a", d.ServerPort(), 60, 0, 0, 1)
 	// The killed daemon's run: its lease was taken just before the kill.
 	killedAt := time.Now()
-	if err := st.Reserve(ctx, dead.Reservations("dead-0", killedAt)); err != nil {
+	if err := sched.Reserve(ctx, dead.Reservations("dead-0", killedAt)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.PutTask(ctx, tk, time.Now()); err != nil {
+	if _, err := sched.PutTask(ctx, tk, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	defer start(t, d)()
 	r0, _ := tk.At(0)
 	waitFor(t, st, r0.ID, 40*time.Second)
-	got, err := st.GetSchedRun(ctx, r0.ID)
+	got, err := sched.GetSchedRun(ctx, r0.ID)
 	if err != nil || got.State != archive.StateFinished || !strings.Contains(got.Reason, "dead-0") {
 		t.Fatalf("the run that waited: %+v %v", got, err)
 	}
@@ -486,14 +490,14 @@ func TestLeaseRenewedWhileTheTestRuns(t *testing.T) {
 	dsn := archivetest.Backends(t)["sqlite"]
 	ctx := context.Background()
 	d := newDaemon(t, "a", dsn, true, nil)
-	st := d.Store()
+	st, sched := d.Store(), d.Schedule()
 	// The long run may be picked up up to 4 s late (this package's tests
 	// run in parallel), still before the next run's instant 5 s later.
 	long := loopTask("long", "a", "a", d.ServerPort(), 17, 0, 4*time.Second, 1)
 	next := loopTask("next", "a", "a", d.ServerPort(), 1, 0, 40*time.Second, 1)
 	next.Start = long.Start.Add(5 * time.Second)
 	for _, tk := range []*schedule.Task{long, next} {
-		if _, err := st.PutTask(ctx, tk, time.Now()); err != nil {
+		if _, err := sched.PutTask(ctx, tk, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -501,8 +505,8 @@ func TestLeaseRenewedWhileTheTestRuns(t *testing.T) {
 	r0, _ := long.At(0)
 	r1, _ := next.At(0)
 	waitFor(t, st, r1.ID, 60*time.Second)
-	a, _ := st.GetSchedRun(ctx, r0.ID)
-	b, _ := st.GetSchedRun(ctx, r1.ID)
+	a, _ := sched.GetSchedRun(ctx, r0.ID)
+	b, _ := sched.GetSchedRun(ctx, r1.ID)
 	if a.State != archive.StateFinished || b.State != archive.StateFinished {
 		t.Fatalf("runs: %+v %+v", a, b)
 	}

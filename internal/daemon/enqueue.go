@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/wireperf/wireperf/internal/archive"
+	"github.com/wireperf/wireperf/internal/taskstore"
 )
 
 // dueRuns is this host's scheduled runs that come due before the next
@@ -17,13 +18,13 @@ import (
 // answers that change only when the planner runs.
 type dueRuns struct {
 	mu     sync.Mutex
-	runs   []*archive.SchedRun // not yet queued, by planned start
-	queued map[string]bool     // queued since the last refresh, still scheduled then
+	runs   []*taskstore.SchedRun // not yet queued, by planned start
+	queued map[string]bool       // queued since the last refresh, still scheduled then
 }
 
 // refresh replaces the list with runs, the archive's scheduled runs of
 // this host, keeping out those queued already.
-func (q *dueRuns) refresh(runs []*archive.SchedRun) {
+func (q *dueRuns) refresh(runs []*taskstore.SchedRun) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	still := make(map[string]bool, len(q.queued))
@@ -40,15 +41,15 @@ func (q *dueRuns) refresh(runs []*archive.SchedRun) {
 }
 
 // due returns the runs whose job is due at now (planned within lead).
-func (q *dueRuns) due(now time.Time, lead time.Duration) []*archive.SchedRun {
+func (q *dueRuns) due(now time.Time, lead time.Duration) []*taskstore.SchedRun {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	n := sort.Search(len(q.runs), func(i int) bool { return q.runs[i].Planned.After(now.Add(lead)) })
-	return append([]*archive.SchedRun(nil), q.runs[:n]...)
+	return append([]*taskstore.SchedRun(nil), q.runs[:n]...)
 }
 
 // done marks r queued.
-func (q *dueRuns) done(r *archive.SchedRun) {
+func (q *dueRuns) done(r *taskstore.SchedRun) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for i, x := range q.runs {
@@ -69,7 +70,7 @@ func (q *dueRuns) done(r *archive.SchedRun) {
 // enqueueDue.
 func (d *Daemon) refreshDue(ctx context.Context) error {
 	now := d.cfg.Clock.Now()
-	runs, err := d.store.SchedRuns(ctx, archive.RunQuery{Source: d.cfg.Host, States: []string{archive.StateScheduled},
+	runs, err := d.sched.SchedRuns(ctx, taskstore.RunQuery{Source: d.cfg.Host, States: []string{archive.StateScheduled},
 		Until: now.Add(d.cfg.PlanEvery + d.cfg.Lead + enqueueEvery)})
 	if err != nil {
 		return err
@@ -84,7 +85,7 @@ func (d *Daemon) refreshDue(ctx context.Context) error {
 			if down := d.lastDown.Load(); down != 0 && !time.Unix(0, down).Before(r.Planned) {
 				why = "not taken before its deadline: the archive was unreachable"
 			}
-			if ok, err := d.store.Transition(ctx, r.ID, []string{archive.StateScheduled}, archive.StateMissed,
+			if ok, err := d.sched.Transition(ctx, r.ID, []string{archive.StateScheduled}, archive.StateMissed,
 				why, time.Time{}, time.Time{}, now); err != nil {
 				return err
 			} else if ok {

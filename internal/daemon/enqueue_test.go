@@ -10,9 +10,10 @@ import (
 	"time"
 
 	"github.com/wireperf/wireperf/internal/archive"
+	"github.com/wireperf/wireperf/internal/taskstore"
 )
 
-func ids(rs []*archive.SchedRun) []string {
+func ids(rs []*taskstore.SchedRun) []string {
 	out := make([]string, len(rs))
 	for i, r := range rs {
 		out[i] = r.ID
@@ -26,12 +27,12 @@ func ids(rs []*archive.SchedRun) []string {
 // run forgets it.
 func TestDueRunsQueueEachRunOnce(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-	run := func(id string, at time.Duration) *archive.SchedRun {
-		return &archive.SchedRun{ID: id, Planned: t0.Add(at)}
+	run := func(id string, at time.Duration) *taskstore.SchedRun {
+		return &taskstore.SchedRun{ID: id, Planned: t0.Add(at)}
 	}
 	a, b, c := run("a", 10*time.Second), run("b", 3*time.Second), run("c", 20*time.Second)
 	var q dueRuns
-	q.refresh([]*archive.SchedRun{a, b, c})
+	q.refresh([]*taskstore.SchedRun{a, b, c})
 	const lead = 5 * time.Second
 	if got := ids(q.due(t0.Add(-3*time.Second), lead)); len(got) != 0 {
 		t.Fatalf("8 s before the first run's start: %v due, want none", got)
@@ -48,14 +49,14 @@ func TestDueRunsQueueEachRunOnce(t *testing.T) {
 	}
 	// The archive still lists b as scheduled (its worker has not taken
 	// it yet): it stays queued.
-	q.refresh([]*archive.SchedRun{b, a, c})
+	q.refresh([]*taskstore.SchedRun{b, a, c})
 	if got := ids(q.due(t0.Add(time.Minute), lead)); !slices.Equal(got, []string{"a", "c"}) {
 		t.Fatalf("after a refresh listing b again: %v, want [a c]", got)
 	}
 	// b was taken (no longer scheduled), then comes back scheduled (a
 	// restore): it is queued again, since River dedupes it anyway.
-	q.refresh([]*archive.SchedRun{a, c})
-	q.refresh([]*archive.SchedRun{a, b, c})
+	q.refresh([]*taskstore.SchedRun{a, c})
+	q.refresh([]*taskstore.SchedRun{a, b, c})
 	if got := ids(q.due(t0.Add(time.Minute), lead)); !slices.Equal(got, []string{"b", "a", "c"}) {
 		t.Fatalf("b forgotten and listed again: %v, want [b a c]", got)
 	}

@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/wireperf/wireperf/internal/archive"
+	"github.com/wireperf/wireperf/internal/taskstore"
 )
 
 // lastResults is the grid's copy of each pair's last run, so that a
@@ -19,7 +19,7 @@ import (
 // one that restarts reloads it.
 type lastResults struct {
 	mu       sync.Mutex
-	pairs    map[archive.PairKey]cachedPair
+	pairs    map[taskstore.PairKey]cachedPair
 	loadedAt time.Time // the daemon's clock at the last whole load
 	seen     time.Time // the newest update read, at most the clock then
 }
@@ -27,7 +27,7 @@ type lastResults struct {
 // cachedPair is a pair-direction's last run, and the end of its latest
 // success (the latest end of a finished run, as LastResults has it).
 type cachedPair struct {
-	last        archive.GridRun
+	last        taskstore.GridRun
 	lastSuccess time.Time
 }
 
@@ -48,7 +48,7 @@ const (
 // runs updated in the last rotating (at the first load; at most
 // HistoryWindow, so that the load stays bounded), and each later reload keeps
 // the pairs keep still shows that it did not list.
-func (c *lastResults) refresh(ctx context.Context, store *archive.Store, now time.Time, rotating time.Duration, keep func(archive.PairKey) bool) error {
+func (c *lastResults) refresh(ctx context.Context, store *taskstore.Store, now time.Time, rotating time.Duration, keep func(taskstore.PairKey) bool) error {
 	if c.pairs == nil || now.Sub(c.loadedAt) >= fullReload || now.Before(c.loadedAt) {
 		// Runs updated while the load reads are read again by the next
 		// update, which starts updateOverlap before this instant.
@@ -56,7 +56,7 @@ func (c *lastResults) refresh(ctx context.Context, store *archive.Store, now tim
 		if err != nil {
 			return err
 		}
-		fresh := make(map[archive.PairKey]cachedPair, max(len(runs), len(c.pairs)))
+		fresh := make(map[taskstore.PairKey]cachedPair, max(len(runs), len(c.pairs)))
 		for _, r := range runs {
 			fresh[r.PairKey] = cachedPair{last: r, lastSuccess: r.LastSuccess}
 		}
@@ -96,7 +96,7 @@ func (c *lastResults) refresh(ctx context.Context, store *archive.Store, now tim
 
 // merged is p with run r read: r is its last run if newer (or p had
 // none), and its success counts.
-func merged(p cachedPair, r archive.GridRun) cachedPair {
+func merged(p cachedPair, r taskstore.GridRun) cachedPair {
 	if p.last.ID == "" || r.ID == p.last.ID || newerRun(r, p.last) {
 		p.last = r
 	}
@@ -108,7 +108,7 @@ func merged(p cachedPair, r archive.GridRun) cachedPair {
 
 // newerRun says whether a comes after b among a pair's runs: by planned
 // start, then by ID, as LastResults orders them.
-func newerRun(a, b archive.GridRun) bool {
+func newerRun(a, b taskstore.GridRun) bool {
 	if !a.Planned.Equal(b.Planned) {
 		return a.Planned.After(b.Planned)
 	}
@@ -118,7 +118,7 @@ func newerRun(a, b archive.GridRun) bool {
 // each refreshes the copy from store (rotating: the longest rotation of
 // the tasks' rotating ones, 0 if none) and calls f with every pair's last
 // run that keep says is scheduled, the copy locked meanwhile.
-func (c *lastResults) each(ctx context.Context, store *archive.Store, now time.Time, rotating time.Duration, keep func(archive.PairKey) bool, f func(archive.PairKey, archive.PairStatus)) error {
+func (c *lastResults) each(ctx context.Context, store *taskstore.Store, now time.Time, rotating time.Duration, keep func(taskstore.PairKey) bool, f func(taskstore.PairKey, taskstore.PairStatus)) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err := c.refresh(ctx, store, now, rotating, keep); err != nil {

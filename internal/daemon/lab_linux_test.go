@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/taskstore"
 	"github.com/wireperf/wireperf/internal/testutil/race"
 
 	"github.com/jackc/pgx/v5"
@@ -72,6 +73,7 @@ schedules:
 		t.Fatal(err)
 	}
 	defer st.Close()
+	sched := taskstore.New(st)
 	bin, _ := os.Executable()
 	cli := func(args ...string) {
 		cmd := exec.Command(bin, args...)
@@ -125,7 +127,7 @@ schedules:
 	var killedAt, backAt time.Time
 	for time.Since(began) < length/2+time.Minute && killed == "" {
 		if time.Since(began) > time.Minute {
-			runs, err := st.SchedRuns(ctx, archive.RunQuery{Source: "h2", States: []string{archive.StateRunning}})
+			runs, err := sched.SchedRuns(ctx, taskstore.RunQuery{Source: "h2", States: []string{archive.StateRunning}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -153,14 +155,14 @@ schedules:
 		time.Sleep(rest) // load generator: the schedule runs its tests for its 3 minutes
 	}
 	// Stop planning: pause every task, then let the runs under way end.
-	tasks, _ := st.Tasks(ctx, "")
+	tasks, _ := sched.Tasks(ctx, "")
 	for _, tk := range tasks {
-		st.SetPaused(ctx, tk.ID, true, time.Now())
+		sched.SetPaused(ctx, tk.ID, true, time.Now())
 	}
 	deadline := time.Now().Add(90 * time.Second)
-	var runs []*archive.SchedRun
+	var runs []*taskstore.SchedRun
 	for {
-		runs, err = st.SchedRuns(ctx, archive.RunQuery{})
+		runs, err = sched.SchedRuns(ctx, taskstore.RunQuery{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -261,7 +263,7 @@ schedules:
 		}
 	}
 
-	k, err := st.GetSchedRun(ctx, killed)
+	k, err := sched.GetSchedRun(ctx, killed)
 	if err != nil || k.State != archive.StateAborted {
 		t.Errorf("the run h2's daemon was killed in: %+v %v", k, err)
 	}
@@ -311,7 +313,7 @@ func unixSocketDSN(t *testing.T, dsn string) string {
 // freeAt is when run r could start: its planned time, or the end of the
 // last run that shared a host with it and ended before r started, if
 // later (every run of the mesh lab is exclusive).
-func freeAt(r *archive.SchedRun, runs []*archive.SchedRun) time.Time {
+func freeAt(r *taskstore.SchedRun, runs []*taskstore.SchedRun) time.Time {
 	free := r.Planned
 	for _, o := range runs {
 		share := o.Source == r.Source || o.Source == r.Dest || o.Dest == r.Source || o.Dest == r.Dest

@@ -16,7 +16,7 @@ import (
 // past the 15 s lease it took: a daemon that stalled.
 func TestTestStoppedWhenItsLeaseCouldLapse(t *testing.T) {
 	d, clk, r := fakeClockDaemon(t, 30)
-	st := d.Store()
+	sched := d.Schedule()
 	done := execute(context.Background(), d, r.ID)
 	within(t, clk.asleep, 10*time.Second, "the worker's sleep")
 	clk.set(fakeT)
@@ -29,13 +29,13 @@ func TestTestStoppedWhenItsLeaseCouldLapse(t *testing.T) {
 	if err := within(t, done, 60*time.Second, "the stopped run's end"); err != nil {
 		t.Fatal(err)
 	}
-	got, err := st.GetSchedRun(context.Background(), r.ID)
+	got, err := sched.GetSchedRun(context.Background(), r.ID)
 	if err != nil || got.State != archive.StateAborted || !strings.Contains(got.Reason, "lease") {
 		t.Fatalf("the run whose lease could lapse: %+v %v, want aborted for its lease", got, err)
 	}
 	// Its test was stopped (a 30 s test ended long before 30 s of the
 	// machine's time), and its hosts are free again.
-	if rs, err := st.Reservations(context.Background(), fakeT, fakeT.Add(time.Hour)); err != nil {
+	if rs, err := sched.Reservations(context.Background(), fakeT, fakeT.Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	} else {
 		for _, res := range rs {

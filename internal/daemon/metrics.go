@@ -56,7 +56,7 @@ func taskKind(t *schedule.Task) string {
 // worker took it: the task is read for its kind (a removed one's is
 // counted as "other").
 func (d *Daemon) countMissed(ctx context.Context, taskID string) {
-	t, err := d.store.GetTask(ctx, taskID)
+	t, err := d.sched.GetTask(ctx, taskID)
 	if err != nil {
 		t = nil
 	}

@@ -68,7 +68,7 @@ func TestPrometheusRunsTheRulesAndTheDashboard(t *testing.T) {
 	down := task("down", []string{"client", "-t", "1"}, schedule.Exclusive, 1) // nothing listens on port 1: the run fails
 	tasks := []*schedule.Task{tcp, udp, rr, path, down}
 	for _, tk := range tasks {
-		if _, err := d.Store().PutTask(ctx, tk, time.Now()); err != nil {
+		if _, err := d.Schedule().PutTask(ctx, tk, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 	}

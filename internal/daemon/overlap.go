@@ -3,14 +3,14 @@ package daemon
 import (
 	"fmt"
 
-	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/schedule"
+	"github.com/wireperf/wireperf/internal/taskstore"
 )
 
 // Overlaps checks runs as they happened: each pair of exclusive runs that
 // share a host and whose actual [start, end) overlap. Acceptance tests
 // check the schedule with it, from the archive's record.
-func Overlaps(runs []*archive.SchedRun) []string {
+func Overlaps(runs []*taskstore.SchedRun) []string {
 	var out []string
 	for i, a := range runs {
 		for _, b := range runs[i+1:] {

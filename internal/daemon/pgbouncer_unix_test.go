@@ -12,6 +12,7 @@ import (
 	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/archive/archivetest"
 	"github.com/wireperf/wireperf/internal/schedule"
+	"github.com/wireperf/wireperf/internal/taskstore"
 	"github.com/wireperf/wireperf/internal/testutil/pgbouncer"
 )
 
@@ -51,7 +52,7 @@ func TestDaemonsBehindPgBouncer(t *testing.T) {
 	probe.DestAddr = fmt.Sprintf("127.0.0.1:%d", b.ServerPort()) // b's own server: a has none
 	probe.Class = schedule.Background
 	for _, tk := range []*schedule.Task{loopTask("tput", "a", "b", b.ServerPort(), 1, 4*time.Second, 3*time.Second, runs), probe} {
-		if _, err := a.Store().PutTask(ctx, tk, time.Now()); err != nil {
+		if _, err := a.Schedule().PutTask(ctx, tk, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -73,7 +74,7 @@ func TestDaemonsBehindPgBouncer(t *testing.T) {
 			t.Errorf("run %s %s→%s %s: %s", r.ID, r.Source, r.Dest, r.State, r.Reason)
 		}
 	}
-	res, err := st.LastResults(ctx)
+	res, err := taskstore.New(st).LastResults(ctx)
 	if err != nil || len(res) != 2 {
 		t.Fatalf("last results through the pooler: %d %v", len(res), err)
 	}

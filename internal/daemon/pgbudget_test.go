@@ -15,6 +15,7 @@ import (
 	"github.com/wireperf/wireperf/internal/archive/archivetest"
 	"github.com/wireperf/wireperf/internal/daemon"
 	"github.com/wireperf/wireperf/internal/schedule"
+	"github.com/wireperf/wireperf/internal/taskstore"
 )
 
 func TestPoolerDSN(t *testing.T) {
@@ -88,7 +89,7 @@ func TestDaemonConnectionBudget(t *testing.T) {
 		tasks = append(tasks, tk)
 	}
 	for _, tk := range tasks {
-		if _, err := a.Store().PutTask(ctx, tk, time.Now()); err != nil {
+		if _, err := a.Schedule().PutTask(ctx, tk, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -121,13 +122,14 @@ func TestDaemonConnectionBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
+	sched := taskstore.New(st)
 	most := map[string]int{}
 	deadline := time.Now().Add(90 * time.Second)
 	for finished := false; !finished; {
 		for _, h := range []string{"a", "b"} {
 			most[h] = max(most[h], connsOf(t, admin, "wireperf-daemon-"+h))
 		}
-		all, err := st.SchedRuns(ctx, archive.RunQuery{})
+		all, err := sched.SchedRuns(ctx, taskstore.RunQuery{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -145,7 +147,7 @@ func TestDaemonConnectionBudget(t *testing.T) {
 	}
 	close(done)
 	load.Wait()
-	all, _ := st.SchedRuns(ctx, archive.RunQuery{})
+	all, _ := sched.SchedRuns(ctx, taskstore.RunQuery{})
 	finished := 0
 	for _, r := range all {
 		if r.State == archive.StateFinished {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/daemon"
+	"github.com/wireperf/wireperf/internal/taskstore"
 )
 
 // privatePG is a PostgreSQL cluster of this test's own (the suite's
@@ -95,7 +96,7 @@ func TestDaemonsOutliveTheArchive(t *testing.T) {
 		t.Cleanup(func() { cancel(); <-ch })
 	}
 	tk := loopTask("tput", "a", "b", b.ServerPort(), 1, 4*time.Second, 3*time.Second, 0)
-	if _, err := a.Store().PutTask(context.Background(), tk, time.Now()); err != nil {
+	if _, err := a.Schedule().PutTask(context.Background(), tk, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	st, err := archive.Open(context.Background(), pg.dsn)
@@ -103,13 +104,14 @@ func TestDaemonsOutliveTheArchive(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
+	sched := taskstore.New(st)
 	// Stop the archive while a run is running.
-	var cut *archive.SchedRun
+	var cut *taskstore.SchedRun
 	for deadline := time.Now().Add(30 * time.Second); cut == nil; {
 		if time.Now().After(deadline) {
 			t.Fatal("no run started within 30 s")
 		}
-		runs, err := st.SchedRuns(context.Background(), archive.RunQuery{States: []string{archive.StateRunning}})
+		runs, err := sched.SchedRuns(context.Background(), taskstore.RunQuery{States: []string{archive.StateRunning}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -136,9 +138,9 @@ func TestDaemonsOutliveTheArchive(t *testing.T) {
 	}
 	// The schedule goes on: two more runs finish after the outage.
 	back := time.Now()
-	var runs []*archive.SchedRun
+	var runs []*taskstore.SchedRun
 	for deadline := time.Now().Add(40 * time.Second); ; {
-		runs, err = st.SchedRuns(context.Background(), archive.RunQuery{})
+		runs, err = sched.SchedRuns(context.Background(), taskstore.RunQuery{})
 		if err == nil {
 			after := 0
 			for _, r := range runs {

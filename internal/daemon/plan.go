@@ -9,6 +9,7 @@ import (
 
 	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/schedule"
+	"github.com/wireperf/wireperf/internal/taskstore"
 )
 
 // enqueueEvery is how often runs coming due get their jobs.
@@ -113,7 +114,7 @@ func (d *Daemon) PlanOnce(ctx context.Context) error {
 	if err := d.store.EnsureRunPartitions(ctx, now, now.Add(d.cfg.Horizon)); err != nil {
 		return err
 	}
-	tasks, bad, err := d.store.ReadTasks(ctx, d.cfg.Host)
+	tasks, bad, err := d.sched.ReadTasks(ctx, d.cfg.Host)
 	if err != nil {
 		return err
 	}
@@ -121,21 +122,21 @@ func (d *Daemon) PlanOnce(ctx context.Context) error {
 		d.log.Warn("task skipped: its stored row doesn't decode; apply it again or remove it", "err", err)
 	}
 	for _, t := range tasks {
-		last, err := d.store.LastSeq(ctx, t.ID)
+		last, err := d.sched.LastSeq(ctx, t.ID)
 		if err != nil {
 			return err
 		}
 		toRun, missed := schedule.Plan(t, last, now, d.cfg.Horizon)
-		var rows []*archive.SchedRun
+		var rows []*taskstore.SchedRun
 		for _, r := range missed {
-			sr := archive.NewSchedRun(t, r)
+			sr := taskstore.NewSchedRun(t, r)
 			sr.State, sr.Reason = archive.StateMissed, fmt.Sprintf("not planned before its deadline: the daemon of %s was not running", t.Source)
 			rows = append(rows, sr)
 		}
 		for _, r := range toRun {
-			rows = append(rows, archive.NewSchedRun(t, r))
+			rows = append(rows, taskstore.NewSchedRun(t, r))
 		}
-		added, err := d.store.PlanRuns(ctx, rows, now)
+		added, err := d.sched.PlanRuns(ctx, rows, now)
 		if err != nil {
 			return err
 		}
@@ -151,7 +152,7 @@ func (d *Daemon) PlanOnce(ctx context.Context) error {
 	return d.enqueueDue(ctx)
 }
 
-func sortRuns(rs []*archive.SchedRun) {
+func sortRuns(rs []*taskstore.SchedRun) {
 	sort.Slice(rs, func(i, j int) bool {
 		if !rs[i].Planned.Equal(rs[j].Planned) {
 			return rs[i].Planned.Before(rs[j].Planned)

@@ -27,7 +27,7 @@ func TestUDPMonTaskReservesItsGridAndRunsToTheEnd(t *testing.T) {
 	if task.Duration < 14*time.Second+time.Second {
 		t.Fatalf("reservation %v, want its 14 s of sending, a point's set-up and the margin", task.Duration)
 	}
-	if _, err := d.Store().PutTask(context.Background(), task, time.Now()); err != nil {
+	if _, err := d.Schedule().PutTask(context.Background(), task, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	stop := start(t, d)

@@ -46,7 +46,7 @@ func TestRotatingTaskRunsToEachDestinationInTurn(t *testing.T) {
 				return nil, err
 			}
 			now := clk.Now()
-			rs, err := d.Store().Reservations(ctx, now, now.Add(time.Millisecond))
+			rs, err := d.Schedule().Reservations(ctx, now, now.Add(time.Millisecond))
 			if err != nil {
 				return nil, err
 			}
@@ -68,14 +68,14 @@ func TestRotatingTaskRunsToEachDestinationInTurn(t *testing.T) {
 	tk.Dests = []schedule.Destination{{Host: "b", Addr: "127.0.0.1:5201"}, {Host: "c", Addr: "127.0.0.2:5202", At: 10 * time.Millisecond},
 		{Host: "d", At: 20 * time.Millisecond}}
 	tk.Dest, tk.DestAddr = "b", "127.0.0.1:5201"
-	if _, err := d.Store().PutTask(ctx, tk, clk.Now()); err != nil {
+	if _, err := d.Schedule().PutTask(ctx, tk, clk.Now()); err != nil {
 		t.Fatal(err)
 	}
 	if err := d.PlanOnce(ctx); err != nil {
 		t.Fatal(err)
 	}
 	for seq := range 4 {
-		r, err := d.Store().GetSchedRun(ctx, schedule.RunID(tk.ID, seq))
+		r, err := d.Schedule().GetSchedRun(ctx, schedule.RunID(tk.ID, seq))
 		if err != nil {
 			t.Fatalf("run %d not planned: %v", seq, err)
 		}
@@ -101,7 +101,7 @@ func TestRotatingTaskRunsToEachDestinationInTurn(t *testing.T) {
 	for seq, w := range want {
 		dest := w.dest
 		id := schedule.RunID(tk.ID, seq)
-		r, err := d.Store().GetSchedRun(ctx, id)
+		r, err := d.Schedule().GetSchedRun(ctx, id)
 		if err != nil || r.Dest != dest || r.State != archive.StateFinished {
 			t.Fatalf("run %d: %+v %v, want finished to %s", seq, r, err, dest)
 		}
@@ -126,7 +126,7 @@ func TestRotatingTaskPairsOnTheGridAndMetrics(t *testing.T) {
 	tk := loopTask("tput", "a", "b", 5201, 1, time.Minute, 30*time.Second, 0)
 	tk.ID, tk.Group = schedule.DefineID("test", "tput", "a", "slot 0"), "sampled"
 	tk.Dests = []schedule.Destination{{Host: "b", Addr: tk.DestAddr}, {Host: "c", At: 20 * time.Second}, {Host: "d", At: 40 * time.Second}}
-	if _, err := d.Store().PutTask(context.Background(), tk, time.Now()); err != nil {
+	if _, err := d.Schedule().PutTask(context.Background(), tk, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	colours := map[string]float64{}

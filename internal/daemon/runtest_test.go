@@ -38,7 +38,7 @@ func TestRunTestPortRunsTheTests(t *testing.T) {
 	bad := loopTask("broken", "a", "c", 5201, 1, 0, 5*time.Second, 1)
 	good.Start, bad.Start = time.Now(), time.Now()
 	for _, tk := range []*schedule.Task{good, bad} {
-		if _, err := d.Store().PutTask(ctx, tk, time.Now()); err != nil {
+		if _, err := d.Schedule().PutTask(ctx, tk, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -63,7 +63,7 @@ func TestRunTestPortRunsTheTests(t *testing.T) {
 	if want := "wireperf client --time=1 --port=5201 --json -- 127.0.0.1"; rec.Cmdline != want {
 		t.Errorf("command line %q, want %q", rec.Cmdline, want)
 	}
-	r, err := d.Store().GetSchedRun(ctx, schedule.RunID(bad.ID, 0))
+	r, err := d.Schedule().GetSchedRun(ctx, schedule.RunID(bad.ID, 0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestRunKeepsTheLabsWarning(t *testing.T) {
 	defer d.Store().Close()
 	tk := loopTask("tput", "a", "b", 5201, 1, 0, 5*time.Second, 1)
 	tk.Start = time.Now()
-	if _, err := d.Store().PutTask(ctx, tk, time.Now()); err != nil {
+	if _, err := d.Schedule().PutTask(ctx, tk, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	if err := d.PlanOnce(ctx); err != nil {
@@ -100,7 +100,7 @@ func TestRunKeepsTheLabsWarning(t *testing.T) {
 	if err := d.Execute(ctx, id); err != nil {
 		t.Fatal(err)
 	}
-	r, err := d.Store().GetSchedRun(ctx, id)
+	r, err := d.Schedule().GetSchedRun(ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}

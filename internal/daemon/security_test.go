@@ -21,6 +21,7 @@ import (
 	"github.com/wireperf/wireperf/internal/archive/archivetest"
 	"github.com/wireperf/wireperf/internal/daemon"
 	"github.com/wireperf/wireperf/internal/schedule"
+	"github.com/wireperf/wireperf/internal/taskstore"
 )
 
 const testToken = "0123456789abcdef0123"
@@ -338,19 +339,20 @@ func TestFailureReasonsAreCoarseWithoutTheToken(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
+	sched := taskstore.New(st)
 	now := time.Now().UTC().Truncate(time.Second)
 	tk := loopTask("tput", "a", "b", 5201, 1, time.Minute, time.Minute, 0)
 	tk.Start = now.Add(-time.Hour)
-	if _, err := st.ApplyTasks(ctx, "test", []*schedule.Task{tk}, now); err != nil {
+	if _, err := sched.ApplyTasks(ctx, "test", []*schedule.Task{tk}, now); err != nil {
 		t.Fatal(err)
 	}
 	r, _ := tk.At(0)
-	sr := archive.NewSchedRun(tk, r)
-	if _, err := st.PlanRuns(ctx, []*archive.SchedRun{sr}, now); err != nil {
+	sr := taskstore.NewSchedRun(tk, r)
+	if _, err := sched.PlanRuns(ctx, []*taskstore.SchedRun{sr}, now); err != nil {
 		t.Fatal(err)
 	}
 	detail := "dial tcp 10.0.0.9:5432: connect: connection refused"
-	if ok, err := st.Transition(ctx, sr.ID, []string{archive.StateScheduled}, archive.StateFailed, detail, now, now.Add(time.Second), now); !ok || err != nil {
+	if ok, err := sched.Transition(ctx, sr.ID, []string{archive.StateScheduled}, archive.StateFailed, detail, now, now.Add(time.Second), now); !ok || err != nil {
 		t.Fatalf("transition: %v %v", ok, err)
 	}
 	srv := httptest.NewServer(d.Mux())

@@ -8,15 +8,15 @@ import (
 	"sync"
 	"time"
 
-	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/schedule"
+	"github.com/wireperf/wireperf/internal/taskstore"
 )
 
 // taskList is the daemon's copy of every task, for the API's reads and
 // the views: a 1,000-host sampled mesh's 5,000 tasks are 66 MB of rows
 // and some 1.4 s of CPU to read, which every /api/schedule, /api/tasks,
 // /grid and /metrics request paid. Each request now reads the tasks'
-// version (archive.TasksVersion: a count and the latest update) and the
+// version (taskstore.TasksVersion: a count and the latest update) and the
 // tasks again only when it changed, or taskReload (the grid's fullReload)
 // after the last load
 // (a writer whose clock is behind may stamp an update before the latest).
@@ -24,16 +24,16 @@ import (
 // lists are shared: nobody changes a task in them.
 type taskList struct {
 	mu       sync.Mutex
-	tasks    []*schedule.Task // as archive.Store.Tasks orders them
+	tasks    []*schedule.Task // as taskstore.Store.Tasks orders them
 	byID     []*schedule.Task // the same, by ID: the API's pages
-	version  archive.TasksVersion
+	version  taskstore.TasksVersion
 	loadedAt time.Time
 }
 
 const taskReload = fullReload
 
 // get is every task, in the store's order and by ID.
-func (c *taskList) get(ctx context.Context, store *archive.Store, now time.Time, log *slog.Logger) (tasks, byID []*schedule.Task, err error) {
+func (c *taskList) get(ctx context.Context, store *taskstore.Store, now time.Time, log *slog.Logger) (tasks, byID []*schedule.Task, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	v, err := store.TasksVersion(ctx)
@@ -59,7 +59,7 @@ func (c *taskList) get(ctx context.Context, store *archive.Store, now time.Time,
 // tasksOf is the tasks whose source is source ("" for all), in the
 // store's order, from the daemon's copy.
 func (d *Daemon) tasksOf(ctx context.Context, source string) ([]*schedule.Task, error) {
-	all, _, err := d.tasks.get(ctx, d.store, d.cfg.Clock.Now(), d.log)
+	all, _, err := d.tasks.get(ctx, d.sched, d.cfg.Clock.Now(), d.log)
 	if err != nil || source == "" {
 		return all, err
 	}

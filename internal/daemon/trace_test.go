@@ -30,7 +30,7 @@ func TestTraceTaskRecordsItsPath(t *testing.T) {
 		DestAddr: tput.DestAddr, Args: []string{"trace", "--max-hops", "3", "--probes", "2"}, Class: schedule.Background,
 		Duration: 5 * time.Second, Start: tput.Start, Repeat: 5 * time.Second, Slip: 4 * time.Second, MaxRuns: 2, Origin: "test"}
 	for _, tk := range []*schedule.Task{tput, path} {
-		if _, err := d.Store().PutTask(ctx, tk, time.Now()); err != nil {
+		if _, err := d.Schedule().PutTask(ctx, tk, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/wireperf/wireperf/internal/measure"
 	"github.com/wireperf/wireperf/internal/meshmetrics"
 	"github.com/wireperf/wireperf/internal/schedule"
+	"github.com/wireperf/wireperf/internal/taskstore"
 )
 
 // The daemon's two views of the shared schedule and its results: /metrics
@@ -81,7 +82,7 @@ func gridThresholds(t schedule.Thresholds) grid.Thresholds {
 // pairFigures are a PairStatus's values as the views take them: NaN and 0
 // for what was not measured. A request-response test's RTT is its p50 and
 // p99; a TCP test's is its mean, which is no percentile.
-func pairFigures(p archive.PairStatus) schedule.PairFigures {
+func pairFigures(p taskstore.PairStatus) schedule.PairFigures {
 	f := schedule.PairFigures{GoodputBps: math.NaN(), LostPercent: math.NaN()}
 	if p.GoodputBps != nil {
 		f.GoodputBps = *p.GoodputBps
@@ -101,7 +102,7 @@ func pairFigures(p archive.PairStatus) schedule.PairFigures {
 
 // lastFigures are a pair's last figures, for the grid's cell and for
 // /metrics alike.
-func lastFigures(p archive.PairStatus) schedule.PairFigures {
+func lastFigures(p taskstore.PairStatus) schedule.PairFigures {
 	f := pairFigures(p)
 	f.Src, f.Dst, f.Test, f.Direction, f.At, f.LastSuccess = p.Source, p.Dest, p.Test, direction(p.Direction), p.At, p.LastSuccess
 	return f
@@ -183,10 +184,10 @@ func (d *Daemon) drawGridBase(tasks []*schedule.Task) (g grid.Grid, traces map[s
 // addLastCells adds to g the last run of each scheduled pair that keep
 // says to show, from the daemon's copy of the last results (gridcache.go):
 // the runs changed since the last request are read, not the archive.
-func (d *Daemon) addLastCells(ctx context.Context, g *grid.Grid, rotating time.Duration, keep func(archive.PairKey) bool) error {
-	return d.lastRun.each(ctx, d.store, g.Generated, rotating, func(k archive.PairKey) bool {
+func (d *Daemon) addLastCells(ctx context.Context, g *grid.Grid, rotating time.Duration, keep func(taskstore.PairKey) bool) error {
+	return d.lastRun.each(ctx, d.sched, g.Generated, rotating, func(k taskstore.PairKey) bool {
 		return g.Scheduled[grid.PairKey{Src: k.Source, Dst: k.Dest, Test: k.Test}]
-	}, func(k archive.PairKey, p archive.PairStatus) {
+	}, func(k taskstore.PairKey, p taskstore.PairStatus) {
 		if keep(k) {
 			g.Cells = append(g.Cells, grid.Cell{Figures: lastFigures(p), State: p.State, Reason: d.viewReason(p.State, p.Reason)})
 		}
@@ -203,14 +204,14 @@ func (d *Daemon) gridView(ctx context.Context) (grid.Grid, error) {
 	if err != nil {
 		return grid.Grid{}, err
 	}
-	if err := d.addLastCells(ctx, &g, rotating, func(k archive.PairKey) bool { return !traces[k.Test] }); err != nil {
+	if err := d.addLastCells(ctx, &g, rotating, func(k taskstore.PairKey) bool { return !traces[k.Test] }); err != nil {
 		return grid.Grid{}, err
 	}
 	if g.Summarised() {
 		return g, nil
 	}
 	since := g.Generated.Add(-HistoryWindow)
-	hist, err := d.store.PairHistory(ctx, since)
+	hist, err := d.sched.PairHistory(ctx, since)
 	if err != nil {
 		return grid.Grid{}, err
 	}
@@ -228,7 +229,7 @@ func (d *Daemon) gridView(ctx context.Context) (grid.Grid, error) {
 // gridBlock is the data of /grid/block?test=INDEX&from=GROUP&to=GROUP:
 // the last runs of the block's pairs, and their histories and path
 // changes of the last HistoryWindow, read through indexes bounded by
-// the two groups' hosts (archive.BlockHistory, BlockPathChanges). A
+// the two groups' hosts (taskstore.Store.BlockHistory, archive.Store.BlockPathChanges). A
 // request naming no test or group of the grid gets the grid without
 // them, which grid.RenderBlock refuses.
 func (d *Daemon) gridBlock(r *http.Request) (grid.Grid, error) {
@@ -254,11 +255,11 @@ func (d *Daemon) gridBlock(r *http.Request) (grid.Grid, error) {
 		return g, nil
 	}
 	rows, cols := setOf(from), setOf(to)
-	if err := d.addLastCells(ctx, &g, rotating, func(k archive.PairKey) bool { return k.Test == test && rows[k.Source] && cols[k.Dest] }); err != nil {
+	if err := d.addLastCells(ctx, &g, rotating, func(k taskstore.PairKey) bool { return k.Test == test && rows[k.Source] && cols[k.Dest] }); err != nil {
 		return grid.Grid{}, err
 	}
 	since := g.Generated.Add(-HistoryWindow)
-	hist, err := d.store.BlockHistory(ctx, from, to, test, since)
+	hist, err := d.sched.BlockHistory(ctx, from, to, test, since)
 	if err != nil {
 		return grid.Grid{}, err
 	}
@@ -284,7 +285,7 @@ func setOf(names []string) map[string]bool {
 // addHistories adds to g one history per pair of hosts and test, both
 // directions in it, from hist, and marks on each the path changes of its
 // pair.
-func addHistories(g *grid.Grid, hist []archive.PairStatus, changes []archive.Path, traces map[string]bool) {
+func addHistories(g *grid.Grid, hist []taskstore.PairStatus, changes []archive.Path, traces map[string]bool) {
 	index := map[[3]string]int{}
 	for _, p := range hist {
 		if traces[p.Test] {
@@ -396,7 +397,7 @@ func (d *Daemon) metricsSnapshot(ctx context.Context) (meshmetrics.Snapshot, err
 			GoodputAmberBps: th.GoodputAmberBps, GoodputRedBps: th.GoodputRedBps, LossAmber: th.LossAmberPercent / 100, LossRed: th.LossRedPercent / 100,
 			RTTAmber: th.RTTp99Amber, RTTRed: th.RTTp99Red})
 	}
-	last, err := d.store.LastResultsFrom(ctx, host)
+	last, err := d.sched.LastResultsFrom(ctx, host)
 	if err != nil {
 		return snap, err
 	}
@@ -404,14 +405,14 @@ func (d *Daemon) metricsSnapshot(ctx context.Context) (meshmetrics.Snapshot, err
 		snap.Pairs = append(snap.Pairs, lastFigures(p))
 	}
 	snap.Colours, snap.Worst = judgePairs(tasks, v.tests, last, d.cfg.Clock.Now())
-	counts, err := d.store.StateCountsFrom(ctx, host)
+	counts, err := d.sched.StateCountsFrom(ctx, host)
 	if err != nil {
 		return snap, err
 	}
 	for state, n := range counts {
 		snap.Runs[state] = int64(n)
 	}
-	waiting, err := d.store.SchedRuns(ctx, archive.RunQuery{Source: host, States: []string{archive.StateScheduled}})
+	waiting, err := d.sched.SchedRuns(ctx, taskstore.RunQuery{Source: host, States: []string{archive.StateScheduled}})
 	if err != nil {
 		return snap, err
 	}
@@ -430,7 +431,7 @@ func (d *Daemon) metricsSnapshot(ctx context.Context) (meshmetrics.Snapshot, err
 // which have no figures, aside) as the grid does, and finds the worst:
 // the most severe colour, the first pair in (destination, test,
 // direction) order among equals.
-func judgePairs(tasks []*schedule.Task, tests []grid.Test, last []archive.PairStatus, now time.Time) (map[string]int64, *meshmetrics.WorstPair) {
+func judgePairs(tasks []*schedule.Task, tests []grid.Test, last []taskstore.PairStatus, now time.Time) (map[string]int64, *meshmetrics.WorstPair) {
 	byName := map[string]grid.Test{}
 	for _, t := range tests {
 		byName[t.Name] = t

@@ -15,6 +15,7 @@ import (
 	"github.com/wireperf/wireperf/internal/archive/archivetest"
 	"github.com/wireperf/wireperf/internal/daemon"
 	"github.com/wireperf/wireperf/internal/schedule"
+	"github.com/wireperf/wireperf/internal/taskstore"
 	"github.com/wireperf/wireperf/internal/testutil/chromium"
 	"github.com/wireperf/wireperf/internal/testutil/promtest"
 )
@@ -28,7 +29,7 @@ func get(t *testing.T, d *daemon.Daemon, path string) []byte {
 // checkMetrics scrapes d's /metrics, parses it with Prometheus's own text
 // parser, and checks each pair's last goodput against the archive's, the
 // finished runs' count and the schedule lag's observations.
-func checkMetrics(t *testing.T, d *daemon.Daemon, last []archive.PairStatus, finished int) {
+func checkMetrics(t *testing.T, d *daemon.Daemon, last []taskstore.PairStatus, finished int) {
 	t.Helper()
 	fams := promtest.Scrape(t, d.Mux())
 	label := promtest.Label
@@ -77,7 +78,7 @@ func checkMetrics(t *testing.T, d *daemon.Daemon, last []archive.PairStatus, fin
 
 // checkGrid fetches d's /grid and checks that each pair of last has its
 // half-cell, coloured green (no thresholds are set, and each run finished).
-func checkGrid(t *testing.T, d *daemon.Daemon, last []archive.PairStatus) {
+func checkGrid(t *testing.T, d *daemon.Daemon, last []taskstore.PairStatus) {
 	t.Helper()
 	page := string(get(t, d, "/grid"))
 	for _, p := range last {
@@ -99,10 +100,10 @@ func checkGrid(t *testing.T, d *daemon.Daemon, last []archive.PairStatus) {
 // chromium: each finished pair's forward half-cell must be drawn in the
 // legend's amber, with its hover text, and the page must log no error
 // and request nothing beyond itself.
-func checkGridInChromium(t *testing.T, d *daemon.Daemon, last []archive.PairStatus) {
+func checkGridInChromium(t *testing.T, d *daemon.Daemon, last []taskstore.PairStatus) {
 	t.Helper()
 	ctx := context.Background()
-	tasks, err := d.Store().Tasks(ctx, "")
+	tasks, err := d.Schedule().Tasks(ctx, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +113,7 @@ func checkGridInChromium(t *testing.T, d *daemon.Daemon, last []archive.PairStat
 		// cell could be grey for want of a recent result, which is not
 		// what is under test here.
 		tk.Thresholds.StaleIntervals = 1000
-		if _, err := d.Store().PutTask(ctx, tk, time.Now()); err != nil {
+		if _, err := d.Schedule().PutTask(ctx, tk, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -157,7 +158,7 @@ func checkGridInChromium(t *testing.T, d *daemon.Daemon, last []archive.PairStat
 func TestMetricsAreThisHostsPairs(t *testing.T) {
 	d := idleDaemon(t, "a")
 	ctx := context.Background()
-	st := d.Store()
+	st, sched := d.Store(), d.Schedule()
 	now := time.Now()
 	tasks := []*schedule.Task{
 		loopTask("tput", "a", "b", 5201, 1, 0, time.Minute, 1),
@@ -165,17 +166,17 @@ func TestMetricsAreThisHostsPairs(t *testing.T) {
 		loopTask("tput", "b", "a", 5201, 1, 0, time.Minute, 1), // another host's
 	}
 	for _, tk := range tasks {
-		if _, err := st.PutTask(ctx, tk, now); err != nil {
+		if _, err := sched.PutTask(ctx, tk, now); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for _, tk := range []*schedule.Task{tasks[0], tasks[2]} {
 		r, _ := tk.At(0)
-		sr := archive.NewSchedRun(tk, r)
-		if _, err := st.PlanRuns(ctx, []*archive.SchedRun{sr}, now); err != nil {
+		sr := taskstore.NewSchedRun(tk, r)
+		if _, err := sched.PlanRuns(ctx, []*taskstore.SchedRun{sr}, now); err != nil {
 			t.Fatal(err)
 		}
-		if ok, err := st.Transition(ctx, sr.ID, []string{archive.StateScheduled}, archive.StateFinished, "", now, now.Add(time.Second), now); !ok || err != nil {
+		if ok, err := sched.Transition(ctx, sr.ID, []string{archive.StateScheduled}, archive.StateFinished, "", now, now.Add(time.Second), now); !ok || err != nil {
 			t.Fatalf("transition: %v %v", ok, err)
 		}
 		bps, rtt := 9.4e8, 0.25
@@ -232,11 +233,11 @@ func finishRun(t *testing.T, st *archive.Store, tk *schedule.Task, seq int, stat
 	t.Helper()
 	ctx := context.Background()
 	r, _ := tk.At(seq)
-	sr := archive.NewSchedRun(tk, r)
-	if _, err := st.PlanRuns(ctx, []*archive.SchedRun{sr}, now); err != nil {
+	sr := taskstore.NewSchedRun(tk, r)
+	if _, err := taskstore.New(st).PlanRuns(ctx, []*taskstore.SchedRun{sr}, now); err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := st.Transition(ctx, sr.ID, []string{archive.StateScheduled}, state, "test", now, now.Add(time.Second), now); !ok || err != nil {
+	if ok, err := taskstore.New(st).Transition(ctx, sr.ID, []string{archive.StateScheduled}, state, "test", now, now.Add(time.Second), now); !ok || err != nil {
 		t.Fatalf("transition: %v %v", ok, err)
 	}
 	if state != archive.StateFinished {
@@ -256,7 +257,7 @@ func finishRun(t *testing.T, st *archive.Store, tk *schedule.Task, seq int, stat
 func TestGridSummaryAndBlockFromTheLastResults(t *testing.T) {
 	d := idleDaemon(t, "h00")
 	ctx := context.Background()
-	st := d.Store()
+	st, sched := d.Store(), d.Schedule()
 	now := time.Now()
 	name := func(i int) string { return fmt.Sprintf("h%02d", i) }
 	var tasks []*schedule.Task
@@ -269,7 +270,7 @@ func TestGridSummaryAndBlockFromTheLastResults(t *testing.T) {
 		tk.Group = group
 		tasks = append(tasks, tk)
 	}
-	if _, err := st.ApplyTasks(ctx, "test", tasks, now); err != nil {
+	if _, err := sched.ApplyTasks(ctx, "test", tasks, now); err != nil {
 		t.Fatal(err)
 	}
 	finishRun(t, st, tasks[0], 0, archive.StateFinished, 9.4e8, now)  // h00 → h01
@@ -340,11 +341,11 @@ func meshBytes(body []byte) int {
 func TestMetricsScrapeIsIndependentOfTheArchive(t *testing.T) {
 	d := idleDaemon(t, "a")
 	ctx := context.Background()
-	st := d.Store()
+	st, sched := d.Store(), d.Schedule()
 	now := time.Now()
 	own := []*schedule.Task{loopTask("tput", "a", "b", 5201, 1, time.Minute, time.Minute, 0), loopTask("tput", "a", "c", 5201, 1, time.Minute, time.Minute, 0)}
 	for _, tk := range own {
-		if _, err := st.PutTask(ctx, tk, now); err != nil {
+		if _, err := sched.PutTask(ctx, tk, now); err != nil {
 			t.Fatal(err)
 		}
 		finishRun(t, st, tk, 0, archive.StateFinished, 9.4e8, now)
@@ -357,7 +358,7 @@ func TestMetricsScrapeIsIndependentOfTheArchive(t *testing.T) {
 	for i := range 20 {
 		src, dst := fmt.Sprintf("other-%02d", i), fmt.Sprintf("other-%02d", (i+1)%20)
 		tk := loopTask("tput", src, dst, 5201, 1, time.Minute, time.Minute, 0)
-		if _, err := st.PutTask(ctx, tk, now); err != nil {
+		if _, err := sched.PutTask(ctx, tk, now); err != nil {
 			t.Fatal(err)
 		}
 		for seq := range 5 {

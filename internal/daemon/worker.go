@@ -56,7 +56,7 @@ func record(ctx context.Context) (context.Context, context.CancelFunc) {
 // execute runs one planned run. Its errors are the archive's; what
 // happened to the test is in the run's state and reason.
 func (d *Daemon) execute(ctx context.Context, runID string) error {
-	st := d.store
+	st := d.sched
 	r, err := st.GetSchedRun(ctx, runID)
 	if errors.Is(err, archive.ErrNotFound) {
 		return nil // its task was removed or paused
@@ -219,7 +219,7 @@ func (d *Daemon) heartbeat(ctx context.Context, runID string, from time.Time, ho
 		until := schedule.LeaseEnd(from, now, hold)
 		// The renewal's own timeout bounds I/O, in machine time.
 		rctx, cancel := context.WithTimeout(ctx, schedule.LeaseRenew)
-		ok, err := d.store.RenewLease(rctx, runID, now, until)
+		ok, err := d.sched.RenewLease(rctx, runID, now, until)
 		cancel()
 		switch {
 		case err == nil && ok:
@@ -259,7 +259,7 @@ func (d *Daemon) recordOutcome(ctx context.Context, o outcome) error {
 	// The hosts are free once the test has ended: a run waiting for them
 	// need not wait while this one's report is stored as well (under load
 	// that took over a second).
-	if err := d.store.Release(ctx, o.RunID, o.Ended); err != nil {
+	if err := d.sched.Release(ctx, o.RunID, o.Ended); err != nil {
 		return d.archiveError(ctx, err)
 	}
 	if err := d.store.PutRun(ctx, rec); err != nil && !errors.Is(err, archive.ErrFinished) {
@@ -278,7 +278,7 @@ func (d *Daemon) recordOutcome(ctx context.Context, o outcome) error {
 			d.log.Info("path changed", "run", o.RunID, "dest", o.Dest, "test", o.Test, "from", trace.PathKey(p.Prev), "to", trace.PathKey(p.Hops))
 		}
 	}
-	if _, err := d.store.Transition(ctx, o.RunID, []string{archive.StateRunning}, o.State, o.Reason, time.Time{}, o.Ended, d.cfg.Clock.Now()); err != nil {
+	if _, err := d.sched.Transition(ctx, o.RunID, []string{archive.StateRunning}, o.State, o.Reason, time.Time{}, o.Ended, d.cfg.Clock.Now()); err != nil {
 		return d.archiveError(ctx, err)
 	}
 	d.archiveUp.Store(true)
@@ -433,7 +433,7 @@ func (d *Daemon) tracePath(o outcome) *archive.Path {
 func (d *Daemon) settle(ctx context.Context, id, kind string, from []string, to, reason string, ended time.Time) (bool, error) {
 	rctx, cancel := record(ctx)
 	defer cancel()
-	ok, err := d.store.Transition(rctx, id, from, to, reason, time.Time{}, ended, d.cfg.Clock.Now())
+	ok, err := d.sched.Transition(rctx, id, from, to, reason, time.Time{}, ended, d.cfg.Clock.Now())
 	if ok {
 		d.metrics.RunEnded(kind, to, false)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/schedule"
 	"github.com/wireperf/wireperf/internal/spec"
+	"github.com/wireperf/wireperf/internal/taskstore"
 )
 
 func num(v float64) *float64 { return &v }
@@ -210,7 +211,7 @@ func TestWriteTimeline(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	next := 48 * time.Minute // one mark a minute
-	runs := []*archive.SchedRun{
+	runs := []*taskstore.SchedRun{
 		{Source: "a", Dest: "b", Test: "tput", Direction: "up", Class: schedule.Exclusive, Planned: now.Add(2 * time.Minute)},
 		{Source: "b", Dest: "a", Test: "lat", Class: schedule.Background, Planned: now.Add(2 * time.Minute)},
 		{Source: "a", Dest: "c", Test: "lat", Class: schedule.Background, Planned: now.Add(10 * time.Minute)},

@@ -8,8 +8,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/schedule"
+	"github.com/wireperf/wireperf/internal/taskstore"
 )
 
 // WriteTasks writes the tasks as a table, one a line (`wireperf task
@@ -38,8 +38,8 @@ const timelineWidth = 48
 // schedule`): per host (only that one, when only is set), a bar of the
 // window with each run's start marked (X exclusive, o background), then
 // its runs one a line.
-func WriteTimeline(w io.Writer, runs []*archive.SchedRun, only string, now time.Time, next time.Duration) {
-	perHost := map[string][]*archive.SchedRun{}
+func WriteTimeline(w io.Writer, runs []*taskstore.SchedRun, only string, now time.Time, next time.Duration) {
+	perHost := map[string][]*taskstore.SchedRun{}
 	for _, r := range runs {
 		for _, h := range []string{r.Source, r.Dest} {
 			if only == "" || h == only {

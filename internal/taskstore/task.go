@@ -1,4 +1,4 @@
-package archive
+package taskstore
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/schedule"
 )
 
@@ -156,6 +157,18 @@ const (
 	TaskUpdated
 )
 
+// String is what the change did to the task, as a command reports it:
+// "added", "updated" or "unchanged".
+func (c TaskChange) String() string {
+	switch c {
+	case TaskAdded:
+		return "added"
+	case TaskUpdated:
+		return "updated"
+	}
+	return "unchanged"
+}
+
 // PutTask stores a task, or updates the stored one with the same ID; a
 // task stored exactly as given is left alone (TaskUnchanged). now is the
 // caller's clock, recorded as the task's creation or update.
@@ -199,7 +212,7 @@ func (s *Store) putTask(ctx context.Context, tx *sql.Tx, t *schedule.Task, now t
 	}
 	// Runs planned from the old definition and not started are dropped;
 	// the planner plans the new one's.
-	if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM sched_run WHERE task_id = ? AND state = ?`), t.ID, StateScheduled); err != nil {
+	if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM sched_run WHERE task_id = ? AND state = ?`), t.ID, archive.StateScheduled); err != nil {
 		return 0, err
 	}
 	return TaskUpdated, nil
@@ -265,7 +278,7 @@ func (s *Store) ApplyTasks(ctx context.Context, origin string, tasks []*schedule
 }
 
 func (s *Store) deleteTask(ctx context.Context, tx *sql.Tx, id string) error {
-	if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM sched_run WHERE task_id = ? AND state = ?`), id, StateScheduled); err != nil {
+	if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM sched_run WHERE task_id = ? AND state = ?`), id, archive.StateScheduled); err != nil {
 		return err
 	}
 	r, err := tx.ExecContext(ctx, s.q(`DELETE FROM sched_task WHERE id = ?`), id)
@@ -273,7 +286,7 @@ func (s *Store) deleteTask(ctx context.Context, tx *sql.Tx, id string) error {
 		return err
 	}
 	if n, _ := r.RowsAffected(); n == 0 {
-		return fmt.Errorf("task %s: %w", id, ErrNotFound)
+		return fmt.Errorf("task %s: %w", id, archive.ErrNotFound)
 	}
 	return nil
 }
@@ -306,10 +319,10 @@ func (s *Store) SetPaused(ctx context.Context, id string, paused bool, now time.
 		return err
 	}
 	if n, _ := r.RowsAffected(); n == 0 {
-		return fmt.Errorf("task %s: %w", id, ErrNotFound)
+		return fmt.Errorf("task %s: %w", id, archive.ErrNotFound)
 	}
 	if paused {
-		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM sched_run WHERE task_id = ? AND state = ?`), id, StateScheduled); err != nil {
+		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM sched_run WHERE task_id = ? AND state = ?`), id, archive.StateScheduled); err != nil {
 			return err
 		}
 	}
@@ -320,7 +333,7 @@ func (s *Store) SetPaused(ctx context.Context, id string, paused bool, now time.
 func (s *Store) GetTask(ctx context.Context, id string) (*schedule.Task, error) {
 	t, err := scanTask(s.db.QueryRowContext(ctx, s.q(`SELECT `+taskReadColumns+` FROM sched_task WHERE id = ?`), id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("task %s: %w", id, ErrNotFound)
+		return nil, fmt.Errorf("task %s: %w", id, archive.ErrNotFound)
 	}
 	return t, err
 }
@@ -419,7 +432,7 @@ func (r *SchedRun) Lag() (time.Duration, bool) {
 // own destination.
 func NewSchedRun(t *schedule.Task, r schedule.Run) *SchedRun {
 	return &SchedRun{ID: r.ID, TaskID: t.ID, Seq: r.Seq, Source: t.Source, Dest: t.RunDest(r.Seq).Host, Test: t.Name,
-		Direction: string(t.Direction()), Class: t.Class, Planned: r.Planned, Deadline: r.Deadline, State: StateScheduled}
+		Direction: string(t.Direction()), Class: t.Class, Planned: r.Planned, Deadline: r.Deadline, State: archive.StateScheduled}
 }
 
 const schedRunColumns = `id, task_id, seq, source, dest, test, direction, class, planned, deadline, actual_start, ended, state, reason`
@@ -485,7 +498,7 @@ func (s *Store) LastSeq(ctx context.Context, taskID string) (int, error) {
 func (s *Store) GetSchedRun(ctx context.Context, id string) (*SchedRun, error) {
 	r, err := scanSchedRun(s.db.QueryRowContext(ctx, s.q(`SELECT `+schedRunColumns+` FROM sched_run WHERE id = ?`), id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("scheduled run %s: %w", id, ErrNotFound)
+		return nil, fmt.Errorf("scheduled run %s: %w", id, archive.ErrNotFound)
 	}
 	return r, err
 }
@@ -523,7 +536,7 @@ func (s *Store) Transition(ctx context.Context, id string, from []string, to, re
 // AbortRunning records as aborted the runs of a source host still marked
 // running: its daemon stopped while they ran. It returns their IDs.
 func (s *Store) AbortRunning(ctx context.Context, source, reason string, now time.Time) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT id FROM sched_run WHERE source = ? AND state = ?`), source, StateRunning)
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT id FROM sched_run WHERE source = ? AND state = ?`), source, archive.StateRunning)
 	if err != nil {
 		return nil, err
 	}
@@ -547,7 +560,7 @@ func (s *Store) AbortRunning(ctx context.Context, source, reason string, now tim
 		if err := s.db.QueryRowContext(ctx, s.q(`SELECT hi FROM reservation WHERE run_id = ? ORDER BY hi DESC LIMIT 1`), id).Scan(&hi); err == nil && hi.Valid && hi.Time.Before(now) {
 			ended = hi.Time.UTC()
 		}
-		ok, err := s.Transition(ctx, id, []string{StateRunning}, StateAborted, reason, time.Time{}, ended, now)
+		ok, err := s.Transition(ctx, id, []string{archive.StateRunning}, archive.StateAborted, reason, time.Time{}, ended, now)
 		if err != nil {
 			return done, err
 		}
@@ -758,12 +771,3 @@ func (s *Store) Reservations(ctx context.Context, from, to time.Time) ([]schedul
 	}
 	return out, rows.Err()
 }
-
-// IsPostgres says whether a DSN names a PostgreSQL server (else it is an
-// SQLite file).
-func IsPostgres(dsn string) bool { return isPostgres(dsn) }
-
-// OpenSQLitePool opens another pool on an SQLite archive, with the
-// archive's settings (WAL, busy timeout, immediate transactions), for a
-// component that keeps its own tables in the same file: the job queue.
-func OpenSQLitePool(dsn string) (*sql.DB, error) { return openSQLite(dsn, true) }

@@ -1,4 +1,4 @@
-package archive
+package taskstore
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/schedule"
 )
 
@@ -60,7 +61,7 @@ func TestTasksApplyIdempotent(t *testing.T) {
 			if err := s.DeleteTask(ctx, changed.ID); err != nil {
 				t.Fatal(err)
 			}
-			if err := s.DeleteTask(ctx, changed.ID); !errors.Is(err, ErrNotFound) {
+			if err := s.DeleteTask(ctx, changed.ID); !errors.Is(err, archive.ErrNotFound) {
 				t.Fatalf("deleting twice: %v", err)
 			}
 			bad := *tasks[1]
@@ -106,22 +107,22 @@ func TestPlanTransitionQueries(t *testing.T) {
 			// Run 0 finishes 0.4 s late with a result; run 1 fails; run 2 is
 			// missed; run 3 was running when its daemon died.
 			start := s0.Add(400 * time.Millisecond)
-			if ok, err := s.Transition(ctx, runs[0].ID, []string{StateScheduled}, StateRunning, "", start, time.Time{}, s0); !ok || err != nil {
+			if ok, err := s.Transition(ctx, runs[0].ID, []string{archive.StateScheduled}, archive.StateRunning, "", start, time.Time{}, s0); !ok || err != nil {
 				t.Fatal(ok, err)
 			}
-			if ok, _ := s.Transition(ctx, runs[0].ID, []string{StateScheduled}, StateRunning, "", start, time.Time{}, s0); ok {
+			if ok, _ := s.Transition(ctx, runs[0].ID, []string{archive.StateScheduled}, archive.StateRunning, "", start, time.Time{}, s0); ok {
 				t.Fatal("a run was taken twice")
 			}
-			s.Transition(ctx, runs[0].ID, []string{StateRunning}, StateFinished, "", time.Time{}, start.Add(5*time.Second), s0)
+			s.Transition(ctx, runs[0].ID, []string{archive.StateRunning}, archive.StateFinished, "", time.Time{}, start.Add(5*time.Second), s0)
 			rec := sampleRun(runs[0].ID, "", 0)
 			rec.Summary.ReceivedBps = f64(9.4e8)
 			if err := s.PutRun(ctx, rec); err != nil {
 				t.Fatal(err)
 			}
-			s.Transition(ctx, runs[1].ID, []string{StateScheduled}, StateRunning, "", s0.Add(30*time.Second+time.Second), time.Time{}, s0)
-			s.Transition(ctx, runs[1].ID, []string{StateRunning}, StateFailed, "connection refused", time.Time{}, s0.Add(32*time.Second), s0)
-			s.Transition(ctx, runs[2].ID, []string{StateScheduled}, StateMissed, "no slot within slip", time.Time{}, time.Time{}, s0)
-			s.Transition(ctx, runs[3].ID, []string{StateScheduled}, StateRunning, "", s0.Add(90*time.Second+200*time.Millisecond), time.Time{}, s0)
+			s.Transition(ctx, runs[1].ID, []string{archive.StateScheduled}, archive.StateRunning, "", s0.Add(30*time.Second+time.Second), time.Time{}, s0)
+			s.Transition(ctx, runs[1].ID, []string{archive.StateRunning}, archive.StateFailed, "connection refused", time.Time{}, s0.Add(32*time.Second), s0)
+			s.Transition(ctx, runs[2].ID, []string{archive.StateScheduled}, archive.StateMissed, "no slot within slip", time.Time{}, time.Time{}, s0)
+			s.Transition(ctx, runs[3].ID, []string{archive.StateScheduled}, archive.StateRunning, "", s0.Add(90*time.Second+200*time.Millisecond), time.Time{}, s0)
 			// Its lease was taken at +90 s and never renewed: the daemon died.
 			if err := s.Reserve(ctx, tk.Reservations(runs[3].ID, s0.Add(90*time.Second))); err != nil {
 				t.Fatal(err)
@@ -137,7 +138,7 @@ func TestPlanTransitionQueries(t *testing.T) {
 			}
 
 			counts, err := s.StateCounts(ctx)
-			want := map[string]int{StateFinished: 1, StateFailed: 1, StateMissed: 1, StateAborted: 1}
+			want := map[string]int{archive.StateFinished: 1, archive.StateFailed: 1, archive.StateMissed: 1, archive.StateAborted: 1}
 			if err != nil || fmt.Sprint(counts) != fmt.Sprint(want) {
 				t.Fatalf("counts %v, want %v (%v)", counts, want, err)
 			}
@@ -146,7 +147,7 @@ func TestPlanTransitionQueries(t *testing.T) {
 				t.Fatalf("last results %v %v", last, err)
 			}
 			p := last[0]
-			if p.PairKey != (PairKey{"a", "b", "tput", string(schedule.Forward)}) || p.State != StateAborted || p.Reason != "daemon restarted" ||
+			if p.PairKey != (PairKey{"a", "b", "tput", string(schedule.Forward)}) || p.State != archive.StateAborted || p.Reason != "daemon restarted" ||
 				!p.At.Equal(s0.Add(90*time.Second+schedule.LeaseTTL)) || !p.LastSuccess.Equal(start.Add(5*time.Second)) || p.GoodputBps != nil {
 				t.Fatalf("last result %+v", p)
 			}
@@ -155,7 +156,7 @@ func TestPlanTransitionQueries(t *testing.T) {
 			s.PutTask(ctx, tk2, s0)
 			r2, _ := tk2.At(0)
 			s.PlanRuns(ctx, []*SchedRun{NewSchedRun(tk2, r2)}, s0)
-			s.Transition(ctx, r2.ID, []string{StateScheduled}, StateFinished, "", s0.Add(time.Second), s0.Add(6*time.Second), s0)
+			s.Transition(ctx, r2.ID, []string{archive.StateScheduled}, archive.StateFinished, "", s0.Add(time.Second), s0.Add(6*time.Second), s0)
 			rec2 := sampleRun(r2.ID, "", 0)
 			rec2.Summary.RRp50us, rec2.Summary.RRp99us, rec2.Summary.LostPercent = f64(250), f64(1500), f64(0.5)
 			if err := s.PutRun(ctx, rec2); err != nil {
@@ -163,7 +164,7 @@ func TestPlanTransitionQueries(t *testing.T) {
 			}
 			last, _ = s.LastResults(ctx)
 			if len(last) != 2 || last[1].Source != "b" || *last[1].GoodputBps != 7.99e8 || *last[1].RTTp50ms != 0.25 ||
-				*last[1].RTTp99ms != 1.5 || *last[1].LostPercent != 0.5 || last[1].State != StateFinished {
+				*last[1].RTTp99ms != 1.5 || *last[1].LostPercent != 0.5 || last[1].State != archive.StateFinished {
 				t.Fatalf("finished pair %+v", last)
 			}
 
@@ -182,7 +183,7 @@ func TestPlanTransitionQueries(t *testing.T) {
 			if err != nil || len(got) != 3 || got[0].Seq != 1 || got[0].Reason != "connection refused" {
 				t.Fatalf("runs a→b since +1 s: %v %v", got, err)
 			}
-			got, _ = s.SchedRuns(ctx, RunQuery{Host: "a", States: []string{StateFinished}})
+			got, _ = s.SchedRuns(ctx, RunQuery{Host: "a", States: []string{archive.StateFinished}})
 			if len(got) != 2 {
 				t.Fatalf("finished runs touching a: %d", len(got))
 			}
@@ -211,7 +212,7 @@ func TestReservationsNeverOverlap(t *testing.T) {
 			if rs, _ := s.Reservations(ctx, s0, s0.Add(time.Hour)); len(rs) != 2 {
 				t.Fatalf("after a refusal: %v", rs)
 			}
-			if s.dialect == postgresDialect {
+			if s.db.Postgres() {
 				// The database itself refuses the overlap, whatever the caller checked.
 				_, err := s.db.Exec(`INSERT INTO reservation (resource, lo, hi, run_id, class) VALUES ('host:b', $1, $2, 'raw', 'exclusive')`,
 					s0.Add(time.Second), s0.Add(2*time.Second))
@@ -411,7 +412,7 @@ func TestScheduleWritesRecordTheCallersClock(t *testing.T) {
 			if u := runUpdated(r0.ID); !u.Equal(at(4)) {
 				t.Fatalf("planned run updated %v, want %v", u, at(4))
 			}
-			if ok, err := s.Transition(ctx, r0.ID, []string{StateScheduled}, StateMissed, "test", time.Time{}, time.Time{}, at(5)); !ok || err != nil {
+			if ok, err := s.Transition(ctx, r0.ID, []string{archive.StateScheduled}, archive.StateMissed, "test", time.Time{}, time.Time{}, at(5)); !ok || err != nil {
 				t.Fatal(ok, err)
 			}
 			if u := runUpdated(r0.ID); !u.Equal(at(5)) {
@@ -444,12 +445,12 @@ func TestLastResultsFrom(t *testing.T) {
 					t.Fatal(err)
 				}
 				for seq, r := range runs[:2] {
-					state := StateFinished
+					state := archive.StateFinished
 					if ti == 0 && seq == 1 {
-						state = StateFailed // a→b's last run failed: its last success is the one before
+						state = archive.StateFailed // a→b's last run failed: its last success is the one before
 					}
 					begin := r.Planned.Add(time.Second)
-					if _, err := s.Transition(ctx, r.ID, []string{StateScheduled}, state, "", begin, begin.Add(5*time.Second), s0); err != nil {
+					if _, err := s.Transition(ctx, r.ID, []string{archive.StateScheduled}, state, "", begin, begin.Add(5*time.Second), s0); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -471,16 +472,16 @@ func TestLastResultsFrom(t *testing.T) {
 			if len(want) != 2 || fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", want) {
 				t.Fatalf("from a:\n%+v\nwant\n%+v", got, want)
 			}
-			if got[0].State != StateFailed || got[0].LastSuccess.IsZero() || !got[0].LastSuccess.Before(got[0].At) {
+			if got[0].State != archive.StateFailed || got[0].LastSuccess.IsZero() || !got[0].LastSuccess.Before(got[0].At) {
 				t.Errorf("a→b: %+v; want its failed run and the success before it", got[0])
 			}
 			if none, err := s.LastResultsFrom(ctx, "c"); err != nil || len(none) != 0 {
 				t.Errorf("from c (no tasks): %v %v", none, err)
 			}
-			if s.dialect == postgresDialect {
+			if s.db.Postgres() {
 				return
 			}
-			rows, err := s.db.QueryContext(ctx, `EXPLAIN QUERY PLAN `+lastResultsFromQuery, append([]any{StateFinished, "a"}, doneStates...)...)
+			rows, err := s.db.QueryContext(ctx, `EXPLAIN QUERY PLAN `+lastResultsFromQuery, append([]any{archive.StateFinished, "a"}, doneStates...)...)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,10 +1,12 @@
-package archive
+package taskstore
 
 import (
 	"context"
 	"database/sql"
 	"strings"
 	"time"
+
+	"github.com/wireperf/wireperf/internal/archive"
 )
 
 // The grid's and /metrics' queries at scale: each reads what one request
@@ -31,7 +33,7 @@ const gridRunColumns = `r.id, r.planned, r.updated, r.source, r.dest, r.test, r.
 // the runs' history; LastSuccess is the end of the pair's newest
 // finished run by planned start.
 func (s *Store) ScheduledLastResults(ctx context.Context) ([]GridRun, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(scheduledLastResultsQuery), append([]any{StateFinished}, doneStates...)...)
+	rows, err := s.db.QueryContext(ctx, s.q(scheduledLastResultsQuery), append([]any{archive.StateFinished}, doneStates...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +62,7 @@ func (s *Store) ResultsUpdatedSince(ctx context.Context, since time.Time) ([]Gri
 	}
 	runs, err := scanGridRuns(rows, false)
 	for i := range runs {
-		if runs[i].State == StateFinished {
+		if runs[i].State == archive.StateFinished {
 			runs[i].LastSuccess = runs[i].At
 		}
 	}
@@ -113,28 +115,6 @@ func blockHistoryQuery(a, b []string, test string, since time.Time) (string, []a
 		way(b, a)
 	}
 	return strings.Join(parts, "\nUNION ALL\n") + "\nORDER BY 2, 1", args
-}
-
-// BlockPathChanges are the path changes since since between a host of a
-// and a host of b, either way, oldest first: the route changes a block's
-// histories mark. It reads those pairs' paths in the window through
-// run_path_pair.
-func (s *Store) BlockPathChanges(ctx context.Context, a, b []string, since time.Time) ([]Path, error) {
-	if len(a) == 0 || len(b) == 0 {
-		return nil, nil
-	}
-	var parts []string
-	var args []any
-	way := func(srcs, dsts []string) {
-		parts = append(parts, `SELECT run_id, source, dest, test, at, path, reached, changed, prev_path FROM run_path
-			WHERE source IN (`+placeholders(len(srcs))+`) AND dest IN (`+placeholders(len(dsts))+`) AND at >= ? AND changed = 1`)
-		args = append(append(append(args, strs(srcs)...), strs(dsts)...), since.UTC())
-	}
-	way(a, b)
-	if !sameSet(a, b) {
-		way(b, a)
-	}
-	return s.scanPaths(ctx, strings.Join(parts, "\nUNION ALL\n")+"\nORDER BY 5, 1", args...)
 }
 
 // StateCountsFrom counts the runs whose source is source by state: one
@@ -199,13 +179,4 @@ func sameSet(a, b []string) bool {
 		}
 	}
 	return true
-}
-
-// scanPaths runs a query of run_path's columns, as Paths reads them.
-func (s *Store) scanPaths(ctx context.Context, query string, args ...any) ([]Path, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(query), args...)
-	if err != nil {
-		return nil, err
-	}
-	return scanPaths(rows)
 }

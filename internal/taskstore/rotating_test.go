@@ -1,4 +1,4 @@
-package archive
+package taskstore
 
 import (
 	"context"
@@ -73,13 +73,15 @@ func TestRotatingTaskRoundTrip(t *testing.T) {
 	}
 }
 
-// A task stored before migration 8 (no dests column) reads back as a
-// task of one destination, and is unchanged when applied again.
+// A task stored before migration 8 (no dests column: the migration gave
+// it the column's default) reads back as a task of one destination, and
+// is unchanged when applied again. TestArchiveFromMain opens a whole
+// archive of that time.
 func TestTaskBeforeDestsMigration(t *testing.T) {
 	for name, dsn := range backends(t) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
-			s := openAtSchema(t, dsn, 7)
+			s := open(t, dsn)
 			tk := schedTask("tput", "a", "b")
 			cols := `id, name, source, dest, dest_addr, args, direction, class, duration_ms, start_at, repeat_ms,
 				slip_ms, random_slip_ms, until_at, max_runs, paused, resources, thresholds, origin, mesh_group, created, updated`
@@ -88,9 +90,6 @@ func TestTaskBeforeDestsMigration(t *testing.T) {
 				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`), append(args[:len(args)-1], s0, s0)...); err != nil {
 				t.Fatal(err)
 			}
-			s.Close()
-
-			s = open(t, dsn)
 			got, err := s.GetTask(ctx, tk.ID)
 			if err != nil || got.Rotating() || !sameTask(got, tk) {
 				t.Fatalf("old task: %+v %v", got, err)

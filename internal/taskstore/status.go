@@ -1,10 +1,12 @@
-package archive
+package taskstore
 
 import (
 	"context"
 	"database/sql"
 	"fmt"
 	"time"
+
+	"github.com/wireperf/wireperf/internal/archive"
 )
 
 // PairKey names one cell half of the grid: a test between two hosts in
@@ -30,7 +32,7 @@ type PairStatus struct {
 }
 
 // doneStates are the states a run ends in.
-var doneStates = []any{StateFinished, StateFailed, StateMissed, StateAborted}
+var doneStates = []any{archive.StateFinished, archive.StateFailed, archive.StateMissed, archive.StateAborted}
 
 // LastResults returns, for each (source, destination, test, direction)
 // that has a run that ended, the last such run and the time of the last
@@ -47,7 +49,7 @@ func (s *Store) LastResults(ctx context.Context) ([]PairStatus, error) {
 				AND l.direction = r.direction AND l.state IN (?, ?, ?, ?)
 			ORDER BY l.planned DESC, l.id DESC LIMIT 1)
 		ORDER BY r.source, r.dest, r.test, r.direction`),
-		append(append([]any{StateFinished}, doneStates...), doneStates...)...)
+		append(append([]any{archive.StateFinished}, doneStates...), doneStates...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +65,7 @@ func (s *Store) LastResults(ctx context.Context) ([]PairStatus, error) {
 // success is the end of the newest finished run by planned start.
 func (s *Store) LastResultsFrom(ctx context.Context, source string) ([]PairStatus, error) {
 	rows, err := s.db.QueryContext(ctx, s.q(lastResultsFromQuery),
-		append([]any{StateFinished, source}, doneStates...)...)
+		append([]any{archive.StateFinished, source}, doneStates...)...)
 	if err != nil {
 		return nil, err
 	}

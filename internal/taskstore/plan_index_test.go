@@ -1,4 +1,4 @@
-package archive
+package taskstore
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/testutil/race"
 )
 
@@ -15,7 +16,7 @@ import (
 func planOf(t *testing.T, s *Store, query string, args ...any) string {
 	t.Helper()
 	var lines []string
-	if s.dialect == postgresDialect {
+	if s.db.Postgres() {
 		rows, err := s.db.Query("EXPLAIN "+s.q(query), args...)
 		if err != nil {
 			t.Fatal(err)
@@ -76,7 +77,7 @@ func TestPlannerQueriesUseIndexes(t *testing.T) {
 			t.Parallel() // each backend fills its own archive
 			ctx := context.Background()
 			s := open(t, dsn)
-			fill(t, s, hosts, perHost, t0)
+			fill(t, s.Store, hosts, perHost, t0)
 			for _, stmt := range []string{"ANALYZE"} {
 				if _, err := s.db.ExecContext(ctx, stmt); err != nil {
 					t.Fatal(err)
@@ -85,11 +86,11 @@ func TestPlannerQueriesUseIndexes(t *testing.T) {
 			// host:7's last reservation starts at t0 + 999 min: a check
 			// near the end of its history.
 			from := t0.Add(990 * time.Minute)
-			plan := planOf(t, s, holderQuery, "host:7", "new-run", from.Add(10*time.Second), from)
+			plan := planOf(t, s.Store, holderQuery, "host:7", "new-run", from.Add(10*time.Second), from)
 			planUses(t, "reservation check", plan, "reservation", "reservation_resource_hi")
 
-			q, args := schedRunsQuery(RunQuery{Source: "host:7", States: []string{StateScheduled}, Until: t0.Add(perHost * time.Minute)})
-			plan = planOf(t, s, q, args...)
+			q, args := schedRunsQuery(RunQuery{Source: "host:7", States: []string{archive.StateScheduled}, Until: t0.Add(perHost * time.Minute)})
+			plan = planOf(t, s.Store, q, args...)
 			planUses(t, "a daemon's waiting runs", plan, "sched_run", "sched_run_source_state")
 
 			// And the check still finds its holder: host:7's run at 990 min.
@@ -167,7 +168,7 @@ func countTo(name string, n int) string {
 // (t0 must be whole seconds in UTC).
 func instantSQL(s *Store, t0 time.Time, seconds string) string {
 	base := strconv.FormatInt(t0.Unix(), 10)
-	if s.dialect == postgresDialect {
+	if s.db.Postgres() {
 		return `to_timestamp(` + base + ` + ` + seconds + `)`
 	}
 	return `strftime('%Y-%m-%d %H:%M:%S', ` + base + ` + ` + seconds + `, 'unixepoch') || '+00:00'`

@@ -1,9 +1,11 @@
-package archive
+package taskstore
 
 import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/wireperf/wireperf/internal/archive"
 )
 
 // A full mesh of 20 hosts with 200 runs a pair, a minute apart (76,000
@@ -19,7 +21,7 @@ func TestGridQueriesReadWhatTheyShow(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			s := open(t, dsn)
-			fillMesh(t, s, hosts, perPair, t0)
+			fillMesh(t, s.Store, hosts, perPair, t0)
 			if _, err := s.db.ExecContext(ctx, "ANALYZE"); err != nil {
 				t.Fatal(err)
 			}
@@ -28,7 +30,7 @@ func TestGridQueriesReadWhatTheyShow(t *testing.T) {
 			since := t0.Add((perPair - 30) * time.Minute) // the last 30 runs of each pair
 
 			q, args := blockHistoryQuery(a, b, "tcp", since)
-			planUses(t, "a block's histories", planOf(t, s, q, args...), "sched_run", "sched_run_pair")
+			planUses(t, "a block's histories", planOf(t, s.Store, q, args...), "sched_run", "sched_run_pair")
 			hist, err := s.BlockHistory(ctx, a, b, "tcp", since)
 			if err != nil {
 				t.Fatal(err)
@@ -51,7 +53,7 @@ func TestGridQueriesReadWhatTheyShow(t *testing.T) {
 			}
 
 			changedSince := t0.Add((perPair - 1) * time.Minute) // the last two runs' updates, a minute after each is planned
-			planUses(t, "runs updated since", planOf(t, s, resultsUpdatedSinceQuery, append([]any{changedSince}, doneStates...)...), "sched_run", "sched_run_updated")
+			planUses(t, "runs updated since", planOf(t, s.Store, resultsUpdatedSinceQuery, append([]any{changedSince}, doneStates...)...), "sched_run", "sched_run_updated")
 			changed, err := s.ResultsUpdatedSince(ctx, changedSince)
 			if err != nil {
 				t.Fatal(err)
@@ -65,16 +67,16 @@ func TestGridQueriesReadWhatTheyShow(t *testing.T) {
 				}
 			}
 
-			planUses(t, "one source's run counts", planOf(t, s, stateCountsFromQuery, "h03"), "sched_run", "sched_run_source_state")
+			planUses(t, "one source's run counts", planOf(t, s.Store, stateCountsFromQuery, "h03"), "sched_run", "sched_run_source_state")
 			counts, err := s.StateCountsFrom(ctx, "h03")
 			if err != nil {
 				t.Fatal(err)
 			}
-			if counts[StateFinished] != (hosts-1)*(perPair-1) || counts[StateFailed] != hosts-1 {
+			if counts[archive.StateFinished] != (hosts-1)*(perPair-1) || counts[archive.StateFailed] != hosts-1 {
 				t.Errorf("h03's runs by state = %v, want %d finished and %d failed", counts, (hosts-1)*(perPair-1), hosts-1)
 			}
 
-			planUses(t, "each scheduled pair's last run", planOf(t, s, scheduledLastResultsQuery, append([]any{StateFinished}, doneStates...)...),
+			planUses(t, "each scheduled pair's last run", planOf(t, s.Store, scheduledLastResultsQuery, append([]any{archive.StateFinished}, doneStates...)...),
 				"sched_run", "sched_run_pair")
 			last, err := s.ScheduledLastResults(ctx)
 			if err != nil {
@@ -85,7 +87,7 @@ func TestGridQueriesReadWhatTheyShow(t *testing.T) {
 			}
 			lastPlanned := t0.Add((perPair - 1) * time.Minute)
 			for _, r := range last {
-				if r.Source != "h00" || r.State != StateFailed || !r.Planned.Equal(lastPlanned) {
+				if r.Source != "h00" || r.State != archive.StateFailed || !r.Planned.Equal(lastPlanned) {
 					t.Errorf("last of %s → %s: %s planned %s, want failed, planned %s", r.Source, r.Dest, r.State, r.Planned, lastPlanned)
 				}
 				if want := lastPlanned.Add(-30 * time.Second); !r.LastSuccess.Equal(want) {
