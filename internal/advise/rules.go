@@ -49,6 +49,11 @@ type signals struct {
 	// (Steady): the losses were slow start's overshoot of the
 	// bottleneck's queue and the recovery from it.
 	overshootOnly bool
+	// probingFull: after slow start the stream held the bottleneck's
+	// rate (PathFullShare) losing no more than a stream probing a full
+	// queue does (ProbeLossShare), and no router counted a drop other
+	// than its queue's.
+	probingFull bool
 }
 
 func signalsOf(e Evidence) *signals {
@@ -89,6 +94,8 @@ func signalsOf(e Evidence) *signals {
 	}
 	if st := s.Steady; st != nil && c.lossy {
 		c.overshootOnly = st.Retrans == 0 && st.Before > 0
+		c.probingFull = st.Retrans > 0 && st.RetransBytes > 0 && st.LossShare() <= ProbeLossShare &&
+			c.ideal > 0 && st.RateBps >= PathFullShare*c.ideal && (e.PathDrops == nil || e.PathDrops.Other == 0)
 	}
 	return c
 }
@@ -109,6 +116,7 @@ type rule struct {
 var rules = []rule{
 	{LimitNetwork, fillsThePath, sayFillsThePath},
 	{LimitNetwork, fullAfterOvershoot, sayFullAfterOvershoot},
+	{LimitNetwork, fullWhileProbing, sayFullWhileProbing},
 	{LimitReceiverWindow, receiverWindowLimited, sayReceiverWindow},
 	{LimitSenderBuffer, senderBufferLimited, saySenderBuffer},
 	{LimitCPU, cpuLimited, sayCPU},
@@ -176,6 +184,40 @@ func overshootDetail(c *signals) string {
 	}
 	return fmt.Sprintf("all %s segments retransmitted were before %.1f s%s: %s's slow start overshot the bottleneck's queue, as it does by design; "+
 		"they say nothing of the path's steady state", units.Thousands(int64(st.Before)), st.From, end, cc)
+}
+
+// fullWhileProbing: after slow start the stream ran at the bottleneck's
+// rate and lost a little all along, as an algorithm that probes for
+// bandwidth does at a full queue (BBRv1 keeps up to twice the BDP in
+// flight). The losses cost no throughput: the path is full.
+func fullWhileProbing(c *signals) bool { return c.probingFull }
+
+func sayFullWhileProbing(c *signals, v *Verdict) {
+	st := c.s.Steady
+	v.Summary = fmt.Sprintf("network-limited (path full): after slow start, one stream held %s, %s of %s, from %.1f to %.1f s, losing %s of its bytes",
+		mbits(st.RateBps), pct(st.RateBps/c.ideal), mbits(c.ideal), st.From, st.To, pct2(st.LossShare()))
+	cc := c.e.SenderCongestion()
+	if cc == "" {
+		cc = "TCP"
+	}
+	probe := "probing for more bandwidth overfilled the bottleneck's queue now and then"
+	if isBBR(cc) {
+		probe = "probing for more bandwidth every 8 round trips overfilled the bottleneck's queue"
+	}
+	v.Details = append(v.Details, fmt.Sprintf("%s segments retransmitted from %.1f to %.1f s (%s of the bytes sent; at most %s with the stream at %s or more of the path is a full queue's, not a lossy path's): "+
+		"%s's %s; a loss rate that costs throughput keeps a stream below that",
+		units.Thousands(int64(st.Retrans)), st.From, st.To, pct2(st.LossShare()), pct(ProbeLossShare), pct(PathFullShare), cc, probe))
+	if d := c.e.PathDrops; d != nil {
+		v.Details = append(v.Details, fmt.Sprintf("%s dropped %s packets at its queue and none otherwise", d.Where, units.Thousands(int64(d.Queue))))
+	}
+	if st.Before > 0 {
+		end := ""
+		if ss := c.ss; ss != nil && ss.Ended {
+			end = fmt.Sprintf(" (slow start ended at %.1f s)", ss.End)
+		}
+		v.Details = append(v.Details, fmt.Sprintf("%s segments retransmitted before %.1f s%s: slow start's overshoot", units.Thousands(int64(st.Before)), st.From, end))
+	}
+	v.Details = append(v.Details, c.reach+", slow start included")
 }
 
 // steadyNotReached: the losses were slow start's overshoot, and the
