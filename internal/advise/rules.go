@@ -108,6 +108,13 @@ type rule struct {
 	say   func(c *signals, v *Verdict)
 }
 
+// dropsDetail says where the path's router dropped packets, when it can
+// tell.
+func dropsDetail(d *PathDrops) string {
+	return fmt.Sprintf("in the sender's direction %s dropped %s packets at its queue (the bottleneck full) and %s otherwise (random loss, memory, its input queue)",
+		d.Where, units.Thousands(int64(d.Queue)), units.Thousands(int64(d.Other)))
+}
+
 // rules in the order Classify tries them, which matters: a stream at the
 // bottleneck is network-limited whatever else the counters say; then the
 // windows, whose counters name the limit directly; then the CPU; then a
@@ -207,9 +214,6 @@ func sayFullWhileProbing(c *signals, v *Verdict) {
 	v.Details = append(v.Details, fmt.Sprintf("%s segments retransmitted from %.1f to %.1f s (%s of the bytes sent; at most %s with the stream at %s or more of the path is a full queue's, not a lossy path's): "+
 		"%s's %s; a loss rate that costs throughput keeps a stream below that",
 		units.Thousands(int64(st.Retrans)), st.From, st.To, pct2(st.LossShare()), pct(ProbeLossShare), pct(PathFullShare), cc, probe))
-	if d := c.e.PathDrops; d != nil {
-		v.Details = append(v.Details, fmt.Sprintf("%s dropped %s packets at its queue and none otherwise", d.Where, units.Thousands(int64(d.Queue))))
-	}
 	if st.Before > 0 {
 		end := ""
 		if ss := c.ss; ss != nil && ss.Ended {

@@ -167,13 +167,13 @@ func TestClassifyFullWhileProbing(t *testing.T) {
 	// The lab's router says where the drops were: its queue.
 	bbr.PathDrops = &PathDrops{Where: "the lab's router", Queue: 617322}
 	v = Classify(bbr)
-	if d := strings.Join(v.Details, "\n"); v.Limit != LimitNetwork || !strings.Contains(d, "the lab's router dropped 617,322 packets at its queue") {
+	if d := strings.Join(v.Details, "\n"); v.Limit != LimitNetwork || !strings.Contains(d, "the lab's router dropped 617,322 packets at its queue (the bottleneck full) and 0 otherwise") {
 		t.Errorf("router's queue drops: %s\n%s", v.Limit, d)
 	}
 	// A router that dropped at random too: a lossy path, whatever the rate.
 	bbr.PathDrops.Other = 5000
-	if v := Classify(bbr); v.Limit != LimitCongestion {
-		t.Errorf("random drops at the router: %s (%s)", v.Limit, v.Summary)
+	if v := Classify(bbr); v.Limit != LimitCongestion || !strings.Contains(strings.Join(v.Details, "\n"), "and 5,000 otherwise") {
+		t.Errorf("random drops at the router: %s (%s)\n%s", v.Limit, v.Summary, strings.Join(v.Details, "\n"))
 	}
 
 	// Full with no loss after slow start.
@@ -220,5 +220,26 @@ func TestSteadyLossShare(t *testing.T) {
 	}
 	if (&Steady{}).LossShare() != 0 {
 		t.Error("an empty span has a loss share")
+	}
+}
+
+// TestNotePathDrops: a router's drops noted after the tests draw the
+// verdict again: a queue's alone keep the path full, others make it lossy.
+func TestNotePathDrops(t *testing.T) {
+	e := probingEvidence(932.4e6, 1163, "bbr")
+	rep := &Report{evidence: &e, Verdict: Classify(e)}
+	rep.NotePathDrops("the lab's router", 200131, 0)
+	if rep.Verdict.Limit != LimitNetwork || rep.PathDrops == nil || rep.PathDrops.Queue != 200131 {
+		t.Errorf("queue drops only: %s, %+v", rep.Verdict.Summary, rep.PathDrops)
+	}
+	rep.NotePathDrops("the lab's router", 200131, 800)
+	if rep.Verdict.Limit != LimitCongestion || rep.Advice.ExpectedBps == 0 && len(rep.Advice.Steps) == 0 {
+		t.Errorf("random drops too: %s", rep.Verdict.Summary)
+	}
+	// A report without tests keeps its (empty) verdict.
+	empty := &Report{}
+	empty.NotePathDrops("r", 1, 1)
+	if empty.Verdict.Limit != "" || empty.PathDrops == nil {
+		t.Errorf("a report without evidence: %+v", empty)
 	}
 }

@@ -176,6 +176,9 @@ func Classify(e Evidence) Verdict {
 		v.Limit = r.limit
 		r.say(c, &v)
 	}
+	if d := e.PathDrops; d != nil {
+		v.Details = append(v.Details, dropsDetail(d))
+	}
 	w, haveWindow := c.tcp.Window()
 	if lt := c.lt; lt != nil {
 		note := ""
