@@ -46,7 +46,7 @@ type signals struct {
 	slowStartHeavy bool
 	lossy          bool
 	// overshootOnly: the stream lost packets, but none in its steady span
-	// (Steady): the losses were slow start's overshoot of the
+	// (Steady) and no router counted a drop but its queue's: the losses were slow start's overshoot of the
 	// bottleneck's queue and the recovery from it.
 	overshootOnly bool
 	// probingFull: after slow start the stream held the bottleneck's
@@ -92,10 +92,14 @@ func signalsOf(e Evidence) *signals {
 		c.lossy = t.Retransmits > 0 && t.CwndReductions > 0 && t.BytesSent > 0 &&
 			float64(t.BytesRetrans) >= LossShare*float64(t.BytesSent)
 	}
-	if st := s.Steady; st != nil && c.lossy {
+	// A router that dropped packets other than at its full queue makes
+	// the path lossy, whatever the stream's span shows: a stream held to a
+	// few Mbit/s by random loss may see none in a few seconds.
+	queueOnly := e.PathDrops == nil || e.PathDrops.Other == 0
+	if st := s.Steady; st != nil && c.lossy && queueOnly {
 		c.overshootOnly = st.Retrans == 0 && st.Before > 0
 		c.probingFull = st.Retrans > 0 && st.RetransBytes > 0 && st.LossShare() <= ProbeLossShare &&
-			c.ideal > 0 && st.RateBps >= PathFullShare*c.ideal && (e.PathDrops == nil || e.PathDrops.Other == 0)
+			c.ideal > 0 && st.RateBps >= PathFullShare*c.ideal
 	}
 	return c
 }

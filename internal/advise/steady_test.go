@@ -192,6 +192,19 @@ func TestClassifyFullWhileProbing(t *testing.T) {
 			t.Errorf("a lossy path without advice to find the drops:\n%s", s)
 		}
 	}
+	// The lab's CUBIC at 0.1% random loss: 4.41 Mbit/s after slow start,
+	// too slow to lose a packet in 6 s; the router's random drops say the
+	// path is lossy, not that the test was too short.
+	cubic := overshootEvidence(4.41e6, true, "cubic")
+	cubic.Single.GoodputBps, cubic.Single.TCP.Retransmits, cubic.Single.TCP.BytesRetrans, cubic.Single.TCP.BytesSent = 6.56e6, 8, 8*1448, 10_000_000
+	if v := Classify(cubic); v.Limit != LimitSlowStart {
+		t.Fatalf("without the router's counts: %s (%s)", v.Limit, v.Summary)
+	}
+	cubic.PathDrops = &PathDrops{Where: "the lab's router", Queue: 16329, Other: 104}
+	if v := Classify(cubic); v.Limit != LimitCongestion {
+		t.Errorf("random drops at the router, CUBIC at 4.41 Mbit/s: %s (%s)", v.Limit, v.Summary)
+	}
+
 	// Just below the stated tolerance: 94% of the path with BBR's loss
 	// rate is not the path full.
 	if v := Classify(probingEvidence(0.94*ideal, 1163, "bbr")); v.Limit == LimitNetwork {
