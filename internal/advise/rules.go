@@ -115,7 +115,7 @@ type rule struct {
 // dropsDetail says where the path's router dropped packets, when it can
 // tell.
 func dropsDetail(d *PathDrops) string {
-	return fmt.Sprintf("in the sender's direction %s dropped %s packets at its queue (the bottleneck full) and %s otherwise (random loss, memory, its input queue)",
+	return fmt.Sprintf("over advise's tests (the packet train's included), in the sender's direction %s dropped %s packets at its queue (the bottleneck full) and %s otherwise (random loss, memory, its input queue)",
 		d.Where, units.Thousands(int64(d.Queue)), units.Thousands(int64(d.Other)))
 }
 
