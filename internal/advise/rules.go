@@ -197,6 +197,10 @@ func overshootDetail(c *signals) string {
 		"they say nothing of the path's steady state", units.Thousands(int64(st.Before)), st.From, end, cc)
 }
 
+// fullAfterSlowStart: the path was full after slow start, with or
+// without a full queue's losses.
+func fullAfterSlowStart(c *signals) bool { return fullAfterOvershoot(c) || fullWhileProbing(c) }
+
 // fullWhileProbing: after slow start the stream ran at the bottleneck's
 // rate and lost a little all along, as an algorithm that probes for
 // bandwidth does at a full queue (BBRv1 keeps up to twice the BDP in

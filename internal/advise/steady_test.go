@@ -160,8 +160,11 @@ func TestClassifyFullWhileProbing(t *testing.T) {
 		t.Errorf("router drops named without a router's counts:\n%s", all)
 	}
 	a := Recommend(bbr, v)
-	if s := strings.Join(a.Steps, "\n"); strings.Contains(s, "drop counters") {
-		t.Errorf("advice hunts for drops on a full path:\n%s", s)
+	if s := strings.Join(a.Steps, "\n"); strings.Contains(s, "drop counters") || !strings.Contains(s, "after slow start one stream holds 932 Mbits/sec") {
+		t.Errorf("advice on a full path:\n%s", s)
+	}
+	if a.ExpectedBps != 932.4e6 {
+		t.Errorf("expected afterwards %.1f Mbit/s, want the steady 932.4", a.ExpectedBps/1e6)
 	}
 
 	// The lab's router says where the drops were: its queue.
