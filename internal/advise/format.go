@@ -19,6 +19,11 @@ func rate(bps float64) string {
 	return strings.TrimSpace(units.FormatRate(bps, units.AdaptiveBits))
 }
 
+// mbits is a rate in Mbit/s to a tenth, for figures held against the
+// line-rate arithmetic (941.5 Mbits/sec on a 1 Gbit/s line), where
+// three significant digits would round the difference away.
+func mbits(bps float64) string { return strconv.FormatFloat(bps/1e6, 'f', 1, 64) + " Mbits/sec" }
+
 // size prints bytes in decimal MB where large, as BDPs are usually given.
 func size(b float64) string {
 	switch {
@@ -46,6 +51,9 @@ func mib(b int64) string {
 }
 
 func pct(f float64) string { return strconv.FormatFloat(100*f, 'f', 1, 64) + "%" }
+
+// pct2 is a small share, to two decimals: loss rates.
+func pct2(f float64) string { return strconv.FormatFloat(100*f, 'f', 2, 64) + "%" }
 
 func pctp(p *float64) string {
 	if p == nil {

@@ -166,6 +166,13 @@ func Recommend(e Evidence, v Verdict) Advice {
 	case LimitNetwork:
 		a.Steps = append(a.Steps, fmt.Sprintf("nothing to tune on the hosts: one stream gets %s of %s", rate(single), rate(ideal)))
 		a.ExpectedBps = single
+		if st := e.Single.Steady; st != nil && st.RateBps > single && fullAfterSlowStart(signalsOf(e)) {
+			// The path is full after slow start: the test's mean is low
+			// only by slow start's share, which a longer test shrinks.
+			a.Steps[len(a.Steps)-1] = fmt.Sprintf("nothing to tune on the hosts: after slow start one stream holds %s of %s; "+
+				"the %.0f s test's mean, %s, includes slow start, and a longer test reads closer to the steady rate", rate(st.RateBps), rate(ideal), e.Single.Seconds, rate(single))
+			a.ExpectedBps = st.RateBps
+		}
 		if tcp := e.Single.TCP; tcp != nil && tcp.BufferDelayPercent != nil && *tcp.BufferDelayPercent > 100 &&
 			us(tcp.MeanRTTus)-us(tcp.BaselineRTTus) >= 5*time.Millisecond {
 			a.Notes = append(a.Notes, fmt.Sprintf("The RTT rose from %s to %s under load (Buffer Delay %.0f%%): the bottleneck's queue is deep. "+

@@ -54,6 +54,23 @@ type Report struct {
 	// Warnings say what, outside the path, limited the tests: run through
 	// a lab, its router falling behind (lab.RouterWatch).
 	Warnings []string `json:"warnings,omitempty"`
+	// PathDrops are the path's router's drops in the sender's direction
+	// over the tests, when it can tell (NotePathDrops).
+	PathDrops *PathDrops `json:"path_drops,omitempty"`
+	// evidence is what the verdict was drawn from, for NotePathDrops.
+	evidence *Evidence
+}
+
+// NotePathDrops adds a router's drops in the sender's direction over the
+// tests (where names the router) and draws the verdict and advice again
+// with them: a full queue's drops are the path full, others a lossy path.
+func (rep *Report) NotePathDrops(where string, queue, other uint64) {
+	rep.PathDrops = &PathDrops{Where: where, Queue: queue, Other: other}
+	if e := rep.evidence; e != nil {
+		e.PathDrops = rep.PathDrops
+		rep.Verdict = Classify(*e)
+		rep.Advice = Recommend(*e, rep.Verdict)
+	}
 }
 
 // Inputs are what a guided run measured, for Analyze.
@@ -141,6 +158,7 @@ func Analyze(in Inputs) *Report {
 	rep.BDPBytes = e.BDP()
 	rep.Verdict = Classify(e)
 	rep.Advice = Recommend(e, rep.Verdict)
+	rep.evidence = &e
 	return rep
 }
 

@@ -46,9 +46,14 @@ type signals struct {
 	slowStartHeavy bool
 	lossy          bool
 	// overshootOnly: the stream lost packets, but none in its steady span
-	// (Steady): the losses were slow start's overshoot of the
+	// (Steady) and no router counted a drop but its queue's: the losses were slow start's overshoot of the
 	// bottleneck's queue and the recovery from it.
 	overshootOnly bool
+	// probingFull: after slow start the stream held the bottleneck's
+	// rate (PathFullShare) losing no more than a stream probing a full
+	// queue does (ProbeLossShare), and no router counted a drop other
+	// than its queue's.
+	probingFull bool
 }
 
 func signalsOf(e Evidence) *signals {
@@ -87,8 +92,14 @@ func signalsOf(e Evidence) *signals {
 		c.lossy = t.Retransmits > 0 && t.CwndReductions > 0 && t.BytesSent > 0 &&
 			float64(t.BytesRetrans) >= LossShare*float64(t.BytesSent)
 	}
-	if st := s.Steady; st != nil && c.lossy {
+	// A router that dropped packets other than at its full queue makes
+	// the path lossy, whatever the stream's span shows: a stream held to a
+	// few Mbit/s by random loss may see none in a few seconds.
+	queueOnly := e.PathDrops == nil || e.PathDrops.Other == 0
+	if st := s.Steady; st != nil && c.lossy && queueOnly {
 		c.overshootOnly = st.Retrans == 0 && st.Before > 0
+		c.probingFull = st.Retrans > 0 && st.RetransBytes > 0 && st.LossShare() <= ProbeLossShare &&
+			c.ideal > 0 && st.RateBps >= PathFullShare*c.ideal
 	}
 	return c
 }
@@ -101,6 +112,13 @@ type rule struct {
 	say   func(c *signals, v *Verdict)
 }
 
+// dropsDetail says where the path's router dropped packets, when it can
+// tell.
+func dropsDetail(d *PathDrops) string {
+	return fmt.Sprintf("over advise's tests (the packet train's included), in the sender's direction %s dropped %s packets at its queue (the bottleneck full) and %s otherwise (random loss, memory, its input queue)",
+		d.Where, units.Thousands(int64(d.Queue)), units.Thousands(int64(d.Other)))
+}
+
 // rules in the order Classify tries them, which matters: a stream at the
 // bottleneck is network-limited whatever else the counters say; then the
 // windows, whose counters name the limit directly; then the CPU; then a
@@ -109,6 +127,7 @@ type rule struct {
 var rules = []rule{
 	{LimitNetwork, fillsThePath, sayFillsThePath},
 	{LimitNetwork, fullAfterOvershoot, sayFullAfterOvershoot},
+	{LimitNetwork, fullWhileProbing, sayFullWhileProbing},
 	{LimitReceiverWindow, receiverWindowLimited, sayReceiverWindow},
 	{LimitSenderBuffer, senderBufferLimited, saySenderBuffer},
 	{LimitCPU, cpuLimited, sayCPU},
@@ -176,6 +195,41 @@ func overshootDetail(c *signals) string {
 	}
 	return fmt.Sprintf("all %s segments retransmitted were before %.1f s%s: %s's slow start overshot the bottleneck's queue, as it does by design; "+
 		"they say nothing of the path's steady state", units.Thousands(int64(st.Before)), st.From, end, cc)
+}
+
+// fullAfterSlowStart: the path was full after slow start, with or
+// without a full queue's losses.
+func fullAfterSlowStart(c *signals) bool { return fullAfterOvershoot(c) || fullWhileProbing(c) }
+
+// fullWhileProbing: after slow start the stream ran at the bottleneck's
+// rate and lost a little all along, as an algorithm that probes for
+// bandwidth does at a full queue (BBRv1 keeps up to twice the BDP in
+// flight). The losses cost no throughput: the path is full.
+func fullWhileProbing(c *signals) bool { return c.probingFull }
+
+func sayFullWhileProbing(c *signals, v *Verdict) {
+	st := c.s.Steady
+	v.Summary = fmt.Sprintf("network-limited (path full): after slow start, one stream held %s, %s of %s, from %.1f to %.1f s, losing %s of its bytes",
+		mbits(st.RateBps), pct(st.RateBps/c.ideal), mbits(c.ideal), st.From, st.To, pct2(st.LossShare()))
+	cc := c.e.SenderCongestion()
+	if cc == "" {
+		cc = "TCP"
+	}
+	probe := "probing for more bandwidth overfilled the bottleneck's queue now and then"
+	if isBBR(cc) {
+		probe = "probing for more bandwidth every 8 round trips overfilled the bottleneck's queue"
+	}
+	v.Details = append(v.Details, fmt.Sprintf("%s segments retransmitted from %.1f to %.1f s (%s of the bytes sent; at most %s with the stream at %s or more of the path is a full queue's, not a lossy path's): "+
+		"%s's %s; a loss rate that costs throughput keeps a stream below that",
+		units.Thousands(int64(st.Retrans)), st.From, st.To, pct2(st.LossShare()), pct(ProbeLossShare), pct(PathFullShare), cc, probe))
+	if st.Before > 0 {
+		end := ""
+		if ss := c.ss; ss != nil && ss.Ended {
+			end = fmt.Sprintf(" (slow start ended at %.1f s)", ss.End)
+		}
+		v.Details = append(v.Details, fmt.Sprintf("%s segments retransmitted before %.1f s%s: slow start's overshoot", units.Thousands(int64(st.Before)), st.From, end))
+	}
+	v.Details = append(v.Details, c.reach+", slow start included")
 }
 
 // steadyNotReached: the losses were slow start's overshoot, and the

@@ -19,9 +19,21 @@ type Steady struct {
 	// from it.
 	Retrans uint32 `json:"retrans_segments"`
 	Before  uint32 `json:"retrans_segments_before"`
+	// RetransBytes are the bytes retransmitted over From..To.
+	RetransBytes uint64 `json:"retrans_bytes,omitempty"`
 	// Rising: the span's second half delivered more than 5% above its
 	// first, so the window was still growing back when the test ended.
 	Rising bool `json:"rising,omitempty"`
+}
+
+// LossShare is the share of the bytes sent over the span that were
+// retransmissions: retransmitted ÷ (acknowledged + retransmitted).
+func (st *Steady) LossShare() float64 {
+	acked := st.RateBps / 8 * (st.To - st.From)
+	if acked <= 0 {
+		return 0
+	}
+	return float64(st.RetransBytes) / (acked + float64(st.RetransBytes))
 }
 
 // steadyMinSamples is the fewest samples a steady span is read from.
@@ -53,6 +65,9 @@ func SteadyOf(tl *result.TCPTimeline, ssEnd float64) *Steady {
 	}
 	st := &Steady{From: a.T, To: z.T, Retrans: z.TotalRetrans - a.TotalRetrans, Before: a.TotalRetrans}
 	st.RateBps = float64(z.BytesAcked-a.BytesAcked) * 8 / (z.T - a.T)
+	if z.BytesRetrans >= a.BytesRetrans {
+		st.RetransBytes = z.BytesRetrans - a.BytesRetrans
+	}
 	m := samples[(i+last)/2]
 	if m.T > a.T && z.T > m.T && m.BytesAcked >= a.BytesAcked && z.BytesAcked >= m.BytesAcked {
 		first := float64(m.BytesAcked-a.BytesAcked) / (m.T - a.T)

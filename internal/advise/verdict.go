@@ -41,6 +41,16 @@ const (
 	WindowReached = figures.WindowReached
 	// LossShare of the bytes sent retransmitted makes loss worth naming.
 	LossShare = 0.001
+	// PathFullShare of the ideal rate, held after slow start while
+	// losing packets, is the bottleneck's rate: the losses cost the
+	// stream at most the rest, framing arithmetic's tolerance.
+	PathFullShare = 0.95
+	// ProbeLossShare of the bytes sent after slow start is the most a
+	// stream at the bottleneck's rate loses to its own probing of a full
+	// queue (BBRv1 overfills a shallow queue every 8 round trips: 0.2-0.3%
+	// on a 215 ms path with a 50 ms queue; CUBIC less). More is a lossy
+	// path, whatever the rate.
+	ProbeLossShare = 0.01
 )
 
 // Host is one end as advise sees it.
@@ -118,6 +128,18 @@ type Evidence struct {
 	FromTrain bool
 	Single    Measurement
 	Multi     *Measurement
+	// PathDrops are the packets the path's router counted dropped in the
+	// sender's direction, when it can tell (a lab's router); nil
+	// otherwise.
+	PathDrops *PathDrops
+}
+
+// PathDrops are a router's drops in one direction over the tests, by
+// cause.
+type PathDrops struct {
+	Where string `json:"where"` // the router, e.g. "the lab's router"
+	Queue uint64 `json:"queue"` // the bottleneck's queue was full
+	Other uint64 `json:"other"` // random loss and the rest
 }
 
 // Ideal is the TCP goodput a full bottleneck gives: the line-rate
@@ -153,6 +175,9 @@ func Classify(e Evidence) Verdict {
 	if r := firstRule(c); r != nil {
 		v.Limit = r.limit
 		r.say(c, &v)
+	}
+	if d := e.PathDrops; d != nil {
+		v.Details = append(v.Details, dropsDetail(d))
 	}
 	w, haveWindow := c.tcp.Window()
 	if lt := c.lt; lt != nil {

@@ -287,7 +287,7 @@ func near(got, want, tol float64) bool { return math.Abs(got-want) <= tol*math.A
 // CPU, slow start (a steady state not reached among it), loss, the
 // application, and the network when nothing on a host shows.
 func TestRulesOrder(t *testing.T) {
-	want := []string{LimitNetwork, LimitNetwork, LimitReceiverWindow, LimitSenderBuffer, LimitCPU, LimitSlowStart, LimitSlowStart,
+	want := []string{LimitNetwork, LimitNetwork, LimitNetwork, LimitReceiverWindow, LimitSenderBuffer, LimitCPU, LimitSlowStart, LimitSlowStart,
 		LimitSlowStart, LimitCongestion, LimitApplication, LimitUnknown, LimitNetwork}
 	var got []string
 	for _, r := range rules {

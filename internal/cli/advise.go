@@ -83,11 +83,23 @@ func runAdvise(ctx context.Context, e env, f *adviseFlags, cfg guide.Config, cmd
 		cfg.Progress = func(step string) { fmt.Fprintf(e.stderr, "advise: %s\n", step) }
 	}
 	router := lab.WatchRouter() // nil unless run through "wireperf lab exec"
+	before, beforeErr := router.Counts(time.Now(), 0)
 	rep, err := guide.Run(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	rep.Warnings = append(rep.Warnings, router.BehindLines(time.Now())...)
+	if after, err := router.Counts(time.Now(), lab.RouterWait); beforeErr == nil && err == nil {
+		// The data's direction is the one that carried more packets.
+		b, a := before.AtoB, after.AtoB
+		if after.BtoA.In-before.BtoA.In > a.In-b.In {
+			b, a = before.BtoA, after.BtoA
+		}
+		if a.In >= b.In && a.Queue >= b.Queue && a.Lost-a.Queue >= b.Lost-b.Queue { // else the router restarted
+			queue := a.Queue - b.Queue
+			rep.NotePathDrops(fmt.Sprintf("the router of lab %q", router.Name()), queue, a.Lost-b.Lost-queue)
+		}
+	}
 	doc, err := rep.JSON()
 	if err != nil {
 		return err

@@ -119,9 +119,10 @@ func behindLine(name string, before, after Lateness, span time.Duration) string 
 }
 
 // DirCount is one direction's packets into a lab router and those it lost
-// (DirStats.Lost: its drops of every kind, the TUN queue's included).
+// (DirStats.Lost: its drops of every kind, the TUN queue's included), of
+// which Queue its rate cap's full queue dropped.
 type DirCount struct {
-	In, Lost uint64
+	In, Lost, Queue uint64
 }
 
 // Counts are a lab router's DirCounts at one time.
@@ -133,8 +134,8 @@ type Counts struct {
 // CountsOf takes the DirCounts out of a router's statistics.
 func CountsOf(rs RouterStats) Counts {
 	return Counts{
-		AtoB: DirCount{In: rs.AtoB.In, Lost: rs.AtoB.Lost()},
-		BtoA: DirCount{In: rs.BtoA.In, Lost: rs.BtoA.Lost()},
+		AtoB: DirCount{In: rs.AtoB.In, Lost: rs.AtoB.Lost(), Queue: rs.AtoB.DroppedQueue},
+		BtoA: DirCount{In: rs.BtoA.In, Lost: rs.BtoA.Lost(), Queue: rs.BtoA.DroppedQueue},
 	}
 }
 
