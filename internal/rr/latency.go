@@ -151,7 +151,7 @@ func (a *accumulator) add(s sample) {
 		a.minNet = netRTT
 	}
 	a.fwd.Record(s.t2 - s.t1)
-	a.back.Record(s.t4 - s.t3)
+	a.back.Record(s.t4 - rxDelay - s.t3) // to the response's arrival, not the client's read
 	if s.t3 >= s.t2 && (a.bestRTT < 0 || netRTT < a.bestRTT) {
 		a.best, a.bestRTT = stats.OffsetSample{T1: s.t1, T2: s.t2, T3: s.t3, T4: s.t4}, netRTT
 	}

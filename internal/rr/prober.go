@@ -243,6 +243,9 @@ func (p *Prober) run(sel selector, accs []*accumulator) (*Outcome, error) {
 		}
 	}
 	out.Timestamps = "client T1: user-space before the send; T4: user-space after the read; RTT on the monotonic clock"
+	if p.kernelTS {
+		out.Timestamps += "; the response's kernel receive time (SO_TIMESTAMPNS) beside T4: client time, removed from the network RTT and the backward OWD"
+	}
 	if p.cfg.Mode == ModeCRR {
 		out.Timestamps += "; crr: T1 is before the connect, so RTT and network RTT include the TCP handshake"
 	}
