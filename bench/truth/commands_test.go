@@ -74,6 +74,8 @@ func TestCheckRR(t *testing.T) {
 		{"flagged as the client's delay", res(true, idle, loaded, after), ""},
 		{"below the floor", res(false, phase("idle", 210000, 216000, 217000)), "below the path's floor"},
 		{"within the path", res(false, idle, phase("loaded", 215300, 262000, 265000), after), ""},
+		{"a max the point's own flag names", res(false, idle, hostFlagged(phase("after", 215200, 216500, 330000), "max"), after), ""},
+		{"a max flagged on p99 only", res(false, idle, hostFlagged(phase("after", 215200, 216500, 330000), "p99"), after), "after: network RTT max 330.000 ms"},
 	} {
 		_, _, fails := checkRR(c.r, floor, bound)
 		got := strings.Join(fails, "; ")
@@ -81,6 +83,12 @@ func TestCheckRR(t *testing.T) {
 			t.Errorf("%s: fails %q, want %q", c.name, got, c.fail)
 		}
 	}
+}
+
+// hostFlagged is p with a host flag on its network RTT's figure.
+func hostFlagged(p result.RRPoint, figure string) result.RRPoint {
+	p.HostFlags = []result.RRHostFlag{{Figure: figure, Host: result.RoleClient, Transactions: 1, ShareUs: 100e3}}
+	return p
 }
 
 // The advise reproduction (215 ms / 1g, bbr): a loss verdict and

@@ -149,14 +149,51 @@ func writeRRPoint(l *textLines, p result.RRPoint, phase *result.RRPhase) {
 		l.add("  %-14s %9s %9s %9s %9s %9s %9s %9s%s", name, f(q.Min), f(q.Mean), f(q.P50), f(q.P90), f(q.P99), f(q.P999), f(q.Max), note)
 	}
 	row("RTT", &p.RTT, "")
-	row("network RTT", &p.NetworkRTT, "  RTT − server time")
+	netNote := "  RTT − server time"
+	if p.ClientTime != nil {
+		netNote = "  RTT − server time − client time"
+	}
+	row("network RTT", &p.NetworkRTT, netNote)
 	row("server time", &p.ServerTime, "  T3 − T2")
+	row("client time", p.ClientTime, "  T4 − kernel receive time")
+	for _, f := range p.HostFlags {
+		l.add("  %s", hostFlagLine(f, div))
+	}
 	row("forward OWD", p.ForwardOWD, "  T2 − T1, clock-corrected")
 	row("backward OWD", p.BackwardOWD, "  T4 − T3, clock-corrected")
 	if sp := p.Spacing; sp != nil && sp.Samples > 1 {
 		l.add("  schedule: target %v, achieved mean %v, error p99 %v", time.Duration(sp.TargetNs), time.Duration(sp.MeanNs).Round(time.Microsecond/10),
 			time.Duration(sp.ErrP99Ns).Round(time.Microsecond/10))
 	}
+}
+
+// hostFlagLine says which host's scheduling is behind a network RTT
+// figure, by how much, and the figure without the transactions hosts
+// delayed.
+func hostFlagLine(f result.RRHostFlag, div float64) string {
+	unit := "ms"
+	if div == 1 {
+		unit = "µs"
+	}
+	v := func(us float64) string { return fmt.Sprintf("%.*f %s", decimals(div), us/div, unit) }
+	share := "T3 − T2"
+	if f.Host == result.RoleClient {
+		share = "T1 to the send's return, plus T4 after the kernel's receive time"
+	}
+	what := fmt.Sprintf("is a transaction the %s host delayed by %s", f.Host, v(f.ShareUs))
+	if f.Figure != "max" {
+		n := "transactions"
+		if f.Transactions == 1 {
+			n = "transaction"
+		}
+		what = fmt.Sprintf("holds %d %s the %s host delayed, by up to %s", f.Transactions, n, f.Host, v(f.ShareUs))
+	}
+	without := "every transaction was host-delayed"
+	if f.WithoutUs != nil {
+		without = fmt.Sprintf("without host-delayed transactions %s %s", f.Figure, v(*f.WithoutUs))
+	}
+	return fmt.Sprintf("HOST DELAY: network RTT %s %s %s (%s; over %s is the host's, not the path's); %s",
+		f.Figure, v(f.NetworkRTTUs), what, share, v(f.HostDelayedUs), without)
 }
 
 func decimals(div float64) int {

@@ -60,10 +60,18 @@ type RRPoint struct {
 	TransactionsPerSecond float64 `json:"transactions_per_second"`
 	// RTT is T4 − T1 at the client.
 	RTT Percentiles `json:"rtt_us"`
-	// NetworkRTT is (T4 − T1) − (T3 − T2): the RTT without the server's
-	// time; ServerTime is T3 − T2.
+	// NetworkRTT is (T4 − T1) − (T3 − T2) − ClientTime: the RTT without
+	// the server's time and the client's own receive delay; ServerTime is
+	// T3 − T2.
 	NetworkRTT Percentiles `json:"network_rtt_us"`
 	ServerTime Percentiles `json:"server_time_us"`
+	// ClientTime is the client's own receive delay, user-space T4 less
+	// the kernel's receive time of the response (SO_TIMESTAMPNS), when
+	// the socket gives one.
+	ClientTime *Percentiles `json:"client_time_us,omitempty"`
+	// HostFlags name the host whose scheduling is inside a network RTT
+	// figure (max, p99), from the transactions' own timestamps.
+	HostFlags []RRHostFlag `json:"host_flags,omitempty"`
 	// ForwardOWD (T2 − T1) and BackwardOWD (T4 − T3) are corrected by the
 	// clock offset estimate (RR.Clock) and only as good as its error bound.
 	ForwardOWD  *Percentiles `json:"forward_owd_us,omitempty"`
@@ -73,6 +81,26 @@ type RRPoint struct {
 	NetworkRTTHistogram *Histogram `json:"network_rtt_histogram,omitempty"`
 	// Spacing is how well isochronous requests kept their schedule.
 	Spacing *Spacing `json:"spacing,omitempty"`
+}
+
+// RRHostFlag says that a network RTT figure of a point holds
+// transactions in which a host's own scheduling, not the network, took
+// longer than HostDelayedUs: the client's between T1 and the send's
+// return or between the kernel's receive time and T4, the server's
+// between T2 and T3.
+type RRHostFlag struct {
+	Figure string `json:"figure"` // "max" or "p99"
+	Host   string `json:"host"`   // RoleClient or RoleServer
+	// NetworkRTTUs is the figure as printed; WithoutUs the same figure
+	// over the transactions no host delayed (nil when every one was).
+	NetworkRTTUs float64  `json:"network_rtt_us"`
+	WithoutUs    *float64 `json:"without_host_delayed_us,omitempty"`
+	// Transactions is how many of the point's transactions this host
+	// delayed; ShareUs the most it added to one of them (for "max", to
+	// that transaction).
+	Transactions  int64   `json:"transactions"`
+	ShareUs       float64 `json:"share_us"`
+	HostDelayedUs float64 `json:"host_delayed_us"` // the threshold
 }
 
 // RRPhase is one phase of latency under load, planned and as run.

@@ -243,6 +243,9 @@ func (p *Prober) run(sel selector, accs []*accumulator) (*Outcome, error) {
 		}
 	}
 	out.Timestamps = "client T1: user-space before the send; T4: user-space after the read; RTT on the monotonic clock"
+	if p.kernelTS {
+		out.Timestamps += "; the response's kernel receive time (SO_TIMESTAMPNS) beside T4: client time, removed from the network RTT and the backward OWD"
+	}
 	if p.cfg.Mode == ModeCRR {
 		out.Timestamps += "; crr: T1 is before the connect, so RTT and network RTT include the TCP handshake"
 	}
@@ -356,7 +359,15 @@ func (p *Prober) transaction(acc *accumulator, pacer *pace.Pacer, timeout time.D
 		acc.first = t1
 	}
 	acc.sent++
-	if err := e.send(msg); err != nil {
+	// The client's send share runs from T1 (after the connect on crr,
+	// whose handshake is the network's) to the send's return.
+	sendStart := t1
+	if p.cfg.Mode == ModeCRR {
+		sendStart = time.Now()
+	}
+	err := e.send(msg)
+	sendNs := int64(time.Since(sendStart))
+	if err != nil {
 		if e.stream {
 			if p.cfg.Mode == ModeCRR {
 				acc.errors++
@@ -410,7 +421,7 @@ func (p *Prober) transaction(acc *accumulator, pacer *pace.Pacer, timeout time.D
 			}
 			continue
 		}
-		acc.add(sample{t1: h.T1, t2: rh.T2, t3: rh.T3, t4: t4.UnixNano(), rtt: t4.Sub(t1), done: t4})
+		acc.add(sample{t1: h.T1, t2: rh.T2, t3: rh.T3, t4: t4.UnixNano(), rx: rd.lastTS, sendNs: sendNs, rtt: t4.Sub(t1), done: t4})
 		p.maxRTT = max(p.maxRTT, t4.Sub(t1))
 		return nil
 	}
@@ -428,6 +439,7 @@ func (p *Prober) crrReader(e *endpoint) *reader {
 type slot struct {
 	seq      uint64
 	t1       time.Time
+	sendNs   int64 // how long the send took, from just before it to its return
 	acc      *accumulator
 	answered bool
 }
@@ -467,7 +479,7 @@ func (p *Prober) pipelined(sel selector, accs []*accumulator) error {
 				if rtt > tmo {
 					s.acc.late++
 				} else {
-					s.acc.add(sample{t1: s.t1.UnixNano(), t2: rh.T2, t3: rh.T3, t4: t4.UnixNano(), rtt: rtt, done: t4})
+					s.acc.add(sample{t1: s.t1.UnixNano(), t2: rh.T2, t3: rh.T3, t4: t4.UnixNano(), rx: p.rd.lastTS, sendNs: s.sendNs, rtt: rtt, done: t4})
 					p.maxRTT = max(p.maxRTT, rtt)
 				}
 			}
@@ -521,6 +533,12 @@ func (p *Prober) pipelined(sel selector, accs []*accumulator) error {
 			sendErr = fmt.Errorf("sending a request: %w", err)
 			break
 		}
+		sendNs := int64(time.Since(t1)) // T1 to the send's return: the client's own share
+		mu.Lock()
+		if s.seq == seq && s.acc == acc {
+			s.sendNs = sendNs
+		}
+		mu.Unlock()
 	}
 	if cur >= 0 {
 		sp := pacer.Spacing()

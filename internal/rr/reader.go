@@ -18,6 +18,10 @@ type reader struct {
 	buf        []byte
 	start, end int   // unread bytes (TCP)
 	ts         int64 // kernel receive time of the current message's first read
+	// lastTS is the kernel receive time of the last read that completed
+	// the message returned by next (0 if unknown): the client's own
+	// scheduling delay is the user-space time after next minus this.
+	lastTS int64
 	// deadline, when set, bounds the wait for a whole message, however
 	// its bytes trickle in; stop, when set, ends a wait between reads.
 	deadline time.Time
@@ -68,6 +72,7 @@ func (r *reader) next(timeout time.Duration) ([]byte, Header, int64, error) {
 		if err != nil {
 			return nil, Header{}, 0, err
 		}
+		r.lastTS = ts
 		msg := r.buf[:n]
 		h, err := Parse(msg)
 		if err == nil && (int(h.Length) != n || n > r.max) {
@@ -112,6 +117,7 @@ func (r *reader) next(timeout time.Duration) ([]byte, Header, int64, error) {
 		if r.end == r.start {
 			r.ts = ts
 		}
+		r.lastTS = ts
 		r.end += n
 	}
 }

@@ -49,3 +49,33 @@ func TestHostDelays(t *testing.T) {
 		t.Errorf("bufferbloat within the path's bound flagged as the hosts': %+v", got)
 	}
 }
+
+// TestHostDelaysFromThePointsEvidence: with no path bound (outside the
+// lab), a phase whose network RTT p99 holds host-delayed transactions is
+// flagged on the host its own timestamps name, idle included, once per
+// host and phase.
+func TestHostDelaysFromThePointsEvidence(t *testing.T) {
+	without := 19_900.0
+	idle := rrPoint(PhaseIdle, 19_500, 33_000, 40)
+	idle.HostFlags = []result.RRHostFlag{
+		{Figure: "max", Host: result.RoleClient, NetworkRTTUs: 41_800, WithoutUs: &without, Transactions: 4, ShareUs: 22_800},
+		{Figure: "p99", Host: result.RoleClient, NetworkRTTUs: 33_000, WithoutUs: &without, Transactions: 4, ShareUs: 22_800},
+	}
+	loaded := rrPoint(PhaseLoaded, 19_600, 40_000, 45)
+	loaded.HostFlags = []result.RRHostFlag{{Figure: "p99", Host: result.RoleServer, NetworkRTTUs: 40_000, Transactions: 9, ShareUs: 30_000}}
+	got := HostDelays([]result.RRPoint{idle, loaded}, 0)
+	if len(got) != 2 {
+		t.Fatalf("%d flags, want the client's idle and the server's loaded: %+v", len(got), got)
+	}
+	if got[0].Phase != PhaseIdle || got[0].Host != result.RoleClient || got[0].AddedUs != 33_000-19_900 ||
+		!strings.Contains(got[0].Reason, "4 transactions delayed by up to 22.800 ms; network RTT p99 33.000 ms, 19.900 ms without them") {
+		t.Errorf("idle: %+v", got[0])
+	}
+	if got[1].Phase != PhaseLoaded || got[1].Host != result.RoleServer || got[1].AddedUs != 30_000 || !strings.Contains(got[1].Reason, "every transaction was delayed") {
+		t.Errorf("loaded: %+v", got[1])
+	}
+	// A lab bound changes nothing where the client is already named.
+	if got := HostDelays([]result.RRPoint{idle, loaded}, 25*time.Millisecond); len(got) != 3 || got[2].Host != result.RoleClient || got[2].Phase != PhaseLoaded {
+		t.Errorf("with a bound: %+v", got)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -76,7 +77,16 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 	probe.Spec.Duration = cfg.Idle + cfg.Load.Duration + cfg.After + time.Minute
 	var phase atomic.Int32
 	probe.Phases = []string{PhaseIdle, PhaseLoaded, PhaseAfter}
-	probe.Phase = func() int { return int(phase.Load()) }
+	// The idle phase's clock starts at the first counted probe, not when
+	// the data path is up: the prober's warm-up exchanges come between,
+	// 16 round trips (0.5 s at 19 ms beside a CPU hog) the idle phase
+	// would otherwise lose.
+	firstProbe := make(chan struct{})
+	var firstOnce sync.Once
+	probe.Phase = func() int {
+		firstOnce.Do(func() { close(firstProbe) })
+		return int(phase.Load())
+	}
 
 	type loadOut struct {
 		res *result.Result
@@ -91,10 +101,12 @@ func Run(ctx context.Context, cfg Config) (*result.Result, error) {
 	go func() {
 		defer close(coordDone)
 		defer phase.Store(-1)
-		select {
-		case <-started:
-		case <-ctx.Done():
-			return
+		for _, ch := range []chan struct{}{started, firstProbe} {
+			select {
+			case <-ch:
+			case <-ctx.Done():
+				return
+			}
 		}
 		if !sleepCtx(ctx, cfg.Idle) {
 			return
@@ -254,10 +266,14 @@ const (
 //
 //   - the server: its own service time (T3 − T2, taken on its side of
 //     the sockets) rose at the 99th percentile;
-//   - the client: the network RTT (T4 − T1 less the server's time, which
-//     still holds the client's own scheduling between its clock reads and
-//     the socket) rose above pathBound, the most the path can give, when
-//     that is known (0: not known, not judged).
+//   - either, in any phase, idle too: the point's own host flags
+//     (result.RRHostFlag, from each transaction's timestamps) say the
+//     host delayed transactions inside its network RTT's p99;
+//   - the client: the network RTT (T4 − T1 less the server's time and
+//     the client's receive delay, which still holds the client's own
+//     scheduling between T1 and the socket) rose above pathBound, the
+//     most the path can give, when that is known (0: not known, not
+//     judged) and no flag of the client's already covers the phase.
 func HostDelays(points []result.RRPoint, pathBound time.Duration) []result.RRHostDelay {
 	var idle *result.RRPoint
 	for i := range points {
@@ -278,11 +294,51 @@ func HostDelays(points []result.RRPoint, pathBound time.Duration) []result.RRHos
 						p.ServerTime.P99/1e3, idle.ServerTime.P99/1e3)})
 			}
 		}
-		if bound := float64(pathBound.Microseconds()); bound > 0 && p.NetworkRTT.P99 > bound {
+		for _, f := range evidenceFlags(p) {
+			if !flagged(out, p.Label, f.Host) {
+				out = append(out, f)
+			}
+		}
+		if bound := float64(pathBound.Microseconds()); bound > 0 && p.NetworkRTT.P99 > bound && !flagged(out, p.Label, result.RoleClient) {
 			out = append(out, result.RRHostDelay{Phase: p.Label, Host: result.RoleClient, AddedUs: p.NetworkRTT.P99 - bound,
 				Reason: fmt.Sprintf("the network RTT p99 was %.3f ms, above the %.3f ms the path can give: the client's own scheduling, inside its timestamps, added the rest",
 					p.NetworkRTT.P99/1e3, bound/1e3)})
 		}
 	}
 	return out
+}
+
+// evidenceFlags turns a point's p99 host flags into RRHostDelays (the
+// max's flags stay on the point: a single transaction is not a phase's).
+func evidenceFlags(p result.RRPoint) []result.RRHostDelay {
+	var out []result.RRHostDelay
+	for _, fig := range []string{"p99"} {
+		for _, f := range p.HostFlags {
+			if f.Figure != fig || flagged(out, p.Label, f.Host) {
+				continue
+			}
+			added, without := f.ShareUs, "every transaction was delayed"
+			if f.WithoutUs != nil {
+				added = f.NetworkRTTUs - *f.WithoutUs
+				without = fmt.Sprintf("%.3f ms without them", *f.WithoutUs/1e3)
+			}
+			share := "its T3 − T2"
+			if f.Host == result.RoleClient {
+				share = "T1 to its send's return plus T4 after the kernel's receive time"
+			}
+			out = append(out, result.RRHostDelay{Phase: p.Label, Host: f.Host, AddedUs: added,
+				Reason: fmt.Sprintf("the %s's own timestamps (%s) show %d transactions delayed by up to %.3f ms; network RTT %s %.3f ms, %s",
+					f.Host, share, f.Transactions, f.ShareUs/1e3, f.Figure, f.NetworkRTTUs/1e3, without)})
+		}
+	}
+	return out
+}
+
+func flagged(ds []result.RRHostDelay, phase, host string) bool {
+	for _, d := range ds {
+		if d.Phase == phase && d.Host == host {
+			return true
+		}
+	}
+	return false
 }
