@@ -153,6 +153,19 @@ schedules:
 		t.Errorf("tcp-connect run's summary: p99 %v µs, loss %v; its document's p99 %v and no failure", s.RRp99us, s.LostPercent, td.TCPConnect.Connect.P99)
 	}
 
+	// wireperf table pivots them by protocol.
+	tab := exec.Command(bin, "table", "--db", db, "--host", "b", "--rows", "proto", "--value", "rr_p99_us", "--stat", "max", "--format", "csv")
+	tab.Env = append(os.Environ(), envCLI+"=1")
+	out, err := tab.CombinedOutput()
+	if err != nil {
+		t.Fatalf("table: %v: %s", err, out)
+	}
+	for _, row := range []string{"icmp,", "tcp,"} {
+		if !strings.Contains(string(out), "\n"+row) {
+			t.Errorf("table has no %s row:\n%s", strings.TrimSuffix(row, ","), out)
+		}
+	}
+
 	// /metrics and /grid, from inside a's namespace where the daemon listens.
 	views := &httputil.ReverseProxy{
 		Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(&url.URL{Scheme: "http", Host: "127.0.0.1:9464"}) },
