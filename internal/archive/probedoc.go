@@ -90,10 +90,10 @@ func parsePing(pg *docPing, stated string) *Parsed {
 	}
 	m := &p.Summary
 	if pg.Sent > 0 {
-		if pg.LossPercent != nil {
-			m.LostPercent = finitePtr(pg.LossPercent)
+		if v := finitePtr(pg.LossPercent); v != nil {
+			m.LostPercent = percentIn(*v)
 		} else {
-			m.LostPercent = ptr(100 * float64(pg.Sent-pg.Received) / float64(pg.Sent))
+			m.LostPercent = percentIn(100 * float64(pg.Sent-pg.Received) / float64(pg.Sent))
 		}
 	}
 	p.readProbeTimes(&pg.RTT)
@@ -109,7 +109,7 @@ func parseConnect(c *docConnect, stated string) *Parsed {
 	p := probeParsed(c.Target, c.Addr, c.Started, c.Ended, stated)
 	p.Axes["proto"] = Axis{Label: "tcp"}
 	if c.Attempts > 0 {
-		p.Summary.LostPercent = ptr(100 * float64(c.Attempts-c.Connected) / float64(c.Attempts))
+		p.Summary.LostPercent = percentIn(100 * float64(c.Attempts-c.Connected) / float64(c.Attempts))
 	}
 	p.readProbeTimes(&c.Connect)
 	p.setFigure(FigureConnectRefused, float64(c.Refused))
@@ -117,6 +117,11 @@ func parseConnect(c *docConnect, stated string) *Parsed {
 	p.setFigure(FigureConnectFailed, float64(c.Failed))
 	return p
 }
+
+// percentIn is a share in percent, held to 0 to 100: a document whose
+// counts contradict each other (more answered than sent) is not believed
+// past what a share can be.
+func percentIn(v float64) *float64 { return ptr(min(max(v, 0), 100)) }
 
 func probeParsed(target, addr string, started, ended time.Time, stated string) *Parsed {
 	p := &Parsed{Wireperf: true, Axes: map[string]Axis{}, RemoteHost: target, Error: stated,

@@ -132,3 +132,23 @@ func TestProbeRunsStoredAndPivoted(t *testing.T) {
 		})
 	}
 }
+
+// A document whose counts contradict each other gives a loss between 0
+// and 100%, whatever it claims.
+func TestProbeLossHeldToAShare(t *testing.T) {
+	t.Parallel()
+	for doc, want := range map[string]float64{
+		`{"ping": {"sent": 2, "received": 5}}`:                        0,
+		`{"ping": {"sent": 2, "received": 1, "loss_percent": 1e300}}`: 100,
+		`{"ping": {"sent": 4, "received": 1}}`:                        75,
+		`{"tcp_connect": {"attempts": 1, "connected": 9}}`:            0,
+	} {
+		p, err := ParseDocument([]byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Summary.LostPercent == nil || *p.Summary.LostPercent != want {
+			t.Errorf("%s: loss %v, want %v", doc, p.Summary.LostPercent, want)
+		}
+	}
+}
