@@ -169,8 +169,11 @@ type document struct {
 		Remote      docHostEnd `json:"remote"`
 	} `json:"result"`
 	// A UDPmon sweep (wireperf udpmon -J): its kind and the sweep.
-	Sweep    *docSweep `json:"sweep"`
-	Wireperf *struct {
+	Sweep *docSweep `json:"sweep"`
+	// The probes' documents (probedoc.go).
+	Ping       *docPing    `json:"ping"`
+	TCPConnect *docConnect `json:"tcp_connect"`
+	Wireperf   *struct {
 		Result struct {
 			Local  docHostEnd `json:"local"`
 			Remote docHostEnd `json:"remote"`
@@ -194,6 +197,12 @@ func ParseDocument(doc []byte) (*Parsed, error) {
 	}
 	if d.Kind == "udpmon" && d.Sweep != nil {
 		return parseSweep(d.Sweep), nil
+	}
+	if d.Ping != nil {
+		return parsePing(d.Ping, d.Error), nil
+	}
+	if d.TCPConnect != nil {
+		return parseConnect(d.TCPConnect, d.Error), nil
 	}
 	if d.Start == nil && d.End == nil {
 		return nil, fmt.Errorf("%w: no start or end object", ErrNotDocument)

@@ -164,7 +164,7 @@ func TestParseNotADocument(t *testing.T) {
 }
 
 func FuzzParseDocument(f *testing.F) {
-	for _, n := range []string{"tcp-p2.json", "udp.json", "rr-udp.json"} {
+	for _, n := range []string{"tcp-p2.json", "udp.json", "rr-udp.json", "ping-loopback.json", "tcp-connect-loopback.json", "tcp-connect-refused.json"} {
 		b, _ := os.ReadFile("testdata/" + n)
 		f.Add(b)
 	}

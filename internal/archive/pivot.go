@@ -28,8 +28,8 @@ var SummaryColumns = append([]column{
 type column = struct{ Name, Unit string }
 
 // figureColumns are the figures kept in Summary.Figures: CPU in percent
-// of one core, as iperf3 reports it.
-var figureColumns = []column{
+// of one core, as iperf3 reports it; the probes' (probedoc.go) last.
+var figureColumns = append([]column{
 	{FigureCPULocalUser, "%"},
 	{FigureCPULocalSystem, "%"},
 	{FigureCPULocalTotal, "%"},
@@ -48,7 +48,7 @@ var figureColumns = []column{
 	{FigureHostCPURemoteMax, "%"},
 	{FigureHostMemLocalPeak, "bytes"},
 	{FigureHostMemRemotePeak, "bytes"},
-}
+}, probeFigureColumns...)
 
 // The names of the figures kept in Summary.Figures.
 const (

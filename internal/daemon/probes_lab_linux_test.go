@@ -6,7 +6,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +23,7 @@ import (
 	"github.com/wireperf/wireperf/internal/lab"
 	"github.com/wireperf/wireperf/internal/ping"
 	"github.com/wireperf/wireperf/internal/tcpconnect"
+	"github.com/wireperf/wireperf/internal/testutil/promtest"
 )
 
 // A daemon on a runs a ping test and a tcp-connect test to b, which runs
@@ -60,8 +65,12 @@ func TestLabProbeTasks(t *testing.T) {
 hosts: {a: {addr: %s}, b: {addr: %s}}
 groups: {ab: {pairs: [[a, b]]}}
 tests:
-  echo: {test: ping --count 5 --interval 10ms --timeout 1s}
-  handshake: {test: tcp-connect --tcp-port %d --count 5 --interval 10ms --timeout 1s}
+  echo:
+    test: ping --count 5 --interval 10ms --timeout 1s
+    thresholds: {rtt_red_ms: 0.001}
+  handshake:
+    test: tcp-connect --tcp-port %d --count 5 --interval 10ms --timeout 1s
+    thresholds: {rtt_red_ms: 1000, loss_amber: 50}
 schedules:
   - {group: ab, test: echo, repeat: 10s, slip: 2s}
   - {group: ab, test: handshake, repeat: 10s, slip: 2s}
@@ -133,5 +142,80 @@ schedules:
 	}
 	if c := td.TCPConnect; c.Attempts != 5 || c.Connected != 5 || c.Addr != net.JoinHostPort(target.String(), fmt.Sprint(port)) {
 		t.Fatalf("tcp-connect run: %+v, want 5 connected to %s:%d", c, target, port)
+	}
+
+	// The archive summarises each as its document says: the RTT and
+	// handshake percentiles, and the loss.
+	if s := pr.Summary; s.RRp99us == nil || *s.RRp99us != pd.Ping.RTT.P99 || s.LostPercent == nil || *s.LostPercent != pd.Ping.LossPercent {
+		t.Errorf("ping run's summary: p99 %v µs, loss %v; its document's %v and %v", s.RRp99us, s.LostPercent, pd.Ping.RTT.P99, pd.Ping.LossPercent)
+	}
+	if s := tr.Summary; s.RRp99us == nil || *s.RRp99us != td.TCPConnect.Connect.P99 || s.LostPercent == nil || *s.LostPercent != 0 {
+		t.Errorf("tcp-connect run's summary: p99 %v µs, loss %v; its document's p99 %v and no failure", s.RRp99us, s.LostPercent, td.TCPConnect.Connect.P99)
+	}
+
+	// wireperf table pivots them by protocol.
+	tab := exec.Command(bin, "table", "--db", db, "--host", "b", "--rows", "proto", "--value", "rr_p99_us", "--stat", "max", "--format", "csv")
+	tab.Env = append(os.Environ(), envCLI+"=1")
+	out, err := tab.CombinedOutput()
+	if err != nil {
+		t.Fatalf("table: %v: %s", err, out)
+	}
+	for _, row := range []string{"icmp,", "tcp,"} {
+		if !strings.Contains(string(out), "\n"+row) {
+			t.Errorf("table has no %s row:\n%s", strings.TrimSuffix(row, ","), out)
+		}
+	}
+
+	// /metrics and /grid, from inside a's namespace where the daemon listens.
+	views := &httputil.ReverseProxy{
+		Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(&url.URL{Scheme: "http", Host: "127.0.0.1:9464"}) },
+		Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			return a.Dial(ctx, &net.Dialer{}, network, addr)
+		}},
+	}
+	fams := promtest.Scrape(t, views)
+	rtt := map[string]float64{}
+	for _, m := range fams["wireperf_mesh_rtt_seconds"].GetMetric() {
+		if promtest.Label(m, "src") == "a" && promtest.Label(m, "dst") == "b" && promtest.Label(m, "statistic") == "p99" {
+			rtt[promtest.Label(m, "test")] = m.GetGauge().GetValue()
+		}
+	}
+	if got, want := rtt["echo"], pd.Ping.RTT.P99/1e6; math.Abs(got-want) > 1e-9 {
+		t.Errorf("echo's RTT p99 on /metrics %v s, its document's %v", got, want)
+	}
+	if got, want := rtt["handshake"], td.TCPConnect.Connect.P99/1e6; math.Abs(got-want) > 1e-9 {
+		t.Errorf("handshake's p99 on /metrics %v s, its document's %v", got, want)
+	}
+	loss := 0
+	for _, m := range fams["wireperf_mesh_loss_ratio"].GetMetric() {
+		if promtest.Label(m, "src") == "a" && promtest.Label(m, "dst") == "b" && m.GetGauge().GetValue() == 0 {
+			loss++
+		}
+	}
+	if loss != 2 {
+		t.Errorf("%d loss series of 0 from a to b, want echo's and handshake's", loss)
+	}
+	ended := map[string]float64{}
+	for _, m := range fams["wireperf_mesh_runs_total"].GetMetric() {
+		if promtest.Label(m, "outcome") == "finished" {
+			ended[promtest.Label(m, "kind")] = m.GetCounter().GetValue()
+		}
+	}
+	if ended["ping"] < 1 || ended["tcp-connect"] < 1 {
+		t.Errorf("runs finished by kind: %v, want ping and tcp-connect counted", ended)
+	}
+	// b runs no daemon: a column, no row. echo's RTT is past its red
+	// threshold of 1 µs; handshake is within both of its.
+	page := string(promtest.Get(t, views, "/grid"))
+	if !strings.Contains(page, `<th scope="col">b</th>`) || strings.Contains(page, `<th scope="row">b</th>`) {
+		t.Errorf("b on the grid: want a column and no row")
+	}
+	for test, colour := range map[string]string{"echo": "red", "handshake": "green"} {
+		_, section, _ := strings.Cut(page, `data-test="`+test+`"`)
+		_, cell, _ := strings.Cut(section, `<td data-src="a" data-dst="b">`)
+		cell, _, _ = strings.Cut(cell, "</td>")
+		if !strings.Contains(cell, `data-colour="`+colour+`"`) {
+			t.Errorf("%s's cell a → b: %s, want %s", test, cell, colour)
+		}
 	}
 }

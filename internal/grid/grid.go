@@ -220,13 +220,17 @@ func Render(w io.Writer, g Grid) error {
 			v.HostGroups = append(v.HostGroups, hostGroup{h, gr.Name})
 		}
 	}
+	var srcs []string
+	if !v.Summarised {
+		srcs = g.Sources()
+	}
 	for ti, t := range g.Tests {
 		tv := testView{Test: t, Anchor: fmt.Sprintf("test-%d", ti), Index: ti, Legend: legend(t), Counts: map[Colour]int{}, Columns: g.Hosts}
 		if v.Summarised {
 			sv := g.summary(t, cells, tv.Counts)
 			tv.Summary2 = &sv
 		} else {
-			tv.Rows = g.rows(t, g.Hosts, g.Hosts, cells, histIDs, tv.Counts)
+			tv.Rows = g.rows(t, srcs, g.Hosts, cells, histIDs, tv.Counts)
 		}
 		for _, col := range Colours {
 			if n := tv.Counts[col]; n > 0 {
@@ -245,6 +249,30 @@ func Render(w io.Writer, g Grid) error {
 	}
 	v.Histories = template.JS(b)
 	return page.Execute(w, v)
+}
+
+// Sources are the hosts drawn as rows: those some scheduled pair starts
+// from, in the order of Hosts (every host when Scheduled is nil). A host
+// only measured to, by ping or tcp-connect, runs no daemon: it is a
+// column with no row of its own, rather than a row of pairs that can
+// never be measured.
+func (g Grid) Sources() []string {
+	if g.Scheduled == nil {
+		return g.Hosts
+	}
+	from := make(map[string]bool, len(g.Hosts))
+	for k, on := range g.Scheduled {
+		if on {
+			from[k.Src] = true
+		}
+	}
+	out := make([]string, 0, len(from))
+	for _, h := range g.Hosts {
+		if from[h] {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // nanValue is a figure not measured.

@@ -60,7 +60,8 @@ type Verdict struct {
 // is red; a missed or aborted one amber; a finished one is judged by its
 // values, the worst threshold winning. A value not measured is not
 // judged. The RTT thresholds judge the p99 where it was measured
-// (request-response tests), else a TCP test's mean RTT.
+// (request-response, ping and tcp-connect tests), else a TCP test's mean
+// RTT.
 func Judge(c Cell, t Test, now time.Time) Verdict {
 	if c.At.IsZero() {
 		return Verdict{Unmeasured, []string{"no result yet"}}

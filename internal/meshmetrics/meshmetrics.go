@@ -256,9 +256,9 @@ var (
 	descGoodputBits = prometheus.NewDesc("wireperf_mesh_goodput_bits_per_second",
 		deprecated+"use 8 * wireperf_mesh_goodput_bytes_per_second. Goodput of the pair's last finished run, bit/s.", pairLabels, nil)
 	descLoss = prometheus.NewDesc("wireperf_mesh_loss_ratio",
-		"Share of datagrams or packets lost in the pair's last finished run (0 to 1).", pairLabels, nil)
+		"Share of datagrams, packets or echo requests lost in the pair's last finished run, or of a tcp-connect test's attempts that did not connect (0 to 1).", pairLabels, nil)
 	descRTT = prometheus.NewDesc("wireperf_mesh_rtt_seconds",
-		"Round-trip time of the pair's last finished run: statistic p99 (request-response tests' 99th percentile) or mean (the mean of a TCP test's smoothed RTT).",
+		"Round-trip time of the pair's last finished run: statistic p99 (the 99th percentile of a request-response test's transactions, a ping test's echoes or a tcp-connect test's handshakes) or mean (their mean, or the mean of a TCP test's smoothed RTT).",
 		append(slices.Clone(pairLabels), "statistic"), nil)
 	descRTTp99 = prometheus.NewDesc("wireperf_mesh_rtt_p99_seconds",
 		deprecated+"use wireperf_mesh_rtt_seconds{statistic=\"p99\"}. 99th percentile round-trip time of the pair's last finished run (request-response tests).", pairLabels, nil)

@@ -57,7 +57,7 @@ func sample(fams map[string]*dto.MetricFamily, name string, want map[string]stri
 }
 
 // testKinds are the test kinds the daemon gives New.
-var testKinds = []string{"client", "rr", "udpmon", "trace"}
+var testKinds = []string{"client", "rr", "udpmon", "trace", "ping", "tcp-connect"}
 
 var base = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 

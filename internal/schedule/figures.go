@@ -15,11 +15,13 @@ type PairFigures struct {
 	GoodputBps  float64
 	LostPercent float64
 	// RTTp50 and RTTp99 are a request-response test's percentiles of
-	// its transactions' round trips; zero for other tests.
+	// its transactions' round trips, a ping test's of its echoes', a
+	// tcp-connect test's of its handshakes'; zero for other tests.
 	RTTp50 time.Duration
 	RTTp99 time.Duration
 	// RTTMean is a TCP test's mean of the kernel's smoothed RTT, which
-	// is no percentile; zero for other tests.
+	// is no percentile, or the mean of the round trips above; zero for
+	// other tests.
 	RTTMean time.Duration
 	// LastSuccess is when the pair's last run finished successfully.
 	LastSuccess time.Time
