@@ -20,6 +20,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/wireperf/wireperf/internal/measure"
 	"github.com/wireperf/wireperf/internal/schedule"
 	"github.com/wireperf/wireperf/internal/yamlfile"
 )
@@ -47,6 +48,9 @@ type Test struct {
 	// length and the margin (schedule.ReserveFor).
 	ReserveGiven bool
 	Thresholds   schedule.Thresholds
+	// test is Args parsed, once, when the file was read: its tasks and
+	// its reservation read it.
+	test measure.Test
 }
 
 // Schedule runs one test over one group's pairs.
