@@ -45,7 +45,7 @@ type Test struct {
 	Class   schedule.Class
 	Reserve time.Duration // how long a run holds its hosts
 	// ReserveGiven: Reserve is the file's reserve, not the test's
-	// length and the margin (schedule.ReserveFor).
+	// length and the margin (schedule.ReserveOf).
 	ReserveGiven bool
 	Thresholds   schedule.Thresholds
 	// test is Args parsed, once, when the file was read: its tasks and

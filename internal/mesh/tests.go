@@ -14,7 +14,7 @@ import (
 // test reads one test: its line (parsed once, as the test's command
 // reads it: a measurement command and its measurement flags only, with
 // values the command accepts), its class, how long a run holds its
-// hosts (the file's reserve, else schedule.ReserveFor) and its grid's
+// hosts (the file's reserve, else schedule.ReserveOf) and its grid's
 // thresholds.
 func (p *parser) test(e yamlfile.Entry) (Test, error) {
 	key := "tests." + e.Key
