@@ -10,26 +10,26 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/wireperf/wireperf/internal/measure"
+	"github.com/wireperf/wireperf/internal/measure/testflags"
 	"github.com/wireperf/wireperf/internal/spec"
 )
 
 // PointTest is a point's test, read by the test's own model (package
 // measure) as its command reads it: a sweep run is exactly the test it
-// names. A client point's flags are the campaign's fixed flags and its
-// axes' settings; an rr point takes the length axis as its request size
-// (--sizes) and proto as --udp or --tcp.
+// names. The campaign's fixed flags (and its port) are the line measure
+// parses; each of the point's axis values is then set on the parsed
+// flags through its declaration (testflags), as the command line sets
+// it. An rr point takes the length axis as its request size (--sizes)
+// and proto as --udp or --tcp.
 func PointTest(s *Spec, p Point) (measure.Test, error) {
-	kind, args, err := pointArgs(s, p)
-	if err != nil {
-		return measure.Test{}, err
-	}
+	base := s.Fixed
 	if s.Port != 0 {
-		args = append([]string{fmt.Sprintf("--port=%d", s.Port)}, args...)
+		base = append([]string{fmt.Sprintf("--port=%d", s.Port)}, base...)
 	}
-	if kind == measure.KindRR {
-		return rrPoint(args)
+	if s.Test == TestRR {
+		return rrPoint(base, p.Settings)
 	}
-	return clientPoint(s, args)
+	return clientPoint(s, base, p.Settings)
 }
 
 // Tests reads the test of every point the runs name, before any runs:
@@ -104,32 +104,67 @@ func commandLineOnly(args []string, flags ...string) (string, bool) {
 	return "", false
 }
 
-// parsePoint reads a point's flags into a test of kind; between runs
-// after the parse and before the model's checks.
-func parsePoint(kind measure.Kind, args []string, between func(measure.Test, *pflag.FlagSet) error) (measure.Test, error) {
-	fs := measure.NewFlagSet(string(kind))
-	t, err := measure.New(kind, fs)
-	if err != nil {
-		return t, err
+// setAxes sets a point's axis values on the flags of a test of kind,
+// each through the flag its axis is: the flag testflags declares for the
+// command, or, for direction and proto, the flags they stand for.
+func setAxes(kind measure.Kind, fs *pflag.FlagSet, settings []Setting) error {
+	set := func(name, value string) error {
+		if _, ok := testflags.Lookup(string(kind), name); !ok {
+			return fmt.Errorf("unknown flag: --%s", name) // as the command line says it
+		}
+		return fs.Set(name, value)
 	}
-	if err := fs.Parse(args); err != nil {
-		return t, err
+	for _, st := range settings {
+		v := st.Value
+		switch st.Axis {
+		case AxisDirection:
+			flag := map[string]string{"down": "reverse", "bidir": "bidir"}[v.Label]
+			switch {
+			case flag == "":
+			case kind == measure.KindRR:
+				return fmt.Errorf("--%s does not apply to request-response tests", flag)
+			default:
+				if err := set(flag, "true"); err != nil {
+					return err
+				}
+			}
+			continue
+		case AxisProto:
+			// udp is rr's default, and its own flag; tcp is the client's
+			// default.
+			if v.Label == "udp" || kind == measure.KindRR {
+				if err := set(v.Label, "true"); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		name, value := st.Axis, v.Label
+		if v.Arg != "" {
+			value = v.Arg
+		}
+		if kind == measure.KindRR && name == AxisLength {
+			name = "sizes" // an rr point's length is its request size
+		}
+		if err := set(name, value); err != nil {
+			return err
+		}
 	}
-	if fs.NArg() > 0 {
-		return t, fmt.Errorf("unexpected arguments %q", fs.Args())
-	}
-	if err := between(t, fs); err != nil {
-		return t, err
-	}
-	return t, t.Finish(fs)
+	return nil
 }
 
-func rrPoint(args []string) (measure.Test, error) {
+func rrPoint(base []string, settings []Setting) (measure.Test, error) {
 	const ownJSON = "a sweep of rr tests stores each run's JSON itself: give no -J, --logfile or --load"
-	if _, ok := commandLineOnly(args, "logfile"); ok {
+	if _, ok := commandLineOnly(base, "logfile"); ok {
 		return measure.Test{}, errors.New(ownJSON)
 	}
-	t, err := parsePoint(measure.KindRR, args, func(t measure.Test, _ *pflag.FlagSet) error {
+	if f, ok := commandLineOnly(base, "reverse", "bidir"); ok {
+		return measure.Test{}, fmt.Errorf("--%s does not apply to request-response tests", f)
+	}
+	t, _, err := measure.ParseThen(measure.KindRR, base, func(t measure.Test, fs *pflag.FlagSet) error {
+		if err := setAxes(measure.KindRR, fs, settings); err != nil {
+			return err
+		}
 		if t.RR.JSON || t.RR.Load != "" {
 			return errors.New(ownJSON)
 		}
@@ -142,15 +177,18 @@ func rrPoint(args []string) (measure.Test, error) {
 	return t, nil
 }
 
-func clientPoint(s *Spec, args []string) (measure.Test, error) {
+func clientPoint(s *Spec, base []string, settings []Setting) (measure.Test, error) {
 	const ownJSON = "a sweep stores each run's JSON itself: give no -J, --json-stream or --logfile"
-	if _, ok := commandLineOnly(args, "save", "db"); ok {
+	if _, ok := commandLineOnly(base, "save", "db"); ok {
 		return measure.Test{}, errors.New("a sweep stores every run in its own --db: give no --save or --db among a run's flags")
 	}
-	if _, ok := commandLineOnly(args, "logfile"); ok {
+	if _, ok := commandLineOnly(base, "logfile"); ok {
 		return measure.Test{}, errors.New(ownJSON)
 	}
-	t, err := parsePoint(measure.KindClient, args, func(t measure.Test, fs *pflag.FlagSet) error {
+	t, _, err := measure.ParseThen(measure.KindClient, base, func(t measure.Test, fs *pflag.FlagSet) error {
+		if err := setAxes(measure.KindClient, fs, settings); err != nil {
+			return err
+		}
 		c := t.Client
 		if c.JSON || c.JSONStream {
 			return errors.New(ownJSON)

@@ -1,10 +1,13 @@
 package campaign
 
 import (
+	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/measure"
 	"github.com/wireperf/wireperf/internal/spec"
 )
 
@@ -87,5 +90,52 @@ func TestPointTestRefuses(t *testing.T) {
 	rr := &Spec{Name: "x", Test: TestRR, Targets: []string{"h"}, Repeat: 1, Order: OrderSequential, Fixed: []string{"--reverse"}}
 	if _, err := Tests(rr, rr.Plan()); err == nil || !strings.Contains(err.Error(), "does not apply to request-response tests") {
 		t.Errorf("rr --reverse: %v", err)
+	}
+}
+
+// A point's test, its axis values set on the parsed fixed flags, is the
+// test its command line (Cmdline's flags, as argv) gives the command, or
+// fails as that line does.
+func TestPointTestIsItsCommandLine(t *testing.T) {
+	rate := 1073741824.0
+	specs := []*Spec{
+		{Port: 5301, Fixed: []string{"-O", "1", "-C", "cubic"}, Axes: []AxisValues{
+			{AxisWindow, mustList(t, AxisWindow, "64K,1M")}, {AxisDirection, mustList(t, AxisDirection, "up,down,bidir")}, {AxisProto, mustList(t, AxisProto, "tcp,udp")}}},
+		{Fixed: []string{"-u", "-t", "2"}, Axes: []AxisValues{
+			{AxisBitrate, []Value{{Label: "1G", Num: &rate, Arg: "1073741824"}, {Label: "300m"}}}, {AxisLength, mustList(t, AxisLength, "1200")}, {AxisSpacing, mustList(t, AxisSpacing, "10us")}}},
+		{Fixed: []string{"-P", "2"}, Axes: []AxisValues{{AxisParallel, mustList(t, AxisParallel, "1,4")}, {AxisSetMSS, mustList(t, AxisSetMSS, "1200")}, {AxisTime, mustList(t, AxisTime, "3")}}},
+		{Test: TestRR, Port: 6000, Fixed: []string{"-t", "3"}, Axes: []AxisValues{
+			{AxisLength, mustList(t, AxisLength, "64,1472")}, {AxisProto, mustList(t, AxisProto, "udp,tcp")}, {AxisWindow, mustList(t, AxisWindow, "1M")}}},
+		{Test: TestRR, Axes: []AxisValues{{AxisParallel, mustList(t, AxisParallel, "2")}}},
+		{Fixed: []string{"-b", "1m/4"}, Axes: []AxisValues{{AxisTime, mustList(t, AxisTime, "1")}}},
+	}
+	for i, s := range specs {
+		s.Name, s.Targets, s.Repeat, s.Order = "c", []string{"h"}, 1, OrderSequential
+		for _, r := range s.Plan() {
+			got, gotErr := PointTest(s, r.Point)
+			kind, args, err := pointArgs(s, r.Point)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Port != 0 {
+				args = append([]string{fmt.Sprintf("--port=%d", s.Port)}, args...)
+			}
+			want, _, wantErr := measure.Parse(kind, args)
+			if (gotErr == nil) != (wantErr == nil) || gotErr != nil && gotErr.Error() != wantErr.Error() {
+				t.Errorf("spec %d %s: error %v, its command line's %v", i, r.Point.Label(), gotErr, wantErr)
+				continue
+			}
+			if wantErr != nil {
+				continue
+			}
+			if want.Client != nil {
+				want.Client.Spec.HostCounters = true
+			} else {
+				want.RR.Spec.HostCounters = true
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("spec %d %s: %+v %+v, its command line's %+v %+v", i, r.Point.Label(), got.Client, got.RR, want.Client, want.RR)
+			}
+		}
 	}
 }

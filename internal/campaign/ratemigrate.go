@@ -84,17 +84,38 @@ func stored(text string) (exact string, rewritten bool, err error) {
 	return exact, true, nil
 }
 
-// storedRateFlags rewrites the rate flags among a point's fixed flags, as the
-// point's own flag set reads them: "--bitrate=1G", "--bitrate 1G", "-b 1G",
-// "-b1G" and "-ub1G" (shorthands run together) all name -b's value.
+// storedRateFlags rewrites the rate flags among a point's fixed flags, as
+// the point's own flag set parses them: "--bitrate=1G", "--bitrate 1G",
+// "-b 1G", "-b1G" and "-ub1G" (shorthands run together) all give -b the
+// value "1G". It walks the flags pflag's parse finds (ParseAll, which
+// reads them without setting them) rather than reading the text itself;
+// to rewrite a value where it stands, each prefix of args is parsed, and
+// a value first read with args[:k] ends args[k-1] (-b1G, --bitrate=1G,
+// or the next argument after -b). Every other argument is left as it was
+// written: the archive's command lines of an old campaign don't change.
 func storedRateFlags(kind measure.Kind, args []string) ([]string, bool, error) {
-	fs := measure.NewFlagSet(string(kind))
-	if _, err := measure.New(kind, fs); err != nil {
-		return nil, false, err
+	type occurrence struct{ flag, value string }
+	walk := func(args []string) ([]occurrence, error) {
+		fs := measure.NewFlagSet(string(kind))
+		if _, err := measure.New(kind, fs); err != nil {
+			return nil, err
+		}
+		// A flag the model doesn't know is the point's own error, told
+		// when its test is read; the rates after it are still rewritten.
+		fs.ParseErrorsAllowlist.UnknownFlags = true
+		var found []occurrence
+		err := fs.ParseAll(args, func(f *pflag.Flag, value string) error {
+			found = append(found, occurrence{f.Name, value})
+			return nil
+		})
+		return found, err
 	}
-	isRate := func(f *pflag.Flag) bool {
-		for _, name := range rateFlags[kind] {
-			if f.Name == name {
+	if _, err := walk(nil); err != nil {
+		return nil, false, err // not a kind of test
+	}
+	isRate := func(name string) bool {
+		for _, r := range rateFlags[kind] {
+			if name == r {
 				return true
 			}
 		}
@@ -102,67 +123,23 @@ func storedRateFlags(kind measure.Kind, args []string) ([]string, bool, error) {
 	}
 	out := append([]string{}, args...)
 	changed := false
-	// rewrite replaces out[i][from:] when f takes a rate.
-	rewrite := func(f *pflag.Flag, i, from int) error {
-		if !isRate(f) {
-			return nil
-		}
-		exact, rewritten, err := stored(out[i][from:])
-		if err != nil {
-			return fmt.Errorf("--%s %s: %v", f.Name, out[i][from:], err)
-		}
-		if rewritten {
-			out[i] = out[i][:from] + exact
-			changed = true
-		}
-		return nil
-	}
-	for i := 0; i < len(out); i++ {
-		a := out[i]
-		switch {
-		case a == "--":
-			return out, changed, nil // the rest are arguments, not flags
-		case strings.HasPrefix(a, "--"):
-			name, _, hasValue := strings.Cut(a[2:], "=")
-			f := fs.Lookup(name)
-			switch {
-			case f == nil:
-			case hasValue:
-				if err := rewrite(f, i, 2+len(name)+1); err != nil {
-					return nil, false, err
-				}
-			case f.NoOptDefVal == "" && i+1 < len(out): // its value is the next argument
-				i++
-				if err := rewrite(f, i, 0); err != nil {
-					return nil, false, err
-				}
+	read := 0 // the occurrences already placed
+	for k := 1; k <= len(args); k++ {
+		// A prefix that ends with a flag still wanting its value fails
+		// after the flags before it are read: those are the ones it has.
+		found, _ := walk(args[:k])
+		for ; read < len(found); read++ {
+			o := found[read]
+			if !isRate(o.flag) {
+				continue
 			}
-		case strings.HasPrefix(a, "-") && len(a) > 1:
-			// Shorthands run together until the first that takes a
-			// value: the rest of the argument, or the next one.
-			for j := 1; j < len(a); j++ {
-				f := fs.ShorthandLookup(a[j : j+1])
-				if f == nil {
-					break
-				}
-				if f.NoOptDefVal != "" {
-					continue
-				}
-				from := j + 1
-				if strings.HasPrefix(a[from:], "=") {
-					from++
-				}
-				if from < len(a) {
-					if err := rewrite(f, i, from); err != nil {
-						return nil, false, err
-					}
-				} else if i+1 < len(out) {
-					i++
-					if err := rewrite(f, i, 0); err != nil {
-						return nil, false, err
-					}
-				}
-				break
+			exact, rewritten, err := stored(o.value)
+			if err != nil {
+				return nil, false, fmt.Errorf("--%s %s: %v", o.flag, o.value, err)
+			}
+			if a := out[k-1]; rewritten && strings.HasSuffix(a, o.value) {
+				out[k-1] = a[:len(a)-len(o.value)] + exact
+				changed = true
 			}
 		}
 	}

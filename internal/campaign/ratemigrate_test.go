@@ -133,6 +133,14 @@ func TestKeepStoredRatesFixedFlags(t *testing.T) {
 		{[]string{"-b", "100m", "--bottleneck=1g", "-b", "1000"}, []string{"-b", "100m", "--bottleneck=1g", "-b", "1000"}, false},
 		{[]string{"-ub", "1G"}, []string{"-ub", "1073741824"}, true},
 		{[]string{"-t", "10", "--", "-b", "1G"}, []string{"-t", "10", "--", "-b", "1G"}, false},
+		// As the text walk of before rewrote them: only rate flags' values,
+		// wherever the parse finds them, every other argument as written.
+		{[]string{"-ub=1G"}, []string{"-ub=1073741824"}, true},
+		{[]string{"-P", "2", "-b", "1G", "-C", "1G", "-T", "1G", "--bottleneck", "1T"}, []string{"-P", "2", "-b", "1073741824", "-C", "1G", "-T", "1G", "--bottleneck", "1099511627776"}, true},
+		{[]string{"--foo=1", "-b", "1G"}, []string{"--foo=1", "-b", "1073741824"}, true},
+		{[]string{"-b", "1G", "-b", "2M"}, []string{"-b", "1073741824", "-b", "2097152"}, true},
+		{[]string{"-t", "1", "-b", "500M", "-i", "1"}, []string{"-t", "1", "-b", "524288k", "-i", "1"}, true},
+		{[]string{"-b"}, []string{"-b"}, false},
 	} {
 		s := &Spec{Name: "c", Fixed: append([]string{}, c.in...)}
 		changed, err := KeepStoredRates(s, archive.RateRuleUpperBinary)

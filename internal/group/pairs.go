@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/wireperf/wireperf/internal/measure"
 	"github.com/wireperf/wireperf/internal/measure/testflags"
 	"github.com/wireperf/wireperf/internal/spec"
@@ -67,47 +69,46 @@ type Options struct {
 	Length   int64
 }
 
-// Args are the options as the client command's flags: each declared
-// group flag (testflags.Group) that is set, under its client name.
-func (o Options) Args() []string {
-	var a []string
-	for _, d := range testflags.Group() {
-		target, _ := o.option(d.Name)
-		switch p := target.(type) {
-		case *time.Duration:
-			if *p > 0 {
-				a = append(a, "--"+d.Name+"="+units.DurationString(*p))
-			}
-		case *int64:
-			if *p != 0 {
-				a = append(a, "--"+d.Name+"="+strconv.FormatInt(*p, 10))
-			}
-		case *int:
-			if *p > 0 {
-				a = append(a, "--"+d.Name+"="+strconv.Itoa(*p))
-			}
-		case *string:
-			if *p != "" {
-				a = append(a, "--"+d.Name+"="+*p)
-			}
-		case *bool:
-			if *p {
-				a = append(a, "--"+d.Name)
+// Spec is the test these options describe, read by the client's own
+// model (package measure): each declared group flag (testflags.Group)
+// that is set is set on the client's flags under its declared name, as
+// the command line sets it, and checked as one client's are (-O runs
+// before the -t that is measured).
+func (o Options) Spec() (spec.Spec, error) {
+	t, _, err := measure.ParseThen(measure.KindClient, nil, func(_ measure.Test, fs *pflag.FlagSet) error {
+		for _, d := range testflags.Group() {
+			target, _ := o.option(d.Name)
+			if v, set := optionValue(target); set {
+				if err := fs.Set(d.Name, v); err != nil {
+					return err
+				}
 			}
 		}
-	}
-	return a
-}
-
-// Spec is the test these options describe, read by the client's own
-// model (package measure): -O runs before the -t that is measured, as
-// for one client.
-func (o Options) Spec() (spec.Spec, error) {
-	t, _, err := measure.Parse(measure.KindClient, o.Args())
+		return nil
+	})
 	if err != nil {
 		return spec.Spec{}, err
 	}
 	return t.Client.Spec, nil
+}
+
+// optionValue is an option's value as its flag reads it, and whether it
+// is set: a zero value (and a non-positive length of time or count)
+// leaves the client's default.
+func optionValue(target any) (string, bool) {
+	switch p := target.(type) {
+	case *time.Duration:
+		return units.DurationString(*p), *p > 0
+	case *int64:
+		return strconv.FormatInt(*p, 10), *p != 0
+	case *int:
+		return strconv.Itoa(*p), *p > 0
+	case *string:
+		return *p, *p != ""
+	case *bool:
+		return "true", *p
+	}
+	return "", false
 }
 
 // Pair is one sender agent and its receiving server.

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/measure"
 	"github.com/wireperf/wireperf/internal/spec"
 )
 
@@ -105,6 +107,36 @@ func TestOptionsSpec(t *testing.T) {
 	}
 	if _, err := (Options{Length: -5}).Spec(); err == nil || !strings.Contains(err.Error(), "--length") {
 		t.Fatalf("-l -5: %v", err)
+	}
+}
+
+// TestOptionsSpecIsTheClients holds a group's test to the client's: each
+// option set on the client's flags by its declared name gives the spec,
+// or the error, that the same flags on a client's command line give.
+func TestOptionsSpecIsTheClients(t *testing.T) {
+	for _, tc := range []struct {
+		o    Options
+		argv []string
+	}{
+		{Options{}, nil},
+		{Options{Duration: 1500 * time.Millisecond, Interval: 250 * time.Millisecond, Omit: time.Second}, []string{"-t", "1.5", "-i", "0.25", "-O", "1"}},
+		{Options{Parallel: 3, UDP: true, Bitrate: "40m/8", Length: 1200}, []string{"-P", "3", "-u", "-b", "40m/8", "-l", "1200"}},
+		{Options{Reverse: true, Window: 4 << 20, Bitrate: "1G"}, []string{"-R", "-w", "4M", "-b", "1G"}},
+		{Options{Bidir: true}, []string{"--bidir"}},
+		{Options{Bitrate: "1m/4"}, []string{"-b", "1m/4"}},
+		{Options{Bitrate: "fast"}, []string{"-b", "fast"}},
+		{Options{Length: -5}, []string{"--length=-5"}},
+		{Options{Window: -1}, []string{"--window=-1"}},
+	} {
+		got, gotErr := tc.o.Spec()
+		want, _, wantErr := measure.Parse(measure.KindClient, tc.argv)
+		if (gotErr == nil) != (wantErr == nil) || gotErr != nil && gotErr.Error() != wantErr.Error() {
+			t.Errorf("%v: error %v, the client's %v", tc.argv, gotErr, wantErr)
+			continue
+		}
+		if wantErr == nil && !reflect.DeepEqual(got, want.Client.Spec) {
+			t.Errorf("%v: spec %+v, the client's %+v", tc.argv, got, want.Client.Spec)
+		}
 	}
 }
 

@@ -97,6 +97,15 @@ func (t Test) Finish(fs *pflag.FlagSet) error {
 // the destination is not part of a test's description. The flag set is
 // returned for a caller that asks which flags were given.
 func Parse(kind Kind, args []string) (Test, *pflag.FlagSet, error) {
+	return ParseThen(kind, args, nil)
+}
+
+// ParseThen is Parse with then run on the parsed flags before they are
+// checked: a caller that sets flags by their declared names (fs.Set, as
+// the command line sets them) on a line it read, such as a group's
+// options or a campaign point's axis values, or that checks which were
+// given. then may be nil.
+func ParseThen(kind Kind, args []string, then func(Test, *pflag.FlagSet) error) (Test, *pflag.FlagSet, error) {
 	fs := NewFlagSet(string(kind))
 	t, err := New(kind, fs)
 	if err != nil {
@@ -107,6 +116,11 @@ func Parse(kind Kind, args []string) (Test, *pflag.FlagSet, error) {
 	}
 	if fs.NArg() > 0 {
 		return Test{}, nil, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if then != nil {
+		if err := then(t, fs); err != nil {
+			return Test{}, nil, err
+		}
 	}
 	if err := t.Finish(fs); err != nil {
 		return Test{}, nil, err

@@ -20,6 +20,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/wireperf/wireperf/internal/measure"
 	"github.com/wireperf/wireperf/internal/schedule"
 	"github.com/wireperf/wireperf/internal/yamlfile"
 )
@@ -44,9 +45,12 @@ type Test struct {
 	Class   schedule.Class
 	Reserve time.Duration // how long a run holds its hosts
 	// ReserveGiven: Reserve is the file's reserve, not the test's
-	// length and the margin (schedule.ReserveFor).
+	// length and the margin (schedule.ReserveOf).
 	ReserveGiven bool
 	Thresholds   schedule.Thresholds
+	// test is Args parsed, once, when the file was read: its tasks and
+	// its reservation read it.
+	test measure.Test
 }
 
 // Schedule runs one test over one group's pairs.

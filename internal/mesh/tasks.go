@@ -39,8 +39,8 @@ func (m *Mesh) Tasks() []*schedule.Task {
 		t := m.Tests[s.Test]
 		// One test's tasks share its words (clipped: an append copies).
 		args := slices.Clip(t.Args)
-		// and its parsed test, read once (the line was checked when read).
-		test, _ := (&schedule.Task{Args: args}).Test()
+		// and its test, parsed once when the file was read.
+		test := t.test
 		// task is the schedule's task from source to dest; its ID names
 		// the pair, or (key) a sampled group's source and slot.
 		task := func(source, dest, key string) *schedule.Task {

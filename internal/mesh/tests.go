@@ -11,8 +11,10 @@ import (
 	"github.com/wireperf/wireperf/internal/yamlfile"
 )
 
-// test reads one test: its line, its class, how long a run holds its
-// hosts (the file's reserve, else schedule.ReserveFor) and its grid's
+// test reads one test: its line (parsed once, as the test's command
+// reads it: a measurement command and its measurement flags only, with
+// values the command accepts), its class, how long a run holds its
+// hosts (the file's reserve, else schedule.ReserveOf) and its grid's
 // thresholds.
 func (p *parser) test(e yamlfile.Entry) (Test, error) {
 	key := "tests." + e.Key
@@ -34,7 +36,7 @@ func (p *parser) test(e yamlfile.Entry) (Test, error) {
 			if err != nil {
 				return t, err
 			}
-			if t.Args, err = p.testLine(v); err != nil {
+			if t.test, t.Args, err = measure.ParseLineText(v); err != nil {
 				return t, p.Errorf(f.Value, fk, "%v", err)
 			}
 			testNode = f.Value
@@ -68,22 +70,11 @@ func (p *parser) test(e yamlfile.Entry) (Test, error) {
 		t.Class = schedule.Background
 	}
 	if t.Reserve == 0 {
-		if t.Reserve, err = schedule.ReserveFor(t.Args); err != nil {
+		if t.Reserve, err = schedule.ReserveOf(t.test); err != nil {
 			return t, p.Errorf(testNode, key+".test", "%v", err)
 		}
 	}
 	return t, nil
-}
-
-// testLine splits a test line into words and reads it as the test's
-// command would (package measure): a measurement command and its
-// measurement flags only, with values the command accepts.
-func (p *parser) testLine(v string) ([]string, error) {
-	_, words, err := measure.ParseLineText(v)
-	if err != nil {
-		return nil, err
-	}
-	return words, nil
 }
 
 // thresholds reads where a test's grid cells turn amber and red.

@@ -122,6 +122,12 @@ func ReserveFor(args []string) (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
+	return ReserveOf(t)
+}
+
+// ReserveOf is ReserveFor of a test already parsed (a mesh file's line,
+// read once).
+func ReserveOf(t measure.Test) (time.Duration, error) {
 	d, ok := t.Duration()
 	if !ok {
 		return 0, errors.New("its length can't be told from its flags (-n without a rate, or rr --count without -t or --interval): give reserve")
