@@ -160,15 +160,13 @@ func (s *Store) BlockPathChanges(ctx context.Context, a, b []string, since time.
 	}
 	var parts []string
 	var args []any
-	way := func(srcs, dsts []string) {
+	EitherWay(a, b, func(srcs, dsts []string) {
+		inSrcs, srcArgs := InList(srcs)
+		inDsts, dstArgs := InList(dsts)
 		parts = append(parts, `SELECT run_id, source, dest, test, at, path, reached, changed, prev_path FROM run_path
-			WHERE source IN (`+placeholders(len(srcs))+`) AND dest IN (`+placeholders(len(dsts))+`) AND at >= ? AND changed = 1`)
-		args = append(append(append(args, strs(srcs)...), strs(dsts)...), since.UTC())
-	}
-	way(a, b)
-	if !sameSet(a, b) {
-		way(b, a)
-	}
+			WHERE source IN (`+inSrcs+`) AND dest IN (`+inDsts+`) AND at >= ? AND changed = 1`)
+		args = append(append(append(args, srcArgs...), dstArgs...), since.UTC())
+	})
 	return s.scanPaths(ctx, strings.Join(parts, "\nUNION ALL\n")+"\nORDER BY 5, 1", args...)
 }
 
@@ -181,29 +179,3 @@ func (s *Store) scanPaths(ctx context.Context, query string, args ...any) ([]Pat
 	return scanPaths(rows)
 }
 
-func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?, ", n), ", ") }
-
-func strs(v []string) []any {
-	out := make([]any, len(v))
-	for i, s := range v {
-		out[i] = s
-	}
-	return out
-}
-
-// sameSet says whether a and b hold the same names.
-func sameSet(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	in := make(map[string]bool, len(a))
-	for _, s := range a {
-		in[s] = true
-	}
-	for _, s := range b {
-		if !in[s] {
-			return false
-		}
-	}
-	return true
-}

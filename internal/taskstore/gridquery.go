@@ -102,18 +102,16 @@ func (s *Store) BlockHistory(ctx context.Context, a, b []string, test string, si
 func blockHistoryQuery(a, b []string, test string, since time.Time) (string, []any) {
 	var parts []string
 	var args []any
-	way := func(srcs, dsts []string) {
+	archive.EitherWay(a, b, func(srcs, dsts []string) {
+		inSrcs, srcArgs := archive.InList(srcs)
+		inDsts, dstArgs := archive.InList(dsts)
 		parts = append(parts, `SELECT `+gridRunColumns+`
 			FROM sched_run r LEFT JOIN run_summary m ON m.run_id = r.id
-			WHERE r.source IN (`+placeholders(len(srcs))+`) AND r.dest IN (`+placeholders(len(dsts))+`)
+			WHERE r.source IN (`+inSrcs+`) AND r.dest IN (`+inDsts+`)
 				AND r.test = ? AND r.direction IN (?, ?, ?) AND r.planned >= ? AND r.state IN (?, ?, ?, ?)`)
-		args = append(append(append(args, strs(srcs)...), strs(dsts)...), test, "forward", "reverse", "bidir", since.UTC())
+		args = append(append(append(args, srcArgs...), dstArgs...), test, "forward", "reverse", "bidir", since.UTC())
 		args = append(args, doneStates...)
-	}
-	way(a, b)
-	if !sameSet(a, b) {
-		way(b, a)
-	}
+	})
 	return strings.Join(parts, "\nUNION ALL\n") + "\nORDER BY 2, 1", args
 }
 
@@ -154,29 +152,3 @@ func scanGridRuns(rows *sql.Rows, withLast bool) ([]GridRun, error) {
 	return out, rows.Err()
 }
 
-func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?, ", n), ", ") }
-
-func strs(v []string) []any {
-	out := make([]any, len(v))
-	for i, s := range v {
-		out[i] = s
-	}
-	return out
-}
-
-// sameSet says whether a and b hold the same names.
-func sameSet(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	in := make(map[string]bool, len(a))
-	for _, s := range a {
-		in[s] = true
-	}
-	for _, s := range b {
-		if !in[s] {
-			return false
-		}
-	}
-	return true
-}
