@@ -56,6 +56,9 @@ func (f *Flags) Register(fs *pflag.FlagSet) {
 	fs.Var(flagvalue.Size(&cfg.Limits.MaxTestMemory), "max-test-memory", "what one test holds: data connections × -l, and the interval rows kept (at most 65,536 stream rows of 512 bytes) (0: no limit)")
 	fs.Var(flagvalue.Duration(&cfg.Limits.MinKeylessInterval), "min-keyless-interval", "shortest -i admitted from a client without a key (every iperf3 client, and every client of a server without keys); 0: the client's own floor")
 	fs.Var(flagvalue.Duration(&cfg.Limits.MaxDuration), "max-duration", "longest test admitted, e.g. 1h (0: no limit)")
+	// iperf3 3.21's name for the same limit, so that its servers' command
+	// lines run as they are.
+	fs.Var(flagvalue.Duration(&cfg.Limits.MaxDuration), "server-max-duration", "iperf3's name for --max-duration: seconds, or a duration such as 1h")
 	fs.Var(flagvalue.Size(&cfg.Limits.MaxMemory), "max-memory", "data buffers and kept rows of all running tests together; a quarter of this machine's memory unless set (0: no limit)")
 	fs.IntVar(&cfg.Limits.MaxTotalStreams, "max-total-streams", cfg.Limits.MaxTotalStreams, "data connections of all running tests together (0: no limit)")
 	fs.IntVar(&cfg.Limits.MaxHandshakes, "max-handshakes", cfg.Limits.MaxHandshakes, "connections not yet in a test, over all clients (0: no limit)")
