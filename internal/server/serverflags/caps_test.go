@@ -50,3 +50,63 @@ func TestServerMaxDuration(t *testing.T) {
 		t.Errorf("a 300 ms test under the limit: %v", err)
 	}
 }
+
+// serveOnce starts the server the flags describe on loopback; served
+// gives Serve's return.
+func serveOnce(t *testing.T, args ...string) (port int, served chan error) {
+	t.Helper()
+	f := parse(t, append([]string{"-B", "127.0.0.1", "-p", "0", "-i", "0"}, args...)...)
+	if err := f.Finish(); err != nil {
+		t.Fatal(err)
+	}
+	srv := f.Server(&lockedBuffer{}, slog.New(slog.DiscardHandler))
+	if err := srv.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	served = make(chan error, 1)
+	go func() { served <- srv.Serve(ctx) }()
+	return srv.Addr().Port, served
+}
+
+// waitServed fails the test unless Serve returns nil within limit (a bound
+// on a hang, not a measure of time).
+func waitServed(t *testing.T, served chan error, limit time.Duration) {
+	t.Helper()
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Fatalf("Serve: %v", err)
+		}
+	case <-time.After(limit):
+		t.Fatalf("the server still serves after %v", limit)
+	}
+}
+
+// -1 --idle-timeout, as iperf3's: a one-test server that no client
+// reaches stops by itself; one whose test runs longer than the timeout
+// serves it whole and then stops.
+func TestIdleTimeout(t *testing.T) {
+	t.Run("no client", func(t *testing.T) {
+		_, served := serveOnce(t, "-1", "--idle-timeout", "0.2")
+		waitServed(t, served, 10*time.Second)
+	})
+	t.Run("a test longer than the timeout", func(t *testing.T) {
+		// A shutdown would abort the test at once: the test runs whole
+		// only if its connections hold the idle clock.
+		port, served := serveOnce(t, "-1", "--idle-timeout", "0.2", "--shutdown-grace", "0.001")
+		s := spec.Default()
+		s.Duration, s.Interval = 700*time.Millisecond, 0
+		res, err := session.RunClient(context.Background(), session.ClientConfig{ClientConfig: control.ClientConfig{
+			Host: "127.0.0.1", Port: port, ConnectTimeout: 5 * time.Second, Spec: s,
+		}})
+		if err != nil {
+			t.Fatalf("a 700 ms test on a server with a 200 ms idle timeout: %v", err)
+		}
+		if res.Error != "" || len(res.Local.Streams) != 1 || res.Local.Streams[0].Bytes == 0 || res.Local.Streams[0].End < 0.6 {
+			t.Errorf("the test did not run whole: error %q, streams %+v", res.Error, res.Local.Streams)
+		}
+		waitServed(t, served, 10*time.Second)
+	})
+}

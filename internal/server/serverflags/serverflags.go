@@ -66,6 +66,7 @@ func (f *Flags) Register(fs *pflag.FlagSet) {
 	fs.Var(flagvalue.Duration(&cfg.Limits.FirstByteTimeout), "first-byte-timeout", "how long a new connection may say nothing before it is closed")
 	fs.IntVar(&cfg.Limits.PrefixV4, "client-prefix-v4", cfg.Limits.PrefixV4, "leading bits of an IPv4 address that make one client, for the per-client limits")
 	fs.IntVar(&cfg.Limits.PrefixV6, "client-prefix-v6", cfg.Limits.PrefixV6, "leading bits of an IPv6 address that make one client, for the per-client limits")
+	fs.Var(flagvalue.Duration(&cfg.IdleTimeout), "idle-timeout", "with -1: exit when no connection has been open for this long, as iperf3 -1 --idle-timeout (seconds, or a duration)")
 	fs.Var(flagvalue.Duration(&cfg.StatusInterval), "status-interval", "log the server's counters and goroutines this often (0: never)")
 	f.Auth.Register(fs)
 	f.Agent.Register(fs)
@@ -87,7 +88,7 @@ func (f *Flags) Finish() error {
 	}
 	l := cfg.Limits
 	if l.MaxTests < 0 || l.MaxStreams < 0 || l.MaxTestsPerClient < 0 || l.MaxDuration < 0 || l.MaxMemory < 0 ||
-		l.MaxTotalStreams < 0 || l.MinKeylessInterval < 0 || l.MaxHandshakes < 0 || l.MaxHandshakesPerClient < 0 || cfg.StatusInterval < 0 {
+		l.MaxTotalStreams < 0 || l.MinKeylessInterval < 0 || l.MaxHandshakes < 0 || l.MaxHandshakesPerClient < 0 || cfg.StatusInterval < 0 || cfg.IdleTimeout < 0 {
 		return fmt.Errorf("limits must not be negative")
 	}
 	if l.PrefixV4 < 1 || l.PrefixV4 > 32 || l.PrefixV6 < 1 || l.PrefixV6 > 128 {
