@@ -545,6 +545,7 @@ func (s *Server) serveTest(ctx context.Context, conn *net.TCPConn, ctl net.Conn,
 	defer conn.Close()
 	at, err := control.Accept(ctx, ctl, control.ServeConfig{
 		Registrar: s.reg, Logger: s.log, HandshakeTimeout: s.cfg.HandshakeTimeout, MaxDuration: s.cfg.Limits.MaxDuration,
+		BitrateLimit: s.cfg.Limits.BitrateLimit, BitrateWindow: s.cfg.Limits.BitrateWindow,
 		UDP: s.udp, Keys: s.cfg.Keys, HandshakeDone: past, Refuse: denied, ServerOutput: s.cfg.ServerOutput,
 	})
 	if err != nil {

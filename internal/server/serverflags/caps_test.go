@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wireperf/wireperf/internal/control"
+	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/session"
 	"github.com/wireperf/wireperf/internal/spec"
 )
@@ -64,9 +65,16 @@ func serveOnce(t *testing.T, args ...string) (port int, served chan error) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
 	served = make(chan error, 1)
-	go func() { served <- srv.Serve(ctx) }()
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		served <- srv.Serve(ctx)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-stopped
+	})
 	return srv.Addr().Port, served
 }
 
@@ -109,4 +117,31 @@ func TestIdleTimeout(t *testing.T) {
 		}
 		waitServed(t, served, 10*time.Second)
 	})
+}
+
+// --server-bitrate-limit RATE/SECONDS, as iperf3's: on loopback a TCP test
+// without a rate, far over 10 Mbit/s, is ended with iperf3's reason once a
+// window has passed; a UDP test at 2 Mbit/s runs whole.
+func TestServerBitrateLimit(t *testing.T) {
+	port, _ := serveOnce(t, "--server-bitrate-limit", "10m/0.3")
+	run := func(s spec.Spec) (*result.Result, error) {
+		return session.RunClient(context.Background(), session.ClientConfig{ClientConfig: control.ClientConfig{
+			Host: "127.0.0.1", Port: port, ConnectTimeout: 5 * time.Second, Spec: s,
+		}})
+	}
+	over := spec.Default()
+	over.Duration, over.Interval, over.Streams = 3*time.Second, 0, 2
+	_, err := run(over)
+	if err == nil || !strings.Contains(err.Error(), "total required bandwidth is larger than server limit") ||
+		!strings.Contains(err.Error(), "--server-bitrate-limit") {
+		t.Errorf("an unlimited TCP test against a 10 Mbit/s limit: err %v, want iperf3's reason", err)
+	}
+	t.Logf("the client's error: %v", err)
+	under := spec.Default()
+	under.Protocol, under.Rate, under.Length = spec.UDP, 2e6, 1200
+	under.Duration, under.Interval = time.Second, 0
+	res, err := run(under)
+	if err != nil || res.Error != "" {
+		t.Fatalf("a 2 Mbit/s UDP test under a 10 Mbit/s limit: %v %v", err, res)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -56,6 +57,7 @@ func (f *Flags) Register(fs *pflag.FlagSet) {
 	fs.Var(flagvalue.Size(&cfg.Limits.MaxTestMemory), "max-test-memory", "what one test holds: data connections × -l, and the interval rows kept (at most 65,536 stream rows of 512 bytes) (0: no limit)")
 	fs.Var(flagvalue.Duration(&cfg.Limits.MinKeylessInterval), "min-keyless-interval", "shortest -i admitted from a client without a key (every iperf3 client, and every client of a server without keys); 0: the client's own floor")
 	fs.Var(flagvalue.Duration(&cfg.Limits.MaxDuration), "max-duration", "longest test admitted, e.g. 1h (0: no limit)")
+	fs.Var(bitrateLimit{&cfg.Limits}, "server-bitrate-limit", "end a test whose streams together move more than RATE bit/s on average over the last SECONDS (5 unless given), as iperf3's (0: no limit)")
 	// iperf3 3.21's name for the same limit, so that its servers' command
 	// lines run as they are.
 	fs.Var(flagvalue.Duration(&cfg.Limits.MaxDuration), "server-max-duration", "iperf3's name for --max-duration: seconds, or a duration such as 1h")
@@ -75,6 +77,38 @@ func (f *Flags) Register(fs *pflag.FlagSet) {
 	fs.VarP(flagvalue.Format(&f.Format), "format", "f", "units of each test's text report, and of --get-server-output's when the client names none: a adaptive, b k m g t bits, B K M G T bytes")
 	fs.BoolVarP(&f.JSON, "json", "J", false, "each test's report as one JSON document per line (JSON Lines), and iperf3 clients' --get-server-output in JSON")
 }
+
+// bitrateLimit is --server-bitrate-limit RATE[/SECONDS]: RATE read as
+// iperf3 reads -b, SECONDS the averaging window.
+type bitrateLimit struct{ l *server.Limits }
+
+func (b bitrateLimit) String() string {
+	if b.l == nil || b.l.BitrateLimit == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%s/%s", units.RateString(b.l.BitrateLimit), units.DurationString(b.l.BitrateWindow))
+}
+
+func (b bitrateLimit) Set(s string) error {
+	rate, window, hasWindow := strings.Cut(s, "/")
+	r, err := units.ParseRate(rate)
+	if err != nil {
+		return err
+	}
+	w := server.DefaultBitrateWindow
+	if hasWindow {
+		if w, err = units.ParseDuration(window); err != nil {
+			return err
+		}
+		if w <= 0 {
+			return fmt.Errorf("averaging window %q: want more than 0", window)
+		}
+	}
+	b.l.BitrateLimit, b.l.BitrateWindow = r, w
+	return nil
+}
+
+func (bitrateLimit) Type() string { return "rate[/seconds]" }
 
 // Finish checks the flags and reads the key, TLS and agent files they
 // name into the server's configuration. Every error is the flags'.
