@@ -48,6 +48,11 @@ type ServeConfig struct {
 	// MaxDuration bounds tests that stop on bytes (-n), whose length the
 	// spec cannot tell; 0 means no bound.
 	MaxDuration time.Duration
+	// BitrateLimit, when set, ends a test whose streams together move
+	// more than this many bits per second on average over BitrateWindow
+	// (iperf3's --server-bitrate-limit).
+	BitrateLimit  float64
+	BitrateWindow time.Duration
 	// UDP hands out the server's UDP port to UDP streams; nil refuses UDP.
 	UDP UDPExpecter
 	// Keys, when set, are the users a client must prove it is one of.

@@ -16,6 +16,11 @@ type Limits struct {
 	MaxTestsPerClient int           // tests running at once from one client prefix
 	MaxStreams        int           // data connections of one test
 	MaxDuration       time.Duration // length of one test
+	// BitrateLimit ends a running test whose streams together move more
+	// bits per second than this, on average over BitrateWindow: iperf3's
+	// --server-bitrate-limit (native clients).
+	BitrateLimit  float64
+	BitrateWindow time.Duration
 	// MaxTestMemory bounds what one test holds on this server (testMemory):
 	// a block of -l bytes per data connection (-P 128 -l 16M would be 2
 	// GiB), and the interval rows the server keeps of it.
@@ -55,6 +60,10 @@ const DefaultMaxTestMemory = 512<<20 + flowrun.ServerStreamRows*flowrun.StreamRo
 // would cost 12,800.
 const DefaultMinKeylessInterval = 100 * time.Millisecond
 
+// DefaultBitrateWindow is iperf3's averaging window for
+// --server-bitrate-limit.
+const DefaultBitrateWindow = 5 * time.Second
+
 // Defaults of the server-wide limits.
 const (
 	DefaultMaxTotalStreams = 1024
@@ -70,7 +79,7 @@ const (
 
 // DefaultLimits keep one busy client from taking a shared server.
 func DefaultLimits() Limits {
-	return Limits{MaxTests: 16, MaxTestsPerClient: 4, MaxStreams: spec.MaxStreams, MaxDuration: 24 * time.Hour,
+	return Limits{MaxTests: 16, MaxTestsPerClient: 4, MaxStreams: spec.MaxStreams, MaxDuration: 24 * time.Hour, BitrateWindow: DefaultBitrateWindow,
 		MaxTestMemory: DefaultMaxTestMemory, MinKeylessInterval: DefaultMinKeylessInterval, MaxMemory: DefaultMaxMemory(), MaxTotalStreams: DefaultMaxTotalStreams,
 		MaxHandshakes: DefaultMaxHandshakes, MaxHandshakesPerClient: DefaultMaxHandshakesPerClient, FirstByteTimeout: DefaultFirstByteTimeout,
 		PrefixV4: DefaultPrefixV4, PrefixV6: DefaultPrefixV6}

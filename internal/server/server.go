@@ -73,6 +73,11 @@ type Config struct {
 	StatusInterval time.Duration
 	// Agent, when set, also serves controllers of group tests (--agent).
 	Agent *agent.Agent
+	// IdleTimeout, with Once, stops a server that has had no connection
+	// open for this long (iperf3's --idle-timeout with -1). Without Once
+	// it does nothing: iperf3 restarts its one test's state then, and
+	// this server keeps none between connections.
+	IdleTimeout time.Duration
 }
 
 // Stats count what the server saw; tests read them.
@@ -220,6 +225,11 @@ func (s *Server) Serve(ctx context.Context) error {
 	defer func() { stopAccepting(); <-logDone }()
 	onceDone := make(chan struct{})
 	var once sync.Once
+	var idle *idleClock
+	if s.cfg.Once && s.cfg.IdleTimeout > 0 {
+		idle = newIdleClock(s.cfg.IdleTimeout, stopAccepting)
+		defer idle.stop()
+	}
 	for {
 		conn, err := s.ln.Accept()
 		accepted := time.Now() // iperf3 orders a test's streams by when they connected
@@ -236,6 +246,7 @@ func (s *Server) Serve(ctx context.Context) error {
 			continue
 		}
 		tc := conn.(*net.TCPConn)
+		idle.enter()
 		client := s.cfg.Limits.clientOf(tc.RemoteAddr())
 		// Admission comes before anything is read: an address the lists
 		// refuse, or a source whose wrong keys emptied its bucket, never
@@ -250,6 +261,7 @@ func (s *Server) Serve(ctx context.Context) error {
 		if denied == nil && !s.authLimit.Allow(client, accepted) {
 			s.stats.throttled.Add(1)
 			closeNow(tc)
+			idle.leave()
 			continue
 		}
 		g := s.hs
@@ -266,11 +278,13 @@ func (s *Server) Serve(ctx context.Context) error {
 			// A flood costs a closed connection each, not a goroutine.
 			s.stats.shed.Add(1)
 			closeNow(tc)
+			idle.leave()
 			continue
 		}
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
+			defer idle.leave()
 			past := func() { g.leave(sl) }
 			defer past()
 			// A shutdown past its grace cuts every read short.
@@ -286,8 +300,71 @@ func (s *Server) Serve(ctx context.Context) error {
 		return nil
 	default:
 	}
+	if idle.fired() {
+		s.log.Info("no connection for the idle timeout: stopping, as a one-test server", "idle_timeout", s.cfg.IdleTimeout)
+	}
 	return s.shutdown(abortTests)
 }
+
+// idleClock calls its expire function once no connection has been open
+// for its timeout (Config.IdleTimeout). A nil idleClock does nothing.
+type idleClock struct {
+	mu      sync.Mutex
+	open    int
+	expired bool
+	timer   *time.Timer
+	timeout time.Duration
+}
+
+func newIdleClock(timeout time.Duration, expire func()) *idleClock {
+	c := &idleClock{timeout: timeout}
+	c.timer = time.AfterFunc(timeout, func() {
+		c.mu.Lock()
+		// A connection that arrived as the timer fired keeps the server.
+		fire := c.open == 0 && !c.expired
+		c.expired = c.expired || fire
+		c.mu.Unlock()
+		if fire {
+			expire()
+		}
+	})
+	return c
+}
+
+// enter counts a connection open: the clock waits.
+func (c *idleClock) enter() {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.open++
+	c.timer.Stop()
+}
+
+// leave counts a connection closed: with none open, the clock restarts.
+func (c *idleClock) leave() {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.open--
+	if c.open == 0 {
+		c.timer.Reset(c.timeout)
+	}
+}
+
+func (c *idleClock) fired() bool {
+	if c == nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.expired
+}
+
+func (c *idleClock) stop() { c.timer.Stop() }
 
 func (s *Server) shutdown(abortTests context.CancelFunc) error {
 	s.reg.drain()
@@ -468,6 +545,7 @@ func (s *Server) serveTest(ctx context.Context, conn *net.TCPConn, ctl net.Conn,
 	defer conn.Close()
 	at, err := control.Accept(ctx, ctl, control.ServeConfig{
 		Registrar: s.reg, Logger: s.log, HandshakeTimeout: s.cfg.HandshakeTimeout, MaxDuration: s.cfg.Limits.MaxDuration,
+		BitrateLimit: s.cfg.Limits.BitrateLimit, BitrateWindow: s.cfg.Limits.BitrateWindow,
 		UDP: s.udp, Keys: s.cfg.Keys, HandshakeDone: past, Refuse: denied, ServerOutput: s.cfg.ServerOutput,
 	})
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -56,6 +57,10 @@ func (f *Flags) Register(fs *pflag.FlagSet) {
 	fs.Var(flagvalue.Size(&cfg.Limits.MaxTestMemory), "max-test-memory", "what one test holds: data connections × -l, and the interval rows kept (at most 65,536 stream rows of 512 bytes) (0: no limit)")
 	fs.Var(flagvalue.Duration(&cfg.Limits.MinKeylessInterval), "min-keyless-interval", "shortest -i admitted from a client without a key (every iperf3 client, and every client of a server without keys); 0: the client's own floor")
 	fs.Var(flagvalue.Duration(&cfg.Limits.MaxDuration), "max-duration", "longest test admitted, e.g. 1h (0: no limit)")
+	fs.Var(bitrateLimit{&cfg.Limits}, "server-bitrate-limit", "end a test whose streams together move more than RATE bit/s on average over the last SECONDS (5 unless given), as iperf3's (0: no limit)")
+	// iperf3 3.21's name for the same limit, so that its servers' command
+	// lines run as they are.
+	fs.Var(flagvalue.Duration(&cfg.Limits.MaxDuration), "server-max-duration", "iperf3's name for --max-duration: seconds, or a duration such as 1h")
 	fs.Var(flagvalue.Size(&cfg.Limits.MaxMemory), "max-memory", "data buffers and kept rows of all running tests together; a quarter of this machine's memory unless set (0: no limit)")
 	fs.IntVar(&cfg.Limits.MaxTotalStreams, "max-total-streams", cfg.Limits.MaxTotalStreams, "data connections of all running tests together (0: no limit)")
 	fs.IntVar(&cfg.Limits.MaxHandshakes, "max-handshakes", cfg.Limits.MaxHandshakes, "connections not yet in a test, over all clients (0: no limit)")
@@ -63,6 +68,7 @@ func (f *Flags) Register(fs *pflag.FlagSet) {
 	fs.Var(flagvalue.Duration(&cfg.Limits.FirstByteTimeout), "first-byte-timeout", "how long a new connection may say nothing before it is closed")
 	fs.IntVar(&cfg.Limits.PrefixV4, "client-prefix-v4", cfg.Limits.PrefixV4, "leading bits of an IPv4 address that make one client, for the per-client limits")
 	fs.IntVar(&cfg.Limits.PrefixV6, "client-prefix-v6", cfg.Limits.PrefixV6, "leading bits of an IPv6 address that make one client, for the per-client limits")
+	fs.Var(flagvalue.Duration(&cfg.IdleTimeout), "idle-timeout", "with -1: exit when no connection has been open for this long, as iperf3 -1 --idle-timeout (seconds, or a duration)")
 	fs.Var(flagvalue.Duration(&cfg.StatusInterval), "status-interval", "log the server's counters and goroutines this often (0: never)")
 	f.Auth.Register(fs)
 	f.Agent.Register(fs)
@@ -71,6 +77,38 @@ func (f *Flags) Register(fs *pflag.FlagSet) {
 	fs.VarP(flagvalue.Format(&f.Format), "format", "f", "units of each test's text report, and of --get-server-output's when the client names none: a adaptive, b k m g t bits, B K M G T bytes")
 	fs.BoolVarP(&f.JSON, "json", "J", false, "each test's report as one JSON document per line (JSON Lines), and iperf3 clients' --get-server-output in JSON")
 }
+
+// bitrateLimit is --server-bitrate-limit RATE[/SECONDS]: RATE read as
+// iperf3 reads -b, SECONDS the averaging window.
+type bitrateLimit struct{ l *server.Limits }
+
+func (b bitrateLimit) String() string {
+	if b.l == nil || b.l.BitrateLimit == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%s/%s", units.RateString(b.l.BitrateLimit), units.DurationString(b.l.BitrateWindow))
+}
+
+func (b bitrateLimit) Set(s string) error {
+	rate, window, hasWindow := strings.Cut(s, "/")
+	r, err := units.ParseRate(rate)
+	if err != nil {
+		return err
+	}
+	w := server.DefaultBitrateWindow
+	if hasWindow {
+		if w, err = units.ParseDuration(window); err != nil {
+			return err
+		}
+		if w <= 0 {
+			return fmt.Errorf("averaging window %q: want more than 0", window)
+		}
+	}
+	b.l.BitrateLimit, b.l.BitrateWindow = r, w
+	return nil
+}
+
+func (bitrateLimit) Type() string { return "rate[/seconds]" }
 
 // Finish checks the flags and reads the key, TLS and agent files they
 // name into the server's configuration. Every error is the flags'.
@@ -84,7 +122,7 @@ func (f *Flags) Finish() error {
 	}
 	l := cfg.Limits
 	if l.MaxTests < 0 || l.MaxStreams < 0 || l.MaxTestsPerClient < 0 || l.MaxDuration < 0 || l.MaxMemory < 0 ||
-		l.MaxTotalStreams < 0 || l.MinKeylessInterval < 0 || l.MaxHandshakes < 0 || l.MaxHandshakesPerClient < 0 || cfg.StatusInterval < 0 {
+		l.MaxTotalStreams < 0 || l.MinKeylessInterval < 0 || l.MaxHandshakes < 0 || l.MaxHandshakesPerClient < 0 || cfg.StatusInterval < 0 || cfg.IdleTimeout < 0 {
 		return fmt.Errorf("limits must not be negative")
 	}
 	if l.PrefixV4 < 1 || l.PrefixV4 > 32 || l.PrefixV6 < 1 || l.PrefixV6 > 128 {
