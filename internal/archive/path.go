@@ -178,4 +178,3 @@ func (s *Store) scanPaths(ctx context.Context, query string, args ...any) ([]Pat
 	}
 	return scanPaths(rows)
 }
-

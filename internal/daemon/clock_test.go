@@ -11,8 +11,8 @@ import (
 	"github.com/wireperf/wireperf/internal/archive/archivetest"
 	"github.com/wireperf/wireperf/internal/daemon"
 	"github.com/wireperf/wireperf/internal/schedule"
-	"github.com/wireperf/wireperf/internal/testutil/loopserver"
 	"github.com/wireperf/wireperf/internal/taskstore"
+	"github.com/wireperf/wireperf/internal/testutil/loopserver"
 )
 
 // fakeClock is a daemon clock that moves only when the test sets it.

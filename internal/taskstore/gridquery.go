@@ -151,4 +151,3 @@ func scanGridRuns(rows *sql.Rows, withLast bool) ([]GridRun, error) {
 	}
 	return out, rows.Err()
 }
-
