@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/wireperf/wireperf/internal/measure"
 	"github.com/wireperf/wireperf/internal/schedule"
 	"github.com/wireperf/wireperf/internal/yamlfile"
 )
@@ -133,7 +132,7 @@ func (m *Mesh) Utilisation() []HostLoad {
 // accepts the mesh with a warning of one line.
 func (m *Mesh) CheckUtilisation() (warning string, err error) {
 	for _, t := range m.Tests {
-		if len(t.Args) > 0 && t.Args[0] == string(measure.KindTrace) {
+		if len(t.Args) > 0 && schedule.IsProbe(t.Args[0]) {
 			if err := schedule.CheckProbeRates(m.Tasks()); err != nil {
 				return "", &yamlfile.Error{File: m.file, Line: 1, Key: "schedules", Msg: err.Error()}
 			}

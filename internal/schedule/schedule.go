@@ -322,11 +322,10 @@ func (t *Task) Validate() error {
 		return fmt.Errorf("test: %v", err)
 	}
 	t.SetTest(m)
-	if m.Trace != nil {
-		if r := t.probeRate(m); r > MaxTraceTaskRate {
-			per := m.Trace.Cfg.MaxHops * m.Trace.Cfg.Probes
-			return fmt.Errorf("test: a trace of up to %d probes (--max-hops × --probes) %s is %.3g probes a second, over a task's limit of %d: repeat it every %v or more, or probe fewer hops",
-				per, t.runsText(), r, MaxTraceTaskRate, time.Duration(float64(per*max(1, len(t.Dests)))/MaxTraceTaskRate*float64(time.Second)).Round(time.Second))
+	if per, what, ok := probesPerRun(m); ok {
+		if r := t.probeRate(m); r > MaxProbeTaskRate {
+			return fmt.Errorf("test: %s %s is %.3g probes a second, over a task's limit of %d: repeat it every %v or more, or send fewer",
+				what, t.runsText(), r, MaxProbeTaskRate, time.Duration(float64(per*max(1, len(t.Dests)))/MaxProbeTaskRate*float64(time.Second)).Round(time.Second))
 		}
 	}
 	if t.DestAddr != "" {
@@ -337,31 +336,54 @@ func (t *Task) Validate() error {
 	return t.validateDests()
 }
 
-// Bounds of the probes trace tasks send, averaged over their repeat: a
-// task's (a trace at its largest, 64 hops × 10 probes, every 64 s), and
-// a source host's over all its trace tasks (CheckProbeRates). Each trace
-// also paces its own probes (trace.MaxProbeRate a second).
+// Bounds of the probes that probe tasks (trace, ping, tcp-connect) send,
+// averaged over their repeat: a task's (a trace at its largest, 64 hops
+// × 10 probes, every 64 s), and a source host's over all its probe tasks
+// (CheckProbeRates). Ping and tcp-connect measure hosts that may run
+// nothing of ours, a third party's router or server, so they are held
+// to the same bounds as a trace. Each run also paces its own probes (100
+// a second at most: trace.MaxProbeRate, and ping's and tcp-connect's
+// least --interval of 10 ms).
 const (
-	MaxTraceTaskRate = 10
-	MaxTraceHostRate = 50
+	MaxProbeTaskRate = 10
+	MaxProbeHostRate = 50
 )
 
-// ProbeRate is the probes a second a trace task sends at most, averaged
-// over its repeat: 0 for another test, or one that runs once.
+// probesPerRun is how many probes one run of a probe test sends at most
+// (per destination), with what sends them as a report names it; ok is
+// false for a test that is not a probe.
+func probesPerRun(m measure.Test) (n int, what string, ok bool) {
+	switch {
+	case m.Trace != nil:
+		n = m.Trace.Cfg.MaxHops * m.Trace.Cfg.Probes
+		return n, fmt.Sprintf("a trace of up to %d probes (--max-hops × --probes)", n), true
+	case m.Ping != nil:
+		n = m.Ping.Cfg.Count
+		return n, fmt.Sprintf("a ping of %d echo requests (--count)", n), true
+	case m.TCPConnect != nil:
+		n = m.TCPConnect.Cfg.Count
+		return n, fmt.Sprintf("a tcp-connect of %d connects (--count)", n), true
+	}
+	return 0, "", false
+}
+
+// ProbeRate is the probes a second a probe task (trace, ping,
+// tcp-connect) sends at most, averaged over its repeat: 0 for another
+// test, or one that runs once.
 func (t *Task) ProbeRate() float64 {
 	m, err := t.Test()
-	if err != nil || m.Trace == nil {
+	if err != nil {
 		return 0
 	}
 	return t.probeRate(m)
 }
 
 func (t *Task) probeRate(m measure.Test) float64 {
-	if t.Repeat <= 0 {
+	per, _, ok := probesPerRun(m)
+	if !ok || t.Repeat <= 0 {
 		return 0
 	}
-	per := float64(m.Trace.Cfg.MaxHops * m.Trace.Cfg.Probes * max(1, len(t.Dests)))
-	return per / t.Repeat.Seconds()
+	return float64(per*max(1, len(t.Dests))) / t.Repeat.Seconds()
 }
 
 func (t *Task) runsText() string {
@@ -371,19 +393,20 @@ func (t *Task) runsText() string {
 	return fmt.Sprintf("every %v", t.Repeat)
 }
 
-// CheckProbeRates refuses tasks whose trace tasks from one source send
-// over MaxTraceHostRate probes a second between them.
+// CheckProbeRates refuses tasks whose probe tasks (trace, ping,
+// tcp-connect) from one source send over MaxProbeHostRate probes a second
+// between them.
 func CheckProbeRates(tasks []*Task) error {
 	by := map[string]float64{}
 	models := map[string]*measure.Test{} // a mesh's tasks share a few lines
 	for _, t := range tasks {
-		if len(t.Args) == 0 || t.Args[0] != string(measure.KindTrace) {
+		if len(t.Args) == 0 || !IsProbe(t.Args[0]) {
 			continue
 		}
 		line := strings.Join(t.Args, "\x00")
 		m, seen := models[line]
 		if !seen {
-			if p, err := measure.ParseLine(t.Args); err == nil && p.Trace != nil {
+			if p, err := measure.ParseLine(t.Args); err == nil {
 				m = &p
 			}
 			models[line] = m
@@ -398,11 +421,21 @@ func CheckProbeRates(tasks []*Task) error {
 	}
 	sort.Strings(hosts)
 	for _, h := range hosts {
-		if by[h] > MaxTraceHostRate {
-			return fmt.Errorf("host %s: its trace tasks send %.3g probes a second, over a host's limit of %d: repeat them less often", h, by[h], MaxTraceHostRate)
+		if by[h] > MaxProbeHostRate {
+			return fmt.Errorf("host %s: its probe tasks (trace, ping, tcp-connect) send %.3g probes a second, over a host's limit of %d: repeat them less often", h, by[h], MaxProbeHostRate)
 		}
 	}
 	return nil
+}
+
+// IsProbe says whether a test line's command probes hosts that may run
+// nothing of ours (trace, ping, tcp-connect), whose probes are bounded.
+func IsProbe(command string) bool {
+	switch measure.Kind(command) {
+	case measure.KindTrace, measure.KindPing, measure.KindTCPConnect:
+		return true
+	}
+	return false
 }
 
 // validateDests checks a rotating task's destinations.

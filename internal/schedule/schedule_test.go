@@ -385,11 +385,54 @@ func TestTraceProbeRatesAreBounded(t *testing.T) {
 	if err := CheckProbeRates(tasks[:5]); err != nil {
 		t.Fatalf("5 tasks of 10 a second: %v", err)
 	}
-	if err := CheckProbeRates(tasks); err == nil || !strings.Contains(err.Error(), "host a: its trace tasks send 60 probes a second, over a host's limit of 50") {
+	if err := CheckProbeRates(tasks); err == nil || !strings.Contains(err.Error(), "host a: its probe tasks (trace, ping, tcp-connect) send 60 probes a second, over a host's limit of 50") {
 		t.Fatalf("6 tasks of 10 a second: %v", err)
 	}
 	if r := (&Task{Args: []string{"client", "-t", "5"}, Repeat: time.Second}).ProbeRate(); r != 0 {
 		t.Fatalf("a client test's probe rate: %v", r)
+	}
+}
+
+// Ping and tcp-connect probe hosts that may run nothing of ours (a third
+// party's router or server): their tasks are held to the trace's bounds,
+// per task and, all probe kinds together, per source.
+func TestPingAndConnectRatesAreBounded(t *testing.T) {
+	ping := Task{Name: "icmp", Source: "a", Dest: "b", Args: []string{"ping", "--count", "600", "--interval", "10ms"},
+		Start: time.Unix(0, 0), Duration: 10 * time.Second, Repeat: 30 * time.Second, Class: Background}
+	err := ping.Validate()
+	if err == nil || !strings.Contains(err.Error(), "a ping of 600 echo requests (--count) every 30s is 20 probes a second, over a task's limit of 10: repeat it every 1m0s or more") {
+		t.Fatalf("600 requests every 30 s: %v", err)
+	}
+	ping.Repeat = time.Minute
+	if err := ping.Validate(); err != nil || ping.ProbeRate() != 10 {
+		t.Fatalf("600 requests a minute: %v, rate %v", err, ping.ProbeRate())
+	}
+	connect := Task{Name: "syn", Source: "a", Dest: "c", Args: []string{"tcp-connect", "--count", "1000", "--tcp-port", "443"},
+		Start: time.Unix(0, 0), Duration: 10 * time.Second, Repeat: time.Minute, Class: Background}
+	if err := connect.Validate(); err == nil || !strings.Contains(err.Error(), "a tcp-connect of 1000 connects (--count) every 1m0s is 16.7 probes a second") {
+		t.Fatalf("1,000 connects a minute: %v", err)
+	}
+	connect.Args[2] = "600"
+	if err := connect.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	trace := Task{Name: "path", Source: "a", Dest: "d", Args: []string{"trace", "--probes", "10", "--max-hops", "64"},
+		Start: time.Unix(0, 0), Duration: 70 * time.Second, Repeat: 64 * time.Second, Class: Background}
+	if err := trace.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	// 10 + 10 + 10 a second from a; two more pings make 50, a third 60.
+	tasks := []*Task{&ping, &connect, &trace}
+	for i := range 3 {
+		c := ping
+		c.Dest = fmt.Sprintf("p%d", i)
+		tasks = append(tasks, &c)
+	}
+	if err := CheckProbeRates(tasks[:5]); err != nil {
+		t.Fatalf("50 probes a second: %v", err)
+	}
+	if err := CheckProbeRates(tasks); err == nil || !strings.Contains(err.Error(), "host a: its probe tasks (trace, ping, tcp-connect) send 60 probes a second") {
+		t.Fatalf("60 probes a second: %v", err)
 	}
 }
 
