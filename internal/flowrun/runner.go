@@ -192,7 +192,11 @@ func (r *Runner) ending(next time.Duration) bool {
 // bounds the error by half the time they took, where a time taken before
 // them would let a late reader's bytes inflate the row. Every cut samples
 // every flow once, so a flow's k-th sample is the interval of index k.
-func (r *Runner) cut(at time.Duration, tail bool) {
+func (r *Runner) cut(at time.Duration, tail bool) { r.cutRead(at, tail, -1) }
+
+// cutRead is cut with the row's end given as readAt when it is not
+// negative: the counters are known to have stood still since then.
+func (r *Runner) cutRead(at time.Duration, tail bool, readAt time.Duration) {
 	r.mu.Lock()
 	omitted := at <= r.spec.Omit && r.spec.Omit > 0
 	before := time.Since(r.epoch)
@@ -216,6 +220,8 @@ func (r *Runner) cut(at time.Duration, tail bool) {
 		actual = at
 	case tail:
 		actual = at // the last byte
+	case readAt >= 0:
+		actual = readAt
 	}
 	iv := result.Interval{
 		Index:   r.index,
@@ -345,6 +351,7 @@ func (r *Runner) SetPeerSent(sent map[int]int64) {
 func (r *Runner) Finish(role string) result.End {
 	close(r.stopTick)
 	<-r.tickDone
+	r.cutMissed()
 	for _, f := range r.flows {
 		if st, ok := f.(settler); ok {
 			st.Settle()
@@ -421,6 +428,27 @@ func (r *Runner) Finish(role string) result.End {
 	return end
 }
 
+// cutMissed cuts the boundaries that passed while the data moved but that
+// the interval goroutine had not woken for when Finish stopped it (a
+// loaded machine runs the test's end before a late timer): those rows are
+// the tick's, not the tail's, or a test of one interval reports its only
+// row as a tail. Every stream is done, so the counters have stood still
+// since the last byte: the row ends there, or at its boundary if later.
+func (r *Runner) cutMissed() {
+	var last time.Duration
+	for _, f := range r.flows {
+		last = max(last, f.LastByte())
+	}
+	for {
+		next := r.nextCut(r.lastCut)
+		now := time.Since(r.epoch)
+		if next < 0 || next > now || r.ending(next) || !r.movedSinceCut() {
+			return
+		}
+		r.cutRead(next, false, min(max(next, last), now))
+	}
+}
+
 // receiverSpan starts a receiver's span at its first byte (or at the end
 // of the omitted start, if later); it ends at its last. A receiver whose
 // peer starts sending a round trip after its own start (-R) would
@@ -446,7 +474,11 @@ type settler interface{ Settle() }
 
 // movedSinceCut reports whether any stream moved bytes after the last
 // cut, whose tail needs a row even when its last byte came before the
-// cut's time (a reader that ran late).
+// cut's time (a reader that ran late). A receiver's reads count as
+// moving too: its bytes are the kernel's, which can have counted in the
+// last row what the reader only took in after that cut, and those reads
+// belong to a row, else the rows' calls fall short of the total, which
+// Finish reads once the streams are done.
 func (r *Runner) movedSinceCut() bool {
 	if r.spec.Interval == 0 {
 		return false
@@ -457,9 +489,16 @@ func (r *Runner) movedSinceCut() bool {
 		if f.Bytes() != r.prev[f.ID()] {
 			return true
 		}
+		if c, ok := f.(callCounter); ok && c.callsSinceCut() {
+			return true
+		}
 	}
 	return false
 }
+
+// callCounter is a flow that counts its reads or writes per row
+// (TCPFlow): the last cut's count against the stream's own.
+type callCounter interface{ callsSinceCut() bool }
 
 // FirstError is the first data-plane error of any stream.
 func (r *Runner) FirstError() error {

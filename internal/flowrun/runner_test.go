@@ -366,3 +366,98 @@ func TestRunnerRowCallsAddUpToTheTotal(t *testing.T) {
 		}
 	}
 }
+
+// gatedSink is a receiver's -F file that holds the reader inside its
+// first write until the test opens it, so that the kernel takes in the
+// rest of the test's bytes while the reader is held.
+type gatedSink struct {
+	entered chan struct{}
+	open    chan struct{}
+	writes  int
+}
+
+func (g *gatedSink) Read([]byte) (int, error) { return 0, nil }
+func (g *gatedSink) Write(p []byte) (int, error) {
+	if g.writes++; g.writes == 1 {
+		close(g.entered)
+		<-g.open
+	}
+	return len(p), nil
+}
+
+// The race TestRunnerRowCallsAddUpToTheTotal caught once under -race,
+// made to happen every time: the receiver's last row is cut when the
+// kernel has counted every byte but the reader has taken in only one
+// block; its other reads come after that cut, with no byte the kernel had
+// not already counted. Those reads must land in a row (the tail), or the
+// rows add up to fewer calls than the total.
+func TestRunnerReadsAfterTheLastCutAreInARow(t *testing.T) {
+	const total, block = 64 << 10, 8 << 10
+	s := spec.Default()
+	s.Duration, s.Bytes, s.Interval = 0, total, time.Hour // the test cuts the row itself
+	a, b := loopback.TCPPair(t)
+	sink := &gatedSink{entered: make(chan struct{}), open: make(chan struct{})}
+	rxStream := tcpflow.NewStream(1, false, b)
+	rxStream.UseFile(sink)
+	rxFlow := NewTCPFlow(rxStream, block, 0)
+	tx := New(s, []Flow{NewTCPFlow(tcpflow.NewStream(1, true, a), block, 0)}, nil, nil)
+	rx := New(s, []Flow{rxFlow}, nil, nil)
+	rx.Start()
+	tx.Start()
+	<-tx.Done()
+	<-sink.entered
+	// The kernel has the sender's bytes once they are all in flight on
+	// loopback; wait for its count, bounded.
+	for deadline := time.Now().Add(10 * time.Second); rxFlow.Bytes() < total; {
+		if time.Now().After(deadline) {
+			close(sink.open)
+			t.Fatalf("the receiver's kernel counted %d of %d bytes in 10 s", rxFlow.Bytes(), total)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	rx.cut(time.Since(rx.epoch), false)
+	close(sink.open)
+	<-rx.Done()
+	tx.Finish(result.RoleClient)
+	end := rx.Finish(result.RoleServer)
+	var calls, bytes int64
+	for _, iv := range end.Intervals {
+		for _, si := range iv.Streams {
+			calls += si.Calls
+			bytes += si.Bytes
+		}
+	}
+	st := end.Streams[0]
+	if st.Calls < 2 || calls != st.Calls || bytes != st.Bytes {
+		t.Errorf("%d rows add up to %d calls and %d bytes; the total says %d calls and %d bytes", len(end.Intervals), calls, bytes, st.Calls, st.Bytes)
+	}
+}
+
+// A loaded machine can run Finish before the interval goroutine wakes for
+// the last boundary the data passed (TestOmitAsIperf3 once saw its one
+// counted second reported as the tail). The test stops the tick before
+// any timer fires, as a starved goroutine would: the second is still a
+// row of its own, not the tail.
+func TestRunnerCutsABoundaryTheTickMissed(t *testing.T) {
+	s := spec.Default()
+	s.Duration, s.Interval = time.Second, time.Second
+	f := newClockFlow(1, true, 1000, time.Second)
+	synctest.Test(t, func(t *testing.T) {
+		f.done = make(chan struct{})
+		r := New(s, []Flow{f}, nil, nil)
+		r.Start()
+		close(r.stopTick) // the tick never wakes
+		<-r.tickDone
+		r.stopTick, r.tickDone = make(chan struct{}), make(chan struct{})
+		close(r.tickDone)
+		f.waitDone()
+		end := r.Finish(result.RoleClient)
+		if len(end.Intervals) != 1 {
+			t.Fatalf("%d rows %+v, want 1", len(end.Intervals), end.Intervals)
+		}
+		iv := end.Intervals[0]
+		if iv.Tail || iv.Start != 0 || iv.End != 1 || iv.Streams[0].Bytes != f.bytesAt(time.Second) {
+			t.Errorf("row %+v: want 0-1 s, not the tail, with %d bytes", iv, f.bytesAt(time.Second))
+		}
+	})
+}

@@ -174,6 +174,10 @@ func (f *TCPFlow) Sample(si *result.StreamInterval, counted bool) {
 	}
 }
 
+// callsSinceCut reports whether the stream made calls after the last
+// cut sampled them.
+func (f *TCPFlow) callsSinceCut() bool { return f.s.Calls() != f.prevCalls }
+
 func (f *TCPFlow) MarkOmitEnd() {
 	f.omitRetrans = f.prevRetrans
 	f.omitCalls = f.prevCalls
