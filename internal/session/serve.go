@@ -56,7 +56,16 @@ type serverTest struct {
 }
 
 func (t *serverTest) run(client result.Host) (*result.Result, error) {
-	res := &result.Result{Spec: t.Request.Spec, Token: t.Admission.Token.String(), StartedAt: time.Now()}
+	// The server's rows: the client's -i, or, when it asked for none (-i
+	// 0), iperf3's server's own 1 s, as for an iperf3 client, whose -i
+	// never reaches the server; the server's report joins them into its
+	// own -i. The client hears none of them.
+	runSpec := t.Request.Spec
+	rowsToClient := runSpec.Interval > 0
+	if !rowsToClient {
+		runSpec.Interval = spec.DefaultInterval
+	}
+	res := &result.Result{Spec: runSpec, Token: t.Admission.Token.String(), StartedAt: time.Now()}
 	res.Remote = result.End{Role: result.RoleClient, Host: client}
 	// Read once: the end report carries the same limits.
 	limits := netsetup.LimitsFor(t.Conn.LocalAddr().String())
@@ -92,8 +101,10 @@ func (t *serverTest) run(client result.Host) (*result.Result, error) {
 		liveRes = t.liveStart(res, sockets)
 		t.live.Started(liveRes)
 	}
-	run := flowrun.New(t.Request.Spec, t.flows, sockets, func(iv result.Interval) {
-		_ = t.Send(proto.TypeInterval, iv)
+	run := flowrun.New(runSpec, t.flows, sockets, func(iv result.Interval) {
+		if rowsToClient {
+			_ = t.Send(proto.TypeInterval, iv)
+		}
 		if t.live != nil {
 			t.live.Interval(liveRes, result.JoinInterval(&iv, nil, roles))
 		}
