@@ -54,6 +54,9 @@ type Report struct {
 	// Warnings say what, outside the path, limited the tests: run through
 	// a lab, its router falling behind (lab.RouterWatch).
 	Warnings []string `json:"warnings,omitempty"`
+	// Lab names the lab it ran through and its hosts' TCP buffers
+	// (lab.RouterWatch.Line); "" outside a lab.
+	Lab string `json:"lab,omitempty"`
 	// PathDrops are the path's router's drops in the sender's direction
 	// over the tests, when it can tell (NotePathDrops).
 	PathDrops *PathDrops `json:"path_drops,omitempty"`

@@ -73,6 +73,10 @@ func (r *Report) WriteText(w io.Writer) error {
 			line("  - %s", n)
 		}
 	}
+	if r.Lab != "" {
+		line("")
+		line("%s", r.Lab)
+	}
 	for _, wn := range r.Warnings {
 		line("")
 		line("WARNING: %s", wn)

@@ -70,13 +70,17 @@ func TestLineRateArithmetic(t *testing.T) {
 
 // The lab's warning ends the text report and is in the JSON.
 func TestReportCarriesTheLabsWarning(t *testing.T) {
-	r := &Report{Target: "10.77.2.2:5201", Warnings: []string{`the lab "wan"'s router fell behind`}}
+	r := &Report{Target: "10.77.2.2:5201", Warnings: []string{`the lab "wan"'s router fell behind`},
+		Lab: `run through the lab "wan": this host's TCP buffers are big, 128 MiB`}
 	var b strings.Builder
 	if err := r.WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "WARNING: the lab \"wan\"'s router fell behind") {
 		t.Errorf("text lacks the warning:\n%s", b.String())
+	}
+	if n := strings.Count(b.String(), r.Lab); n != 1 {
+		t.Errorf("the lab's buffers %d times, want once:\n%s", n, b.String())
 	}
 	doc, err := r.JSON()
 	if err != nil {

@@ -88,7 +88,7 @@ func runAdvise(ctx context.Context, e env, f *adviseFlags, cfg guide.Config, cmd
 	if err != nil {
 		return err
 	}
-	rep.Warnings = append(rep.Warnings, router.BehindLines(time.Now())...)
+	rep.Warnings, rep.Lab = append(rep.Warnings, router.BehindLines(time.Now())...), router.Line()
 	if after, err := router.Counts(time.Now(), lab.RouterWait); beforeErr == nil && err == nil {
 		// The data's direction is the one that carried more packets.
 		b, a := before.AtoB, after.AtoB

@@ -56,6 +56,9 @@ func (t *RRText) Write(r *result.Result) error {
 		writeLoadSummary(l, lr.Points, lr.Load)
 	}
 	writeRRCPU(l, r)
+	if r.Lab != "" {
+		l.add("%s", r.Lab)
+	}
 	for _, w := range r.Warnings {
 		l.add("WARNING: %s", w)
 	}

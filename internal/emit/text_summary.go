@@ -58,6 +58,9 @@ func (t *Text) Summary(r *result.Result) error {
 // writeTail ends the summary with CPU use and any error.
 func writeTail(l *textLines, r *result.Result) {
 	l.add("%s", cpuLine(r))
+	if r.Lab != "" {
+		l.add("%s", r.Lab)
+	}
 	for _, w := range r.Warnings {
 		l.add("WARNING: %s", w)
 	}

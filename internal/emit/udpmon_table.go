@@ -108,6 +108,9 @@ func (t *UDPMonTable) Footer(sw *udpmon.Sweep) error {
 			fmt.Fprintf(&b, "size %d, spacing %v: FAILED: %s\n", p.Size, p.Spacing, p.Error)
 		}
 	}
+	if sw.Lab != "" {
+		fmt.Fprintln(&b, sw.Lab)
+	}
 	for _, w := range sw.Warnings {
 		fmt.Fprintf(&b, "WARNING: %s\n", w)
 	}

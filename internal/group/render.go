@@ -35,6 +35,7 @@ type jsonReport struct {
 	Start     *time.Time `json:"start,omitempty"`
 	Error     string     `json:"error,omitempty"`
 	Warnings  []string   `json:"warnings,omitempty"`
+	Lab       string     `json:"lab,omitempty"`
 }
 
 // receivedBps is a result's received rate, both directions added.
@@ -51,7 +52,7 @@ func receivedBps(r *result.Result) float64 {
 
 // WriteJSON writes the report as one JSON document.
 func WriteJSON(w io.Writer, rep *Report) error {
-	doc := jsonReport{Pairs: []jsonPair{}, Sum: rep.Sum, StartSkew: rep.Skew, Error: rep.Error, Warnings: rep.Warnings}
+	doc := jsonReport{Pairs: []jsonPair{}, Sum: rep.Sum, StartSkew: rep.Skew, Error: rep.Error, Warnings: rep.Warnings, Lab: rep.Lab}
 	if doc.Sum.Intervals == nil {
 		doc.Sum.Intervals = []SumInterval{}
 	}
@@ -121,6 +122,9 @@ func WriteText(w io.Writer, rep *Report, f units.Format) error {
 			fmt.Fprintf(&b, "[SUM] rows leave out %s\n", l)
 		}
 		fmt.Fprintf(&b, "start skew %.3f ms ± %.3f ms\n", rep.Skew.Seconds*1e3, rep.Skew.UncertaintySeconds*1e3)
+	}
+	if rep.Lab != "" {
+		fmt.Fprintln(&b, rep.Lab)
 	}
 	for _, w := range rep.Warnings {
 		fmt.Fprintln(&b, "WARNING: "+w)

@@ -45,7 +45,8 @@ func TestTextReportSaysAnErrorOnce(t *testing.T) {
 // in text and in JSON.
 func TestReportCarriesTheLabsWarning(t *testing.T) {
 	const w = `the lab "wan"'s router fell behind: its output stood idle 1550 ms of the test's 18.6 s (8.3%)`
-	rep := Report{Pairs: []PairReport{{Pair: Pair{Sender: Endpoint{"a", 1}, Receiver: Endpoint{"b", 2}}}}, Started: true, Warnings: []string{w}}
+	rep := Report{Pairs: []PairReport{{Pair: Pair{Sender: Endpoint{"a", 1}, Receiver: Endpoint{"b", 2}}}}, Started: true, Warnings: []string{w},
+		Lab: `run through the lab "wan": this host's TCP buffers are stock Linux`}
 	var text, js strings.Builder
 	if err := WriteText(&text, &rep, 'a'); err != nil {
 		t.Fatal(err)
@@ -55,6 +56,9 @@ func TestReportCarriesTheLabsWarning(t *testing.T) {
 	}
 	if !strings.Contains(text.String(), "WARNING: "+w) {
 		t.Errorf("text lacks the warning:\n%s", text.String())
+	}
+	if n := strings.Count(text.String(), rep.Lab); n != 1 || !strings.Contains(js.String(), `"lab": "run through the lab`) {
+		t.Errorf("the lab's buffers %d times in the text, want once, and in the JSON:\n%s\n%s", n, text.String(), js.String())
 	}
 	if !strings.Contains(js.String(), `"warnings": [`) || !strings.Contains(js.String(), "stood idle 1550 ms") {
 		t.Errorf("JSON lacks the warning:\n%s", js.String())

@@ -76,6 +76,9 @@ type Report struct {
 	// Warnings say what, outside the path, limited the group: run through
 	// a lab, its router falling behind (lab.RouterWatch).
 	Warnings []string
+	// Lab names the lab the group ran through and its hosts' TCP buffers
+	// (lab.RouterWatch.Line); "" outside a lab.
+	Lab string
 }
 
 // Failed says some pair did not run to its end.
@@ -174,7 +177,7 @@ func Run(ctx context.Context, cfg Config) *Report {
 	wg.Wait()
 	rep.Sum = Aggregate(rep.Start, rep.Pairs)
 	rep.Skew = StartSkew(rep.Pairs)
-	rep.Warnings = router.BehindLines(time.Now())
+	rep.Warnings, rep.Lab = router.BehindLines(time.Now()), router.Line()
 	var failed []string
 	for _, p := range rep.Pairs {
 		if p.Error != "" {

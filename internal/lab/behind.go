@@ -3,6 +3,7 @@ package lab
 import (
 	"fmt"
 	"os"
+	"strings"
 	"time"
 )
 
@@ -44,9 +45,13 @@ func LatenessOf(name string) (Lateness, error) {
 // RouterWatch notes a lab router's late departures before a test, so
 // that Behind can say whether the router fell behind during it.
 type RouterWatch struct {
-	name   string
-	start  time.Time
-	before Lateness
+	name    string
+	start   time.Time
+	before  Lateness
+	buffers TCPBuffers
+	// rmem and wmem are the namespace's own autotuning limits, read when
+	// the watch began: a lab's hosts may have been retuned since lab up.
+	rmem, wmem string
 }
 
 // WatchRouter starts watching the lab the process runs in (EnvLab); nil
@@ -60,7 +65,49 @@ func WatchRouter() *RouterWatch {
 	if err != nil {
 		return nil
 	}
-	return &RouterWatch{name: name, start: time.Now(), before: l}
+	w := &RouterWatch{name: name, start: time.Now(), before: l}
+	if st, err := Status(name); err == nil {
+		w.buffers = st.TCPBuffers
+	}
+	w.rmem, w.wmem = readSysctl("net/ipv4/tcp_rmem"), readSysctl("net/ipv4/tcp_wmem")
+	return w
+}
+
+// readSysctl is a sysctl of the process's network namespace, "" when it
+// can't be read.
+func readSysctl(name string) string {
+	b, err := os.ReadFile("/proc/sys/" + name)
+	if err != nil {
+		return ""
+	}
+	return strings.Join(strings.Fields(string(b)), " ")
+}
+
+// Line says which lab a report's test ran through and its hosts' TCP
+// buffers (lab up --tcp-buffers), which decide what a long path carries:
+// stock Linux's 4 MiB send buffer holds one stream to about 156 Mbit/s at
+// 215 ms where big ones let it fill a gigabit. "" outside a lab. Every
+// report run through a lab shows it once, beside the router's check.
+func (w *RouterWatch) Line() string {
+	if w == nil {
+		return ""
+	}
+	return fmt.Sprintf("run through the lab %q: this host's TCP buffers are %s", w.name, buffersText(w.buffers, w.rmem, w.wmem))
+}
+
+// buffersText names the TCP buffers a host runs with: the lab's choice
+// when the namespace's sysctls (rmem, wmem; "" unread) are its values,
+// else the values, set by hand after lab up.
+func buffersText(chosen TCPBuffers, rmem, wmem string) string {
+	if rmem == "" || wmem == "" {
+		return chosen.Text()
+	}
+	for _, b := range []TCPBuffers{BuffersStock, BuffersBig} {
+		if s := b.Sysctls(); s["net.ipv4.tcp_rmem"] == rmem && s["net.ipv4.tcp_wmem"] == wmem {
+			return b.Text()
+		}
+	}
+	return fmt.Sprintf("set by hand, neither lab up's stock nor big (tcp_rmem %s, tcp_wmem %s)", rmem, wmem)
 }
 
 // Behind reads the router's counters once they cover the test's end

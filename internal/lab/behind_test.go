@@ -22,3 +22,33 @@ func TestBehindLine(t *testing.T) {
 		t.Error("a nil watch said something")
 	}
 }
+
+// A report run through a lab names the buffers its host really runs:
+// lab up's choice when the namespace holds its values, the values when
+// someone set others (bench/truth.sh sizes them to the path), and the
+// recorded choice when they can't be read.
+func TestBuffersText(t *testing.T) {
+	stock, big := StockTCPBuffers(), BigTCPBuffers()
+	for _, tc := range []struct {
+		chosen     TCPBuffers
+		rmem, wmem string
+		want       string
+	}{
+		{BuffersStock, stock["net.ipv4.tcp_rmem"], stock["net.ipv4.tcp_wmem"], "stock Linux (tcp_rmem 4096 131072 6291456, tcp_wmem 4096 16384 4194304)"},
+		{BuffersStock, big["net.ipv4.tcp_rmem"], big["net.ipv4.tcp_wmem"], "big, 128 MiB"},
+		{BuffersStock, "4096 131072 24000000", "4096 16384 12000000", "set by hand, neither lab up's stock nor big (tcp_rmem 4096 131072 24000000, tcp_wmem 4096 16384 12000000)"},
+		{BuffersBig, "", "", "big, 128 MiB"},
+		{"", "", "", "big, 128 MiB"}, // a lab from before the choice
+	} {
+		if got := buffersText(tc.chosen, tc.rmem, tc.wmem); !strings.HasPrefix(got, tc.want) {
+			t.Errorf("buffersText(%q, %q, %q) = %q, want %q…", tc.chosen, tc.rmem, tc.wmem, got, tc.want)
+		}
+	}
+	if line := (*RouterWatch)(nil).Line(); line != "" {
+		t.Errorf("outside a lab: %q, want no line", line)
+	}
+	w := &RouterWatch{name: "wan", buffers: BuffersStock, rmem: stock["net.ipv4.tcp_rmem"], wmem: stock["net.ipv4.tcp_wmem"]}
+	if want := `run through the lab "wan": this host's TCP buffers are stock Linux`; !strings.HasPrefix(w.Line(), want) {
+		t.Errorf("Line() = %q, want %q…", w.Line(), want)
+	}
+}

@@ -41,6 +41,9 @@ type Result struct {
 	// Warnings say what, outside the path, limited the test (the lab's
 	// router fell behind, say): one line each.
 	Warnings []string `json:"warnings,omitempty"`
+	// Lab names the lab it ran through and its hosts' TCP buffers
+	// (lab.RouterWatch.Line); "" outside a lab.
+	Lab string `json:"lab,omitempty"`
 	// ServerOutput is the server's own report of the test, when the
 	// client asked for it (--get-server-output).
 	ServerOutput *ServerOutput `json:"server_output,omitempty"`

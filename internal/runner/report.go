@@ -55,6 +55,7 @@ func ClientReported(ctx context.Context, c *measure.Client, host string, o Optio
 		if line := router.Behind(time.Now(), lab.RouterWait); line != "" {
 			res.Warnings = append(res.Warnings, line)
 		}
+		res.Lab = router.Line()
 		if err := em.Summary(res); err != nil && runErr == nil {
 			runErr = err
 		}

@@ -158,7 +158,7 @@ func RR(ctx context.Context, r *measure.RR, host string, o Options) (*result.Res
 		res, err = rrcontrol.Run(ctx, cfg)
 	}
 	if res != nil {
-		res.Warnings = append(res.Warnings, router.BehindLines(time.Now())...)
+		res.Warnings, res.Lab = append(res.Warnings, router.BehindLines(time.Now())...), router.Line()
 		// Through a lab, the path's bound is known: a network RTT above
 		// it was a host's.
 		if rr := res.Local.RR; rr != nil && rr.Load != nil {
@@ -193,7 +193,7 @@ func JSON(ctx context.Context, t measure.Test, host string, o Options) ([]byte, 
 		router := lab.WatchRouter() // nil unless run through "wireperf lab exec"
 		res, err := Client(ctx, t.Client, host, o)
 		if res != nil {
-			res.Warnings = append(res.Warnings, router.BehindLines(time.Now())...)
+			res.Warnings, res.Lab = append(res.Warnings, router.BehindLines(time.Now())...), router.Line()
 			if werr := em.Summary(res); werr != nil && err == nil {
 				err = werr
 			}

@@ -70,7 +70,7 @@ func UDPMon(ctx context.Context, u *measure.UDPMon, host string, o Options, w io
 	if sw == nil || len(sw.Points) == 0 && runErr != nil {
 		return nil, runErr
 	}
-	sw.Warnings = append(sw.Warnings, router.BehindLines(time.Now())...)
+	sw.Warnings, sw.Lab = append(sw.Warnings, router.BehindLines(time.Now())...), router.Line()
 	header()
 	switch {
 	case u.JSON:

@@ -125,4 +125,7 @@ type Sweep struct {
 	// Warnings are about the whole sweep: run through a lab, whether its
 	// router fell behind (lab.RouterWatch).
 	Warnings []string `json:"warnings,omitempty"`
+	// Lab names the lab it ran through and its hosts' TCP buffers
+	// (lab.RouterWatch.Line); "" outside a lab.
+	Lab string `json:"lab,omitempty"`
 }
