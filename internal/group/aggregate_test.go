@@ -3,6 +3,7 @@ package group
 import (
 	"bytes"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -230,5 +231,66 @@ func TestAggregateLeavesOutPairsOffTheClock(t *testing.T) {
 	var b bytes.Buffer
 	if err := WriteText(&b, &Report{Started: true, Sum: sum}, 'a'); err != nil || !strings.Contains(b.String(), "[SUM] rows leave out 10.0.0.9") {
 		t.Errorf("text: %v\n%s", err, b.String())
+	}
+}
+
+// [SUM]'s bound, which a group test run through a lab is held to
+// (bench/truth's group cell): a bin spreads each pair's rows over the
+// time they cover, so it never reads more than the pairs' fastest rows
+// together, whatever their cut times, starts and the half round trip
+// that shifts a receiving server's rows; and the bins keep every byte.
+// A [SUM] row above the access links' arithmetic is therefore a pair's
+// row above its own link, which that pair's row check names: the
+// receivers' row cut a few ms late on a loaded host (lab.RowTolerance), or
+// the lab's router releasing what it held while it was behind.
+func TestAggregateNeverExceedsThePairsFastestRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(35, 4))
+	common := time.Unix(1_000_000, 0)
+	for trial := range 200 {
+		var pairs []PairReport
+		var bound float64
+		var totalBytes int64
+		for range 1 + rng.IntN(4) {
+			n := 2 + rng.IntN(10)
+			r := received(0, n)
+			r.ControlRTT = time.Duration(rng.IntN(250)) * time.Millisecond
+			// Rows cut up to 30 ms late or early, the last a short tail.
+			at := 0.0
+			fastest := 0.0
+			var pairBytes int64
+			for i := range r.Remote.Intervals {
+				end := float64(i+1) + (rng.Float64()-0.5)*0.06
+				if i == n-1 {
+					end = at + 0.01 + rng.Float64()*0.5
+				}
+				b := int64(rng.IntN(40_000_000))
+				for _, e := range []*result.End{&r.Local, &r.Remote} {
+					e.Intervals[i].Start, e.Intervals[i].End = at, end
+					e.Intervals[i].Streams[0].Bytes = b
+					e.Intervals[i].Tail = i == n-1
+				}
+				fastest = max(fastest, float64(b)*8/(end-at))
+				pairBytes += b
+				at = end
+			}
+			for _, e := range []*result.End{&r.Local, &r.Remote} {
+				e.Streams[0].Bytes, e.Streams[0].End = pairBytes, at
+			}
+			bound += fastest
+			totalBytes += pairBytes
+			start := common.Add(time.Duration(rng.IntN(50)) * time.Millisecond)
+			pairs = append(pairs, PairReport{Result: r, StartedAt: start, Clock: &agent.Offset{}})
+		}
+		sum := Aggregate(common, pairs)
+		var binned float64
+		for _, iv := range sum.Intervals {
+			if iv.ReceivedBitsPerSecond > bound*(1+1e-9) {
+				t.Fatalf("trial %d: [SUM] %.3f-%.3f reads %.0f bit/s, above the pairs' fastest rows together, %.0f", trial, iv.Start, iv.End, iv.ReceivedBitsPerSecond, bound)
+			}
+			binned += iv.ReceivedBitsPerSecond / 8 * (iv.End - iv.Start)
+		}
+		if math.Abs(binned-float64(totalBytes)) > 1e-6*float64(totalBytes)+1 {
+			t.Fatalf("trial %d: the bins hold %.0f bytes, the pairs' rows %d", trial, binned, totalBytes)
+		}
 	}
 }
