@@ -5,10 +5,12 @@
 # a CPU hog (two busy loops, nice 0). Every receiver row is held to the
 # path's capacity, the rows to the totals, the receiver total to the
 # framing arithmetic after -O, UDP loss to the router's drops. Then the
-# other commands (rr, rr --load, udpmon, advise, sweep, group) on 1 ms/1g,
+# other commands (rr, rr --load, udpmon, advise, sweep, group, a daemon's
+# task, ping, tcp-connect) on 1 ms/1g,
 # 19 ms/622m and 215 ms/1g: latencies to the path's floor and bound,
 # udpmon's attribution to the router's and socket's counts, advise's
-# verdict to its figures, stored and group results to the capacity. It
+# verdict to its figures, stored, daemon and group results to the capacity,
+# ping's and tcp-connect's counts to the router's and host b's kernel. It
 # prints Markdown tables; a failed check is named on stderr, and the exit
 # status says whether any failed. Needs root.
 #

@@ -123,6 +123,9 @@ func commandCells() []commandCell {
 		{"udpmon 1472,512 spacing 0", runUDPMon},
 		{"advise -C cubic", runAdvise},
 		{"sweep -P 1,2", runSweep},
+		{"daemon task client -C cubic", runDaemon},
+		{"ping --raw", runProbe("ping")},
+		{"tcp-connect", runProbe("tcp-connect")},
 	}
 }
 
