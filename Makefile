@@ -33,8 +33,10 @@ vet:
 # free), which the load of the race pass leaves well under its 2 s bound,
 # and running it there keeps the suite under 15 minutes. bench/mesh-scale's
 # simulation (200 daemons against the test PostgreSQL, its lag held to
-# 2 s) skips under -race and runs in the timed pass.
-TIMED_PKGS := ./internal/lab ./internal/rr ./internal/udpmon ./internal/group ./bench/mesh-scale
+# 2 s) skips under -race and runs in the timed pass, as does the truth
+# matrix's command cells (bench/truth's TestCommandCellsSubset, about 2.5
+# minutes with its build).
+TIMED_PKGS := ./internal/lab ./internal/rr ./internal/udpmon ./internal/group ./bench/mesh-scale ./bench/truth
 # The archive's query-plan tests fill SQLite with 100,000 rows, which under
 # the race detector (instrumenting SQLite's Go code) took 2 minutes of the
 # race pass; they skip there and run here, in seconds.
