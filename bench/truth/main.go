@@ -299,7 +299,9 @@ func runCell(ctx context.Context, wp, name string, p path, c cell, capacity floa
 	var out, errb bytes.Buffer
 	cmd := exec.CommandContext(ctx, wp, args...)
 	cmd.Stdout, cmd.Stderr = &out, &errb
+	began := time.Now()
 	runErr := cmd.Run()
+	wall := time.Since(began).Seconds()
 	time.Sleep(1200 * time.Millisecond) // the router writes its counters every second
 	after, _ := lab.Status(name)
 	res, perr := resultOf(out.Bytes())
@@ -315,6 +317,14 @@ func runCell(ctx context.Context, wp, name string, p path, c cell, capacity floa
 	if before != nil && after != nil {
 		idle = lab.RouterIdle(before.Router, after.Router)
 		late = fmt.Sprintf("%.1f ms", float64(idle)/1e6)
+	}
+	// The client watched the lab as every command does: the router's
+	// warning when it held the test back (a UDP test's PDV on a path
+	// without jitter is the router's lateness, not the path's), and the
+	// host's buffers named.
+	fails = append(fails, (&cellRun{before: before, after: after, secs: wall}).watched(res.Warnings)...)
+	if !strings.Contains(res.Lab, "TCP buffers") {
+		fails = append(fails, fmt.Sprintf("the report does not name the lab's buffers: lab %q", res.Lab))
 	}
 	if c.rr {
 		if r := res.Local.RR; r != nil && r.Load != nil {
