@@ -413,7 +413,7 @@ func TestRunnerReadsAfterTheLastCutAreInARow(t *testing.T) {
 			close(sink.open)
 			t.Fatalf("the receiver's kernel counted %d of %d bytes in 10 s", rxFlow.Bytes(), total)
 		}
-		time.Sleep(time.Millisecond)
+		time.Sleep(time.Millisecond) // bounded poll: the kernel's count has no event to wait on
 	}
 	rx.cut(time.Since(rx.epoch), false)
 	close(sink.open)
