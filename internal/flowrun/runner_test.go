@@ -403,6 +403,7 @@ func TestRunnerReadsAfterTheLastCutAreInARow(t *testing.T) {
 	tx := New(s, []Flow{NewTCPFlow(tcpflow.NewStream(1, true, a), block, 0)}, nil, nil)
 	rx := New(s, []Flow{rxFlow}, nil, nil)
 	rx.Start()
+	stopTickNow(rx) // the test cuts the receiver's row itself
 	tx.Start()
 	<-tx.Done()
 	<-sink.entered
@@ -446,10 +447,7 @@ func TestRunnerCutsABoundaryTheTickMissed(t *testing.T) {
 		f.done = make(chan struct{})
 		r := New(s, []Flow{f}, nil, nil)
 		r.Start()
-		close(r.stopTick) // the tick never wakes
-		<-r.tickDone
-		r.stopTick, r.tickDone = make(chan struct{}), make(chan struct{})
-		close(r.tickDone)
+		stopTickNow(r) // the tick never wakes
 		f.waitDone()
 		end := r.Finish(result.RoleClient)
 		if len(end.Intervals) != 1 {
@@ -460,4 +458,14 @@ func TestRunnerCutsABoundaryTheTickMissed(t *testing.T) {
 			t.Errorf("row %+v: want 0-1 s, not the tail, with %d bytes", iv, f.bytesAt(time.Second))
 		}
 	})
+}
+
+// stopTickNow stops a started runner's interval goroutine, as a starved
+// one that never wakes again, so that the test cuts rows itself; Finish
+// then finds it stopped.
+func stopTickNow(r *Runner) {
+	close(r.stopTick)
+	<-r.tickDone
+	r.stopTick, r.tickDone = make(chan struct{}), make(chan struct{})
+	close(r.tickDone)
 }
