@@ -49,6 +49,10 @@ type Runner struct {
 	intervals keptRows
 	prev      map[int]int64 // bytes at the last interval boundary
 	omitSnap  map[int]int64 // bytes at the end of the omitted start
+	// countFrom is when omitSnap was read: the end of the omitted start,
+	// or later when a loaded machine woke the interval goroutine late.
+	// The totals count from it, as their bytes do.
+	countFrom time.Duration
 	lastCut   time.Duration // the schedule's last boundary
 	lastEnd   time.Duration // when the last interval really closed
 	drainFrom time.Duration // when the receivers learned the peer's senders stopped; 0: not yet
@@ -233,7 +237,7 @@ func (r *Runner) cutRead(at time.Duration, tail bool, readAt time.Duration) {
 	}
 	r.prev = now
 	if r.spec.Omit > 0 && at == r.spec.Omit {
-		r.omitSnap = now
+		r.omitSnap, r.countFrom = now, max(actual, at)
 		for _, f := range r.flows {
 			f.MarkOmitEnd()
 		}
@@ -412,8 +416,8 @@ func (r *Runner) Finish(role string) result.End {
 			LocalAddr:  local,
 			RemoteAddr: remote,
 			Socket:     r.sockets[f.ID()],
-			Start:      r.spec.Omit.Seconds(),
-			End:        max(f.LastByte(), r.spec.Omit).Seconds(),
+			Start:      max(r.countFrom, r.spec.Omit).Seconds(),
+			End:        max(f.LastByte(), r.countFrom, r.spec.Omit).Seconds(),
 			Bytes:      f.Bytes() - r.omitSnap[f.ID()],
 		}
 		if !f.Sender() && !r.Iperf3Accounting {
@@ -459,7 +463,7 @@ func (r *Runner) cutMissed() {
 func (r *Runner) receiverSpan(f Flow, rs *result.Stream) {
 	if fb, ok := f.(interface{ FirstByte() time.Duration }); ok {
 		if first := fb.FirstByte(); first > 0 {
-			rs.Start = max(first, r.spec.Omit).Seconds()
+			rs.Start = max(first, r.countFrom, r.spec.Omit).Seconds()
 			rs.End = max(rs.End, rs.Start)
 		}
 	}

@@ -469,3 +469,31 @@ func stopTickNow(r *Runner) {
 	r.stopTick, r.tickDone = make(chan struct{}), make(chan struct{})
 	close(r.tickDone)
 }
+
+// The omitted start's end read late (the interval goroutine woke 250 ms
+// after it, as TestOmitAsIperf3 once saw on a loaded machine): the totals
+// count their bytes from that reading, so their span starts there too,
+// not at -O, which would read the rate low by the late share.
+func TestRunnerTotalsCountFromALateOmitCut(t *testing.T) {
+	s := spec.Default()
+	s.Duration, s.Interval, s.Omit = 2*time.Second, time.Second, time.Second
+	f := newClockFlow(1, true, 1000, 3*time.Second)
+	synctest.Test(t, func(t *testing.T) {
+		f.done = make(chan struct{})
+		r := New(s, []Flow{f}, nil, nil)
+		r.Start()
+		stopTickNow(r)
+		time.Sleep(1250 * time.Millisecond) // synctest: the late wake
+		r.cut(time.Second, false)
+		f.waitDone()
+		end := r.Finish(result.RoleClient)
+		st := end.Streams[0]
+		if st.Start != 1.25 || st.Bytes != f.bytesAt(3*time.Second)-f.bytesAt(1250*time.Millisecond) {
+			t.Errorf("total %d bytes from %.3f s; want %d from 1.250 s, where its bytes begin",
+				st.Bytes, st.Start, f.bytesAt(3*time.Second)-f.bytesAt(1250*time.Millisecond))
+		}
+		if r := result.Rate(st.Bytes, st.End-st.Start); math.Abs(r-f.rate()) > 1e-6*f.rate() {
+			t.Errorf("total reads %.0f bit/s, the flow moved %.0f", r, f.rate())
+		}
+	})
+}
