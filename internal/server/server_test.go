@@ -187,8 +187,11 @@ func TestIntervalsAddUpToTotal(t *testing.T) {
 			if got := sumIntervals(end.Intervals, st.ID); got != st.Bytes {
 				t.Errorf("%s stream %d: intervals add to %d, total %d", end.Role, st.ID, got, st.Bytes)
 			}
-			if st.Start != 0.25 {
-				t.Errorf("%s stream %d starts at %v, want the end of the omitted 0.25 s", end.Role, st.ID, st.Start)
+			// The total counts from when the omitted start's end was read:
+			// at 0.25 s, or a little later on a loaded machine, where the
+			// omitted row ends too.
+			if omitEnd := end.Intervals[0].End; st.Start != omitEnd || st.Start < 0.25 {
+				t.Errorf("%s stream %d starts at %v, want the end of the omitted row, %v (-O 0.25 s)", end.Role, st.ID, st.Start, omitEnd)
 			}
 		}
 	}
