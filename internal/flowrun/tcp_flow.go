@@ -59,6 +59,8 @@ type TCPFlow struct {
 	drained    *tcpinfo.Info
 	drainedErr error
 	settled    bool
+
+	mp mptcpFlow // mptcp.go
 }
 
 // NewTCPFlow is a TCP stream with the full sender record: interval
@@ -138,7 +140,8 @@ func (f *TCPFlow) Start(b Begin) {
 			f.sampler.Start()
 		}
 	}
-	if !f.basic {
+	f.startMPTCP()
+	if !f.basic && !f.mp.multipath {
 		f.kern.begin(f.s)
 	}
 	f.s.Start(b.Epoch, make([]byte, f.length), b.Budget)
@@ -204,6 +207,7 @@ func (f *TCPFlow) Total(rs *result.Stream) {
 	}
 	if !f.s.Sender {
 		rs.ReadLengths = f.s.ReadLengths()
+		f.totalMPTCP(rs)
 		return
 	}
 	if f.basic {
@@ -213,6 +217,7 @@ func (f *TCPFlow) Total(rs *result.Stream) {
 			rs.Retransmits = int64(info.TotalRetrans) - int64(f.omitRetrans)
 		}
 		f.totalRecord(rs)
+		f.totalMPTCP(rs)
 		return
 	}
 	var tl tcpinfo.Timeline
@@ -235,6 +240,7 @@ func (f *TCPFlow) Total(rs *result.Stream) {
 		rs.TCPTimeline = timelineOf(tl, f.share)
 	}
 	f.sampler = nil
+	f.totalMPTCP(rs)
 }
 
 // Settle reads what the kernel counted once the stream is over: a
