@@ -45,8 +45,11 @@ func mptcpLines(s *result.Stream, role string, format units.Format) []string {
 	return lines
 }
 
-// subflowLine is one subflow: a sender's bytes sent (retransmissions
-// included) and retransmits, a receiver's bytes received, with RTT.
+// subflowLine is one subflow: on a sender, what the peer acknowledged on
+// it (the subflows' shares of the stream add up to it, where their bytes
+// sent count the data MPTCP sent again on another subflow twice), what
+// it sent and its retransmits; on a receiver, what it received; with its
+// RTT.
 func subflowLine(n int, sf tcpinfo.Subflow, sender bool, seconds float64, format units.Format) string {
 	addrs := "addresses not reported"
 	if sf.Local != "" || sf.Remote != "" {
@@ -54,10 +57,13 @@ func subflowLine(n int, sf tcpinfo.Subflow, sender bool, seconds float64, format
 	}
 	bytes, verb := sf.Info.BytesReceived, "received"
 	if sender {
-		bytes, verb = sf.Info.BytesSent, "sent"
+		bytes, verb = sf.Info.BytesAcked, "acknowledged"
 	}
 	transfer, rate := amounts(int64(bytes), seconds, format)
 	parts := []string{fmt.Sprintf("subflow %d %s: %s %s (%s)", n, addrs, strings.TrimSpace(transfer), verb, strings.TrimSpace(rate))}
+	if sender {
+		parts = append(parts, strings.TrimSpace(units.FormatTransfer(float64(sf.Info.BytesSent), format))+" sent")
+	}
 	if sf.Info.RTTus > 0 {
 		parts = append(parts, "RTT "+(time.Duration(sf.Info.RTTus)*time.Microsecond).String())
 	}

@@ -21,8 +21,8 @@ func withMPTCP(r *result.Result) *result.Result {
 				continue
 			}
 			s.MPTCP = &tcpinfo.MPTCP{SubflowCount: 3, Subflows: []tcpinfo.Subflow{
-				{Local: "10.0.1.1:40000", Remote: "10.0.1.2:5201", Info: tcpinfo.Info{BytesSent: 500e6, RTTus: 1500, TotalRetrans: 4}},
-				{Info: tcpinfo.Info{BytesSent: 250e6, RTTus: 20000}},
+				{Local: "10.0.1.1:40000", Remote: "10.0.1.2:5201", Info: tcpinfo.Info{BytesSent: 500e6, BytesAcked: 490e6, RTTus: 1500, TotalRetrans: 4}},
+				{Info: tcpinfo.Info{BytesSent: 250e6, BytesAcked: 250e6, RTTus: 20000}},
 			}}
 		}
 	}
@@ -36,9 +36,9 @@ func TestTextMPTCP(t *testing.T) {
 	out := summaryText(t, r)
 	for _, want := range []string{
 		"[  1] MPTCP (sender): 3 subflows, 2 listed by the kernel",
-		"[  1]   subflow 1 10.0.1.1:40000 -> 10.0.1.2:5201: 477 MBytes sent (",
-		"RTT 1.5ms, 4 retransmits",
-		"[  1]   subflow 2 addresses not reported: 238 MBytes sent (",
+		"[  1]   subflow 1 10.0.1.1:40000 -> 10.0.1.2:5201: 467 MBytes acknowledged (",
+		"), 477 MBytes sent, RTT 1.5ms, 4 retransmits",
+		"[  1]   subflow 2 addresses not reported: 238 MBytes acknowledged (",
 		"[  1] MPTCP (receiver): none, the connection ran as plain TCP",
 	} {
 		if !strings.Contains(out, want) {

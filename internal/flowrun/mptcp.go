@@ -12,10 +12,14 @@ import (
 // socket is its first subflow's alone, so on such a connection the
 // kernel's byte counts cannot stand for the stream's (a second subflow
 // carries bytes the first never sees): its rows count the reads and
-// writes, and its totals take the subflows' sum where there are several.
+// writes, and its retransmits are all its subflows'.
 type mptcpFlow struct {
 	asked     bool
 	multipath bool
+	// drainedRetrans is retransmits once the sender drained (Settle):
+	// the tail row and the total read the same count, as they read the
+	// same drained TCP_INFO.
+	drainedRetrans uint32
 }
 
 // AskMPTCP says the test asked for MPTCP (-m): a stream that got plain
@@ -47,7 +51,8 @@ func (f *TCPFlow) totalMPTCP(rs *result.Stream) {
 	}
 	m, err := tcpinfo.GetMPTCP(rc)
 	switch {
-	case errors.Is(err, tcpinfo.ErrNotMPTCP) && f.mp.asked:
+	case (errors.Is(err, tcpinfo.ErrNotMPTCP) || errors.Is(err, tcpinfo.ErrUnsupported)) && f.mp.asked:
+		// Go dials MPTCP on Linux only: elsewhere the socket is TCP's.
 		rs.MPTCP = &tcpinfo.MPTCP{Fallback: true}
 	case err != nil:
 		return
@@ -58,8 +63,51 @@ func (f *TCPFlow) totalMPTCP(rs *result.Stream) {
 		return
 	}
 	// Several subflows: the first one's TCP_INFO is a part of the
-	// stream, so its counters (TCPStats) and timeline would misstate it;
-	// the retransmits are all the subflows'.
-	rs.Retransmits = max(0, m.SubflowRetransmits()-int64(f.omitRetrans))
+	// stream, so its counters (TCPStats) and timeline would misstate it.
 	rs.TCPStats, rs.TCPTimeline = nil, nil
+}
+
+// retransmits is the sender's retransmitted segments so far: info's (the
+// connection's TCP_INFO) on TCP, all subflows' on an MPTCP connection.
+// A subflow that closed takes its count with it, so the sum is held
+// where it was rather than let a row go negative.
+func (f *TCPFlow) retransmits(info *tcpinfo.Info) uint32 {
+	if !f.mp.multipath {
+		return info.TotalRetrans
+	}
+	if f.settled && info == f.drained && f.mp.drainedRetrans != 0 {
+		return f.mp.drainedRetrans
+	}
+	rc, err := f.s.SyscallConn()
+	if err != nil {
+		return max(info.TotalRetrans, f.prevRetrans)
+	}
+	m, err := tcpinfo.GetMPTCP(rc)
+	if err != nil || len(m.Subflows) == 0 {
+		return max(info.TotalRetrans, f.prevRetrans)
+	}
+	return uint32(max(m.SubflowRetransmits(), int64(f.prevRetrans)))
+}
+
+// subflowsBusy says whether a subflow of the sender's MPTCP connection
+// still holds data unacknowledged or unsent: the connection's TCP_INFO is
+// only the first subflow's, and the others drain on their own paths.
+func (f *TCPFlow) subflowsBusy() bool {
+	if !f.mp.multipath {
+		return false
+	}
+	rc, err := f.s.SyscallConn()
+	if err != nil {
+		return false
+	}
+	m, err := tcpinfo.GetMPTCP(rc)
+	if err != nil {
+		return false
+	}
+	for _, sf := range m.Subflows {
+		if (sf.Info.Unacked > 0 || sf.Info.NotsentBytes > 0) && sending(sf.Info.State) {
+			return true
+		}
+	}
+	return false
 }

@@ -164,13 +164,14 @@ func (f *TCPFlow) Sample(si *result.StreamInterval, counted bool) {
 	}
 	f.kern.sampleSender(info, si)
 	si.HasTCPInfo = true
-	si.Retransmits = int64(info.TotalRetrans) - int64(f.prevRetrans)
+	retrans := f.retransmits(info)
+	si.Retransmits = int64(retrans) - int64(f.prevRetrans)
 	si.CwndBytes = info.CwndBytes()
 	si.SndWnd = uint64(info.SndWnd)
 	si.RTTus = info.RTTus
 	si.RTTVarus = info.RTTVarus
 	si.PMTU = info.PMTU
-	f.prevRetrans = info.TotalRetrans
+	f.prevRetrans = retrans
 	f.lastCut = info
 	if counted {
 		f.accumulate(info)
@@ -214,7 +215,7 @@ func (f *TCPFlow) Total(rs *result.Stream) {
 		if info, err := tcpinfo.FromConn(f.s); err == nil {
 			f.finalInfo = true
 			f.accumulate(info)
-			rs.Retransmits = int64(info.TotalRetrans) - int64(f.omitRetrans)
+			rs.Retransmits = int64(f.retransmits(info)) - int64(f.omitRetrans)
 		}
 		f.totalRecord(rs)
 		f.totalMPTCP(rs)
@@ -229,7 +230,7 @@ func (f *TCPFlow) Total(rs *result.Stream) {
 	if err == nil {
 		f.finalInfo = true
 		f.accumulate(info)
-		rs.Retransmits = int64(info.TotalRetrans) - int64(f.omitRetrans)
+		rs.Retransmits = int64(f.retransmits(info)) - int64(f.omitRetrans)
 		rs.TCPStats = f.stats(info)
 	}
 	f.totalRecord(rs)
@@ -260,6 +261,9 @@ func (f *TCPFlow) Settle() {
 	}
 	if !f.basic {
 		f.drained, f.drainedErr = f.drainedInfo()
+		if f.drainedErr == nil {
+			f.mp.drainedRetrans = f.retransmits(f.drained)
+		}
 	}
 }
 
@@ -299,7 +303,7 @@ func (f *TCPFlow) drainedInfo() (*tcpinfo.Info, error) {
 		bound += time.Duration(2 * backlog / float64(info.DeliveryRate) * float64(time.Second))
 	}
 	deadline := time.Now().Add(min(bound, maxDrainWait))
-	for (info.Unacked > 0 || info.NotsentBytes > 0) && sending(info.State) && time.Now().Before(deadline) {
+	for (info.Unacked > 0 || info.NotsentBytes > 0 || f.subflowsBusy()) && sending(info.State) && time.Now().Before(deadline) {
 		time.Sleep(2 * time.Millisecond)
 		next, err := tcpinfo.FromConn(f.s)
 		if err != nil {

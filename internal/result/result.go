@@ -186,7 +186,8 @@ type Stream struct {
 	// on a stream that asked for MPTCP or whose socket is MPTCP's; a
 	// connection that fell back to TCP says so (Fallback) and no more.
 	// With several subflows, the TCP figures above are the first
-	// subflow's, but Retransmits, which are all of theirs.
+	// subflow's, but Retransmits, which are all of theirs, and TCPStats
+	// and TCPTimeline are left out.
 	MPTCP *tcpinfo.MPTCP `json:"mptcp,omitempty"`
 	// UDP holds a UDP stream's figures over the counted span.
 	UDP *UDP `json:"udp,omitempty"`
