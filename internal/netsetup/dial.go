@@ -83,11 +83,12 @@ func (c Client) DataDialer(network string, localPort int, o sockopt.Options) (*n
 	if err != nil || !strings.HasPrefix(network, "tcp") {
 		return d, err
 	}
-	if c.MPTCP {
-		d.SetMultipathTCP(true)
-	}
 	if c.FlowLabel != 0 {
 		d.Control = sockopt.FlowLabelControl(c.FlowLabel, d.Control)
+	}
+	if c.MPTCP {
+		d.SetMultipathTCP(true)
+		d.Control = mptcpControl(d.Control)
 	}
 	return d, nil
 }
