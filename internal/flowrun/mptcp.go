@@ -20,6 +20,9 @@ type mptcpFlow struct {
 	// the tail row and the total read the same count, as they read the
 	// same drained TCP_INFO.
 	drainedRetrans uint32
+	// last is the sender's latest reading of its connection (at a row's
+	// cut or once drained), for a total read after the peer reset it.
+	last *tcpinfo.MPTCP
 }
 
 // AskMPTCP says the test asked for MPTCP (-m): a stream that got plain
@@ -56,6 +59,12 @@ func (f *TCPFlow) totalMPTCP(rs *result.Stream) {
 		rs.MPTCP = &tcpinfo.MPTCP{Fallback: true}
 	case err != nil:
 		return
+	case f.s.Sender && f.mp.last != nil && subflowClosed(m):
+		// The peer reset the connection once the test was over (iperf3's
+		// server closes with data unread): a closed subflow's TCP_INFO
+		// and addresses read as zero. The last reading while it ran
+		// stands for it.
+		rs.MPTCP = f.mp.last
 	default:
 		rs.MPTCP = m
 	}
@@ -83,10 +92,24 @@ func (f *TCPFlow) retransmits(info *tcpinfo.Info) uint32 {
 		return max(info.TotalRetrans, f.prevRetrans)
 	}
 	m, err := tcpinfo.GetMPTCP(rc)
-	if err != nil || len(m.Subflows) == 0 {
+	if err != nil || len(m.Subflows) == 0 || subflowClosed(m) {
 		return max(info.TotalRetrans, f.prevRetrans)
 	}
+	f.mp.last = m
 	return uint32(max(m.SubflowRetransmits(), int64(f.prevRetrans)))
+}
+
+// tcpClose is TCP_CLOSE, the state of a subflow that was reset.
+const tcpClose = 7
+
+// subflowClosed says whether one of m's subflows is closed.
+func subflowClosed(m *tcpinfo.MPTCP) bool {
+	for _, sf := range m.Subflows {
+		if sf.Info.State == tcpClose {
+			return true
+		}
+	}
+	return false
 }
 
 // subflowsBusy says whether a subflow of the sender's MPTCP connection
