@@ -67,6 +67,7 @@ func (cfg ClientConfig) Dialing(cport int) netsetup.Client {
 	return netsetup.Client{
 		Bind: cfg.Bind, CPort: cport, Timeout: cfg.ConnectTimeout,
 		Family: cfg.Family, BindDevice: cfg.BindDevice, FlowLabel: cfg.Spec.FlowLabel,
+		MPTCP: cfg.Spec.MPTCP,
 	}
 }
 

@@ -51,6 +51,11 @@ func (t *Text) Summary(r *result.Result) error {
 	for _, d := range dirs {
 		writeTCPInternals(l, t, r, d, bidir)
 	}
+	for _, d := range dirs {
+		for _, f := range d.Flows {
+			writeMPTCP(l, t, f, flowTag(f.ID, d.SenderRole, bidir))
+		}
+	}
 	writeTail(l, r)
 	return l.writeTo(t.W)
 }

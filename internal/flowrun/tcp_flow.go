@@ -59,6 +59,8 @@ type TCPFlow struct {
 	drained    *tcpinfo.Info
 	drainedErr error
 	settled    bool
+
+	mp mptcpFlow // mptcp.go
 }
 
 // NewTCPFlow is a TCP stream with the full sender record: interval
@@ -138,7 +140,8 @@ func (f *TCPFlow) Start(b Begin) {
 			f.sampler.Start()
 		}
 	}
-	if !f.basic {
+	f.startMPTCP()
+	if !f.basic && !f.mp.multipath {
 		f.kern.begin(f.s)
 	}
 	f.s.Start(b.Epoch, make([]byte, f.length), b.Budget)
@@ -161,13 +164,14 @@ func (f *TCPFlow) Sample(si *result.StreamInterval, counted bool) {
 	}
 	f.kern.sampleSender(info, si)
 	si.HasTCPInfo = true
-	si.Retransmits = int64(info.TotalRetrans) - int64(f.prevRetrans)
+	retrans := f.retransmits(info)
+	si.Retransmits = int64(retrans) - int64(f.prevRetrans)
 	si.CwndBytes = info.CwndBytes()
 	si.SndWnd = uint64(info.SndWnd)
 	si.RTTus = info.RTTus
 	si.RTTVarus = info.RTTVarus
 	si.PMTU = info.PMTU
-	f.prevRetrans = info.TotalRetrans
+	f.prevRetrans = retrans
 	f.lastCut = info
 	if counted {
 		f.accumulate(info)
@@ -208,15 +212,17 @@ func (f *TCPFlow) Total(rs *result.Stream) {
 	}
 	if !f.s.Sender {
 		rs.ReadLengths = f.s.ReadLengths()
+		f.totalMPTCP(rs)
 		return
 	}
 	if f.basic {
 		if info, err := tcpinfo.FromConn(f.s); err == nil {
 			f.finalInfo = true
 			f.accumulate(info)
-			rs.Retransmits = int64(info.TotalRetrans) - int64(f.omitRetrans)
+			rs.Retransmits = int64(f.retransmits(info)) - int64(f.omitRetrans)
 		}
 		f.totalRecord(rs)
+		f.totalMPTCP(rs)
 		return
 	}
 	var tl tcpinfo.Timeline
@@ -228,7 +234,7 @@ func (f *TCPFlow) Total(rs *result.Stream) {
 	if err == nil {
 		f.finalInfo = true
 		f.accumulate(info)
-		rs.Retransmits = int64(info.TotalRetrans) - int64(f.omitRetrans)
+		rs.Retransmits = int64(f.retransmits(info)) - int64(f.omitRetrans)
 		rs.TCPStats = f.stats(info)
 	}
 	f.totalRecord(rs)
@@ -239,6 +245,7 @@ func (f *TCPFlow) Total(rs *result.Stream) {
 		rs.TCPTimeline = timelineOf(tl, f.share)
 	}
 	f.sampler = nil
+	f.totalMPTCP(rs)
 }
 
 // Settle reads what the kernel counted once the stream is over: a
@@ -258,6 +265,9 @@ func (f *TCPFlow) Settle() {
 	}
 	if !f.basic {
 		f.drained, f.drainedErr = f.drainedInfo()
+		if f.drainedErr == nil {
+			f.mp.drainedRetrans = f.retransmits(f.drained)
+		}
 	}
 }
 
@@ -297,7 +307,7 @@ func (f *TCPFlow) drainedInfo() (*tcpinfo.Info, error) {
 		bound += time.Duration(2 * backlog / float64(info.DeliveryRate) * float64(time.Second))
 	}
 	deadline := time.Now().Add(min(bound, maxDrainWait))
-	for (info.Unacked > 0 || info.NotsentBytes > 0) && sending(info.State) && time.Now().Before(deadline) {
+	for (info.Unacked > 0 || info.NotsentBytes > 0 || f.subflowsBusy()) && sending(info.State) && time.Now().Before(deadline) {
 		time.Sleep(2 * time.Millisecond)
 		next, err := tcpinfo.FromConn(f.s)
 		if err != nil {

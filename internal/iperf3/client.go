@@ -70,6 +70,7 @@ func (cfg ClientConfig) dialing() netsetup.Client {
 	return netsetup.Client{
 		Bind: cfg.Bind, CPort: cfg.CPort, Timeout: cfg.ConnectTimeout,
 		Family: cfg.Family, BindDevice: cfg.BindDevice, FlowLabel: cfg.Spec.FlowLabel,
+		MPTCP: cfg.Spec.MPTCP,
 	}
 }
 
@@ -312,7 +313,7 @@ func (c *clientTest) connectTCP(ctx context.Context, id int, sender bool) (*data
 	if c.cfg.File != nil {
 		st.UseFile(c.cfg.File)
 	}
-	return newTCPStreamWith(st, flowrun.GrantedSocket(tc, c.spec), c.spec.Length), nil
+	return newTCPStreamWith(st, flowrun.GrantedSocket(tc, c.spec), c.spec.Length, c.spec.MPTCP), nil
 }
 
 func (c *clientTest) connectUDP(ctx context.Context, id int, sender bool) (*dataStream, error) {

@@ -98,6 +98,7 @@ type Params struct {
 	BlockCount       Int    `json:"blockcount"`
 	MSS              Int    `json:"MSS,omitempty"`
 	NoDelay          bool   `json:"nodelay,omitempty"`
+	MPTCP            bool   `json:"mptcp,omitempty"` // -m, iperf3 3.19 on
 	Parallel         Int    `json:"parallel"`
 	Reverse          bool   `json:"reverse,omitempty"`
 	Bidirectional    bool   `json:"bidirectional,omitempty"`
@@ -158,6 +159,7 @@ func ParamsFromSpec(s spec.Spec, counters64 bool) Params {
 		Len:           Int(s.Length),
 		MSS:           Int(s.MSS),
 		NoDelay:       s.NoDelay,
+		MPTCP:         s.MPTCP,
 		TOS:           Int(s.TOS),
 		Title:         s.Title,
 		Congestion:    s.Congestion,
@@ -252,6 +254,7 @@ func (p Params) Spec() (spec.Spec, error) {
 	s.Window = int64(p.Window)
 	s.MSS = int(p.MSS)
 	s.NoDelay = p.NoDelay
+	s.MPTCP = p.MPTCP && s.Protocol == spec.TCP
 	s.Congestion = p.Congestion
 	s.TOS = int(p.TOS)
 	s.Title = p.Title

@@ -447,7 +447,7 @@ func (t *serverTest) createStreams() error {
 			}
 			return t.fail(code, fmt.Errorf("data connection %d: %w", id, err))
 		}
-		t.streams = append(t.streams, newTCPStream(id, sender, c, flowrun.GrantedSocket(c, t.spec), t.spec.Length))
+		t.streams = append(t.streams, newTCPStream(id, sender, c, flowrun.GrantedSocket(c, t.spec), t.spec.Length, t.spec.MPTCP))
 	}
 	return nil
 }

@@ -25,16 +25,16 @@ type dataStream struct {
 	tcp    *tcpflow.Stream // a TCP stream's socket; nil for UDP
 }
 
-func newTCPStream(id int, sender bool, conn *net.TCPConn, sock result.Socket, length int) *dataStream {
-	return newTCPStreamWith(tcpflow.NewStream(id, sender, conn), sock, length)
+func newTCPStream(id int, sender bool, conn *net.TCPConn, sock result.Socket, length int, mptcp bool) *dataStream {
+	return newTCPStreamWith(tcpflow.NewStream(id, sender, conn), sock, length, mptcp)
 }
 
 // newTCPStreamWith is newTCPStream over a stream set up by the caller
 // (with -F's file).
-func newTCPStreamWith(st *tcpflow.Stream, sock result.Socket, length int) *dataStream {
+func newTCPStreamWith(st *tcpflow.Stream, sock result.Socket, length int, mptcp bool) *dataStream {
 	id, sender, conn := st.ID, st.Sender, st.Conn
 	return &dataStream{
-		id: id, sender: sender, flow: flowrun.NewBasicTCPFlow(st, length), socket: sock, tcp: st,
+		id: id, sender: sender, flow: flowrun.NewBasicTCPFlow(st, length).AskMPTCP(mptcp), socket: sock, tcp: st,
 		local: conn.LocalAddr().String(), remote: conn.RemoteAddr().String(),
 	}
 }

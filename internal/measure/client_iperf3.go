@@ -100,6 +100,7 @@ func (c *Client) registerIperf3Habits(fs *pflag.FlagSet) {
 	fs.Lookup("cntl-ka").NoOptDefVal = cntlKANoValue
 	fs.Int64Var(&c.RcvTimeoutMS, "rcv-timeout", c.RcvTimeoutMS, "when the client receives (-R, --bidir): end the test with an error after `MS` milliseconds with no data")
 	fs.Int64Var(&c.SndTimeoutMS, "snd-timeout", 0, "TCP: the client's data connections end when data stays unacknowledged for `MS` milliseconds (TCP_USER_TIMEOUT, Linux; default: the kernel's)")
+	fs.BoolVarP(&s.MPTCP, "mptcp", "m", false, "TCP: the data connections use MPTCP (Linux); a peer or path that refuses it leaves them on TCP, and the report says so")
 	fs.StringVarP(&c.File, "file", "F", "", "the client's sender sends the bytes of `FILE`; a receiving client (-R) writes what it receives to it (one TCP stream)")
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/wireperf/wireperf/internal/sockopt"
@@ -25,6 +26,9 @@ type Client struct {
 	// FlowLabel is -L: the IPv6 flow label of TCP data connections,
 	// which Dialer sets when asked with DataDialer.
 	FlowLabel int
+	// MPTCP is -m: DataDialer dials TCP data connections in MPTCP. The
+	// control connection stays TCP, as iperf3's does.
+	MPTCP bool
 }
 
 // Network is network ("tcp" or "udp") narrowed to Family.
@@ -71,14 +75,34 @@ func (c Client) Dialer(network string, localPort int, o sockopt.Options) (*net.D
 }
 
 // DataDialer is Dialer for a data connection: with -L, a TCP one also
-// carries the flow label (iperf3 labels TCP data connections only).
+// carries the flow label (iperf3 labels TCP data connections only), and
+// with -m it is MPTCP's. Where the kernel has no MPTCP, Go dials TCP
+// instead; the stream's report says which it got (tcpinfo.GetMPTCP).
 func (c Client) DataDialer(network string, localPort int, o sockopt.Options) (*net.Dialer, error) {
 	d, err := c.Dialer(network, localPort, o)
-	if err != nil || c.FlowLabel == 0 || network[:3] != "tcp" {
+	if err != nil || !strings.HasPrefix(network, "tcp") {
 		return d, err
 	}
-	d.Control = sockopt.FlowLabelControl(c.FlowLabel, d.Control)
+	if c.FlowLabel != 0 {
+		d.Control = sockopt.FlowLabelControl(c.FlowLabel, d.Control)
+	}
+	if c.MPTCP {
+		d.SetMultipathTCP(true)
+		d.Control = mptcpControl(d.Control)
+	}
 	return d, nil
+}
+
+// Listen opens the server's TCP listener on addr. It accepts MPTCP
+// connections beside TCP ones (Go's default since 1.24; mptcp, -m,
+// asks for it whatever GODEBUG says), so that a client's -m gets MPTCP
+// data connections from any wireperf server, as from iperf3's.
+func Listen(ctx context.Context, addr string, mptcp bool) (net.Listener, error) {
+	var lc net.ListenConfig
+	if mptcp {
+		lc.SetMultipathTCP(true)
+	}
+	return lc.Listen(ctx, "tcp", addr)
 }
 
 // DialError keeps the part of a dial error a user needs: "connection

@@ -82,7 +82,7 @@ func SetupAccepted(c *net.TCPConn, s spec.Spec, sender bool) error {
 			return err
 		}
 		if err := sockopt.Apply(raw, o); err != nil {
-			return err
+			return mptcpRefusal(c, err)
 		}
 	}
 	SetNagle(c, s)

@@ -185,6 +185,13 @@ type Stream struct {
 	// TCPStats and TCPTimeline are the sender's TCP internals (result/tcpinfo.go).
 	TCPStats    *TCPStats    `json:"tcp_stats,omitempty"`
 	TCPTimeline *TCPTimeline `json:"tcp_timeline,omitempty"`
+	// MPTCP is the connection's MPTCP figures, its subflows' among them,
+	// on a stream that asked for MPTCP or whose socket is MPTCP's; a
+	// connection that fell back to TCP says so (Fallback) and no more.
+	// With several subflows, the TCP figures above are the first
+	// subflow's, but Retransmits, which are all of theirs, and TCPStats
+	// and TCPTimeline are left out.
+	MPTCP *tcpinfo.MPTCP `json:"mptcp,omitempty"`
 	// UDP holds a UDP stream's figures over the counted span.
 	UDP *UDP `json:"udp,omitempty"`
 	// UDPSettlements, on a UDP receiver's stream, are what each interval

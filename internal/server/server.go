@@ -22,6 +22,7 @@ import (
 	"github.com/wireperf/wireperf/internal/auth"
 	"github.com/wireperf/wireperf/internal/control"
 	"github.com/wireperf/wireperf/internal/iperf3"
+	"github.com/wireperf/wireperf/internal/netsetup"
 	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/rr/rrcontrol"
@@ -33,9 +34,12 @@ import (
 
 // Config is a server's configuration.
 type Config struct {
-	Bind   string // address to listen on; "" for every address, IPv4 and IPv6
-	Port   int
-	Once   bool // serve one test, then stop
+	Bind string // address to listen on; "" for every address, IPv4 and IPv6
+	Port int
+	Once bool // serve one test, then stop
+	// MPTCP is -m: the listener accepts MPTCP connections beside TCP
+	// ones whatever GODEBUG says (Go's listeners do by default).
+	MPTCP  bool
 	Limits Limits
 	// ShutdownGrace is how long running tests may go on after a shutdown
 	// request before they are aborted.
@@ -158,7 +162,7 @@ func New(cfg Config) *Server {
 // Listen binds the port. Port 0 picks a free one; Addr tells which.
 func (s *Server) Listen() error {
 	addr := net.JoinHostPort(s.cfg.Bind, strconv.Itoa(s.cfg.Port))
-	ln, err := net.Listen("tcp", addr)
+	ln, err := netsetup.Listen(context.Background(), addr, s.cfg.MPTCP)
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w", addr, err)
 	}

@@ -192,7 +192,7 @@ func (c *clientTest) dialTCP(ctx context.Context, token proto.Token, id int) (fl
 	if c.cfg.File != nil {
 		st.UseFile(c.cfg.File)
 	}
-	flow := flowrun.NewTCPFlow(st, c.spec.Length, c.spec.TimelinePeriod())
+	flow := flowrun.NewTCPFlow(st, c.spec.Length, c.spec.TimelinePeriod()).AskMPTCP(c.spec.MPTCP)
 	if _, err := tc.Write(proto.DataHello{Token: token, StreamID: uint32(id)}.Marshal()); err != nil {
 		return flow, result.Socket{}, fmt.Errorf("data connection %d: %w", id, err)
 	}

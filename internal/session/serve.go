@@ -228,7 +228,7 @@ func (t *serverTest) collectTCP(ready *proto.StreamsReady) error {
 				_ = dc.Conn.Close()
 				return fmt.Errorf("server: %w", err)
 			}
-			t.flows = append(t.flows, flowrun.NewTCPFlow(st, t.Request.Spec.Length, t.Request.Spec.TimelinePeriod()))
+			t.flows = append(t.flows, flowrun.NewTCPFlow(st, t.Request.Spec.Length, t.Request.Spec.TimelinePeriod()).AskMPTCP(t.Request.Spec.MPTCP))
 			ready.Streams = append(ready.Streams, proto.ServerStream{
 				ID: id, LocalAddr: dc.Conn.LocalAddr().String(), RemoteAddr: dc.Conn.RemoteAddr().String(),
 				Socket: flowrun.GrantedSocket(dc.Conn, t.Request.Spec),

@@ -116,6 +116,11 @@ type Spec struct {
 	// (TCP_USER_TIMEOUT), as iperf3's; 0 leaves the kernel's. The server's
 	// sockets keep theirs.
 	SndTimeout time.Duration `json:"snd_timeout_ns,omitempty"`
+	// MPTCP is -m: the TCP data connections are Multipath TCP's (RFC
+	// 8684), as iperf3's -m; the control connection stays TCP, as
+	// iperf3's does. A peer or a path that refuses MPTCP leaves a
+	// connection on TCP, and its report says so.
+	MPTCP bool `json:"mptcp,omitempty"`
 }
 
 // MaxFlowLabel is the largest IPv6 flow label (20 bits).
@@ -262,6 +267,9 @@ func (s Spec) validateIperf3Habits() error {
 	}
 	if s.SndTimeout > 0 && s.Protocol != TCP {
 		return errors.New("--snd-timeout applies to TCP tests")
+	}
+	if s.MPTCP && s.Protocol != TCP {
+		return errors.New("-m: MPTCP applies to TCP tests")
 	}
 	if s.FlowLabel < 0 || s.FlowLabel > MaxFlowLabel {
 		return fmt.Errorf("-L %d: want a flow label from 1 to %d (0xfffff)", s.FlowLabel, MaxFlowLabel)

@@ -1,6 +1,8 @@
 // Package tcpinfo samples the kernel's TCP_INFO for a connection: the
 // Web100 view of TCP (cwnd, RTT, retransmits, delivery rate and the time
 // the sender spent limited by the receiver's window or its own buffer).
+// It reads an MPTCP connection too: its own figures and each subflow's
+// TCP_INFO and addresses (GetMPTCP).
 package tcpinfo
 
 import (

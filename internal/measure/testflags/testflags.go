@@ -78,6 +78,7 @@ var Client = []Flag{
 	{Name: "flowlabel", Short: "L", Kind: Word},
 	{Name: "rcv-timeout", Short: "", Kind: Int},
 	{Name: "snd-timeout", Short: "", Kind: Int},
+	{Name: "mptcp", Short: "m", Kind: Bool},
 	{Name: "title", Short: "T", Kind: Text},
 	{Name: "format", Short: "f", Kind: Word},
 	{Name: "iperf3", Short: "", Kind: Bool},

@@ -51,6 +51,7 @@ func (f *Flags) Register(fs *pflag.FlagSet) {
 	fs.IntVarP(&cfg.Port, "port", "p", cfg.Port, "port to listen on")
 	fs.StringVarP(&cfg.Bind, "bind", "B", "", "address to listen on (default: every address, IPv4 and IPv6)")
 	fs.BoolVarP(&cfg.Once, "once", "1", false, "serve one test, then exit")
+	fs.BoolVarP(&cfg.MPTCP, "mptcp", "m", false, "accept MPTCP data connections (Linux; accepted by default unless GODEBUG=multipathtcp=0 or 3); TCP ones are accepted as well")
 	fs.IntVar(&cfg.Limits.MaxTests, "max-tests", cfg.Limits.MaxTests, "tests running at once, over all clients (0: no limit)")
 	fs.IntVar(&cfg.Limits.MaxTestsPerClient, "max-tests-per-client", cfg.Limits.MaxTestsPerClient, "tests running at once from one client prefix (see --client-prefix-v4, -v6; 0: no limit)")
 	fs.IntVar(&cfg.Limits.MaxStreams, "max-streams", cfg.Limits.MaxStreams, "data connections of one test (0: no limit)")

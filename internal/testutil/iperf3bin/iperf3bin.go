@@ -3,6 +3,7 @@
 package iperf3bin
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"testing"
@@ -35,4 +36,12 @@ func Need(t testing.TB) string {
 		t.Skip("iperf3 is not installed (apt-get install iperf3, or set " + Env + ")")
 	}
 	return p
+}
+
+// MPTCP says whether the iperf3 at path takes -m (--mptcp): 3.19 and
+// later, built where the C library knows IPPROTO_MPTCP. Its help text
+// lists the flag exactly then.
+func MPTCP(path string) bool {
+	out, err := exec.Command(path, "--help").CombinedOutput()
+	return err == nil && bytes.Contains(out, []byte("--mptcp"))
 }

@@ -1,0 +1,136 @@
+package flowrun
+
+import (
+	"errors"
+
+	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/tcpinfo"
+)
+
+// mptcpFlow is what a TCP stream knows of MPTCP: whether the test asked
+// for it (-m) and whether its connection runs it. TCP_INFO on an MPTCP
+// socket is its first subflow's alone, so on such a connection the
+// kernel's byte counts cannot stand for the stream's (a second subflow
+// carries bytes the first never sees): its rows count the reads and
+// writes, and its retransmits are all its subflows'.
+type mptcpFlow struct {
+	asked     bool
+	multipath bool
+	// drainedRetrans is retransmits once the sender drained (Settle):
+	// the tail row and the total read the same count, as they read the
+	// same drained TCP_INFO.
+	drainedRetrans uint32
+	// last is the sender's latest reading of its connection (at a row's
+	// cut or once drained), for a total read after the peer reset it.
+	last *tcpinfo.MPTCP
+}
+
+// AskMPTCP says the test asked for MPTCP (-m): a stream that got plain
+// TCP then reports a fallback rather than nothing. It returns f.
+func (f *TCPFlow) AskMPTCP(asked bool) *TCPFlow {
+	f.mp.asked = asked
+	return f
+}
+
+// startMPTCP reads, before the stream starts, whether its connection is
+// MPTCP's.
+func (f *TCPFlow) startMPTCP() {
+	rc, err := f.s.SyscallConn()
+	if err != nil {
+		return
+	}
+	if m, err := tcpinfo.GetMPTCP(rc); err == nil && !m.Fallback {
+		f.mp.multipath = true
+	}
+}
+
+// totalMPTCP adds the connection's MPTCP figures to the stream's totals:
+// each subflow's, or the fallback to TCP when MPTCP was asked for or the
+// socket is MPTCP's but its connection is not.
+func (f *TCPFlow) totalMPTCP(rs *result.Stream) {
+	rc, err := f.s.SyscallConn()
+	if err != nil {
+		return
+	}
+	m, err := tcpinfo.GetMPTCP(rc)
+	switch {
+	case (errors.Is(err, tcpinfo.ErrNotMPTCP) || errors.Is(err, tcpinfo.ErrUnsupported)) && f.mp.asked:
+		// Go dials MPTCP on Linux only: elsewhere the socket is TCP's.
+		rs.MPTCP = &tcpinfo.MPTCP{Fallback: true}
+	case err != nil:
+		return
+	case f.s.Sender && f.mp.last != nil && subflowClosed(m):
+		// The peer reset the connection once the test was over (iperf3's
+		// server closes with data unread): a closed subflow's TCP_INFO
+		// and addresses read as zero. The last reading while it ran
+		// stands for it.
+		rs.MPTCP = f.mp.last
+	default:
+		rs.MPTCP = m
+	}
+	if !f.mp.multipath || len(m.Subflows) < 2 || !f.s.Sender {
+		return
+	}
+	// Several subflows: the first one's TCP_INFO is a part of the
+	// stream, so its counters (TCPStats) and timeline would misstate it.
+	rs.TCPStats, rs.TCPTimeline = nil, nil
+}
+
+// retransmits is the sender's retransmitted segments so far: info's (the
+// connection's TCP_INFO) on TCP, all subflows' on an MPTCP connection.
+// A subflow that closed takes its count with it, so the sum is held
+// where it was rather than let a row go negative.
+func (f *TCPFlow) retransmits(info *tcpinfo.Info) uint32 {
+	if !f.mp.multipath {
+		return info.TotalRetrans
+	}
+	if f.settled && info == f.drained && f.mp.drainedRetrans != 0 {
+		return f.mp.drainedRetrans
+	}
+	rc, err := f.s.SyscallConn()
+	if err != nil {
+		return max(info.TotalRetrans, f.prevRetrans)
+	}
+	m, err := tcpinfo.GetMPTCP(rc)
+	if err != nil || len(m.Subflows) == 0 || subflowClosed(m) {
+		return max(info.TotalRetrans, f.prevRetrans)
+	}
+	f.mp.last = m
+	return uint32(max(m.SubflowRetransmits(), int64(f.prevRetrans)))
+}
+
+// tcpClose is TCP_CLOSE, the state of a subflow that was reset.
+const tcpClose = 7
+
+// subflowClosed says whether one of m's subflows is closed.
+func subflowClosed(m *tcpinfo.MPTCP) bool {
+	for _, sf := range m.Subflows {
+		if sf.Info.State == tcpClose {
+			return true
+		}
+	}
+	return false
+}
+
+// subflowsBusy says whether a subflow of the sender's MPTCP connection
+// still holds data unacknowledged or unsent: the connection's TCP_INFO is
+// only the first subflow's, and the others drain on their own paths.
+func (f *TCPFlow) subflowsBusy() bool {
+	if !f.mp.multipath {
+		return false
+	}
+	rc, err := f.s.SyscallConn()
+	if err != nil {
+		return false
+	}
+	m, err := tcpinfo.GetMPTCP(rc)
+	if err != nil {
+		return false
+	}
+	for _, sf := range m.Subflows {
+		if (sf.Info.Unacked > 0 || sf.Info.NotsentBytes > 0) && sending(sf.Info.State) {
+			return true
+		}
+	}
+	return false
+}
