@@ -56,10 +56,6 @@ func assemble(cfg Config, t0, loadStart, loadEnd time.Time, flows []*flowRun, pr
 		}
 		if pr.res != nil && pr.res.Local.RR != nil {
 			p.Phases = pr.res.Local.RR.Points
-			for _, d := range rrload.HostDelays(p.Phases, cfg.PathBound) {
-				d.Reason = fmt.Sprintf("UDP %s probe: %s", pr.class.Name, d.Reason)
-				out.HostDelays = append(out.HostDelays, d)
-			}
 			out.ServerCPU = higherCPU(out.ServerCPU, pr.res.Remote.CPU)
 		}
 		for _, s := range pr.samples {
@@ -73,6 +69,7 @@ func assemble(cfg Config, t0, loadStart, loadEnd time.Time, flows []*flowRun, pr
 			errs = append(errs, fmt.Sprintf("the %s probe: %s", pr.class.Name, ph))
 		}
 	}
+	out.HostDelays = HostDelays(out, cfg.PathBound)
 	l := &out.Latency
 	l.Idle, l.Loaded, l.After = stats.Summarize(hists[0], 1), stats.Summarize(hists[1], 1), stats.Summarize(hists[2], 1)
 	l.IdleHistogram, l.LoadedHistogram = rr.HistogramOf(hists[0], 1, 0), rr.HistogramOf(hists[1], 1, 0)
@@ -84,6 +81,20 @@ func assemble(cfg Config, t0, loadStart, loadEnd time.Time, flows []*flowRun, pr
 	if len(errs) > 0 {
 		out.Error = errs[0]
 		out.Warnings = append(out.Warnings, errs[1:]...)
+	}
+	return out
+}
+
+// HostDelays names the phases in which a host, not the network, added
+// delay to a probe (rrload.HostDelays), its class first in the reason;
+// pathBound is the most RTT the path can give, 0 when not known.
+func HostDelays(r *result.RRUL, pathBound time.Duration) []result.RRHostDelay {
+	var out []result.RRHostDelay
+	for _, p := range r.Probes {
+		for _, d := range rrload.HostDelays(p.Phases, pathBound) {
+			d.Reason = fmt.Sprintf("UDP %s probe: %s", p.Class, d.Reason)
+			out = append(out, d)
+		}
 	}
 	return out
 }
