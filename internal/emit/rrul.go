@@ -143,4 +143,6 @@ func tosOf(fs []result.RRULFlow, class string) int {
 }
 
 // num prints seconds without trailing zeros.
-func num(v float64) string { return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.3f", v), "0"), ".") }
+func num(v float64) string {
+	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.3f", v), "0"), ".")
+}

@@ -28,7 +28,7 @@ func assemble(cfg Config, t0, loadStart, loadEnd time.Time, flows []*flowRun, pr
 		errs = append(errs, "the load did not run")
 	}
 	for _, fr := range flows {
-		fs := flowFigures(fr, at)
+		fs := flowFigures(fr, at, cfg.Step)
 		for _, f := range fs {
 			if f.Direction == "up" {
 				out.UpBitsPerSecond += f.BitsPerSecond
@@ -101,7 +101,7 @@ func HostDelays(r *result.RRUL, pathBound time.Duration) []result.RRHostDelay {
 
 // flowFigures is one class's test as its two flows: the receiver's bytes
 // over the receiver's time, and per interval on the common axis.
-func flowFigures(fr *flowRun, at func(time.Time) float64) []result.RRULFlow {
+func flowFigures(fr *flowRun, at func(time.Time) float64, step time.Duration) []result.RRULFlow {
 	var out []result.RRULFlow
 	for _, dir := range []string{"up", "down"} {
 		f := result.RRULFlow{Class: fr.class.Name, TOS: fr.class.TOS, Direction: dir}
@@ -126,7 +126,9 @@ func flowFigures(fr *flowRun, at func(time.Time) float64) []result.RRULFlow {
 				}
 				for _, fi := range row.Flows {
 					span := fi.ReceivedSpan
-					if fi.SenderRole != role || fi.Received == nil || span.Seconds() <= 0 {
+					// A tail of a few ms holds what a buffer released at
+					// once: its rate is no step's.
+					if fi.SenderRole != role || fi.Received == nil || span.Seconds() <= 0 || span.ShortTail(step) {
 						continue
 					}
 					f.Series = append(f.Series, result.SeriesPoint{T: round3(origin + span.End),
