@@ -114,6 +114,7 @@ func TestTooFewTestsAdmitted(t *testing.T) {
 	if err == nil || res != nil || !strings.Contains(err.Error(), "--max-tests-per-client") {
 		t.Fatalf("got %v, %v; want a refusal that names --max-tests-per-client", res, err)
 	}
+	t.Log(err)
 }
 
 func TestCheck(t *testing.T) {
