@@ -63,6 +63,15 @@ const (
 	FigureRRULDownBps       = "rrul_down_bps"
 )
 
+// rrulFigureColumns are an RRUL run's figures with their units.
+var rrulFigureColumns = []column{
+	{FigureRRULIdleP50us, "us"},
+	{FigureRRULIncreaseP50us, "us"},
+	{FigureRRULIncreaseP99us, "us"},
+	{FigureRRULUpBps, "bits/s"},
+	{FigureRRULDownBps, "bits/s"},
+}
+
 // parseRRUL summarises an RRUL run as a run of the archive: the flows'
 // bytes and goodput both ways together over the load, the probes' RTT
 // under load (p50, p99, mean) and their loss under load, the idle

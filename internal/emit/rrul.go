@@ -47,7 +47,7 @@ func (t *RRULText) Write(r *result.RRUL) error {
 	l.add("RRUL to %s port %d: probes alone %s s, then under %d TCP flows (one each way per class: %s) for %s s, then alone %s s",
 		inert(r.Host), r.Port, num(r.IdleSeconds), len(r.Flows), strings.Join(flowClasses(r.Flows), ", "), num(r.LoadSeconds), num(r.AfterSeconds))
 	l.add("")
-	l.add("Goodput (receiver)     up (client → server)   down (server → client)")
+	l.add("%-22s %-22s %s", "Goodput (receiver)", "up (client → server)", "down (server → client)")
 	byClass := map[string][2]string{}
 	var order []string
 	for _, f := range r.Flows {
@@ -67,12 +67,12 @@ func (t *RRULText) Write(r *result.RRUL) error {
 		byClass[f.Class] = v
 	}
 	for _, c := range order {
-		l.add("  %-4s (TOS 0x%02x)      %-22s %s", c, tosOf(r.Flows, c), byClass[c][0], byClass[c][1])
+		l.add("  %-20s %-22s %s", fmt.Sprintf("%s (TOS 0x%02x)", c, tosOf(r.Flows, c)), byClass[c][0], byClass[c][1])
 	}
-	l.add("  total                 %-22s %s", fmt.Sprintf("%.2f Mbit/s", r.UpBitsPerSecond/1e6), fmt.Sprintf("%.2f Mbit/s", r.DownBitsPerSecond/1e6))
+	l.add("  %-20s %-22s %s", "total", fmt.Sprintf("%.2f Mbit/s", r.UpBitsPerSecond/1e6), fmt.Sprintf("%.2f Mbit/s", r.DownBitsPerSecond/1e6))
 	l.add("")
 	lat := r.Latency
-	l.add("Latency: UDP round trips of every probe (ms)    p50       p90       p99   probes")
+	l.add("%-46s %8s  %8s  %8s  %7s", "Latency: UDP round trips of every probe (ms)", "p50", "p90", "p99", "probes")
 	row := func(name string, p result.Percentiles) {
 		if p.Count == 0 {
 			l.add("  %-44s %9s", name, "none")
@@ -88,7 +88,7 @@ func (t *RRULText) Write(r *result.RRUL) error {
 		l.add("  %-44s %+8.3f  %+8.3f  %+8.3f", "loaded − idle", in.P50/1e3, in.P90/1e3, in.P99/1e3)
 	}
 	l.add("")
-	l.add("Per probe class (ms)    idle p50  loaded p50  loaded p99   lost (idle/loaded/after)")
+	l.add("%-21s  %8s  %10s  %10s   %s", "Per probe class (ms)", "idle p50", "loaded p50", "loaded p99", "lost (idle/loaded/after)")
 	for _, p := range r.Probes {
 		ph := map[string]result.RRPoint{}
 		for _, pt := range p.Phases {
