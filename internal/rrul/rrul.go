@@ -125,7 +125,7 @@ func (c Config) probeSpec(cl Class) spec.Spec {
 
 type flowRun struct {
 	class Class
-	start time.Time // when its connections were up
+	start time.Time // when its connections were up; zero if they never were
 	res   *result.Result
 	err   error
 	up    chan struct{} // closed when started or done
@@ -196,7 +196,10 @@ func Run(ctx context.Context, cfg Config) (*result.RRUL, error) {
 		select {
 		case <-pr.done:
 			endProbes()
-			return nil, startError(pr)
+			for _, p := range probes {
+				<-p.done
+			}
+			return nil, startError(pr.class.Name+" probe", pr.err)
 		default:
 		}
 	}
@@ -209,8 +212,9 @@ func Run(ctx context.Context, cfg Config) (*result.RRUL, error) {
 			fr := &flowRun{class: cl, up: make(chan struct{}), done: make(chan struct{})}
 			flows[i] = fr
 			var once sync.Once
-			up := func() { once.Do(func() { fr.start = time.Now(); close(fr.up) }) }
-			fc := session.ClientConfig{ClientConfig: cfg.Client, Observer: startObserver{started: up}}
+			up := func() { once.Do(func() { close(fr.up) }) }
+			started := func() { fr.start = time.Now(); up() }
+			fc := session.ClientConfig{ClientConfig: cfg.Client, Observer: startObserver{started: started}}
 			fc.Spec = cfg.flowSpec(cl)
 			run(func() {
 				defer close(fr.done)
@@ -220,6 +224,21 @@ func Run(ctx context.Context, cfg Config) (*result.RRUL, error) {
 		}
 		for _, fr := range flows {
 			<-fr.up
+		}
+		// A flow test the server refused (most often for the tests a run
+		// holds open) leaves a load that is not RRUL's: the run ends.
+		for _, fr := range flows {
+			if fr.start.IsZero() {
+				cancel()
+				for _, f := range flows {
+					<-f.done
+				}
+				endProbes()
+				for _, pr := range probes {
+					<-pr.done
+				}
+				return nil, startError(fr.class.Name+" flows", fr.err)
+			}
 		}
 		// The loaded phase starts once every flow's connections are up:
 		// the probes before that saw no load.
@@ -269,16 +288,15 @@ func cancelOnTimeout(ctx context.Context, cancel context.CancelFunc, probes []*p
 	}()
 }
 
-// startError says why a probe ended before the idle phase began: most
-// often a server that admits fewer tests from one client than a run
-// holds open.
-func startError(pr *probeRun) error {
-	err := pr.err
+// startError says why a probe or a flow test ended before its phase
+// began: most often a server that admits fewer tests from one client
+// than a run holds open.
+func startError(what string, err error) error {
 	if err == nil {
-		err = errors.New("it ended before its first request")
+		err = errors.New("it ended before it started")
 	}
-	return fmt.Errorf("rrul: the %s probe: %w (a run holds %d tests open at the server at once: %d flows' and %d probes'; the server's --max-tests-per-client must admit them)",
-		pr.class.Name, err, Tests, len(FlowClasses), len(ProbeClasses))
+	return fmt.Errorf("rrul: the %s: %w (a run holds %d tests open at the server at once: %d flows' and %d probes'; the server's --max-tests-per-client must admit them)",
+		what, err, Tests, len(FlowClasses), len(ProbeClasses))
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) bool {

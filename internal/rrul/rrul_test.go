@@ -103,18 +103,21 @@ func TestLoopbackRun(t *testing.T) {
 }
 
 // TestTooFewTestsAdmitted: a server that admits fewer tests from one
-// client than a run holds open is said so, before any load runs.
+// client than a run holds open is said so, and no partial load runs: at
+// 2 a probe is refused, at 4 (the default) three of the flows' tests.
 func TestTooFewTestsAdmitted(t *testing.T) {
 	opts := goleak.IgnoreCurrent()
-	t.Cleanup(func() { goleak.VerifyNone(t, opts) }) // after the server's own cleanup
-	srv := loopserver.Start(t, func(c *server.Config) { c.Limits.MaxTestsPerClient = 2 })
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	res, err := Run(ctx, loopConfig(srv))
-	if err == nil || res != nil || !strings.Contains(err.Error(), "--max-tests-per-client") {
-		t.Fatalf("got %v, %v; want a refusal that names --max-tests-per-client", res, err)
+	t.Cleanup(func() { goleak.VerifyNone(t, opts) }) // after the servers' own cleanup
+	for _, limit := range []int{2, 4} {
+		srv := loopserver.Start(t, func(c *server.Config) { c.Limits.MaxTestsPerClient = limit })
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		res, err := Run(ctx, loopConfig(srv))
+		cancel()
+		if err == nil || res != nil || !strings.Contains(err.Error(), "--max-tests-per-client must admit them") {
+			t.Fatalf("limit %d: got %v, %v; want a refusal that names --max-tests-per-client", limit, res, err)
+		}
+		t.Logf("limit %d: %v", limit, err)
 	}
-	t.Log(err)
 }
 
 func TestCheck(t *testing.T) {
