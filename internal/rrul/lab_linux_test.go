@@ -96,6 +96,11 @@ func logRun(t *testing.T, res *result.RRUL, capacity float64) {
 	}
 	t.Logf("RTT ms: idle p50 %.3f p90 %.3f p99 %.3f; loaded p50 %.3f p90 %.3f p99 %.3f; after p50 %.3f; increase p50 %+.3f p99 %+.3f",
 		l.Idle.P50/1e3, l.Idle.P90/1e3, l.Idle.P99/1e3, l.Loaded.P50/1e3, l.Loaded.P90/1e3, l.Loaded.P99/1e3, l.After.P50/1e3, l.Increase.P50/1e3, l.Increase.P99/1e3)
+	for _, p := range res.Probes {
+		for _, ph := range p.Phases {
+			t.Logf("  UDP %-3s %-6s %5d sent, %4d lost (%.1f%%), RTT p50 %.3f ms", p.Class, ph.Label, ph.Sent, ph.Lost, ph.LossPercent(), ph.RTT.P50/1e3)
+		}
+	}
 	for _, h := range res.HostDelays {
 		t.Logf("  host delay: %s %s %.3f ms: %s", h.Phase, h.Host, h.AddedUs/1e3, h.Reason)
 	}
