@@ -48,7 +48,15 @@ type RRULFlow struct {
 	BitsPerSecond float64       `json:"bits_per_second"`
 	Retransmits   int64         `json:"retransmits"`
 	Series        []SeriesPoint `json:"series,omitempty"` // Mbit/s
-	Error         string        `json:"error,omitempty"`
+	// The sender's last TCP_INFO, where its end reported one: its RTT
+	// and congestion window, and the shares of its busy time that the
+	// receiver's window and its own send buffer held it back (which end
+	// limited the flow; the rest was the network's).
+	SenderRTTms     float64  `json:"sender_rtt_ms,omitempty"`
+	SenderCwndBytes uint64   `json:"sender_cwnd_bytes,omitempty"`
+	RwndLimited     *float64 `json:"rwnd_limited,omitempty"`
+	SndbufLimited   *float64 `json:"sndbuf_limited,omitempty"`
+	Error           string   `json:"error,omitempty"`
 }
 
 // RRULProbe is one class's UDP request-response probe: its phases as rr

@@ -7,6 +7,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/wireperf/wireperf/internal/figures"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/rr"
 	"github.com/wireperf/wireperf/internal/rrload"
@@ -117,6 +118,7 @@ func flowFigures(fr *flowRun, at func(time.Time) float64, step time.Duration) []
 				if d.SenderRole == role {
 					f.Bytes, f.Seconds, f.BitsPerSecond = d.Received.Bytes, d.Received.Seconds, d.Received.BitsPerSecond()
 					f.Retransmits = d.Sent.Retransmits
+					senderInfo(&f, d)
 				}
 			}
 			origin := at(fr.start)
@@ -139,6 +141,21 @@ func flowFigures(fr *flowRun, at func(time.Time) float64, step time.Duration) []
 		out = append(out, f)
 	}
 	return out
+}
+
+// senderInfo keeps the sending stream's last TCP_INFO: its RTT, its
+// window and what held it back, the receiver's window or its own buffer.
+func senderInfo(f *result.RRULFlow, d result.Direction) {
+	for _, fl := range d.Flows {
+		if fl.Sent == nil || fl.Sent.TCPInfo == nil {
+			continue
+		}
+		in := fl.Sent.TCPInfo
+		f.SenderRTTms, f.SenderCwndBytes = float64(in.RTTus)/1e3, in.CwndBytes()
+		if lt, ok := figures.Limited(in.BusyTimeus, in.RwndLimitedus, in.SndbufLimitedus); ok {
+			f.RwndLimited, f.SndbufLimited = &lt.Rwnd, &lt.Sndbuf
+		}
+	}
 }
 
 // probeSeries is a probe's mean RTT (ms) in each step that had one, at

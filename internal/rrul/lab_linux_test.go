@@ -92,7 +92,12 @@ func logRun(t *testing.T, res *result.RRUL, capacity float64) {
 	t.Logf("goodput up %.1f, down %.1f Mbit/s (capacity %.1f each way); CPU client %.0f%%, server %+v",
 		res.UpBitsPerSecond/1e6, res.DownBitsPerSecond/1e6, capacity/1e6, res.CPU.TotalPercent, res.ServerCPU)
 	for _, f := range res.Flows {
-		t.Logf("  %-3s %-4s %7.2f Mbit/s, %d retransmits", f.Class, f.Direction, f.BitsPerSecond/1e6, f.Retransmits)
+		limited := "no TCP_INFO"
+		if f.RwndLimited != nil {
+			limited = fmt.Sprintf("receiver's window %.0f%%, own send buffer %.0f%% of its busy time", 100**f.RwndLimited, 100**f.SndbufLimited)
+		}
+		t.Logf("  %-3s %-4s %7.2f Mbit/s, %d retransmits; sender RTT %.1f ms, cwnd %d bytes; limited by the %s",
+			f.Class, f.Direction, f.BitsPerSecond/1e6, f.Retransmits, f.SenderRTTms, f.SenderCwndBytes, limited)
 	}
 	t.Logf("RTT ms: idle p50 %.3f p90 %.3f p99 %.3f; loaded p50 %.3f p90 %.3f p99 %.3f; after p50 %.3f; increase p50 %+.3f p99 %+.3f",
 		l.Idle.P50/1e3, l.Idle.P90/1e3, l.Idle.P99/1e3, l.Loaded.P50/1e3, l.Loaded.P90/1e3, l.Loaded.P99/1e3, l.After.P50/1e3, l.Increase.P50/1e3, l.Increase.P99/1e3)

@@ -2,6 +2,7 @@ package rrul
 
 import (
 	"context"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -56,6 +57,10 @@ func TestLoopbackRun(t *testing.T) {
 	for _, f := range res.Flows {
 		if f.Bytes <= 0 || f.BitsPerSecond <= 0 || len(f.Series) < 5 || f.Error != "" {
 			t.Errorf("%s %s: %d bytes, %.0f bit/s, %d steps, error %q", f.Class, f.Direction, f.Bytes, f.BitsPerSecond, len(f.Series), f.Error)
+		}
+		// Each sender's end reports its TCP_INFO where the kernel has one.
+		if runtime.GOOS == "linux" && (f.SenderCwndBytes == 0 || f.SenderRTTms <= 0 || f.RwndLimited == nil) {
+			t.Errorf("%s %s: no sender TCP_INFO: cwnd %d, RTT %.3f ms, rwnd share %v", f.Class, f.Direction, f.SenderCwndBytes, f.SenderRTTms, f.RwndLimited)
 		}
 		// Paced at 20 Mbit/s: a flow's goodput cannot be far above it.
 		if f.BitsPerSecond > 1.2*cfg.Flow.Rate {
