@@ -170,6 +170,8 @@ type document struct {
 	} `json:"result"`
 	// A UDPmon sweep (wireperf udpmon -J): its kind and the sweep.
 	Sweep *docSweep `json:"sweep"`
+	// An RRUL run (wireperf rrul -J, rruldoc.go): its kind and the run.
+	RRUL *docRRUL `json:"rrul"`
 	// The probes' documents (probedoc.go).
 	Ping       *docPing    `json:"ping"`
 	TCPConnect *docConnect `json:"tcp_connect"`
@@ -197,6 +199,9 @@ func ParseDocument(doc []byte) (*Parsed, error) {
 	}
 	if d.Kind == "udpmon" && d.Sweep != nil {
 		return parseSweep(d.Sweep), nil
+	}
+	if d.Kind == "rrul" && d.RRUL != nil {
+		return parseRRUL(d.RRUL), nil
 	}
 	if d.Ping != nil {
 		return parsePing(d.Ping, d.Error), nil

@@ -28,7 +28,8 @@ var SummaryColumns = append([]column{
 type column = struct{ Name, Unit string }
 
 // figureColumns are the figures kept in Summary.Figures: CPU in percent
-// of one core, as iperf3 reports it; the probes' (probedoc.go) last.
+// of one core, as iperf3 reports it; the probes' (probedoc.go) and an
+// RRUL run's (rruldoc.go) last.
 var figureColumns = append([]column{
 	{FigureCPULocalUser, "%"},
 	{FigureCPULocalSystem, "%"},
@@ -48,7 +49,7 @@ var figureColumns = append([]column{
 	{FigureHostCPURemoteMax, "%"},
 	{FigureHostMemLocalPeak, "bytes"},
 	{FigureHostMemRemotePeak, "bytes"},
-}, probeFigureColumns...)
+}, append(probeFigureColumns, rrulFigureColumns...)...)
 
 // The names of the figures kept in Summary.Figures.
 const (

@@ -35,9 +35,10 @@ func newPlotCmd(e env) *cobra.Command {
   udpmon     a udpmon sweep's rate against spacing, with the 1/t curve; loss and re-ordering below
   latency    an rr run's RTT histogram and CDF, with p50, p99 and p99.9 marked
   load       an rr --load run's RTT across the idle, loaded and after phases
+  rrul       an rrul run in flent's layout: goodput down and up per class, RTT over time, RTT CDF
   compare    the same figure of two or more runs overlaid: compare KIND --from A --from B
 
-timeline, latency, load and udpmon draw one run: wireperf's own -J output (--from FILE), or a
+timeline, latency, load, rrul and udpmon draw one run: wireperf's own -J output (--from FILE), or a
 run stored in the archive (--run ID). sweep and heatmap draw a campaign from the archive
 (--campaign NAME) over its axes (--x, and --series or --y), as wireperf table pivots it;
 udpmon also draws a UDP sizes × spacings campaign (--campaign NAME). The output's extension

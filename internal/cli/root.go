@@ -79,7 +79,7 @@ func newRoot(e env) *cobra.Command {
 	root.SetErr(e.stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newClientCmd(e), newServerCmd(e), newSelftestCmd(e), newAdviseCmd(e), newLabCmd(e), newRRCmd(e), newUDPMonCmd(e), newManCmd(e))
-	root.AddCommand(newSweepCmd(e))
+	root.AddCommand(newSweepCmd(e), newRRULCmd(e))
 	root.AddCommand(newVersionCmd(e))
 	root.AddCommand(newKeyCmd(e))
 	root.AddCommand(newRunsCmd(e))

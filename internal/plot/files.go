@@ -16,6 +16,7 @@ var documentKinds = map[string]string{
 	"latency":  resultjson.KindRR,
 	"load":     resultjson.KindRR,
 	"udpmon":   resultjson.KindUDPMon,
+	"rrul":     resultjson.KindRRUL,
 }
 
 // A DocumentError says a document is not one a figure can be drawn from:
@@ -40,6 +41,8 @@ func describeDocument(kind string) string {
 		return "an rr -J"
 	case resultjson.KindUDPMon:
 		return "a udpmon -J"
+	case resultjson.KindRRUL:
+		return "an rrul -J"
 	}
 	return "a client or server -J"
 }
@@ -57,7 +60,7 @@ func readFile(kind, path string) (*resultjson.Document, error) {
 	return doc, nil
 }
 
-// FileFigure draws kind (timeline, latency, load or udpmon) of one -J
+// FileFigure draws kind (timeline, latency, load, udpmon or rrul) of one -J
 // file, named by its file name in the footer.
 func FileFigure(kind, path string) (*Figure, error) {
 	doc, err := readFile(kind, path)

@@ -56,7 +56,10 @@ var funcFields = map[string]funcFieldKind{
 	"proto.Framing.MaxBody":             port,
 	"rrcontrol.Config.Phase":            observer, // the phase a probe belongs to, read from its load's owner
 	"rrcontrol.Config.Started":          observer,
+	"rrcontrol.Config.OnSample":         observer, // each counted transaction, for rrul's latency series
+	"rr.ProberConfig.OnSample":          observer, // the same, from the prober
 	"rrload.Config.Go":                  seam,
+	"rrul.Config.Go":                    seam, // as rrload's: a lab test enters its namespace first
 	"server.Config.OnResult":            observer,
 	"server.Config.OnTest":              observer, // each finished test, for the server's own report
 	"server.Config.ServerOutput":        port,

@@ -21,6 +21,7 @@ const (
 	KindTest   = "test"   // client or server -J, or --json-stream
 	KindRR     = "rr"     // rr -J
 	KindUDPMon = "udpmon" // udpmon -J
+	KindRRUL   = "rrul"   // rrul -J
 )
 
 // MaxSize is the largest document read: a long test's TCP_INFO timeline
@@ -32,6 +33,7 @@ type Document struct {
 	Kind   string
 	Result *result.Result // KindTest and KindRR
 	Sweep  *udpmon.Sweep  // KindUDPMon
+	RRUL   *result.RRUL   // KindRRUL
 }
 
 // ReadFile reads the document in the file at path.
@@ -53,6 +55,7 @@ type probe struct {
 	Kind     string          `json:"kind"`
 	Result   json.RawMessage `json:"result"`
 	Sweep    json.RawMessage `json:"sweep"`
+	RRUL     json.RawMessage `json:"rrul"`
 	Wireperf *struct {
 		Result json.RawMessage `json:"result"`
 	} `json:"wireperf"`
@@ -96,12 +99,21 @@ func Read(r io.Reader) (*Document, error) {
 			return nil, fmt.Errorf("udpmon sweep: %w", err)
 		}
 		return &Document{Kind: KindUDPMon, Sweep: &sw}, nil
+	case first.Kind == KindRRUL:
+		if len(first.RRUL) == 0 || string(first.RRUL) == "null" {
+			return nil, errors.New(`an rrul document without its "rrul"`)
+		}
+		var r result.RRUL
+		if err := json.Unmarshal(first.RRUL, &r); err != nil {
+			return nil, fmt.Errorf("rrul run: %w", err)
+		}
+		return &Document{Kind: KindRRUL, RRUL: &r}, nil
 	case first.Wireperf != nil:
 		return resultDoc(KindTest, first.Wireperf.Result)
 	case first.Start != nil:
 		return nil, errors.New(`an iperf3 document without wireperf's "wireperf" object: only wireperf's own -J output can be plotted without the archive`)
 	case first.Kind != "":
-		return nil, fmt.Errorf("a %q document: want a test's, rr's or udpmon's -J output", first.Kind)
+		return nil, fmt.Errorf("a %q document: want a test's, rr's, udpmon's or rrul's -J output", first.Kind)
 	}
 	return nil, errors.New("not wireperf's -J output: no \"wireperf\", \"kind\" or \"event\" key")
 }

@@ -71,6 +71,10 @@ type accumulator struct {
 	best    stats.OffsetSample
 	bestRTT int64
 	spacing *result.Spacing
+	// index is the point's place in its run, and onSample the
+	// prober's OnSample (nil for the warm-up's scratch point).
+	index    int
+	onSample func(Sample)
 }
 
 func newAccumulator(label string, req, resp int) *accumulator {
@@ -115,6 +119,9 @@ func (a *accumulator) hostDelayed() int64 {
 func (a *accumulator) add(s sample) {
 	a.completed++
 	a.last = s.done
+	if a.onSample != nil {
+		a.onSample(Sample{Point: a.index, Done: s.done, RTT: s.rtt})
+	}
 	rtt := int64(s.rtt)
 	srv := max(s.t3-s.t2, 0)
 	// The client's receive delay is removed from the network RTT: the

@@ -49,12 +49,25 @@ type ProberConfig struct {
 	MaxRequest, MaxResponse int
 	// NoWarmup skips the uncounted transactions before the first point.
 	NoWarmup bool
+	// OnSample, if set, is told of every counted transaction as it
+	// completes, on the prober's goroutine, so that a caller can draw the
+	// RTT over time (rrul's latency plot); it must return at once.
+	OnSample func(Sample)
 
 	// For crr: the server's address, the bytes each connection sends
 	// before its request (the data hello), and the socket options.
 	Addr  *net.TCPAddr
 	Hello []byte
 	CRR   CRROptions
+}
+
+// Sample is one completed transaction, for ProberConfig.OnSample: the
+// index of its point (a plan, or a phase), when its response arrived and
+// its RTT (T4 − T1).
+type Sample struct {
+	Point int
+	Done  time.Time
+	RTT   time.Duration
 }
 
 // Plan is one point of a run: Count transactions, or as many as fit in
@@ -212,6 +225,7 @@ func (p *Prober) Run(plans []Plan) (*Outcome, error) {
 	accs := make([]*accumulator, len(plans))
 	for i, pl := range plans {
 		accs[i] = newAccumulator(pl.Label, pl.Request, pl.Response)
+		accs[i].index, accs[i].onSample = i, p.cfg.OnSample
 	}
 	return p.run(&planSelector{plans: plans}, accs)
 }
@@ -223,6 +237,7 @@ func (p *Prober) RunPhased(request, response int, labels []string, phase func() 
 	accs := make([]*accumulator, len(labels))
 	for i, l := range labels {
 		accs[i] = newAccumulator(l, request, response)
+		accs[i].index, accs[i].onSample = i, p.cfg.OnSample
 	}
 	return p.run(phaseSelector{phase}, accs)
 }

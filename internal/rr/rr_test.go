@@ -3,6 +3,7 @@ package rr
 import (
 	"bytes"
 	"errors"
+	"math"
 	"net"
 	"os"
 	"testing"
@@ -381,5 +382,46 @@ func TestCRRWorkersAreBounded(t *testing.T) {
 	}
 	if rep := r.Report(ModeCRR); rep.Served != 20 || rep.Connections != crrWorkers+crrQueue+20 {
 		t.Errorf("served %d on %d connections, want 20 on %d", rep.Served, rep.Connections, crrWorkers+crrQueue+20)
+	}
+}
+
+// TestOnSampleSeesEveryCountedTransaction: OnSample is told of each
+// counted transaction, with its point's index, and of no warm-up one;
+// its RTTs are the ones the point summarises.
+func TestOnSampleSeesEveryCountedTransaction(t *testing.T) {
+	c, s := udpPair(t)
+	r := NewReflector(ReflectorConfig{MaxRequest: 512, MaxResponse: 512})
+	r.Go(func() error { return r.ServeUDP(s) })
+	defer func() { r.Stop(); r.Wait() }()
+	var got [2][]time.Duration
+	var last time.Time
+	ordered := true
+	p, err := NewProber(c, ProberConfig{Mode: ModeUDP, MaxRequest: 512, MaxResponse: 512, OnSample: func(s Sample) {
+		got[s.Point] = append(got[s.Point], s.RTT)
+		ordered = ordered && !s.Done.Before(last)
+		last = s.Done
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	out, err := p.Run([]Plan{{Request: 64, Response: 64, Count: 30}, {Request: 200, Response: 64, Count: 20}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, pt := range out.Points(0, false) {
+		if int64(len(got[i])) != pt.Completed {
+			t.Errorf("point %d: %d samples, %d completed", i, len(got[i]), pt.Completed)
+		}
+		var most time.Duration
+		for _, d := range got[i] {
+			most = max(most, d)
+		}
+		if us := float64(most) / 1e3; math.Abs(us-pt.RTT.Max) > 0.01*pt.RTT.Max+1 {
+			t.Errorf("point %d: largest sample %.1f µs, the point's max %.1f µs", i, us, pt.RTT.Max)
+		}
+	}
+	if !ordered {
+		t.Error("samples out of completion order")
 	}
 }

@@ -106,3 +106,27 @@ func id(kind string, started time.Time, parts ...string) string {
 	sum := sha256.Sum256([]byte(started.UTC().Format(time.RFC3339Nano) + "\x00" + strings.Join(parts, "\x00")))
 	return kind + hex.EncodeToString(sum[:8])
 }
+
+// RRUL is the record of an RRUL run (wireperf rrul --save): its -J
+// document and what the archive reads from it. runErr, when set, makes
+// it a failed run.
+func RRUL(r *result.RRUL, runErr error, cmdline []string, now time.Time) (*archive.Run, error) {
+	var doc bytes.Buffer
+	if err := (&emit.RRULJSON{W: &doc}).Write(r); err != nil {
+		return nil, err
+	}
+	rec := &archive.Run{Source: archive.SourceNative, State: archive.StateFinished, ToolVersion: version.String(),
+		Cmdline: strings.Join(cmdline, " "), Started: r.StartedAt, Ended: now, Document: doc.Bytes(),
+		DocumentFormat: archive.FormatJSON, Axes: map[string]archive.Axis{}, RemoteHost: r.Host}
+	if p, err := archive.ParseDocument(rec.Document); err == nil {
+		rec.Summary, rec.Axes = p.Summary, p.Axes
+	}
+	if rec.Started.IsZero() {
+		rec.Started = now
+	}
+	if runErr != nil {
+		rec.State, rec.Error = archive.StateFailed, archive.ErrorLine(runErr)
+	}
+	rec.ID = id("r", rec.Started, rec.Cmdline)
+	return rec, nil
+}

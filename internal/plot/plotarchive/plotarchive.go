@@ -412,7 +412,7 @@ func UDPMonCampaignFigure(ctx context.Context, store *archive.Store, runs []*arc
 	return plot.UDPMon(in)
 }
 
-// RunFigure draws kind (timeline, latency, load or udpmon) of one stored
+// RunFigure draws kind (timeline, latency, load, udpmon or rrul) of one stored
 // run from its -J document. A run imported from a log keeps no such
 // document, and a run of another kind has another one: both are a
 // *plot.DocumentError.

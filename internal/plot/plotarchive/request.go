@@ -14,7 +14,7 @@ import (
 
 // Kinds are the figures `wireperf plot` draws, in the order its help
 // lists them.
-var Kinds = []string{"sweep", "heatmap", "timeline", "udpmon", "latency", "load", "compare"}
+var Kinds = []string{"sweep", "heatmap", "timeline", "udpmon", "latency", "load", "rrul", "compare"}
 
 // DefaultValue is the summary value a campaign's figure draws when none
 // is asked for.

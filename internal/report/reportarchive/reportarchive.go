@@ -426,7 +426,7 @@ func runDetail(r *archive.Run, dir string, figures bool) report.Run {
 	}
 	// Each figure the run's document can give; a load figure only where
 	// the rr run had a load phase.
-	kinds := map[string][]string{resultjson.KindTest: {"timeline"}, resultjson.KindRR: {"latency", "load"}, resultjson.KindUDPMon: {"udpmon"}}[doc.Kind]
+	kinds := map[string][]string{resultjson.KindTest: {"timeline"}, resultjson.KindRR: {"latency", "load"}, resultjson.KindUDPMon: {"udpmon"}, resultjson.KindRRUL: {"rrul"}}[doc.Kind]
 	for _, kind := range kinds {
 		fig, err := plot.DocumentFigure(kind, doc, subject)
 		if err != nil {

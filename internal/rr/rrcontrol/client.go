@@ -38,6 +38,9 @@ type Config struct {
 	// each request, or -1 to end the test. The spec must have one size.
 	Phases []string
 	Phase  func() int
+	// OnSample, if set, is told of each counted transaction as it
+	// completes (rr.ProberConfig.OnSample).
+	OnSample func(rr.Sample)
 	// Started, if set, is called once the data path is up and the clocks
 	// compared, just before the first request.
 	Started func()
@@ -176,6 +179,7 @@ func (c *client) run(ctx context.Context) (*result.Result, error) {
 	pcfg := rr.ProberConfig{
 		Mode: c.spec.RRMode, BusyPoll: c.spec.RRBusyPoll, Interval: c.spec.RRInterval,
 		Timeout: c.cfg.Timeout, ControlRTT: ctl.RTT(), MaxRequest: req, MaxResponse: resp,
+		OnSample: c.cfg.OnSample,
 	}
 	var p *rr.Prober
 	switch c.spec.RRMode {
