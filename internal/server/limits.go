@@ -21,6 +21,17 @@ type Limits struct {
 	// --server-bitrate-limit (native clients).
 	BitrateLimit  float64
 	BitrateWindow time.Duration
+	// TotalBitrateLimit bounds what all running tests move together, on
+	// average over TotalBitrateWindow: a test is refused while the total
+	// and the rate it asks for are over it, and once the total is over it
+	// for a whole window the newest test is ended (tests that started
+	// inside the limit keep running).
+	TotalBitrateLimit  float64
+	TotalBitrateWindow time.Duration
+	// ClientDailyBytes is what one client prefix may move (both ways,
+	// over all its tests) in a UTC day: past it a running test is ended
+	// and new ones are refused until midnight UTC.
+	ClientDailyBytes int64
 	// MaxTestMemory bounds what one test holds on this server (testMemory):
 	// a block of -l bytes per data connection (-P 128 -l 16M would be 2
 	// GiB), and the interval rows the server keeps of it.
@@ -79,7 +90,7 @@ const (
 
 // DefaultLimits keep one busy client from taking a shared server.
 func DefaultLimits() Limits {
-	return Limits{MaxTests: 16, MaxTestsPerClient: 4, MaxStreams: spec.MaxStreams, MaxDuration: 24 * time.Hour, BitrateWindow: DefaultBitrateWindow,
+	return Limits{MaxTests: 16, MaxTestsPerClient: 4, MaxStreams: spec.MaxStreams, MaxDuration: 24 * time.Hour, BitrateWindow: DefaultBitrateWindow, TotalBitrateWindow: DefaultBitrateWindow,
 		MaxTestMemory: DefaultMaxTestMemory, MinKeylessInterval: DefaultMinKeylessInterval, MaxMemory: DefaultMaxMemory(), MaxTotalStreams: DefaultMaxTotalStreams,
 		MaxHandshakes: DefaultMaxHandshakes, MaxHandshakesPerClient: DefaultMaxHandshakesPerClient, FirstByteTimeout: DefaultFirstByteTimeout,
 		PrefixV4: DefaultPrefixV4, PrefixV6: DefaultPrefixV6}

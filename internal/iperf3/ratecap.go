@@ -1,0 +1,51 @@
+package iperf3
+
+import (
+	"errors"
+	"time"
+
+	"github.com/wireperf/wireperf/internal/flowrun"
+)
+
+// ErrTotalRate is iperf3's IETOTALRATE, in iperf3's words: a server's cap
+// on the rate or the bytes of its tests refused or ended the test. An
+// error from ServeConfig.Admit or ServeConfig.Meter that is ErrTotalRate
+// reaches the client as this code, which an iperf3 client prints as
+// "total required bandwidth is larger than server limit".
+var ErrTotalRate = errors.New("total required bandwidth is larger than server limit")
+
+// errCodeTotalRate is IETOTALRATE's i_errno (iperf_api.h).
+const errCodeTotalRate = 27
+
+// capErrCode is the SERVER_ERROR code that ends a test for a meter's
+// error: IETOTALRATE for the caps, else "the server has terminated".
+func capErrCode(err error) int32 {
+	if errors.Is(err, ErrTotalRate) {
+		return errCodeTotalRate
+	}
+	return errCodeServerTerm
+}
+
+// meterTicker ticks every MeterEvery while the test runs, when the
+// server meters its tests (a nil channel otherwise).
+func (t *serverTest) meterTicker() (<-chan time.Time, func()) {
+	if t.cfg.Meter == nil {
+		return nil, func() {}
+	}
+	every := t.cfg.MeterEvery
+	if every <= 0 {
+		every = time.Second
+	}
+	tick := time.NewTicker(every)
+	return tick.C, tick.Stop
+}
+
+// moved is what the test's streams have sent (and the client
+// acknowledged) and received so far.
+func (t *serverTest) moved() int64 {
+	var n int64
+	for _, st := range t.streams {
+		n += flowrun.Delivered(st.flow)
+	}
+	return n
+}
