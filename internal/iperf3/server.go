@@ -332,8 +332,8 @@ func (t *serverTest) run() (*result.Result, error) {
 	if t.cfg.Admit != nil {
 		release, err := t.cfg.Admit(t.conn.RemoteAddr(), s)
 		if err != nil {
-			if errors.Is(err, ErrTotalRate) { // iperf3 3.21 refuses the rate asked for so
-				return nil, t.fail(errCodeTotalRate, fmt.Errorf("iperf3 test refused: %w", err))
+			if code, ok := refusalCode(err); ok { // as iperf3 3.21 refuses the rate or the length asked for
+				return nil, t.fail(code, fmt.Errorf("iperf3 test refused: %w", err))
 			}
 			_ = WriteState(t.conn, AccessDenied)
 			return nil, fmt.Errorf("iperf3 test refused: %w", err)

@@ -142,6 +142,8 @@ type testMeter struct {
 	started time.Time
 	window  rateWindow
 	last    int64 // moved at the last read
+	begun   bool  // read once: started is when the test's streams started
+	ended   bool  // a cap ended it
 	done    bool
 }
 
@@ -161,11 +163,17 @@ func (m *testMeter) Read(moved int64) error {
 	if m.done {
 		return nil
 	}
+	if !m.begun { // the test's first read: its streams start now
+		m.begun, m.started = true, now
+	}
 	delta := max(moved-m.last, 0)
 	m.last = max(moved, m.last)
 	c.rollDay(now)
 	if l.ClientDailyBytes > 0 {
 		c.charge(m.client, delta)
+	}
+	if m.ended {
+		return nil // its last bytes count to its client, but not to the total of the tests that go on
 	}
 	c.moved += delta
 	if l.TotalBitrateLimit > 0 && now.Sub(c.sampled) >= c.every()/2 {
@@ -176,10 +184,12 @@ func (m *testMeter) Read(moved int64) error {
 	}
 	if l.BitrateLimit > 0 {
 		if bps, full := m.window.add(now.Sub(m.started), moved); full && bps > l.BitrateLimit {
+			m.ended = true
 			return fmt.Errorf("%w: %s over the last %v, its limit is %s (--server-bitrate-limit)", iperf3.ErrTotalRate, rateText(bps), l.BitrateWindow, rateText(l.BitrateLimit))
 		}
 	}
 	if l.ClientDailyBytes > 0 && c.used[m.client] >= l.ClientDailyBytes {
+		m.ended = true
 		return c.budgetError(m.client)
 	}
 	if l.TotalBitrateLimit > 0 && c.totalBps > l.TotalBitrateLimit && m.newest() {
@@ -190,6 +200,7 @@ func (m *testMeter) Read(moved int64) error {
 		// that one excess ends one test.
 		c.total.samples, c.totalBps = nil, 0
 		c.epoch, c.moved = now, 0
+		m.ended = true
 		return err
 	}
 	return nil

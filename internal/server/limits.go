@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/wireperf/wireperf/internal/flowrun"
+	"github.com/wireperf/wireperf/internal/iperf3"
 	"github.com/wireperf/wireperf/internal/spec"
 )
 
@@ -124,7 +125,7 @@ func (l Limits) checkFrom(s spec.Spec, keyed bool) error {
 		return fmt.Errorf("server refuses %d data connections: its limit is %d (--max-streams)", s.DataConns(), l.MaxStreams)
 	}
 	if l.MaxDuration > 0 && s.Duration > l.MaxDuration {
-		return fmt.Errorf("server refuses a %v test: its limit is %v (--max-duration)", s.Duration, l.MaxDuration)
+		return refusal{fmt.Sprintf("server refuses a %v test: its limit is %v (--max-duration)", s.Duration, l.MaxDuration), iperf3.ErrMaxDuration}
 	}
 	if !keyed && l.MinKeylessInterval > 0 && s.Interval > 0 && s.Interval < l.MinKeylessInterval {
 		return fmt.Errorf("server refuses -i %v from a client without a key: its shortest is %v (--min-keyless-interval)", s.Interval, l.MinKeylessInterval)

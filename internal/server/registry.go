@@ -2,6 +2,7 @@ package server
 
 import (
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"net"
 	"sync"
@@ -68,6 +69,10 @@ func peerHost(a net.Addr) string {
 // the byte caps, nil when the server has none.
 func (r *registry) reserve(peer net.Addr, s spec.Spec, keyed bool) (release func(), meter *testMeter, err error) {
 	if err := r.limits.checkFrom(s, keyed); err != nil {
+		var ref refusal
+		if errors.As(err, &ref) {
+			return nil, nil, ref
+		}
 		return nil, nil, refusal{reason: err.Error()}
 	}
 	client := r.limits.clientOf(peer)

@@ -326,6 +326,7 @@ func (t *serverTest) wait(run *flowrun.Runner) error {
 		tick := time.NewTicker(cmp.Or(t.Admission.MeterEvery, time.Second))
 		defer tick.Stop()
 		meterC = tick.C
+		_ = meter(0)                                 // its window starts with the streams
 		defer func() { _ = meter(t.movedBytes()) }() // the bytes since its last read count too
 	}
 	for {

@@ -102,3 +102,16 @@ func TestServerTotalBitrateLimit(t *testing.T) {
 		t.Errorf("iperf3 -b 10M alone under a 50 Mbit/s total failed:\n%s", out)
 	}
 }
+
+// --server-max-duration against an iperf3 client: refused before it
+// starts with iperf3 3.21's IEMAXSERVERTESTDURATIONEXCEEDED (code 37,
+// which iperf3 before 3.20 prints as its number).
+func TestServerMaxDurationIperf3(t *testing.T) {
+	bin := iperf3bin.Need(t)
+	port, _ := serveOnce(t, "--server-max-duration", "1")
+	out, failed := runIperf3(t, bin, port, "-t", "3")
+	if !failed || !(strings.Contains(out, "exceeds the server's maximum permitted limit") || strings.Contains(out, "int_errno=37")) {
+		t.Errorf("iperf3 -t 3 against --server-max-duration 1: failed %v, want IEMAXSERVERTESTDURATIONEXCEEDED:\n%s", failed, out)
+	}
+	t.Logf("iperf3 prints: %s", strings.TrimSpace(out))
+}
