@@ -520,8 +520,12 @@ func (t *serverTest) wait(run *flowrun.Runner) error {
 		select {
 		case <-meterC:
 			if err := t.cfg.Meter(t.moved()); err != nil {
+				// The error first, then the streams, as iperf3's server:
+				// a client that finds its streams closed first reports
+				// that instead.
+				err = t.fail(capErrCode(err), err)
 				run.Abort()
-				return t.fail(capErrCode(err), err)
+				return err
 			}
 			continue
 		case r := <-t.states.resp:
