@@ -92,7 +92,7 @@ func (c *caps) admit(client string, s spec.Spec) (*testMeter, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.rollDay(now)
-	if l.TotalBitrateLimit > 0 && c.totalBps+asked > l.TotalBitrateLimit && len(c.running) > 0 {
+	if l.TotalBitrateLimit > 0 && (asked > l.TotalBitrateLimit || len(c.running) > 0 && c.totalBps+asked > l.TotalBitrateLimit) {
 		return nil, fmt.Errorf("%w: the running tests move %s and this one asks for %s, the server's total limit is %s (--server-total-bitrate-limit); try again later",
 			iperf3.ErrTotalRate, rateText(c.totalBps), rateText(asked), rateText(l.TotalBitrateLimit))
 	}

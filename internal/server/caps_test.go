@@ -109,6 +109,11 @@ func TestCapsTestRate(t *testing.T) {
 func TestCapsTotalRate(t *testing.T) {
 	clk := newFakeClock("2026-12-06T10:00:00Z")
 	c := capsWith(Limits{TotalBitrateLimit: 100e6, TotalBitrateWindow: time.Second}, clk)
+	tooMuch := spec.Default()
+	tooMuch.Rate = 120e6
+	if _, err := c.admit("10.0.0.1", tooMuch); !errors.Is(err, iperf3.ErrTotalRate) {
+		t.Errorf("-b 120M on an idle server with a 100 Mbit/s total: %v, want a refusal", err)
+	}
 	old, err := c.admit("10.0.0.1", spec.Default())
 	if err != nil {
 		t.Fatal(err)
