@@ -32,6 +32,12 @@ type Admission struct {
 	Release func()
 	// Concurrent reports how many other tests run now.
 	Concurrent func() int
+	// Meter, when set, is read every MeterEvery while the test runs with
+	// the bytes its streams have moved so far, both ways (the server's
+	// caps on rates and bytes); an error ends the test, its text the
+	// reason the client is told.
+	Meter      func(moved int64) error
+	MeterEvery time.Duration
 }
 
 // Registrar admits tests under the server's limits and routes data
@@ -48,11 +54,6 @@ type ServeConfig struct {
 	// MaxDuration bounds tests that stop on bytes (-n), whose length the
 	// spec cannot tell; 0 means no bound.
 	MaxDuration time.Duration
-	// BitrateLimit, when set, ends a test whose streams together move
-	// more than this many bits per second on average over BitrateWindow
-	// (iperf3's --server-bitrate-limit).
-	BitrateLimit  float64
-	BitrateWindow time.Duration
 	// UDP hands out the server's UDP port to UDP streams; nil refuses UDP.
 	UDP UDPExpecter
 	// Keys, when set, are the users a client must prove it is one of.

@@ -526,7 +526,7 @@ func (c *clientTest) settleTCP() {
 			continue
 		}
 		for time.Now().Before(deadline) {
-			n, err := unsentBytes(st.tcp)
+			n, err := st.tcp.Unacked()
 			if err != nil || n == 0 {
 				break
 			}

@@ -57,6 +57,12 @@ type ServeConfig struct {
 	// iperf3's own "test authorization failed": the server requires keys
 	// that iperf3 clients cannot present.
 	RefuseAuth bool
+	// Meter, when set, is read every MeterEvery while the test runs with
+	// the bytes its streams have moved so far, both ways (the server's
+	// caps on rates and bytes); an error ends the test with iperf3's
+	// SERVER_ERROR, IETOTALRATE for an error that is ErrTotalRate.
+	Meter      func(moved int64) error
+	MeterEvery time.Duration
 	// Live, when set, sees the test as it runs: Started once its streams
 	// are in, with the server's end as Local, then each of the server's
 	// intervals (the client's never reach an iperf3 server).
@@ -326,6 +332,9 @@ func (t *serverTest) run() (*result.Result, error) {
 	if t.cfg.Admit != nil {
 		release, err := t.cfg.Admit(t.conn.RemoteAddr(), s)
 		if err != nil {
+			if code, ok := refusalCode(err); ok { // as iperf3 3.21 refuses the rate or the length asked for
+				return nil, t.fail(code, fmt.Errorf("iperf3 test refused: %w", err))
+			}
 			_ = WriteState(t.conn, AccessDenied)
 			return nil, fmt.Errorf("iperf3 test refused: %w", err)
 		}
@@ -367,6 +376,9 @@ func (t *serverTest) run() (*result.Result, error) {
 	run.Start()
 	testErr := t.wait(run)
 	waitDone(run, finishTimeout)
+	if t.cfg.Meter != nil {
+		_ = t.cfg.Meter(t.moved()) // the bytes since its last read count too
+	}
 	end, mine := finish(run, t.streams, result.RoleServer)
 	end.Limits = res.Local.Limits // read when the test started
 	end.ConcurrentTests = max(t.cfg.Registry.Running()-1, 0)
@@ -501,42 +513,56 @@ func (t *serverTest) wait(run *flowrun.Runner) error {
 		defer timer.Stop()
 		limit = timer.C
 	}
+	meterC, stopMeter := t.meterTicker()
+	defer stopMeter()
 	t.states.ask()
-	select {
-	case r := <-t.states.resp:
-		t.states.pending = false
-		switch {
-		case r.err != nil:
-			run.Abort()
-			return fmt.Errorf("iperf3 client went away: %w", r.err)
-		case r.state == TestEnd:
-			run.StopSenders()
-			rtt := netsetup.SmoothedRTT(t.conn)
-			if t.spec.Protocol == spec.UDP {
-				run.DrainReceivers(netsetup.DrainTime(t.spec, rtt))
-				return nil
+	for {
+		select {
+		case <-meterC:
+			if err := t.cfg.Meter(t.moved()); err != nil {
+				// The error first, then the streams, as iperf3's server:
+				// a client that finds its streams closed first reports
+				// that instead.
+				err = t.fail(capErrCode(err), err)
+				run.Abort()
+				return err
 			}
-			// An iperf3 client keeps its streams open until the results
-			// are shown, so no close ends the drain: what it sent before
-			// TEST_END has arrived once nothing has for a retransmission
-			// timeout and two round trips.
-			run.DrainReceiversUntilQuiet(tcpQuietAfter(rtt), netsetup.TCPDrainLimit)
-			return nil
-		case r.state == ClientTerminate:
+			continue
+		case r := <-t.states.resp:
+			t.states.pending = false
+			switch {
+			case r.err != nil:
+				run.Abort()
+				return fmt.Errorf("iperf3 client went away: %w", r.err)
+			case r.state == TestEnd:
+				run.StopSenders()
+				rtt := netsetup.SmoothedRTT(t.conn)
+				if t.spec.Protocol == spec.UDP {
+					run.DrainReceivers(netsetup.DrainTime(t.spec, rtt))
+					return nil
+				}
+				// An iperf3 client keeps its streams open until the results
+				// are shown, so no close ends the drain: what it sent before
+				// TEST_END has arrived once nothing has for a retransmission
+				// timeout and two round trips.
+				run.DrainReceiversUntilQuiet(tcpQuietAfter(rtt), netsetup.TCPDrainLimit)
+				return nil
+			case r.state == ClientTerminate:
+				run.Abort()
+				return errors.New("the iperf3 client ended the test (CLIENT_TERMINATE)")
+			default:
+				run.Abort()
+				return fmt.Errorf("iperf3 client sent %v during the test", r.state)
+			}
+		case <-limit:
 			run.Abort()
-			return errors.New("the iperf3 client ended the test (CLIENT_TERMINATE)")
-		default:
+			_ = t.fail(errCodeInitTest, nil)
+			return errors.New("iperf3 test overran its time; stopped")
+		case <-t.ctx.Done():
 			run.Abort()
-			return fmt.Errorf("iperf3 client sent %v during the test", r.state)
+			_ = WriteState(t.conn, ServerTerminate)
+			return errors.New("aborted: server shutting down")
 		}
-	case <-limit:
-		run.Abort()
-		_ = t.fail(errCodeInitTest, nil)
-		return errors.New("iperf3 test overran its time; stopped")
-	case <-t.ctx.Done():
-		run.Abort()
-		_ = WriteState(t.conn, ServerTerminate)
-		return errors.New("aborted: server shutting down")
 	}
 }
 

@@ -50,6 +50,7 @@ var funcFields = map[string]funcFieldKind{
 	"group.Config.OnStart":              observer,
 	"guide.Config.Progress":             observer,
 	"iperf3.ServeConfig.Admit":          port,
+	"iperf3.ServeConfig.Meter":          port, // the server's caps on rates and bytes, read as the test runs
 	"iperf3.ServeConfig.ServerOutput":   port, // the format the server's command picked
 	"lab.RouterConfig.Logf":             observer,
 	"labtest.Host.Command":              seam,
@@ -68,6 +69,7 @@ var funcFields = map[string]funcFieldKind{
 	"emit.LineWriter.Now":               seam,     // default: time.Now
 	"control.Admission.Concurrent":      port,
 	"control.Admission.Release":         port,
+	"control.Admission.Meter":           port, // the server's caps on rates and bytes, read as the test runs
 	"session.ClientConfig.StartGate":    gate,
 	"control.ServeConfig.HandshakeDone": observer,
 	"tcpinfo.SamplerConfig.OnSample":    observer,

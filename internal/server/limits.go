@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/wireperf/wireperf/internal/flowrun"
+	"github.com/wireperf/wireperf/internal/iperf3"
 	"github.com/wireperf/wireperf/internal/spec"
 )
 
@@ -21,6 +22,17 @@ type Limits struct {
 	// --server-bitrate-limit (native clients).
 	BitrateLimit  float64
 	BitrateWindow time.Duration
+	// TotalBitrateLimit bounds what all running tests move together, on
+	// average over TotalBitrateWindow: a test is refused while the total
+	// and the rate it asks for are over it, and once the total is over it
+	// for a whole window the newest test is ended (tests that started
+	// inside the limit keep running).
+	TotalBitrateLimit  float64
+	TotalBitrateWindow time.Duration
+	// ClientDailyBytes is what one client prefix may move (both ways,
+	// over all its tests) in a UTC day: past it a running test is ended
+	// and new ones are refused until midnight UTC.
+	ClientDailyBytes int64
 	// MaxTestMemory bounds what one test holds on this server (testMemory):
 	// a block of -l bytes per data connection (-P 128 -l 16M would be 2
 	// GiB), and the interval rows the server keeps of it.
@@ -79,7 +91,7 @@ const (
 
 // DefaultLimits keep one busy client from taking a shared server.
 func DefaultLimits() Limits {
-	return Limits{MaxTests: 16, MaxTestsPerClient: 4, MaxStreams: spec.MaxStreams, MaxDuration: 24 * time.Hour, BitrateWindow: DefaultBitrateWindow,
+	return Limits{MaxTests: 16, MaxTestsPerClient: 4, MaxStreams: spec.MaxStreams, MaxDuration: 24 * time.Hour, BitrateWindow: DefaultBitrateWindow, TotalBitrateWindow: DefaultBitrateWindow,
 		MaxTestMemory: DefaultMaxTestMemory, MinKeylessInterval: DefaultMinKeylessInterval, MaxMemory: DefaultMaxMemory(), MaxTotalStreams: DefaultMaxTotalStreams,
 		MaxHandshakes: DefaultMaxHandshakes, MaxHandshakesPerClient: DefaultMaxHandshakesPerClient, FirstByteTimeout: DefaultFirstByteTimeout,
 		PrefixV4: DefaultPrefixV4, PrefixV6: DefaultPrefixV6}
@@ -113,7 +125,7 @@ func (l Limits) checkFrom(s spec.Spec, keyed bool) error {
 		return fmt.Errorf("server refuses %d data connections: its limit is %d (--max-streams)", s.DataConns(), l.MaxStreams)
 	}
 	if l.MaxDuration > 0 && s.Duration > l.MaxDuration {
-		return fmt.Errorf("server refuses a %v test: its limit is %v (--max-duration)", s.Duration, l.MaxDuration)
+		return refusal{fmt.Sprintf("server refuses a %v test: its limit is %v (--max-duration)", s.Duration, l.MaxDuration), iperf3.ErrMaxDuration}
 	}
 	if !keyed && l.MinKeylessInterval > 0 && s.Interval > 0 && s.Interval < l.MinKeylessInterval {
 		return fmt.Errorf("server refuses -i %v from a client without a key: its shortest is %v (--min-keyless-interval)", s.Interval, l.MinKeylessInterval)

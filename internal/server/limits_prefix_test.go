@@ -44,12 +44,12 @@ func TestServerWideBudgets(t *testing.T) {
 	for _, tt := range tests {
 		l := DefaultLimits()
 		tt.limits(&l)
-		r := newRegistry(l, false)
+		r := newRegistry(l, false, nil)
 		var err error
 		var frees []func()
 		for _, p := range tt.peers {
 			var free func()
-			free, err = r.reserve(&net.TCPAddr{IP: net.ParseIP(p)}, s, false)
+			free, _, err = r.reserve(&net.TCPAddr{IP: net.ParseIP(p)}, s, false)
 			if err != nil {
 				break
 			}

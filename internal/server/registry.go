@@ -2,9 +2,11 @@ package server
 
 import (
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"net"
 	"sync"
+	"time"
 
 	"github.com/wireperf/wireperf/internal/control"
 	"github.com/wireperf/wireperf/internal/proto"
@@ -15,6 +17,7 @@ import (
 // them by token.
 type registry struct {
 	limits Limits
+	caps   *caps
 	// keyed says every native client proved a key (the server has keys):
 	// only iperf3 clients are held to Limits.MinKeylessInterval then.
 	keyed bool
@@ -34,14 +37,20 @@ type entry struct {
 }
 
 // refusal is a test the limits turned away; its text goes to the client.
-type refusal struct{ reason string }
+// cause, when set, is the error it says (iperf3.ErrTotalRate for the byte
+// caps, which an iperf3 client hears as its own code).
+type refusal struct {
+	reason string
+	cause  error
+}
 
 func (r refusal) Error() string { return r.reason }
+func (r refusal) Unwrap() error { return r.cause }
 
-func refusef(format string, args ...any) error { return refusal{fmt.Sprintf(format, args...)} }
+func refusef(format string, args ...any) error { return refusal{reason: fmt.Sprintf(format, args...)} }
 
-func newRegistry(l Limits, keyed bool) *registry {
-	return &registry{limits: l, keyed: keyed, tests: map[proto.Token]*entry{}, perPeer: map[string]int{}}
+func newRegistry(l Limits, keyed bool, now func() time.Time) *registry {
+	return &registry{limits: l, caps: newCaps(l, now), keyed: keyed, tests: map[proto.Token]*entry{}, perPeer: map[string]int{}}
 }
 
 // peerHost is an address's host: only the control connection's host may
@@ -56,10 +65,15 @@ func peerHost(a net.Addr) string {
 
 // reserve takes a slot for a test from peer under the limits; release
 // gives it back. iperf3 tests take slots this way, without a token.
-// keyed says the client proved a key.
-func (r *registry) reserve(peer net.Addr, s spec.Spec, keyed bool) (release func(), err error) {
+// keyed says the client proved a key. meter is the test's account under
+// the byte caps, nil when the server has none.
+func (r *registry) reserve(peer net.Addr, s spec.Spec, keyed bool) (release func(), meter *testMeter, err error) {
 	if err := r.limits.checkFrom(s, keyed); err != nil {
-		return nil, refusal{err.Error()}
+		var ref refusal
+		if errors.As(err, &ref) {
+			return nil, nil, ref
+		}
+		return nil, nil, refusal{reason: err.Error()}
 	}
 	client := r.limits.clientOf(peer)
 	buffers, rows := r.limits.testMemory(s)
@@ -69,17 +83,21 @@ func (r *registry) reserve(peer net.Addr, s spec.Spec, keyed bool) (release func
 	l := r.limits
 	switch {
 	case r.draining:
-		return nil, refusef("server is shutting down")
+		return nil, nil, refusef("server is shutting down")
 	case l.MaxTests > 0 && r.slots >= l.MaxTests:
-		return nil, refusef("server is busy: %s running, its limit is %d (--max-tests); try again later", plural(r.slots, "test", "tests"), l.MaxTests)
+		return nil, nil, refusef("server is busy: %s running, its limit is %d (--max-tests); try again later", plural(r.slots, "test", "tests"), l.MaxTests)
 	case l.MaxTestsPerClient > 0 && r.perPeer[client] >= l.MaxTestsPerClient:
-		return nil, refusef("server is busy: %s already running from %s, its limit is %d (--max-tests-per-client)", plural(r.perPeer[client], "test", "tests"), client, l.MaxTestsPerClient)
+		return nil, nil, refusef("server is busy: %s already running from %s, its limit is %d (--max-tests-per-client)", plural(r.perPeer[client], "test", "tests"), client, l.MaxTestsPerClient)
 	case l.MaxMemory > 0 && r.memory+mem > l.MaxMemory:
-		return nil, refusef("server is busy: this test's %d MiB of buffers and rows and the %d MiB of the running tests exceed its limit of %d MiB (--max-memory); try again later, or use a smaller -l, fewer streams or a longer -i",
+		return nil, nil, refusef("server is busy: this test's %d MiB of buffers and rows and the %d MiB of the running tests exceed its limit of %d MiB (--max-memory); try again later, or use a smaller -l, fewer streams or a longer -i",
 			mem>>20, r.memory>>20, l.MaxMemory>>20)
 	case l.MaxTotalStreams > 0 && r.streams+streams > l.MaxTotalStreams:
-		return nil, refusef("server is busy: this test's %s and the %d of the running tests exceed its limit of %d (--max-total-streams); try again later",
+		return nil, nil, refusef("server is busy: this test's %s and the %d of the running tests exceed its limit of %d (--max-total-streams); try again later",
 			plural(streams, "data connection", "data connections"), r.streams, l.MaxTotalStreams)
+	}
+	meter, err = r.caps.admit(client, s)
+	if err != nil {
+		return nil, nil, refusal{err.Error(), err}
 	}
 	r.slots++
 	r.perPeer[client]++
@@ -96,13 +114,14 @@ func (r *registry) reserve(peer net.Addr, s spec.Spec, keyed bool) (release func
 				delete(r.perPeer, client)
 			}
 			r.mu.Unlock()
+			meter.Close()
 		})
-	}, nil
+	}, meter, nil
 }
 
 // Admit implements session.Registrar: a slot and a token.
 func (r *registry) Admit(peer net.Addr, s spec.Spec) (*control.Admission, error) {
-	free, err := r.reserve(peer, s, r.keyed)
+	free, meter, err := r.reserve(peer, s, r.keyed)
 	if err != nil {
 		return nil, err
 	}
@@ -120,6 +139,8 @@ func (r *registry) Admit(peer net.Addr, s spec.Spec) (*control.Admission, error)
 		Data:       e.data,
 		Release:    func() { r.release(tok); free() },
 		Concurrent: func() int { return r.running() - 1 },
+		Meter:      meterFunc(meter),
+		MeterEvery: r.caps.every(),
 	}, nil
 }
 

@@ -149,7 +149,7 @@ func New(cfg Config) *Server {
 	if cfg.Agent != nil && cfg.Agent.Admit == nil {
 		cfg.Agent.Admit = cfg.Limits.check // an agent's test is bounded as a served one
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, reg: newRegistry(cfg.Limits, cfg.Keys != nil), ip3: iperf3.NewRegistry(),
+	s := &Server{cfg: cfg, log: cfg.Logger, reg: newRegistry(cfg.Limits, cfg.Keys != nil, nil), ip3: iperf3.NewRegistry(),
 		hs:       newGate(cfg.Limits.MaxHandshakes, cfg.Limits.MaxHandshakesPerClient),
 		deniedHS: newGate(deniedHandshakes, deniedHandshakesPerClient), authLimit: auth.NewFailureLimiter()}
 	if cfg.Agent != nil && cfg.Agent.AuthFailed == nil {
@@ -259,7 +259,7 @@ func (s *Server) Serve(ctx context.Context) error {
 		if ap, err := netip.ParseAddrPort(tc.RemoteAddr().String()); err == nil {
 			if err := s.cfg.ACL.Check(ap.Addr()); err != nil {
 				s.stats.denied.Add(1)
-				denied = refusal{err.Error()}
+				denied = refusal{reason: err.Error()}
 			}
 		}
 		if denied == nil && !s.authLimit.Allow(client, accepted) {
@@ -420,7 +420,7 @@ func (s *Server) handle(ctx context.Context, conn *net.TCPConn, accepted time.Ti
 	switch {
 	case magic == proto.MagicControl:
 		if denied == nil && s.cfg.TLS != nil {
-			denied = refusal{"server requires TLS on the control connection (--tls-ca or --tls-pin)"}
+			denied = refusal{reason: "server requires TLS on the control connection (--tls-ca or --tls-pin)"}
 		}
 		return s.serveTest(ctx, conn, conn, denied, past)
 	case magic[0] == tlsHandshake && s.cfg.TLS != nil:
@@ -549,7 +549,6 @@ func (s *Server) serveTest(ctx context.Context, conn *net.TCPConn, ctl net.Conn,
 	defer conn.Close()
 	at, err := control.Accept(ctx, ctl, control.ServeConfig{
 		Registrar: s.reg, Logger: s.log, HandshakeTimeout: s.cfg.HandshakeTimeout, MaxDuration: s.cfg.Limits.MaxDuration,
-		BitrateLimit: s.cfg.Limits.BitrateLimit, BitrateWindow: s.cfg.Limits.BitrateWindow,
 		UDP: s.udp, Keys: s.cfg.Keys, HandshakeDone: past, Refuse: denied, ServerOutput: s.cfg.ServerOutput,
 	})
 	if err != nil {
@@ -584,13 +583,22 @@ func (s *Server) serveIperf3(ctx context.Context, conn *net.TCPConn, first [4]by
 	defer conn.Close()
 	// An iperf3 client proves no key, even on a server with keys
 	// (--iperf3-open).
-	admit := func(peer net.Addr, sp spec.Spec) (func(), error) { return s.reg.reserve(peer, sp, false) }
+	var meter *testMeter // the test's account under the byte caps, once admitted
+	admit := func(peer net.Addr, sp spec.Spec) (release func(), err error) {
+		release, meter, err = s.reg.reserve(peer, sp, false)
+		return release, err
+	}
 	if denied != nil {
 		admit = func(net.Addr, spec.Spec) (func(), error) { return nil, denied }
+	}
+	var read func(int64) error
+	if s.reg.caps.active() {
+		read = func(moved int64) error { return meter.Read(moved) }
 	}
 	live := s.liveTest(conn.RemoteAddr())
 	res, err := iperf3.Serve(ctx, conn, cookie[:], iperf3.ServeConfig{
 		Registry: s.ip3, UDP: s.udp, Admit: admit, Logger: s.log.With("client_kind", "iperf3"),
+		Meter: read, MeterEvery: s.reg.caps.every(),
 		RefuseAuth:       s.cfg.Keys != nil && !s.cfg.Iperf3Open,
 		HandshakeTimeout: s.cfg.HandshakeTimeout, MaxDuration: s.cfg.Limits.MaxDuration,
 		ServerOutput: s.cfg.ServerOutput, Live: live,

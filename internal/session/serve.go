@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"strings"
 	"time"
 
 	"github.com/wireperf/wireperf/internal/control"
@@ -331,25 +330,24 @@ func (t *serverTest) wait(run *flowrun.Runner) error {
 	done := run.Done()
 	sendersDone := run.SendersDone()
 	peerSent := false
-	var rateC <-chan time.Time
-	var rate *rateWindow
-	if t.Config.BitrateLimit > 0 && t.Config.BitrateWindow > 0 {
-		rate = &rateWindow{window: t.Config.BitrateWindow}
-		tick := time.NewTicker(rate.tick())
+	// The server's caps on rates and bytes read the test's counters on a
+	// ticker, off the data path.
+	var meterC <-chan time.Time
+	if meter := t.Admission.Meter; meter != nil {
+		tick := time.NewTicker(cmp.Or(t.Admission.MeterEvery, time.Second))
 		defer tick.Stop()
-		rateC = tick.C
+		meterC = tick.C
+		_ = meter(0)                                 // its window starts with the streams
+		defer func() { _ = meter(t.movedBytes()) }() // the bytes since its last read count too
 	}
-	started := time.Now()
 	for {
 		select {
-		case now := <-rateC:
-			if bps, full := rate.add(now.Sub(started), t.movedBytes()); full && bps > t.Config.BitrateLimit {
-				reason := fmt.Sprintf("total required bandwidth is larger than server limit: %s over the last %v, its limit is %s (--server-bitrate-limit)",
-					strings.TrimSpace(units.FormatRate(bps, units.AdaptiveBits)), t.Config.BitrateWindow, strings.TrimSpace(units.FormatRate(t.Config.BitrateLimit, units.AdaptiveBits)))
-				t.Abort(reason)
+		case <-meterC:
+			if err := t.Admission.Meter(t.movedBytes()); err != nil {
+				t.Abort(err.Error())
 				run.Abort()
 				<-done
-				return errors.New(reason)
+				return err
 			}
 		case <-done:
 			if sendersDone != nil { // done and sendersDone were ready at once
@@ -482,49 +480,12 @@ func (t *serverTest) liveStart(res *result.Result, sockets map[int]result.Socket
 	return &r
 }
 
-// movedBytes is what the test's streams have sent and received so far,
-// all together.
+// movedBytes is what the test's streams have sent (and the client
+// acknowledged) and received so far, all together.
 func (t *serverTest) movedBytes() int64 {
 	var n int64
 	for _, f := range t.flows {
-		n += f.Bytes()
+		n += flowrun.Delivered(f)
 	}
 	return n
-}
-
-// rateWindow averages a byte counter over the last window: the rate
-// --server-bitrate-limit bounds, read once the test has run a full window.
-type rateWindow struct {
-	window  time.Duration
-	samples []rateSample
-}
-
-type rateSample struct {
-	at    time.Duration
-	bytes int64
-}
-
-// tick is how often the counter is read: a fifth of the window, from
-// 100 ms to 1 s.
-func (w *rateWindow) tick() time.Duration {
-	return min(max(w.window/5, 100*time.Millisecond), time.Second)
-}
-
-// add records the counter at a time since the start and returns the rate
-// in bit/s over the last window, and whether a full window has passed.
-func (w *rateWindow) add(at time.Duration, bytes int64) (bps float64, full bool) {
-	if len(w.samples) == 0 {
-		w.samples = append(w.samples, rateSample{}) // the start: nothing moved
-	}
-	w.samples = append(w.samples, rateSample{at, bytes})
-	// Keep the newest sample at least a window old as the base.
-	for len(w.samples) > 2 && at-w.samples[1].at >= w.window {
-		w.samples = w.samples[1:]
-	}
-	base := w.samples[0]
-	span := at - base.at
-	if span < w.window || span <= 0 {
-		return 0, false
-	}
-	return float64(bytes-base.bytes) * 8 / span.Seconds(), true
 }

@@ -58,7 +58,9 @@ func (f *Flags) Register(fs *pflag.FlagSet) {
 	fs.Var(flagvalue.Size(&cfg.Limits.MaxTestMemory), "max-test-memory", "what one test holds: data connections × -l, and the interval rows kept (at most 65,536 stream rows of 512 bytes) (0: no limit)")
 	fs.Var(flagvalue.Duration(&cfg.Limits.MinKeylessInterval), "min-keyless-interval", "shortest -i admitted from a client without a key (every iperf3 client, and every client of a server without keys); 0: the client's own floor")
 	fs.Var(flagvalue.Duration(&cfg.Limits.MaxDuration), "max-duration", "longest test admitted, e.g. 1h (0: no limit)")
-	fs.Var(bitrateLimit{&cfg.Limits}, "server-bitrate-limit", "end a test whose streams together move more than RATE bit/s on average over the last SECONDS (5 unless given), as iperf3's (0: no limit)")
+	fs.Var(bitrateLimit{&cfg.Limits.BitrateLimit, &cfg.Limits.BitrateWindow}, "server-bitrate-limit", "end a test whose streams together move more than RATE bit/s (sent and received) on average over the last SECONDS (5 unless given), and refuse one whose -b × streams asks for more, as iperf3's (0: no limit)")
+	fs.Var(bitrateLimit{&cfg.Limits.TotalBitrateLimit, &cfg.Limits.TotalBitrateWindow}, "server-total-bitrate-limit", "all tests together: refuse a test while the running ones and its -b × streams pass RATE over the last SECONDS (5 unless given), and end the newest test once they pass it for a whole window (0: no limit)")
+	fs.Var(flagvalue.Size(&cfg.Limits.ClientDailyBytes), "client-daily-bytes", "bytes one client prefix may move in a UTC day, both ways over all its tests: past them its test is ended and new ones refused until 00:00 UTC, e.g. 50G (0: no limit)")
 	// iperf3 3.21's name for the same limit, so that its servers' command
 	// lines run as they are.
 	fs.Var(flagvalue.Duration(&cfg.Limits.MaxDuration), "server-max-duration", "iperf3's name for --max-duration: seconds, or a duration such as 1h")
@@ -79,15 +81,19 @@ func (f *Flags) Register(fs *pflag.FlagSet) {
 	fs.BoolVarP(&f.JSON, "json", "J", false, "each test's report as one JSON document per line (JSON Lines), and iperf3 clients' --get-server-output in JSON")
 }
 
-// bitrateLimit is --server-bitrate-limit RATE[/SECONDS]: RATE read as
-// iperf3 reads -b, SECONDS the averaging window.
-type bitrateLimit struct{ l *server.Limits }
+// bitrateLimit is RATE[/SECONDS] (--server-bitrate-limit,
+// --server-total-bitrate-limit): RATE read as iperf3 reads -b, SECONDS
+// the averaging window.
+type bitrateLimit struct {
+	rate   *float64
+	window *time.Duration
+}
 
 func (b bitrateLimit) String() string {
-	if b.l == nil || b.l.BitrateLimit == 0 {
+	if b.rate == nil || *b.rate == 0 {
 		return "0"
 	}
-	return fmt.Sprintf("%s/%s", units.RateString(b.l.BitrateLimit), units.DurationString(b.l.BitrateWindow))
+	return fmt.Sprintf("%s/%s", units.RateString(*b.rate), units.DurationString(*b.window))
 }
 
 func (b bitrateLimit) Set(s string) error {
@@ -105,7 +111,7 @@ func (b bitrateLimit) Set(s string) error {
 			return fmt.Errorf("averaging window %q: want more than 0", window)
 		}
 	}
-	b.l.BitrateLimit, b.l.BitrateWindow = r, w
+	*b.rate, *b.window = r, w
 	return nil
 }
 
