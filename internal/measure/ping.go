@@ -24,10 +24,10 @@ type Ping struct {
 // NewPing is a ping run with every default: 10 requests a second apart.
 func NewPing() *Ping { return &Ping{Cfg: pingplan.DefaultConfig()} }
 
-// Register adds the test's flags to fs: those testflags.Ping declares
-// and the command line doesn't bind (see RegisterCommand).
+// Register adds every flag testflags.Ping declares to fs: the command
+// line binds none of its own.
 func (f *Ping) Register(fs *pflag.FlagSet) {
-	testflags.Register(fs, testflags.Measured(testflags.Ping), f.binds())
+	testflags.Register(fs, testflags.Ping, f.binds())
 }
 
 // binds is what each of the test's flags sets.

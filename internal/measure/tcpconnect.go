@@ -32,10 +32,10 @@ type TCPConnect struct {
 // NewTCPConnect is a run with every default: 10 connects a second apart.
 func NewTCPConnect() *TCPConnect { return &TCPConnect{Cfg: connectplan.DefaultConfig()} }
 
-// Register adds the test's flags to fs: those testflags.TCPConnect declares
-// and the command line doesn't bind (see RegisterCommand).
+// Register adds every flag testflags.TCPConnect declares to fs: the command
+// line binds none of its own.
 func (f *TCPConnect) Register(fs *pflag.FlagSet) {
-	testflags.Register(fs, testflags.Measured(testflags.TCPConnect), f.binds())
+	testflags.Register(fs, testflags.TCPConnect, f.binds())
 }
 
 // binds is what each of the test's flags sets.

@@ -23,10 +23,10 @@ func NewTrace() *Trace {
 	return &Trace{Cfg: traceplan.DefaultConfig(), Proto: string(traceplan.UDP)}
 }
 
-// Register adds the test's flags to fs: those testflags.Trace declares
-// and the command line doesn't bind (see RegisterCommand).
+// Register adds every flag testflags.Trace declares to fs: the command
+// line binds none of its own.
 func (f *Trace) Register(fs *pflag.FlagSet) {
-	testflags.Register(fs, testflags.Measured(testflags.Trace), f.binds())
+	testflags.Register(fs, testflags.Trace, f.binds())
 }
 
 // binds is what each of the test's flags sets.
