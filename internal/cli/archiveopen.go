@@ -6,13 +6,17 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/wireperf/wireperf/internal/archive"
 )
 
 // dbFlag is --db, shared by the commands that use the archive.
-func dbFlag(cmd *cobra.Command, p *string) {
-	cmd.Flags().StringVar(p, "db", "", "archive: a file path, sqlite:PATH or postgres://USER@HOST:PORT/DB (default $"+archive.EnvDSN+", else $XDG_DATA_HOME/wireperf/wireperf.db)")
+func dbFlag(cmd *cobra.Command, p *string) { dbFlagOn(cmd.Flags(), p) }
+
+// dbFlagOn is --db on a flag set.
+func dbFlagOn(fs *pflag.FlagSet, p *string) {
+	fs.StringVar(p, "db", "", "archive: a file path, sqlite:PATH or postgres://USER@HOST:PORT/DB (default $"+archive.EnvDSN+", else $XDG_DATA_HOME/wireperf/wireperf.db)")
 }
 
 // openArchive opens the archive that --db, $WIREPERF_DB or the default

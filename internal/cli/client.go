@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/wireperf/wireperf/internal/measure"
 	"github.com/wireperf/wireperf/internal/runner"
@@ -31,15 +32,16 @@ func newClientFlags() *clientFlags {
 }
 
 func (f *clientFlags) register(cmd *cobra.Command) {
-	fs := cmd.Flags()
-	f.Client.Register(fs)
-	fs.StringVar(&f.logfile, "logfile", "", "write the report to this file instead of stdout (appends)")
-	fs.StringVar(&f.tcpinfoCSV, "tcpinfo-csv", "", "write the TCP_INFO timelines to this CSV file")
-	fs.StringVar(&f.log.level, "log-level", f.log.level, "diagnostic log level on stderr: debug, info, warn, error")
-	fs.StringVar(&f.log.format, "log-format", f.log.format, "diagnostic log format: text or json")
-	f.security.register(fs)
-	fs.BoolVar(&f.save, "save", false, "store the run in the archive (see --db), as a campaign's runs are")
-	dbFlag(cmd, &f.db)
+	shared := pflag.NewFlagSet("shared", pflag.ContinueOnError)
+	f.security.register(shared)
+	dbFlagOn(shared, &f.db)
+	f.Client.RegisterCommand(cmd.Flags(), measure.Binds{
+		"logfile":     &f.logfile,
+		"tcpinfo-csv": &f.tcpinfoCSV,
+		"log-level":   &f.log.level,
+		"log-format":  &f.log.format,
+		"save":        &f.save,
+	}, shared)
 }
 
 // finish turns the flags into a validated spec.

@@ -53,7 +53,7 @@ var sweepOwn = map[string]bool{"udp": true, "reverse": true, "bidir": true, "por
 // and group and sweep have it only as a flag of their own.
 func TestEntriesTakeTheDeclaredFlags(t *testing.T) {
 	base := clientSpec(t, nil)
-	for _, d := range testflags.Client {
+	for _, d := range testflags.Of("client") {
 		args := []string{"--" + d.Name}
 		if d.Kind != testflags.Bool {
 			v, ok := declaredSample[d.Name]

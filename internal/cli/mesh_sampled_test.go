@@ -15,6 +15,9 @@ import (
 // with the throughput tests; applied again, nothing changes. (A full
 // mesh of 50 hosts is still refused: TestMeshApplyRefusesAnOverfullMesh.)
 func TestMeshApplySampledThousand(t *testing.T) {
+	// Computes for half a minute under the race detector, beside
+	// TestProbesAsNobodyInLab, which mostly waits (retransmits, timeouts).
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: stores 5,000 tasks of 1,000 destinations each")
 	}

@@ -84,6 +84,10 @@ func asNobody(t *testing.T, h *lab.Host, args ...string) (int, []byte, string) {
 // port for tcp-connect, the routers' addresses for trace, and the
 // impairment router's drops and duplicates for ping.
 func TestProbesAsNobodyInLab(t *testing.T) {
+	// Waits for 20 s on 1.5 s of CPU (a lossy lab's retransmits and
+	// timeouts), beside TestMeshApplySampledThousand, which computes. The
+	// lab, its router and its counters are its own.
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("the lab needs root (the probes then run as nobody)")
 	}

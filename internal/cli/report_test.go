@@ -3,12 +3,14 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,18 +23,41 @@ import (
 	"github.com/wireperf/wireperf/internal/testutil/chromium"
 )
 
-// reportCampaign runs a small windows × streams campaign on loopback into
-// a fresh SQLite archive and returns the archive's path.
+// reportCampaign is a fresh SQLite archive, in t's temporary directory,
+// holding a small windows × streams campaign run on loopback. The two
+// report tests read the same 12 runs: the campaign runs once (a 12-run
+// sweep, seconds under the race detector) and each test gets a copy of
+// its archive, which it may change.
 func reportCampaign(t *testing.T) string {
 	t.Helper()
+	reportFixture.once.Do(func() { reportFixture.db, reportFixture.err = runReportCampaign(t) })
+	if reportFixture.err != nil {
+		t.Fatal(reportFixture.err)
+	}
+	return copyArchive(t, reportFixture.db)
+}
+
+var reportFixture struct {
+	once sync.Once
+	db   string
+	err  error
+}
+
+// runReportCampaign runs the campaign into an archive that outlives the
+// test that first asks for it (TestMain removes it).
+func runReportCampaign(t *testing.T) (string, error) {
+	dir, err := fixtureDir("report")
+	if err != nil {
+		return "", err
+	}
 	port := strconv.Itoa(startServer(t))
-	db := filepath.Join(t.TempDir(), "wireperf.db")
+	db := filepath.Join(dir, "wireperf.db")
 	code, out, stderr := runCLI("sweep", "127.0.0.1", "-p", port, "--window", "64K,256K,4M", "-P", "1,2", "-t", "0.2",
 		"--repeat", "2", "--name", "grid", "--db", db, "--", "-i", "0.1")
 	if code != ExitOK {
-		t.Fatalf("sweep: exit %d\n%s\n%s", code, out, stderr)
+		return "", fmt.Errorf("sweep: exit %d\n%s\n%s", code, out, stderr)
 	}
-	return db
+	return db, nil
 }
 
 // campaignTable is the archive's pivot of the campaign as the report

@@ -6,6 +6,7 @@ import (
 	"runtime"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/wireperf/wireperf/internal/measure"
 	"github.com/wireperf/wireperf/internal/runner"
@@ -25,12 +26,13 @@ func newRRFlags() *rrFlags {
 }
 
 func (f *rrFlags) register(cmd *cobra.Command) {
-	fs := cmd.Flags()
-	f.RR.Register(fs)
-	fs.StringVar(&f.logfile, "logfile", "", "write the report to this file instead of stdout (appends)")
-	fs.StringVar(&f.log.level, "log-level", f.log.level, "diagnostic log level on stderr: debug, info, warn, error")
-	fs.StringVar(&f.log.format, "log-format", f.log.format, "diagnostic log format: text or json")
-	f.security.register(fs)
+	shared := pflag.NewFlagSet("shared", pflag.ContinueOnError)
+	f.security.register(shared)
+	f.RR.RegisterCommand(cmd.Flags(), measure.Binds{
+		"logfile":    &f.logfile,
+		"log-level":  &f.log.level,
+		"log-format": &f.log.format,
+	}, shared)
 }
 
 // finish turns the flags into a validated spec.

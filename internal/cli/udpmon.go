@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/wireperf/wireperf/internal/measure"
 	"github.com/wireperf/wireperf/internal/runner"
@@ -30,16 +31,17 @@ func newUDPMonFlags() *udpmonFlags {
 }
 
 func (f *udpmonFlags) register(cmd *cobra.Command) {
-	fs := cmd.Flags()
-	f.UDPMon.Register(fs)
-	fs.BoolVar(&f.noBar, "no-progress", false, "no progress bar, even on a terminal")
-	fs.BoolVar(&f.save, "save", false, "store the sweep (its -J document) in the archive (see --db) as one run")
-	fs.StringVar(&f.campaign, "campaign", "", "with --save: store the sweep with this campaign's runs (it must exist)")
-	dbFlag(cmd, &f.db)
-	fs.StringVar(&f.logfile, "logfile", "", "write the report to this file instead of stdout (appends)")
-	fs.StringVar(&f.log.level, "log-level", f.log.level, "diagnostic log level on stderr: debug, info, warn, error")
-	fs.StringVar(&f.log.format, "log-format", f.log.format, "diagnostic log format: text or json")
-	f.security.register(fs)
+	shared := pflag.NewFlagSet("shared", pflag.ContinueOnError)
+	f.security.register(shared)
+	dbFlagOn(shared, &f.db)
+	f.UDPMon.RegisterCommand(cmd.Flags(), measure.Binds{
+		"no-progress": &f.noBar,
+		"save":        &f.save,
+		"campaign":    &f.campaign,
+		"logfile":     &f.logfile,
+		"log-level":   &f.log.level,
+		"log-format":  &f.log.format,
+	}, shared)
 }
 
 func (f *udpmonFlags) finish() error {

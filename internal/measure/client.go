@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/wireperf/wireperf/internal/flagvalue"
+	"github.com/wireperf/wireperf/internal/measure/testflags"
 	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/strftime"
 	"github.com/wireperf/wireperf/internal/units"
@@ -89,54 +90,79 @@ func NewClient() *Client {
 	}
 }
 
-// Register adds the client test's flags to fs.
+// Register adds the test's flags to fs: those testflags.Client declares
+// and the command line doesn't bind (see RegisterCommand).
 func (c *Client) Register(fs *pflag.FlagSet) {
-	s := &c.Spec
-	fs.IntVarP(&c.Port, "port", "p", c.Port, "server port")
-	fs.VarP(flagvalue.Duration(&s.Duration), "time", "t", "test length: seconds, or a duration such as 90s or 30m (0 with -n: until the bytes are sent)")
-	fs.VarP(flagvalue.Size(&s.Bytes), "bytes", "n", "stop after this many bytes per direction, across streams (e.g. 1G)")
-	fs.VarP(flagvalue.Duration(&s.Interval), "interval", "i", "seconds between interval reports, fractions allowed; 0 turns them off")
-	fs.VarP(flagvalue.Duration(&s.Omit), "omit", "O", "run this long first, left out of the totals (slow start); -t is measured after it")
-	fs.IntVarP(&s.Streams, "parallel", "P", s.Streams, "parallel streams")
-	fs.BoolVarP(&c.UDP, "udp", "u", false, "UDP instead of TCP")
-	fs.StringVarP(&c.Bitrate, "bitrate", "b", "", "rate per stream in bit/s, k m g t powers of 1000 in either case as iperf3 (1G = 10^9): UDP RATE or RATE/BURST (e.g. 750m, 10G/32; 0 = as fast as possible; default 1m); TCP paces with the kernel")
-	fs.Int64Var(&s.PPS, "pps", 0, "UDP: datagrams per second per stream, instead of -b")
-	fs.Var(flagvalue.Duration(&s.Spacing), "spacing", "UDP: a fixed gap between datagrams, e.g. 12us (UDPmon's method), instead of -b")
-	fs.BoolVar(&s.Spin, "spin", false, "UDP with --spacing: busy-wait the last microseconds of each gap for exact gaps, at the cost of a core (reported)")
-	fs.BoolVar(&s.NoGSO, "no-gso", false, "UDP: no segmentation offload (GSO) on send nor GRO on receive")
-	fs.Var(flagvalue.Duration(&s.LateThreshold), "late-threshold", "UDP: a missing datagram counts as lost after this long (2s)")
-	fs.BoolVarP(&s.Reverse, "reverse", "R", false, "the server sends, the client receives")
-	fs.BoolVar(&s.Bidir, "bidir", false, "both ends send at once")
-	fs.VarP(flagvalue.Size(&s.Window), "window", "w", "socket buffer (SO_SNDBUF and SO_RCVBUF) on both ends, e.g. 16M; turns off autotuning")
-	fs.VarP(flagvalue.Size(&c.Length), "length", "l", "bytes per write and per read")
-	fs.IntVarP(&s.MSS, "set-mss", "M", 0, "TCP maximum segment size (TCP_MAXSEG)")
-	fs.BoolVarP(&s.ZeroCopy, "zerocopy", "Z", false, "TCP senders hand data to the kernel with sendfile, without a user-space copy")
-	fs.BoolVarP(&s.NoDelay, "no-delay", "N", false, "turn off Nagle's algorithm (TCP_NODELAY)")
-	fs.StringVarP(&s.Congestion, "congestion", "C", "", "congestion control algorithm on both ends (e.g. cubic, bbr, reno)")
-	fs.VarP(flagvalue.TOS(&s.TOS), "tos", "S", "IP type-of-service byte (decimal, 0x hex or 0 octal)")
-	fs.Var(flagvalue.DSCP(&s.TOS), "dscp", "DSCP code point, a number or a name such as EF or AF41")
-	fs.StringVarP(&c.Bind, "bind", "B", "", "local address for the client's connections")
-	fs.IntVar(&c.CPort, "cport", 0, "local port of the first data connection (the next streams take the next ports)")
-	fs.StringVarP(&s.Title, "title", "T", "", "prefix every output line with this title")
-	fs.VarP(flagvalue.Format(&c.Format), "format", "f", "units: a adaptive, b k m g t bits, B K M G T bytes")
-	fs.BoolVarP(&c.JSON, "json", "J", false, "one JSON document in iperf3's layout")
-	fs.BoolVar(&c.JSONStream, "json-stream", false, "one JSON object per line as the test runs")
-	fs.StringVarP(&c.ReportStyle, "reportstyle", "y", "", "C: iperf2's CSV lines (-y C) instead of text")
-	fs.BoolVarP(&c.Enhanced, "enhanced", "e", false, "iperf2's enhanced text: Write/Err, Rtry, Cwnd/RTT(var) and NetPwr columns")
-	fs.BoolVar(&c.Iperf3, "iperf3", false, "speak iperf3's protocol (found on its own when the server is iperf3)")
-	fs.Var(flagvalue.Duration(&c.RetryBusy), "retry-busy", "iperf3 servers: retry a busy server with backoff for up to this long")
-	fs.BoolVar(&c.Counters64, "udp-counters-64bit", false, "iperf3 servers: 64-bit UDP sequence numbers")
-	fs.Var(flagvalue.Duration(&c.TCPInfoInterval), "tcpinfo-interval", "TCP_INFO timeline period per sending stream; 0 turns the timeline off")
-	fs.StringVar(&c.Bottleneck, "bottleneck", "", "the path's bottleneck rate in bit/s (e.g. 1g; 1G is also 10^9), for the RFC 6349 Transfer Time Ratio")
-	fs.Var(flagvalue.Duration(&c.ConnectTimeout), "connect-timeout", "give up connecting after this long (seconds, or e.g. 500ms)")
-	c.registerIperf3Habits(fs)
+	testflags.Register(fs, testflags.Measured(testflags.Client), c.binds())
+}
 
-	// iperf3's output habits, in one block.
-	fs.BoolVar(&c.GetServerOutput, "get-server-output", false, "show the server's own report of the test after the client's (iperf3's --get-server-output)")
-	fs.StringVar(&c.Timestamps, "timestamps", "", "start every text line with the time, in this strftime format (%c %Y %m %d %H %M %S %s %T %F %z %%; default \"%c \")")
-	fs.Lookup("timestamps").NoOptDefVal = strftime.IperfDefault
-	fs.BoolVar(&c.ForceFlush, "forceflush", false, "flush the output after every line (when it goes to a pipe)")
-	fs.BoolVarP(&c.Verbose, "verbose", "V", false, "more detail: the version, the system, the test's parameters, CPU use")
+// RegisterCommand adds every flag of the client command to fs: the test's
+// and the command line's own, bound as own says, with the flags a
+// helper shared by several commands registered on shared (--db, the
+// key and TLS flags).
+func (c *Client) RegisterCommand(fs *pflag.FlagSet, own Binds, shared *pflag.FlagSet) {
+	testflags.Register(fs, testflags.Client, c.binds().With(own).With(testflags.Adopt(shared)))
+}
+
+// binds is what each of the test's flags sets.
+func (c *Client) binds() testflags.Binds {
+	s := &c.Spec
+	return testflags.Binds{
+		"port":               &c.Port,
+		"time":               flagvalue.Duration(&s.Duration),
+		"bytes":              flagvalue.Size(&s.Bytes),
+		"interval":           flagvalue.Duration(&s.Interval),
+		"omit":               flagvalue.Duration(&s.Omit),
+		"parallel":           &s.Streams,
+		"udp":                &c.UDP,
+		"bitrate":            &c.Bitrate,
+		"pps":                &s.PPS,
+		"spacing":            flagvalue.Duration(&s.Spacing),
+		"spin":               &s.Spin,
+		"no-gso":             &s.NoGSO,
+		"late-threshold":     flagvalue.Duration(&s.LateThreshold),
+		"reverse":            &s.Reverse,
+		"bidir":              &s.Bidir,
+		"window":             flagvalue.Size(&s.Window),
+		"length":             flagvalue.Size(&c.Length),
+		"set-mss":            &s.MSS,
+		"zerocopy":           &s.ZeroCopy,
+		"no-delay":           &s.NoDelay,
+		"congestion":         &s.Congestion,
+		"tos":                flagvalue.TOS(&s.TOS),
+		"dscp":               flagvalue.DSCP(&s.TOS),
+		"bind":               &c.Bind,
+		"cport":              &c.CPort,
+		"title":              &s.Title,
+		"format":             flagvalue.Format(&c.Format),
+		"json":               &c.JSON,
+		"json-stream":        &c.JSONStream,
+		"reportstyle":        &c.ReportStyle,
+		"enhanced":           &c.Enhanced,
+		"iperf3":             &c.Iperf3,
+		"retry-busy":         flagvalue.Duration(&c.RetryBusy),
+		"udp-counters-64bit": &c.Counters64,
+		"tcpinfo-interval":   flagvalue.Duration(&c.TCPInfoInterval),
+		"bottleneck":         &c.Bottleneck,
+		"connect-timeout":    flagvalue.Duration(&c.ConnectTimeout),
+		"get-server-output":  &c.GetServerOutput,
+		"timestamps":         &c.Timestamps,
+		"forceflush":         &c.ForceFlush,
+		"verbose":            &c.Verbose,
+		"version4":           &c.IPv4,
+		"version6":           &c.IPv6,
+		"blockcount":         flagvalue.Size(&s.Blocks),
+		"affinity":           &c.Affinity,
+		"xbind":              &c.BindDevice,
+		"fq-rate":            flagvalue.Rate(&s.FQRate),
+		"dont-fragment":      &s.DontFragment,
+		"flowlabel":          &c.FlowLabel,
+		"cntl-ka":            &c.ControlKeepAlive,
+		"rcv-timeout":        &c.RcvTimeoutMS,
+		"snd-timeout":        &c.SndTimeoutMS,
+		"mptcp":              &s.MPTCP,
+		"file":               &c.File,
+	}
 }
 
 // Finish turns the parsed flags (fs is the set Register filled) into a

@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/wireperf/wireperf/internal/flagvalue"
 	"github.com/wireperf/wireperf/internal/spec"
 )
 
@@ -55,10 +54,8 @@ func (k *KeepAlive) String() string {
 // Type names the value in help.
 func (*KeepAlive) Type() string { return "KEEPIDLE/KEEPINTV/KEEPCNT" }
 
-// cntlKANoValue is what --cntl-ka alone sets: every part the system's.
-const cntlKANoValue = "/"
-
-// Set reads iperf3's KEEPIDLE/KEEPINTV/KEEPCNT: seconds, seconds and a
+// Set reads iperf3's KEEPIDLE/KEEPINTV/KEEPCNT ("/", what --cntl-ka alone
+// sets, keeps every part the system's): seconds, seconds and a
 // count, each optional; the idle time must exceed the probes' span, as
 // iperf3 requires.
 func (k *KeepAlive) Set(s string) error {
@@ -82,26 +79,6 @@ func (k *KeepAlive) Set(s string) error {
 	}
 	*k = KeepAlive{On: true, Idle: time.Duration(n[0]) * time.Second, Interval: time.Duration(n[1]) * time.Second, Count: n[2]}
 	return nil
-}
-
-// registerIperf3Habits adds the flags iperf3's users bring, with
-// iperf3's names and meanings.
-func (c *Client) registerIperf3Habits(fs *pflag.FlagSet) {
-	s := &c.Spec
-	fs.BoolVarP(&c.IPv4, "version4", "4", false, "only IPv4: resolve the server and connect over IPv4")
-	fs.BoolVarP(&c.IPv6, "version6", "6", false, "only IPv6: resolve the server and connect over IPv6")
-	fs.VarP(flagvalue.Size(&s.Blocks), "blockcount", "k", "stop after this many blocks (of -l) per direction, across streams; instead of -t or -n")
-	fs.StringVarP(&c.Affinity, "affinity", "A", "", "`n[,m]`: pin the client to CPU n for the test, and an iperf3 server (--iperf3) to CPU m (Linux)")
-	fs.StringVarP(&c.BindDevice, "xbind", "X", "", "bind the control and data sockets to network interface `DEV` (SO_BINDTODEVICE, Linux)")
-	fs.Var(flagvalue.Rate(&s.FQRate), "fq-rate", "each sender's socket pacing rate in bits/s (SO_MAX_PACING_RATE, fair queueing); UDP needs the fq qdisc")
-	fs.BoolVar(&s.DontFragment, "dont-fragment", false, "UDP: never fragment a datagram (IPv4's Don't Fragment bit, IPV6_DONTFRAG; Linux); too large a datagram fails")
-	fs.StringVarP(&c.FlowLabel, "flowlabel", "L", "", "IPv6 flow label `N` of the client's TCP data packets, 1 to 0xfffff (Linux)")
-	fs.Var(&c.ControlKeepAlive, "cntl-ka", "TCP keepalive on the control connection; =IDLE/INTV/CNT sets the idle seconds, seconds between probes and probes, each optional")
-	fs.Lookup("cntl-ka").NoOptDefVal = cntlKANoValue
-	fs.Int64Var(&c.RcvTimeoutMS, "rcv-timeout", c.RcvTimeoutMS, "when the client receives (-R, --bidir): end the test with an error after `MS` milliseconds with no data")
-	fs.Int64Var(&c.SndTimeoutMS, "snd-timeout", 0, "TCP: the client's data connections end when data stays unacknowledged for `MS` milliseconds (TCP_USER_TIMEOUT, Linux; default: the kernel's)")
-	fs.BoolVarP(&s.MPTCP, "mptcp", "m", false, "TCP: the data connections use MPTCP (Linux); a peer or path that refuses it leaves them on TCP, and the report says so")
-	fs.StringVarP(&c.File, "file", "F", "", "the client's sender sends the bytes of `FILE`; a receiving client (-R) writes what it receives to it (one TCP stream)")
 }
 
 // finishIperf3Habits checks the iperf3 flags once -l and -u are known.

@@ -2,11 +2,11 @@ package measure
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/spf13/pflag"
 
 	"github.com/wireperf/wireperf/internal/flagvalue"
+	"github.com/wireperf/wireperf/internal/measure/testflags"
 	"github.com/wireperf/wireperf/internal/ping/pingplan"
 )
 
@@ -24,16 +24,24 @@ type Ping struct {
 // NewPing is a ping run with every default: 10 requests a second apart.
 func NewPing() *Ping { return &Ping{Cfg: pingplan.DefaultConfig()} }
 
-// Register adds the run's flags to fs.
+// Register adds every flag testflags.Ping declares to fs: the command
+// line binds none of its own.
 func (f *Ping) Register(fs *pflag.FlagSet) {
-	fs.IntVar(&f.Cfg.Count, "count", f.Cfg.Count, fmt.Sprintf("echo requests to send (1 to %d)", pingplan.MaxCount))
-	fs.Var(flagvalue.Duration(&f.Cfg.Interval), "interval", fmt.Sprintf("between two requests (at least %v)", pingplan.MinInterval))
-	fs.IntVar(&f.Cfg.Size, "size", f.Cfg.Size, "bytes of data in each request, after the ICMP header")
-	fs.Var(flagvalue.Duration(&f.Cfg.Timeout), "timeout", "how long the last request waits for its reply")
-	fs.BoolVar(&f.Cfg.Raw, "raw", false, "a raw ICMP socket (root or CAP_NET_RAW) instead of a ping socket (net.ipv4.ping_group_range)")
-	fs.BoolVarP(&f.IPv4, "version4", "4", false, "only IPv4")
-	fs.BoolVarP(&f.IPv6, "version6", "6", false, "only IPv6")
-	fs.BoolVarP(&f.JSON, "json", "J", false, "one JSON document: counts, RTT percentiles, TTL")
+	testflags.Register(fs, testflags.Ping, f.binds())
+}
+
+// binds is what each of the test's flags sets.
+func (f *Ping) binds() testflags.Binds {
+	return testflags.Binds{
+		"count":    &f.Cfg.Count,
+		"interval": flagvalue.Duration(&f.Cfg.Interval),
+		"size":     &f.Cfg.Size,
+		"timeout":  flagvalue.Duration(&f.Cfg.Timeout),
+		"raw":      &f.Cfg.Raw,
+		"version4": &f.IPv4,
+		"version6": &f.IPv6,
+		"json":     &f.JSON,
+	}
 }
 
 // Finish checks the parsed flags.

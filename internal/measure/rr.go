@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/wireperf/wireperf/internal/flagvalue"
+	"github.com/wireperf/wireperf/internal/measure/testflags"
 	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/units"
 )
@@ -55,32 +56,48 @@ func NewRR() *RR {
 	}
 }
 
-// Register adds the rr test's flags to fs.
+// Register adds the test's flags to fs: those testflags.RR declares
+// and the command line doesn't bind (see RegisterCommand).
 func (f *RR) Register(fs *pflag.FlagSet) {
+	testflags.Register(fs, testflags.Measured(testflags.RR), f.binds())
+}
+
+// RegisterCommand adds every flag of the rr command to fs: the test's
+// and the command line's own, bound as own says, with the flags a
+// helper shared by several commands registered on shared (--db, the
+// key and TLS flags).
+func (f *RR) RegisterCommand(fs *pflag.FlagSet, own Binds, shared *pflag.FlagSet) {
+	testflags.Register(fs, testflags.RR, f.binds().With(own).With(testflags.Adopt(shared)))
+}
+
+// binds is what each of the test's flags sets.
+func (f *RR) binds() testflags.Binds {
 	s := &f.Spec
-	fs.IntVarP(&f.Port, "port", "p", f.Port, "server port")
-	fs.BoolVar(&f.UDP, "udp", false, "one UDP datagram each way per transaction (the default)")
-	fs.BoolVar(&f.TCP, "tcp", false, "requests and responses on one TCP connection")
-	fs.BoolVar(&f.CRR, "crr", false, "a new TCP connection for every transaction (connect, request, response, close)")
-	fs.StringVar(&f.Sizes, "sizes", f.Sizes, "request sizes in bytes: a list (64,512,1472) or START:END:STEP (64:1472:64), each a point of the sweep")
-	fs.Var(flagvalue.Size(&f.Response), "response-size", "response size in bytes, e.g. 1472 or 8K (default: the request's size)")
-	fs.VarP(flagvalue.Duration(&s.Duration), "time", "t", "how long each size runs (0 with --count: by count only)")
-	fs.Int64Var(&s.RRCount, "count", 0, "transactions per size (with -t too, whichever ends first)")
-	fs.Var(flagvalue.Duration(&s.RRInterval), "interval", "gap between requests: 0 sends each as the last response arrives; else an isochronous schedule (e.g. 10ms)")
-	fs.BoolVar(&s.RRBusyPoll, "busy-poll", false, "spin on the socket instead of blocking, on both ends (lowest latency; costs a core each; sets SO_BUSY_POLL where permitted)")
-	fs.Var(flagvalue.Duration(&f.Timeout), "timeout", "UDP: a response later than this counts as lost (default adapts: at least 200ms, 4 × the largest RTT)")
-	fs.BoolVar(&s.HostCounters, "host-counters", false, "report each host's per-CPU time split and busiest interrupt lines over the test")
-	fs.VarP(flagvalue.Size(&s.Window), "window", "w", "socket buffers (SO_SNDBUF and SO_RCVBUF) on both ends")
-	fs.Var(flagvalue.TOS(&s.TOS), "tos", "IP type-of-service byte")
-	fs.Var(flagvalue.DSCP(&s.TOS), "dscp", "DSCP code point, a number or a name such as EF")
-	fs.StringVarP(&f.Bind, "bind", "B", "", "local address for the client's sockets")
-	fs.StringVarP(&s.Title, "title", "T", "", "prefix every output line with this title")
-	fs.BoolVarP(&f.JSON, "json", "J", false, "one JSON document: both ends' figures and the full histograms")
-	fs.StringVar(&f.Load, "load", "", "latency under load: PROTO,STREAMS[,up|down|both][,RATE], e.g. tcp,4 or udp,2,down,300m — probes before, during and after a bulk test")
-	fs.Var(flagvalue.Duration(&f.LoadTime), "load-time", "how long the load runs")
-	fs.Var(flagvalue.Duration(&f.LoadIdle), "load-idle", "probes alone before the load")
-	fs.Var(flagvalue.Duration(&f.LoadAfter), "load-after", "probes alone after the load")
-	fs.Var(flagvalue.Duration(&f.ConnectTimeout), "connect-timeout", "give up connecting after this long")
+	return testflags.Binds{
+		"port":            &f.Port,
+		"udp":             &f.UDP,
+		"tcp":             &f.TCP,
+		"crr":             &f.CRR,
+		"sizes":           &f.Sizes,
+		"response-size":   flagvalue.Size(&f.Response),
+		"time":            flagvalue.Duration(&s.Duration),
+		"count":           &s.RRCount,
+		"interval":        flagvalue.Duration(&s.RRInterval),
+		"busy-poll":       &s.RRBusyPoll,
+		"timeout":         flagvalue.Duration(&f.Timeout),
+		"host-counters":   &s.HostCounters,
+		"window":          flagvalue.Size(&s.Window),
+		"tos":             flagvalue.TOS(&s.TOS),
+		"dscp":            flagvalue.DSCP(&s.TOS),
+		"bind":            &f.Bind,
+		"title":           &s.Title,
+		"json":            &f.JSON,
+		"load":            &f.Load,
+		"load-time":       flagvalue.Duration(&f.LoadTime),
+		"load-idle":       flagvalue.Duration(&f.LoadIdle),
+		"load-after":      flagvalue.Duration(&f.LoadAfter),
+		"connect-timeout": flagvalue.Duration(&f.ConnectTimeout),
+	}
 }
 
 // Finish turns the parsed flags (fs is the set Register filled) into a

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/wireperf/wireperf/internal/flagvalue"
+	"github.com/wireperf/wireperf/internal/measure/testflags"
 	"github.com/wireperf/wireperf/internal/tcpconnect/connectplan"
 )
 
@@ -31,15 +32,23 @@ type TCPConnect struct {
 // NewTCPConnect is a run with every default: 10 connects a second apart.
 func NewTCPConnect() *TCPConnect { return &TCPConnect{Cfg: connectplan.DefaultConfig()} }
 
-// Register adds the run's flags to fs.
+// Register adds every flag testflags.TCPConnect declares to fs: the command
+// line binds none of its own.
 func (f *TCPConnect) Register(fs *pflag.FlagSet) {
-	fs.IntVar(&f.Cfg.Count, "count", f.Cfg.Count, fmt.Sprintf("connects to make (1 to %d)", connectplan.MaxCount))
-	fs.Var(flagvalue.Duration(&f.Cfg.Interval), "interval", fmt.Sprintf("between the starts of two connects (at least %v)", connectplan.MinInterval))
-	fs.Var(flagvalue.Duration(&f.Cfg.Timeout), "timeout", "how long one connect may take before it counts as timed out")
-	fs.IntVar(&f.Port, "tcp-port", 0, "the port to connect to, when HOST names none (a mesh test names its port so)")
-	fs.BoolVarP(&f.IPv4, "version4", "4", false, "only IPv4")
-	fs.BoolVarP(&f.IPv6, "version6", "6", false, "only IPv6")
-	fs.BoolVarP(&f.JSON, "json", "J", false, "one JSON document: counts and handshake-time percentiles")
+	testflags.Register(fs, testflags.TCPConnect, f.binds())
+}
+
+// binds is what each of the test's flags sets.
+func (f *TCPConnect) binds() testflags.Binds {
+	return testflags.Binds{
+		"count":    &f.Cfg.Count,
+		"interval": flagvalue.Duration(&f.Cfg.Interval),
+		"timeout":  flagvalue.Duration(&f.Cfg.Timeout),
+		"tcp-port": &f.Port,
+		"version4": &f.IPv4,
+		"version6": &f.IPv6,
+		"json":     &f.JSON,
+	}
 }
 
 // Finish checks the parsed flags.

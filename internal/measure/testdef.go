@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/wireperf/wireperf/internal/measure/testflags"
 	"github.com/wireperf/wireperf/internal/testline"
 )
 
@@ -225,3 +226,7 @@ func (t Test) Resources() Resources {
 func (t Test) String() string {
 	return strings.TrimSpace(string(t.Kind) + " " + string(t.Direction()))
 }
+
+// Binds is what a command line's own flags set, by name, given to a
+// test's RegisterCommand (testflags.Binds).
+type Binds = testflags.Binds

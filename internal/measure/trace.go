@@ -1,12 +1,12 @@
 package measure
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/wireperf/wireperf/internal/flagvalue"
+	"github.com/wireperf/wireperf/internal/measure/testflags"
 	"github.com/wireperf/wireperf/internal/trace/traceplan"
 )
 
@@ -23,15 +23,23 @@ func NewTrace() *Trace {
 	return &Trace{Cfg: traceplan.DefaultConfig(), Proto: string(traceplan.UDP)}
 }
 
-// Register adds the trace's flags to fs.
+// Register adds every flag testflags.Trace declares to fs: the command
+// line binds none of its own.
 func (f *Trace) Register(fs *pflag.FlagSet) {
-	fs.IntVar(&f.Cfg.MaxHops, "max-hops", f.Cfg.MaxHops, fmt.Sprintf("the largest TTL probed (1 to %d)", traceplan.MaxHopsLimit))
-	fs.IntVar(&f.Cfg.Probes, "probes", f.Cfg.Probes, fmt.Sprintf("probes per hop (1 to %d)", traceplan.MaxProbesLimit))
-	fs.StringVar(&f.Proto, "proto", f.Proto, "what a probe is: udp (a datagram to an unlikely port) or icmp (an echo request)")
-	fs.Var(flagvalue.Duration(&f.Cfg.ProbeTimeout), "probe-timeout", "how long a hop's probes wait for their answers")
-	fs.Var(flagvalue.Duration(&f.Cfg.Total), "max-time", "stop the trace after this long (0: max hops × probe timeout)")
-	fs.BoolVar(&f.Cfg.Raw, "raw", false, "read the answers through a raw ICMP socket (root or CAP_NET_RAW); without it, from the probing socket's error queue, which needs no privilege")
-	fs.BoolVarP(&f.JSON, "json", "J", false, "one JSON document: every hop with its address and each probe's RTT")
+	testflags.Register(fs, testflags.Trace, f.binds())
+}
+
+// binds is what each of the test's flags sets.
+func (f *Trace) binds() testflags.Binds {
+	return testflags.Binds{
+		"max-hops":      &f.Cfg.MaxHops,
+		"probes":        &f.Cfg.Probes,
+		"proto":         &f.Proto,
+		"probe-timeout": flagvalue.Duration(&f.Cfg.ProbeTimeout),
+		"max-time":      flagvalue.Duration(&f.Cfg.Total),
+		"raw":           &f.Cfg.Raw,
+		"json":          &f.JSON,
+	}
 }
 
 // Finish checks the parsed flags.

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/wireperf/wireperf/internal/flagvalue"
+	"github.com/wireperf/wireperf/internal/measure/testflags"
 	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/udpmon"
 )
@@ -36,25 +37,41 @@ func NewUDPMon() *UDPMon {
 	}
 }
 
-// Register adds the sweep's flags to fs.
+// Register adds the test's flags to fs: those testflags.UDPMon declares
+// and the command line doesn't bind (see RegisterCommand).
 func (f *UDPMon) Register(fs *pflag.FlagSet) {
+	testflags.Register(fs, testflags.Measured(testflags.UDPMon), f.binds())
+}
+
+// RegisterCommand adds every flag of the udpmon command to fs: the test's
+// and the command line's own, bound as own says, with the flags a
+// helper shared by several commands registered on shared (--db, the
+// key and TLS flags).
+func (f *UDPMon) RegisterCommand(fs *pflag.FlagSet, own Binds, shared *pflag.FlagSet) {
+	testflags.Register(fs, testflags.UDPMon, f.binds().With(own).With(testflags.Adopt(shared)))
+}
+
+// binds is what each of the test's flags sets.
+func (f *UDPMon) binds() testflags.Binds {
 	c := &f.Cfg
-	fs.IntVarP(&f.Port, "port", "p", f.Port, "server port")
-	fs.StringVar(&f.Sizes, "sizes", f.Sizes, "UDP payload sizes in bytes: a list (512,1472) or START:END:STEP")
-	fs.StringVar(&f.Spacings, "spacing", f.Spacings, "gaps between datagrams: a list (0,12us) or START:END:STEP (0:40us:1us); a bare number is µs; 0 sends as fast as possible")
-	fs.Int64Var(&c.Count, "count", c.Count, "datagrams per point")
-	fs.BoolVarP(&c.Reverse, "reverse", "R", false, "the server sends, the client receives")
-	fs.VarP(flagvalue.Size(&c.Window), "window", "w", "socket buffers on both ends (e.g. 4K to see the receiving host drop); default: the receiver asks for 8 MiB")
-	fs.BoolVar(&c.NoGSO, "no-gso", false, "no segmentation offload on send nor GRO on receive")
-	fs.BoolVar(&c.Spin, "spin", false, "busy-wait the last microseconds of each gap for exact gaps, at the cost of a core (points of spacing 0 do not wait)")
-	fs.Var(flagvalue.TOS(&c.TOS), "tos", "IP type-of-service byte")
-	fs.Var(flagvalue.Duration(&c.LateThreshold), "late-threshold", "a missing datagram counts as lost after this long (2s)")
-	fs.Var(flagvalue.Duration(&c.PointTimeout), "point-timeout", "give up on a point after this long (default: twice its sending time plus 20s)")
-	fs.StringVarP(&f.Bind, "bind", "B", "", "local address for the client's sockets")
-	fs.Var(flagvalue.Duration(&f.ConnectTimeout), "connect-timeout", "give up connecting after this long")
-	fs.BoolVar(&f.CSV, "csv", false, "CSV, one row per point")
-	fs.BoolVarP(&f.JSON, "json", "J", false, "one JSON document: every point with both hosts' counters and its histograms")
-	fs.StringVarP(&f.Title, "title", "T", "", "prefix every table line with this title")
+	return testflags.Binds{
+		"port":            &f.Port,
+		"sizes":           &f.Sizes,
+		"spacing":         &f.Spacings,
+		"count":           &c.Count,
+		"reverse":         &c.Reverse,
+		"window":          flagvalue.Size(&c.Window),
+		"no-gso":          &c.NoGSO,
+		"spin":            &c.Spin,
+		"tos":             flagvalue.TOS(&c.TOS),
+		"late-threshold":  flagvalue.Duration(&c.LateThreshold),
+		"point-timeout":   flagvalue.Duration(&c.PointTimeout),
+		"bind":            &f.Bind,
+		"connect-timeout": flagvalue.Duration(&f.ConnectTimeout),
+		"csv":             &f.CSV,
+		"json":            &f.JSON,
+		"title":           &f.Title,
+	}
 }
 
 // Finish checks the parsed flags and fills the sweep's grid.

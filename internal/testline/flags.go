@@ -13,8 +13,8 @@ type FlagSpec struct {
 }
 
 // Allowed is a command's allowed flags by long name (nil for a command a
-// test line can't name). The cli package's tests hold it to the
-// commands' flag sets.
+// test line can't name). The commands' flag sets are made from the same
+// declarations.
 func Allowed(command string) map[string]FlagSpec {
 	t := testflags.Of(command)
 	if t == nil {
