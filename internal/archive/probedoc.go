@@ -156,3 +156,12 @@ func (p *Parsed) readProbeTimes(t *docPercentiles) {
 		p.setFigure(FigureProbeMaxUs, *v)
 	}
 }
+
+// IsProbeRun says a run is a probe's (ping, tcp-connect): every one
+// stores its outcome counts (ping_duplicates, connect_refused), whether
+// or not anything answered. Migration 10 knows probe runs the same way.
+func (m Summary) IsProbeRun() bool {
+	_, ping := m.Figures[FigurePingDuplicates]
+	_, connect := m.Figures[FigureConnectRefused]
+	return ping || connect
+}
