@@ -298,6 +298,15 @@ var migrations = [][]string{
 	{ // 9: the grid's cache of each pair's last run reads the runs changed since it last looked
 		`CREATE INDEX sched_run_updated ON sched_run (updated)`,
 	},
+	{ // 10: the probes' (ping, tcp-connect) percentiles in columns of their
+		// own. They were kept in rr_p50_us and rr_p99_us; a probe run is
+		// known by the figure every one of its kind stores
+		// (ping_duplicates, connect_refused), and its values move over.
+		`ALTER TABLE run_summary ADD COLUMN probe_p50_us DOUBLE PRECISION`,
+		`ALTER TABLE run_summary ADD COLUMN probe_p99_us DOUBLE PRECISION`,
+		`UPDATE run_summary SET probe_p50_us = rr_p50_us, probe_p99_us = rr_p99_us, rr_p50_us = NULL, rr_p99_us = NULL
+			WHERE run_id IN (SELECT run_id FROM run_figure WHERE name IN ('ping_duplicates', 'connect_refused'))`,
+	},
 }
 
 // migrateOnlyTo, when not 0, stops the migrations at that version: the

@@ -19,6 +19,8 @@ var SummaryColumns = append([]column{
 	{"mean_rtt_ms", "ms"},
 	{"rr_p50_us", "us"},
 	{"rr_p99_us", "us"},
+	{"probe_p50_us", "us"},
+	{"probe_p99_us", "us"},
 	{"out_of_order", "datagrams"},
 	{"seconds", "s"},
 	{"sent_bytes", "bytes"},
@@ -118,6 +120,8 @@ func (m Summary) Values() map[string]float64 {
 	f("mean_rtt_ms", m.MeanRTTms)
 	f("rr_p50_us", m.RRp50us)
 	f("rr_p99_us", m.RRp99us)
+	f("probe_p50_us", m.ProbeP50us)
+	f("probe_p99_us", m.ProbeP99us)
 	i("out_of_order", m.OutOfOrder)
 	f("seconds", m.Seconds)
 	i("sent_bytes", m.SentBytes)

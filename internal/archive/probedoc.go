@@ -78,10 +78,10 @@ var probeFigureColumns = []column{
 	{FigureConnectFailed, "attempts"},
 }
 
-// parsePing summarises a ping run as a request-response test's figures
-// are: its RTT percentiles in the summary's rr_p50_us and rr_p99_us (the
-// columns the grid and /metrics judge), its min and mean RTT, and the
-// share of requests unanswered as lost_percent.
+// parsePing summarises a ping run: its RTT percentiles in the summary's
+// probe_p50_us and probe_p99_us (which the grid and /metrics judge as
+// they judge rr's), its min and mean RTT, and the share of requests
+// unanswered as lost_percent.
 func parsePing(pg *docPing, stated string) *Parsed {
 	p := probeParsed(pg.Target, pg.Addr, pg.Started, pg.Ended, stated)
 	p.Axes["proto"] = Axis{Label: "icmp"}
@@ -142,7 +142,7 @@ func (p *Parsed) readProbeTimes(t *docPercentiles) {
 		return
 	}
 	m := &p.Summary
-	m.RRp50us, m.RRp99us = finitePtr(t.P50), finitePtr(t.P99)
+	m.ProbeP50us, m.ProbeP99us = finitePtr(t.P50), finitePtr(t.P99)
 	if v := finitePtr(t.Min); v != nil {
 		m.MinRTTms = ptr(*v / 1000)
 	}
@@ -155,4 +155,13 @@ func (p *Parsed) readProbeTimes(t *docPercentiles) {
 	if v := finitePtr(t.Max); v != nil {
 		p.setFigure(FigureProbeMaxUs, *v)
 	}
+}
+
+// IsProbeRun says a run is a probe's (ping, tcp-connect): every one
+// stores its outcome counts (ping_duplicates, connect_refused), whether
+// or not anything answered. Migration 10 knows probe runs the same way.
+func (m Summary) IsProbeRun() bool {
+	_, ping := m.Figures[FigurePingDuplicates]
+	_, connect := m.Figures[FigureConnectRefused]
+	return ping || connect
 }

@@ -3,6 +3,7 @@ package archive
 import (
 	"context"
 	"testing"
+	"time"
 )
 
 // The probes' documents in testdata were written by the commands
@@ -22,8 +23,8 @@ func TestParsePingDocument(t *testing.T) {
 	}
 	rtt := path(m, "ping", "rtt_us").(map[string]any)
 	s := p.Summary
-	if s.RRp50us == nil || *s.RRp50us != rtt["p50"].(float64) || s.RRp99us == nil || *s.RRp99us != rtt["p99"].(float64) {
-		t.Errorf("RTT p50 %v p99 %v, the document's %v and %v", s.RRp50us, s.RRp99us, rtt["p50"], rtt["p99"])
+	if s.ProbeP50us == nil || *s.ProbeP50us != rtt["p50"].(float64) || s.ProbeP99us == nil || *s.ProbeP99us != rtt["p99"].(float64) {
+		t.Errorf("RTT p50 %v p99 %v, the document's %v and %v", s.ProbeP50us, s.ProbeP99us, rtt["p50"], rtt["p99"])
 	}
 	if s.MinRTTms == nil || *s.MinRTTms != rtt["min"].(float64)/1000 || s.MeanRTTms == nil || *s.MeanRTTms != rtt["mean"].(float64)/1000 {
 		t.Errorf("RTT min %v mean %v ms, the document's %v and %v µs", s.MinRTTms, s.MeanRTTms, rtt["min"], rtt["mean"])
@@ -56,8 +57,8 @@ func TestParseTCPConnectDocument(t *testing.T) {
 	}
 	ct := path(m, "tcp_connect", "connect_us").(map[string]any)
 	s := p.Summary
-	if s.RRp50us == nil || *s.RRp50us != ct["p50"].(float64) || s.RRp99us == nil || *s.RRp99us != ct["p99"].(float64) {
-		t.Errorf("handshake p50 %v p99 %v, the document's %v and %v", s.RRp50us, s.RRp99us, ct["p50"], ct["p99"])
+	if s.ProbeP50us == nil || *s.ProbeP50us != ct["p50"].(float64) || s.ProbeP99us == nil || *s.ProbeP99us != ct["p99"].(float64) {
+		t.Errorf("handshake p50 %v p99 %v, the document's %v and %v", s.ProbeP50us, s.ProbeP99us, ct["p50"], ct["p99"])
 	}
 	if s.LostPercent == nil || *s.LostPercent != 0 || p.Axes["proto"].Label != "tcp" {
 		t.Errorf("loss %v, axes %v; want 0 and tcp", s.LostPercent, p.Axes)
@@ -74,8 +75,8 @@ func TestParseTCPConnectDocument(t *testing.T) {
 	if s.LostPercent == nil || *s.LostPercent != 100 || attempts == 0 {
 		t.Errorf("loss %v over %v attempts, every one refused", s.LostPercent, attempts)
 	}
-	if s.RRp50us != nil || s.RRp99us != nil || s.MeanRTTms != nil {
-		t.Errorf("times of a run that never connected: p50 %v p99 %v mean %v", s.RRp50us, s.RRp99us, s.MeanRTTms)
+	if s.ProbeP50us != nil || s.ProbeP99us != nil || s.MeanRTTms != nil {
+		t.Errorf("times of a run that never connected: p50 %v p99 %v mean %v", s.ProbeP50us, s.ProbeP99us, s.MeanRTTms)
 	}
 	if s.Figures[FigureConnectRefused] != path(m, "tcp_connect", "refused").(float64) || s.Figures[FigureConnectTimedOut] != 0 {
 		t.Errorf("figures %v, the document's refused %v", s.Figures, path(m, "tcp_connect", "refused"))
@@ -83,7 +84,7 @@ func TestParseTCPConnectDocument(t *testing.T) {
 }
 
 // A probe run stored in the archive is read back with its figures and
-// tabulated like any run: `wireperf table --rows proto --value rr_p99_us`.
+// tabulated like any run: `wireperf table --rows proto --value probe_p99_us`.
 func TestProbeRunsStoredAndPivoted(t *testing.T) {
 	t.Parallel()
 	for name, dsn := range backends(t) {
@@ -103,7 +104,10 @@ func TestProbeRunsStoredAndPivoted(t *testing.T) {
 					t.Fatal(err)
 				}
 				if p.Summary.RRp99us != nil {
-					want[p.Axes["proto"].Label] = *p.Summary.RRp99us
+					t.Errorf("%s: a probe's p99 in rr's column", file)
+				}
+				if p.Summary.ProbeP99us != nil {
+					want[p.Axes["proto"].Label] = *p.Summary.ProbeP99us
 				}
 			}
 			got, err := s.Get(ctx, "tcp-connect-refused.json")
@@ -117,7 +121,7 @@ func TestProbeRunsStoredAndPivoted(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tab, skipped, err := Pivot(runs, "proto", "", "rr_p99_us", StatMax)
+			tab, skipped, err := Pivot(runs, "proto", "", "probe_p99_us", StatMax)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -127,6 +131,65 @@ func TestProbeRunsStoredAndPivoted(t *testing.T) {
 			for i, row := range tab.Rows {
 				if c, ok := tab.Cell(i, 0); !ok || c.Value != want[row.Label] {
 					t.Errorf("%s: cell %+v, want the document's p99 %v", row.Label, c, want[row.Label])
+				}
+			}
+		})
+	}
+}
+
+// Probe runs stored before migration 10, their percentiles in rr's
+// columns as wireperf stored them then, keep them in the probes' own
+// columns after it; an rr run's stay where they were.
+func TestProbePercentilesMigrated(t *testing.T) {
+	// Not parallel: openAtSchema stops every opening's migrations.
+	for name, dsn := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			s := openAtSchema(t, dsn, 9)
+			at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+			if err := s.ensureRunPartition(ctx, at); err != nil {
+				t.Fatal(err)
+			}
+			old := []struct {
+				id, figure string
+				p50, p99   float64
+			}{
+				{"ping-old", FigurePingDuplicates, 120, 480},
+				{"connect-old", FigureConnectRefused, 90, 310},
+				{"rr-old", "", 30, 80},
+			}
+			for _, r := range old {
+				if _, err := s.db.ExecContext(ctx, s.q(`INSERT INTO run (id, state, source, recorded) VALUES (?, ?, ?, ?)`),
+					r.id, StateFinished, SourceNative, at); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := s.db.ExecContext(ctx, s.q(`INSERT INTO run_summary (run_id, rr_p50_us, rr_p99_us, lost_percent) VALUES (?, ?, ?, ?)`),
+					r.id, r.p50, r.p99, 0.0); err != nil {
+					t.Fatal(err)
+				}
+				if r.figure != "" {
+					if _, err := s.db.ExecContext(ctx, s.q(`INSERT INTO run_figure (run_id, name, value) VALUES (?, ?, ?)`), r.id, r.figure, 0.0); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			s.Close()
+
+			s = open(t, dsn)
+			for _, r := range old {
+				got, err := s.Get(ctx, r.id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				m := got.Summary
+				probe, rr := [2]*float64{m.ProbeP50us, m.ProbeP99us}, [2]*float64{m.RRp50us, m.RRp99us}
+				moved, stayed := probe, rr
+				if r.figure == "" {
+					moved, stayed = rr, probe
+				}
+				if moved[0] == nil || *moved[0] != r.p50 || moved[1] == nil || *moved[1] != r.p99 || stayed[0] != nil || stayed[1] != nil {
+					t.Errorf("%s after the migration: probe %v %v, rr %v %v; want p50 %v and p99 %v in the %s columns only",
+						r.id, m.ProbeP50us, m.ProbeP99us, m.RRp50us, m.RRp99us, r.p50, r.p99, map[bool]string{true: "rr", false: "probe"}[r.figure == ""])
 				}
 			}
 		})

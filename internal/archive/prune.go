@@ -2,6 +2,7 @@ package archive
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"strconv"
@@ -34,9 +35,9 @@ func ParseAge(s string) (time.Duration, error) {
 
 // PruneRequest says what archive prune removes: the runs that started
 // (or, never started, were recorded) more than OlderThan before Now,
-// except those of a kept campaign, with everything stored beside them;
-// the schedule's past runs planned before then; and the reservations
-// that ended before then.
+// except those of a kept campaign, with everything stored beside them.
+// The schedule's past in the same database is taskstore's to remove
+// (taskstore.Store.Prune), inside the same transaction (PruneBeside).
 type PruneRequest struct {
 	OlderThan time.Duration
 	Now       time.Time
@@ -45,13 +46,16 @@ type PruneRequest struct {
 
 // PruneResult is what a prune removed, or would remove.
 type PruneResult struct {
-	Before       time.Time // the cut: older than this goes
-	Runs         int64     // runs removed
-	KeptRuns     int64     // old runs kept for their campaign
-	Partitions   []string  // PostgreSQL partitions of run dropped whole
-	SchedRuns    int64     // the schedule's past runs removed
-	Reservations int64     // past reservations removed
+	Before     time.Time // the cut: older than this goes
+	Runs       int64     // runs removed
+	KeptRuns   int64     // old runs kept for their campaign
+	Partitions []string  // PostgreSQL partitions of run dropped whole
 }
+
+// PruneBeside prunes what another store keeps in the archive's database
+// (taskstore's schedule) older than before, in the prune's transaction
+// tx, so that both go or neither does; dryRun: count, remove nothing.
+type PruneBeside func(ctx context.Context, tx *sql.Tx, before time.Time, dryRun bool) error
 
 // ErrPruneTooYoung refuses an age under MinPruneAge.
 var ErrPruneTooYoung = errors.New("prune age under one day")
@@ -63,10 +67,10 @@ var runChildTables = []string{"run_axis", "run_summary", "run_figure", "run_inte
 // (once).
 const oldRunCond = `COALESCE(started, recorded) < ? AND (campaign IS NULL OR campaign NOT IN (SELECT name FROM campaign WHERE keep <> 0))`
 
-// Prune removes what req says, in one transaction. On PostgreSQL a
-// month's partition of run all of whose runs go is dropped whole rather
-// than emptied row by row.
-func (s *Store) Prune(ctx context.Context, req PruneRequest) (PruneResult, error) {
+// Prune removes what req says, and what each of beside removes, in one
+// transaction. On PostgreSQL a month's partition of run all of whose runs
+// go is dropped whole rather than emptied row by row.
+func (s *Store) Prune(ctx context.Context, req PruneRequest, beside ...PruneBeside) (PruneResult, error) {
 	if req.OlderThan < MinPruneAge {
 		return PruneResult{}, fmt.Errorf("%w: %s", ErrPruneTooYoung, req.OlderThan)
 	}
@@ -89,13 +93,6 @@ func (s *Store) Prune(ctx context.Context, req PruneRequest) (PruneResult, error
 		AND campaign IN (SELECT name FROM campaign WHERE keep <> 0)`, before); err != nil {
 		return res, err
 	}
-	if res.SchedRuns, err = count(`SELECT COUNT(*) FROM sched_run WHERE planned < ? AND state NOT IN (?, ?)`,
-		before, StateScheduled, StateRunning); err != nil {
-		return res, err
-	}
-	if res.Reservations, err = count(`SELECT COUNT(*) FROM reservation WHERE hi < ?`, before); err != nil {
-		return res, err
-	}
 	parts, err := s.runPartitions(ctx, tx)
 	if err != nil {
 		return res, err
@@ -114,8 +111,16 @@ func (s *Store) Prune(ctx context.Context, req PruneRequest) (PruneResult, error
 			res.Partitions = append(res.Partitions, p.name)
 		}
 	}
+	pruneBeside := func() error {
+		for _, b := range beside {
+			if err := b(ctx, tx, before, req.DryRun); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	if req.DryRun {
-		return res, nil
+		return res, pruneBeside()
 	}
 	for _, t := range runChildTables {
 		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM `+t+` WHERE run_id IN (SELECT id FROM run WHERE `+oldRunCond+`)`), before); err != nil {
@@ -130,12 +135,9 @@ func (s *Store) Prune(ctx context.Context, req PruneRequest) (PruneResult, error
 	if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM run WHERE `+oldRunCond), before); err != nil {
 		return res, fmt.Errorf("pruning runs: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM sched_run WHERE planned < ? AND state NOT IN (?, ?)`),
-		before, StateScheduled, StateRunning); err != nil {
-		return res, fmt.Errorf("pruning the schedule's runs: %w", err)
-	}
-	if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM reservation WHERE hi < ?`), before); err != nil {
-		return res, fmt.Errorf("pruning reservations: %w", err)
+	// Last, so that its failure takes back every run removed above.
+	if err := pruneBeside(); err != nil {
+		return res, err
 	}
 	if err := tx.Commit(); err != nil {
 		return res, err

@@ -10,7 +10,12 @@ func InList(v []string) (string, []any) {
 	for i, s := range v {
 		args[i] = s
 	}
-	return strings.TrimSuffix(strings.Repeat("?, ", len(v)), ", "), args
+	return placeholders(len(v)), args
+}
+
+// placeholders is n "?" joined by commas.
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
 }
 
 // EitherWay calls way(a, b), then way(b, a) unless a and b hold the same

@@ -16,8 +16,13 @@ func (m Summary) Line() string {
 	} else if m.SentBps != nil {
 		parts = append(parts, strings.TrimSpace(units.FormatRate(*m.SentBps, 'a'))+" sent")
 	}
-	if m.RRp50us != nil && m.RRp99us != nil {
-		parts = append(parts, fmt.Sprintf("RTT p50 %.1f us, p99 %.1f us", *m.RRp50us, *m.RRp99us))
+	// A probe's times (ping's RTT, tcp-connect's handshake) read as rr's.
+	p50, p99 := m.RRp50us, m.RRp99us
+	if p50 == nil || p99 == nil {
+		p50, p99 = m.ProbeP50us, m.ProbeP99us
+	}
+	if p50 != nil && p99 != nil {
+		parts = append(parts, fmt.Sprintf("RTT p50 %.1f us, p99 %.1f us", *p50, *p99))
 	}
 	if m.Retransmits != nil {
 		parts = append(parts, fmt.Sprintf("%d retransmits", *m.Retransmits))

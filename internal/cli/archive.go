@@ -3,12 +3,12 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/wireperf/wireperf/internal/archive"
+	"github.com/wireperf/wireperf/internal/archive/archiveview"
 )
 
 func newArchiveCmd(e env) *cobra.Command {
@@ -53,12 +53,7 @@ On PostgreSQL a month all of whose runs go is dropped as a whole partition.`,
 				return err
 			}
 			defer store.Close()
-			res, err := store.Prune(cmd.Context(), archive.PruneRequest{OlderThan: age, Now: time.Now(), DryRun: dryRun})
-			if err != nil {
-				return err
-			}
-			writePruneResult(e, res, dryRun)
-			return nil
+			return archiveview.Prune(cmd.Context(), e.stdout, store, archive.PruneRequest{OlderThan: age, Now: time.Now(), DryRun: dryRun})
 		},
 	}
 	dbFlag(cmd, &db)
@@ -79,21 +74,6 @@ func openArchiveToPrune(cmd *cobra.Command, db string) (*archive.Store, error) {
 		return nil, usageError{err}
 	}
 	return store, archiveUsage(err)
-}
-
-func writePruneResult(e env, r archive.PruneResult, dryRun bool) {
-	verb, drop := "removed", "dropped"
-	if dryRun {
-		verb, drop = "would remove", "would drop"
-	}
-	fmt.Fprintf(e.stdout, "%s %d runs started before %s, %d past scheduled runs, %d past reservations\n",
-		verb, r.Runs, r.Before.Format(time.RFC3339), r.SchedRuns, r.Reservations)
-	if r.KeptRuns > 0 {
-		fmt.Fprintf(e.stdout, "kept %d older runs of kept campaigns\n", r.KeptRuns)
-	}
-	if len(r.Partitions) > 0 {
-		fmt.Fprintf(e.stdout, "%s whole partitions: %s\n", drop, strings.Join(r.Partitions, ", "))
-	}
 }
 
 func newArchiveKeepCmd(e env) *cobra.Command {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -20,6 +21,9 @@ type plotFlags struct {
 	db, campaign, run string
 	value, x, y       string
 	series            string
+	// The probe runs plot probes draws.
+	host  string
+	since time.Duration
 }
 
 func newPlotCmd(e env) *cobra.Command {
@@ -36,19 +40,22 @@ func newPlotCmd(e env) *cobra.Command {
   latency    an rr run's RTT histogram and CDF, with p50, p99 and p99.9 marked
   load       an rr --load run's RTT across the idle, loaded and after phases
   rrul       an rrul run in flent's layout: goodput down and up per class, RTT over time, RTT CDF
+  probes     ping and tcp-connect runs' RTT p50/p99 and loss over time, one colour a pair
   compare    the same figure of two or more runs overlaid: compare KIND --from A --from B
 
 timeline, latency, load, rrul and udpmon draw one run: wireperf's own -J output (--from FILE), or a
 run stored in the archive (--run ID). sweep and heatmap draw a campaign from the archive
 (--campaign NAME) over its axes (--x, and --series or --y), as wireperf table pivots it;
-udpmon also draws a UDP sizes × spacings campaign (--campaign NAME). The output's extension
-picks PNG or SVG.`,
+udpmon also draws a UDP sizes × spacings campaign (--campaign NAME). probes draws the archive's
+probe runs (a daemon's ping and tcp-connect tasks) picked by --host, --since and --campaign. The
+output's extension picks PNG or SVG.`,
 		Example: `  wireperf -c host -t 30 -J > run.json && wireperf plot timeline --from run.json -o t.png
   wireperf rr host --load tcp,4 -J > rr.json && wireperf plot load --from rr.json -o load.svg
   wireperf plot compare latency --from before.json --from after.json -o cmp.png
   wireperf plot sweep --campaign grid --x window --series parallel -o sweep.svg
   wireperf plot heatmap --campaign grid --x window --y parallel -o heatmap.png
-  wireperf plot udpmon --campaign cern-udpmon -o udpmon.svg`,
+  wireperf plot udpmon --campaign cern-udpmon -o udpmon.svg
+  wireperf plot probes --host router --since 24h -o probes.png`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef("plot needs a KIND: %s", strings.Join(plotarchive.Kinds, ", "))
@@ -71,6 +78,8 @@ picks PNG or SVG.`,
 	fs.StringVar(&f.x, "x", "", "the campaign axis along x (sweep, heatmap)")
 	fs.StringVar(&f.series, "series", "", "the campaign axis with one line per value (sweep)")
 	fs.StringVar(&f.y, "y", "", "the campaign axis along y (heatmap)")
+	fs.StringVar(&f.host, "host", "", "only the probe runs this host takes part in (probes)")
+	fs.DurationVar(&f.since, "since", 0, "only the probe runs started this long ago or less, e.g. 24h (probes)")
 	return cmd
 }
 
@@ -78,7 +87,10 @@ func runPlot(ctx context.Context, e env, f *plotFlags, args []string) error {
 	r := &plotarchive.Request{
 		Kind: args[0], Args: args[1:], Output: f.output, Title: f.title,
 		From: f.from, Run: f.run, Campaign: f.campaign,
-		Value: f.value, X: f.x, Y: f.y, Series: f.series,
+		Value: f.value, X: f.x, Y: f.y, Series: f.series, Host: f.host,
+	}
+	if f.since > 0 {
+		r.Since = time.Now().Add(-f.since)
 	}
 	if err := r.Check(); err != nil {
 		return usageError{err}

@@ -246,7 +246,7 @@ func (d *Daemon) gridBlock(r *http.Request) (grid.Grid, error) {
 	test := g.Tests[ti].Name
 	// A side over grid.MaxBlockHosts hosts is refused (RenderBlock says
 	// how to drill in) before its histories are read.
-	from, err := g.BlockHosts(grid.BlockSide{Group: q.Get("from"), At: q.Get("from_at")}, "from")
+	from, err := g.BlockRows(grid.BlockSide{Group: q.Get("from"), At: q.Get("from_at")})
 	if err != nil {
 		return g, nil
 	}

@@ -49,17 +49,27 @@ type summaryCell struct {
 	Title    string
 }
 
-// summary judges every half-cell of test t and sums them up by block.
+// summary judges every half-cell of test t and sums them up by block:
+// a row per group with a host that some scheduled pair starts from (a
+// group of hosts only measured to, by ping or tcp-connect, is a column
+// with no row), a column per group.
 func (g Grid) summary(t Test, cells map[cellKey]Cell, counts map[Colour]int) summaryView {
 	var sv summaryView
+	sources := g.sourceSet()
+	for _, gr := range g.Groups {
+		sv.Groups = append(sv.Groups, gr.Name)
+	}
 	for _, from := range g.Groups {
-		sv.Groups = append(sv.Groups, from.Name)
+		srcs := onlySources(from.Hosts, sources)
+		if len(srcs) == 0 {
+			continue
+		}
 		row := summaryRow{Group: from.Name}
 		for _, to := range g.Groups {
 			sc := summaryCell{From: from.Name, To: to.Name, Colour: Green}
 			byColour := map[Colour]int{}
 			worst := -1
-			for _, src := range from.Hosts {
+			for _, src := range srcs {
 				for _, dst := range to.Hosts {
 					if src == dst {
 						continue
@@ -140,15 +150,42 @@ const MaxBlockHosts = 100
 // first of its hosts to show ("" for the first).
 type BlockSide struct{ Group, At string }
 
-// BlockHosts is the hosts of one side of a block: at most
-// MaxBlockHosts of the group's, from the at-th. A group larger than
-// that is refused without at, with a message saying how to drill in.
+// BlockHosts is the hosts of a block's columns: at most MaxBlockHosts
+// of the group's, from the at-th. A group larger than that is refused
+// without at, with a message saying how to drill in.
 func (g Grid) BlockHosts(side BlockSide, param string) ([]string, error) {
-	i := slices.IndexFunc(g.Groups, func(gr Group) bool { return gr.Name == side.Group })
-	if i < 0 {
-		return nil, fmt.Errorf("group %q: not a group of the grid", side.Group)
+	hosts, err := g.groupHosts(side.Group)
+	if err != nil {
+		return nil, err
 	}
-	hosts := g.Groups[i].Hosts
+	return pageOfHosts(side, hosts, param)
+}
+
+// BlockRows is the hosts of a block's rows: as BlockHosts, over the
+// group's hosts that some scheduled pair starts from (Sources). A group
+// of hosts only measured to has none, and is refused.
+func (g Grid) BlockRows(side BlockSide) ([]string, error) {
+	hosts, err := g.groupHosts(side.Group)
+	if err != nil {
+		return nil, err
+	}
+	srcs := onlySources(hosts, g.sourceSet())
+	if len(srcs) == 0 {
+		return nil, fmt.Errorf("group %q: its hosts are only measured to (they run no daemon): a column, with no row", side.Group)
+	}
+	return pageOfHosts(side, srcs, "from")
+}
+
+func (g Grid) groupHosts(group string) ([]string, error) {
+	i := slices.IndexFunc(g.Groups, func(gr Group) bool { return gr.Name == group })
+	if i < 0 {
+		return nil, fmt.Errorf("group %q: not a group of the grid", group)
+	}
+	return g.Groups[i].Hosts, nil
+}
+
+// pageOfHosts is at most MaxBlockHosts of hosts from side's at-th.
+func pageOfHosts(side BlockSide, hosts []string, param string) ([]string, error) {
 	if side.At == "" {
 		if len(hosts) > MaxBlockHosts {
 			return nil, fmt.Errorf("group %q: %d hosts, over a block's limit of %d: ask %d of them at a time with %s_at=0, %d, … %d",
@@ -198,7 +235,7 @@ func RenderBlock(w *bytes.Buffer, g Grid, test string, from, to BlockSide) error
 	if err != nil || ti < 0 || ti >= len(g.Tests) {
 		return fmt.Errorf("test %q: want the index of one of the grid's %d tests", test, len(g.Tests))
 	}
-	rows, err := g.BlockHosts(from, "from")
+	rows, err := g.BlockRows(from)
 	if err != nil {
 		return err
 	}

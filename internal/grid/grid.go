@@ -257,8 +257,14 @@ func Render(w io.Writer, g Grid) error {
 // column with no row of its own, rather than a row of pairs that can
 // never be measured.
 func (g Grid) Sources() []string {
+	return onlySources(g.Hosts, g.sourceSet())
+}
+
+// sourceSet is the hosts some scheduled pair starts from; nil when
+// Scheduled is (every host is then a source).
+func (g Grid) sourceSet() map[string]bool {
 	if g.Scheduled == nil {
-		return g.Hosts
+		return nil
 	}
 	from := make(map[string]bool, len(g.Hosts))
 	for k, on := range g.Scheduled {
@@ -266,9 +272,18 @@ func (g Grid) Sources() []string {
 			from[k.Src] = true
 		}
 	}
-	out := make([]string, 0, len(from))
-	for _, h := range g.Hosts {
-		if from[h] {
+	return from
+}
+
+// onlySources is hosts in sources, in their order; all of them when
+// sources is nil.
+func onlySources(hosts []string, sources map[string]bool) []string {
+	if sources == nil {
+		return hosts
+	}
+	out := make([]string, 0, len(hosts))
+	for _, h := range hosts {
+		if sources[h] {
 			out = append(out, h)
 		}
 	}

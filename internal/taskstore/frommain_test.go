@@ -249,7 +249,7 @@ func tableNames(t *testing.T, db *sql.DB, postgres bool) []string {
 }
 
 // dumpTables reads every row of every table of the archive dsn, each as
-// text, sorted.
+// text (its non-NULL columns), sorted.
 func dumpTables(t *testing.T, dsn string) map[string][]string {
 	t.Helper()
 	var db *sql.DB
@@ -277,6 +277,12 @@ func dumpTables(t *testing.T, dsn string) map[string][]string {
 			}
 			var b strings.Builder
 			for i, v := range vals {
+				if v == nil {
+					// A column a later migration added reads NULL in the
+					// rows it found; leaving NULLs out compares the
+					// values the rows held.
+					continue
+				}
 				switch x := v.(type) {
 				case time.Time:
 					v = x.UTC().Format(time.RFC3339Nano)

@@ -25,7 +25,7 @@ type GridRun struct {
 
 // gridRunColumns are a GridRun's columns from sched_run r and run_summary m.
 const gridRunColumns = `r.id, r.planned, r.updated, r.source, r.dest, r.test, r.direction, r.state, r.reason, r.ended,
-	m.received_bps, m.sent_bps, m.lost_percent, m.rr_p50_us, m.rr_p99_us, m.mean_rtt_ms`
+	m.received_bps, m.sent_bps, m.lost_percent, COALESCE(m.rr_p50_us, m.probe_p50_us), COALESCE(m.rr_p99_us, m.probe_p99_us), m.mean_rtt_ms`
 
 // ScheduledLastResults is LastResultsFrom for every source: each pair a
 // task schedules, its last run that ended. It reads O(tasks) index

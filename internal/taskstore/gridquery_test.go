@@ -141,3 +141,52 @@ func fillMesh(t *testing.T, s *Store, hosts, perPair int, t0 time.Time) {
 		t.Fatal(err)
 	}
 }
+
+// A probe's run (ping, tcp-connect) keeps its percentiles in the
+// probes' own columns; every query the grid and /metrics read gives
+// them as the pair's RTTs, as it gives an rr run's.
+func TestGridQueriesReadProbePercentiles(t *testing.T) {
+	t.Parallel()
+	for name, dsn := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			s := open(t, dsn)
+			tk := schedTask("echo", "a", "router")
+			tk.Args = []string{"ping", "--count", "5"}
+			if _, err := s.PutTask(ctx, tk, s0); err != nil {
+				t.Fatal(err)
+			}
+			at, _ := tk.At(0)
+			r := NewSchedRun(tk, at)
+			if _, err := s.PlanRuns(ctx, []*SchedRun{r}, s0); err != nil {
+				t.Fatal(err)
+			}
+			s.Transition(ctx, r.ID, []string{archive.StateScheduled}, archive.StateFinished, "", s0.Add(time.Second), s0.Add(6*time.Second), s0)
+			rec := sampleRun(r.ID, "", 0)
+			rec.Summary = archive.Summary{ProbeP50us: f64(1200), ProbeP99us: f64(4800), LostPercent: f64(0)}
+			if err := s.PutRun(ctx, rec); err != nil {
+				t.Fatal(err)
+			}
+			check := func(what string, got []PairStatus, err error) {
+				t.Helper()
+				if err != nil || len(got) != 1 || got[0].RTTp50ms == nil || *got[0].RTTp50ms != 1.2 || got[0].RTTp99ms == nil || *got[0].RTTp99ms != 4.8 {
+					t.Errorf("%s: %+v, %v; want p50 1.2 ms and p99 4.8 ms", what, got, err)
+				}
+			}
+			last, err := s.LastResults(ctx)
+			check("last results", last, err)
+			from, err := s.LastResultsFrom(ctx, "a")
+			check("last results from a", from, err)
+			hist, err := s.PairHistory(ctx, s0.Add(-time.Hour))
+			check("pair history", hist, err)
+			block, err := s.BlockHistory(ctx, []string{"a"}, []string{"router"}, "echo", s0.Add(-time.Hour))
+			check("block history", block, err)
+			grid, err := s.ScheduledLastResults(ctx)
+			var statuses []PairStatus
+			for _, g := range grid {
+				statuses = append(statuses, g.PairStatus)
+			}
+			check("scheduled last results", statuses, err)
+		})
+	}
+}

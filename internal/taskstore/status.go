@@ -17,7 +17,9 @@ type PairKey struct {
 
 // PairStatus is the last run of a PairKey and what it measured: what the
 // grid colours and /metrics exports. Nil figures were not measured (no
-// loss in a TCP test, no RTT percentiles outside request-response tests).
+// loss in a TCP test, no RTT percentiles outside request-response tests
+// and probes). RTTp50ms and RTTp99ms are rr's percentiles, or a probe's
+// (ping's echo, tcp-connect's handshake), from their own columns.
 type PairStatus struct {
 	PairKey
 	State       string
@@ -40,7 +42,7 @@ var doneStates = []any{archive.StateFinished, archive.StateFailed, archive.State
 func (s *Store) LastResults(ctx context.Context) ([]PairStatus, error) {
 	rows, err := s.db.QueryContext(ctx, s.q(`
 		SELECT r.source, r.dest, r.test, r.direction, r.state, r.reason, r.planned, r.ended,
-			m.received_bps, m.sent_bps, m.lost_percent, m.rr_p50_us, m.rr_p99_us, m.mean_rtt_ms,
+			m.received_bps, m.sent_bps, m.lost_percent, COALESCE(m.rr_p50_us, m.probe_p50_us), COALESCE(m.rr_p99_us, m.probe_p99_us), m.mean_rtt_ms,
 			(SELECT MAX(f.ended) FROM sched_run f WHERE f.source = r.source AND f.dest = r.dest AND f.test = r.test
 				AND f.direction = r.direction AND f.state = ?)
 		FROM sched_run r LEFT JOIN run_summary m ON m.run_id = r.id
@@ -74,7 +76,7 @@ func (s *Store) LastResultsFrom(ctx context.Context, source string) ([]PairStatu
 
 const lastResultsFromQuery = `
 		SELECT r.source, r.dest, r.test, r.direction, r.state, r.reason, r.planned, r.ended,
-			m.received_bps, m.sent_bps, m.lost_percent, m.rr_p50_us, m.rr_p99_us, m.mean_rtt_ms,
+			m.received_bps, m.sent_bps, m.lost_percent, COALESCE(m.rr_p50_us, m.probe_p50_us), COALESCE(m.rr_p99_us, m.probe_p99_us), m.mean_rtt_ms,
 			(SELECT f.ended FROM sched_run f WHERE f.source = k.source AND f.dest = k.dest AND f.test = k.name
 				AND f.direction = k.direction AND f.state = ? ORDER BY f.planned DESC, f.id DESC LIMIT 1)
 		FROM (SELECT DISTINCT source, dest, name, direction FROM sched_task WHERE source = ?) k
@@ -91,7 +93,7 @@ const lastResultsFromQuery = `
 func (s *Store) PairHistory(ctx context.Context, since time.Time) ([]PairStatus, error) {
 	rows, err := s.db.QueryContext(ctx, s.q(`
 		SELECT r.source, r.dest, r.test, r.direction, r.state, r.reason, r.planned, r.ended,
-			m.received_bps, m.sent_bps, m.lost_percent, m.rr_p50_us, m.rr_p99_us, m.mean_rtt_ms
+			m.received_bps, m.sent_bps, m.lost_percent, COALESCE(m.rr_p50_us, m.probe_p50_us), COALESCE(m.rr_p99_us, m.probe_p99_us), m.mean_rtt_ms
 		FROM sched_run r LEFT JOIN run_summary m ON m.run_id = r.id
 		WHERE r.state IN (?, ?, ?, ?) AND r.planned >= ?
 		ORDER BY r.planned, r.id`), append(append([]any{}, doneStates...), since.UTC())...)

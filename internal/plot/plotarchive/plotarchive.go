@@ -86,6 +86,8 @@ func valueAxis(name string) plot.Axis {
 		"mean_rtt_ms":              "Mean RTT",
 		"rr_p50_us":                "RTT p50",
 		"rr_p99_us":                "RTT p99",
+		"probe_p50_us":             "Probe p50",
+		"probe_p99_us":             "Probe p99",
 		"seconds":                  "Duration",
 		"sent_bytes":               "Sent",
 		"received_bytes":           "Received",

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/wireperf/wireperf/internal/archive"
 	"github.com/wireperf/wireperf/internal/campaign"
@@ -14,7 +15,7 @@ import (
 
 // Kinds are the figures `wireperf plot` draws, in the order its help
 // lists them.
-var Kinds = []string{"sweep", "heatmap", "timeline", "udpmon", "latency", "load", "rrul", "compare"}
+var Kinds = []string{"sweep", "heatmap", "timeline", "udpmon", "latency", "load", "rrul", "probes", "compare"}
 
 // DefaultValue is the summary value a campaign's figure draws when none
 // is asked for.
@@ -33,6 +34,10 @@ type Request struct {
 	Run, Campaign string   // from the archive
 	// A campaign's axes and value (sweep, heatmap).
 	Value, X, Y, Series string
+	// The probe runs drawn (probes): those touching Host, started at or
+	// after Since; zero values pick all.
+	Host  string
+	Since time.Time
 
 	checked         bool
 	source          source
@@ -48,6 +53,7 @@ const (
 	fromRun
 	fromCampaign       // sweep, heatmap
 	fromUDPMonCampaign // udpmon --campaign
+	fromProbes         // probes: runs picked by host, time and campaign
 )
 
 // A RequestError says the request cannot be drawn as asked: other flags
@@ -86,6 +92,13 @@ func (r *Request) Check() error {
 	}
 	campaignKind := kind == "sweep" || kind == "heatmap"
 	switch {
+	case (r.Host != "" || !r.Since.IsZero()) && kind != "probes":
+		return requestErrorf("plot %s: --host and --since pick the runs of plot probes", kind)
+	case kind == "probes":
+		if len(r.Args) > 0 || len(r.From) > 0 || r.Run != "" || r.Value != "" || r.X != "" || r.Y != "" || r.Series != "" {
+			return requestErrorf("plot probes draws the archive's ping and tcp-connect runs over time: pick them with --host, --since or --campaign")
+		}
+		r.source = fromProbes
 	case kind != "compare" && len(r.Args) > 0:
 		return requestErrorf("plot %s takes no arguments after KIND (got %q)", kind, r.Args)
 	case (r.Value != "" || r.X != "" || r.Y != "" || r.Series != "") && !campaignKind:
@@ -132,7 +145,7 @@ func (r *Request) Check() error {
 // archive: Draw needs its store, which must hold the request's Campaign
 // when one is named.
 func (r *Request) FromArchive() bool {
-	return r.source == fromRun || r.source == fromCampaign || r.source == fromUDPMonCampaign
+	return r.source == fromRun || r.source == fromCampaign || r.source == fromUDPMonCampaign || r.source == fromProbes
 }
 
 // Draw draws the checked request's figure, with the request's title:
@@ -151,6 +164,8 @@ func (r *Request) Draw(ctx context.Context, store *archive.Store) (*plot.Figure,
 		fig, err = r.udpmonCampaignFigure(ctx, store)
 	case fromRun:
 		fig, err = r.runFigure(ctx, store)
+	case fromProbes:
+		fig, err = r.probesFigure(ctx, store)
 	case fromCompare:
 		fig, err = plot.CompareFiles(r.Args[0], r.From)
 	default:
@@ -234,6 +249,19 @@ func axisFlag(flag, name string) (string, error) {
 		return "", requestErrorf("%s %q: not a campaign axis (%s)", flag, name, strings.Join(campaign.AxisNames(), ", "))
 	}
 	return a, nil
+}
+
+// probesFigure draws the probe runs the request picks.
+func (r *Request) probesFigure(ctx context.Context, store *archive.Store) (*plot.Figure, error) {
+	runs, err := store.List(ctx, archive.Filter{Campaign: r.Campaign, Host: r.Host, Since: r.Since})
+	if err != nil {
+		return nil, err
+	}
+	in, err := ProbesOf(runs, plot.Footer{Subject: ProbesSubject(r.Host, r.Campaign, r.Since)})
+	if err != nil {
+		return nil, err
+	}
+	return plot.Probes(in)
 }
 
 // runFigure draws the stored run.
