@@ -2,26 +2,13 @@ package mcast
 
 import (
 	"context"
+	"github.com/wireperf/wireperf/internal/mcast/mcasttest"
 	"net"
 	"net/netip"
 	"sync"
 	"testing"
 	"time"
 )
-
-// oneHost is a namespace whose veth pair carries multicast: the sender's
-// datagrams come back to the host's own receivers (IP_MULTICAST_LOOP),
-// as on any host with a multicast route.
-func oneHost(t *testing.T) string {
-	ns := newNetns(t)
-	run(t, "ip", "-n", ns, "link", "add", "v0", "type", "veth", "peer", "name", "v1")
-	run(t, "ip", "-n", ns, "addr", "add", "10.39.0.1/24", "dev", "v0")
-	run(t, "ip", "-n", ns, "addr", "add", "fd39::1/64", "dev", "v0", "nodad")
-	run(t, "ip", "-n", ns, "link", "set", "v0", "up")
-	run(t, "ip", "-n", ns, "link", "set", "v1", "up")
-	run(t, "ip", "-n", ns, "route", "add", "224.0.0.0/4", "dev", "v0")
-	return ns
-}
 
 type receiverRun struct {
 	events []FlowEvent
@@ -34,7 +21,7 @@ type receiverRun struct {
 func startReceiver(t *testing.T, ctx context.Context, ns string, g Group, once bool, wg *sync.WaitGroup) *receiverRun {
 	t.Helper()
 	var c *net.UDPConn
-	inNetns(t, ns, func() (err error) { c, err = Listen(ctx, g); return err })
+	mcasttest.InNetns(t, ns, func() (err error) { c, err = Listen(ctx, g); return err })
 	rr := &receiverRun{done: make(chan struct{})}
 	ev := make(chan FlowEvent, 1024)
 	wg.Add(1)
@@ -72,8 +59,8 @@ func ended(t *testing.T, r *receiverRun) []FlowEvent {
 // (the interface named). Every receiver that should hears every datagram;
 // the one of another source hears none.
 func TestOneHostBothFamilies(t *testing.T) {
-	needRoot(t)
-	ns := oneHost(t)
+	mcasttest.NeedRoot(t)
+	ns := mcasttest.OneHost(t)
 	for _, tc := range []struct {
 		name, group, src, other, dev string
 	}{
@@ -94,7 +81,7 @@ func TestOneHostBothFamilies(t *testing.T) {
 			}
 			other := startReceiver(t, otherCtx, ns, Group{Addr: ga, Source: netip.MustParseAddr(tc.other), Interface: tc.dev}, false, &wg)
 			var c *net.UDPConn
-			inNetns(t, ns, func() (err error) {
+			mcasttest.InNetns(t, ns, func() (err error) {
 				c, err = Dial(Group{Addr: ga, Interface: tc.dev}, SendOptions{TTL: 1, Bind: src})
 				return err
 			})

@@ -46,7 +46,11 @@ type SendRow struct {
 	// Errors are sends the kernel refused (a full queue, ENOBUFS): those
 	// datagrams were not sent, and their numbers were used again.
 	Errors int64
-	Final  bool
+	// WrittenOff (totals only) is what the schedule wrote off: datagrams
+	// owed over a stall longer than pace.MaxDebtSpan, never sent, so that
+	// catching up does not flood the path.
+	WrittenOff int64
+	Final      bool
 }
 
 // maxBatch is the most datagrams one release of the pacer may send.
@@ -127,5 +131,6 @@ func Send(ctx context.Context, c *net.UDPConn, cfg SendConfig, rows chan<- SendR
 		rows <- row
 	}
 	tot.Final = true
+	tot.WrittenOff = pacer.WrittenOff()
 	return tot, nil
 }

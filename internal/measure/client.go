@@ -71,6 +71,10 @@ type Client struct {
 	Timestamps      string
 	ForceFlush      bool
 	Verbose         bool
+	// TTL is --ttl: a multicast sender's TTL (IPv6 hop limit), 1 to 255;
+	// 0 when not given (runner/mcastrun's rule then reads -T as iperf 2
+	// does, or takes iperf 2's 1).
+	TTL int
 }
 
 // NewClient is a client test with every default.
@@ -137,6 +141,9 @@ func (c *Client) Register(fs *pflag.FlagSet) {
 	fs.Lookup("timestamps").NoOptDefVal = strftime.IperfDefault
 	fs.BoolVar(&c.ForceFlush, "forceflush", false, "flush the output after every line (when it goes to a pipe)")
 	fs.BoolVarP(&c.Verbose, "verbose", "V", false, "more detail: the version, the system, the test's parameters, CPU use")
+
+	// Multicast (iperf 2's), in one block.
+	fs.IntVar(&c.TTL, "ttl", 0, "multicast group: the datagrams' TTL (IPv6 hop limit), 1 to 255 (default 1, as iperf 2); -T N before a group means the same")
 }
 
 // Finish turns the parsed flags (fs is the set Register filled) into a
@@ -189,6 +196,9 @@ func (c *Client) Finish(fs *pflag.FlagSet) error {
 	}
 	if err := c.finishTCPInfo(); err != nil {
 		return err
+	}
+	if fs.Changed("ttl") && (c.TTL < 1 || c.TTL > 255 || !c.UDP) {
+		return fmt.Errorf("--ttl %d: a multicast UDP test's (-u) TTL, 1 to 255", c.TTL)
 	}
 	return c.Spec.Validate()
 }

@@ -256,6 +256,7 @@ var refused = map[string]string{
 	"campaign":          "the daemon stores every run itself",
 	"client":            "the destination comes from the task",
 	"server":            "a test line runs a test, not a server",
+	"ttl":               "a multicast sender's: the daemon schedules tests between a client and its server",
 	"help":              "not a measurement flag",
 	"version":           "not a measurement flag",
 }

@@ -1,7 +1,6 @@
-package mcast
+package mcasttest
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -14,12 +13,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The helpers of the namespace tests: every namespace a test creates is
-// named mc39-<pid>-<n> and removed when the test ends, failed or not.
-
 var nsSeq atomic.Int64
 
-func needRoot(t *testing.T) {
+func NeedRoot(t *testing.T) {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root: creates network namespaces")
@@ -29,17 +25,17 @@ func needRoot(t *testing.T) {
 	}
 }
 
-// newNetns creates a namespace with its loopback up and returns its name.
-func newNetns(t *testing.T) string {
+// NewNetns creates a namespace with its loopback up and returns its name.
+func NewNetns(t *testing.T) string {
 	t.Helper()
 	name := fmt.Sprintf("mc39-%d-%d", os.Getpid(), nsSeq.Add(1))
-	run(t, "ip", "netns", "add", name)
+	Run(t, "ip", "netns", "add", name)
 	t.Cleanup(func() { _ = exec.Command("ip", "netns", "del", name).Run() })
-	run(t, "ip", "-n", name, "link", "set", "lo", "up")
+	Run(t, "ip", "-n", name, "link", "set", "lo", "up")
 	return name
 }
 
-func run(t *testing.T, argv ...string) string {
+func Run(t *testing.T, argv ...string) string {
 	t.Helper()
 	out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput()
 	if err != nil {
@@ -48,10 +44,10 @@ func run(t *testing.T, argv ...string) string {
 	return string(out)
 }
 
-// inNetns runs fn on a thread in namespace ns: the sockets fn opens
+// InNetns runs fn on a thread in namespace ns: the sockets fn opens
 // belong to ns for good. The thread is never unlocked, so the runtime
 // ends it rather than reuse a thread in another namespace.
-func inNetns(t *testing.T, ns string, fn func() error) {
+func InNetns(t *testing.T, ns string, fn func() error) {
 	t.Helper()
 	f, err := os.Open("/run/netns/" + ns)
 	if err != nil {
@@ -72,14 +68,14 @@ func inNetns(t *testing.T, ns string, fn func() error) {
 	}
 }
 
-// linkStats is an interface's counters in namespace ns (ip -s -j link).
-type linkStats struct {
+// LinkStats is an interface's counters in namespace ns (ip -s -j link).
+type LinkStats struct {
 	RxPackets, TxPackets, RxBytes int64
 }
 
-func readLinkStats(t *testing.T, ns, dev string) linkStats {
+func ReadLinkStats(t *testing.T, ns, dev string) LinkStats {
 	t.Helper()
-	out := run(t, "ip", "-n", ns, "-s", "-j", "link", "show", "dev", dev)
+	out := Run(t, "ip", "-n", ns, "-s", "-j", "link", "show", "dev", dev)
 	var links []struct {
 		Stats64 struct {
 			Rx struct{ Packets, Bytes int64 } `json:"rx"`
@@ -90,13 +86,13 @@ func readLinkStats(t *testing.T, ns, dev string) linkStats {
 		t.Fatalf("ip -s -j link show dev %s: %v\n%s", dev, err, out)
 	}
 	s := links[0].Stats64
-	return linkStats{RxPackets: s.Rx.Packets, TxPackets: s.Tx.Packets, RxBytes: s.Rx.Bytes}
+	return LinkStats{RxPackets: s.Rx.Packets, TxPackets: s.Tx.Packets, RxBytes: s.Rx.Bytes}
 }
 
-// snmp reads a counter of /proc/net/snmp ("Udp", "InDatagrams") in ns.
-func snmp(t *testing.T, ns, proto, field string) int64 {
+// SNMP reads a counter of /proc/net/snmp ("Udp", "InDatagrams") in ns.
+func SNMP(t *testing.T, ns, proto, field string) int64 {
 	t.Helper()
-	out := run(t, "ip", "netns", "exec", ns, "cat", "/proc/net/snmp")
+	out := Run(t, "ip", "netns", "exec", ns, "cat", "/proc/net/snmp")
 	var names []string
 	for _, line := range strings.Split(out, "\n") {
 		f := strings.Fields(line)
@@ -119,18 +115,18 @@ func snmp(t *testing.T, ns, proto, field string) int64 {
 	return 0
 }
 
-// collect drains events until ctx is done or the channel closes.
-func collect(ctx context.Context, ch <-chan FlowEvent) []FlowEvent {
-	var out []FlowEvent
-	for {
-		select {
-		case e, ok := <-ch:
-			if !ok {
-				return out
-			}
-			out = append(out, e)
-		case <-ctx.Done():
-			return out
-		}
-	}
+// OneHost is a namespace whose veth pair carries multicast: the sender's
+// datagrams come back to the host's own receivers (IP_MULTICAST_LOOP),
+// as on any host with a multicast route. v0 has 10.39.0.1/24 and
+// fd39::1/64, and the IPv4 multicast route; IPv6 multicast goes out of
+// the interface a socket names.
+func OneHost(t *testing.T) string {
+	ns := NewNetns(t)
+	Run(t, "ip", "-n", ns, "link", "add", "v0", "type", "veth", "peer", "name", "v1")
+	Run(t, "ip", "-n", ns, "addr", "add", "10.39.0.1/24", "dev", "v0")
+	Run(t, "ip", "-n", ns, "addr", "add", "fd39::1/64", "dev", "v0", "nodad")
+	Run(t, "ip", "-n", ns, "link", "set", "v0", "up")
+	Run(t, "ip", "-n", ns, "link", "set", "v1", "up")
+	Run(t, "ip", "-n", ns, "route", "add", "224.0.0.0/4", "dev", "v0")
+	return ns
 }
