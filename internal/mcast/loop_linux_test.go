@@ -80,7 +80,7 @@ func TestOneHostBothFamilies(t *testing.T) {
 				startReceiver(t, ctx, ns, Group{Addr: ga, Source: src, Interface: tc.dev}, true, &wg),
 			}
 			other := startReceiver(t, otherCtx, ns, Group{Addr: ga, Source: netip.MustParseAddr(tc.other), Interface: tc.dev}, false, &wg)
-			var c *net.UDPConn
+			var c *SendConn
 			mcasttest.InNetns(t, ns, func() (err error) {
 				c, err = Dial(Group{Addr: ga, Interface: tc.dev}, SendOptions{TTL: 1, Bind: src})
 				return err

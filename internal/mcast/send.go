@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"time"
 
 	"github.com/wireperf/wireperf/internal/iperf2wire"
@@ -60,7 +59,7 @@ const maxBatch = 64
 // the last one numbered as iperf 2's FIN, and returns the totals. Each
 // interval row goes to rows, if not nil, which the caller drains. A
 // cancelled ctx stops the test early, still with its FIN.
-func Send(ctx context.Context, c *net.UDPConn, cfg SendConfig, rows chan<- SendRow) (SendRow, error) {
+func Send(ctx context.Context, c *SendConn, cfg SendConfig, rows chan<- SendRow) (SendRow, error) {
 	if err := cfg.Check(); err != nil {
 		return SendRow{}, err
 	}
@@ -106,7 +105,7 @@ func Send(ctx context.Context, c *net.UDPConn, cfg SendConfig, rows chan<- SendR
 				num = -num
 			}
 			iperf2wire.PutSeq(buf, num, now)
-			if _, err := c.Write(buf); err != nil {
+			if _, err := c.WriteToUDP(buf, c.To); err != nil {
 				if !transient(err) {
 					return tot, err
 				}

@@ -81,9 +81,18 @@ type SendOptions struct {
 	NoLoopback bool
 }
 
+// SendConn is a sender's socket and the group it sends to. The socket is
+// not connected: it takes its multicast options (the outgoing interface
+// above all) before its first datagram, so the kernel chooses the source
+// address on that interface and not by the routing table.
+type SendConn struct {
+	*net.UDPConn
+	To *net.UDPAddr
+}
+
 // Dial opens a sender's socket to g with opt's TTL, TOS and outgoing
 // interface (g.Interface).
-func Dial(g Group, opt SendOptions) (*net.UDPConn, error) {
+func Dial(g Group, opt SendOptions) (*SendConn, error) {
 	if err := g.Check(); err != nil {
 		return nil, err
 	}
@@ -94,15 +103,15 @@ func Dial(g Group, opt SendOptions) (*net.UDPConn, error) {
 	if err != nil {
 		return nil, err
 	}
-	var laddr *net.UDPAddr
+	laddr := &net.UDPAddr{}
 	if opt.Bind.IsValid() {
-		laddr = &net.UDPAddr{IP: opt.Bind.AsSlice()}
+		laddr.IP = opt.Bind.AsSlice()
 	}
-	raddr := net.UDPAddrFromAddrPort(g.Addr)
+	to := net.UDPAddrFromAddrPort(g.Addr)
 	if g.Addr.Addr().Is6() && g.Interface != "" {
-		raddr.Zone = g.Interface
+		to.Zone = g.Interface
 	}
-	c, err := net.DialUDP(g.network(), laddr, raddr)
+	c, err := net.ListenUDP(g.network(), laddr)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +119,7 @@ func Dial(g Group, opt SendOptions) (*net.UDPConn, error) {
 		c.Close()
 		return nil, err
 	}
-	return c, nil
+	return &SendConn{UDPConn: c, To: to}, nil
 }
 
 func sendOptions(c *net.UDPConn, ifi *net.Interface, opt SendOptions, v4 bool) error {

@@ -128,5 +128,8 @@ func OneHost(t *testing.T) string {
 	Run(t, "ip", "-n", ns, "link", "set", "v0", "up")
 	Run(t, "ip", "-n", ns, "link", "set", "v1", "up")
 	Run(t, "ip", "-n", ns, "route", "add", "224.0.0.0/4", "dev", "v0")
+	// For iperf 2, which connects its sender before it names an
+	// interface: the routing table's choice among the two ends' ff00::/8.
+	Run(t, "ip", "-n", ns, "-6", "route", "add", "ff00::/8", "dev", "v0", "table", "local", "metric", "10")
 	return ns
 }
