@@ -1,0 +1,142 @@
+package mcast
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/wireperf/wireperf/internal/mcast/mcasttest"
+)
+
+const dropRules = `table bridge mc39 {
+	chain forward {
+		type filter hook forward priority 0; policy accept;
+		oifname "p3" udp dport 5009 @ih,24,8 & 0x0f == 0x07 counter drop
+	}
+}
+`
+
+var nftDropped = regexp.MustCompile(`counter packets (\d+)`)
+
+// TestLabThreeReceivers is the multicast lab: a sender and three
+// receivers, each host a namespace of its own, joined by a bridge in a
+// fifth (IGMP snooping on, as the kernel's default). The bridge's port
+// towards the third receiver drops one datagram in 16 by its number, so
+// that receiver loses 94 datagrams and the other two lose none.
+// Each receiver's counts are checked against its own host's: what its
+// interface received (ip -s link) less what was not UDP (Ip InReceives
+// less Udp InDatagrams, IGMP reports flooded by the bridge) is what it
+// counted as received; its loss is what the sender sent less that, and
+// the bridge's drops are the third one's loss.
+func TestLabThreeReceivers(t *testing.T) {
+	mcasttest.NeedRoot(t)
+	br := mcasttest.NewNetns(t)
+	// No IPv6 anywhere: the bridge's own MLD and router solicitations
+	// would reach every port and cloud the interface counters.
+	mcasttest.Run(t, "ip", "netns", "exec", br, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1")
+	mcasttest.Run(t, "ip", "-n", br, "link", "add", "br0", "type", "bridge")
+	mcasttest.Run(t, "ip", "-n", br, "link", "set", "br0", "up")
+	hosts := make([]string, 4) // the sender, then the receivers
+	for i := range hosts {
+		ns := mcasttest.NewNetns(t)
+		hosts[i] = ns
+		port := fmt.Sprintf("p%d", i)
+		mcasttest.Run(t, "ip", "-n", br, "link", "add", port, "type", "veth", "peer", "name", "eth0", "netns", ns)
+		mcasttest.Run(t, "ip", "-n", br, "link", "set", port, "master", "br0", "up")
+		mcasttest.Run(t, "ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1")
+		mcasttest.Run(t, "ip", "-n", ns, "addr", "add", fmt.Sprintf("10.39.9.%d/24", i+1), "dev", "eth0")
+		mcasttest.Run(t, "ip", "-n", ns, "link", "set", "eth0", "up")
+		mcasttest.Run(t, "ip", "-n", ns, "route", "add", "224.0.0.0/4", "dev", "eth0")
+	}
+	// Towards the third receiver, the bridge drops every datagram whose
+	// number's low four bits are 7 (nftables' bridge forward hook, on the
+	// iperf 2 header's id, the payload's fourth byte): 94 of 1..1500, and
+	// never the FIN (-1500 ends in 0x4), whose loss would leave the tail
+	// uncounted.
+	rules := filepath.Join(t.TempDir(), "drop.nft")
+	if err := os.WriteFile(rules, []byte(dropRules), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := exec.LookPath("nft"); err != nil {
+		t.Skip("needs nftables' nft for the lossy port")
+	}
+	mcasttest.Run(t, "ip", "netns", "exec", br, "nft", "-f", rules)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	group := Group{Addr: netip.MustParseAddrPort("239.39.9.1:5009")}
+	var wg sync.WaitGroup
+	recv := make([]*receiverRun, 3)
+	for i := range recv {
+		recv[i] = startReceiver(t, ctx, hosts[i+1], group, true, &wg)
+	}
+	type counters struct {
+		link         mcasttest.LinkStats
+		ipIn, udpIn  int64
+		rcvbufErrors int64
+	}
+	read := func(ns string) counters {
+		return counters{link: mcasttest.ReadLinkStats(t, ns, "eth0"), ipIn: mcasttest.SNMP(t, ns, "Ip", "InReceives"),
+			udpIn: mcasttest.SNMP(t, ns, "Udp", "InDatagrams"), rcvbufErrors: mcasttest.SNMP(t, ns, "Udp", "RcvbufErrors")}
+	}
+	before := make([]counters, 4)
+	for i, ns := range hosts {
+		before[i] = read(ns)
+	}
+	var c *SendConn
+	mcasttest.InNetns(t, hosts[0], func() (err error) { c, err = Dial(group, SendOptions{TTL: 1}); return err })
+	defer c.Close()
+	const n, length = 1500, 1000 // 1.5 MB in 2 s at 6 Mbit/s
+	tot, err := Send(ctx, c, SendConfig{Length: length, Rate: 6e6, Bytes: n * length, Port: 5009}, nil)
+	if err != nil || tot.Datagrams != n {
+		t.Fatalf("sent %d datagrams (%v), want %d", tot.Datagrams, err, n)
+	}
+	for _, r := range recv {
+		wgWaitOne(t, ctx, r)
+	}
+	cancel()
+	wg.Wait()
+	if tx := mcasttest.ReadLinkStats(t, hosts[0], "eth0").TxPackets - before[0].link.TxPackets; tx != n {
+		t.Errorf("the sender's interface sent %d packets, want the %d datagrams", tx, n)
+	}
+	for i, r := range recv {
+		ns := hosts[i+1]
+		after := read(ns)
+		e := ended(t, r)
+		if len(e) != 1 || !e[0].ByFIN {
+			t.Fatalf("receiver %d: %d flows (by FIN: %v), want 1 ended by its FIN", i+1, len(e), len(e) == 1 && e[0].ByFIN)
+		}
+		u := e[0].UDP
+		rx := after.link.RxPackets - before[i+1].link.RxPackets
+		other := (after.ipIn - before[i+1].ipIn) - (after.udpIn - before[i+1].udpIn)
+		t.Logf("receiver %d: received %d lost %d of %d; interface received %d packets, %d of them not UDP", i+1, u.Received, u.Lost, u.Expected, rx, other)
+		if after.rcvbufErrors != before[i+1].rcvbufErrors {
+			t.Errorf("receiver %d: its socket buffer overflowed (RcvbufErrors), a loss the interface counters don't show", i+1)
+		}
+		if rx-other != u.Received || other < 0 || other > 16 {
+			t.Errorf("receiver %d: counted %d received; its interface received %d packets of which %d were not UDP", i+1, u.Received, rx, other)
+		}
+		if u.Expected != n || u.Lost != n-u.Received {
+			t.Errorf("receiver %d: %d lost of %d expected, want %d sent less %d received", i+1, u.Lost, u.Expected, n, u.Received)
+		}
+		if i < 2 && u.Lost != 0 {
+			t.Errorf("receiver %d lost %d datagrams on an unimpeded port", i+1, u.Lost)
+		}
+	}
+	m := nftDropped.FindStringSubmatch(mcasttest.Run(t, "ip", "netns", "exec", br, "nft", "list", "table", "bridge", "mc39"))
+	if m == nil {
+		t.Fatal("nft showed no drop count")
+	}
+	dropped, _ := strconv.ParseInt(m[1], 10, 64)
+	if e := ended(t, recv[2]); len(e) == 1 && (dropped != 94 || e[0].UDP.Lost != dropped) {
+		t.Errorf("receiver 3 lost %d datagrams; the bridge dropped %d towards it (want 94 both)", e[0].UDP.Lost, dropped)
+	}
+}
