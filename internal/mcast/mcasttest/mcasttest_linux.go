@@ -133,3 +133,25 @@ func OneHost(t *testing.T) string {
 	Run(t, "ip", "-n", ns, "-6", "route", "add", "ff00::/8", "dev", "v0", "table", "local", "metric", "10")
 	return ns
 }
+
+// Go runs fn on a goroutine whose thread is in namespace ns, for the
+// whole of fn (a server's run, say), and returns the channel that gets
+// fn's error, or the setns error, once.
+func Go(ns string, fn func() error) <-chan error {
+	errc := make(chan error, 1)
+	go func() {
+		f, err := os.Open("/run/netns/" + ns)
+		if err != nil {
+			errc <- err
+			return
+		}
+		defer f.Close()
+		runtime.LockOSThread() // never unlocked: see InNetns
+		if err := unix.Setns(int(f.Fd()), unix.CLONE_NEWNET); err != nil {
+			errc <- err
+			return
+		}
+		errc <- fn()
+	}()
+	return errc
+}
