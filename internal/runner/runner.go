@@ -49,6 +49,9 @@ func Client(ctx context.Context, c *measure.Client, host string, o Options) (*re
 	if mcastrun.IsGroup(host) {
 		return nil, fmt.Errorf("%s is a multicast group: its test is a sender alone, run as wireperf -c GROUP -u", host)
 	}
+	if c.TTL != 0 {
+		return nil, fmt.Errorf("--ttl %d: a multicast sender's TTL, and %s is not a multicast group", c.TTL, host)
+	}
 	if c.ServerCPU != measure.NoCPU && !c.Iperf3 {
 		return nil, fmt.Errorf("-A %s: a wireperf server runs many tests at once and pins itself for none; give -A n, or --iperf3 against an iperf3 server", c.Affinity)
 	}
