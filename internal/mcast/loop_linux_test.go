@@ -104,6 +104,9 @@ func TestOneHostBothFamilies(t *testing.T) {
 				if !e[0].ByFIN || u.Received != n || u.Lost != 0 || u.Expected != n || e[0].Bytes != n*length {
 					t.Errorf("receiver %d: received %d lost %d of %d, %d bytes, by FIN %v; want all %d", i, u.Received, u.Lost, u.Expected, e[0].Bytes, e[0].ByFIN, n)
 				}
+				if u.TimestampSource != "kernel" || u.JitterSamples != n-1 {
+					t.Errorf("receiver %d: arrivals timed by %q, %d jitter samples; want the kernel's, %d", i, u.TimestampSource, u.JitterSamples, n-1)
+				}
 				if e[0].From.Addr() != src {
 					t.Errorf("receiver %d: sender %v, want %v", i, e[0].From, src)
 				}

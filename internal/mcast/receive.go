@@ -11,6 +11,7 @@ import (
 	"github.com/wireperf/wireperf/internal/iperf2wire"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/stats"
+	"github.com/wireperf/wireperf/internal/udpflow"
 )
 
 // Receiver limits and defaults.
@@ -94,8 +95,11 @@ type Receiver struct {
 	// ended holds senders whose FIN came, until their stragglers could
 	// no longer be on the way, so that a re-ordered datagram behind a FIN
 	// starts no new flow.
-	ended   map[netip.AddrPort]time.Time
-	nextID  int
+	ended  map[netip.AddrPort]time.Time
+	nextID int
+	// source is how arrivals are timed: "kernel" (SO_TIMESTAMPNS) or
+	// "user-space".
+	source  string
 	invalid int64
 	refused int64
 }
@@ -111,7 +115,7 @@ func NewReceiver(group netip.AddrPort, cfg ReceiveConfig) *Receiver {
 	if cfg.LateThreshold <= 0 {
 		cfg.LateThreshold = 2 * time.Second
 	}
-	return &Receiver{cfg: cfg, group: group, flows: map[netip.AddrPort]*flow{}, ended: map[netip.AddrPort]time.Time{}, nextID: 1}
+	return &Receiver{cfg: cfg, group: group, source: "user-space", flows: map[netip.AddrPort]*flow{}, ended: map[netip.AddrPort]time.Time{}, nextID: 1}
 }
 
 // Invalid is how many datagrams were not iperf 2 datagrams (too short, a
@@ -126,7 +130,11 @@ func (r *Receiver) Refused() int64 { return r.refused }
 // caller drains. The flows still running when it stops end then, without
 // their FIN.
 func (r *Receiver) Run(ctx context.Context, c *net.UDPConn, events chan<- FlowEvent) error {
-	buf := make([]byte, maxDatagram)
+	buf, oob := make([]byte, maxDatagram), make([]byte, 128)
+	r.source = "user-space"
+	if udpflow.KernelTimestamps(c) {
+		r.source = "kernel"
+	}
 	for {
 		if ctx.Err() != nil {
 			r.endAll(time.Now(), events)
@@ -134,8 +142,13 @@ func (r *Receiver) Run(ctx context.Context, c *net.UDPConn, events chan<- FlowEv
 		}
 		now := time.Now()
 		_ = c.SetReadDeadline(r.deadline(now))
-		n, from, err := c.ReadFromUDPAddrPort(buf)
+		n, oobn, _, from, err := c.ReadMsgUDPAddrPort(buf, oob)
 		now = time.Now()
+		if err == nil {
+			if ns := udpflow.ReceiveTime(oob[:oobn]); ns > 0 {
+				now = time.Unix(0, ns) // the kernel's arrival time: jitter without the reader's delays
+			}
+		}
 		switch {
 		case err == nil:
 			if r.Add(buf[:n], from.Addr().Unmap(), from.Port(), now, events) && r.cfg.Once {
@@ -190,7 +203,7 @@ func (r *Receiver) Add(b []byte, addr netip.Addr, port uint16, now time.Time, ev
 			return false
 		}
 		f = &flow{id: r.nextID, from: from, first: now, nextRow: r.cfg.Interval,
-			acct: stats.NewUDPReceiver(stats.UDPConfig{LateThreshold: r.cfg.LateThreshold, TimestampSource: "user-space"})}
+			acct: stats.NewUDPReceiver(stats.UDPConfig{LateThreshold: r.cfg.LateThreshold, TimestampSource: r.source})}
 		r.nextID++
 		r.flows[from] = f
 		events <- FlowEvent{Kind: FlowStarted, Flow: f.id, From: from, Group: r.group, Test: d.Client}
