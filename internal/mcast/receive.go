@@ -210,11 +210,19 @@ func (r *Receiver) Add(b []byte, addr netip.Addr, port uint16, now time.Time, ev
 	}
 	r.rows(f, now, events)
 	f.lastSeen = now
+	invalid := f.acct.Invalid()
 	f.acct.Add(stats.Arrival{Seq: uint64(d.Number() - 1), SentNs: d.Sent.UnixNano(), RecvNs: now.UnixNano()})
 	f.rowBytes += int64(len(b))
 	f.totalBytes += int64(len(b))
 	if d.Last() {
-		r.end(f, now, d.Number(), events)
+		sent := d.Number()
+		if f.acct.Invalid() != invalid {
+			// A FIN numbered beyond any number the sender could have
+			// reached (stats.MaxJump) is not believed: it would count a
+			// hostile or corrupt sender's claim as loss.
+			sent = -1
+		}
+		r.end(f, now, sent, events)
 		r.ended[from] = now
 		return true
 	}

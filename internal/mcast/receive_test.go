@@ -108,3 +108,22 @@ func TestReceiverIdleAndLimits(t *testing.T) {
 		t.Errorf("end %+v: want an idle end with 2 datagrams, 128 bytes", last)
 	}
 }
+
+// TestReceiverDoubtsAFarFIN: a FIN numbered far beyond what its sender
+// sent (more than stats.MaxJump on) does not count its claim as loss.
+func TestReceiverDoubtsAFarFIN(t *testing.T) {
+	r := NewReceiver(netip.MustParseAddrPort("239.1.2.3:5001"), ReceiveConfig{})
+	ev := make(chan FlowEvent, 100)
+	t0 := time.Unix(1_800_000_000, 0)
+	a := netip.MustParseAddr("10.0.0.1")
+	r.Add(datagram(t, 1, t0, 100), a, 1, t0, ev)
+	r.Add(datagram(t, 2, t0, 100), a, 1, t0, ev)
+	if !r.Add(datagram(t, -(1 << 40), t0, 100), a, 1, t0, ev) {
+		t.Fatal("the FIN did not end the flow")
+	}
+	evs := drain(ev)
+	e := evs[len(evs)-1]
+	if e.Kind != FlowEnded || e.UDP.Received != 2 || e.UDP.Lost != 0 || e.ByFIN {
+		t.Errorf("end: received %d lost %d, by FIN %v; want 2, 0 and the FIN's count doubted", e.UDP.Received, e.UDP.Lost, e.ByFIN)
+	}
+}

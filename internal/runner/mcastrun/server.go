@@ -176,7 +176,7 @@ func (p *receiverReport) event(e mcast.FlowEvent) {
 			p.printf("[%3d] %s  %d duplicates, %d late (counted lost)\n", e.Flow, span(0, e.End), e.UDP.Duplicates, e.UDP.Late)
 		}
 		if !e.ByFIN {
-			p.printf("[%3d] the sender went silent without its last datagram: what it sent after the last one received is not counted\n", e.Flow)
+			p.printf("[%3d] no believable last datagram from the sender (silent for the idle timeout, or a count it could not have sent): what it sent after the last one received is not counted\n", e.Flow)
 		}
 	}
 }
