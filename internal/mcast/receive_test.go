@@ -118,7 +118,7 @@ func TestReceiverDoubtsAFarFIN(t *testing.T) {
 	a := netip.MustParseAddr("10.0.0.1")
 	r.Add(datagram(t, 1, t0, 100), a, 1, t0, ev)
 	r.Add(datagram(t, 2, t0, 100), a, 1, t0, ev)
-	if !r.Add(datagram(t, -(1 << 40), t0, 100), a, 1, t0, ev) {
+	if !r.Add(datagram(t, -(1<<40), t0, 100), a, 1, t0, ev) {
 		t.Fatal("the FIN did not end the flow")
 	}
 	evs := drain(ev)
