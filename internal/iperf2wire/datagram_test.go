@@ -132,6 +132,9 @@ func FuzzParse(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
+		if f, ok := ParseIsoch(b); ok && f.Start.Nanosecond()%1000 != 0 {
+			t.Fatalf("frame start %v: finer than a microsecond", f.Start)
+		}
 		d, err := Parse(b)
 		if err != nil {
 			return

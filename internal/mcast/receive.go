@@ -73,6 +73,9 @@ type FlowEvent struct {
 	// loss counts the tail); otherwise it went silent for the idle
 	// timeout, or the receiver stopped.
 	ByFIN bool
+	// Frames is an isochronous sender's frames (FlowEnded only), nil for
+	// other senders.
+	Frames *FrameStats
 }
 
 type flow struct {
@@ -85,6 +88,7 @@ type flow struct {
 	nextRow    time.Duration
 	rowBytes   int64
 	totalBytes int64
+	frames     *frameAcct // an isochronous sender's, from its first frame
 }
 
 // Receiver accounts for the senders to one group on one socket.
@@ -214,6 +218,12 @@ func (r *Receiver) Add(b []byte, addr netip.Addr, port uint16, now time.Time, ev
 	f.acct.Add(stats.Arrival{Seq: uint64(d.Number() - 1), SentNs: d.Sent.UnixNano(), RecvNs: now.UnixNano()})
 	f.rowBytes += int64(len(b))
 	f.totalBytes += int64(len(b))
+	if fr, ok := iperf2wire.ParseIsoch(b); ok && f.acct.Invalid() == invalid {
+		if f.frames == nil {
+			f.frames = newFrameAcct()
+		}
+		f.frames.add(fr, len(b), d.Sent, now)
+	}
 	if d.Last() {
 		sent := d.Number()
 		if f.acct.Invalid() != invalid {
@@ -273,8 +283,13 @@ func (r *Receiver) end(f *flow, now time.Time, sent int64, events chan<- FlowEve
 			Start: f.rowStart, End: span, Bytes: f.rowBytes, UDP: u}
 	}
 	u := f.acct.Final(now.UnixNano(), sent)
-	events <- FlowEvent{Kind: FlowEnded, Flow: f.id, From: f.from, Group: r.group,
+	e := FlowEvent{Kind: FlowEnded, Flow: f.id, From: f.from, Group: r.group,
 		End: span, Bytes: f.totalBytes, UDP: u, ByFIN: sent >= 0}
+	if f.frames != nil {
+		st := f.frames.final()
+		e.Frames = &st
+	}
+	events <- e
 	delete(r.flows, f.from)
 }
 

@@ -21,6 +21,9 @@ type SendConfig struct {
 	Interval time.Duration
 	Port     int   // the destination port, as the client header names it
 	TOS      uint8 // as the client header names it
+	// Frames makes the traffic isochronous (iperf 2's --isochronous):
+	// frames instead of a rate.
+	Frames *Frames
 }
 
 // Check says what is wrong with c, if anything.
@@ -32,6 +35,10 @@ func (c SendConfig) Check() error {
 		return errors.New("a multicast sender needs an end: -t or -n")
 	case c.Rate < 0:
 		return errors.New("a negative rate")
+	case c.Frames != nil && c.Length < iperf2wire.MinIsochPayload:
+		return fmt.Errorf("-l %d: an isochronous datagram carries at least %d bytes (iperf 2's header and the frame's fields)", c.Length, iperf2wire.MinIsochPayload)
+	case c.Frames != nil:
+		return c.Frames.Check()
 	}
 	return nil
 }
@@ -45,6 +52,8 @@ type SendRow struct {
 	// Errors are sends the kernel refused (a full queue, ENOBUFS): those
 	// datagrams were not sent, and their numbers were used again.
 	Errors int64
+	// Isoch (totals only, isochronous traffic) counts the frames.
+	Isoch *IsochRow
 	// WrittenOff (totals only) is what the schedule wrote off: datagrams
 	// owed over a stall longer than pace.MaxDebtSpan, never sent, so that
 	// catching up does not flood the path.
@@ -69,6 +78,11 @@ func Send(ctx context.Context, c *SendConn, cfg SendConfig, rows chan<- SendRow)
 	start := time.Now()
 	if err := iperf2wire.Put(buf, iperf2wire.Datagram{Seq: 1, Sent: start, Client: hdr}); err != nil {
 		return SendRow{}, err
+	}
+	if cfg.Frames != nil {
+		tot, iso, err := sendFrames(ctx, c, cfg, buf, start, rows)
+		tot.Isoch = &iso
+		return tot, err
 	}
 	pacer := pace.NewRate(pace.ForRate(cfg.Rate, cfg.Length, cfg.Burst))
 	pacer.Start(start)

@@ -75,6 +75,10 @@ type Client struct {
 	// 0 when not given (runner/mcastrun's rule then reads -T as iperf 2
 	// does, or takes iperf 2's 1).
 	TTL int
+	// Isochronous is --isochronous (FPS:MEAN,STDEV, "" when not given)
+	// and IPGms --ipg, in milliseconds: runner/mcastrun reads them.
+	Isochronous string
+	IPGms       float64
 }
 
 // NewClient is a client test with every default.
@@ -144,6 +148,9 @@ func (c *Client) Register(fs *pflag.FlagSet) {
 
 	// Multicast (iperf 2's), in one block.
 	fs.IntVar(&c.TTL, "ttl", 0, "multicast group: the datagrams' TTL (IPv6 hop limit), 1 to 255 (default 1, as iperf 2); -T N before a group means the same")
+	fs.StringVar(&c.Isochronous, "isochronous", "", "multicast group: frames (video-like bursts) as iperf 2's, `FPS:MEAN,STDEV` frames a second of a log-normal size whose mean and deviation are bits a second (=60:20m,0 when given alone)")
+	fs.Lookup("isochronous").NoOptDefVal = "60:20m,0"
+	fs.Float64Var(&c.IPGms, "ipg", 0, "with --isochronous: milliseconds between the datagrams of a frame (0: back to back)")
 }
 
 // Finish turns the parsed flags (fs is the set Register filled) into a

@@ -52,6 +52,9 @@ func Client(ctx context.Context, c *measure.Client, host string, o Options) (*re
 	if c.TTL != 0 {
 		return nil, fmt.Errorf("--ttl %d: a multicast sender's TTL, and %s is not a multicast group", c.TTL, host)
 	}
+	if c.Isochronous != "" || c.IPGms != 0 {
+		return nil, fmt.Errorf("--isochronous and --ipg: a multicast sender's frames (iperf 2's wire), and %s is not a multicast group", host)
+	}
 	if c.ServerCPU != measure.NoCPU && !c.Iperf3 {
 		return nil, fmt.Errorf("-A %s: a wireperf server runs many tests at once and pins itself for none; give -A n, or --iperf3 against an iperf3 server", c.Affinity)
 	}

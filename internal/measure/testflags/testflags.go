@@ -257,6 +257,8 @@ var refused = map[string]string{
 	"client":            "the destination comes from the task",
 	"server":            "a test line runs a test, not a server",
 	"ttl":               "a multicast sender's: the daemon schedules tests between a client and its server",
+	"isochronous":       "a multicast sender's: the daemon schedules tests between a client and its server",
+	"ipg":               "a multicast sender's: the daemon schedules tests between a client and its server",
 	"help":              "not a measurement flag",
 	"version":           "not a measurement flag",
 }

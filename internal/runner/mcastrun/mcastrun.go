@@ -12,12 +12,12 @@ import (
 	"io"
 	"net/netip"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/wireperf/wireperf/internal/mcast"
 	"github.com/wireperf/wireperf/internal/measure"
 	"github.com/wireperf/wireperf/internal/pace"
-	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/units"
 )
 
@@ -108,14 +108,72 @@ func clientGroup(c *measure.Client, host string) (mcast.Group, mcast.SendOptions
 	return g, opt, g.Check()
 }
 
-// sendConfig is the sender's test from the client's spec.
-func sendConfig(s *spec.Spec, port int) mcast.SendConfig {
+// sendConfig is the sender's test from the client's flags.
+func sendConfig(c *measure.Client, fs frameFlags) (mcast.SendConfig, error) {
+	s := &c.Spec
 	cfg := mcast.SendConfig{Length: s.Length, Rate: s.Rate, Burst: s.Burst, Duration: s.Duration,
-		Bytes: s.Bytes, Interval: s.Interval, Port: port, TOS: uint8(s.TOS)}
+		Bytes: s.Bytes, Interval: s.Interval, Port: c.Port, TOS: uint8(s.TOS)}
 	if s.PPS > 0 {
 		cfg.Rate = float64(s.PPS) * float64(s.Length) * 8
 	}
-	return cfg
+	if c.IPGms != 0 && c.Isochronous == "" {
+		return cfg, errors.New("--ipg: the gap between the datagrams of a frame, with --isochronous")
+	}
+	if c.Isochronous != "" {
+		f, err := ParseIsochronous(c.Isochronous)
+		if err != nil {
+			return cfg, err
+		}
+		if c.IPGms < 0 || c.IPGms > 1000 {
+			return cfg, fmt.Errorf("--ipg %g: 0 to 1000 ms", c.IPGms)
+		}
+		f.IPG = time.Duration(c.IPGms * float64(time.Millisecond))
+		if fs.rateGiven {
+			return cfg, errors.New("--isochronous and -b or --pps: the frames set the rate")
+		}
+		cfg.Frames, cfg.Rate = &f, f.Mean
+	}
+	return cfg, cfg.Check()
+}
+
+// frameFlags says which rate flags the command line gave.
+type frameFlags struct{ rateGiven bool }
+
+// ParseIsochronous reads iperf 2's --isochronous FPS:MEAN,STDEV: frames a
+// second, and the mean and standard deviation of the frames' sizes as
+// rates in bits a second (k, m, g: powers of 1000). iperf 2 reads an
+// upper-case suffix as bytes a second; that is refused here rather than
+// read one way or the other, and so is its p (packets) suffix.
+func ParseIsochronous(s string) (mcast.Frames, error) {
+	bad := func(why string) (mcast.Frames, error) {
+		return mcast.Frames{}, fmt.Errorf("--isochronous %s: %s", s, why)
+	}
+	fpsText, load, ok := strings.Cut(s, ":")
+	if !ok {
+		return bad("want FPS:MEAN,STDEV, e.g. 60:20m,0")
+	}
+	fps, err := strconv.ParseFloat(fpsText, 64)
+	if err != nil {
+		return bad("frames a second: want a number")
+	}
+	meanText, stdevText, _ := strings.Cut(load, ",")
+	if stdevText == "" {
+		stdevText = "0"
+	}
+	var vals [2]float64
+	for i, t := range []string{meanText, stdevText} {
+		if strings.ContainsAny(t, "KMGTBp") {
+			return bad("give bits a second with k, m or g (iperf 2 reads K, M, G as bytes a second and p as packets)")
+		}
+		if vals[i], err = units.ParseRate(t); err != nil {
+			return bad(err.Error())
+		}
+	}
+	f := mcast.Frames{FPS: fps, Mean: vals[0], Stdev: vals[1]}
+	if err := f.Check(); err != nil {
+		return bad(err.Error())
+	}
+	return f, nil
 }
 
 // Client sends c's test to the group host (ADDR or ADDR%DEV) and writes
@@ -125,8 +183,8 @@ func Client(ctx context.Context, c *measure.Client, host string, w io.Writer) er
 	if err != nil {
 		return err
 	}
-	cfg := sendConfig(&c.Spec, c.Port)
-	if err := cfg.Check(); err != nil {
+	cfg, err := sendConfig(c, frameFlags{rateGiven: c.Bitrate != "" || c.Spec.PPS > 0})
+	if err != nil {
 		return err
 	}
 	conn, err := mcast.Dial(g, opt)
@@ -206,6 +264,10 @@ func (p *senderReport) header() {
 	if p.cfg.Rate > 0 {
 		rate = "at " + units.FormatRate(p.cfg.Rate, p.format)
 	}
+	if f := p.cfg.Frames; f != nil {
+		rate = fmt.Sprintf("in %g frames a second of %s on average (deviation %s, log-normal), %v apart within a frame",
+			f.FPS, units.FormatRate(f.Mean, p.format), units.FormatRate(f.Stdev, p.format), f.IPG)
+	}
 	p.printf("Sending %d byte datagrams %s, TTL %d (iperf 2's datagrams: its receivers count them too)\n", p.cfg.Length, rate, p.ttl)
 	p.printf("------------------------------------------------------------\n")
 	p.printf("[  1] local %v connected with %v\n", p.local, p.group.Addr)
@@ -242,8 +304,9 @@ func (p *senderReport) final(tot mcast.SendRow) error {
 			Intervals []senderRowJSON `json:"intervals"`
 			Sent      senderRowJSON   `json:"sent"`
 			Note      string          `json:"note"`
+			Frames    *mcast.IsochRow `json:"frames,omitempty"`
 		}{p.group.Addr.String(), p.group.Interface, p.local.String(), p.ttl, p.cfg.Length, p.cfg.Rate, p.rows,
-			senderRowJSON{End: secs, Bytes: tot.Bytes, Datagrams: tot.Datagrams, Bps: bps, Errors: tot.Errors, WrittenOff: tot.WrittenOff}, noReceiverReports}
+			senderRowJSON{End: secs, Bytes: tot.Bytes, Datagrams: tot.Datagrams, Bps: bps, Errors: tot.Errors, WrittenOff: tot.WrittenOff}, noReceiverReports, tot.Isoch}
 		if p.rows == nil {
 			doc.Intervals = []senderRowJSON{}
 		}
@@ -255,6 +318,9 @@ func (p *senderReport) final(tot mcast.SendRow) error {
 	p.printf("[  1] Sent %d datagrams\n", tot.Datagrams)
 	if tot.Errors > 0 {
 		p.printf("[  1] %d sends refused by a full queue (ENOBUFS), sent again\n", tot.Errors)
+	}
+	if iso := tot.Isoch; iso != nil {
+		p.printf("[  1] %d frames sent whole, %d skipped because the sender was a period late\n", iso.Frames, iso.Slipped)
 	}
 	if tot.WrittenOff > 0 {
 		p.printf("[  1] %d datagrams written off the schedule: the sender stalled for more than %v (a busy host), and catching up would flood\n", tot.WrittenOff, pace.MaxDebtSpan)

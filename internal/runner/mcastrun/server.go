@@ -143,6 +143,8 @@ type FlowReport struct {
 	// is counted) or "idle" (silent; datagrams after the last received
 	// are not counted lost).
 	EndedBy string `json:"ended_by"`
+	// Frames is an isochronous sender's frames.
+	Frames *mcast.FrameStats `json:"frames,omitempty"`
 }
 
 func (p *receiverReport) event(e mcast.FlowEvent) {
@@ -159,7 +161,7 @@ func (p *receiverReport) event(e mcast.FlowEvent) {
 	case mcast.FlowEnded:
 		if p.json {
 			r := FlowReport{Flow: e.Flow, Sender: e.From.String(), Group: e.Group.String(), Seconds: e.End.Seconds(),
-				Bytes: e.Bytes, Bps: bps(e.Bytes, e.End), UDP: e.UDP, EndedBy: "fin"}
+				Bytes: e.Bytes, Bps: bps(e.Bytes, e.End), UDP: e.UDP, EndedBy: "fin", Frames: e.Frames}
 			if !e.ByFIN {
 				r.EndedBy = "idle"
 			}
@@ -174,6 +176,10 @@ func (p *receiverReport) event(e mcast.FlowEvent) {
 		}
 		if e.UDP.Duplicates > 0 || e.UDP.Late > 0 {
 			p.printf("[%3d] %s  %d duplicates, %d late (counted lost)\n", e.Flow, span(0, e.End), e.UDP.Duplicates, e.UDP.Late)
+		}
+		if f := e.Frames; f != nil {
+			p.printf("[%3d] %s  frames: %d, %d complete, %d incomplete, %d skipped by the sender; latency of a whole frame %.3f/%.3f/%.3f ms (min/mean/max), jitter %.3f ms\n",
+				e.Flow, span(0, e.End), f.Frames, f.Complete, f.Incomplete, f.Skipped, f.LatencyMinMs, f.LatencyMeanMs, f.LatencyMaxMs, f.JitterMs)
 		}
 		if !e.ByFIN {
 			p.printf("[%3d] no believable last datagram from the sender (silent for the idle timeout, or a count it could not have sent): what it sent after the last one received is not counted\n", e.Flow)
