@@ -15,17 +15,21 @@ const maxOpenFrames = 64
 type FrameStats struct {
 	// Frames is the frames of which a datagram arrived; Complete those
 	// whose every byte did, Incomplete the others (a datagram lost).
-	Frames, Complete, Incomplete int64
+	Frames     int64 `json:"frames"`
+	Complete   int64 `json:"complete"`
+	Incomplete int64 `json:"incomplete"`
 	// Skipped is frames the sender never sent because it was late by a
 	// whole period (iperf 2's slip), seen in the frame numbers' gaps.
-	Skipped int64
+	Skipped int64 `json:"skipped"`
 	// Latency is a complete frame's delivery time: the arrival of its
 	// last byte less the send time of its first datagram (the two hosts'
 	// clocks, so relative unless they are synchronised), in ms.
-	LatencyMinMs, LatencyMeanMs, LatencyMaxMs float64
+	LatencyMinMs  float64 `json:"latency_min_ms"`
+	LatencyMeanMs float64 `json:"latency_mean_ms"`
+	LatencyMaxMs  float64 `json:"latency_max_ms"`
 	// JitterMs is RFC 3550's smoothed variation of consecutive complete
 	// frames' latencies, in ms.
-	JitterMs float64
+	JitterMs float64 `json:"jitter_ms"`
 }
 
 type openFrame struct {

@@ -74,11 +74,11 @@ func (z *frameSizer) next(min int) int {
 
 // IsochRow adds an isochronous sender's frame counts to its totals.
 type IsochRow struct {
-	Frames int64 // frames sent whole
+	Frames int64 `json:"frames"` // frames sent whole
 	// Slipped is frames the sender skipped because it was later than a
 	// whole period (iperf 2's slip): never sent, and counted by no
 	// receiver as lost.
-	Slipped int64
+	Slipped int64 `json:"skipped"`
 }
 
 // sendFrames is Send's loop for isochronous traffic: frame k is due at
