@@ -218,7 +218,9 @@ func (r *Receiver) Add(b []byte, addr netip.Addr, port uint16, now time.Time, ev
 	f.acct.Add(stats.Arrival{Seq: uint64(d.Number() - 1), SentNs: d.Sent.UnixNano(), RecvNs: now.UnixNano()})
 	f.rowBytes += int64(len(b))
 	f.totalBytes += int64(len(b))
-	if fr, ok := iperf2wire.ParseIsoch(b); ok && f.acct.Invalid() == invalid {
+	// The FIN repeats the last frame's fields (iperf 2's does too) but is
+	// none of its bytes.
+	if fr, ok := iperf2wire.ParseIsoch(b); ok && !d.Last() && f.acct.Invalid() == invalid {
 		if f.frames == nil {
 			f.frames = newFrameAcct()
 		}
