@@ -90,6 +90,9 @@ func runClient(ctx context.Context, e env, f *clientFlags, host string) error {
 	}
 	defer rio.done()
 	log, out, ctx := rio.log, rio.out, rio.ctx
+	if f.save && runner.IsMulticast(host) {
+		return usagef("--save: a multicast sender has no receiver's figures to store; each receiver prints its own")
+	}
 	if f.save { // an archive that can't be opened fails before the test, not after it
 		if err := checkArchiveFor(ctx, f.db, ""); err != nil {
 			return err

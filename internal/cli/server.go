@@ -55,10 +55,6 @@ func newServerCmd(e env) *cobra.Command {
 				}
 				defer removePID()
 			}
-			srv := f.Server(reportOut, logger)
-			if err := srv.Listen(); err != nil {
-				return err
-			}
 			ctx := cmd.Context()
 			if ctx == nil {
 				ctx = context.Background()
@@ -68,6 +64,13 @@ func newServerCmd(e env) *cobra.Command {
 			// The first signal asks for a clean shutdown; a second one
 			// ends the process at once, as the default handler does.
 			go func() { <-ctx.Done(); stop() }()
+			if m := f.Multicast(); m != nil { // -B GROUP: iperf 2's multicast receiver
+				return m.Run(ctx, reportOut)
+			}
+			srv := f.Server(reportOut, logger)
+			if err := srv.Listen(); err != nil {
+				return err
+			}
 			return srv.Serve(ctx)
 		},
 	}

@@ -72,6 +72,14 @@ type Client struct {
 	Timestamps      string
 	ForceFlush      bool
 	Verbose         bool
+	// TTL is --ttl: a multicast sender's TTL (IPv6 hop limit), 1 to 255;
+	// 0 when not given (runner/mcastrun's rule then reads -T as iperf 2
+	// does, or takes iperf 2's 1).
+	TTL int
+	// Isochronous is --isochronous (FPS:MEAN,STDEV, "" when not given)
+	// and IPGms --ipg, in milliseconds: runner/mcastrun reads them.
+	Isochronous string
+	IPGms       float64
 }
 
 // NewClient is a client test with every default.
@@ -161,6 +169,9 @@ func (c *Client) binds() testflags.Binds {
 		"rcv-timeout":        &c.RcvTimeoutMS,
 		"snd-timeout":        &c.SndTimeoutMS,
 		"mptcp":              &s.MPTCP,
+		"ttl":                &c.TTL,
+		"isochronous":        &c.Isochronous,
+		"ipg":                &c.IPGms,
 		"file":               &c.File,
 	}
 }
@@ -215,6 +226,9 @@ func (c *Client) Finish(fs *pflag.FlagSet) error {
 	}
 	if err := c.finishTCPInfo(); err != nil {
 		return err
+	}
+	if fs.Changed("ttl") && (c.TTL < 1 || c.TTL > 255 || !c.UDP) {
+		return fmt.Errorf("--ttl %d: a multicast UDP test's (-u) TTL, 1 to 255", c.TTL)
 	}
 	return c.Spec.Validate()
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/wireperf/wireperf/internal/lab"
 	"github.com/wireperf/wireperf/internal/measure"
 	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/runner/mcastrun"
 )
 
 // ClientEmitter is the emitter a client test's output flags ask for
@@ -43,6 +44,9 @@ func ClientEmitter(c *measure.Client, w io.Writer) emit.Emitter {
 // lab's router fell behind during the test. o.Observer is replaced by
 // the report's. The error is the test's, else the report's.
 func ClientReported(ctx context.Context, c *measure.Client, host string, o Options, w io.Writer, tcpinfoCSV string) (*result.Result, error) {
+	if mcastrun.IsGroup(host) { // iperf 2's multicast test: a sender alone, with its own report
+		return nil, mcastrun.Client(ctx, c, host, w)
+	}
 	em := ClientEmitter(c, w)
 	obs := &emit.Observer{Emitter: em, Host: host, Port: c.Port}
 	o.Observer = obs
@@ -65,6 +69,11 @@ func ClientReported(ctx context.Context, c *measure.Client, host string, o Optio
 	}
 	return res, runErr
 }
+
+// IsMulticast reports whether host is a multicast group: the client then
+// sends to it alone (ClientReported), with no server and no result to
+// store.
+func IsMulticast(host string) bool { return mcastrun.IsGroup(host) }
 
 // WriteRR writes a request-response test's report to w: -J's document,
 // or the text table. The error is the writer's.

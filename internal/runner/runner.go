@@ -26,6 +26,7 @@ import (
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/rr/rrcontrol"
 	"github.com/wireperf/wireperf/internal/rrload"
+	"github.com/wireperf/wireperf/internal/runner/mcastrun"
 	"github.com/wireperf/wireperf/internal/runner/udpmonrun"
 	"github.com/wireperf/wireperf/internal/session"
 )
@@ -45,6 +46,15 @@ type Options struct {
 // does is tested in iperf3's protocol on the same connection (without
 // --iperf3 as with it); --iperf3 speaks it from the start.
 func Client(ctx context.Context, c *measure.Client, host string, o Options) (*result.Result, error) {
+	if mcastrun.IsGroup(host) {
+		return nil, fmt.Errorf("%s is a multicast group: its test is a sender alone, run as wireperf -c GROUP -u", host)
+	}
+	if c.TTL != 0 {
+		return nil, fmt.Errorf("--ttl %d: a multicast sender's TTL, and %s is not a multicast group", c.TTL, host)
+	}
+	if c.Isochronous != "" || c.IPGms != 0 {
+		return nil, fmt.Errorf("--isochronous and --ipg: a multicast sender's frames (iperf 2's wire), and %s is not a multicast group", host)
+	}
 	if c.ServerCPU != measure.NoCPU && !c.Iperf3 {
 		return nil, fmt.Errorf("-A %s: a wireperf server runs many tests at once and pins itself for none; give -A n, or --iperf3 against an iperf3 server", c.Affinity)
 	}

@@ -59,6 +59,9 @@ func register(fs *pflag.FlagSet, d Flag, bind any) {
 	case *string:
 		d.mustBe(false)
 		fs.StringVarP(p, d.Name, d.Short, *p, d.Help)
+	case *float64:
+		d.mustBe(false)
+		fs.Float64VarP(p, d.Name, d.Short, *p, d.Help)
 	case pflag.Value:
 		d.mustBe(p.Type() == "bool")
 		fs.VarP(p, d.Name, d.Short, d.Help)

@@ -80,6 +80,8 @@ const (
 	trustFile      = "names a file: the daemon's configuration gives trust"
 	stores         = "the daemon stores every run itself"
 	archive        = "names an archive: the daemon stores every run in its own"
+	// A multicast sender has no server to schedule it against.
+	multicastSender = "a multicast sender's: the daemon schedules tests between a client and its server"
 )
 
 // Client is the client command's (wireperf -c) flags.
@@ -150,6 +152,12 @@ var Client = []Flag{
 		Help: "TCP: the client's data connections end when data stays unacknowledged for `MS` milliseconds (TCP_USER_TIMEOUT, Linux; default: the kernel's)"},
 	{Name: "mptcp", Short: "m", Kind: Bool,
 		Help: "TCP: the data connections use MPTCP (Linux); a peer or path that refuses it leaves them on TCP, and the report says so"},
+	{Name: "ttl", Kind: Int, Refused: multicastSender,
+		Help: "multicast group: the datagrams' TTL (IPv6 hop limit), 1 to 255 (default 1, as iperf 2); -T N before a group means the same"},
+	{Name: "isochronous", Kind: Word, Refused: multicastSender, NoOpt: "60:20m,0",
+		Help: "multicast group: frames (video-like bursts) as iperf 2's, `FPS:MEAN,STDEV` frames a second of a log-normal size whose mean and deviation are bits a second (=60:20m,0 when given alone)"},
+	{Name: "ipg", Kind: Duration, Refused: multicastSender,
+		Help: "with --isochronous: milliseconds between the datagrams of a frame (0: back to back)"},
 	{Name: "title", Short: "T", Kind: Text,
 		Help: "prefix every output line with this title"},
 	{Name: "format", Short: "f", Kind: Word,

@@ -34,6 +34,10 @@ type Flags struct {
 	Format units.Format
 	Auth   authflags.Server
 	Agent  authflags.Agent
+	// UDP is -u and SSMHost -H: iperf 2's multicast receiver
+	// (multicast.go).
+	UDP     bool
+	SSMHost string
 }
 
 // New returns the flags at their defaults.
@@ -79,6 +83,7 @@ func (f *Flags) Register(fs *pflag.FlagSet) {
 	fs.VarP(flagvalue.Duration(&f.Interval), "interval", "i", "seconds between the rows of each test's report, fractions allowed; 0 turns them off")
 	fs.VarP(flagvalue.Format(&f.Format), "format", "f", "units of each test's text report, and of --get-server-output's when the client names none: a adaptive, b k m g t bits, B K M G T bytes")
 	fs.BoolVarP(&f.JSON, "json", "J", false, "each test's report as one JSON document per line (JSON Lines), and iperf3 clients' --get-server-output in JSON")
+	f.registerMulticast(fs)
 }
 
 // bitrateLimit is RATE[/SECONDS] (--server-bitrate-limit,
@@ -121,6 +126,9 @@ func (bitrateLimit) Type() string { return "rate[/seconds]" }
 // name into the server's configuration. Every error is the flags'.
 func (f *Flags) Finish() error {
 	cfg := &f.Config
+	if err := f.finishMulticast(); err != nil {
+		return err
+	}
 	if f.Interval < 0 || (f.Interval > 0 && f.Interval < spec.MinInterval) {
 		return fmt.Errorf("-i %v: want 0 (no rows) or at least %v", f.Interval, spec.MinInterval)
 	}
