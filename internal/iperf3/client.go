@@ -63,6 +63,9 @@ type ClientConfig struct {
 	// GetServerOutput asks the server for its own report of the test
 	// (iperf3's get_server_output).
 	GetServerOutput bool
+	// Auth, when set, sends iperf3's credentials with the parameters
+	// (--username, --rsa-public-key-path).
+	Auth *Credentials
 }
 
 // dialing is how the client's sockets are dialled (netsetup.Client).
@@ -222,7 +225,7 @@ func (c *clientTest) handshake(ctx context.Context) error {
 	if _, err := c.conn.Write(c.cookie[c.sent:]); err != nil {
 		return fmt.Errorf("sending the cookie to %s: %w", c.addr, err)
 	}
-	first := true
+	first, sentAuth := true, false
 	for {
 		c.stepDeadline()
 		st, err := ReadState(c.conn)
@@ -232,6 +235,11 @@ func (c *clientTest) handshake(ctx context.Context) error {
 			}
 			if ctx.Err() != nil {
 				return ctx.Err()
+			}
+			if sentAuth && (errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)) {
+				// iperf3 3.21's server hangs up without SERVER_ERROR on
+				// credentials it refuses (3.12's sent code 142).
+				return fmt.Errorf("iperf3 server %s closed the connection after our credentials: test authorization failed (user, password or key not the server's, or clocks further apart than its --time-skew-threshold)", c.addr)
 			}
 			return fmt.Errorf("iperf3 server %s: %w", c.addr, err)
 		}
@@ -249,6 +257,14 @@ func (c *clientTest) handshake(ctx context.Context) error {
 			}
 			if c.cfg.GetServerOutput {
 				p.GetServerOutput = 1
+			}
+			if c.cfg.Auth != nil {
+				tok, err := c.cfg.Auth.Token(time.Now())
+				if err != nil {
+					return fmt.Errorf("--username: %w", err)
+				}
+				p.AuthToken = tok
+				sentAuth = true
 			}
 			if err := WriteJSON(c.conn, p); err != nil {
 				return fmt.Errorf("sending parameters: %w", err)
