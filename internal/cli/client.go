@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/wireperf/wireperf/internal/auth/authflags"
 	"github.com/wireperf/wireperf/internal/measure"
 	"github.com/wireperf/wireperf/internal/runner"
 )
@@ -20,9 +21,10 @@ type clientFlags struct {
 	measure.Client
 	logfile    string
 	log        logOptions
-	tcpinfoCSV string         // --tcpinfo-csv (advise.go)
-	security   clientSecurity // --auth-key-file, --tls-ca, --tls-pin (security.go)
-	save       bool           // --save: store the run in the archive (save.go)
+	tcpinfoCSV string                 // --tcpinfo-csv (advise.go)
+	security   clientSecurity         // --auth-key-file, --tls-ca, --tls-pin (security.go)
+	iperf3Auth authflags.Iperf3Client // --username, --rsa-public-key-path, --use-pkcs1-padding: iperf3's credentials
+	save       bool                   // --save: store the run in the archive (save.go)
 	db         string
 }
 
@@ -38,6 +40,7 @@ func (f *clientFlags) register(cmd *cobra.Command) {
 	fs.StringVar(&f.log.level, "log-level", f.log.level, "diagnostic log level on stderr: debug, info, warn, error")
 	fs.StringVar(&f.log.format, "log-format", f.log.format, "diagnostic log format: text or json")
 	f.security.register(fs)
+	f.iperf3Auth.Register(fs)
 	fs.BoolVar(&f.save, "save", false, "store the run in the archive (see --db), as a campaign's runs are")
 	dbFlag(cmd, &f.db)
 }
@@ -97,7 +100,13 @@ func runClient(ctx context.Context, e env, f *clientFlags, host string) error {
 	// report) with the key and TLS settings of the command line; a key
 	// that can't be read fails the run, which --save stores too.
 	o := runner.Options{Logger: log, Notice: func(s string) { fmt.Fprintln(e.stderr, s) }}
-	if runErr := f.security.applyTo(&o, host); runErr != nil {
+	runErr := f.security.applyTo(&o, host)
+	if runErr == nil {
+		if o.Iperf3Auth, runErr = f.iperf3Auth.Load(); runErr != nil {
+			runErr = usageError{runErr}
+		}
+	}
+	if runErr != nil {
 		if !f.save {
 			return runErr
 		}

@@ -258,6 +258,11 @@ var refused = map[string]string{
 	"server":            "a test line runs a test, not a server",
 	"help":              "not a measurement flag",
 	"version":           "not a measurement flag",
+
+	// iperf3's authentication (issue 39).
+	"username":            "iperf3's credentials: a password has no place in a test line",
+	"rsa-public-key-path": "iperf3's credentials: a password has no place in a test line",
+	"use-pkcs1-padding":   "iperf3's credentials: a password has no place in a test line",
 }
 
 var shortRefused = map[string]string{
