@@ -157,7 +157,7 @@ type ServerAuth struct {
 	UsersPath string
 	Skew      time.Duration // 0: DefaultSkewThreshold
 	PKCS1     bool
-	Now       func() time.Time // nil: time.Now
+	now       func() time.Time // tests' clock; nil: time.Now
 }
 
 // Check admits a token or says why not (*AuthError). user is the name
@@ -172,8 +172,8 @@ func (a *ServerAuth) Check(token string) (user string, err error) {
 	}
 	defer clear(password)
 	now := time.Now
-	if a.Now != nil {
-		now = a.Now
+	if a.now != nil {
+		now = a.now
 	}
 	skew := a.Skew
 	if skew <= 0 {

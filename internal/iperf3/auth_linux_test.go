@@ -62,7 +62,7 @@ func TestServeIperf3ClientAuth(t *testing.T) {
 				t.Parallel()
 				srv := newTestServer(t, func(c *ServeConfig) {
 					c.Auth = &ServerAuth{Key: key, UsersPath: users, PKCS1: pkcs1,
-						Now: func() time.Time { return time.Now().Add(tt.clock) }}
+						now: func() time.Time { return time.Now().Add(tt.clock) }}
 				})
 				args := []string{"-c", "127.0.0.1", "-p", strconv.Itoa(srv.port), "-J", "-t", "1",
 					"--username", tt.user, "--rsa-public-key-path", pub}

@@ -84,7 +84,7 @@ func TestTokenRoundTrip(t *testing.T) {
 			if strings.Contains(tok, "verdi") {
 				t.Fatal("the token carries the password in clear")
 			}
-			srv := &ServerAuth{Key: k, UsersPath: users, PKCS1: pkcs1, Now: func() time.Time { return at.Add(3 * time.Second) }}
+			srv := &ServerAuth{Key: k, UsersPath: users, PKCS1: pkcs1, now: func() time.Time { return at.Add(3 * time.Second) }}
 			user, err := srv.Check(tok)
 			if err != nil || user != "luigi" {
 				t.Fatalf("Check = %q, %v; want luigi admitted", user, err)
@@ -147,7 +147,7 @@ func TestTokenRefusals(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := &ServerAuth{Key: k, UsersPath: users, Skew: tt.skew, Now: func() time.Time { return tt.now }}
+			srv := &ServerAuth{Key: k, UsersPath: users, Skew: tt.skew, now: func() time.Time { return tt.now }}
 			user, err := srv.Check(tt.token)
 			if tt.want == nil {
 				if err != nil || user != tt.user {
@@ -175,7 +175,7 @@ func TestTokenUsersFileReadAtEachAttempt(t *testing.T) {
 	_, _, users := authFiles(t, dir, UsersLine("mario", "rossi"))
 	k := authKey(t)
 	at := time.Unix(1_800_000_000, 0)
-	srv := &ServerAuth{Key: k, UsersPath: users, Now: func() time.Time { return at }}
+	srv := &ServerAuth{Key: k, UsersPath: users, now: func() time.Time { return at }}
 	tok, err := Credentials{User: "toad", Password: "funghi", Key: &k.PublicKey}.Token(at)
 	if err != nil {
 		t.Fatal(err)

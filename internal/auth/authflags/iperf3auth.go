@@ -25,10 +25,10 @@ type Iperf3Client struct {
 	User      string // --username
 	PublicKey string // --rsa-public-key-path
 	PKCS1     bool   // --use-pkcs1-padding
-	// Getenv and Terminal stand in for the environment and the terminal
+	// getenv and terminal stand in for the environment and the terminal
 	// in tests; nil means the process's.
-	Getenv   func(string) string
-	Terminal func() (password []byte, err error)
+	getenv   func(string) string
+	terminal func() (password []byte, err error)
 }
 
 // Register adds the flags to fs.
@@ -52,13 +52,13 @@ func (c *Iperf3Client) Load() (*iperf3.Credentials, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--rsa-public-key-path: %v", err)
 	}
-	getenv := c.Getenv
+	getenv := c.getenv
 	if getenv == nil {
 		getenv = os.Getenv
 	}
 	password := getenv(PasswordEnv)
 	if password == "" {
-		ask := c.Terminal
+		ask := c.terminal
 		if ask == nil {
 			ask = askPassword
 		}

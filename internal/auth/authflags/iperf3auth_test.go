@@ -44,15 +44,17 @@ func TestIperf3ClientFlags(t *testing.T) {
 			return ""
 		}
 	}
-	noTerminal := func() ([]byte, error) { return nil, errors.New("no password: set IPERF3_PASSWORD, or run on a terminal to be asked") }
-	if cred, err := (&Iperf3Client{Getenv: env("")}).Load(); cred != nil || err != nil {
+	noTerminal := func() ([]byte, error) {
+		return nil, errors.New("no password: set IPERF3_PASSWORD, or run on a terminal to be asked")
+	}
+	if cred, err := (&Iperf3Client{getenv: env("")}).Load(); cred != nil || err != nil {
 		t.Errorf("without flags: %v, %v; want none", cred, err)
 	}
-	cred, err := (&Iperf3Client{User: "mario", PublicKey: pub, PKCS1: true, Getenv: env("rossi"), Terminal: noTerminal}).Load()
+	cred, err := (&Iperf3Client{User: "mario", PublicKey: pub, PKCS1: true, getenv: env("rossi"), terminal: noTerminal}).Load()
 	if err != nil || cred.User != "mario" || cred.Password != "rossi" || !cred.PKCS1 || cred.Key == nil {
 		t.Fatalf("from the environment: %v, %v", cred, err)
 	}
-	cred, err = (&Iperf3Client{User: "mario", PublicKey: pub, Getenv: env(""), Terminal: func() ([]byte, error) { return []byte("typed\n"), nil }}).Load()
+	cred, err = (&Iperf3Client{User: "mario", PublicKey: pub, getenv: env(""), terminal: func() ([]byte, error) { return []byte("typed\n"), nil }}).Load()
 	if err != nil || cred.Password != "typed" {
 		t.Fatalf("from the terminal: %v, %v", cred, err)
 	}
@@ -64,13 +66,13 @@ func TestIperf3ClientFlags(t *testing.T) {
 		{Iperf3Client{PublicKey: pub}, "--username and --rsa-public-key-path go together"},
 		{Iperf3Client{PKCS1: true}, "--username and --rsa-public-key-path go together"},
 		{Iperf3Client{User: "mario", PublicKey: writeFile(t, "x.pem", "junk")}, "--rsa-public-key-path: "},
-		{Iperf3Client{User: "mario", PublicKey: pub, Terminal: noTerminal}, "--username: no password: set IPERF3_PASSWORD"},
+		{Iperf3Client{User: "mario", PublicKey: pub, terminal: noTerminal}, "--username: no password: set IPERF3_PASSWORD"},
 		{Iperf3Client{User: "ma rio", PublicKey: pub}, "--username: the user name must be one word"},
 	} {
-		if bad.c.Getenv == nil {
-			bad.c.Getenv = env("")
-			if bad.c.Terminal == nil {
-				bad.c.Getenv = env("secret")
+		if bad.c.getenv == nil {
+			bad.c.getenv = env("")
+			if bad.c.terminal == nil {
+				bad.c.getenv = env("secret")
 			}
 		}
 		_, err := bad.c.Load()
