@@ -210,7 +210,7 @@ func (s *Server) Serve(ctx context.Context) error {
 	}
 	s.log.Info("server listening", "addr", s.ln.Addr().String(),
 		"max_tests", s.cfg.Limits.MaxTests, "max_streams", s.cfg.Limits.MaxStreams, "max_duration", s.cfg.Limits.MaxDuration,
-		"max_memory", s.cfg.Limits.MaxMemory, "auth", s.cfg.Keys != nil, "tls", s.cfg.TLS != nil)
+		"max_memory", s.cfg.Limits.MaxMemory, "auth", s.cfg.Keys != nil, "iperf3_auth", s.cfg.Iperf3Auth != nil, "tls", s.cfg.TLS != nil)
 	acceptCtx, stopAccepting := context.WithCancel(ctx)
 	defer stopAccepting()
 	abortCtx, abortTests := context.WithCancel(context.Background())
