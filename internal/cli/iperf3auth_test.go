@@ -21,6 +21,7 @@ import (
 	"github.com/wireperf/wireperf/internal/server"
 	"github.com/wireperf/wireperf/internal/testutil/iperf3bin"
 	"github.com/wireperf/wireperf/internal/testutil/loopback"
+	"github.com/wireperf/wireperf/internal/testutil/loopserver"
 )
 
 // iperf3AuthFiles writes an RSA key pair as `openssl genrsa` and
@@ -131,7 +132,8 @@ func TestServerAdmitsIperf3CredentialsBesideKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := strconv.Itoa(startServerWith(t, func(c *server.Config) { c.Keys, c.Iperf3Auth = keys, ip3 }))
+	srv := loopserver.Start(t, func(c *server.Config) { c.Keys, c.Iperf3Auth = keys, ip3 })
+	port := strconv.Itoa(srv.Addr().Port)
 	iperf3Client := func(password string, extra ...string) (string, error) {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
@@ -150,5 +152,14 @@ func TestServerAdmitsIperf3CredentialsBesideKeys(t *testing.T) {
 	}
 	if code, _, stderr := runCLI("-c", "127.0.0.1", "-p", port, "-t", "1", "--auth-key-file", keyFile); code != 0 {
 		t.Errorf("wireperf with its key: exit %d, %s", code, stderr)
+	}
+	// The two refusals count as failed authentications, which slow their
+	// source as wrong keys do.
+	deadline := time.Now().Add(10 * time.Second)
+	for srv.Stats().AuthFailed < 2 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond) // bounded poll: the server counts a refusal once its handler returns
+	}
+	if n := srv.Stats().AuthFailed; n != 2 {
+		t.Errorf("server stats: %d authentications failed, want 2", n)
 	}
 }

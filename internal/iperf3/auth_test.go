@@ -1,6 +1,7 @@
 package iperf3
 
 import (
+	"bytes"
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/sha1"
@@ -375,4 +376,34 @@ func FuzzServerAuthCheck(f *testing.F) {
 			t.Fatalf("Check(%.40q) = %v, want an *AuthError", token, err)
 		}
 	})
+}
+
+// iperf3 3.12's server refusing credentials sends SERVER_ERROR and the
+// code, without the errno that usually follows, and hangs up: the code
+// is kept, and said in iperf3's words.
+func TestServerErrorWithoutErrno(t *testing.T) {
+	err := readServerError(bytes.NewReader([]byte{0, 0, 0, 142}))
+	var re *RemoteError
+	if !errors.As(err, &re) || re.Code != errCodeAuth || re.Errno != 0 {
+		t.Fatalf("readServerError(code only) = %#v", err)
+	}
+	if !strings.Contains(err.Error(), "test authorization failed") {
+		t.Errorf("%q: want iperf3's \"test authorization failed\"", err)
+	}
+	err = readServerError(bytes.NewReader([]byte{0, 0, 0, 101, 0, 0, 0, 11}))
+	if !errors.As(err, &re) || re.Code != 101 || re.Errno != 11 {
+		t.Errorf("readServerError(code and errno) = %#v", err)
+	}
+}
+
+// iperf3 3.21's server refusing credentials sends the error code its
+// previous test left (206, errno 104 seen): said as a likely refusal.
+func TestServerErrorAnsweringCredentials(t *testing.T) {
+	err := &RemoteError{Code: 206, Errno: 104, AnswersCredentials: true}
+	if msg := err.Error(); !strings.Contains(msg, "206") || !strings.Contains(msg, "test authorization failed") {
+		t.Errorf("%q: want the code and \"test authorization failed\"", msg)
+	}
+	if msg := (&RemoteError{Code: 206, Errno: 104}).Error(); strings.Contains(msg, "authorization") {
+		t.Errorf("%q: no credentials were sent", msg)
+	}
 }

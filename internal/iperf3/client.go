@@ -225,6 +225,8 @@ func (c *clientTest) handshake(ctx context.Context) error {
 	if _, err := c.conn.Write(c.cookie[c.sent:]); err != nil {
 		return fmt.Errorf("sending the cookie to %s: %w", c.addr, err)
 	}
+	// sentAuth: the next state answers the parameters that carried our
+	// credentials.
 	first, sentAuth := true, false
 	for {
 		c.stepDeadline()
@@ -247,6 +249,8 @@ func (c *clientTest) handshake(ctx context.Context) error {
 			return fmt.Errorf("%w (it sent %v)", ErrNotIperf3, st)
 		}
 		first = false
+		answersAuth := sentAuth
+		sentAuth = false
 		c.log.Debug("iperf3 state", "state", st)
 		switch st {
 		case ParamExchange:
@@ -279,7 +283,11 @@ func (c *clientTest) handshake(ctx context.Context) error {
 		case AccessDenied:
 			return &BusyError{Addr: c.addr}
 		case ServerError:
-			return readServerError(c.conn)
+			err := readServerError(c.conn)
+			if re, ok := err.(*RemoteError); ok {
+				re.AnswersCredentials = answersAuth
+			}
+			return err
 		case ServerTerminate:
 			return fmt.Errorf("iperf3 server %s ended the test before it started", c.addr)
 		default:

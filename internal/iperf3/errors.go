@@ -25,7 +25,12 @@ var ErrNotIperf3 = errors.New("the server did not answer as an iperf3 server doe
 
 // RemoteError is iperf3's SERVER_ERROR: the server's error code (its
 // i_errno) and the system errno behind it.
-type RemoteError struct{ Code, Errno int32 }
+type RemoteError struct {
+	Code, Errno int32
+	// AnswersCredentials: the error came in answer to parameters that
+	// carried our credentials.
+	AnswersCredentials bool
+}
 
 func (e *RemoteError) Error() string {
 	if e.Code == errCodeAuth {
@@ -36,7 +41,13 @@ func (e *RemoteError) Error() string {
 	if e.Errno != 0 {
 		msg += fmt.Sprintf(", errno %d", e.Errno)
 	}
-	return msg + ")"
+	msg += ")"
+	if e.AnswersCredentials {
+		// 3.21's server refuses credentials without setting its error
+		// code: it sends the one its previous test left, or hangs up.
+		msg += " in answer to our credentials: most likely test authorization failed (iperf3 3.21's server reports a refused login with an error code left over from its previous test)"
+	}
+	return msg
 }
 
 // readServerError reads the error code that follows SERVER_ERROR and
