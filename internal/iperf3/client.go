@@ -239,8 +239,9 @@ func (c *clientTest) handshake(ctx context.Context) error {
 				return ctx.Err()
 			}
 			if sentAuth && (errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)) {
-				// iperf3 3.21's server hangs up without SERVER_ERROR on
-				// credentials it refuses (3.12's sent code 142).
+				// iperf3 3.21's server, refusing credentials, hangs up
+				// when no earlier test left it an error code to send
+				// (3.12's sends code 142).
 				return fmt.Errorf("iperf3 server %s closed the connection after our credentials: test authorization failed (user, password or key not the server's, or clocks further apart than its --time-skew-threshold)", c.addr)
 			}
 			return fmt.Errorf("iperf3 server %s: %w", c.addr, err)
