@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/wireperf/wireperf/internal/auth/authflags"
 	"github.com/wireperf/wireperf/internal/measure"
 	"github.com/wireperf/wireperf/internal/runner"
 )
@@ -21,9 +22,10 @@ type clientFlags struct {
 	measure.Client
 	logfile    string
 	log        logOptions
-	tcpinfoCSV string         // --tcpinfo-csv (advise.go)
-	security   clientSecurity // --auth-key-file, --tls-ca, --tls-pin (security.go)
-	save       bool           // --save: store the run in the archive (save.go)
+	tcpinfoCSV string                 // --tcpinfo-csv (advise.go)
+	security   clientSecurity         // --auth-key-file, --tls-ca, --tls-pin (security.go)
+	iperf3Auth authflags.Iperf3Client // --username, --rsa-public-key-path, --use-pkcs1-padding: iperf3's credentials
+	save       bool                   // --save: store the run in the archive (save.go)
 	db         string
 }
 
@@ -34,6 +36,7 @@ func newClientFlags() *clientFlags {
 func (f *clientFlags) register(cmd *cobra.Command) {
 	shared := pflag.NewFlagSet("shared", pflag.ContinueOnError)
 	f.security.register(shared)
+	f.iperf3Auth.Register(shared)
 	dbFlagOn(shared, &f.db)
 	f.Client.RegisterCommand(cmd.Flags(), measure.Binds{
 		"logfile":     &f.logfile,
@@ -102,7 +105,13 @@ func runClient(ctx context.Context, e env, f *clientFlags, host string) error {
 	// report) with the key and TLS settings of the command line; a key
 	// that can't be read fails the run, which --save stores too.
 	o := runner.Options{Logger: log, Notice: func(s string) { fmt.Fprintln(e.stderr, s) }}
-	if runErr := f.security.applyTo(&o, host); runErr != nil {
+	runErr := f.security.applyTo(&o, host)
+	if runErr == nil {
+		if o.Iperf3Auth, runErr = f.iperf3Auth.Load(); runErr != nil {
+			runErr = usageError{runErr}
+		}
+	}
+	if runErr != nil {
 		if !f.save {
 			return runErr
 		}

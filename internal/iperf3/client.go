@@ -63,6 +63,9 @@ type ClientConfig struct {
 	// GetServerOutput asks the server for its own report of the test
 	// (iperf3's get_server_output).
 	GetServerOutput bool
+	// Auth, when set, sends iperf3's credentials with the parameters
+	// (--username, --rsa-public-key-path).
+	Auth *Credentials
 }
 
 // dialing is how the client's sockets are dialled (netsetup.Client).
@@ -223,7 +226,9 @@ func (c *clientTest) handshake(ctx context.Context) error {
 	if _, err := c.conn.Write(c.cookie[c.sent:]); err != nil {
 		return fmt.Errorf("sending the cookie to %s: %w", c.addr, err)
 	}
-	first := true
+	// sentAuth: the next state answers the parameters that carried our
+	// credentials.
+	first, sentAuth := true, false
 	for {
 		c.stepDeadline()
 		st, err := ReadState(c.conn)
@@ -234,12 +239,20 @@ func (c *clientTest) handshake(ctx context.Context) error {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
+			if sentAuth && (errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)) {
+				// iperf3 3.21's server, refusing credentials, hangs up
+				// when no earlier test left it an error code to send
+				// (3.12's sends code 142).
+				return fmt.Errorf("iperf3 server %s closed the connection after our credentials: test authorization failed (user, password or key not the server's, or clocks further apart than its --time-skew-threshold)", c.addr)
+			}
 			return fmt.Errorf("iperf3 server %s: %w", c.addr, err)
 		}
 		if first && c.resumed && st != ParamExchange && st != AccessDenied {
 			return fmt.Errorf("%w (it sent %v)", ErrNotIperf3, st)
 		}
 		first = false
+		answersAuth := sentAuth
+		sentAuth = false
 		c.log.Debug("iperf3 state", "state", st)
 		switch st {
 		case ParamExchange:
@@ -250,6 +263,14 @@ func (c *clientTest) handshake(ctx context.Context) error {
 			}
 			if c.cfg.GetServerOutput {
 				p.GetServerOutput = 1
+			}
+			if c.cfg.Auth != nil {
+				tok, err := c.cfg.Auth.Token(time.Now())
+				if err != nil {
+					return fmt.Errorf("--username: %w", err)
+				}
+				p.AuthToken = tok
+				sentAuth = true
 			}
 			if err := WriteJSON(c.conn, p); err != nil {
 				return fmt.Errorf("sending parameters: %w", err)
@@ -264,7 +285,11 @@ func (c *clientTest) handshake(ctx context.Context) error {
 		case AccessDenied:
 			return &BusyError{Addr: c.addr}
 		case ServerError:
-			return readServerError(c.conn)
+			err := readServerError(c.conn)
+			if re, ok := err.(*RemoteError); ok {
+				re.AnswersCredentials = answersAuth
+			}
+			return err
 		case ServerTerminate:
 			return fmt.Errorf("iperf3 server %s ended the test before it started", c.addr)
 		default:

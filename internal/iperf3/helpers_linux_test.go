@@ -55,9 +55,18 @@ type iperfProc struct {
 // startIperf3 runs iperf3 with args for at most limit; t.Cleanup kills it.
 func startIperf3(t *testing.T, limit time.Duration, args ...string) *iperfProc {
 	t.Helper()
+	return startIperf3Env(t, limit, nil, args...)
+}
+
+// startIperf3Env is startIperf3 with env added to the environment.
+func startIperf3Env(t *testing.T, limit time.Duration, env []string, args ...string) *iperfProc {
+	t.Helper()
 	needIperf3(t)
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	p := &iperfProc{cmd: exec.CommandContext(ctx, iperf3Path, args...), done: make(chan struct{})}
+	if env != nil {
+		p.cmd.Env = append(os.Environ(), env...)
+	}
 	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
 	if err := p.cmd.Start(); err != nil {
 		cancel()

@@ -55,7 +55,8 @@ type ServeConfig struct {
 	ServerOutput func(res *result.Result, format units.Format) (out []byte, isJSON bool)
 	// RefuseAuth refuses every client once its parameters are in, with
 	// iperf3's own "test authorization failed": the server requires keys
-	// that iperf3 clients cannot present.
+	// that iperf3 clients cannot present. Auth, when set, is checked
+	// instead.
 	RefuseAuth bool
 	// Meter, when set, is read every MeterEvery while the test runs with
 	// the bytes its streams have moved so far, both ways (the server's
@@ -63,6 +64,11 @@ type ServeConfig struct {
 	// SERVER_ERROR, IETOTALRATE for an error that is ErrTotalRate.
 	Meter      func(moved int64) error
 	MeterEvery time.Duration
+	// Auth, when set, admits only clients with iperf3's credentials
+	// (--rsa-private-key-path, --authorized-users-path); the others hear
+	// "test authorization failed" (SERVER_ERROR 142, as iperf3 3.12's
+	// server sends it) and Serve returns an *AuthError.
+	Auth *ServerAuth
 	// Live, when set, sees the test as it runs: Started once its streams
 	// are in, with the server's end as Local, then each of the server's
 	// intervals (the client's never reach an iperf3 server).
@@ -318,7 +324,16 @@ func (t *serverTest) run() (*result.Result, error) {
 	if err := ReadJSON(t.conn, MaxMessage, &t.params); err != nil {
 		return nil, fmt.Errorf("reading the iperf3 parameters: %w", err)
 	}
-	if t.cfg.RefuseAuth {
+	token := t.params.AuthToken
+	t.params.AuthToken = "" // kept out of logs and errors
+	switch {
+	case t.cfg.Auth != nil:
+		user, err := t.cfg.Auth.Check(token)
+		if err != nil {
+			return nil, t.fail(errCodeAuth, err)
+		}
+		t.log = t.log.With("user", user)
+	case t.cfg.RefuseAuth:
 		return nil, t.fail(errCodeAuth, errors.New("iperf3 client refused: this server requires a key (--iperf3-open admits iperf3 clients)"))
 	}
 	s, err := t.params.Spec()
@@ -417,8 +432,6 @@ func paramsErrCode(p Params, err error) int32 {
 	switch {
 	case p.SCTP:
 		return errCodeNoSCTP
-	case p.AuthToken != "":
-		return errCodeAuth
 	case p.Parallel > spec.MaxStreams:
 		return errCodeTooManyStreams
 	case errors.Is(err, ErrUnsupported):

@@ -37,6 +37,9 @@ type Options struct {
 	Logger   *slog.Logger
 	Auth     *auth.Credential
 	TLS      *tls.Config
+	// Iperf3Auth is iperf3's credentials, sent when the test speaks
+	// iperf3's protocol (--username); a wireperf server never sees them.
+	Iperf3Auth *iperf3.Credentials
 	// Notice, when set, is told of a decision the user should see: the
 	// switch to iperf3's protocol.
 	Notice func(string)
@@ -88,7 +91,7 @@ func Client(ctx context.Context, c *measure.Client, host string, o Options) (*re
 		Host: host, Port: c.Port, Bind: c.Bind, CPort: c.CPort, ConnectTimeout: c.ConnectTimeout, Spec: c.Spec,
 		Observer: o.Observer, Logger: o.Logger, RetryBusy: c.RetryBusy, UDPCounters64: c.Counters64,
 		Family: family, BindDevice: c.BindDevice, KeepAlive: keepAlive, RcvTimeout: rcvTimeout,
-		GetServerOutput: c.GetServerOutput,
+		GetServerOutput: c.GetServerOutput, Auth: o.Iperf3Auth,
 	}
 	if file != nil { // a nil *os.File in the interface would not be nil
 		ip3.File = file

@@ -68,6 +68,9 @@ type Config struct {
 	// Iperf3Open admits iperf3 clients, which cannot present a key, on a
 	// server with Keys.
 	Iperf3Open bool
+	// Iperf3Auth, when set, admits only iperf3 clients with iperf3's
+	// credentials, beside native clients with Keys.
+	Iperf3Auth *iperf3.ServerAuth
 	// ACL admits clients by address.
 	ACL auth.ACL
 	// TLS, when set, is required on native control connections.
@@ -211,7 +214,7 @@ func (s *Server) Serve(ctx context.Context) error {
 	}
 	s.log.Info("server listening", "addr", s.ln.Addr().String(),
 		"max_tests", s.cfg.Limits.MaxTests, "max_streams", s.cfg.Limits.MaxStreams, "max_duration", s.cfg.Limits.MaxDuration,
-		"max_memory", s.cfg.Limits.MaxMemory, "auth", s.cfg.Keys != nil, "tls", s.cfg.TLS != nil)
+		"max_memory", s.cfg.Limits.MaxMemory, "auth", s.cfg.Keys != nil, "iperf3_auth", s.cfg.Iperf3Auth != nil, "tls", s.cfg.TLS != nil)
 	acceptCtx, stopAccepting := context.WithCancel(ctx)
 	defer stopAccepting()
 	abortCtx, abortTests := context.WithCancel(context.Background())
@@ -599,7 +602,7 @@ func (s *Server) serveIperf3(ctx context.Context, conn *net.TCPConn, first [4]by
 	res, err := iperf3.Serve(ctx, conn, cookie[:], iperf3.ServeConfig{
 		Registry: s.ip3, UDP: s.udp, Admit: admit, Logger: s.log.With("client_kind", "iperf3"),
 		Meter: read, MeterEvery: s.reg.caps.every(),
-		RefuseAuth:       s.cfg.Keys != nil && !s.cfg.Iperf3Open,
+		RefuseAuth: s.cfg.Keys != nil && !s.cfg.Iperf3Open, Auth: s.cfg.Iperf3Auth,
 		HandshakeTimeout: s.cfg.HandshakeTimeout, MaxDuration: s.cfg.Limits.MaxDuration,
 		ServerOutput: s.cfg.ServerOutput, Live: live,
 	})
@@ -612,10 +615,16 @@ func (s *Server) record(conn *net.TCPConn, res *result.Result, err error, live *
 	if res == nil {
 		var ref refusal
 		var ae *control.AuthError
+		var ie *iperf3.AuthError
 		if errors.As(err, &ae) {
 			if s.authFailed(conn.RemoteAddr()) {
 				s.log.Warn("authentication failed (further failures from this client are counted in a summary each minute)",
 					"peer", conn.RemoteAddr().String(), "user", ae.User, "reason", ae.Reason)
+			}
+		} else if errors.As(err, &ie) {
+			if s.authFailed(conn.RemoteAddr()) {
+				s.log.Warn("iperf3 authentication failed (further failures from this client are counted in a summary each minute)",
+					"peer", conn.RemoteAddr().String(), "user", ie.User, "reason", ie.Reason)
 			}
 		} else if errors.As(err, &ref) {
 			s.stats.refused.Add(1)

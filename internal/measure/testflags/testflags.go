@@ -80,6 +80,8 @@ const (
 	trustFile      = "names a file: the daemon's configuration gives trust"
 	stores         = "the daemon stores every run itself"
 	archive        = "names an archive: the daemon stores every run in its own"
+	// iperf3's authentication carries a password.
+	iperf3Credentials = "iperf3's credentials: a password has no place in a test line"
 	// A multicast sender has no server to schedule it against.
 	multicastSender = "a multicast sender's: the daemon schedules tests between a client and its server"
 )
@@ -178,6 +180,9 @@ var Client = []Flag{
 	{Name: "affinity", Short: "A", Kind: Word, Refused: pinsProcess,
 		Help: "`n[,m]`: pin the client to CPU n for the test, and an iperf3 server (--iperf3) to CPU m (Linux)"},
 	{Name: "auth-key-file", Kind: Word, Refused: keyFile, CLI: true, Shared: true},
+	{Name: "username", Kind: Word, Refused: iperf3Credentials, CLI: true, Shared: true},
+	{Name: "rsa-public-key-path", Kind: Word, Refused: iperf3Credentials, CLI: true, Shared: true},
+	{Name: "use-pkcs1-padding", Kind: Bool, Refused: iperf3Credentials, CLI: true, Shared: true},
 	{Name: "cntl-ka", Kind: Word, Refused: keepAlive, NoOpt: "/",
 		Help: "TCP keepalive on the control connection; =IDLE/INTV/CNT sets the idle seconds, seconds between probes and probes, each optional"},
 	{Name: "db", Kind: Word, Refused: archive, CLI: true, Shared: true},

@@ -38,6 +38,9 @@ type Flags struct {
 	// (multicast.go).
 	UDP     bool
 	SSMHost string
+	// Iperf3Auth is iperf3's credentials for iperf3 clients
+	// (--rsa-private-key-path, --authorized-users-path).
+	Iperf3Auth authflags.Iperf3Server
 }
 
 // New returns the flags at their defaults.
@@ -78,6 +81,7 @@ func (f *Flags) Register(fs *pflag.FlagSet) {
 	fs.Var(flagvalue.Duration(&cfg.IdleTimeout), "idle-timeout", "with -1: exit when no connection has been open for this long, as iperf3 -1 --idle-timeout (seconds, or a duration)")
 	fs.Var(flagvalue.Duration(&cfg.StatusInterval), "status-interval", "log the server's counters and goroutines this often (0: never)")
 	f.Auth.Register(fs)
+	f.Iperf3Auth.Register(fs)
 	f.Agent.Register(fs)
 	fs.Var(flagvalue.Duration(&cfg.ShutdownGrace), "shutdown-grace", "on SIGINT/SIGTERM, how long running tests may finish before they are aborted")
 	fs.VarP(flagvalue.Duration(&f.Interval), "interval", "i", "seconds between the rows of each test's report, fractions allowed; 0 turns them off")
@@ -148,6 +152,9 @@ func (f *Flags) Finish() error {
 		return err
 	}
 	cfg.Iperf3Open = f.Auth.Iperf3Open
+	if cfg.Iperf3Auth, err = f.Iperf3Auth.Load(); err != nil {
+		return err
+	}
 	if cfg.Agent, err = f.Agent.Load(); err != nil {
 		return err
 	}
