@@ -64,6 +64,6 @@ func hostDelayLine(d HostDelay) string {
 	if d.WithoutUs != nil {
 		without = fmt.Sprintf("without host-delayed attempts max %.3f ms", *d.WithoutUs/1e3)
 	}
-	return fmt.Sprintf("HOST DELAY: connect max %.3f ms holds %d %s the %s host delayed, by up to %.3f ms (the dial's return after the kernel's handshake; over %.3f ms is the host's, not the path's); %s",
-		d.UserMaxUs/1e3, d.Attempts, n, d.Host, d.ShareUs/1e3, d.ThresholdUs/1e3, without)
+	return fmt.Sprintf("HOST DELAY: connect max %.3f ms holds %d %s the %s host delayed, by up to %.3f ms (the dial's return after the kernel's handshake, less the dial's least cost %.3f ms; over %.3f ms is the host's, not the path's); %s",
+		d.UserMaxUs/1e3, d.Attempts, n, d.Host, d.ShareUs/1e3, d.DialCostUs/1e3, d.ThresholdUs/1e3, without)
 }

@@ -70,13 +70,15 @@ type Result struct {
 }
 
 // HostDelay says that the client host, not the network, took part of some
-// attempts' user-space times: their dial returned more than ThresholdUs
-// (stats.HostDelayed of the smallest kernel handshake time) after the
-// kernel's handshake time.
+// attempts' user-space times: their dial returned after the kernel's
+// handshake by more than the dial's own cost (DialCostUs, the least it
+// took over the run: socket setup, the poller) plus ThresholdUs
+// (stats.HostDelayed of the smallest kernel handshake time).
 type HostDelay struct {
-	Host     string  `json:"host"`     // result.RoleClient
-	Attempts int     `json:"attempts"` // attempts so delayed
-	ShareUs  float64 `json:"share_us"` // the most the host added to one
+	Host       string  `json:"host"`         // result.RoleClient
+	Attempts   int     `json:"attempts"`     // attempts so delayed
+	ShareUs    float64 `json:"share_us"`     // the most the host added to one, past the dial's cost
+	DialCostUs float64 `json:"dial_cost_us"` // the least a dial took past the kernel's handshake
 	// UserMaxUs is UserSpace's max as printed; WithoutUs the user-space
 	// max over the attempts the host did not delay (nil when it delayed
 	// every one).
@@ -159,7 +161,8 @@ func (t *tally) fill(r *Result) {
 // summarize gives the handshake times (the kernel's where known), the
 // user-space times, how many the kernel timed, and the client's host
 // delay: attempts whose dial returned after the kernel's handshake by
-// more than stats.HostDelayed of the smallest kernel time.
+// more than the dial's least cost plus stats.HostDelayed of the smallest
+// kernel time.
 func summarize(times []timing) (handshake, user result.Percentiles, kernelTimed int, hd *HostDelay) {
 	hs, us, clean := newHist(), newHist(), newHist()
 	minKernel := time.Duration(-1)
@@ -185,10 +188,18 @@ func summarize(times []timing) (handshake, user result.Percentiles, kernelTimed 
 	if kernelTimed == 0 {
 		return handshake, user, 0, nil
 	}
-	limit := stats.HostDelayed(minKernel)
-	d := &HostDelay{Host: result.RoleClient, UserMaxUs: user.Max, ThresholdUs: float64(limit) / 1e3}
+	// The dial's own cost is in every attempt's time: the least it took
+	// past the kernel's handshake is the host's usual, not a delay.
+	cost := time.Duration(-1)
 	for _, tm := range times {
-		if share := tm.user - tm.kernel; tm.kernel > 0 && share > limit {
+		if tm.kernel > 0 && (cost < 0 || tm.user-tm.kernel < cost) {
+			cost = tm.user - tm.kernel
+		}
+	}
+	limit := stats.HostDelayed(minKernel)
+	d := &HostDelay{Host: result.RoleClient, UserMaxUs: user.Max, ThresholdUs: float64(limit) / 1e3, DialCostUs: float64(cost) / 1e3}
+	for _, tm := range times {
+		if share := tm.user - tm.kernel - cost; tm.kernel > 0 && share > limit {
 			d.Attempts++
 			d.ShareUs = max(d.ShareUs, float64(share)/1e3)
 			continue

@@ -172,8 +172,10 @@ func TestSummarizeHostDelay(t *testing.T) {
 		t.Fatal("no host delay flagged")
 	}
 	// The threshold is stats.HostDelayed of 19.1 ms: its 1 ms cap.
-	if d.Host != result.RoleClient || d.Attempts != 2 || d.ThresholdUs != 1000 || d.ShareUs < 205e3 || d.ShareUs > 206e3 {
-		t.Fatalf("host delay %+v: want the client, 2 attempts, up to 205.5 ms, over 1 ms", d)
+	// The dial's least cost, 0.4 ms, is no delay: shares 0, 0.2, 205.1
+	// and 40.5 ms.
+	if d.Host != result.RoleClient || d.Attempts != 2 || d.ThresholdUs != 1000 || d.DialCostUs < 399 || d.DialCostUs > 401 || d.ShareUs < 205e3 || d.ShareUs > 205.2e3 {
+		t.Fatalf("host delay %+v: want the client, 2 attempts, up to 205.1 ms past a 0.4 ms dial cost, over 1 ms", d)
 	}
 	if d.WithoutUs == nil || *d.WithoutUs > 21.1e3 || d.UserMaxUs != user.Max {
 		t.Fatalf("host delay %+v: want without them max 21 ms, with them the user-space max", d)
@@ -182,7 +184,7 @@ func TestSummarizeHostDelay(t *testing.T) {
 	if err := WriteText(&b, Result{Target: "b:5201", Addr: "10.77.2.2:5201", Attempts: 5, Connected: 5, Connect: hs, UserSpace: user, KernelTimed: kernel, HostDelay: d}); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"the kernel's SYN to SYN-ACK, 4 of 5", "connect ms (the dial", "HOST DELAY: connect max 224.9", "holds 2 attempts the client host delayed, by up to 205.5", "over 1.000 ms is the host's, not the path's", "without host-delayed attempts max 21.0"} {
+	for _, want := range []string{"the kernel's SYN to SYN-ACK, 4 of 5", "connect ms (the dial", "HOST DELAY: connect max 224.9", "holds 2 attempts the client host delayed, by up to 205.1", "less the dial's least cost 0.400 ms", "over 1.000 ms is the host's, not the path's", "without host-delayed attempts max 21.0"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, b.String())
 		}
@@ -194,9 +196,12 @@ func TestSummarizeHostDelay(t *testing.T) {
 func TestSummarizeQuiet(t *testing.T) {
 	us := func(n int) time.Duration { return time.Duration(n) * time.Microsecond }
 	times := []timing{
-		{user: us(80), kernel: us(30)},  // 50 µs over: under the 100 µs floor
-		{user: us(120), kernel: us(40)}, // 80 µs over
+		{user: us(230), kernel: us(30)}, // the dial's cost, 200 µs
+		{user: us(320), kernel: us(40)}, // 80 µs past it: under the 100 µs floor
 		{user: us(90), kernel: us(4000)},
+	}
+	if _, _, _, d := summarize([]timing{{user: us(230), kernel: us(30)}, {user: us(420), kernel: us(40)}}); d == nil || d.Attempts != 1 {
+		t.Fatalf("a dial 180 µs past its cost: flag %+v, want 1 attempt", d)
 	}
 	hs, _, kernel, d := summarize(times)
 	if d != nil || kernel != 2 {
