@@ -349,11 +349,14 @@ type adviseDoc struct {
 	// BottleneckSource is "packet train" or "given" for a line rate
 	// (the ideal is its TCP goodput), "measured" for the best
 	// multi-stream goodput (the ideal is that goodput).
-	BottleneckSource string  `json:"bottleneck_source"`
-	IdealBps         float64 `json:"ideal_bps"`
-	MSS              int     `json:"mss"`
-	PathMTU          int     `json:"path_mtu"`
-	Single           struct {
+	BottleneckSource string `json:"bottleneck_source"`
+	// BottleneckLowerBound says why a measured bottleneck is only a lower
+	// bound the host limited ("" when it is not).
+	BottleneckLowerBound string  `json:"bottleneck_lower_bound"`
+	IdealBps             float64 `json:"ideal_bps"`
+	MSS                  int     `json:"mss"`
+	PathMTU              int     `json:"path_mtu"`
+	Single               struct {
 		GoodputBps float64 `json:"goodput_bps"`
 		Steady     *struct {
 			RateBps float64 `json:"rate_bps"`
@@ -393,8 +396,12 @@ func runAdvise(ctx context.Context, wp, name string, p path) (string, string, []
 	if doc.Single.Steady != nil {
 		steady = fmt.Sprintf("%.1f (%d segments retransmitted)", doc.Single.Steady.RateBps/1e6, doc.Single.Steady.Retrans)
 	}
+	bound := ""
+	if doc.BottleneckLowerBound != "" {
+		bound = " (a lower bound: the host paced the packet trains)"
+	}
 	return fmt.Sprintf("%s; one stream %.1f, steady %s Mbit/s", doc.Verdict.Limit, doc.Single.GoodputBps/1e6, steady),
-		fmt.Sprintf("capacity %.1f; ideal %.1f of bottleneck %.1f", capacity/1e6, doc.IdealBps/1e6, doc.BottleneckBps/1e6), fails, r
+		fmt.Sprintf("capacity %.1f; ideal %.1f of bottleneck %.1f%s", capacity/1e6, doc.IdealBps/1e6, doc.BottleneckBps/1e6, bound), fails, r
 }
 
 // checkAdvise holds an advise report to its path (see runAdvise): cc
@@ -431,6 +438,9 @@ func checkAdvise(doc *adviseDoc, cc string, capacity float64, randomLoss bool) (
 	}
 	if (doc.Verdict.Limit == "receiver-window" || doc.Verdict.Limit == "sender-buffer") && doc.Single.GoodputBps >= 0.95*capacity {
 		fails = append(fails, fmt.Sprintf("verdict %q, yet one stream reached %.1f of %.1f Mbit/s", doc.Verdict.Limit, doc.Single.GoodputBps/1e6, capacity/1e6))
+	}
+	if doc.Verdict.Limit == "network" && doc.BottleneckLowerBound != "" {
+		fails = append(fails, fmt.Sprintf("verdict network on a bottleneck that is a lower bound (%s): %q", doc.BottleneckLowerBound, doc.Verdict.Summary))
 	}
 	if doc.Verdict.Limit == "network" && doc.Single.GoodputBps < 0.8*capacity && !full {
 		fails = append(fails, fmt.Sprintf("verdict network (path full), yet one stream reached %.1f of %.1f Mbit/s and no steady state filled it: %q",

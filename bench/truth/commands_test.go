@@ -130,6 +130,19 @@ func TestCheckAdvise(t *testing.T) {
 			d.Single.GoodputBps = 930e6
 			return d
 		}(), false, "yet one stream reached"},
+		// The hog at 215 ms: one stream and the bottleneck at 662.7.
+		{"a full path on a bottleneck the host limited", func() *adviseDoc {
+			d := doc("bbr", "network", 662.7e6, 662.7e6)
+			d.BottleneckBps, d.BottleneckSource, d.BottleneckLowerBound = 662.7e6, "measured", "the sending host, not the path, set their pace"
+			d.Single.GoodputBps = 662.7e6
+			return d
+		}(), false, "a lower bound"},
+		{"unknown on a bottleneck the host limited", func() *adviseDoc {
+			d := doc("bbr", "unknown", 662.7e6, 662.7e6)
+			d.BottleneckBps, d.BottleneckSource, d.BottleneckLowerBound = 662.7e6, "measured", "the sending host, not the path, set their pace"
+			d.Single.GoodputBps = 662.7e6
+			return d
+		}(), false, ""},
 	} {
 		got := strings.Join(checkAdvise(c.d, "bbr", capacity, c.loss), "; ")
 		if c.fail == "" && got != "" || c.fail != "" && !strings.Contains(got, c.fail) {

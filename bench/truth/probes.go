@@ -31,12 +31,24 @@ type probeDoc struct {
 		Sent, Received, Duplicates int64
 		RTT                        probeTimes `json:"rtt_us"`
 	} `json:"ping"`
-	Connect *struct {
-		Attempts, Connected, Refused, Failed int64
-		TimedOut                             int64      `json:"timed_out"`
-		Times                                probeTimes `json:"connect_us"`
-	} `json:"tcp_connect"`
-	Error string `json:"error"`
+	Connect *connectDoc `json:"tcp_connect"`
+	Error   string      `json:"error"`
+}
+
+// connectDoc is tcp-connect's part: Times are the kernel's handshake
+// times where it timed them (KernelTimed of them), UserSpace the dials'.
+type connectDoc struct {
+	Attempts, Connected, Refused, Failed int64
+	TimedOut                             int64      `json:"timed_out"`
+	Times                                probeTimes `json:"connect_us"`
+	KernelTimed                          int64      `json:"kernel_timed"`
+	UserSpace                            probeTimes `json:"connect_user_us"`
+	HostDelay                            *struct {
+		Host      string
+		Attempts  int64
+		UserMaxUs float64  `json:"user_max_us"`
+		WithoutUs *float64 `json:"without_host_delayed_us"`
+	} `json:"host_delay"`
 }
 
 type probeTimes struct {
@@ -130,6 +142,26 @@ func checkConnect(d *probeDoc, passiveOpens int64) []string {
 	return fails
 }
 
+// checkConnectHost holds tcp-connect's user-space times to the path: a
+// dial's max above the bound is the client host's, so a flag must name
+// the client, for that max, and the dials it did not delay must be within
+// the bound.
+func checkConnectHost(c *connectDoc, bound time.Duration) []string {
+	if c == nil || time.Duration(c.UserSpace.Max*1e3) <= bound {
+		return nil
+	}
+	d := c.HostDelay
+	switch {
+	case d == nil:
+		return []string{fmt.Sprintf("connect (user space) max %.2f ms, above the path's bound %.2f ms, and no host flagged", c.UserSpace.Max/1e3, bound.Seconds()*1e3)}
+	case d.Host != "client" || d.UserMaxUs != c.UserSpace.Max:
+		return []string{fmt.Sprintf("host delay flag names %q for max %.2f ms, the dials' max is %.2f ms", d.Host, d.UserMaxUs/1e3, c.UserSpace.Max/1e3)}
+	case d.WithoutUs != nil && time.Duration(*d.WithoutUs*1e3) > bound:
+		return []string{fmt.Sprintf("connect (user space) max %.2f ms without the host-delayed dials, above the path's bound %.2f ms", *d.WithoutUs/1e3, bound.Seconds()*1e3)}
+	}
+	return nil
+}
+
 // runProbe runs ping (raw socket) or tcp-connect from a to b, probeCount
 // probes 20 ms apart, and holds it to the router and b (see checkPing and
 // checkConnect) and its times to the path.
@@ -176,10 +208,14 @@ func runProbe(kind string) func(ctx context.Context, wp, name string, p path) (s
 			}
 		} else {
 			fails = checkConnect(&d, after-before)
-			if d.Connect != nil {
-				times = d.Connect.Times
-				figs = fmt.Sprintf("connected %d of %d; b's listener %d; handshake min %.2f p99 %.2f max %.2f ms",
-					d.Connect.Connected, d.Connect.Attempts, after-before, times.Min/1e3, times.P99/1e3, times.Max/1e3)
+			fails = append(fails, checkConnectHost(d.Connect, bound)...)
+			if c := d.Connect; c != nil {
+				times = c.Times
+				figs = fmt.Sprintf("connected %d of %d; b's listener %d; handshake (kernel's, %d) min %.2f p99 %.2f max %.2f ms; dial max %.2f ms",
+					c.Connected, c.Attempts, after-before, c.KernelTimed, times.Min/1e3, times.P99/1e3, times.Max/1e3, c.UserSpace.Max/1e3)
+				if h := c.HostDelay; h != nil {
+					figs += fmt.Sprintf(", %d flagged %s", h.Attempts, h.Host)
+				}
 			}
 		}
 		if r.err != nil {

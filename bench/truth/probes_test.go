@@ -50,16 +50,37 @@ func TestCheckProbes(t *testing.T) {
 		}
 	}
 	conn := &probeDoc{}
-	conn.Connect = &struct {
-		Attempts, Connected, Refused, Failed int64
-		TimedOut                             int64      `json:"timed_out"`
-		Times                                probeTimes `json:"connect_us"`
-	}{Attempts: 100, Connected: 100}
+	conn.Connect = &connectDoc{Attempts: 100, Connected: 100}
 	if f := checkConnect(conn, 100); len(f) > 0 {
 		t.Errorf("agreeing counts fail: %v", f)
 	}
 	if f := strings.Join(checkConnect(conn, 96), "; "); !strings.Contains(f, "completed 96") {
 		t.Errorf("4 connects b never completed pass: %q", f)
+	}
+	// A dial above the bound passes only with the client flagged for it,
+	// and the dials it did not delay within the bound.
+	bound := 124 * time.Millisecond
+	conn.Connect.UserSpace = probeTimes{Count: 100, Min: 19_500, Max: 224_900}
+	if f := strings.Join(checkConnectHost(conn.Connect, bound), "; "); !strings.Contains(f, "no host flagged") {
+		t.Errorf("an unflagged dial above the bound passes: %q", f)
+	}
+	without := 130_000.0
+	conn.Connect.HostDelay = &struct {
+		Host      string
+		Attempts  int64
+		UserMaxUs float64  `json:"user_max_us"`
+		WithoutUs *float64 `json:"without_host_delayed_us"`
+	}{Host: "client", Attempts: 2, UserMaxUs: 224_900, WithoutUs: &without}
+	if f := strings.Join(checkConnectHost(conn.Connect, bound), "; "); !strings.Contains(f, "without the host-delayed dials") {
+		t.Errorf("unflagged dials above the bound pass: %q", f)
+	}
+	without = 21_000
+	if f := checkConnectHost(conn.Connect, bound); len(f) > 0 {
+		t.Errorf("a flagged host delay fails: %v", f)
+	}
+	conn.Connect.HostDelay.UserMaxUs = 60_000
+	if f := checkConnectHost(conn.Connect, bound); len(f) == 0 {
+		t.Error("a flag for another figure than the max passes")
 	}
 	// Times below the floor or above the bound.
 	times := probeTimes{Count: 3, Min: 18_000, Max: 140_000}

@@ -2,6 +2,7 @@ package advise
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"slices"
 	"time"
@@ -191,6 +192,22 @@ func TrainOf(datagrams, received int64, sentWire, recvWire float64) Train {
 		t.CapacityBps = t.RecvWireBps
 	}
 	return t
+}
+
+// HostPacedTrain says why a bottleneck measured from the tests is only a
+// lower bound: the packet train that would have measured past them went
+// out no faster than it arrived (TrainMargin), so the sending host, not
+// the path, set its pace: a host short of CPU (a busy machine, a starved
+// thread) can't outrun the path, and then neither the train nor the tests
+// show the path's capacity. "" when the train measured a capacity, failed,
+// too little arrived to tell, or none ran; and when the bottleneck is the
+// train's (fromTrain).
+func HostPacedTrain(t *Train, fromTrain bool) string {
+	if t == nil || fromTrain || t.Error != "" || t.CapacityBps > 0 || t.Received < 100 || t.RecvWireBps <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("the packet trains went out at %s and arrived at %s (on the wire), less than %.1f× faster: the sending host, not the path, set their pace",
+		rate(t.SentWireBps), rate(t.RecvWireBps), TrainMargin)
 }
 
 // MedianTrain is the train whose capacity is the median of those that

@@ -224,3 +224,79 @@ func TestAnalyzeTakesTheTrain(t *testing.T) {
 		t.Errorf("a train slower than the tests set the bottleneck (%s)", rep.BottleneckSource)
 	}
 }
+
+// The lab's 215 ms, 1 Gbit/s path beside a CPU hog: the packet trains went
+// out no faster than they arrived (the hog starved the sender), one stream
+// read 662.7 Mbit/s and four no more. The bottleneck is then a lower bound
+// the host limited, the verdict never says one stream fills the path, and
+// the advice asks for an idle host or --bottleneck; a train that did
+// outrun the path leaves the verdict as it was.
+func TestAnalyzeHostPacedTrain(t *testing.T) {
+	const single = 662.7e6
+	in := Inputs{Probes: []Probe{{RTTus: 215000, Kernel: true}}, ProbeMTU: 1500,
+		Single: pathResult(1, single, single), Multi: pathResult(4, single/4, single),
+		Train: &Train{Datagrams: 10000, Received: 10000, SentWireBps: 700e6, RecvWireBps: 690e6}}
+	// Windows of 40 MB, past the BDP, and slow start over: no host's
+	// window or slow start held the streams back.
+	for _, r := range []*result.Result{in.Single, in.Multi} {
+		for i := range r.Local.Streams {
+			st := &r.Local.Streams[i]
+			st.TCPStats.RwndLimitedUs, st.TCPStats.MaxSndWnd, st.TCPStats.SlowStartOngoing = 0, 40e6, false
+			for k := range st.TCPTimeline.Samples {
+				st.TCPTimeline.Samples[k].SndWnd = 40e6
+			}
+		}
+	}
+	rep := Analyze(in)
+	if rep.BottleneckSource != "measured" || !strings.Contains(rep.BottleneckLowerBound, "the sending host, not the path, set their pace") {
+		t.Fatalf("bottleneck %s, lower bound %q: want measured, a lower bound the host set", rep.BottleneckSource, rep.BottleneckLowerBound)
+	}
+	if rep.Verdict.Limit == LimitNetwork || strings.Contains(rep.Verdict.Summary, "fills the path") || strings.Contains(rep.Verdict.Summary, "path full") {
+		t.Fatalf("verdict %s: %s", rep.Verdict.Limit, rep.Verdict.Summary)
+	}
+	if rep.Verdict.Limit != LimitUnknown || !strings.Contains(rep.Verdict.Summary, "is a lower bound the host limited") {
+		t.Errorf("verdict %s: %s; want unknown, the bottleneck a lower bound", rep.Verdict.Limit, rep.Verdict.Summary)
+	}
+	var b strings.Builder
+	if err := rep.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"(measured), a lower bound: the packet trains went out at 700 Mbits/sec and arrived at 690 Mbits/sec",
+		"the path's capacity is unknown above", "or give --bottleneck RATE"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, b.String())
+		}
+	}
+	// The same tests with a train that outran the path: its capacity
+	// counts, and nothing is a lower bound.
+	in.Train = &Train{Datagrams: 10000, Received: 5624, SentWireBps: 19.8e9, RecvWireBps: 1e9, CapacityBps: 1e9}
+	if rep := Analyze(in); rep.BottleneckLowerBound != "" || rep.BottleneckSource != "packet train" {
+		t.Errorf("a train that outran the path: bottleneck %s, lower bound %q", rep.BottleneckSource, rep.BottleneckLowerBound)
+	}
+	// No train is no lower bound: the same tests then read as a full
+	// path, as they did before the train's pace was judged.
+	in.Train = nil
+	if rep := Analyze(in); rep.BottleneckLowerBound != "" || rep.Verdict.Limit != LimitNetwork {
+		t.Errorf("no train: lower bound %q, verdict %s", rep.BottleneckLowerBound, rep.Verdict.Summary)
+	}
+}
+
+func TestHostPacedTrain(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		t         *Train
+		fromTrain bool
+		want      bool
+	}{
+		{"paced by the sender", &Train{Received: 10000, SentWireBps: 700e6, RecvWireBps: 690e6}, false, true},
+		{"outran the path", &Train{Received: 5624, SentWireBps: 19.8e9, RecvWireBps: 1e9, CapacityBps: 1e9}, false, false},
+		{"the bottleneck is the train's", &Train{Received: 10000, SentWireBps: 700e6, RecvWireBps: 690e6}, true, false},
+		{"too few arrived", &Train{Received: 50, SentWireBps: 700e6, RecvWireBps: 690e6}, false, false},
+		{"failed", &Train{Error: "refused"}, false, false},
+		{"none", nil, false, false},
+	} {
+		if got := HostPacedTrain(tc.t, tc.fromTrain) != ""; got != tc.want {
+			t.Errorf("%s: lower bound %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -178,6 +178,12 @@ func Recommend(e Evidence, v Verdict) Advice {
 			a.Notes = append(a.Notes, fmt.Sprintf("The RTT rose from %s to %s under load (Buffer Delay %.0f%%): the bottleneck's queue is deep. "+
 				"An AQM there (fq_codel, cake) or BBR keeps it short.", ms(us(tcp.BaselineRTTus)), ms(us(tcp.MeanRTTus)), *tcp.BufferDelayPercent))
 		}
+	case LimitUnknown:
+		if e.LowerBound != "" {
+			a.Steps = append(a.Steps, fmt.Sprintf("the path's capacity is unknown above %s: rerun with the hosts otherwise idle (nothing else using their CPU), or give --bottleneck RATE", rate(e.Bottleneck)))
+			break
+		}
+		fallthrough
 	default:
 		a.Steps = append(a.Steps, "not enough TCP_INFO to tell (is the sender Linux?)")
 	}

@@ -31,12 +31,15 @@ type Report struct {
 	// Bottleneck in bit/s, and where it came from: "given" (--bottleneck),
 	// "measured" (the best goodput of the tests) or "packet train" (the
 	// rate a train of datagrams arrived at, on the wire).
-	BottleneckBps    float64      `json:"bottleneck_bps"`
-	BottleneckSource string       `json:"bottleneck_source"`
-	IdealBps         float64      `json:"ideal_bps"`
-	BDPBytes         float64      `json:"bdp_bytes"`
-	Single           Measurement  `json:"single"`
-	Multi            *Measurement `json:"multi,omitempty"`
+	BottleneckBps    float64 `json:"bottleneck_bps"`
+	BottleneckSource string  `json:"bottleneck_source"`
+	// BottleneckLowerBound says why a measured bottleneck is only a lower
+	// bound: the host paced the packet trains ("" when it is not).
+	BottleneckLowerBound string       `json:"bottleneck_lower_bound,omitempty"`
+	IdealBps             float64      `json:"ideal_bps"`
+	BDPBytes             float64      `json:"bdp_bytes"`
+	Single               Measurement  `json:"single"`
+	Multi                *Measurement `json:"multi,omitempty"`
 	// StreamSteps are the multi-stream tests in the order run: more
 	// streams while the streams were window-limited (NextStreams). Multi
 	// is the one with the highest goodput.
@@ -150,6 +153,8 @@ func Analyze(in Inputs) *Report {
 			rep.BottleneckSource = "packet train"
 			e.Bottleneck, e.FromTrain = tr.CapacityBps, true
 		}
+		e.LowerBound = HostPacedTrain(in.Train, e.FromTrain)
+		rep.BottleneckLowerBound = e.LowerBound
 		rep.Single.TCP = withIdeal(rep.Single, e.Ideal())
 		if rep.Multi != nil {
 			rep.Multi.TCP = withIdeal(*rep.Multi, e.Ideal())

@@ -51,6 +51,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	if r.BottleneckSource != "measured" {
 		bn += ", " + lineRateArithmetic(r.BottleneckBps, r.PathMTU, r.IdealBps)
 	}
+	if r.BottleneckLowerBound != "" {
+		bn += ", a lower bound: " + r.BottleneckLowerBound
+	}
 	line("Bottleneck    %s", bn)
 	line("BDP           %s × %s = %s", rate(r.BottleneckBps), ms(us(r.BaselineRTTus)), size(r.BDPBytes))
 	line("")

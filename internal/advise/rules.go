@@ -125,9 +125,9 @@ func dropsDetail(d *PathDrops) string {
 // test too short for its slow start; then loss; then a sender that had
 // nothing to send; and last, no limit on a host.
 var rules = []rule{
-	{LimitNetwork, fillsThePath, sayFillsThePath},
-	{LimitNetwork, fullAfterOvershoot, sayFullAfterOvershoot},
-	{LimitNetwork, fullWhileProbing, sayFullWhileProbing},
+	{LimitNetwork, capacityKnown(fillsThePath), sayFillsThePath},
+	{LimitNetwork, capacityKnown(fullAfterOvershoot), sayFullAfterOvershoot},
+	{LimitNetwork, capacityKnown(fullWhileProbing), sayFullWhileProbing},
 	{LimitReceiverWindow, receiverWindowLimited, sayReceiverWindow},
 	{LimitSenderBuffer, senderBufferLimited, saySenderBuffer},
 	{LimitCPU, cpuLimited, sayCPU},
@@ -137,7 +137,15 @@ var rules = []rule{
 	{LimitCongestion, lossLimited, sayLoss},
 	{LimitApplication, applicationLimited, sayApplication},
 	{LimitUnknown, func(c *signals) bool { return c.tcp == nil }, sayNoTCPInfo},
+	{LimitUnknown, func(c *signals) bool { return c.e.LowerBound != "" }, sayLowerBound},
 	{LimitNetwork, func(*signals) bool { return true }, sayNoHostLimit},
+}
+
+// capacityKnown holds a rule that says the path is full to a bottleneck
+// that is the path's: one that is only a lower bound the host limited
+// (Evidence.LowerBound) shows no path full.
+func capacityKnown(holds func(*signals) bool) func(*signals) bool {
+	return func(c *signals) bool { return c.e.LowerBound == "" && holds(c) }
 }
 
 // firstRule is the first of rules that holds; nil when none does.
@@ -352,6 +360,11 @@ func sayApplication(c *signals, v *Verdict) {
 
 func sayNoTCPInfo(c *signals, v *Verdict) {
 	v.Summary = "unknown: the sender reported no TCP_INFO (" + c.reach + ")"
+}
+
+func sayLowerBound(c *signals, v *Verdict) {
+	v.Summary = fmt.Sprintf("unknown: the bottleneck, %s, is a lower bound the host limited: whether the path is full can't be told (%s)", rate(c.e.Bottleneck), c.reach)
+	v.Details = append(v.Details, c.e.LowerBound)
 }
 
 func sayNoHostLimit(c *signals, v *Verdict) {

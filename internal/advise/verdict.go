@@ -126,8 +126,13 @@ type Evidence struct {
 	// FromTrain: Bottleneck is a packet train's capacity, a line rate
 	// like a given one.
 	FromTrain bool
-	Single    Measurement
-	Multi     *Measurement
+	// LowerBound says why a measured Bottleneck is only a lower bound
+	// (the host, not the path, paced the probe that would have measured
+	// past the tests); "" when it is not. No verdict then says the path is
+	// full.
+	LowerBound string
+	Single     Measurement
+	Multi      *Measurement
 	// PathDrops are the packets the path's router counted dropped in the
 	// sender's direction, when it can tell (a lab's router); nil
 	// otherwise.

@@ -285,10 +285,11 @@ func near(got, want, tol float64) bool { return math.Abs(got-want) <= tol*math.A
 // The rules run in the order the verdict depends on: a full path first
 // (over the test, or after slow start's overshoot), then the windows, the
 // CPU, slow start (a steady state not reached among it), loss, the
-// application, and the network when nothing on a host shows.
+// application, unknown without TCP_INFO or with a bottleneck the host
+// limited, and the network when nothing on a host shows.
 func TestRulesOrder(t *testing.T) {
 	want := []string{LimitNetwork, LimitNetwork, LimitNetwork, LimitReceiverWindow, LimitSenderBuffer, LimitCPU, LimitSlowStart, LimitSlowStart,
-		LimitSlowStart, LimitCongestion, LimitApplication, LimitUnknown, LimitNetwork}
+		LimitSlowStart, LimitCongestion, LimitApplication, LimitUnknown, LimitUnknown, LimitNetwork}
 	var got []string
 	for _, r := range rules {
 		got = append(got, r.limit)

@@ -100,20 +100,10 @@ type sample struct {
 }
 
 // A host delayed a transaction when its own share (the client's send
-// plus receive delay, or the server's T3 − T2) exceeded the smallest
-// network RTT seen so far, clamped to [hostDelayedMin, hostDelayedMax]:
-// on a loopback path 100 µs of scheduling is several RTTs; on any path
-// a millisecond is a descheduled thread, not the kernel's usual wake-up.
-const (
-	hostDelayedMin = int64(100 * time.Microsecond)
-	hostDelayedMax = int64(time.Millisecond)
-)
-
+// plus receive delay, or the server's T3 − T2) exceeded stats.HostDelayed
+// of the smallest network RTT seen so far.
 func (a *accumulator) hostDelayed() int64 {
-	if a.minNet < 0 {
-		return hostDelayedMax
-	}
-	return min(max(a.minNet, hostDelayedMin), hostDelayedMax)
+	return int64(stats.HostDelayed(time.Duration(a.minNet)))
 }
 
 func (a *accumulator) add(s sample) {
