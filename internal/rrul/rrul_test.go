@@ -2,6 +2,8 @@ package rrul
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -214,4 +216,19 @@ func abs(v float64) float64 {
 		return -v
 	}
 	return v
+}
+
+// TestStartError: a server's refusal says what a run holds open at the
+// server; a failure of the client's own (an algorithm the kernel lacks)
+// is said as it is, without the refusal's explanation.
+func TestStartError(t *testing.T) {
+	refused := fmt.Errorf("%w: server is busy", control.ErrRefused)
+	if got := startError("BE flows", refused).Error(); !strings.Contains(got, "server is busy") || !strings.Contains(got, "--max-tests-per-client must admit them") {
+		t.Errorf("refusal: %q", got)
+	}
+	local := errors.New(`setting TCP_CONGESTION "nosuchcc": no such file or directory`)
+	got := startError("BE flows", local)
+	if !errors.Is(got, local) || got.Error() != `rrul: the BE flows: setting TCP_CONGESTION "nosuchcc": no such file or directory` {
+		t.Errorf("local failure: %q", got)
+	}
 }
