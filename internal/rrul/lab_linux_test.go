@@ -29,9 +29,9 @@ func TestMain(m *testing.M) {
 // once: at 100 Mbit/s each way, with the load average at 37, its output
 // stood idle 2.5 to 6 s of a 19 s run while packets were due, and the
 // flows carried 50-73 Mbit/s of 96.5. At 40 Mbit/s it kept time in two
-// of nine runs (load average 9 to 17); 20 Mbit/s did no better (behind
-// in three of three at 16 to 19): what held it back was another test's
-// lab router at the same SCHED_FIFO priority, running beside it.
+// of twelve runs (load average 9 to 31); 20 Mbit/s did no better (behind
+// in three of three at 16 to 19), with or without another lab's router
+// beside it: the machine's load as a whole, not the rate, holds it back.
 const (
 	labRTT  = 19 * time.Millisecond
 	labRate = 40e6
