@@ -29,7 +29,7 @@ func TestMain(m *testing.M) {
 // once: at 100 Mbit/s each way, with the load average at 37, its output
 // stood idle 2.5 to 6 s of a 19 s run while packets were due, and the
 // flows carried 50-73 Mbit/s of 96.5. At 40 Mbit/s it kept time in two
-// of twelve runs (load average 9 to 31); 20 Mbit/s did no better (behind
+// of fifteen runs (load average 9 to 31); 20 Mbit/s did no better (behind
 // in three of three at 16 to 19), with or without another lab's router
 // beside it: the machine's load as a whole, not the rate, holds it back.
 const (
@@ -116,7 +116,11 @@ func logRun(t *testing.T, res *result.RRUL, capacity float64) {
 		l.Idle.P50/1e3, l.Idle.P90/1e3, l.Idle.P99/1e3, l.Loaded.P50/1e3, l.Loaded.P90/1e3, l.Loaded.P99/1e3, l.After.P50/1e3, l.Increase.P50/1e3, l.Increase.P99/1e3)
 	for _, p := range res.Probes {
 		for _, ph := range p.Phases {
-			t.Logf("  UDP %-3s %-6s %5d sent, %4d lost (%.1f%%), RTT p50 %.3f ms", p.Class, ph.Label, ph.Sent, ph.Lost, ph.LossPercent(), ph.RTT.P50/1e3)
+			owd := "" // the lab's hosts share one clock: the one-way delays say which queue stood
+			if ph.ForwardOWD != nil && ph.BackwardOWD != nil {
+				owd = fmt.Sprintf("; one-way p50 up %.3f ms, down %.3f ms", ph.ForwardOWD.P50/1e3, ph.BackwardOWD.P50/1e3)
+			}
+			t.Logf("  UDP %-3s %-6s %5d sent, %4d lost (%.1f%%), RTT p50 %.3f ms%s", p.Class, ph.Label, ph.Sent, ph.Lost, ph.LossPercent(), ph.RTT.P50/1e3, owd)
 		}
 	}
 	for _, h := range res.HostDelays {
@@ -145,16 +149,17 @@ func loadAverage() string {
 // segment lost; with cubic it is +89 to +94 ms, with retransmits.
 //
 // The drain time is one queue's (8·B/R), not both directions' together,
-// though each direction has its queue and the load runs both ways: the
-// probe crosses both, but with TCP loading a drop-tail path both ways the
-// two queues fill out of phase (the up flows' ACKs wait in the down
-// queue and the other way round, so one direction's burst starves the
-// other's ACK clock: Zhang, Shenker and Clark, "Observations on the
-// dynamics of a congestion control algorithm: the effects of two-way
-// traffic", SIGCOMM 1991), and a probe meets about one full queue at a
-// time. Measured: +89 to +94 ms at p50 against 100 ms for one queue and
-// 200 for both; this is the figure, not a derivation, and docs/rrul.md
-// says so.
+// though each direction has its queue and the load runs both ways: TCP
+// loading a drop-tail path both ways does not keep both queues full at
+// once (each direction's data delays the other's ACKs: Zhang, Shenker and
+// Clark, "Observations on the dynamics of a congestion control algorithm:
+// the effects of two-way traffic", SIGCOMM 1991). The probes' one-way
+// delays, exact here as the lab's hosts share one clock, show it: in one
+// run the up queue stood full (+88 ms one way) and the down one nearly
+// empty (+1.7 ms); in another the down one stood (+83 ms, up +29 ms);
+// both runs' router fell behind, but the split is the queues' own.
+// The increase measured with the router on time: +92.3 and +94.4 ms of
+// the 100 ms one queue drains in.
 //
 // The deep queue is five times the path's BDP, so that a queue stands
 // nearly full once the flows' windows reach it; the deep case's flows
