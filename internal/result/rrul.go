@@ -11,19 +11,20 @@ type RRUL struct {
 	Port      int       `json:"port"`
 	StartedAt time.Time `json:"started_at"`
 	// The phases as planned, and where the load ran on the axis.
-	IdleSeconds       float64 `json:"idle_seconds"`
-	LoadSeconds       float64 `json:"load_seconds"`
-	AfterSeconds      float64 `json:"after_seconds"`
-	LoadStartSeconds  float64 `json:"load_start_seconds"`
-	LoadEndSeconds    float64 `json:"load_end_seconds"`
-	StepSeconds       float64 `json:"step_seconds"` // the series' bin
-	UpBitsPerSecond   float64 `json:"up_bits_per_second"`
-	DownBitsPerSecond float64 `json:"down_bits_per_second"`
+	IdleSeconds       float64     `json:"idle_seconds"`
+	LoadSeconds       float64     `json:"load_seconds"`
+	AfterSeconds      float64     `json:"after_seconds"`
+	LoadStartSeconds  float64     `json:"load_start_seconds"`
+	LoadEndSeconds    float64     `json:"load_end_seconds"`
+	StepSeconds       float64     `json:"step_seconds"` // the series' bin
+	UpBitsPerSecond   float64     `json:"up_bits_per_second"`
+	DownBitsPerSecond float64     `json:"down_bits_per_second"`
+	Flows             []RRULFlow  `json:"flows"`
+	Probes            []RRULProbe `json:"probes"`
+
 	// Congestion is the flows' congestion control as asked (-C); empty
 	// when each sender used its host's default, which its flows name.
-	Congestion string      `json:"congestion,omitempty"`
-	Flows      []RRULFlow  `json:"flows"`
-	Probes     []RRULProbe `json:"probes"`
+	Congestion string `json:"congestion,omitempty"`
 	// Latency is every probe's RTT together, per phase.
 	Latency RRULLatency `json:"latency"`
 	// HostDelays name the phases in which a host, not the network, added
@@ -51,13 +52,14 @@ type RRULFlow struct {
 	BitsPerSecond float64       `json:"bits_per_second"`
 	Retransmits   int64         `json:"retransmits"`
 	Series        []SeriesPoint `json:"series,omitempty"` // Mbit/s
+	// Congestion is the sender's socket's congestion control, as its
+	// kernel reported it.
+	Congestion string `json:"congestion,omitempty"`
+
 	// The sender's last TCP_INFO, where its end reported one: its RTT
 	// and congestion window, and the shares of its busy time that the
 	// receiver's window and its own send buffer held it back (which end
 	// limited the flow; the rest was the network's).
-	// Congestion is the sender's socket's congestion control, as its
-	// kernel reported it.
-	Congestion      string   `json:"congestion,omitempty"`
 	SenderRTTms     float64  `json:"sender_rtt_ms,omitempty"`
 	SenderCwndBytes uint64   `json:"sender_cwnd_bytes,omitempty"`
 	RwndLimited     *float64 `json:"rwnd_limited,omitempty"`
