@@ -28,10 +28,10 @@ func TestMain(m *testing.M) {
 // shared two-core machine's user-space router can forward both ways at
 // once: at 100 Mbit/s each way, with the load average at 37, its output
 // stood idle 2.5 to 6 s of a 19 s run while packets were due, and the
-// flows carried 50-73 Mbit/s of 96.5. At 40 Mbit/s it kept time in two
-// of fifteen runs (load average 9 to 31); 20 Mbit/s did no better (behind
-// in three of three at 16 to 19), with or without another lab's router
-// beside it: the machine's load as a whole, not the rate, holds it back.
+// flows carried 50-73 Mbit/s of 96.5. At 40 Mbit/s the deep case's
+// router kept time in two of eighteen runs (load average 5 to 31; behind
+// by about 1% even at 5 to 6), the short case's in three of three;
+// 20 Mbit/s did no better (behind in three of three at 16 to 19).
 const (
 	labRTT  = 19 * time.Millisecond
 	labRate = 40e6
