@@ -28,7 +28,7 @@ func (f *rrulFlags) register(cmd *cobra.Command) {
 	fs.DurationVarP(&f.Load, "time", "t", f.Load, "how long the eight TCP flows run (flent's length)")
 	fs.DurationVar(&f.After, "after", f.After, "how long the probes run alone after the load")
 	fs.DurationVar(&f.Step, "step", f.Step, "the time series' step: the flows' interval and the probes' bin")
-	fs.StringVarP(&f.Congestion, "congestion", "C", "", "the flows' TCP congestion control")
+	fs.StringVarP(&f.Congestion, "congestion", "C", "", "the flows' TCP congestion control, e.g. cubic (default: each sender's host's; the report names it)")
 	fs.BoolVarP(&f.JSON, "json", "J", false, "one JSON document: every figure, the series and the latency histograms")
 	fs.BoolVar(&f.save, "save", false, "store the run (its -J document) in the archive (see --db)")
 	dbFlag(cmd, &f.db)

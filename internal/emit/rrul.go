@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/wireperf/wireperf/internal/result"
@@ -70,6 +71,9 @@ func (t *RRULText) Write(r *result.RRUL) error {
 		l.add("  %-20s %-22s %s", fmt.Sprintf("%s (TOS 0x%02x)", c, tosOf(r.Flows, c)), byClass[c][0], byClass[c][1])
 	}
 	l.add("  %-20s %-22s %s", "total", fmt.Sprintf("%.2f Mbit/s", r.UpBitsPerSecond/1e6), fmt.Sprintf("%.2f Mbit/s", r.DownBitsPerSecond/1e6))
+	if line := rrulCongestion(r); line != "" {
+		l.add("%s", line)
+	}
 	l.add("")
 	lat := r.Latency
 	l.add("%-46s %8s  %8s  %8s  %7s", "Latency: UDP round trips of every probe (ms)", "p50", "p90", "p99", "probes")
@@ -121,6 +125,33 @@ func (t *RRULText) Write(r *result.RRUL) error {
 	}
 	_, err := io.WriteString(t.W, l.b.String())
 	return err
+}
+
+// rrulCongestion names the flows' congestion control per direction, as
+// the senders' kernels reported it, and whether it was asked (-C) or
+// each sender's host's default: the queue a loss-based algorithm builds
+// is not the one a model-based one does.
+func rrulCongestion(r *result.RRUL) string {
+	var parts []string
+	for _, dir := range []string{"up", "down"} {
+		var names []string
+		for _, f := range r.Flows {
+			if f.Direction == dir && f.Congestion != "" && !slices.Contains(names, f.Congestion) {
+				names = append(names, f.Congestion)
+			}
+		}
+		if len(names) > 0 {
+			parts = append(parts, dir+" "+inert(strings.Join(names, "/")))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	how := "each sender's host's default"
+	if r.Congestion != "" {
+		how = "asked: -C " + inert(r.Congestion)
+	}
+	return fmt.Sprintf("  congestion control: %s (%s)", strings.Join(parts, ", "), how)
 }
 
 func flowClasses(fs []result.RRULFlow) []string {

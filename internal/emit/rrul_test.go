@@ -16,8 +16,8 @@ func rrulResult() *result.RRUL {
 		name string
 		tos  int
 	}{{"BE", 0}, {"BK", 0x20}, {"CS5", 0xa0}, {"EF", 0xb8}} {
-		r.Flows = append(r.Flows, result.RRULFlow{Class: c.name, TOS: c.tos, Direction: "up", BitsPerSecond: 7.5e6, Bytes: 1},
-			result.RRULFlow{Class: c.name, TOS: c.tos, Direction: "down", BitsPerSecond: 8.5e6, Bytes: 1})
+		r.Flows = append(r.Flows, result.RRULFlow{Class: c.name, TOS: c.tos, Direction: "up", BitsPerSecond: 7.5e6, Bytes: 1, Congestion: "bbr"},
+			result.RRULFlow{Class: c.name, TOS: c.tos, Direction: "down", BitsPerSecond: 8.5e6, Bytes: 1, Congestion: "cubic"})
 	}
 	r.Probes = []result.RRULProbe{{Class: "EF", TOS: 0xb8, Phases: []result.RRPoint{
 		{Label: "idle", RTT: result.Percentiles{P50: 19400}},
@@ -52,10 +52,19 @@ func TestRRULText(t *testing.T) {
 		"  UDP EF   (TOS 0xb8)    19.400      64.000     170.000   0/3/0",
 		"WARNING: in the loaded phase the client added delay (2.000 ms at p99): UDP EF probe: because",
 		"CPU: client 40.0% (user 5.0%, system 35.0%)",
+		"  congestion control: up bbr, down cubic (each sender's host's default)",
 	} {
 		if !strings.Contains(out, want+"\n") {
 			t.Errorf("no line %q in:\n%s", want, out)
 		}
+	}
+	asked := rrulResult()
+	asked.Congestion = "cubic"
+	for i := range asked.Flows {
+		asked.Flows[i].Congestion = "cubic"
+	}
+	if got := rrulCongestion(asked); got != "  congestion control: up cubic, down cubic (asked: -C cubic)" {
+		t.Errorf("asked for cubic: %q", got)
 	}
 	if strings.Contains(out, "bufferbloat") {
 		t.Errorf("a run with host delays is not called bufferbloat:\n%s", out)

@@ -21,6 +21,10 @@ type RRUL struct {
 	DownBitsPerSecond float64     `json:"down_bits_per_second"`
 	Flows             []RRULFlow  `json:"flows"`
 	Probes            []RRULProbe `json:"probes"`
+
+	// Congestion is the flows' congestion control as asked (-C); empty
+	// when each sender used its host's default, which its flows name.
+	Congestion string `json:"congestion,omitempty"`
 	// Latency is every probe's RTT together, per phase.
 	Latency RRULLatency `json:"latency"`
 	// HostDelays name the phases in which a host, not the network, added
@@ -48,6 +52,10 @@ type RRULFlow struct {
 	BitsPerSecond float64       `json:"bits_per_second"`
 	Retransmits   int64         `json:"retransmits"`
 	Series        []SeriesPoint `json:"series,omitempty"` // Mbit/s
+	// Congestion is the sender's socket's congestion control, as its
+	// kernel reported it.
+	Congestion string `json:"congestion,omitempty"`
+
 	// The sender's last TCP_INFO, where its end reported one: its RTT
 	// and congestion window, and the shares of its busy time that the
 	// receiver's window and its own send buffer held it back (which end

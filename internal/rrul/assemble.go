@@ -19,7 +19,7 @@ import (
 func assemble(cfg Config, t0, loadStart, loadEnd time.Time, flows []*flowRun, probes []*probeRun) *result.RRUL {
 	out := &result.RRUL{
 		IdleSeconds: cfg.Idle.Seconds(), LoadSeconds: cfg.Load.Seconds(), AfterSeconds: cfg.After.Seconds(),
-		StepSeconds: cfg.Step.Seconds(),
+		StepSeconds: cfg.Step.Seconds(), Congestion: cfg.Flow.Congestion,
 	}
 	at := func(t time.Time) float64 { return t.Sub(t0).Seconds() }
 	var errs []string
@@ -143,11 +143,18 @@ func flowFigures(fr *flowRun, at func(time.Time) float64, step time.Duration) []
 	return out
 }
 
-// senderInfo keeps the sending stream's last TCP_INFO: its RTT, its
-// window and what held it back, the receiver's window or its own buffer.
+// senderInfo keeps the sending stream's congestion control and its last
+// TCP_INFO: its RTT, its window and what held it back, the receiver's
+// window or its own buffer.
 func senderInfo(f *result.RRULFlow, d result.Direction) {
 	for _, fl := range d.Flows {
-		if fl.Sent == nil || fl.Sent.TCPInfo == nil {
+		if fl.Sent == nil {
+			continue
+		}
+		if c := fl.Sent.Socket.Congestion; c != "" {
+			f.Congestion = c
+		}
+		if fl.Sent.TCPInfo == nil {
 			continue
 		}
 		in := fl.Sent.TCPInfo

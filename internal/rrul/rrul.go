@@ -290,10 +290,14 @@ func cancelOnTimeout(ctx context.Context, cancel context.CancelFunc, probes []*p
 
 // startError says why a probe or a flow test ended before its phase
 // began: most often a server that admits fewer tests from one client
-// than a run holds open.
+// than a run holds open, which a refusal's error then explains. Another
+// failure (a congestion control the kernel lacks, no route) is said as
+// it is, without that explanation.
 func startError(what string, err error) error {
 	if err == nil {
 		err = errors.New("it ended before it started")
+	} else if !errors.Is(err, control.ErrRefused) {
+		return fmt.Errorf("rrul: the %s: %w", what, err)
 	}
 	return fmt.Errorf("rrul: the %s: %w (a run holds %d tests open at the server at once: %d flows' and %d probes'; the server's --max-tests-per-client must admit them)",
 		what, err, Tests, len(FlowClasses), len(ProbeClasses))

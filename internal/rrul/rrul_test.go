@@ -2,6 +2,8 @@ package rrul
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -41,11 +43,19 @@ func TestLoopbackRun(t *testing.T) {
 	t.Cleanup(func() { goleak.VerifyNone(t, opts) }) // after the server's own cleanup
 	srv := loopserver.Start(t, func(c *server.Config) { c.Limits.MaxTestsPerClient = Tests })
 	cfg := loopConfig(srv)
+	if runtime.GOOS == "linux" {
+		// Reno is built into every Linux kernel and always allowed, and
+		// is no host's default: the flows must run what was asked.
+		cfg.Flow.Congestion = "reno"
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	res, err := Run(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if res.Congestion != cfg.Flow.Congestion {
+		t.Errorf("run's congestion control %q, asked %q", res.Congestion, cfg.Flow.Congestion)
 	}
 	if len(res.Flows) != 2*len(FlowClasses) || len(res.Probes) != len(ProbeClasses) {
 		t.Fatalf("%d flows and %d probes, want %d and %d", len(res.Flows), len(res.Probes), 2*len(FlowClasses), len(ProbeClasses))
@@ -61,6 +71,10 @@ func TestLoopbackRun(t *testing.T) {
 		// Each sender's end reports its TCP_INFO where the kernel has one.
 		if runtime.GOOS == "linux" && (f.SenderCwndBytes == 0 || f.SenderRTTms <= 0 || f.RwndLimited == nil) {
 			t.Errorf("%s %s: no sender TCP_INFO: cwnd %d, RTT %.3f ms, rwnd share %v", f.Class, f.Direction, f.SenderCwndBytes, f.SenderRTTms, f.RwndLimited)
+		}
+		// Each sender names the algorithm its socket ran: the one asked.
+		if runtime.GOOS == "linux" && f.Congestion != cfg.Flow.Congestion {
+			t.Errorf("%s %s: congestion control %q, asked %q", f.Class, f.Direction, f.Congestion, cfg.Flow.Congestion)
 		}
 		// Paced at 20 Mbit/s: a flow's goodput cannot be far above it.
 		if f.BitsPerSecond > 1.2*cfg.Flow.Rate {
@@ -202,4 +216,19 @@ func abs(v float64) float64 {
 		return -v
 	}
 	return v
+}
+
+// TestStartError: a server's refusal says what a run holds open at the
+// server; a failure of the client's own (an algorithm the kernel lacks)
+// is said as it is, without the refusal's explanation.
+func TestStartError(t *testing.T) {
+	refused := fmt.Errorf("%w: server is busy", control.ErrRefused)
+	if got := startError("BE flows", refused).Error(); !strings.Contains(got, "server is busy") || !strings.Contains(got, "--max-tests-per-client must admit them") {
+		t.Errorf("refusal: %q", got)
+	}
+	local := errors.New(`setting TCP_CONGESTION "nosuchcc": no such file or directory`)
+	got := startError("BE flows", local)
+	if !errors.Is(got, local) || got.Error() != `rrul: the BE flows: setting TCP_CONGESTION "nosuchcc": no such file or directory` {
+		t.Errorf("local failure: %q", got)
+	}
 }
