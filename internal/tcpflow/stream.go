@@ -68,9 +68,9 @@ type Stream struct {
 	stamp   bool
 	tripSeq uint32
 	trip    *TripReader
-	done      chan struct{}
-	errMu     sync.Mutex
-	err       error
+	done    chan struct{}
+	errMu   sync.Mutex
+	err     error
 }
 
 // NewStream wraps a connected socket.
