@@ -123,6 +123,7 @@ func (c *Client) Register(fs *pflag.FlagSet) {
 	fs.BoolVar(&c.JSONStream, "json-stream", false, "one JSON object per line as the test runs")
 	fs.StringVarP(&c.ReportStyle, "reportstyle", "y", "", "C: iperf2's CSV lines (-y C) instead of text")
 	fs.BoolVarP(&c.Enhanced, "enhanced", "e", false, "iperf2's enhanced text: Write/Err, Rtry, Cwnd/RTT(var) and NetPwr columns")
+	fs.BoolVar(&c.Spec.TripTimes, "trip-times", false, "TCP: stamp each block (-l) with its send time; receivers report write-to-read latency (iperf2's; needs synchronised clocks, wireperf servers only)")
 	fs.BoolVar(&c.Iperf3, "iperf3", false, "speak iperf3's protocol (found on its own when the server is iperf3)")
 	fs.Var(flagvalue.Duration(&c.RetryBusy), "retry-busy", "iperf3 servers: retry a busy server with backoff for up to this long")
 	fs.BoolVar(&c.Counters64, "udp-counters-64bit", false, "iperf3 servers: 64-bit UDP sequence numbers")

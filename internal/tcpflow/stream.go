@@ -158,6 +158,9 @@ func (s *Stream) send(buf []byte, budget Budget) {
 			s.tripSeq++
 		}
 		w, err := s.write(buf[:n])
+		if s.stamp {
+			w, err = s.finishBlock(buf[:n], w, err)
+		}
 		if w > 0 {
 			s.bytes.Add(int64(w))
 			s.calls.Add(1)
@@ -176,6 +179,22 @@ func (s *Stream) send(buf []byte, budget Budget) {
 	if s.zero != nil {
 		s.zero.close()
 	}
+}
+
+// finishBlock sends the rest of a stamped block that a write took only
+// part of: the receiver finds the stamps at multiples of the block's
+// length, so a block must go whole (iperf2's --trip-times writes so
+// too). Unstamped, a partial write is left as it is, as iperf3 does.
+func (s *Stream) finishBlock(block []byte, w int, err error) (int, error) {
+	for err == nil && w < len(block) {
+		var k int
+		k, err = s.write(block[w:])
+		if k <= 0 && err == nil {
+			err = io.ErrShortWrite
+		}
+		w += max(k, 0)
+	}
+	return w, err
 }
 
 // zeroSender sends from the zero file itself (sendfile off Go's poller).

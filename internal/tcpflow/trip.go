@@ -93,7 +93,7 @@ func (a *tripAcc) figures() *result.TripTimes {
 	t.MinUs = float64(a.min) / 1e3
 	t.MaxUs = float64(a.max) / 1e3
 	if a.n > 1 {
-		t.StdevUs = math.Sqrt(a.m2/float64(a.n-1)) / 1e3
+		t.StdevUs = math.Sqrt(max(a.m2, 0)/float64(a.n-1)) / 1e3
 	}
 	if a.hist.TotalCount() > 0 {
 		p := stats.Summarize(a.hist, 1)

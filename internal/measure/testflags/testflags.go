@@ -79,6 +79,7 @@ var Client = []Flag{
 	{Name: "rcv-timeout", Short: "", Kind: Int},
 	{Name: "snd-timeout", Short: "", Kind: Int},
 	{Name: "mptcp", Short: "m", Kind: Bool},
+	{Name: "trip-times", Short: "", Kind: Bool},
 	{Name: "title", Short: "T", Kind: Text},
 	{Name: "format", Short: "f", Kind: Word},
 	{Name: "iperf3", Short: "", Kind: Bool},
