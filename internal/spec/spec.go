@@ -338,8 +338,8 @@ func InertText(text string) bool {
 	return utf8.ValidString(text) && strings.IndexFunc(text, func(r rune) bool { return r != '\t' && unicode.IsControl(r) }) < 0
 }
 
-// MinTripTimesLength is the shortest block --trip-times stamps: its
-// header's length (tcpflow.TripHeaderLen).
+// MinTripTimesLength is the shortest block --trip-times stamps: the
+// length of the header it stamps (tcpflow.TripHeaderLen is this).
 const MinTripTimesLength = 16
 
 func (s Spec) validateTripTimes() error {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/stats"
 )
 
@@ -18,8 +19,8 @@ import (
 // block's latency as the time its last byte was read less its stamp.
 //
 // The header: magic (4 bytes), the block's sequence number (4, wrapping),
-// the send time in Unix ns (8), big-endian.
-const TripHeaderLen = 16
+// the send time in Unix ns (8), big-endian. spec refuses a shorter -l.
+const TripHeaderLen = spec.MinTripTimesLength
 
 // tripMagic marks a stamped block; a block without it (a peer that did
 // not stamp, or a stream out of step) is counted as bad, not measured.
