@@ -63,7 +63,7 @@ func iperf2Trip(t *result.TripTimes, length int, bytes int64, seconds float64, f
 	if t == nil || t.Count == 0 {
 		return ""
 	}
-	s := fmt.Sprintf(" %.3f/%.3f/%.3f/%.3f ms (%d/%d)", t.MeanUs/1e3, t.MinUs/1e3, t.MaxUs/1e3, t.StdevUs/1e3, t.Count, length)
+	s := fmt.Sprintf("  %.3f/%.3f/%.3f/%.3f ms (%d/%d)", t.MeanUs/1e3, t.MinUs/1e3, t.MaxUs/1e3, t.StdevUs/1e3, t.Count, length)
 	if t.Unsynchronised() {
 		return s + " (clocks unsynchronised)"
 	}
