@@ -24,6 +24,11 @@ type localSide struct {
 	si     *result.StreamInterval
 	span   result.Span
 	stream *result.Stream // the local end's totals, in Summary
+	// trip is the flow's receiver's --trip-times figures, whichever end
+	// received, over tripSpan; tripBytes are the receiver's bytes then.
+	trip      *result.TripTimes
+	tripSpan  float64
+	tripBytes int64
 }
 
 // localSides lists a row's flows from the local end, in ID order.
@@ -32,6 +37,9 @@ func localSides(r *result.Result, row result.IntervalRow) []localSide {
 	for _, f := range row.Flows {
 		role := senderRoleOf(f.SenderRole)
 		ls := localSide{id: f.ID, role: role, sends: role == r.Local.Role}
+		if f.Received != nil {
+			ls.trip, ls.tripBytes, ls.tripSpan = f.Received.TripTimes, f.Received.Bytes, f.ReceivedSpan.Seconds()
+		}
 		if ls.sends {
 			ls.si, ls.span = f.Sent, f.SentSpan
 		} else {
@@ -321,7 +329,7 @@ func (e *Iperf2Enhanced) writeRow(r *result.Result, row result.IntervalRow) erro
 	sides := localSides(r, row)
 	if !e.columnsDone && len(sides) > 0 {
 		e.columnsDone = true
-		b.WriteString(iperf2Columns(r, sides[0].sends))
+		b.WriteString(withTrip(iperf2Columns(r, sides[0].sends), iperf2TripColumns(r)))
 	}
 	if e.lastTCP == nil {
 		e.lastTCP = map[int]result.StreamInterval{}
@@ -334,8 +342,9 @@ func (e *Iperf2Enhanced) writeRow(r *result.Result, row result.IntervalRow) erro
 		if ls.si.UDP != nil && ls.sends {
 			writes = ls.si.UDP.Sent
 		}
-		b.WriteString(e.row(r, fmt.Sprintf("[%3d]", ls.id), row.Start, row.End, ls.sends, ls.si.Bytes, ls.span.Seconds(),
-			writes, ls.si.Retransmits, ls.si, ls.si.UDP))
+		line := e.row(r, fmt.Sprintf("[%3d]", ls.id), row.Start, row.End, ls.sends, ls.si.Bytes, ls.span.Seconds(),
+			writes, ls.si.Retransmits, ls.si, ls.si.UDP)
+		b.WriteString(withTrip(line, iperf2Trip(ls.trip, r.Spec.Length, ls.tripBytes, ls.tripSpan, e.Opt.Format)))
 	}
 	e.sumRows(&b, r, sides, row.Start, row.End)
 	_, err := io.WriteString(e.W, b.String())
@@ -458,7 +467,11 @@ func (e *Iperf2Enhanced) Summary(r *result.Result) error {
 		if s.UDP != nil && ls.sends {
 			writes = s.UDP.Sent
 		}
-		b.WriteString(e.row(r, fmt.Sprintf("[%3d]", f.ID), s.Start, s.End, ls.sends, s.Bytes, s.Seconds(), writes, s.Retransmits, last, s.UDP))
+		line := e.row(r, fmt.Sprintf("[%3d]", f.ID), s.Start, s.End, ls.sends, s.Bytes, s.Seconds(), writes, s.Retransmits, last, s.UDP)
+		if rcv := f.Received; rcv != nil {
+			line = withTrip(line, iperf2Trip(rcv.TripTimes, r.Spec.Length, rcv.Bytes, rcv.Seconds(), e.Opt.Format))
+		}
+		b.WriteString(line)
 		if ls.sends && s.UDP != nil {
 			fmt.Fprintf(&b, "[%3d] Sent %d datagrams\n", f.ID, s.UDP.Sent)
 			if rcv := f.Received; rcv != nil && rcv.UDP != nil {

@@ -54,6 +54,7 @@ func (t *Text) Summary(r *result.Result) error {
 	for _, d := range dirs {
 		for _, f := range d.Flows {
 			writeMPTCP(l, t, f, flowTag(f.ID, d.SenderRole, bidir))
+			writeTrips(l, f, flowTag(f.ID, d.SenderRole, bidir), t.Opt.Format)
 		}
 	}
 	writeTail(l, r)

@@ -356,7 +356,7 @@ func udpReceiverDetail(u *result.UDP, lateAfter time.Duration) string {
 
 // The label of relative one-way delay: without a clock comparison only
 // the delay above the smallest one seen means anything.
-const relativeOWDLabel = "relative one-way delay (OWD − min OWD; clocks not compared)"
+const relativeOWDLabel = "relative one-way delay (OWD − min OWD; " + clocksNotCompared + ")"
 
 // delayLines are the receiver's delay distributions: IPDV, PDV, and
 // one-way delay, absolute when the clocks were compared, else relative.

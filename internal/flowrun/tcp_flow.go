@@ -155,6 +155,9 @@ func (f *TCPFlow) Sample(si *result.StreamInterval, counted bool) {
 	calls := f.s.Calls()
 	si.Calls, f.prevCalls = calls-f.prevCalls, calls
 	if !f.s.Sender {
+		if trip := f.s.Trip(); trip != nil {
+			si.TripTimes = trip.Interval()
+		}
 		f.kern.sampleReceiver(f.s, si)
 		return
 	}
@@ -187,6 +190,9 @@ func (f *TCPFlow) MarkOmitEnd() {
 	f.omitCalls = f.prevCalls
 	f.omitInfo = f.lastCut
 	f.tl.markOmitEnd()
+	if trip := f.s.Trip(); trip != nil {
+		trip.ResetTotal()
+	}
 }
 
 func (f *TCPFlow) accumulate(info *tcpinfo.Info) {
@@ -212,6 +218,9 @@ func (f *TCPFlow) Total(rs *result.Stream) {
 	}
 	if !f.s.Sender {
 		rs.ReadLengths = f.s.ReadLengths()
+		if trip := f.s.Trip(); trip != nil {
+			rs.TripTimes = trip.Total()
+		}
 		f.totalMPTCP(rs)
 		return
 	}

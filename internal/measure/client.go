@@ -169,6 +169,7 @@ func (c *Client) binds() testflags.Binds {
 		"rcv-timeout":        &c.RcvTimeoutMS,
 		"snd-timeout":        &c.SndTimeoutMS,
 		"mptcp":              &s.MPTCP,
+		"trip-times":         &s.TripTimes,
 		"ttl":                &c.TTL,
 		"isochronous":        &c.Isochronous,
 		"ipg":                &c.IPGms,

@@ -146,6 +146,8 @@ func (c *Client) finishFile(fs *pflag.FlagSet) error {
 		return errors.New("-F: a file travels over one stream; it cannot go with -P or --bidir")
 	case s.ZeroCopy:
 		return errors.New("-F and -Z: choose one (-Z sends no file's bytes)")
+	case s.TripTimes:
+		return errors.New("-F and --trip-times: choose one (the stamps would overwrite the file's bytes)")
 	}
 	if s.ClientSends() && !fs.Changed("time") && !fs.Changed("bytes") && !fs.Changed("blockcount") {
 		if fi, err := os.Stat(c.File); err == nil && fi.Size() > 0 {

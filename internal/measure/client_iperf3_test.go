@@ -125,7 +125,7 @@ func TestFileFlag(t *testing.T) {
 	if c = parseClient(t, "-F", name, "-R"); c.Spec.Bytes != 0 {
 		t.Errorf("-F with -R: -n %d; a receiver's file sets no size", c.Spec.Bytes)
 	}
-	for _, bad := range [][]string{{"-u"}, {"-P", "2"}, {"--bidir"}, {"-Z"}} {
+	for _, bad := range [][]string{{"-u"}, {"-P", "2"}, {"--bidir"}, {"-Z"}, {"--trip-times"}} {
 		if _, _, err := Parse(KindClient, append([]string{"-F", name}, bad...)); err == nil || !strings.HasPrefix(err.Error(), "-F") {
 			t.Errorf("-F %v: err = %v, want a refusal naming -F", bad, err)
 		}
@@ -149,6 +149,26 @@ func TestSndTimeout(t *testing.T) {
 	} {
 		if _, _, err := Parse(KindClient, strings.Fields(args)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", args, err, want)
+		}
+	}
+}
+
+// --trip-times puts its field in the spec; what it cannot go with is
+// refused in one line.
+func TestTripTimesFlag(t *testing.T) {
+	if c := parseClient(t, "--trip-times", "-R"); !c.Spec.TripTimes {
+		t.Error("--trip-times is not in the spec")
+	}
+	if c := parseClient(t); c.Spec.TripTimes {
+		t.Error("trip times without --trip-times")
+	}
+	for args, want := range map[string]string{
+		"-u --trip-times":   "--trip-times applies to TCP",
+		"-Z --trip-times":   "--trip-times and -Z",
+		"-l 8 --trip-times": "-l 8: --trip-times stamps each block with a 16-byte header",
+	} {
+		if _, _, err := Parse(KindClient, strings.Fields(args)); err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: err = %v, want one line with %q", args, err, want)
 		}
 	}
 }

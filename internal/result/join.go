@@ -29,6 +29,7 @@ func JoinStreamIntervals(into, next []StreamInterval) []StreamInterval {
 			a.CwndBytes, a.SndWnd, a.RTTus, a.RTTVarus, a.PMTU = n.CwndBytes, n.SndWnd, n.RTTus, n.RTTVarus, n.PMTU
 		}
 		a.UDP = JoinUDP(a.UDP, n.UDP)
+		a.TripTimes = JoinTripTimes(a.TripTimes, n.TripTimes)
 	}
 	return into
 }

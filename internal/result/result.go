@@ -194,6 +194,9 @@ type Stream struct {
 	MPTCP *tcpinfo.MPTCP `json:"mptcp,omitempty"`
 	// UDP holds a UDP stream's figures over the counted span.
 	UDP *UDP `json:"udp,omitempty"`
+	// TripTimes is a TCP receiver's --trip-times figures over the
+	// counted span.
+	TripTimes *TripTimes `json:"trip_times,omitempty"`
 	// UDPSettlements, on a UDP receiver's stream, are what each interval
 	// row gains once the stream is over, so that the rows add up to the
 	// totals (End.SettledIntervals applies them).
@@ -253,6 +256,9 @@ type StreamInterval struct {
 	PMTU       uint32 `json:"pmtu,omitempty"`
 	HasTCPInfo bool   `json:"has_tcp_info,omitempty"`
 	UDP        *UDP   `json:"udp,omitempty"`
+	// TripTimes is a TCP receiver's --trip-times figures for the blocks
+	// whose last byte it read during the interval.
+	TripTimes *TripTimes `json:"trip_times,omitempty"`
 }
 
 // Seconds is the length of the interval.

@@ -65,6 +65,9 @@ func Client(ctx context.Context, c *measure.Client, host string, o Options) (*re
 		// A key is proved in wireperf's handshake, which iperf3 lacks.
 		return nil, fmt.Errorf("%w: --iperf3 with --auth-key-file: an iperf3 server cannot prove it holds the key", auth.ErrFailed)
 	}
+	if c.Iperf3 && c.Spec.TripTimes {
+		return nil, errTripTimesIperf3
+	}
 	var file *os.File
 	if c.File != "" {
 		f, err := openDataFile(c.File, c.Spec.ClientSends())
@@ -114,6 +117,12 @@ func Client(ctx context.Context, c *measure.Client, host string, o Options) (*re
 		return res, err
 	}
 	srv := found.Server
+	if c.Spec.TripTimes {
+		if srv.Conn != nil {
+			srv.Conn.Close()
+		}
+		return nil, fmt.Errorf("%s: %w", srv.Addr, errTripTimesIperf3)
+	}
 	if o.Notice != nil {
 		o.Notice(fmt.Sprintf("%s is an iperf3 server; switching to iperf3 mode", srv.Addr))
 	}
@@ -223,3 +232,7 @@ func JSON(ctx context.Context, t measure.Test, host string, o Options) ([]byte, 
 	}
 	return nil, fmt.Errorf("%s tests are not run one at a time here", t.Kind)
 }
+
+// errTripTimesIperf3 refuses --trip-times against iperf3, whose senders
+// do not stamp their blocks nor its receivers time them.
+var errTripTimesIperf3 = errors.New("--trip-times needs a wireperf server: iperf3's protocol has no send-time stamps in TCP")

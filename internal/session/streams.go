@@ -18,6 +18,9 @@ func newTCPStream(id int, sender bool, c *net.TCPConn, s spec.Spec) (*tcpflow.St
 			return nil, fmt.Errorf("-Z: %w", err)
 		}
 	}
+	if s.TripTimes {
+		st.UseTripTimes(s.Length)
+	}
 	return st, nil
 }
 

@@ -121,6 +121,10 @@ type Spec struct {
 	// iperf3's does. A peer or a path that refuses MPTCP leaves a
 	// connection on TCP, and its report says so.
 	MPTCP bool `json:"mptcp,omitempty"`
+	// TripTimes is --trip-times, iperf2's: TCP senders stamp each block
+	// (each write of Length bytes) with its send time, and receivers
+	// report each block's write-to-read latency (result.TripTimes).
+	TripTimes bool `json:"trip_times,omitempty"`
 }
 
 // MaxFlowLabel is the largest IPv6 flow label (20 bits).
@@ -271,6 +275,9 @@ func (s Spec) validateIperf3Habits() error {
 	if s.MPTCP && s.Protocol != TCP {
 		return errors.New("-m: MPTCP applies to TCP tests")
 	}
+	if err := s.validateTripTimes(); err != nil {
+		return err
+	}
 	if s.FlowLabel < 0 || s.FlowLabel > MaxFlowLabel {
 		return fmt.Errorf("-L %d: want a flow label from 1 to %d (0xfffff)", s.FlowLabel, MaxFlowLabel)
 	}
@@ -329,4 +336,22 @@ func (s Spec) ClientSendsOn(id int) bool {
 // aside.
 func InertText(text string) bool {
 	return utf8.ValidString(text) && strings.IndexFunc(text, func(r rune) bool { return r != '\t' && unicode.IsControl(r) }) < 0
+}
+
+// MinTripTimesLength is the shortest block --trip-times stamps: the
+// length of the header it stamps (tcpflow.TripHeaderLen is this).
+const MinTripTimesLength = 16
+
+func (s Spec) validateTripTimes() error {
+	switch {
+	case !s.TripTimes:
+		return nil
+	case s.Protocol != TCP:
+		return errors.New("--trip-times applies to TCP tests (UDP datagrams carry their send times already)")
+	case s.ZeroCopy:
+		return errors.New("--trip-times and -Z: choose one (-Z sends from a file the sender cannot stamp)")
+	case s.Length < MinTripTimesLength:
+		return fmt.Errorf("-l %d: --trip-times stamps each block with a %d-byte header; give -l %d or more", s.Length, MinTripTimesLength, MinTripTimesLength)
+	}
+	return nil
 }

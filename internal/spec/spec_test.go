@@ -42,6 +42,10 @@ func TestValidate(t *testing.T) {
 		{"title with a tab and accents", func(s *Spec) { s.Title = "café\tnord" }, ""},
 		{"tcpinfo interval too short", func(s *Spec) { s.TCPInfoInterval = time.Microsecond }, "--tcpinfo-interval"},
 		{"tcpinfo off", func(s *Spec) { s.TCPInfoInterval = -1 }, ""},
+		{"trip times", func(s *Spec) { s.TripTimes = true; s.Length = MinTripTimesLength }, ""},
+		{"trip times in UDP", func(s *Spec) { s.TripTimes = true; s.Protocol = UDP; s.Length = 1000 }, "--trip-times applies to TCP"},
+		{"trip times with -Z", func(s *Spec) { s.TripTimes, s.ZeroCopy = true, true }, "--trip-times and -Z"},
+		{"trip times, block under its header", func(s *Spec) { s.TripTimes = true; s.Length = MinTripTimesLength - 1 }, "-l 15: --trip-times"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

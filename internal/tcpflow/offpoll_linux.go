@@ -123,10 +123,12 @@ func (b blockingIO) Read(p []byte) (int, error) {
 }
 
 // adjustLowWater sets, raises or lowers the socket's low-water mark
-// when lowWater says so (see lowwater.go).
+// when lowWater says so (see lowwater.go). With --trip-times there is
+// none: a mark would hold a block's last bytes back until a mark's worth
+// were queued, and its latency would count that wait.
 func (s *Stream) adjustLowWater(block int) {
 	n := s.bytes.Load()
-	if n == 0 {
+	if n == 0 || s.trip != nil {
 		return
 	}
 	// The last read's return, just before this read: the time of the

@@ -63,9 +63,14 @@ type Stream struct {
 	file      io.Reader     // -F on a sender: each block is read from it
 	sink      io.Writer     // -F on a receiver: what is read is written to it
 	sock      io.ReadWriter // the socket, through rawIO where it can
-	done      chan struct{}
-	errMu     sync.Mutex
-	err       error
+	// --trip-times: a sender stamps each block (tripSeq numbers them), a
+	// receiver times them in trip.
+	stamp   bool
+	tripSeq uint32
+	trip    *TripReader
+	done    chan struct{}
+	errMu   sync.Mutex
+	err     error
 }
 
 // NewStream wraps a connected socket.
@@ -93,6 +98,20 @@ func (s *Stream) UseFile(f io.ReadWriter) {
 		s.sink = f
 	}
 }
+
+// UseTripTimes gives a stream --trip-times: a sender stamps each block
+// of blockLen bytes with its send time, a receiver times each block's
+// delivery. blockLen must be at least TripHeaderLen (spec checks it).
+func (s *Stream) UseTripTimes(blockLen int) {
+	if s.Sender {
+		s.stamp = true
+	} else {
+		s.trip = NewTripReader(blockLen)
+	}
+}
+
+// Trip is a receiver's --trip-times reader; nil without it.
+func (s *Stream) Trip() *TripReader { return s.trip }
 
 // Start runs the stream's data loop in a goroutine. buf is the block it
 // writes or reads into; it must not be shared with another stream.
@@ -134,7 +153,14 @@ func (s *Stream) send(buf []byte, budget Budget) {
 				break // the file's end ends the sending, as in iperf3
 			}
 		}
+		if s.stamp {
+			stampBlock(buf[:n], s.tripSeq, time.Now())
+			s.tripSeq++
+		}
 		w, err := s.write(buf[:n])
+		if s.stamp {
+			w, err = s.finishBlock(buf[:n], w, err)
+		}
 		if w > 0 {
 			s.bytes.Add(int64(w))
 			s.calls.Add(1)
@@ -153,6 +179,22 @@ func (s *Stream) send(buf []byte, budget Budget) {
 	if s.zero != nil {
 		s.zero.close()
 	}
+}
+
+// finishBlock sends the rest of a stamped block that a write took only
+// part of: the receiver finds the stamps at multiples of the block's
+// length, so a block must go whole (iperf2's --trip-times writes so
+// too). Unstamped, a partial write is left as it is, as iperf3 does.
+func (s *Stream) finishBlock(block []byte, w int, err error) (int, error) {
+	for err == nil && w < len(block) {
+		var k int
+		k, err = s.write(block[w:])
+		if k <= 0 && err == nil {
+			err = io.ErrShortWrite
+		}
+		w += max(k, 0)
+	}
+	return w, err
 }
 
 // zeroSender sends from the zero file itself (sendfile off Go's poller).
@@ -182,7 +224,11 @@ func (s *Stream) receive(buf []byte) {
 	for {
 		n, err := s.sock.Read(buf)
 		if n > 0 {
-			now := int64(time.Since(s.epoch))
+			at := time.Now()
+			now := int64(at.Sub(s.epoch))
+			if s.trip != nil {
+				s.trip.Feed(buf[:n], at)
+			}
 			if s.bytes.Add(int64(n)) == int64(n) {
 				s.firstNano.Store(max(now, 1))
 			}
@@ -201,6 +247,9 @@ func (s *Stream) receive(buf []byte) {
 			}
 		}
 		if err != nil {
+			if s.trip != nil {
+				s.trip.Finish()
+			}
 			if err != io.EOF && !(s.stopping.Load() && errors.Is(err, os.ErrDeadlineExceeded)) {
 				s.setErr(err)
 			}

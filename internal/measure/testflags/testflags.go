@@ -154,6 +154,8 @@ var Client = []Flag{
 		Help: "TCP: the client's data connections end when data stays unacknowledged for `MS` milliseconds (TCP_USER_TIMEOUT, Linux; default: the kernel's)"},
 	{Name: "mptcp", Short: "m", Kind: Bool,
 		Help: "TCP: the data connections use MPTCP (Linux); a peer or path that refuses it leaves them on TCP, and the report says so"},
+	{Name: "trip-times", Kind: Bool,
+		Help: "TCP: stamp each block (-l) with its send time; receivers report write-to-read latency (iperf2's; needs synchronised clocks, wireperf servers only)"},
 	{Name: "ttl", Kind: Int, Refused: multicastSender,
 		Help: "multicast group: the datagrams' TTL (IPv6 hop limit), 1 to 255 (default 1, as iperf 2); -T N before a group means the same"},
 	{Name: "isochronous", Kind: Word, Refused: multicastSender, NoOpt: "60:20m,0",
