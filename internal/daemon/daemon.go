@@ -118,8 +118,8 @@ const (
 	DefaultHorizon   = 10 * time.Minute
 	DefaultPlanEvery = 30 * time.Second
 	// DefaultLead: a run's job is due this long before the run, and its
-	// worker sleeps to the exact instant. Workers poll for available jobs
-	// every Lead/2, at most 2 s (fetchPoll).
+	// worker sleeps to the exact instant. Workers are woken when their
+	// daemon queues a job (fetchPoll).
 	DefaultLead    = 5 * time.Second
 	DefaultWorkers = 4
 )

@@ -106,10 +106,18 @@ func (d *Daemon) refreshDue(ctx context.Context) error {
 // makes scheduled jobs available only every 5 s, on its leader.
 func (d *Daemon) enqueueDue(ctx context.Context) error {
 	now := d.cfg.Clock.Now()
-	for _, r := range d.due.due(now, d.cfg.Lead) {
-		if err := d.queue.Enqueue(ctx, d.cfg.Host, r.ID); err != nil {
-			return fmt.Errorf("queueing run %s: %w", r.ID, err)
-		}
+	due := d.due.due(now, d.cfg.Lead)
+	if len(due) == 0 {
+		return nil
+	}
+	ids := make([]string, len(due))
+	for i, r := range due {
+		ids[i] = r.ID
+	}
+	if err := d.queue.Enqueue(ctx, d.cfg.Host, ids...); err != nil {
+		return fmt.Errorf("queueing %d runs from %s: %w", len(ids), ids[0], err)
+	}
+	for _, r := range due {
 		d.due.done(r)
 	}
 	return nil

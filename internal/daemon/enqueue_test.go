@@ -62,21 +62,6 @@ func TestDueRunsQueueEachRunOnce(t *testing.T) {
 	}
 }
 
-// Workers poll at half the lead, at most 2 s and never under River's
-// cooldown, so a job available Lead before its run is fetched in time.
-func TestFetchPollIsWithinTheLead(t *testing.T) {
-	for _, c := range []struct{ lead, want time.Duration }{
-		{DefaultLead, 2 * time.Second},
-		{time.Second, 500 * time.Millisecond},
-		{time.Minute, 2 * time.Second},
-		{10 * time.Millisecond, 100 * time.Millisecond},
-	} {
-		if got := fetchPoll(c.lead); got != c.want {
-			t.Errorf("lead %v: poll %v, want %v", c.lead, got, c.want)
-		}
-	}
-}
-
 // Hosts plan in phases their names spread over half of PlanEvery, each
 // within it, so that daemons started together do not plan together.
 func TestPlanPhasesSpread(t *testing.T) {
