@@ -208,6 +208,11 @@ type Daemon struct {
 	sched *taskstore.Store // the schedule's state, in the archive's database and pool
 	queue queue
 	due   dueRuns // scheduled runs coming due, for the queue
+	// planned is this host's tasks as the last plan read them, by ID: a
+	// run's worker takes its task from here, not from the archive. A task
+	// changed or removed since loses its scheduled runs in the archive,
+	// so its worker's start (taskstore.Start) finds nothing to start.
+	planned atomic.Pointer[map[string]*schedule.Task]
 
 	srv     *server.Server
 	apiLn   net.Listener

@@ -17,9 +17,12 @@ import (
 // query a second per daemon was a thousand queries a second for
 // answers that change only when the planner runs.
 type dueRuns struct {
-	mu     sync.Mutex
-	runs   []*taskstore.SchedRun // not yet queued, by planned start
-	queued map[string]bool       // queued since the last refresh, still scheduled then
+	mu   sync.Mutex
+	runs []*taskstore.SchedRun // not yet queued, by planned start
+	// queued is the runs queued since the last refresh that were still
+	// scheduled then: their workers read them here (known), not from the
+	// archive.
+	queued map[string]*taskstore.SchedRun
 }
 
 // refresh replaces the list with runs, the archive's scheduled runs of
@@ -27,11 +30,11 @@ type dueRuns struct {
 func (q *dueRuns) refresh(runs []*taskstore.SchedRun) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	still := make(map[string]bool, len(q.queued))
+	still := make(map[string]*taskstore.SchedRun, len(q.queued))
 	q.runs = q.runs[:0]
 	for _, r := range runs {
-		if q.queued[r.ID] {
-			still[r.ID] = true
+		if q.queued[r.ID] != nil {
+			still[r.ID] = r
 			continue
 		}
 		q.runs = append(q.runs, r)
@@ -59,9 +62,17 @@ func (q *dueRuns) done(r *taskstore.SchedRun) {
 		}
 	}
 	if q.queued == nil {
-		q.queued = map[string]bool{}
+		q.queued = map[string]*taskstore.SchedRun{}
 	}
-	q.queued[r.ID] = true
+	q.queued[r.ID] = r
+}
+
+// known is a queued run as the last plan read it, nil if it is not one
+// (queued before a restart, or by a refresh since).
+func (q *dueRuns) known(id string) *taskstore.SchedRun {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.queued[id]
 }
 
 // refreshDue reads this host's scheduled runs planned before the next

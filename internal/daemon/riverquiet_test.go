@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-		"testing"
+	"testing"
 	"time"
 
 	"github.com/riverqueue/river/rivertype"
