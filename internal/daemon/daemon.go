@@ -213,6 +213,9 @@ type Daemon struct {
 	// changed or removed since loses its scheduled runs in the archive,
 	// so its worker's start (taskstore.Start) finds nothing to start.
 	planned atomic.Pointer[map[string]*schedule.Task]
+	// plans counts plans: every fullRefreshEvery-th, from the first, reads
+	// this host's scheduled runs from the archive (refreshDue).
+	plans atomic.Int64
 
 	srv     *server.Server
 	apiLn   net.Listener

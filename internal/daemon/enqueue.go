@@ -67,6 +67,47 @@ func (q *dueRuns) done(r *taskstore.SchedRun) {
 	q.queued[r.ID] = r
 }
 
+// add lists runs this host's plan just stored, those not listed already.
+func (q *dueRuns) add(runs []*taskstore.SchedRun) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	listed := make(map[string]bool, len(q.runs))
+	for _, r := range q.runs {
+		listed[r.ID] = true
+	}
+	for _, r := range runs {
+		if r.State == archive.StateScheduled && !listed[r.ID] && q.queued[r.ID] == nil {
+			q.runs = append(q.runs, r)
+		}
+	}
+	sortRuns(q.runs)
+}
+
+// overdue takes off the list, queued or not, and returns the runs whose
+// deadline is before t.
+func (q *dueRuns) overdue(t time.Time) []*taskstore.SchedRun {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	var out []*taskstore.SchedRun
+	keep := q.runs[:0]
+	for _, r := range q.runs {
+		if r.Deadline.Before(t) {
+			out = append(out, r)
+		} else {
+			keep = append(keep, r)
+		}
+	}
+	q.runs = keep
+	for id, r := range q.queued {
+		if r.Deadline.Before(t) {
+			out = append(out, r)
+			delete(q.queued, id)
+		}
+	}
+	sortRuns(out)
+	return out
+}
+
 // known is a queued run as the last plan read it, nil if it is not one
 // (queued before a restart, or by a refresh since).
 func (q *dueRuns) known(id string) *taskstore.SchedRun {
@@ -75,39 +116,43 @@ func (q *dueRuns) known(id string) *taskstore.SchedRun {
 	return q.queued[id]
 }
 
-// refreshDue reads this host's scheduled runs planned before the next
-// plan's queueing can see them (PlanEvery and Lead ahead, and a tick),
-// records as missed those a worker never took, and keeps the rest for
-// enqueueDue.
-func (d *Daemon) refreshDue(ctx context.Context) error {
+// fullRefreshEvery is how many plans apart the planner reads its host's
+// scheduled runs from the archive; in between it lists the runs it
+// stores itself. The read is what brings back runs stored by another
+// daemon of the same name, or before a restart (the first plan reads).
+const fullRefreshEvery = 10
+
+// refreshDue keeps the list of runs to queue: with full, from the
+// archive's scheduled runs of this host up to the horizon; otherwise
+// with the runs this plan added. Either way it records as missed the
+// runs whose deadline passed notTakenGrace ago without a worker taking
+// them (a worker that took one moved it on already, and the transition
+// finds it no longer scheduled).
+func (d *Daemon) refreshDue(ctx context.Context, full bool, added []*taskstore.SchedRun) error {
 	now := d.cfg.Clock.Now()
-	runs, err := d.sched.SchedRuns(ctx, taskstore.RunQuery{Source: d.cfg.Host, States: []string{archive.StateScheduled},
-		Until: now.Add(d.cfg.PlanEvery + d.cfg.Lead + enqueueEvery)})
-	if err != nil {
-		return err
-	}
-	keep := runs[:0]
-	for _, r := range runs {
-		// A worker waiting for a reservation gives up at the deadline
-		// itself and records why; only a run still scheduled a while
-		// after it was never taken.
-		if r.Deadline.Add(notTakenGrace).Before(now) {
-			why := "not taken before its deadline: the daemon was not running or its queue was late"
-			if down := d.lastDown.Load(); down != 0 && !time.Unix(0, down).Before(r.Planned) {
-				why = "not taken before its deadline: the archive was unreachable"
-			}
-			if ok, err := d.sched.Transition(ctx, r.ID, []string{archive.StateScheduled}, archive.StateMissed,
-				why, time.Time{}, time.Time{}, now); err != nil {
-				return err
-			} else if ok {
-				d.countMissed(ctx, r.TaskID)
-				d.log.Warn("run missed", "run", r.ID, "planned", r.Planned)
-			}
-			continue
+	if full {
+		runs, err := d.sched.SchedRuns(ctx, taskstore.RunQuery{Source: d.cfg.Host, States: []string{archive.StateScheduled},
+			Until: now.Add(d.cfg.Horizon + d.cfg.Lead + enqueueEvery)})
+		if err != nil {
+			return err
 		}
-		keep = append(keep, r)
+		d.due.refresh(runs)
+	} else {
+		d.due.add(added)
 	}
-	d.due.refresh(keep)
+	for _, r := range d.due.overdue(now.Add(-notTakenGrace)) {
+		why := "not taken before its deadline: the daemon was not running or its queue was late"
+		if down := d.lastDown.Load(); down != 0 && !time.Unix(0, down).Before(r.Planned) {
+			why = "not taken before its deadline: the archive was unreachable"
+		}
+		if ok, err := d.sched.Transition(ctx, r.ID, []string{archive.StateScheduled}, archive.StateMissed,
+			why, time.Time{}, time.Time{}, now); err != nil {
+			return err
+		} else if ok {
+			d.countMissed(ctx, r.TaskID)
+			d.log.Warn("run missed", "run", r.ID, "planned", r.Planned)
+		}
+	}
 	return nil
 }
 

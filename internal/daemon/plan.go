@@ -123,16 +123,12 @@ func (d *Daemon) PlanOnce(ctx context.Context) error {
 	if err := d.store.EnsureRunPartitions(ctx, now, now.Add(d.cfg.Horizon)); err != nil {
 		return err
 	}
-	tasks, bad, err := d.sched.ReadTasks(ctx, d.cfg.Host)
+	tasks, seqs, bad, err := d.sched.PlanTasks(ctx, d.cfg.Host)
 	if err != nil {
 		return err
 	}
 	for _, err := range bad {
 		d.log.Warn("task skipped: its stored row doesn't decode; apply it again or remove it", "err", err)
-	}
-	seqs, err := d.sched.LastSeqs(ctx, d.cfg.Host)
-	if err != nil {
-		return err
 	}
 	byID := make(map[string]*schedule.Task, len(tasks))
 	var rows []*taskstore.SchedRun
@@ -156,9 +152,9 @@ func (d *Daemon) PlanOnce(ctx context.Context) error {
 	// Every task's new runs in one transaction, and none when there are
 	// none: most plans of a task with a repeat longer than PlanEvery add
 	// nothing.
+	var added []*taskstore.SchedRun
 	if len(rows) > 0 {
-		added, err := d.sched.PlanRuns(ctx, rows, now)
-		if err != nil {
+		if added, err = d.sched.PlanRuns(ctx, rows, now); err != nil {
 			return err
 		}
 		for _, r := range added {
@@ -167,7 +163,8 @@ func (d *Daemon) PlanOnce(ctx context.Context) error {
 			}
 		}
 	}
-	if err := d.refreshDue(ctx); err != nil {
+	full := d.plans.Add(1)%fullRefreshEvery == 1
+	if err := d.refreshDue(ctx, full, added); err != nil {
 		return err
 	}
 	return d.enqueueDue(ctx)

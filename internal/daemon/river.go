@@ -80,7 +80,7 @@ func (q *riverQueue[TTx]) Enqueue(ctx context.Context, host string, runIDs ...st
 // producer when it does (quietDriver), so the poll is only what finds a
 // job queued before a restart or one that a full set of workers left:
 // River fetches those as soon as a worker is free, too.
-const fetchPoll = 30 * time.Second
+const fetchPoll = time.Minute
 
 // newQueue opens River on the archive's database: one PostgreSQL
 // connection of the daemon's budget (MaxPostgresConns), polled (LISTEN

@@ -71,7 +71,7 @@ func TestQuietPollsAskForCancellationsOncePerInterval(t *testing.T) {
 }
 
 // A job the daemon queues is worked at once: River wakes its producer,
-// without waiting for the producer's poll (fetchPoll, 30 s), on SQLite
+// without waiting for the producer's poll (fetchPoll, a minute), on SQLite
 // and on PostgreSQL (whose driver can listen, but a poll-only daemon
 // doesn't: quietDriver).
 func TestQueuedJobIsFetchedWithoutWaitingForThePoll(t *testing.T) {

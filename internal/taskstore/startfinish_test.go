@@ -14,7 +14,7 @@ import (
 // Start reserves and moves a run to running in one transaction; a run no
 // longer scheduled starts nothing and reserves nothing, and a busy host
 // leaves the run scheduled. Finish, in the report's transaction, ends the
-// reservations and the run. LastSeqs agrees with LastSeq task by task.
+// reservations and the run. PlanTasks's sequence numbers agree with LastSeq task by task.
 func TestStartAndFinishARunInOneTransactionEach(t *testing.T) {
 	t.Parallel()
 	for name, dsn := range backends(t) {
@@ -38,21 +38,21 @@ func TestStartAndFinishARunInOneTransactionEach(t *testing.T) {
 			if _, err := s.PlanRuns(ctx, runs, s0); err != nil {
 				t.Fatal(err)
 			}
-			seqs, err := s.LastSeqs(ctx, "c")
-			if err != nil {
-				t.Fatal(err)
+			tasks, seqs, bad, err := s.PlanTasks(ctx, "c")
+			if err != nil || len(bad) > 0 || len(tasks) != 1 || tasks[0].ID != ex.ID {
+				t.Fatalf("c's tasks: %v %v %v", tasks, bad, err)
 			}
 			for _, tk := range []*schedule.Task{bg, ex, ex2} {
 				want, _ := s.LastSeq(ctx, tk.ID)
 				got, ok := seqs[tk.ID]
 				if tk.Source != "c" {
 					if ok {
-						t.Errorf("LastSeqs of c lists %s's task", tk.Source)
+						t.Errorf("PlanTasks of c lists %s's task", tk.Source)
 					}
 					continue
 				}
 				if !ok || got != want {
-					t.Errorf("LastSeqs %s: %d (%v), want %d", tk.ID, got, ok, want)
+					t.Errorf("PlanTasks %s: %d (%v), want %d", tk.ID, got, ok, want)
 				}
 			}
 			first := func(tk *schedule.Task) *SchedRun {

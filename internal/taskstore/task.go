@@ -354,29 +354,64 @@ func (s *Store) Tasks(ctx context.Context, source string) ([]*schedule.Task, err
 // with an error each in bad, so that one such row doesn't stop the
 // planning of its host's other tasks.
 func (s *Store) ReadTasks(ctx context.Context, source string) (tasks []*schedule.Task, bad []error, err error) {
-	q, args := `SELECT `+taskReadColumns+` FROM sched_task`, []any{}
+	tasks, _, bad, err = s.readTasks(ctx, source, false)
+	return tasks, bad, err
+}
+
+// PlanTasks is a source host's tasks as ReadTasks lists them, with the
+// highest sequence number planned for each task that has runs: what a
+// plan reads, in one query where it took one and one more a task. Each
+// maximum comes from the index on (task_id, seq), not from the host's
+// whole history of runs.
+func (s *Store) PlanTasks(ctx context.Context, source string) (tasks []*schedule.Task, lastSeq map[string]int, bad []error, err error) {
+	return s.readTasks(ctx, source, true)
+}
+
+func (s *Store) readTasks(ctx context.Context, source string, withSeq bool) (tasks []*schedule.Task, lastSeq map[string]int, bad []error, err error) {
+	cols := taskReadColumns
+	if withSeq {
+		cols += `, (SELECT MAX(r.seq) FROM sched_run r WHERE r.task_id = sched_task.id)`
+		lastSeq = map[string]int{}
+	}
+	q, args := `SELECT `+cols+` FROM sched_task`, []any{}
 	if source != "" {
 		q, args = q+` WHERE source = ?`, append(args, source)
 	}
 	rows, err := s.db.QueryContext(ctx, s.q(q+` ORDER BY source, dest, name, id`), args...)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		t, err := scanTask(rows)
+		var seq sql.NullInt64
+		var sc scanner = rows
+		if withSeq {
+			sc = scanWith{rows, &seq}
+		}
+		t, err := scanTask(sc)
 		var be *BadTaskError
 		switch {
 		case errors.As(err, &be):
 			bad = append(bad, err)
 			continue
 		case err != nil:
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		tasks = append(tasks, t)
+		if seq.Valid {
+			lastSeq[t.ID] = int(seq.Int64)
+		}
 	}
-	return tasks, bad, rows.Err()
+	return tasks, lastSeq, bad, rows.Err()
 }
+
+// scanWith scans a row's columns and, last, one more.
+type scanWith struct {
+	rows  *sql.Rows
+	extra any
+}
+
+func (w scanWith) Scan(dest ...any) error { return w.rows.Scan(append(dest, w.extra)...) }
 
 // BadTaskError is a stored task whose row doesn't decode.
 type BadTaskError struct {
@@ -492,31 +527,6 @@ func (s *Store) LastSeq(ctx context.Context, taskID string) (int, error) {
 		return -1, nil
 	}
 	return int(n.Int64), nil
-}
-
-// LastSeqs is the highest sequence number planned for each of a source
-// host's tasks that has runs: one query for a plan, where LastSeq took
-// one a task. Each task's maximum is read from the index on (task_id,
-// seq), not from the host's whole history of runs.
-func (s *Store) LastSeqs(ctx context.Context, source string) (map[string]int, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT t.id, (SELECT MAX(r.seq) FROM sched_run r WHERE r.task_id = t.id)
-		FROM sched_task t WHERE t.source = ?`), source)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	seqs := map[string]int{}
-	for rows.Next() {
-		var id string
-		var n sql.NullInt64
-		if err := rows.Scan(&id, &n); err != nil {
-			return nil, err
-		}
-		if n.Valid {
-			seqs[id] = int(n.Int64)
-		}
-	}
-	return seqs, rows.Err()
 }
 
 // GetSchedRun returns a planned run.
