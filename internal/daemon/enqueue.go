@@ -108,6 +108,14 @@ func (q *dueRuns) overdue(t time.Time) []*taskstore.SchedRun {
 	return out
 }
 
+// taken drops a queued run its worker has taken: it is no longer one to
+// find overdue.
+func (q *dueRuns) taken(id string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	delete(q.queued, id)
+}
+
 // known is a queued run as the last plan read it, nil if it is not one
 // (queued before a restart, or by a refresh since).
 func (q *dueRuns) known(id string) *taskstore.SchedRun {

@@ -63,6 +63,7 @@ func (d *Daemon) execute(ctx context.Context, runID string) error {
 	// changed since: the start (taskstore.Start) starts only a run still
 	// scheduled.
 	r := d.due.known(runID)
+	d.due.taken(runID)
 	if r == nil {
 		var err error
 		r, err = st.GetSchedRun(ctx, runID)
