@@ -110,6 +110,9 @@ func newQueue(ctx context.Context, dsn string, d *Daemon) (queue, error) {
 			return nil, fmt.Errorf("job queue: %w", err)
 		}
 		pcfg.MaxConns, pcfg.MinConns = riverConns, 0
+		pcfg.ShouldPing = func(_ context.Context, p pgxpool.ShouldPingParams) bool {
+			return p.IdleDuration > archive.PingAfterIdle
+		}
 		pool, err := pgxpool.NewWithConfig(ctx, pcfg)
 		if err != nil {
 			return nil, fmt.Errorf("job queue: %w", err)
