@@ -11,7 +11,7 @@ import (
 
 // queueSettingsEvery is how often a daemon's River reads its queue's
 // settings and its running jobs' cancellations from the database.
-const queueSettingsEvery = time.Minute
+const queueSettingsEvery = 5 * time.Minute
 
 // quietDriver is River's driver as a daemon uses it: poll-only, and with
 // two of its producer's polls read from the database once a
