@@ -47,9 +47,10 @@ start() {
 	port=$(free_port)
 	as_postgres "$bin/initdb" -D "$dir/data" -U wireperf --auth=trust -E UTF8 >/dev/null
 	# max_connections: bench/mesh-scale's test runs 200 daemons of 2
-	# connections each.
+	# connections each. pg_stat_statements: its report counts the
+	# daemons' statements per run by their source.
 	as_postgres "$bin/pg_ctl" -D "$dir/data" -l "$dir/log" -w \
-		-o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=500" start >/dev/null
+		-o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=500 -c shared_preload_libraries=pg_stat_statements" start >/dev/null
 	as_postgres "$bin/createdb" -h 127.0.0.1 -p "$port" -U wireperf wireperf_test
 	printf 'dir=%s\nport=%s\n' "$dir" "$port" >"$state"
 	echo "postgres://wireperf@127.0.0.1:$port/wireperf_test?sslmode=disable"

@@ -211,6 +211,7 @@ func run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	progress("%d tasks stored; the schedule runs from %s to %s", len(tasks), start.Format("15:04:05"), end.Format("15:04:05"))
+	steadyMarked := false
 	dctx, stopDaemons := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopDaemons()
 	var running sync.WaitGroup
@@ -238,6 +239,9 @@ func run(ctx context.Context, o Options) (*Report, error) {
 	// refuse it a new one.
 	for now := time.Now(); now.Before(end); now = time.Now() {
 		next := now.Add(10 * time.Second)
+		if !steadyMarked && next.After(start) {
+			next = start // the cost per run counts from the schedule's start
+		}
 		if next.After(end) {
 			next = end
 		}
@@ -248,6 +252,13 @@ func run(ctx context.Context, o Options) (*Report, error) {
 		if err := store.Ping(ctx); err != nil {
 			stopAll()
 			return nil, err
+		}
+		if !steadyMarked && !time.Now().Before(start) {
+			if err := sampler.markSteady(ctx); err != nil {
+				stopAll()
+				return nil, err
+			}
+			steadyMarked = true
 		}
 	}
 	// Every run planned before the end is over by its deadline, its
@@ -268,6 +279,16 @@ func run(ctx context.Context, o Options) (*Report, error) {
 			stopAll()
 			return nil, err
 		}
+	}
+	finished, err := sched.SchedRuns(ctx, taskstore.RunQuery{Since: start, Until: end, States: []string{archive.StateFinished}})
+	if err != nil {
+		stopAll()
+		return nil, err
+	}
+	cost, err := sampler.cost(ctx, len(finished))
+	if err != nil {
+		stopAll()
+		return nil, err
 	}
 	pg, err := sampler.finish(ctx)
 	if err != nil {
@@ -295,6 +316,7 @@ func run(ctx context.Context, o Options) (*Report, error) {
 	rep.Hosts, rep.Tasks, rep.Minutes = o.Hosts, len(tasks), o.Length.Minutes()
 	rep.Start, rep.End = start.UTC(), end.UTC()
 	rep.PostgreSQL = pg
+	rep.Cost = cost
 	if bouncer != nil {
 		rep.PgBouncer = &pooler
 	}

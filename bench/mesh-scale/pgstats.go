@@ -19,9 +19,15 @@ type pgSampler struct {
 	samples  int
 
 	xacts0 int64
-	cpu0   time.Duration
-	cpuOK  bool
-	began  time.Time
+	// The steady state's start (markSteady): transactions and
+	// pg_stat_statements' calls by statement.
+	steadyXacts      int64
+	steadyStatements map[string]int64
+	statementsOK     bool
+
+	cpu0  time.Duration
+	cpuOK bool
+	began time.Time
 }
 
 func newPGSampler(ctx context.Context, dsn string) (*pgSampler, error) {

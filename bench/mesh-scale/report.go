@@ -32,8 +32,10 @@ type Report struct {
 	WithoutReason int           `json:"without_reason"`
 	LeftOpen      int           `json:"left_open"` // still scheduled or running when the harness stopped
 
-	PostgreSQL pgFigures      `json:"postgresql"`
-	PgBouncer  *poolerFigures `json:"pgbouncer,omitempty"` // nil: the daemons connected directly
+	PostgreSQL pgFigures `json:"postgresql"`
+	// Cost is the database's work per finished run in the steady state.
+	Cost      runCost        `json:"cost"`
+	PgBouncer *poolerFigures `json:"pgbouncer,omitempty"` // nil: the daemons connected directly
 	// QueueMaintainers is how many daemons took part in River's leader
 	// election.
 	QueueMaintainers int            `json:"queue_maintainers"`
@@ -98,6 +100,15 @@ func (r *Report) Markdown(w io.Writer) {
 	pg := r.PostgreSQL
 	fmt.Fprintf(w, "| PostgreSQL connections (max, sampled every %v) | %d |\n", sampleEvery, pg.MaxConnections)
 	fmt.Fprintf(w, "| PostgreSQL transactions per second | %.1f |\n", pg.TPS)
+	fmt.Fprintf(w, "| PostgreSQL transactions per finished run, from the schedule's start | %.2f (of %d runs) |\n", r.Cost.Transactions, r.Cost.Runs)
+	if r.Cost.Statements != nil {
+		fmt.Fprintf(w, "| of which begun by a client (BEGIN) | %.2f |\n", r.Cost.Explicit)
+		for _, s := range r.Cost.Statements {
+			fmt.Fprintf(w, "| statements per run: %s | %.2f |\n", s.Source, s.PerRun)
+		}
+	} else {
+		fmt.Fprintf(w, "| statements per run by source | unknown: the cluster doesn't load pg_stat_statements |\n")
+	}
 	fmt.Fprintf(w, "| PostgreSQL CPU | %s |\n", cpu(pg.CPUSeconds, pg.CPUPercent))
 	if b := r.PgBouncer; b != nil {
 		fmt.Fprintf(w, "| PgBouncer (transaction mode) | %d server connections at most; CPU %s |\n", b.PoolSize, cpu(b.CPUSeconds, b.CPUPercent))

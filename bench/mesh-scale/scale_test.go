@@ -147,6 +147,13 @@ const (
 	// needs that many for each host, and a margin for the other tests.
 	ciConnsPerHost = 2
 	ciMaxLagP99    = 2 * time.Second
+	// ciMaxTransactionsPerRun is the database's budget for each finished
+	// run in the steady state. It was about 47 before the daemon's River
+	// polls, its runs' starts and ends and its plans were made cheaper
+	// (docs/scale.md); 9.2 was measured after, at 50 hosts. The issue's
+	// target is 8: this bound catches a return of the old costs, not
+	// yet the target.
+	ciMaxTransactionsPerRun = 11.0
 	// ciProbeRandomSlip spreads each minute's 800 probes over 50 s, as
 	// a mesh of this size should (docs/scale.md): started on the minute
 	// together, they are one burst of some 5,000 transactions, and on
@@ -211,6 +218,9 @@ func meshScale(t *testing.T, length time.Duration) {
 	// least that many runs, and most started.
 	if min := int64(ciHosts * probeTest.partners * int(length/probeTest.repeat)); all.Runs < min*9/10 {
 		t.Errorf("%d runs started, want at least %d of the %d probes planned", all.Runs, min*9/10, min)
+	}
+	if c := rep.Cost; c.Runs > 0 && c.Transactions > ciMaxTransactionsPerRun {
+		t.Errorf("%.2f PostgreSQL transactions per finished run, over the budget of %.0f", c.Transactions, ciMaxTransactionsPerRun)
 	}
 	if p99 := time.Duration(all.P99 * float64(time.Second)); p99 >= ciMaxLagP99 {
 		t.Errorf("schedule lag p99 %v, want under %v", p99, ciMaxLagP99)

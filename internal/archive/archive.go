@@ -24,8 +24,9 @@ import (
 	"sync"
 	"time"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // registers "pgx"
-	_ "modernc.org/sqlite"             // registers "sqlite"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+	_ "modernc.org/sqlite" // registers "sqlite"
 )
 
 // EnvDSN names the environment variable that picks the archive when
@@ -100,6 +101,28 @@ func OpenExisting(ctx context.Context, dsn string) (*Store, error) {
 	return openStore(ctx, dsn, false)
 }
 
+// PingAfterIdle is how long a PostgreSQL connection stays idle before
+// its next use first checks it with a ping. pgx pings one idle for a
+// second, which at a daemon's pace was a ping, and a transaction, before
+// most of its statements: about half the transactions of each run
+// (docs/scale.md). A connection closed by the server or a pooler while
+// idle fails its next statement instead, which the daemon records (or
+// spools) as it does any unreachable archive; poolers close idle
+// connections after minutes.
+const PingAfterIdle = time.Minute
+
+// openPostgres opens a pool that pings a connection only after
+// PingAfterIdle.
+func openPostgres(dsn string) (*sql.DB, error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		return nil, err
+	}
+	return stdlib.OpenDB(*cfg, stdlib.OptionShouldPing(func(_ context.Context, p stdlib.ShouldPingParams) bool {
+		return p.IdleDuration > PingAfterIdle
+	})), nil
+}
+
 func openStore(ctx context.Context, dsn string, create bool) (*Store, error) {
 	s := &Store{dsn: Redact(dsn)}
 	if err := checkScheme(dsn); err != nil {
@@ -108,7 +131,7 @@ func openStore(ctx context.Context, dsn string, create bool) (*Store, error) {
 	var err error
 	if isPostgres(dsn) {
 		s.dialect = postgresDialect
-		s.db, err = sql.Open("pgx", PostgresDSN(dsn))
+		s.db, err = openPostgres(PostgresDSN(dsn))
 	} else {
 		s.dialect = sqliteDialect
 		s.db, err = openSQLite(dsn, create)

@@ -243,6 +243,15 @@ func (s *Store) names(ctx context.Context, query string) ([]string, error) {
 // finished (a failed attempt) is replaced, with its attempts counted; a
 // finished one is kept and ErrFinished returned.
 func (s *Store) PutRun(ctx context.Context, r *Run) error {
+	return s.PutRunWith(ctx, r, nil)
+}
+
+// PutRunWith stores a run as PutRun does and, in the same transaction,
+// does also (the schedule's record of the run's end, taskstore.Finish):
+// one transaction a finished run where there were three. also runs when
+// the run was stored finished before too (ErrFinished is still returned,
+// after the commit).
+func (s *Store) PutRunWith(ctx context.Context, r *Run, also func(ctx context.Context, tx *sql.Tx) error) error {
 	if r.ID == "" || r.State == "" || r.Source == "" {
 		return errors.New("a run needs an ID, a state and a source")
 	}
@@ -275,6 +284,15 @@ func (s *Store) PutRun(ctx context.Context, r *Run) error {
 	case err != nil:
 		return err
 	case prevState == StateFinished:
+		if also == nil {
+			return fmt.Errorf("run %s: %w", r.ID, ErrFinished)
+		}
+		if err := also(ctx, tx); err != nil {
+			return err
+		}
+		if err := tx.Commit(); err != nil {
+			return err
+		}
 		return fmt.Errorf("run %s: %w", r.ID, ErrFinished)
 	default:
 		r.Attempts = prevAttempts + 1
@@ -284,6 +302,11 @@ func (s *Store) PutRun(ctx context.Context, r *Run) error {
 	}
 	if err := s.insertRun(ctx, tx, r); err != nil {
 		return fmt.Errorf("storing run %s: %w", r.ID, err)
+	}
+	if also != nil {
+		if err := also(ctx, tx); err != nil {
+			return err
+		}
 	}
 	return tx.Commit()
 }

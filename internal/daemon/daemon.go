@@ -118,8 +118,8 @@ const (
 	DefaultHorizon   = 10 * time.Minute
 	DefaultPlanEvery = 30 * time.Second
 	// DefaultLead: a run's job is due this long before the run, and its
-	// worker sleeps to the exact instant. Workers poll for available jobs
-	// every Lead/2, at most 2 s (fetchPoll).
+	// worker sleeps to the exact instant. Workers are woken when their
+	// daemon queues a job (fetchPoll).
 	DefaultLead    = 5 * time.Second
 	DefaultWorkers = 4
 )
@@ -208,6 +208,14 @@ type Daemon struct {
 	sched *taskstore.Store // the schedule's state, in the archive's database and pool
 	queue queue
 	due   dueRuns // scheduled runs coming due, for the queue
+	// planned is this host's tasks as the last plan read them, by ID: a
+	// run's worker takes its task from here, not from the archive. A task
+	// changed or removed since loses its scheduled runs in the archive,
+	// so its worker's start (taskstore.Start) finds nothing to start.
+	planned atomic.Pointer[map[string]*schedule.Task]
+	// plans counts plans: every fullRefreshEvery-th, from the first, reads
+	// this host's scheduled runs from the archive (refreshDue).
+	plans atomic.Int64
 
 	srv     *server.Server
 	apiLn   net.Listener

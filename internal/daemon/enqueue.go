@@ -17,9 +17,12 @@ import (
 // query a second per daemon was a thousand queries a second for
 // answers that change only when the planner runs.
 type dueRuns struct {
-	mu     sync.Mutex
-	runs   []*taskstore.SchedRun // not yet queued, by planned start
-	queued map[string]bool       // queued since the last refresh, still scheduled then
+	mu   sync.Mutex
+	runs []*taskstore.SchedRun // not yet queued, by planned start
+	// queued is the runs queued since the last refresh that were still
+	// scheduled then: their workers read them here (known), not from the
+	// archive.
+	queued map[string]*taskstore.SchedRun
 }
 
 // refresh replaces the list with runs, the archive's scheduled runs of
@@ -27,11 +30,11 @@ type dueRuns struct {
 func (q *dueRuns) refresh(runs []*taskstore.SchedRun) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	still := make(map[string]bool, len(q.queued))
+	still := make(map[string]*taskstore.SchedRun, len(q.queued))
 	q.runs = q.runs[:0]
 	for _, r := range runs {
-		if q.queued[r.ID] {
-			still[r.ID] = true
+		if q.queued[r.ID] != nil {
+			still[r.ID] = r
 			continue
 		}
 		q.runs = append(q.runs, r)
@@ -59,44 +62,105 @@ func (q *dueRuns) done(r *taskstore.SchedRun) {
 		}
 	}
 	if q.queued == nil {
-		q.queued = map[string]bool{}
+		q.queued = map[string]*taskstore.SchedRun{}
 	}
-	q.queued[r.ID] = true
+	q.queued[r.ID] = r
 }
 
-// refreshDue reads this host's scheduled runs planned before the next
-// plan's queueing can see them (PlanEvery and Lead ahead, and a tick),
-// records as missed those a worker never took, and keeps the rest for
-// enqueueDue.
-func (d *Daemon) refreshDue(ctx context.Context) error {
-	now := d.cfg.Clock.Now()
-	runs, err := d.sched.SchedRuns(ctx, taskstore.RunQuery{Source: d.cfg.Host, States: []string{archive.StateScheduled},
-		Until: now.Add(d.cfg.PlanEvery + d.cfg.Lead + enqueueEvery)})
-	if err != nil {
-		return err
+// add lists runs this host's plan just stored, those not listed already.
+func (q *dueRuns) add(runs []*taskstore.SchedRun) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	listed := make(map[string]bool, len(q.runs))
+	for _, r := range q.runs {
+		listed[r.ID] = true
 	}
-	keep := runs[:0]
 	for _, r := range runs {
-		// A worker waiting for a reservation gives up at the deadline
-		// itself and records why; only a run still scheduled a while
-		// after it was never taken.
-		if r.Deadline.Add(notTakenGrace).Before(now) {
-			why := "not taken before its deadline: the daemon was not running or its queue was late"
-			if down := d.lastDown.Load(); down != 0 && !time.Unix(0, down).Before(r.Planned) {
-				why = "not taken before its deadline: the archive was unreachable"
-			}
-			if ok, err := d.sched.Transition(ctx, r.ID, []string{archive.StateScheduled}, archive.StateMissed,
-				why, time.Time{}, time.Time{}, now); err != nil {
-				return err
-			} else if ok {
-				d.countMissed(ctx, r.TaskID)
-				d.log.Warn("run missed", "run", r.ID, "planned", r.Planned)
-			}
-			continue
+		if r.State == archive.StateScheduled && !listed[r.ID] && q.queued[r.ID] == nil {
+			q.runs = append(q.runs, r)
 		}
-		keep = append(keep, r)
 	}
-	d.due.refresh(keep)
+	sortRuns(q.runs)
+}
+
+// overdue takes off the list, queued or not, and returns the runs whose
+// deadline is before t.
+func (q *dueRuns) overdue(t time.Time) []*taskstore.SchedRun {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	var out []*taskstore.SchedRun
+	keep := q.runs[:0]
+	for _, r := range q.runs {
+		if r.Deadline.Before(t) {
+			out = append(out, r)
+		} else {
+			keep = append(keep, r)
+		}
+	}
+	q.runs = keep
+	for id, r := range q.queued {
+		if r.Deadline.Before(t) {
+			out = append(out, r)
+			delete(q.queued, id)
+		}
+	}
+	sortRuns(out)
+	return out
+}
+
+// taken drops a queued run its worker has taken: it is no longer one to
+// find overdue.
+func (q *dueRuns) taken(id string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	delete(q.queued, id)
+}
+
+// known is a queued run as the last plan read it, nil if it is not one
+// (queued before a restart, or by a refresh since).
+func (q *dueRuns) known(id string) *taskstore.SchedRun {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.queued[id]
+}
+
+// fullRefreshEvery is how many plans apart the planner reads its host's
+// scheduled runs from the archive; in between it lists the runs it
+// stores itself. The read is what brings back runs stored by another
+// daemon of the same name, or before a restart (the first plan reads).
+const fullRefreshEvery = 10
+
+// refreshDue keeps the list of runs to queue: with full, from the
+// archive's scheduled runs of this host up to the horizon; otherwise
+// with the runs this plan added. Either way it records as missed the
+// runs whose deadline passed notTakenGrace ago without a worker taking
+// them (a worker that took one moved it on already, and the transition
+// finds it no longer scheduled).
+func (d *Daemon) refreshDue(ctx context.Context, full bool, added []*taskstore.SchedRun) error {
+	now := d.cfg.Clock.Now()
+	if full {
+		runs, err := d.sched.SchedRuns(ctx, taskstore.RunQuery{Source: d.cfg.Host, States: []string{archive.StateScheduled},
+			Until: now.Add(d.cfg.Horizon + d.cfg.Lead + enqueueEvery)})
+		if err != nil {
+			return err
+		}
+		d.due.refresh(runs)
+	} else {
+		d.due.add(added)
+	}
+	for _, r := range d.due.overdue(now.Add(-notTakenGrace)) {
+		why := "not taken before its deadline: the daemon was not running or its queue was late"
+		if down := d.lastDown.Load(); down != 0 && !time.Unix(0, down).Before(r.Planned) {
+			why = "not taken before its deadline: the archive was unreachable"
+		}
+		if ok, err := d.sched.Transition(ctx, r.ID, []string{archive.StateScheduled}, archive.StateMissed,
+			why, time.Time{}, time.Time{}, now); err != nil {
+			return err
+		} else if ok {
+			d.countMissed(ctx, r.TaskID)
+			d.log.Warn("run missed", "run", r.ID, "planned", r.Planned)
+		}
+	}
 	return nil
 }
 
@@ -106,10 +170,18 @@ func (d *Daemon) refreshDue(ctx context.Context) error {
 // makes scheduled jobs available only every 5 s, on its leader.
 func (d *Daemon) enqueueDue(ctx context.Context) error {
 	now := d.cfg.Clock.Now()
-	for _, r := range d.due.due(now, d.cfg.Lead) {
-		if err := d.queue.Enqueue(ctx, d.cfg.Host, r.ID); err != nil {
-			return fmt.Errorf("queueing run %s: %w", r.ID, err)
-		}
+	due := d.due.due(now, d.cfg.Lead)
+	if len(due) == 0 {
+		return nil
+	}
+	ids := make([]string, len(due))
+	for i, r := range due {
+		ids[i] = r.ID
+	}
+	if err := d.queue.Enqueue(ctx, d.cfg.Host, ids...); err != nil {
+		return fmt.Errorf("queueing %d runs from %s: %w", len(ids), ids[0], err)
+	}
+	for _, r := range due {
 		d.due.done(r)
 	}
 	return nil

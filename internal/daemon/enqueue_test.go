@@ -62,21 +62,6 @@ func TestDueRunsQueueEachRunOnce(t *testing.T) {
 	}
 }
 
-// Workers poll at half the lead, at most 2 s and never under River's
-// cooldown, so a job available Lead before its run is fetched in time.
-func TestFetchPollIsWithinTheLead(t *testing.T) {
-	for _, c := range []struct{ lead, want time.Duration }{
-		{DefaultLead, 2 * time.Second},
-		{time.Second, 500 * time.Millisecond},
-		{time.Minute, 2 * time.Second},
-		{10 * time.Millisecond, 100 * time.Millisecond},
-	} {
-		if got := fetchPoll(c.lead); got != c.want {
-			t.Errorf("lead %v: poll %v, want %v", c.lead, got, c.want)
-		}
-	}
-}
-
 // Hosts plan in phases their names spread over half of PlanEvery, each
 // within it, so that daemons started together do not plan together.
 func TestPlanPhasesSpread(t *testing.T) {
@@ -148,5 +133,41 @@ func TestPlanTimerKeepsTheHostsPhase(t *testing.T) {
 	}
 	if !slices.Equal(plans, want) {
 		t.Errorf("plans at %v, want %v (phase %v)", plans, want, phase)
+	}
+}
+
+// The runs a plan stores join the list; a run past its deadline is
+// overdue whether it was queued or not, unless its worker took it.
+func TestDueRunsAddAndOverdue(t *testing.T) {
+	t0 := time.Date(2026, 12, 6, 8, 0, 0, 0, time.UTC)
+	run := func(id string, at time.Duration) *taskstore.SchedRun {
+		return &taskstore.SchedRun{ID: id, Planned: t0.Add(at), Deadline: t0.Add(at + 10*time.Second), State: archive.StateScheduled}
+	}
+	var q dueRuns
+	a, b, c, d := run("a", 0), run("b", time.Minute), run("c", 2*time.Minute), run("d", 3*time.Minute)
+	q.refresh([]*taskstore.SchedRun{a})
+	missed := run("m", 0)
+	missed.State = archive.StateMissed
+	q.add([]*taskstore.SchedRun{c, a, b, missed})
+	if got := ids(q.due(t0.Add(3*time.Minute), time.Second)); !slices.Equal(got, []string{"a", "b", "c"}) {
+		t.Fatalf("after add: %v, want [a b c] (a once, the missed run left out)", got)
+	}
+	q.done(a)
+	q.done(b)
+	q.taken("b")
+	q.add([]*taskstore.SchedRun{d})
+	if q.known("a") != a || q.known("b") != nil {
+		t.Fatalf("known: a %v, b %v", q.known("a"), q.known("b"))
+	}
+	// At c's deadline: a (queued, never taken) and nothing else; b was
+	// taken by its worker, c's deadline is not before t.
+	if got := ids(q.overdue(c.Deadline)); !slices.Equal(got, []string{"a"}) {
+		t.Fatalf("overdue: %v, want [a]", got)
+	}
+	if got := ids(q.overdue(c.Deadline.Add(time.Millisecond))); !slices.Equal(got, []string{"c"}) {
+		t.Fatalf("overdue next: %v, want [c]", got)
+	}
+	if got := ids(q.due(t0.Add(time.Hour), time.Second)); !slices.Equal(got, []string{"d"}) {
+		t.Fatalf("left: %v, want [d]", got)
 	}
 }

@@ -103,6 +103,15 @@ func (d *Daemon) spoolLoop(ctx context.Context) {
 	}
 }
 
+// plannedTask is a task as the last plan read it, nil if it read none
+// of that ID.
+func (d *Daemon) plannedTask(id string) *schedule.Task {
+	if m := d.planned.Load(); m != nil {
+		return (*m)[id]
+	}
+	return nil
+}
+
 // PlanOnce plans this host's tasks up to the horizon: new runs are
 // stored and get a job on this host's queue; runs whose time passed while
 // nobody planned them, and planned runs whose deadline passed without a
@@ -114,20 +123,22 @@ func (d *Daemon) PlanOnce(ctx context.Context) error {
 	if err := d.store.EnsureRunPartitions(ctx, now, now.Add(d.cfg.Horizon)); err != nil {
 		return err
 	}
-	tasks, bad, err := d.sched.ReadTasks(ctx, d.cfg.Host)
+	tasks, seqs, bad, err := d.sched.PlanTasks(ctx, d.cfg.Host)
 	if err != nil {
 		return err
 	}
 	for _, err := range bad {
 		d.log.Warn("task skipped: its stored row doesn't decode; apply it again or remove it", "err", err)
 	}
+	byID := make(map[string]*schedule.Task, len(tasks))
+	var rows []*taskstore.SchedRun
 	for _, t := range tasks {
-		last, err := d.sched.LastSeq(ctx, t.ID)
-		if err != nil {
-			return err
+		byID[t.ID] = t
+		last, ok := seqs[t.ID]
+		if !ok {
+			last = -1
 		}
 		toRun, missed := schedule.Plan(t, last, now, d.cfg.Horizon)
-		var rows []*taskstore.SchedRun
 		for _, r := range missed {
 			sr := taskstore.NewSchedRun(t, r)
 			sr.State, sr.Reason = archive.StateMissed, fmt.Sprintf("not planned before its deadline: the daemon of %s was not running", t.Source)
@@ -136,17 +147,24 @@ func (d *Daemon) PlanOnce(ctx context.Context) error {
 		for _, r := range toRun {
 			rows = append(rows, taskstore.NewSchedRun(t, r))
 		}
-		added, err := d.sched.PlanRuns(ctx, rows, now)
-		if err != nil {
+	}
+	d.planned.Store(&byID)
+	// Every task's new runs in one transaction, and none when there are
+	// none: most plans of a task with a repeat longer than PlanEvery add
+	// nothing.
+	var added []*taskstore.SchedRun
+	if len(rows) > 0 {
+		if added, err = d.sched.PlanRuns(ctx, rows, now); err != nil {
 			return err
 		}
 		for _, r := range added {
 			if r.State == archive.StateMissed {
-				d.metrics.RunEnded(taskKind(t), archive.StateMissed, false)
+				d.metrics.RunEnded(taskKind(byID[r.TaskID]), archive.StateMissed, false)
 			}
 		}
 	}
-	if err := d.refreshDue(ctx); err != nil {
+	full := d.plans.Add(1)%fullRefreshEvery == 1
+	if err := d.refreshDue(ctx, full, added); err != nil {
 		return err
 	}
 	return d.enqueueDue(ctx)

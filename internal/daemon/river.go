@@ -34,9 +34,9 @@ type queue interface {
 	Start(ctx context.Context) error
 	Stop(ctx context.Context) error
 	StopAndCancel(ctx context.Context) error
-	// Enqueue adds a run's job on a host's queue, available at once; a
-	// job for the run already there is kept.
-	Enqueue(ctx context.Context, host, runID string) error
+	// Enqueue adds runs' jobs on a host's queue, available at once, in
+	// one transaction; a job for a run already there is kept.
+	Enqueue(ctx context.Context, host string, runIDs ...string) error
 	Close()
 }
 
@@ -52,29 +52,35 @@ func (q *riverQueue[TTx]) StopAndCancel(ctx context.Context) error {
 }
 func (q *riverQueue[TTx]) Close() { q.close() }
 
-func (q *riverQueue[TTx]) Enqueue(ctx context.Context, host, runID string) error {
+func (q *riverQueue[TTx]) Enqueue(ctx context.Context, host string, runIDs ...string) error {
+	if len(runIDs) == 0 {
+		return nil
+	}
 	// No ScheduledAt: River makes any job given one "scheduled", which
 	// only its leader's scheduler makes available, every 5 s; runs then
 	// started up to 2.5 s late, in a 5 s rhythm (bench/mesh-scale). A
 	// job without one is available at once, and its worker sleeps to the
 	// run's instant.
-	_, err := q.client.Insert(ctx, RunArgs{RunID: runID}, &river.InsertOpts{
-		Queue: QueueName(host),
-		// A run is tried once: a second try would start late, and a run
-		// never starts late.
-		MaxAttempts: 1,
-		UniqueOpts:  river.UniqueOpts{ByArgs: true},
-	})
+	jobs := make([]river.InsertManyParams, len(runIDs))
+	for i, id := range runIDs {
+		jobs[i] = river.InsertManyParams{Args: RunArgs{RunID: id}, InsertOpts: &river.InsertOpts{
+			Queue: QueueName(host),
+			// A run is tried once: a second try would start late, and a
+			// run never starts late.
+			MaxAttempts: 1,
+			UniqueOpts:  river.UniqueOpts{ByArgs: true},
+		}}
+	}
+	_, err := q.client.InsertMany(ctx, jobs)
 	return err
 }
 
-// fetchPoll is how often a worker looks for available jobs. A run's job
-// is available Lead before the run and its worker sleeps to the instant,
-// so polling at half the lead still takes it in time, and a daemon asks
-// the database half as often as at River's default of a second.
-func fetchPoll(lead time.Duration) time.Duration {
-	return max(min(lead/2, 2*time.Second), river.FetchCooldownDefault)
-}
+// fetchPoll is how often a worker looks for available jobs unasked. The
+// daemon queues every job of its queue itself, and River wakes its
+// producer when it does (quietDriver), so the poll is only what finds a
+// job queued before a restart or one that a full set of workers left:
+// River fetches those as soon as a worker is free, too.
+const fetchPoll = time.Minute
 
 // newQueue opens River on the archive's database: one PostgreSQL
 // connection of the daemon's budget (MaxPostgresConns), polled (LISTEN
@@ -92,7 +98,7 @@ func newQueue(ctx context.Context, dsn string, d *Daemon) (queue, error) {
 		// A test bounds its own time; River's default of one minute
 		// would cut long tests.
 		JobTimeout:        -1,
-		FetchPollInterval: fetchPoll(d.cfg.Lead),
+		FetchPollInterval: fetchPoll,
 		// River's maintenance (its leader cleans finished jobs) needs one
 		// client of the database, not all: each taking part asks to be
 		// leader every 5 s.
@@ -104,12 +110,15 @@ func newQueue(ctx context.Context, dsn string, d *Daemon) (queue, error) {
 			return nil, fmt.Errorf("job queue: %w", err)
 		}
 		pcfg.MaxConns, pcfg.MinConns = riverConns, 0
+		pcfg.ShouldPing = func(_ context.Context, p pgxpool.ShouldPingParams) bool {
+			return p.IdleDuration > archive.PingAfterIdle
+		}
 		pool, err := pgxpool.NewWithConfig(ctx, pcfg)
 		if err != nil {
 			return nil, fmt.Errorf("job queue: %w", err)
 		}
 		cfg.PollOnly = true
-		drv := riverpgxv5.New(pool)
+		drv := newQuietDriver(riverpgxv5.New(pool), time.Now)
 		if err := migrateRiver(ctx, drv, d, beginRiverPG(ctx, pool)); err != nil {
 			pool.Close()
 			return nil, err
@@ -126,7 +135,7 @@ func newQueue(ctx context.Context, dsn string, d *Daemon) (queue, error) {
 		return nil, fmt.Errorf("job queue: %w", err)
 	}
 	db.SetMaxOpenConns(1)
-	drv := riversqlite.New(db)
+	drv := newQuietDriver(riversqlite.New(db), time.Now)
 	if err := migrateRiver(ctx, drv, d, beginRiverSQLite(ctx, db)); err != nil {
 		db.Close()
 		return nil, err

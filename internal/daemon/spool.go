@@ -15,15 +15,18 @@ import (
 // record it, so that a run that ended while the archive was unreachable
 // is recorded, once, when it is back.
 type outcome struct {
-	RunID    string    `json:"run_id"`
-	Dest     string    `json:"dest"`
-	Test     string    `json:"test,omitempty"` // the test's name: a trace's path is kept per pair and test
-	Cmdline  string    `json:"cmdline"`
-	Document []byte    `json:"document,omitempty"` // the test's -J document
-	Began    time.Time `json:"began"`
-	Ended    time.Time `json:"ended"`
-	State    string    `json:"state"`
-	Reason   string    `json:"reason,omitempty"`
+	RunID string `json:"run_id"`
+	Dest  string `json:"dest"`
+	Test  string `json:"test,omitempty"` // the test's name: a trace's path is kept per pair and test
+	// Exclusive: the run held its hosts alone, and frees them before its
+	// report is stored.
+	Exclusive bool      `json:"exclusive,omitempty"`
+	Cmdline   string    `json:"cmdline"`
+	Document  []byte    `json:"document,omitempty"` // the test's -J document
+	Began     time.Time `json:"began"`
+	Ended     time.Time `json:"ended"`
+	State     string    `json:"state"`
+	Reason    string    `json:"reason,omitempty"`
 }
 
 // spool keeps outcomes the archive could not take, one file a run,

@@ -3,6 +3,7 @@ package daemon
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -57,24 +58,37 @@ func record(ctx context.Context) (context.Context, context.CancelFunc) {
 // happened to the test is in the run's state and reason.
 func (d *Daemon) execute(ctx context.Context, runID string) error {
 	st := d.sched
-	r, err := st.GetSchedRun(ctx, runID)
-	if errors.Is(err, archive.ErrNotFound) {
-		return nil // its task was removed or paused
-	}
-	if err != nil {
-		return err
+	// The run and its task as the last plan read them; the archive is
+	// asked only for a run queued before a restart. Either may have
+	// changed since: the start (taskstore.Start) starts only a run still
+	// scheduled.
+	r := d.due.known(runID)
+	d.due.taken(runID)
+	if r == nil {
+		var err error
+		r, err = st.GetSchedRun(ctx, runID)
+		if errors.Is(err, archive.ErrNotFound) {
+			return nil // its task was removed or paused
+		}
+		if err != nil {
+			return err
+		}
 	}
 	if r.State != archive.StateScheduled {
 		return nil // taken already
 	}
 	log := d.log.With("run", r.ID, "test", r.Test, "dest", r.Dest)
-	task, err := st.GetTask(ctx, r.TaskID)
-	if errors.Is(err, archive.ErrNotFound) {
-		_, err = d.settle(ctx, r.ID, "", []string{archive.StateScheduled}, archive.StateMissed, "its task was removed", time.Time{})
-		return err
-	}
-	if err != nil {
-		return err
+	task := d.plannedTask(r.TaskID)
+	if task == nil {
+		var err error
+		task, err = st.GetTask(ctx, r.TaskID)
+		if errors.Is(err, archive.ErrNotFound) {
+			_, err = d.settle(ctx, r.ID, "", []string{archive.StateScheduled}, archive.StateMissed, "its task was removed", time.Time{})
+			return err
+		}
+		if err != nil {
+			return err
+		}
 	}
 	// The run's own destination: a rotating task's runs go to each of
 	// its destinations in turn, and reserve, dial and record that one.
@@ -83,7 +97,7 @@ func (d *Daemon) execute(ctx context.Context, runID string) error {
 	if rotating && task.Dest != r.Dest {
 		// Planned from another definition of the task (an update drops
 		// the runs not started, so this is a race with one).
-		_, err = d.settle(ctx, r.ID, taskKind(task), []string{archive.StateScheduled}, archive.StateMissed,
+		_, err := d.settle(ctx, r.ID, taskKind(task), []string{archive.StateScheduled}, archive.StateMissed,
 			fmt.Sprintf("its task changed: run %d now goes to %s, not %s", r.Seq, task.Dest, r.Dest), time.Time{})
 		return err
 	}
@@ -104,7 +118,7 @@ func (d *Daemon) execute(ctx context.Context, runID string) error {
 			return err
 		}
 		reserved = now
-		err := st.Reserve(ctx, task.Reservations(r.ID, now))
+		started, err := st.Start(ctx, task.Reservations(r.ID, now), r.ID, now)
 		var busy *schedule.Busy
 		if errors.As(err, &busy) {
 			if waited == nil {
@@ -119,19 +133,12 @@ func (d *Daemon) execute(ctx context.Context, runID string) error {
 			start = at
 			continue
 		}
-		if err != nil {
-			return err
+		if err != nil || !started {
+			return err // !started: no longer scheduled (its task changed), nothing reserved
 		}
 		break
 	}
-	began := clk.Now()
-	ok, err := st.Transition(ctx, r.ID, []string{archive.StateScheduled}, archive.StateRunning, "", began, time.Time{}, began)
-	if err != nil || !ok {
-		rctx, cancel := record(ctx)
-		st.Release(rctx, r.ID, began)
-		cancel()
-		return err
-	}
+	began := reserved
 	d.metrics.RunStarted()
 	d.metrics.ObserveLag(r.Planned, began)
 	log.Info("run started", "lag", began.Sub(r.Planned))
@@ -174,7 +181,7 @@ func (d *Daemon) execute(ctx context.Context, runID string) error {
 		}
 	}
 	d.metrics.RunEnded(taskKind(task), state, true)
-	o := outcome{RunID: r.ID, Dest: r.Dest, Test: r.Test, Cmdline: cmdline, Document: doc, Began: began, Ended: ended, State: state, Reason: reason}
+	o := outcome{RunID: r.ID, Dest: r.Dest, Test: r.Test, Exclusive: task.Class == schedule.Exclusive, Cmdline: cmdline, Document: doc, Began: began, Ended: ended, State: state, Reason: reason}
 	rctx, cancel := record(ctx)
 	defer cancel()
 	if err := d.recordOutcome(rctx, o); err != nil {
@@ -256,30 +263,46 @@ func (d *Daemon) recordOutcome(ctx context.Context, o outcome) error {
 	if o.State != archive.StateFinished {
 		rec.Error = o.Reason
 	}
-	// The hosts are free once the test has ended: a run waiting for them
-	// need not wait while this one's report is stored as well (under load
-	// that took over a second).
-	if err := d.sched.Release(ctx, o.RunID, o.Ended); err != nil {
-		return d.archiveError(ctx, err)
+	// An exclusive run's hosts are free once the test has ended: a run
+	// waiting for them need not wait while this one's report is stored
+	// as well (under load that took over a second). A background run's
+	// reservations keep nobody waiting, and end with the report, in its
+	// transaction.
+	if o.Exclusive {
+		if err := d.sched.Release(ctx, o.RunID, o.Ended); err != nil {
+			return d.archiveError(ctx, err)
+		}
 	}
-	if err := d.store.PutRun(ctx, rec); err != nil && !errors.Is(err, archive.ErrFinished) {
+	finish := func(ctx context.Context, tx *sql.Tx) error {
+		return d.sched.Finish(ctx, tx, o.RunID, o.State, o.Reason, o.Ended, d.cfg.Clock.Now())
+	}
+	err := d.store.PutRunWith(ctx, rec, finish)
+	switch {
+	case err == nil || errors.Is(err, archive.ErrFinished):
+		if p := d.tracePath(o); p != nil && err == nil {
+			if err := d.store.PutPath(ctx, p); err != nil {
+				if err := d.archiveError(ctx, err); err != nil {
+					return err
+				}
+				d.log.Error("run's path not stored", "run", o.RunID, "err", err)
+			} else if p.Changed {
+				d.metrics.PathChanged(meshmetrics.PathPair{Src: p.Source, Dst: p.Dest, Test: p.Test})
+				d.log.Info("path changed", "run", o.RunID, "dest", o.Dest, "test", o.Test, "from", trace.PathKey(p.Prev), "to", trace.PathKey(p.Hops))
+			}
+		}
+	default:
 		if err := d.archiveError(ctx, err); err != nil {
 			return err
 		}
+		// The archive answered but refused the report: the run's end is
+		// still recorded, without it.
 		d.log.Error("run's report not stored", "run", o.RunID, "err", err)
-	} else if p := d.tracePath(o); p != nil {
-		if err := d.store.PutPath(ctx, p); err != nil {
-			if err := d.archiveError(ctx, err); err != nil {
-				return err
-			}
-			d.log.Error("run's path not stored", "run", o.RunID, "err", err)
-		} else if p.Changed {
-			d.metrics.PathChanged(meshmetrics.PathPair{Src: p.Source, Dst: p.Dest, Test: p.Test})
-			d.log.Info("path changed", "run", o.RunID, "dest", o.Dest, "test", o.Test, "from", trace.PathKey(p.Prev), "to", trace.PathKey(p.Hops))
+		if err := d.sched.Release(ctx, o.RunID, o.Ended); err != nil {
+			return d.archiveError(ctx, err)
 		}
-	}
-	if _, err := d.sched.Transition(ctx, o.RunID, []string{archive.StateRunning}, o.State, o.Reason, time.Time{}, o.Ended, d.cfg.Clock.Now()); err != nil {
-		return d.archiveError(ctx, err)
+		if _, err := d.sched.Transition(ctx, o.RunID, []string{archive.StateRunning}, o.State, o.Reason, time.Time{}, o.Ended, d.cfg.Clock.Now()); err != nil {
+			return d.archiveError(ctx, err)
+		}
 	}
 	d.archiveUp.Store(true)
 	return nil

@@ -286,16 +286,7 @@ func throughputLine(s *spec) ([]string, map[string]string) {
 	if v, ok := s.integer("dscp", 0, 63); ok {
 		flag("--dscp", strconv.FormatInt(v, 10))
 	}
-	if v, ok := s.integer("ip-version", 4, 6); ok {
-		switch v {
-		case 4:
-			line = append(line, "-4")
-		case 6:
-			line = append(line, "-6")
-		default:
-			s.fail("ip-version", "want 4 or 6")
-		}
-	}
+	line = append(line, s.ipVersion()...)
 	if s.boolean("zero-copy") {
 		line = append(line, "-Z")
 	}
@@ -343,16 +334,7 @@ func rttLine(s *spec) ([]string, map[string]string) {
 	if d, ok := s.duration("timeout"); ok {
 		flag("--timeout", d.String())
 	}
-	if v, ok := s.integer("ip-version", 4, 6); ok {
-		switch v {
-		case 4:
-			line = append(line, "-4")
-		case 6:
-			line = append(line, "-6")
-		default:
-			s.fail("ip-version", "want 4 or 6")
-		}
-	}
+	line = append(line, s.ipVersion()...)
 	return line, map[string]string{
 		"ttl":               "ping sends with the host's default TTL",
 		"deadline":          "the count and interval bound a run",
@@ -441,4 +423,20 @@ func traceLine(s *spec) ([]string, map[string]string) {
 		"source-node": "no mesh equivalent",
 		"dest-node":   "no mesh equivalent",
 	}
+}
+
+// ipVersion is the spec's "ip-version" as our -4 or -6 flag: none when
+// it is absent, and a failure for any number but 4 or 6.
+func (s *spec) ipVersion() []string {
+	v, ok := s.integer("ip-version", 4, 6)
+	switch {
+	case !ok:
+		return nil
+	case v == 4:
+		return []string{"-4"}
+	case v == 6:
+		return []string{"-6"}
+	}
+	s.fail("ip-version", "want 4 or 6")
+	return nil
 }

@@ -354,29 +354,64 @@ func (s *Store) Tasks(ctx context.Context, source string) ([]*schedule.Task, err
 // with an error each in bad, so that one such row doesn't stop the
 // planning of its host's other tasks.
 func (s *Store) ReadTasks(ctx context.Context, source string) (tasks []*schedule.Task, bad []error, err error) {
-	q, args := `SELECT `+taskReadColumns+` FROM sched_task`, []any{}
+	tasks, _, bad, err = s.readTasks(ctx, source, false)
+	return tasks, bad, err
+}
+
+// PlanTasks is a source host's tasks as ReadTasks lists them, with the
+// highest sequence number planned for each task that has runs: what a
+// plan reads, in one query where it took one and one more a task. Each
+// maximum comes from the index on (task_id, seq), not from the host's
+// whole history of runs.
+func (s *Store) PlanTasks(ctx context.Context, source string) (tasks []*schedule.Task, lastSeq map[string]int, bad []error, err error) {
+	return s.readTasks(ctx, source, true)
+}
+
+func (s *Store) readTasks(ctx context.Context, source string, withSeq bool) (tasks []*schedule.Task, lastSeq map[string]int, bad []error, err error) {
+	cols := taskReadColumns
+	if withSeq {
+		cols += `, (SELECT MAX(r.seq) FROM sched_run r WHERE r.task_id = sched_task.id)`
+		lastSeq = map[string]int{}
+	}
+	q, args := `SELECT `+cols+` FROM sched_task`, []any{}
 	if source != "" {
 		q, args = q+` WHERE source = ?`, append(args, source)
 	}
 	rows, err := s.db.QueryContext(ctx, s.q(q+` ORDER BY source, dest, name, id`), args...)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		t, err := scanTask(rows)
+		var seq sql.NullInt64
+		var sc scanner = rows
+		if withSeq {
+			sc = scanWith{rows, &seq}
+		}
+		t, err := scanTask(sc)
 		var be *BadTaskError
 		switch {
 		case errors.As(err, &be):
 			bad = append(bad, err)
 			continue
 		case err != nil:
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		tasks = append(tasks, t)
+		if seq.Valid {
+			lastSeq[t.ID] = int(seq.Int64)
+		}
 	}
-	return tasks, bad, rows.Err()
+	return tasks, lastSeq, bad, rows.Err()
 }
+
+// scanWith scans a row's columns and, last, one more.
+type scanWith struct {
+	rows  *sql.Rows
+	extra any
+}
+
+func (w scanWith) Scan(dest ...any) error { return w.rows.Scan(append(dest, w.extra)...) }
 
 // BadTaskError is a stored task whose row doesn't decode.
 type BadTaskError struct {
@@ -509,6 +544,15 @@ func (s *Store) GetSchedRun(ctx context.Context, id string) (*SchedRun, error) {
 // daemon, or an earlier attempt, took it). now is the caller's clock,
 // recorded as the run's update.
 func (s *Store) Transition(ctx context.Context, id string, from []string, to, reason string, start, ended, now time.Time) (ok bool, err error) {
+	return s.transition(ctx, s.db, id, from, to, reason, start, ended, now)
+}
+
+// execer is the database or a transaction.
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+func (s *Store) transition(ctx context.Context, ex execer, id string, from []string, to, reason string, start, ended, now time.Time) (ok bool, err error) {
 	if len(from) == 0 {
 		return false, errors.New("transition: no from state")
 	}
@@ -525,7 +569,7 @@ func (s *Store) Transition(ctx context.Context, id string, from []string, to, re
 	for _, f := range from {
 		args = append(args, f)
 	}
-	res, err := s.db.ExecContext(ctx, s.q(q), args...)
+	res, err := ex.ExecContext(ctx, s.q(q), args...)
 	if err != nil {
 		return false, fmt.Errorf("run %s to %s: %w", id, to, err)
 	}
@@ -646,13 +690,59 @@ func schedRunsQuery(q RunQuery) (string, []any) {
 // begins, makes the check and the insert one step.
 func (s *Store) Reserve(ctx context.Context, rs []schedule.Reservation) error {
 	if len(rs) > 0 && !slices.ContainsFunc(rs, func(r schedule.Reservation) bool { return r.Class == schedule.Exclusive }) {
-		return s.reserveShared(ctx, rs)
+		return s.reserveShared(ctx, s.db, rs)
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
+	if err := s.reserveExclusive(ctx, tx, rs); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// Start takes a run's reservations, as Reserve does, and moves the run
+// from scheduled to running at began, in one transaction: one round trip
+// to the archive where two were, at every run's start (issue 40's budget
+// of transactions per run). ok false: the run is no longer scheduled (its
+// task was changed or removed, or another attempt took it), and nothing
+// is reserved.
+func (s *Store) Start(ctx context.Context, rs []schedule.Reservation, runID string, began time.Time) (ok bool, err error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return false, err
+	}
+	defer tx.Rollback()
+	if slices.ContainsFunc(rs, func(r schedule.Reservation) bool { return r.Class == schedule.Exclusive }) {
+		err = s.reserveExclusive(ctx, tx, rs)
+	} else if len(rs) > 0 {
+		err = s.reserveShared(ctx, tx, rs)
+	}
+	if err != nil {
+		return false, err
+	}
+	ok, err = s.transition(ctx, tx, runID, []string{archive.StateScheduled}, archive.StateRunning, "", began, time.Time{}, began)
+	if err != nil || !ok {
+		return false, err
+	}
+	return true, tx.Commit()
+}
+
+// Finish records in tx (the transaction that stores the run's report,
+// archive.Store.PutRunWith) what ends a run: its reservations end at
+// ended, and it moves from running to state with its reason. now is the
+// caller's clock, recorded as the run's update.
+func (s *Store) Finish(ctx context.Context, tx *sql.Tx, runID, state, reason string, ended, now time.Time) error {
+	if err := s.release(ctx, tx, runID, ended); err != nil {
+		return err
+	}
+	_, err := s.transition(ctx, tx, runID, []string{archive.StateRunning}, state, reason, time.Time{}, ended, now)
+	return err
+}
+
+func (s *Store) reserveExclusive(ctx context.Context, tx *sql.Tx, rs []schedule.Reservation) error {
 	for _, r := range rs {
 		if r.Class == schedule.Exclusive {
 			if b, err := s.holder(ctx, tx, r); err != nil || b != nil {
@@ -673,13 +763,13 @@ func (s *Store) Reserve(ctx context.Context, rs []schedule.Reservation) error {
 			return fmt.Errorf("reserving %s for %s: %w", r.Resource, r.RunID, err)
 		}
 	}
-	return tx.Commit()
+	return nil
 }
 
 // reserveShared takes reservations that check nothing (a background
 // run's) in one statement, which is atomic by itself: one round trip to
 // the archive at the run's start, where a transaction took four.
-func (s *Store) reserveShared(ctx context.Context, rs []schedule.Reservation) error {
+func (s *Store) reserveShared(ctx context.Context, ex execer, rs []schedule.Reservation) error {
 	var q strings.Builder
 	q.WriteString(`INSERT INTO reservation (resource, lo, hi, run_id, class) VALUES `)
 	args := make([]any, 0, 5*len(rs))
@@ -696,7 +786,7 @@ func (s *Store) reserveShared(ctx context.Context, rs []schedule.Reservation) er
 		args = append(args, r.Resource, r.From.UTC(), r.To.UTC(), r.RunID, string(r.Class))
 	}
 	q.WriteString(` ON CONFLICT (run_id, resource) DO UPDATE SET lo = excluded.lo, hi = excluded.hi, class = excluded.class`)
-	if _, err := s.db.ExecContext(ctx, s.q(q.String()), args...); err != nil {
+	if _, err := ex.ExecContext(ctx, s.q(q.String()), args...); err != nil {
 		return fmt.Errorf("reserving %s for %s: %w", rs[0].Resource, rs[0].RunID, err)
 	}
 	return nil
@@ -728,7 +818,11 @@ func (s *Store) holder(ctx context.Context, tx *sql.Tx, r schedule.Reservation) 
 // Release ends a run's reservations at end (its actual end), so that the
 // time it did not use is free again.
 func (s *Store) Release(ctx context.Context, runID string, end time.Time) error {
-	_, err := s.db.ExecContext(ctx, s.q(`UPDATE reservation SET hi = CASE WHEN lo > ? THEN lo ELSE ? END WHERE run_id = ? AND hi > ?`),
+	return s.release(ctx, s.db, runID, end)
+}
+
+func (s *Store) release(ctx context.Context, ex execer, runID string, end time.Time) error {
+	_, err := ex.ExecContext(ctx, s.q(`UPDATE reservation SET hi = CASE WHEN lo > ? THEN lo ELSE ? END WHERE run_id = ? AND hi > ?`),
 		end.UTC(), end.UTC(), runID, end.UTC())
 	return err
 }

@@ -7,28 +7,9 @@ import (
 	"time"
 
 	"github.com/wireperf/wireperf/internal/result"
-	"github.com/wireperf/wireperf/internal/spec"
+	"github.com/wireperf/wireperf/internal/testutil/udpmonfake"
 	"github.com/wireperf/wireperf/internal/udpmon"
 )
-
-// fakeResult is a point's test as the two ends would report it: n
-// datagrams sent spacing apart, received over span with lost of them
-// missing, the receiving host counting rcvbuf drops.
-func fakeResult(s spec.Spec, n int64, spacing time.Duration, lost int64, rcvbuf uint64) *result.Result {
-	span := time.Duration(n-1) * spacing
-	recv := n - lost
-	return &result.Result{
-		Spec: s,
-		Local: result.End{Role: result.RoleClient, Streams: []result.Stream{{ID: 1, Sender: true, End: span.Seconds(),
-			UDP: &result.UDP{Sent: n, Spacing: &result.Spacing{TargetNs: int64(spacing), MeanNs: float64(spacing), Samples: n}}}},
-			UDPCounters: &result.SNMP{}},
-		Remote: result.End{Role: result.RoleServer, Streams: []result.Stream{{ID: 1, End: span.Seconds(),
-			UDP: &result.UDP{Received: recv, Lost: lost, Expected: n}}},
-			UDPCounters: &result.SNMP{RcvbufErrors: rcvbuf, InErrors: rcvbuf},
-			UDPArrivals: []result.UDPArrivals{{StreamID: 1, Received: recv, FirstNs: 1e9, LastNs: 1e9 + int64(time.Duration(recv-1)*spacing)}},
-		},
-	}
-}
 
 func TestPointWireArithmetic(t *testing.T) {
 	cfg := udpmon.Plan{Count: 1000}
@@ -36,7 +17,7 @@ func TestPointWireArithmetic(t *testing.T) {
 	if s.Bytes != 1472*1000 || s.Duration != 0 || !s.HostCounters || !s.UDPHistograms || s.Spacing != 12*time.Microsecond {
 		t.Fatalf("spec %+v", s)
 	}
-	p := udpmon.PointOf(fakeResult(s, 1000, 12*time.Microsecond, 0, 0), false)
+	p := udpmon.PointOf(udpmonfake.Result(s, 1000, 12*time.Microsecond, 0, 0), false)
 	// (1472 + 66) × 8 bits every 12 µs.
 	want := float64(1538*8) / 12e-6
 	if math.Abs(p.SentWireBps/want-1) > 1e-9 || math.Abs(p.RecvWireBps/want-1) > 1e-9 || math.Abs(p.RecvUserBps/(1472*8/12e-6)-1) > 1e-9 {
@@ -45,7 +26,7 @@ func TestPointWireArithmetic(t *testing.T) {
 	if p.LossAttribution == nil || p.LossAttribution.Lost != 0 {
 		t.Errorf("attribution %+v", p.LossAttribution)
 	}
-	p = udpmon.PointOf(fakeResult(s, 1000, 12*time.Microsecond, 100, 100), false)
+	p = udpmon.PointOf(udpmonfake.Result(s, 1000, 12*time.Microsecond, 100, 100), false)
 	if a := p.LossAttribution; a == nil || a.Network != 0 || !strings.Contains(a.Verdict, "receiving host's socket buffer") {
 		t.Errorf("attribution %+v", a)
 	}
@@ -59,7 +40,7 @@ func TestPointWireArithmetic(t *testing.T) {
 func TestReceivedRateNotAboveSent(t *testing.T) {
 	cfg := udpmon.Plan{Count: 1000}
 	s := cfg.Spec(1472, 0)
-	res := fakeResult(s, 1000, time.Microsecond, 0, 0)
+	res := udpmonfake.Result(s, 1000, time.Microsecond, 0, 0)
 	// Sent 1 µs apart over 999 µs; all read within 400 µs.
 	res.Remote.UDPArrivals[0].LastNs = res.Remote.UDPArrivals[0].FirstNs + 400e3
 	p := udpmon.PointOf(res, false)
@@ -67,7 +48,7 @@ func TestReceivedRateNotAboveSent(t *testing.T) {
 		t.Errorf("received %.0f Mb/s against %.0f Mb/s sent", p.RecvWireBps/1e6, p.SentWireBps/1e6)
 	}
 	// With loss the received rate is lower than the sent one, by the loss.
-	res = fakeResult(s, 1000, time.Microsecond, 100, 0)
+	res = udpmonfake.Result(s, 1000, time.Microsecond, 100, 0)
 	res.Remote.UDPArrivals[0].LastNs = res.Remote.UDPArrivals[0].FirstNs + 400e3
 	p = udpmon.PointOf(res, false)
 	if want := p.SentWireBps * 899 / 999; math.Abs(p.RecvWireBps/want-1) > 1e-9 {

@@ -16,27 +16,9 @@ import (
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/runner/udpmonrun"
 	"github.com/wireperf/wireperf/internal/spec"
+	"github.com/wireperf/wireperf/internal/testutil/udpmonfake"
 	"github.com/wireperf/wireperf/internal/udpmon"
 )
-
-// fakeResult is a point's test as the two ends would report it: n
-// datagrams sent spacing apart, received over span with lost of them
-// missing, the receiving host counting rcvbuf drops.
-func fakeResult(s spec.Spec, n int64, spacing time.Duration, lost int64, rcvbuf uint64) *result.Result {
-	span := time.Duration(n-1) * spacing
-	recv := n - lost
-	return &result.Result{
-		Spec: s,
-		Local: result.End{Role: result.RoleClient, Streams: []result.Stream{{ID: 1, Sender: true, End: span.Seconds(),
-			UDP: &result.UDP{Sent: n, Spacing: &result.Spacing{TargetNs: int64(spacing), MeanNs: float64(spacing), Samples: n}}}},
-			UDPCounters: &result.SNMP{}},
-		Remote: result.End{Role: result.RoleServer, Streams: []result.Stream{{ID: 1, End: span.Seconds(),
-			UDP: &result.UDP{Received: recv, Lost: lost, Expected: n}}},
-			UDPCounters: &result.SNMP{RcvbufErrors: rcvbuf, InErrors: rcvbuf},
-			UDPArrivals: []result.UDPArrivals{{StreamID: 1, Received: recv, FirstNs: 1e9, LastNs: 1e9 + int64(time.Duration(recv-1)*spacing)}},
-		},
-	}
-}
 
 func TestSweepSurvivesFailedPoints(t *testing.T) {
 	calls := 0
@@ -50,7 +32,7 @@ func TestSweepSurvivesFailedPoints(t *testing.T) {
 			case 3: // a busy server, asked again
 				return nil, errors.New("server refused the test: server is busy: 4 tests running")
 			}
-			return fakeResult(s, 100, max(s.Spacing, time.Microsecond), 0, 0), nil
+			return udpmonfake.Result(s, 100, max(s.Spacing, time.Microsecond), 0, 0), nil
 		},
 	}
 	var progress []int
@@ -89,7 +71,7 @@ func TestSweepStopsAtARecurringFailure(t *testing.T) {
 				if calls == 2 {
 					return nil, recurring
 				}
-				return fakeResult(s, 100, max(s.Spacing, time.Microsecond), 0, 0), nil
+				return udpmonfake.Result(s, 100, max(s.Spacing, time.Microsecond), 0, 0), nil
 			},
 			OnPoint: func(*udpmon.Point, int, int, time.Duration) { onPoint++ },
 		}
@@ -121,7 +103,7 @@ func TestSweepCountsTheRoutersDrops(t *testing.T) {
 	sw, err := udpmonrun.Run(context.Background(), udpmonrun.Config{
 		Plan: udpmon.Plan{Sizes: []int{1000}, Spacings: []time.Duration{0, 10 * time.Microsecond}, Count: 1000}, Logger: slog.New(slog.DiscardHandler),
 		Run: func(_ context.Context, s spec.Spec) (*result.Result, error) {
-			res := fakeResult(s, 1000, 10*time.Microsecond, 400-360*int64(point), 9999)
+			res := udpmonfake.Result(s, 1000, 10*time.Microsecond, 400-360*int64(point), 9999)
 			res.Remote.Streams[0].UDP.SocketDrops = &socket[point]
 			point++
 			return res, nil
