@@ -9,6 +9,7 @@ import (
 	"github.com/wireperf/wireperf/internal/flowrun"
 	"github.com/wireperf/wireperf/internal/iperf3"
 	"github.com/wireperf/wireperf/internal/spec"
+	"github.com/wireperf/wireperf/internal/tcpflow"
 )
 
 // Limits are what a server admits. Zero means no limit.
@@ -110,9 +111,16 @@ func DefaultMaxMemory() int64 {
 // the interval rows kept of it (flowrun.KeptStreamRows: rows × streams,
 // the test's length over its -i, at most flowrun.ServerStreamRows) at
 // flowrun.StreamRowBytes each. A test that stops on bytes is charged for
-// the longest test admitted.
+// the longest test admitted. A --trip-times test is charged its streams'
+// latency histograms too.
 func (l Limits) testMemory(s spec.Spec) (buffers, rows int64) {
-	return s.BufferBytes(), flowrun.KeptStreamRows(s, l.MaxDuration, flowrun.ServerStreamRows) * flowrun.StreamRowBytes
+	buffers = s.BufferBytes()
+	if s.TripTimes {
+		// Each stream's block timing, charged on every data connection:
+		// the server receives on some or (--bidir) all of them.
+		buffers += int64(s.DataConns()) * tcpflow.TripReaderBytes
+	}
+	return buffers, flowrun.KeptStreamRows(s, l.MaxDuration, flowrun.ServerStreamRows) * flowrun.StreamRowBytes
 }
 
 // check refuses a spec that exceeds a per-test limit, with a reason the

@@ -14,6 +14,11 @@ func short(s spec.Spec, every, d time.Duration) spec.Spec {
 	return s
 }
 
+func tripTimes(s spec.Spec) spec.Spec {
+	s.TripTimes = true
+	return s
+}
+
 func onBytes(s spec.Spec) spec.Spec {
 	s.Duration, s.Bytes = 0, 1<<30
 	return s
@@ -58,6 +63,8 @@ func TestLimitsCheck(t *testing.T) {
 		{"defaults admit -P 128 -i 0.01 for 24 h from a keyed client", DefaultLimits(), short(tcp(128, spec.DefaultTCPLength, false), 10*time.Millisecond, 24*time.Hour), ""},
 		{"bidir counts both directions' connections", Limits{MaxTestMemory: 3 << 20}, tcp(2, 1<<20, true), "4 data connections"},
 		{"zero is no limit", Limits{}, tcp(spec.MaxStreams, spec.MaxLength, true), ""},
+		{"without --trip-times small blocks are cheap", Limits{MaxTestMemory: 8 << 20}, tcp(128, 1024, true), ""},
+		{"--trip-times' histograms are charged", Limits{MaxTestMemory: 8 << 20}, tripTimes(tcp(128, 1024, true)), "256 data connections"},
 		{"streams", Limits{MaxStreams: 4}, tcp(5, 1024, false), "its limit is 4 (--max-streams)"},
 		{"duration", Limits{MaxDuration: time.Second}, tcp(1, 1024, false), "(--max-duration)"},
 	} {

@@ -55,6 +55,11 @@ type tripAcc struct {
 	hist             *hdrhistogram.Histogram
 }
 
+// TripReaderBytes is what one receiving stream's timing holds beyond its
+// buffers (its interval's and its total's histograms), which a server
+// charges to a --trip-times test at its admission.
+var TripReaderBytes = 2 * int64(hdrhistogram.New(1, tripHistMax, tripHistDigits).ByteSize())
+
 func newTripAcc() tripAcc {
 	return tripAcc{hist: hdrhistogram.New(1, tripHistMax, tripHistDigits)}
 }
