@@ -1,0 +1,108 @@
+//go:build linux
+
+package rr
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+// A send on loopback is stamped by the kernel as it leaves, between the
+// wall clock before the send and after it; the stamp is read once, and
+// the socket goes back to Go working, with nothing left queued.
+func TestSendStampOnLoopback(t *testing.T) {
+	c, s := udpPair(t)
+	e, err := newEndpoint(c, false, false, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !e.sendStamps() || !e.kernelTimestamps() {
+		t.Skip("this kernel gives no SO_TIMESTAMPING software stamps")
+	}
+	msg := make([]byte, 64)
+	before := time.Now().UnixNano()
+	if err := e.send(msg); err != nil {
+		t.Fatal(err)
+	}
+	after := time.Now().UnixNano()
+	st := e.sentStamps()
+	if st.sw < before || st.sw > after {
+		t.Fatalf("send stamp %d outside [%d, %d]", st.sw, before, after)
+	}
+	if again := e.sentStamps(); again != (kernelStamps{}) {
+		t.Fatalf("the error queue held a second stamp %+v", again)
+	}
+
+	// The response's receive stamp: before the read returns.
+	if _, err := s.Write(msg); err != nil {
+		t.Fatal(err)
+	}
+	n, rx, err := e.recv(make([]byte, 128), time.Second)
+	if err != nil || n != 64 {
+		t.Fatalf("recv: %d, %v", n, err)
+	}
+	if rx < after || rx > time.Now().UnixNano() {
+		t.Fatalf("receive stamp %d not between the send and now", rx)
+	}
+
+	e.release()
+	if err := e.send(msg); err != nil { // no longer stamped: nothing queues
+		t.Fatal(err)
+	}
+	if st := e.sentStamps(); st != (kernelStamps{}) {
+		t.Fatalf("a send after release was stamped: %+v", st)
+	}
+	_ = c.SetReadDeadline(time.Now().Add(time.Second))
+	if _, err := s.Write(msg); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := c.Read(make([]byte, 128)); err != nil || n != 64 {
+		t.Fatalf("Go's read after release: %d, %v", n, err)
+	}
+}
+
+// The prober and the reflector run their loops on locked threads, in
+// blocking system calls and spinning; each stops and leaves no goroutine
+// behind, and the prober's report says the send stamps were used, with a
+// network RTT no larger than the RTT.
+func TestLockedLoopsStopWithoutLeaks(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	for _, busy := range []bool{false, true} {
+		for _, mode := range []string{ModeUDP, ModeTCP} {
+			var p *Prober
+			var r *Reflector
+			var err error
+			r = NewReflector(ReflectorConfig{MaxRequest: 1472, MaxResponse: 1472, BusyPoll: busy})
+			if mode == ModeUDP {
+				c, s := udpPair(t)
+				r.Go(func() error { return r.ServeUDP(s) })
+				p, err = NewProber(c, ProberConfig{Mode: mode, MaxRequest: 1472, MaxResponse: 1472, BusyPoll: busy})
+			} else {
+				c, s := tcpPair(t)
+				r.Go(func() error { return r.ServeTCP(s) })
+				p, err = NewProber(c, ProberConfig{Mode: mode, MaxRequest: 1472, MaxResponse: 1472, BusyPoll: busy})
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := p.Run([]Plan{{Request: 64, Response: 64, Count: 300}, {Request: 1472, Response: 1472, Count: 300}})
+			p.Close()
+			r.Stop()
+			r.Wait()
+			if err != nil {
+				t.Fatalf("%s busy %v: %v", mode, busy, err)
+			}
+			if !strings.Contains(out.Timestamps, "kernel send time") {
+				t.Errorf("%s busy %v: timestamps %q do not name the send stamps", mode, busy, out.Timestamps)
+			}
+			for _, pt := range out.Points(0, false) {
+				if pt.Completed != 300 || pt.NetworkRTT.P50 > pt.RTT.P50 || pt.NetworkRTT.Max > pt.RTT.Max {
+					t.Errorf("%s busy %v: %d completed, network RTT %+v, RTT %+v", mode, busy, pt.Completed, pt.NetworkRTT, pt.RTT)
+				}
+			}
+		}
+	}
+}
