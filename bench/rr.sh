@@ -84,6 +84,14 @@ print(p["rtt_us"]["p50"], p["rtt_us"]["p99"], p["completed"], end=" ")'
 	cat "$TMPOUT"
 }
 
+# check SIZE ROUND WP_LINE SP_LINE: stop when a run gave no figures
+# (a tool failed), rather than print a ratio of nothing.
+check() {
+	local ok='^[0-9.]+ [0-9.]+ [0-9]+ [0-9.]+ [0-9.e-]+$'
+	[[ $3 =~ $ok ]] || { echo "bench: wireperf gave no figures at $1 bytes, round $2: '$3'" >&2; exit 1; }
+	[[ $4 =~ $ok ]] || { echo "bench: sockperf gave no figures at $1 bytes, round $2: '$4'" >&2; exit 1; }
+}
+
 # per_tx LINE: CPU µs per transaction, client + server.
 per_tx() { awk '{printf "%.1f", ($4 + $5) * 1e6 / $3}' <<<"$1"; }
 
@@ -96,6 +104,7 @@ for size in $SIZES; do
 		s=$(sockperf_run "$size")
 		read -r wp50 wp99 _ <<<"$w"
 		read -r sp50 sp99 _ <<<"$s"
+		check "$size" "$r" "$w" "$s"
 		r50+=("$(awk -v a="$wp50" -v b="$sp50" 'BEGIN {print a / b}')")
 		r99+=("$(awk -v a="$wp99" -v b="$sp99" 'BEGIN {print a / b}')")
 		printf '%5s %5s %11.2f %11.2f %11.2f %11.2f %9s %9s\n' "$size" "$r" "$sp50" "$wp50" "$sp99" "$wp99" "$(per_tx "$s")µs" "$(per_tx "$w")µs"
