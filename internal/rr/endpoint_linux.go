@@ -22,7 +22,8 @@ import (
 // polling the socket stays non-blocking and recvmsg is called in a loop.
 //
 // The socket must not be closed by anyone else while the endpoint is in
-// use; release hands it back to Go in the state it found it.
+// use; release hands a TCP connection back to Go in the state it found
+// it, and closes a UDP socket (newEndpoint took it out of Go's hands).
 type endpoint struct {
 	fd       int
 	owner    any // the Go value that owns fd, kept alive
@@ -50,17 +51,46 @@ var errTimeout = errors.New("rr: timed out")
 // newEndpoint takes over c's socket. stream is true for TCP.
 // With txStamps the kernel is asked to stamp each send (for the prober's
 // lockstep transactions: one send in flight at a time).
+//
+// A UDP socket is taken out of Go's network poller altogether: the
+// endpoint keeps a duplicate of its descriptor and closes c, which
+// removes the socket from Go's epoll set. Otherwise every datagram's
+// arrival (and every send stamp queued) also wakes the runtime thread
+// waiting in epoll_wait, which finds nothing to run: one more context
+// switch per transaction on each end, half again the CPU of the
+// transaction itself (bench/RESULTS.md). release closes the duplicate;
+// c's addresses stay readable, and closing it again is harmless. A TCP
+// connection stays Go's: closing it would be the peer's end of the
+// test, and its caller decides when that is.
 func newEndpoint(c syscall.Conn, stream, busy, txStamps bool) (*endpoint, error) {
 	raw, err := c.SyscallConn()
 	if err != nil {
 		return nil, err
 	}
 	fd := -1
-	if err := raw.Control(func(f uintptr) { fd = int(f) }); err != nil {
+	var dupErr error
+	if err := raw.Control(func(f uintptr) {
+		fd = int(f)
+		if !stream {
+			fd, dupErr = unix.FcntlInt(f, unix.F_DUPFD_CLOEXEC, 0)
+		}
+	}); err != nil {
 		return nil, err
 	}
+	if dupErr != nil {
+		return nil, fmt.Errorf("rr: %w", dupErr)
+	}
 	e := &endpoint{fd: fd, owner: c, stream: stream, busy: busy, txStamps: txStamps}
+	if !stream {
+		e.closeFD = true
+		if cl, ok := c.(interface{ Close() error }); ok {
+			_ = cl.Close()
+		}
+	}
 	if err := e.setup(); err != nil {
+		if e.closeFD {
+			_ = unix.Close(fd)
+		}
 		return nil, err
 	}
 	return e, nil

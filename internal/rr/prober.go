@@ -153,7 +153,9 @@ func (p *Prober) Stop() {
 	p.stopOnce.Do(func() { close(p.stopCh) })
 }
 
-// Close hands the socket back to Go (the caller closes it).
+// Close releases the socket: a TCP connection goes back to Go (the
+// caller closes it); a UDP socket, which NewProber took out of Go's
+// poller, is closed (see newEndpoint).
 func (p *Prober) Close() {
 	if p.e != nil {
 		p.e.release()

@@ -84,6 +84,8 @@ func (r *Reflector) Go(fn func() error) {
 }
 
 // ServeUDP answers the datagrams on a connected UDP socket until Stop.
+// It takes the socket out of Go's poller and closes it when it returns
+// (see newEndpoint): the caller may still read its addresses.
 func (r *Reflector) ServeUDP(c *net.UDPConn) error {
 	e, err := newEndpoint(c, false, r.cfg.BusyPoll, false)
 	if err != nil {
