@@ -3,11 +3,11 @@
 package rr
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"net"
 	"runtime"
+	"strconv"
 	"syscall"
 	"time"
 	"unsafe"
@@ -22,45 +22,102 @@ import (
 // polling the socket stays non-blocking and recvmsg is called in a loop.
 //
 // The socket must not be closed by anyone else while the endpoint is in
-// use; release hands it back to Go in the state it found it.
+// use; release hands a TCP connection back to Go in the state it found
+// it, and closes a UDP socket (newEndpoint took it out of Go's hands).
 type endpoint struct {
 	fd       int
 	owner    any // the Go value that owns fd, kept alive
 	stream   bool
 	busy     bool
 	kernelTS bool
-	restore  bool // the socket was non-blocking: make it so again
+	// txStamps: the kernel stamps each send's leaving (software, and
+	// hardware where the NIC has been set to), read back from the
+	// socket's error queue by sentStamps.
+	txStamps bool
+	rxHW     int64 // the hardware receive stamp of the last recvmsg, 0 if none
+	restore  bool  // the socket was non-blocking: make it so again
 	timeout  time.Duration
 	closeFD  bool // a socket of our own (crr): release closes it
 
 	msg unix.Msghdr
 	iov unix.Iovec
 	oob []byte
+	// scratch receives an error-queue message's (empty) payload.
+	scratch [64]byte
 }
 
 var errTimeout = errors.New("rr: timed out")
 
 // newEndpoint takes over c's socket. stream is true for TCP.
-func newEndpoint(c syscall.Conn, stream, busy bool) (*endpoint, error) {
+// With txStamps the kernel is asked to stamp each send (for the prober's
+// lockstep transactions: one send in flight at a time).
+//
+// A UDP socket is taken out of Go's network poller altogether: the
+// endpoint keeps a duplicate of its descriptor and closes c, which
+// removes the socket from Go's epoll set. Otherwise every datagram's
+// arrival (and every send stamp queued) also wakes the runtime thread
+// waiting in epoll_wait, which finds nothing to run: one more context
+// switch per transaction on each end, half again the CPU of the
+// transaction itself (bench/RESULTS.md). release closes the duplicate;
+// c's addresses stay readable, and closing it again is harmless. A TCP
+// connection stays Go's: closing it would be the peer's end of the
+// test, and its caller decides when that is.
+func newEndpoint(c syscall.Conn, stream, busy, txStamps bool) (*endpoint, error) {
 	raw, err := c.SyscallConn()
 	if err != nil {
 		return nil, err
 	}
 	fd := -1
-	if err := raw.Control(func(f uintptr) { fd = int(f) }); err != nil {
+	var dupErr error
+	if err := raw.Control(func(f uintptr) {
+		fd = int(f)
+		if !stream {
+			fd, dupErr = unix.FcntlInt(f, unix.F_DUPFD_CLOEXEC, 0)
+		}
+	}); err != nil {
 		return nil, err
 	}
-	e := &endpoint{fd: fd, owner: c, stream: stream, busy: busy}
+	if dupErr != nil {
+		return nil, fmt.Errorf("rr: %w", dupErr)
+	}
+	e := &endpoint{fd: fd, owner: c, stream: stream, busy: busy, txStamps: txStamps}
+	if !stream {
+		e.closeFD = true
+		if cl, ok := c.(interface{ Close() error }); ok {
+			_ = cl.Close()
+		}
+	}
 	if err := e.setup(); err != nil {
+		if e.closeFD {
+			_ = unix.Close(fd)
+		}
 		return nil, err
 	}
 	return e, nil
 }
 
+// Receive stamps: software always, hardware where the NIC already
+// stamps (ptp4l or the like set it up; we don't change a device's
+// configuration). Reported with SCM_TIMESTAMPING, three timespecs.
+const (
+	rxStampFlags = unix.SOF_TIMESTAMPING_RX_SOFTWARE | unix.SOF_TIMESTAMPING_SOFTWARE |
+		unix.SOF_TIMESTAMPING_RX_HARDWARE | unix.SOF_TIMESTAMPING_RAW_HARDWARE
+	txStampFlags = unix.SOF_TIMESTAMPING_TX_SOFTWARE | unix.SOF_TIMESTAMPING_TX_HARDWARE |
+		unix.SOF_TIMESTAMPING_OPT_TSONLY
+)
+
 func (e *endpoint) setup() error {
-	e.oob = make([]byte, 64)
-	if unix.SetsockoptInt(e.fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1) == nil {
+	e.oob = make([]byte, 256) // a timestamping message and an extended error beside it
+	switch {
+	case strconv.IntSize != 64:
+		// parseStamps reads 64-bit layouts only: no kernel stamps here.
+		e.txStamps = false
+	case unix.SetsockoptInt(e.fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPING, e.stampFlags()) == nil:
 		e.kernelTS = true
+	case unix.SetsockoptInt(e.fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPNS, 1) == nil:
+		e.kernelTS, e.txStamps = true, false
+	default:
+		e.txStamps = false
 	}
 	fl, err := unix.FcntlInt(uintptr(e.fd), unix.F_GETFL, 0)
 	if err != nil {
@@ -95,10 +152,53 @@ func (e *endpoint) release() {
 	if e.timeout != 0 {
 		_ = unix.SetsockoptTimeval(e.fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &unix.Timeval{})
 	}
+	if e.txStamps {
+		// Go's poller gets the socket back with no stamps still queued
+		// to wake it, and none to come.
+		e.txStamps = false
+		_ = unix.SetsockoptInt(e.fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPING, e.stampFlags())
+		e.sentStamps()
+	}
 	runtime.KeepAlive(e.owner)
 }
 
 func (e *endpoint) kernelTimestamps() bool { return e.kernelTS }
+
+func (e *endpoint) stampFlags() int {
+	if e.txStamps {
+		return rxStampFlags | txStampFlags
+	}
+	return rxStampFlags
+}
+
+// sendStamps says whether sentStamps can return anything.
+func (e *endpoint) sendStamps() bool { return e.txStamps }
+
+// sentStamps drains the socket's error queue without waiting and returns
+// the stamps of the last send found there (zero if none yet: a NIC's
+// hardware stamp may come later than the response). Called once per
+// lockstep transaction, after the response, it matches that
+// transaction's request: earlier stamps were drained before it.
+func (e *endpoint) sentStamps() kernelStamps {
+	var last kernelStamps
+	for range 16 { // bounded: the queue holds a send's stamps, not a stream
+		e.iov.Base = &e.scratch[0]
+		e.iov.SetLen(len(e.scratch))
+		e.msg.Iov = &e.iov
+		e.msg.Iovlen = 1
+		e.msg.Control = &e.oob[0]
+		e.msg.SetControllen(len(e.oob))
+		e.msg.Flags = 0
+		_, _, errno := unix.Syscall(unix.SYS_RECVMSG, uintptr(e.fd), uintptr(unsafe.Pointer(&e.msg)), uintptr(unix.MSG_ERRQUEUE|unix.MSG_DONTWAIT))
+		if errno != 0 {
+			break // EAGAIN: drained
+		}
+		if st := parseStamps(e.oob[:e.msg.Controllen]); st.sw != 0 || st.hw != 0 {
+			last = st
+		}
+	}
+	return last
+}
 
 // send writes b whole.
 func (e *endpoint) send(b []byte) error {
@@ -175,34 +275,16 @@ func (e *endpoint) recvmsg(b []byte, flags int) (int, int64, error) {
 		return 0, 0, errno
 	}
 	var ts int64
+	e.rxHW = 0
 	if e.kernelTS {
-		ts = timestampOf(e.oob[:e.msg.Controllen])
+		st := parseStamps(e.oob[:e.msg.Controllen])
+		ts, e.rxHW = st.sw, st.hw
 	}
 	return int(n), ts, nil
 }
 
-var cmsgHdrLen = unix.CmsgLen(0)
-
-// timestampOf finds SCM_TIMESTAMPNS in a message's ancillary data.
-func timestampOf(oob []byte) int64 {
-	for len(oob) >= cmsgHdrLen {
-		h := (*unix.Cmsghdr)(unsafe.Pointer(&oob[0]))
-		l := int(h.Len)
-		if l < cmsgHdrLen || l > len(oob) {
-			return 0
-		}
-		if h.Level == unix.SOL_SOCKET && h.Type == unix.SCM_TIMESTAMPNS && l-cmsgHdrLen >= 16 {
-			d := oob[cmsgHdrLen:l]
-			return int64(binary.NativeEndian.Uint64(d[0:8]))*1e9 + int64(binary.NativeEndian.Uint64(d[8:16]))
-		}
-		next := unix.CmsgSpace(l - cmsgHdrLen)
-		if next > len(oob) {
-			return 0
-		}
-		oob = oob[next:]
-	}
-	return 0
-}
+// receivedHW is the hardware receive stamp of the last read (0 if none).
+func (e *endpoint) receivedHW() int64 { return e.rxHW }
 
 // setBusyPoll asks the kernel to busy-poll the device queue for up to
 // usec µs on blocking reads (SO_BUSY_POLL). Raising it above the system's

@@ -23,7 +23,7 @@ type endpoint struct {
 
 var errTimeout = errors.New("rr: timed out")
 
-func newEndpoint(c syscall.Conn, stream, busy bool) (*endpoint, error) {
+func newEndpoint(c syscall.Conn, stream, busy, _ bool) (*endpoint, error) {
 	nc, ok := c.(net.Conn)
 	if !ok {
 		return nil, errors.New("rr: not a network connection")
@@ -39,6 +39,12 @@ func (e *endpoint) release() {
 }
 
 func (e *endpoint) kernelTimestamps() bool { return false }
+
+func (e *endpoint) sendStamps() bool { return false }
+
+func (e *endpoint) sentStamps() kernelStamps { return kernelStamps{} }
+
+func (e *endpoint) receivedHW() int64 { return 0 }
 
 func (e *endpoint) send(b []byte) error {
 	_, err := e.conn.Write(b)

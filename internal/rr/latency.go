@@ -89,11 +89,14 @@ func newAccumulator(label string, req, resp int) *accumulator {
 // sample is one completed transaction: the four times (T1 and T4 on the
 // client's wall clock, T2 and T3 on the server's) and the RTT from the
 // client's monotonic clock; rx is the kernel's receive time of the
-// response on the client's wall clock (0: not known) and sendNs how long
-// the client's send took, from just before it to its return.
+// response on the client's wall clock (0: not known), tx the kernel's
+// send time of the request on the same clock (0: not known), rxHW and
+// txHW the same two on the NIC's clock (0: not known), and sendNs how
+// long the client's send took, from just before it to its return.
 type sample struct {
 	t1, t2, t3, t4 int64
-	rx             int64
+	rx, tx         int64
+	rxHW, txHW     int64
 	sendNs         int64
 	rtt            time.Duration
 	done           time.Time
@@ -121,11 +124,24 @@ func (a *accumulator) add(s sample) {
 		rxDelay = s.t4 - s.rx
 		record(a.client, rxDelay)
 	}
-	netRTT := max(rtt-srv-rxDelay, 0)
+	// So is its send share, from T1 to the request's kernel send stamp
+	// where there is one, else to the send's return (which the network
+	// RTT keeps: the request may have left before it).
+	sendShare := max(s.sendNs, 0)
+	var txDelay int64
+	if s.tx > 0 && s.tx >= s.t1 {
+		txDelay = s.tx - s.t1
+		sendShare = txDelay
+	}
+	netRTT := max(rtt-srv-rxDelay-txDelay, 0)
+	if s.txHW > 0 && s.rxHW > s.txHW {
+		// The NIC stamped both ends on its own clock: the wire's RTT.
+		netRTT = max(s.rxHW-s.txHW-srv, 0)
+	}
 	record(a.rtt, rtt)
 	record(a.network, netRTT)
 	record(a.server, srv)
-	clientShare := rxDelay + max(s.sendNs, 0)
+	clientShare := rxDelay + sendShare
 	limit := a.hostDelayed()
 	var clientDelayed, serverDelayed int64 // the shares over the threshold, else 0
 	if clientShare > limit {
@@ -147,7 +163,7 @@ func (a *accumulator) add(s sample) {
 	if a.minNet < 0 || netRTT < a.minNet {
 		a.minNet = netRTT
 	}
-	a.fwd.Record(s.t2 - s.t1)
+	a.fwd.Record(s.t2 - s.t1 - txDelay)  // from the request's leaving
 	a.back.Record(s.t4 - rxDelay - s.t3) // to the response's arrival, not the client's read
 	if s.t3 >= s.t2 && (a.bestRTT < 0 || netRTT < a.bestRTT) {
 		a.best, a.bestRTT = stats.OffsetSample{T1: s.t1, T2: s.t2, T3: s.t3, T4: s.t4}, netRTT

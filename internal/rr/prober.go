@@ -95,6 +95,7 @@ type Prober struct {
 	seq        uint64
 	maxRTT     time.Duration
 	kernelTS   bool
+	sendStamps bool
 	busySocket string
 	lostSeq    map[uint64]*accumulator // requests counted lost, by sequence number
 }
@@ -121,13 +122,17 @@ func NewProber(conn syscall.Conn, cfg ProberConfig) (*Prober, error) {
 	if tc, ok := conn.(*net.TCPConn); ok {
 		_ = tc.SetNoDelay(true)
 	}
-	e, err := newEndpoint(conn, cfg.Mode == ModeTCP, cfg.BusyPoll)
+	// Send stamps need one request in flight at a time (lockstep): the
+	// error queue's stamps are matched to the transaction by order.
+	lockstep := !(cfg.Mode == ModeUDP && cfg.Interval > 0)
+	e, err := newEndpoint(conn, cfg.Mode == ModeTCP, cfg.BusyPoll, lockstep)
 	if err != nil {
 		return nil, err
 	}
 	p.e = e
 	p.rd = newReader(e, cfg.MaxResponse)
 	p.kernelTS = e.kernelTimestamps()
+	p.sendStamps = e.sendStamps()
 	if cfg.BusyPoll {
 		p.busySocket = busyPollNote(e)
 	}
@@ -148,7 +153,9 @@ func (p *Prober) Stop() {
 	p.stopOnce.Do(func() { close(p.stopCh) })
 }
 
-// Close hands the socket back to Go (the caller closes it).
+// Close releases the socket: a TCP connection goes back to Go (the
+// caller closes it); a UDP socket, which NewProber took out of Go's
+// poller, is closed (see newEndpoint).
 func (p *Prober) Close() {
 	if p.e != nil {
 		p.e.release()
@@ -259,7 +266,10 @@ func (p *Prober) run(sel selector, accs []*accumulator) (*Outcome, error) {
 	}
 	out.Timestamps = "client T1: user-space before the send; T4: user-space after the read; RTT on the monotonic clock"
 	if p.kernelTS {
-		out.Timestamps += "; the response's kernel receive time (SO_TIMESTAMPNS) beside T4: client time, removed from the network RTT and the backward OWD"
+		out.Timestamps += "; the response's kernel receive time (SO_TIMESTAMPING, software) beside T4: client time, removed from the network RTT and the backward OWD"
+	}
+	if p.sendStamps {
+		out.Timestamps += "; the request's kernel send time (SO_TIMESTAMPING, software) beside T1: the client's send share, removed from the network RTT and the forward OWD; where the NIC stamps both the request's send and the response's arrival in hardware, the network RTT is between those two less the server's time"
 	}
 	if p.cfg.Mode == ModeCRR {
 		out.Timestamps += "; crr: T1 is before the connect, so RTT and network RTT include the TCP handshake"
@@ -436,7 +446,12 @@ func (p *Prober) transaction(acc *accumulator, pacer *pace.Pacer, timeout time.D
 			}
 			continue
 		}
-		acc.add(sample{t1: h.T1, t2: rh.T2, t3: rh.T3, t4: t4.UnixNano(), rx: rd.lastTS, sendNs: sendNs, rtt: t4.Sub(t1), done: t4})
+		var sent kernelStamps
+		if e.sendStamps() {
+			sent = e.sentStamps() // after T4: the extra system call is outside the RTT
+		}
+		acc.add(sample{t1: h.T1, t2: rh.T2, t3: rh.T3, t4: t4.UnixNano(), rx: rd.lastTS, rxHW: e.receivedHW(),
+			tx: sent.sw, txHW: sent.hw, sendNs: sendNs, rtt: t4.Sub(t1), done: t4})
 		p.maxRTT = max(p.maxRTT, t4.Sub(t1))
 		return nil
 	}

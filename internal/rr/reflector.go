@@ -84,8 +84,10 @@ func (r *Reflector) Go(fn func() error) {
 }
 
 // ServeUDP answers the datagrams on a connected UDP socket until Stop.
+// It takes the socket out of Go's poller and closes it when it returns
+// (see newEndpoint): the caller may still read its addresses.
 func (r *Reflector) ServeUDP(c *net.UDPConn) error {
-	e, err := newEndpoint(c, false, r.cfg.BusyPoll)
+	e, err := newEndpoint(c, false, r.cfg.BusyPoll, false)
 	if err != nil {
 		return err
 	}
@@ -97,7 +99,7 @@ func (r *Reflector) ServeUDP(c *net.UDPConn) error {
 // the client closes it.
 func (r *Reflector) ServeTCP(c *net.TCPConn) error {
 	_ = c.SetNoDelay(true)
-	e, err := newEndpoint(c, true, r.cfg.BusyPoll)
+	e, err := newEndpoint(c, true, r.cfg.BusyPoll, false)
 	if err != nil {
 		return err
 	}
@@ -192,7 +194,7 @@ func (a *answerer) answerCRR(c *net.TCPConn, wait time.Duration) error {
 	a.conns++
 	// No busy polling here: the request comes with the connection, and
 	// a spinning handler would only take the CPU the next accept needs.
-	e, err := newEndpoint(c, true, false)
+	e, err := newEndpoint(c, true, false, false)
 	if err != nil {
 		return err
 	}
@@ -335,7 +337,7 @@ func (r *Reflector) Report(mode string) *result.RR {
 	case r.kernelTS && r.userTS:
 		out.Timestamps = "server T2: kernel receive time where the socket gave one, else user-space; T3: user-space"
 	case r.kernelTS:
-		out.Timestamps = "server T2: kernel receive time (SO_TIMESTAMPNS); T3: user-space before the send"
+		out.Timestamps = "server T2: kernel receive time (SO_TIMESTAMPING, software); T3: user-space before the send"
 	case r.userTS:
 		out.Timestamps = "server T2: user-space after the read; T3: user-space before the send"
 	}
