@@ -114,7 +114,7 @@ func TestQueuedJobIsFetchedWithoutWaitingForThePoll(t *testing.T) {
 					if time.Since(queued) > fetchPoll*2/3 {
 						t.Fatalf("%s is still %q %v after it was queued: the producer waited for its poll", run, state, time.Since(queued).Round(time.Millisecond))
 					}
-					time.Sleep(20 * time.Millisecond)
+					time.Sleep(20 * time.Millisecond) // bounded poll: the job's state, until two thirds of fetchPoll
 				}
 			}
 		})
