@@ -32,46 +32,16 @@ func newServerCmd(e env) *cobra.Command {
 			if err := f.Finish(); err != nil {
 				return usageError{err}
 			}
-			// The reports go to stdout and the log to stderr, or both to
-			// --logfile.
-			reportOut, logOut := e.stdout, e.stderr
-			if logfile != "" {
-				out, closeOut, err := openOutput(logfile, e.stderr)
-				if err != nil {
-					return err
-				}
-				defer closeOut()
-				shared := &lockedWriter{w: out}
-				reportOut, logOut = shared, shared
-			}
-			logger, err := log.logger(logOut)
-			if err != nil {
+			if f.StartsDetached() { // -D: this process only starts the server
+				_, err := serverflags.StartDetached()
 				return err
 			}
-			if pidfile != "" {
-				removePID, err := writePIDFile(pidfile)
-				if err != nil {
-					return err
-				}
-				defer removePID()
-			}
-			ctx := cmd.Context()
-			if ctx == nil {
-				ctx = context.Background()
-			}
-			ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			// The first signal asks for a clean shutdown; a second one
-			// ends the process at once, as the default handler does.
-			go func() { <-ctx.Done(); stop() }()
-			if m := f.Multicast(); m != nil { // -B GROUP: iperf 2's multicast receiver
-				return m.Run(ctx, reportOut)
-			}
-			srv := f.Server(reportOut, logger)
-			if err := srv.Listen(); err != nil {
-				return err
-			}
-			return srv.Serve(ctx)
+			// In the copy -D started, the first process waits for this
+			// notice: serving, or the error that came first.
+			notice := serverflags.ServingNotice()
+			err := runServer(cmd, e, f, logfile, pidfile, log, notice.Serving)
+			notice.Failed(err)
+			return err
 		},
 	}
 	fs := cmd.Flags()
@@ -81,6 +51,53 @@ func newServerCmd(e env) *cobra.Command {
 	fs.StringVar(&log.level, "log-level", log.level, "log level: debug, info, warn, error")
 	fs.StringVar(&log.format, "log-format", log.format, "log format: text or json")
 	return cmd
+}
+
+// runServer serves until the command's context ends or a signal comes,
+// calling serving once it listens.
+func runServer(cmd *cobra.Command, e env, f *serverflags.Flags, logfile, pidfile string, log logOptions, serving func()) error {
+	// The reports go to stdout and the log to stderr, or both to
+	// --logfile.
+	reportOut, logOut := e.stdout, e.stderr
+	if logfile != "" {
+		out, closeOut, err := openOutput(logfile, e.stderr)
+		if err != nil {
+			return err
+		}
+		defer closeOut()
+		shared := &lockedWriter{w: out}
+		reportOut, logOut = shared, shared
+	}
+	logger, err := log.logger(logOut)
+	if err != nil {
+		return err
+	}
+	if pidfile != "" {
+		removePID, err := writePIDFile(pidfile)
+		if err != nil {
+			return err
+		}
+		defer removePID()
+	}
+	ctx := cmd.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	// The first signal asks for a clean shutdown; a second one
+	// ends the process at once, as the default handler does.
+	go func() { <-ctx.Done(); stop() }()
+	if m := f.Multicast(); m != nil { // -B GROUP: iperf 2's multicast receiver
+		m.Joined = serving
+		return m.Run(ctx, reportOut)
+	}
+	srv := f.Server(reportOut, logger)
+	if err := srv.Listen(); err != nil {
+		return err
+	}
+	serving()
+	return srv.Serve(ctx)
 }
 
 // lockedWriter lets the reports and the log share one file: each Write

@@ -53,6 +53,7 @@ var funcFields = map[string]funcFieldKind{
 	"iperf3.ServeConfig.Meter":          port, // the server's caps on rates and bytes, read as the test runs
 	"iperf3.ServeConfig.ServerOutput":   port, // the format the server's command picked
 	"lab.RouterConfig.Logf":             observer,
+	"mcastrun.Server.Joined":            observer, // -D's notice that the receiver serves
 	"labtest.Host.Command":              seam,
 	"proto.Framing.MaxBody":             port,
 	"rrcontrol.Config.Phase":            observer, // the phase a probe belongs to, read from its load's owner

@@ -26,6 +26,9 @@ type Server struct {
 	// IdleTimeout ends a sender's flow that went silent without its last
 	// datagram; 0 means mcast.DefaultIdleTimeout.
 	IdleTimeout time.Duration
+	// Joined, when set, is called once the group is joined and the port
+	// bound (the -D copy's notice that it serves).
+	Joined func()
 }
 
 // group reads s's group and source.
@@ -72,6 +75,9 @@ func (s Server) Run(ctx context.Context, w io.Writer) error {
 		return fmt.Errorf("multicast receiver of %v: %w", g.Addr, err)
 	}
 	defer conn.Close()
+	if s.Joined != nil {
+		s.Joined()
+	}
 	p := &receiverReport{w: w, format: s.Format, json: s.JSON}
 	p.header(g)
 	r := mcast.NewReceiver(g.Addr, mcast.ReceiveConfig{Interval: s.Interval, Once: s.Once, IdleTimeout: s.IdleTimeout})

@@ -41,6 +41,8 @@ type Flags struct {
 	// Iperf3Auth is iperf3's credentials for iperf3 clients
 	// (--rsa-private-key-path, --authorized-users-path).
 	Iperf3Auth authflags.Iperf3Server
+	// Daemon is -D: serve in the background (detach.go).
+	Daemon bool
 }
 
 // New returns the flags at their defaults.
@@ -58,6 +60,7 @@ func (f *Flags) Register(fs *pflag.FlagSet) {
 	fs.IntVarP(&cfg.Port, "port", "p", cfg.Port, "port to listen on")
 	fs.StringVarP(&cfg.Bind, "bind", "B", "", "address to listen on (default: every address, IPv4 and IPv6)")
 	fs.BoolVarP(&cfg.Once, "once", "1", false, "serve one test, then exit")
+	fs.BoolVarP(&f.Daemon, "daemon", "D", false, "serve in the background: return once the server listens (or print why it could not), its output to --logfile (else discarded); Unix")
 	fs.BoolVarP(&cfg.MPTCP, "mptcp", "m", false, "accept MPTCP data connections (Linux; accepted by default unless GODEBUG=multipathtcp=0 or 3); TCP ones are accepted as well")
 	fs.IntVar(&cfg.Limits.MaxTests, "max-tests", cfg.Limits.MaxTests, "tests running at once, over all clients (0: no limit)")
 	fs.IntVar(&cfg.Limits.MaxTestsPerClient, "max-tests-per-client", cfg.Limits.MaxTestsPerClient, "tests running at once from one client prefix (see --client-prefix-v4, -v6; 0: no limit)")
