@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/wireperf/wireperf/internal/testutil/loopback"
 )
 
 // detachedServer runs `wireperf server -D args...` as a user would (the
@@ -33,23 +35,13 @@ func detachedServer(t *testing.T, args ...string) (int, string) {
 	return cmd.ProcessState.ExitCode(), stderr.String()
 }
 
-func freeLoopbackPort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
 // -D returns once the background server listens; the server serves a
 // test, writes its --pidfile and --logfile, and on SIGTERM removes the
 // pidfile and exits.
 func TestServerDetached(t *testing.T) {
 	dir := t.TempDir()
 	pidfile, logfile := filepath.Join(dir, "s.pid"), filepath.Join(dir, "s.log")
-	port := strconv.Itoa(freeLoopbackPort(t))
+	port := strconv.Itoa(loopback.FreePort(t))
 	code, stderr := detachedServer(t, "-B", "127.0.0.1", "-p", port, "--pidfile", pidfile, "--logfile", logfile)
 	if code != 0 {
 		t.Fatalf("server -D: exit %d: %s", code, stderr)

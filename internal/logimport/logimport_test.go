@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"math"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/wireperf/wireperf/internal/testutil/iperf3bin"
+	"github.com/wireperf/wireperf/internal/testutil/loopback"
 
 	"github.com/wireperf/wireperf/internal/archive"
 )
@@ -176,18 +176,6 @@ func TestNotALog(t *testing.T) {
 	}
 }
 
-// freePort asks the kernel for a free loopback TCP port (free for both
-// TCP and UDP is not promised, but these tests use TCP).
-func freePort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
-}
-
 // startListening starts a server and returns once it prints the line
 // that says it listens; the server is killed when the test ends.
 func startListening(t *testing.T, ready string, argv ...string) {
@@ -218,7 +206,7 @@ func TestImportCapturedIperf2(t *testing.T) {
 	if _, err := exec.LookPath("iperf"); err != nil {
 		t.Skip("iperf (2.x) is not installed (apt-get install iperf)")
 	}
-	port := freePort(t)
+	port := strconv.Itoa(loopback.FreePort(t))
 	startListening(t, "Server listening", "iperf", "-s", "-B", "127.0.0.1", "-p", port)
 	out, err := exec.Command("iperf", "-c", "127.0.0.1", "-p", port, "-t", "1", "-i", "0.5", "-P", "2", "-w", "256K").CombinedOutput()
 	if err != nil {
@@ -237,7 +225,7 @@ func TestImportCapturedIperf2(t *testing.T) {
 // Real iperf3 -J output with --get-server-output, captured on loopback.
 func TestImportCapturedIperf3(t *testing.T) {
 	bin := iperf3bin.Need(t)
-	port := freePort(t)
+	port := strconv.Itoa(loopback.FreePort(t))
 	startListening(t, "Server listening", bin, "-s", "-1", "--forceflush", "-B", "127.0.0.1", "-p", port)
 	out, err := exec.Command(bin, "-c", "127.0.0.1", "-p", port, "-t", "1", "-J", "--get-server-output").Output()
 	if err != nil {
