@@ -150,13 +150,16 @@ func (fc *FileConfig) serverKeys() [][2]string {
 		{"server_bitrate_limit", fc.ServerBitrateLimit}, {"server_total_bitrate_limit", fc.ServerTotalBitrateLimit},
 		{"client_daily_bytes", fc.ClientDailyBytes}, {"server_max_duration", fc.ServerMaxDuration},
 		{"rsa_private_key_path", fc.RSAPrivateKeyPath}, {"authorized_users_path", fc.AuthorizedUsersPath},
-		{"time_skew_threshold", fc.TimeSkewThreshold}, {"use_pkcs1_padding", strconv.FormatBool(fc.UsePKCS1Padding)},
+		{"time_skew_threshold", fc.TimeSkewThreshold},
 	}
 	set := all[:0]
 	for _, kv := range all {
-		if kv[1] != "" && kv[1] != "false" {
+		if kv[1] != "" {
 			set = append(set, kv)
 		}
+	}
+	if fc.UsePKCS1Padding {
+		set = append(set, [2]string{"use_pkcs1_padding", "true"})
 	}
 	return set
 }

@@ -113,6 +113,20 @@ func readPassword(path string) (string, error) {
 	return line, nil
 }
 
+// clientArgs are the flags of this host's configuration that t's test
+// gets, and what its environment gets: the key and TLS trust between
+// wireperf hosts (Config.ClientArgs), or, to a host with iperf3's
+// credentials, those credentials instead. Such a host is an iperf3
+// server, which can neither prove a key nor speak TLS: a client with
+// either refuses to test it.
+func (d *Daemon) clientArgs(t *schedule.Task) (args, env []string) {
+	login := d.iperf3Login(t)
+	if login == nil {
+		return d.cfg.ClientArgs, nil
+	}
+	return login.args(), login.env()
+}
+
 // iperf3Login is the credential for the server t dials, or nil. Only a
 // bulk test (client) speaks iperf3's protocol.
 func (d *Daemon) iperf3Login(t *schedule.Task) *Iperf3Login {
@@ -135,9 +149,6 @@ func (d *Daemon) iperf3Login(t *schedule.Task) *Iperf3Login {
 // args are the client's flags of l: the password is not among them (a
 // command line is seen by every user of the host), env carries it.
 func (l *Iperf3Login) args() []string {
-	if l == nil {
-		return nil
-	}
 	args := []string{"--username=" + l.Cred.User, "--rsa-public-key-path=" + l.PublicKeyPath}
 	if l.Cred.PKCS1 {
 		args = append(args, "--use-pkcs1-padding")
@@ -149,8 +160,5 @@ func (l *Iperf3Login) args() []string {
 // client as iperf3's is (authflags.PasswordEnv); the child's environment
 // is readable by its user and root only.
 func (l *Iperf3Login) env() []string {
-	if l == nil {
-		return nil
-	}
 	return []string{authflags.PasswordEnv + "=" + l.Cred.Password}
 }

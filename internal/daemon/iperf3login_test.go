@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
+	"encoding/hex"
 	"encoding/json"
 	"encoding/pem"
 	"errors"
@@ -144,6 +145,7 @@ func TestReadConfigBadCapsAndIperf3Keys(t *testing.T) {
 		{"client_daily_bytes: 5x\n", `daemon.yaml:2:21: client_daily_bytes: invalid size "5x"`},
 		{"server_max_duration: soon\n", `daemon.yaml:2:22: server_max_duration: invalid duration "soon"`},
 		{"time_skew_threshold: 0\n", `daemon.yaml:2:22: time_skew_threshold: "0": want whole seconds, more than 0`},
+		{"server_max_duration: false\n", `daemon.yaml:2:22: server_max_duration: invalid duration "false"`},
 		{"time_skew_threshold: 1.5\n", `time_skew_threshold: "1.5": want whole seconds`},
 		{"use_pkcs1_padding: maybe\n", "daemon.yaml:2:20: use_pkcs1_padding: cannot unmarshal !!str `maybe` into bool"},
 		{"iperf3_credentials: [{host: b.example, username: u}, {host: B.example, username: v}]\n", `daemon.yaml:2:54: iperf3_credentials[1]: host: "B.example" has an entry above already`},
@@ -361,13 +363,23 @@ func TestScheduledTestUsesIperf3Credential(t *testing.T) {
 	srv := fileDaemon(t, t.TempDir(), "host: s\nbind: 127.0.0.1\nrsa_private_key_path: "+priv+"\nauthorized_users_path: "+users+"\n", &serverLogs)
 	stopServer := start(t, srv)
 	defer stopServer()
+	// The key and TLS trust between wireperf hosts are not given to a
+	// test of a host with iperf3's credentials: with them the client
+	// would refuse to test an iperf3 server.
+	secret := make([]byte, 16)
+	rand.Read(secret)
+	keyFile := filepath.Join(dir, "client.key")
+	if err := os.WriteFile(keyFile, []byte("a "+hex.EncodeToString(secret)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name, file string
 		ok         bool
 	}{{"right password", pw, true}, {"wrong password", wrong, false}} {
 		t.Run(c.name, func(t *testing.T) {
 			var logs syncBuffer
-			d := fileDaemon(t, t.TempDir(), "host: a\nport: 0\niperf3_credentials:\n  - {host: 127.0.0.1, username: mario, rsa_public_key_path: "+pub+", password_file: "+c.file+"}\n", &logs)
+			d := fileDaemon(t, t.TempDir(), "host: a\nport: 0\nclient_key_file: "+keyFile+"\nclient_tls_pin: "+strings.Repeat("ab", 32)+"\n"+
+				"iperf3_credentials:\n  - {host: 127.0.0.1, username: mario, rsa_public_key_path: "+pub+", password_file: "+c.file+"}\n", &logs)
 			defer d.CloseQueue()
 			defer d.Store().Close()
 			ctx := context.Background()

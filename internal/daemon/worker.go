@@ -532,10 +532,9 @@ func (d *Daemon) runTest(ctx context.Context, t *schedule.Task) (doc []byte, cmd
 	if !probesOthers(testKind(t)) {
 		// A trace, ping or tcp-connect talks to no server: it has no keys
 		// or trust to be given.
-		// iperf3's credentials for the server it dials, if any.
-		login := d.iperf3Login(t)
-		args = append(append(append([]string{args[0]}, d.cfg.ClientArgs...), login.args()...), args[1:]...)
-		env = login.env()
+		var given []string
+		given, env = d.clientArgs(t)
+		args = append(append([]string{args[0]}, given...), args[1:]...)
 	}
 	cmdline = shown
 	// The test bounds itself; this bounds a test that hangs, to the time
