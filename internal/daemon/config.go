@@ -44,8 +44,9 @@ type FileConfig struct {
 	TLSCert     string   `yaml:"tls_cert"`
 	TLSKey      string   `yaml:"tls_key"`
 	// The test server's caps and iperf3's authentication of iperf3
-	// clients, as wireperf server's flags of the same names in kebab
-	// case: each value is read by the flag's own parser (serverKeys).
+	// clients: each key is one of wireperf server's flags, its name in
+	// snake case, and its value is read by the flag's own parser
+	// (serverFlags).
 	ServerBitrateLimit      string `yaml:"server_bitrate_limit"`
 	ServerTotalBitrateLimit string `yaml:"server_total_bitrate_limit"`
 	ClientDailyBytes        string `yaml:"client_daily_bytes"`
