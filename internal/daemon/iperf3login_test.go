@@ -285,6 +285,7 @@ func iperf3Older(t *testing.T, path string, major, minor int) bool {
 	if err != nil || m == nil {
 		t.Fatalf("%s --version: %v %q", path, err, out)
 	}
+	t.Logf("%s is iperf %s.%s", path, m[1], m[2])
 	maj, _ := strconv.Atoi(string(m[1]))
 	mnr, _ := strconv.Atoi(string(m[2]))
 	return maj < major || (maj == major && mnr < minor)
