@@ -40,20 +40,11 @@ type Credential struct {
 // and lines starting with # ignored. The file must hold at least one key
 // and must not be readable by group or others.
 func LoadKeys(path string) (Keys, error) {
-	f, err := os.Open(path)
+	f, err := OpenPrivate(path)
 	if err != nil {
 		return nil, fmt.Errorf("key file: %w", err)
 	}
 	defer f.Close()
-	if runtime.GOOS != "windows" {
-		st, err := f.Stat()
-		if err != nil {
-			return nil, fmt.Errorf("key file: %w", err)
-		}
-		if st.Mode().Perm()&0o077 != 0 {
-			return nil, fmt.Errorf("key file %s is readable by others (mode %04o); chmod 600 it", path, st.Mode().Perm())
-		}
-	}
 	keys := Keys{}
 	sc := bufio.NewScanner(f)
 	for n := 1; sc.Scan(); n++ {
@@ -80,6 +71,28 @@ func LoadKeys(path string) (Keys, error) {
 		return nil, fmt.Errorf("key file %s holds no key", path)
 	}
 	return keys, nil
+}
+
+// OpenPrivate opens a file that holds a secret (keys, a token, a
+// password): on Unix its mode must keep group and others out, since a
+// secret others can read is no longer one.
+func OpenPrivate(path string) (*os.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if runtime.GOOS != "windows" {
+		st, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		if st.Mode().Perm()&0o077 != 0 {
+			f.Close()
+			return nil, fmt.Errorf("%s is readable by others (mode %04o); chmod 600 it", path, st.Mode().Perm())
+		}
+	}
+	return f, nil
 }
 
 // LoadCredential reads a client's key file, in the server's format: its

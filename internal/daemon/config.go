@@ -1,14 +1,18 @@
 package daemon
 
 import (
+	"errors"
 	"fmt"
 	"io"
-	"os"
-	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/spf13/pflag"
+	"go.yaml.in/yaml/v3"
+
 	"github.com/wireperf/wireperf/internal/auth"
+	"github.com/wireperf/wireperf/internal/server/serverflags"
 	"github.com/wireperf/wireperf/internal/yamlfile"
 )
 
@@ -39,12 +43,27 @@ type FileConfig struct {
 	Deny        []string `yaml:"deny"`
 	TLSCert     string   `yaml:"tls_cert"`
 	TLSKey      string   `yaml:"tls_key"`
+	// The test server's caps and iperf3's authentication of iperf3
+	// clients: each key is one of wireperf server's flags, its name in
+	// snake case, and its value is read by the flag's own parser
+	// (serverFlags).
+	ServerBitrateLimit      string `yaml:"server_bitrate_limit"`
+	ServerTotalBitrateLimit string `yaml:"server_total_bitrate_limit"`
+	ClientDailyBytes        string `yaml:"client_daily_bytes"`
+	ServerMaxDuration       string `yaml:"server_max_duration"`
+	RSAPrivateKeyPath       string `yaml:"rsa_private_key_path"`
+	AuthorizedUsersPath     string `yaml:"authorized_users_path"`
+	TimeSkewThreshold       string `yaml:"time_skew_threshold"`
+	UsePKCS1Padding         bool   `yaml:"use_pkcs1_padding"`
 	// How this host's scheduled tests trust the other hosts' servers
 	// when those use TLS: a CA file or a certificate's SHA-256 (the
 	// client's --tls-ca and --tls-pin). ClientKeyFile above is the key
 	// they prove.
 	ClientTLSCA  string `yaml:"client_tls_ca"`
 	ClientTLSPin string `yaml:"client_tls_pin"`
+	// Iperf3Credentials are what this host's tests prove to iperf3
+	// servers that require iperf3's authentication, one entry a server.
+	Iperf3Credentials []Iperf3Credential `yaml:"iperf3_credentials"`
 	// Grace is how long a running test may go on after SIGTERM before it
 	// is stopped and recorded aborted (default 30s).
 	Grace string `yaml:"grace"`
@@ -99,8 +118,99 @@ func ReadConfig(path string) (*FileConfig, error) {
 	if fc.Workers < 0 {
 		return nil, doc.Errorf(doc.Top("workers"), "workers", "negative")
 	}
+	if _, err := fc.serverFlags(); err != nil {
+		var ke *keyError
+		if errors.As(err, &ke) {
+			return nil, doc.Errorf(doc.Top(ke.key), ke.key, "%s", ke.message())
+		}
+		return nil, err
+	}
+	hosts := map[string]bool{}
+	for i, c := range fc.Iperf3Credentials {
+		key := fmt.Sprintf("iperf3_credentials[%d]", i)
+		var at *yaml.Node
+		if list := doc.Top("iperf3_credentials"); list != nil && i < len(list.Content) {
+			at = list.Content[i]
+		}
+		host, err := credentialHost(c.Host)
+		if err != nil {
+			return nil, doc.Errorf(at, key, "%v", err)
+		}
+		if hosts[host] {
+			return nil, doc.Errorf(at, key, "host: %q has an entry above already", c.Host)
+		}
+		hosts[host] = true
+	}
 	return &fc, nil
 }
+
+// serverKeys are the configuration's keys that are wireperf server's
+// flags, the flag's name in snake case, with their values.
+func (fc *FileConfig) serverKeys() [][2]string {
+	all := [][2]string{
+		{"server_bitrate_limit", fc.ServerBitrateLimit}, {"server_total_bitrate_limit", fc.ServerTotalBitrateLimit},
+		{"client_daily_bytes", fc.ClientDailyBytes}, {"server_max_duration", fc.ServerMaxDuration},
+		{"rsa_private_key_path", fc.RSAPrivateKeyPath}, {"authorized_users_path", fc.AuthorizedUsersPath},
+		{"time_skew_threshold", fc.TimeSkewThreshold},
+	}
+	set := all[:0]
+	for _, kv := range all {
+		if kv[1] != "" {
+			set = append(set, kv)
+		}
+	}
+	if fc.UsePKCS1Padding {
+		set = append(set, [2]string{"use_pkcs1_padding", "true"})
+	}
+	return set
+}
+
+// keyError is a configuration key's value its flag refused.
+type keyError struct {
+	key, value string
+	err        error
+}
+
+func (e *keyError) Error() string { return e.key + ": " + e.message() }
+
+// message is the flag's error, with the value when it doesn't say it.
+func (e *keyError) message() string {
+	msg := e.err.Error()
+	if !strings.Contains(msg, strconv.Quote(e.value)) {
+		msg = strconv.Quote(e.value) + ": " + msg
+	}
+	return msg
+}
+
+// serverFlags are wireperf server's flags at their defaults with the
+// configuration's serverKeys set, each by its flag's own parser (one
+// place reads "10m/5" or "50G", the command line's and this file's).
+// The caller sets the rest; Finish checks the whole.
+func (fc *FileConfig) serverFlags() (*serverflags.Flags, error) {
+	sf := serverflags.New()
+	fs := pflag.NewFlagSet("daemon", pflag.ContinueOnError)
+	sf.Register(fs) // sets each flag's default: the keys are set after it
+	for _, kv := range fc.serverKeys() {
+		if err := fs.Lookup(strings.ReplaceAll(kv[0], "_", "-")).Value.Set(kv[1]); err != nil {
+			return nil, &keyError{key: kv[0], value: kv[1], err: err}
+		}
+	}
+	return sf, nil
+}
+
+// serverKeyNames says the server flags' errors in the file's words: each
+// flag the daemon's keys set becomes its key.
+var serverKeyNames = func() *strings.Replacer {
+	var pairs []string
+	for _, key := range []string{"auth_key_file", "iperf3_open", "allow", "deny", "tls_cert", "tls_key", "agent_key_file", "client_key_file",
+		"server_bitrate_limit", "server_total_bitrate_limit", "client_daily_bytes", "server_max_duration",
+		"rsa_private_key_path", "authorized_users_path", "time_skew_threshold", "use_pkcs1_padding"} {
+		pairs = append(pairs, "--"+strings.ReplaceAll(key, "_", "-"), key)
+	}
+	// agent_key_file turns the agent role on: after --agent-key-file, so
+	// that the longer name is replaced whole.
+	return strings.NewReplacer(append(pairs, "--agent", "agent_key_file")...)
+}()
 
 // Duration reads one of the file's durations, or def when not set.
 func Duration(v string, def time.Duration) time.Duration {
@@ -114,20 +224,11 @@ func Duration(v string, def time.Duration) time.Duration {
 // The file must be readable by its owner only, as key files must: the
 // token lets its holder change every daemon's schedule.
 func ReadToken(path string) (string, error) {
-	f, err := os.Open(path)
+	f, err := auth.OpenPrivate(path)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
-	if runtime.GOOS != "windows" {
-		st, err := f.Stat()
-		if err != nil {
-			return "", err
-		}
-		if st.Mode().Perm()&0o077 != 0 {
-			return "", fmt.Errorf("%s: readable by others (mode %04o); chmod 600 it", path, st.Mode().Perm())
-		}
-	}
 	data, err := io.ReadAll(io.LimitReader(f, 64<<10))
 	if err != nil {
 		return "", err

@@ -66,6 +66,9 @@ type Config struct {
 	// every test it runs gets (its key file, its TLS trust): a test line
 	// may not name files, but the daemon's administrator may.
 	ClientArgs []string
+	// Iperf3Logins are iperf3's credentials of the servers that require
+	// them, by the host a test dials; from the configuration file only.
+	Iperf3Logins []Iperf3Login
 	// SpoolDir keeps the results of runs that ended while the archive
 	// was unreachable, until it is back (default: $XDG_STATE_HOME, else
 	// ~/.local/state, /wireperf/spool-HOST).

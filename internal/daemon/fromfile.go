@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/wireperf/wireperf/internal/auth/authflags"
-	"github.com/wireperf/wireperf/internal/server"
 	"github.com/wireperf/wireperf/internal/spec"
 )
 
@@ -36,20 +35,31 @@ func FromFile(path string, fc *FileConfig, dsn string, logger *slog.Logger) (Con
 		port = *fc.Port
 	}
 	if port != 0 {
-		sc := server.Config{Bind: fc.Bind, Port: port, Limits: server.DefaultLimits(), ShutdownGrace: 5 * time.Second, Logger: logger}
-		sec := authflags.Server{KeyFile: fc.AuthKeyFile, Iperf3Open: fc.Iperf3Open, Allow: fc.Allow, Deny: fc.Deny, TLSCert: fc.TLSCert, TLSKey: fc.TLSKey}
-		if sc.Keys, sc.ACL, sc.TLS, err = sec.Load(); err != nil {
+		// The server's flags make the server, with the file's values: the
+		// same checks and files read as `wireperf server`'s.
+		sf, err := fc.serverFlags()
+		if err != nil {
 			return Config{}, fmt.Errorf("%s: %v", path, err)
 		}
-		sc.Iperf3Open = fc.Iperf3Open
-		ag := authflags.Agent{On: fc.AgentKeyFile != "", KeyFile: fc.AgentKeyFile, ClientKeyFile: fc.ClientKeyFile}
-		if sc.Agent, err = ag.Load(); err != nil {
-			return Config{}, err
+		sf.Config.Bind, sf.Config.Port, sf.Config.ShutdownGrace = fc.Bind, port, 5*time.Second
+		sf.Auth = authflags.Server{KeyFile: fc.AuthKeyFile, Iperf3Open: fc.Iperf3Open, Allow: fc.Allow, Deny: fc.Deny, TLSCert: fc.TLSCert, TLSKey: fc.TLSKey}
+		sf.Agent = authflags.Agent{On: fc.AgentKeyFile != "", KeyFile: fc.AgentKeyFile, ClientKeyFile: fc.ClientKeyFile}
+		if err := sf.Finish(); err != nil {
+			return Config{}, fmt.Errorf("%s: %s", path, serverKeyNames.Replace(err.Error()))
 		}
+		sc := sf.Config
+		sc.Logger = logger
 		if sc.Agent != nil {
 			sc.Agent.Logger = logger
 		}
 		cfg.Server = &sc
+	}
+	for i, c := range fc.Iperf3Credentials {
+		l, err := c.load()
+		if err != nil {
+			return Config{}, fmt.Errorf("%s: iperf3_credentials[%d]: %v", path, i, err)
+		}
+		cfg.Iperf3Logins = append(cfg.Iperf3Logins, *l)
 	}
 	// Map order does not matter: each flag is given once.
 	for flag, v := range map[string]string{"--auth-key-file": fc.ClientKeyFile, "--tls-ca": fc.ClientTLSCA, "--tls-pin": fc.ClientTLSPin} {

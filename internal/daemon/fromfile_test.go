@@ -64,7 +64,7 @@ func TestFromFileRefuses(t *testing.T) {
 // The agent's client key file goes with the agent role.
 func TestFromFileClientKeyNeedsAgent(t *testing.T) {
 	_, err := daemon.FromFile("d.yaml", &daemon.FileConfig{ClientKeyFile: "/k"}, "x.db", slog.New(slog.DiscardHandler))
-	if err == nil || !strings.Contains(err.Error(), "--client-key-file needs --agent") {
+	if err == nil || !strings.Contains(err.Error(), "client_key_file needs agent_key_file") {
 		t.Fatalf("client_key_file without agent_key_file: %v", err)
 	}
 }

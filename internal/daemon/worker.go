@@ -476,15 +476,25 @@ func TestArgs(t *schedule.Task, local []netip.Addr) ([]string, error) {
 	if err := l.CheckBind(local); err != nil {
 		return nil, fmt.Errorf("test: %w", err)
 	}
+	dest, err := taskDest(t)
+	if err != nil {
+		return nil, err
+	}
+	return l.Args(dest), nil
+}
+
+// taskDest is where t's test connects: its destination address, or its
+// destination when it has none.
+func taskDest(t *schedule.Task) (testline.Dest, error) {
 	addr := t.DestAddr
 	if addr == "" {
 		addr = t.Dest
 	}
 	dest, err := testline.ParseDest(addr)
 	if err != nil {
-		return nil, fmt.Errorf("dest_addr: %w", err)
+		return testline.Dest{}, fmt.Errorf("dest_addr: %w", err)
 	}
-	return l.Args(dest), nil
+	return dest, nil
 }
 
 // localAddrs are this host's addresses, for a test line's --bind.
@@ -518,10 +528,13 @@ func (d *Daemon) runTest(ctx context.Context, t *schedule.Task) (doc []byte, cmd
 	// The configuration's flags go after the command, and are not shown
 	// in the stored command line (they name this host's files).
 	shown := "wireperf " + strings.Join(args, " ")
+	var env []string
 	if !probesOthers(testKind(t)) {
 		// A trace, ping or tcp-connect talks to no server: it has no keys
 		// or trust to be given.
-		args = append(append([]string{args[0]}, d.cfg.ClientArgs...), args[1:]...)
+		var given []string
+		given, env = d.clientArgs(t)
+		args = append(append([]string{args[0]}, given...), args[1:]...)
 	}
 	cmdline = shown
 	// The test bounds itself; this bounds a test that hangs, to the time
@@ -533,7 +546,7 @@ func (d *Daemon) runTest(ctx context.Context, t *schedule.Task) (doc []byte, cmd
 		return doc, cmdline, err
 	}
 	cmd := exec.CommandContext(tctx, d.cfg.Binary, args...)
-	cmd.Env = append(os.Environ(), d.cfg.Env...)
+	cmd.Env = append(append(os.Environ(), d.cfg.Env...), env...)
 	cmd.Cancel = func() error {
 		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 			return cmd.Process.Kill()

@@ -42,34 +42,47 @@ func (c *Iperf3Client) Register(fs *pflag.FlagSet) {
 // --username. The password is $IPERF3_PASSWORD, else asked for without
 // echo when stdin is a terminal, as iperf3 does.
 func (c *Iperf3Client) Load() (*iperf3.Credentials, error) {
-	switch {
-	case c.User == "" && c.PublicKey == "" && !c.PKCS1:
+	if c.User == "" && c.PublicKey == "" && !c.PKCS1 {
 		return nil, nil
-	case c.User == "" || c.PublicKey == "":
-		return nil, errors.New("--username and --rsa-public-key-path go together (iperf3's authentication)")
 	}
-	key, err := iperf3.LoadPublicKey(c.PublicKey)
-	if err != nil {
-		return nil, fmt.Errorf("--rsa-public-key-path: %v", err)
-	}
-	getenv := c.getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	password := getenv(PasswordEnv)
-	if password == "" {
+	return c.Credentials(func() (string, error) {
+		getenv := c.getenv
+		if getenv == nil {
+			getenv = os.Getenv
+		}
+		if password := getenv(PasswordEnv); password != "" {
+			return password, nil
+		}
 		ask := c.terminal
 		if ask == nil {
 			ask = askPassword
 		}
 		b, err := ask()
 		if err != nil {
-			return nil, fmt.Errorf("--username: %v", err)
+			return "", err
 		}
-		password = strings.TrimRight(string(b), "\r\n")
-		clear(b)
+		defer clear(b)
+		return strings.TrimRight(string(b), "\r\n"), nil
+	})
+}
+
+// Credentials checks the flags, reads the key, then takes the password
+// from password (the command line's environment or terminal, or the
+// daemon's password file), and checks the whole as iperf3's token must
+// carry it. Its errors name the flags and never show the password.
+func (c *Iperf3Client) Credentials(password func() (string, error)) (*iperf3.Credentials, error) {
+	if c.User == "" || c.PublicKey == "" {
+		return nil, errors.New("--username and --rsa-public-key-path go together (iperf3's authentication)")
 	}
-	cred := &iperf3.Credentials{User: c.User, Password: password, Key: key, PKCS1: c.PKCS1}
+	key, err := iperf3.LoadPublicKey(c.PublicKey)
+	if err != nil {
+		return nil, fmt.Errorf("--rsa-public-key-path: %v", err)
+	}
+	pw, err := password()
+	if err != nil {
+		return nil, fmt.Errorf("--username: %v", err)
+	}
+	cred := &iperf3.Credentials{User: c.User, Password: pw, Key: key, PKCS1: c.PKCS1}
 	if err := cred.Check(); err != nil {
 		return nil, fmt.Errorf("--username: %v", err)
 	}
