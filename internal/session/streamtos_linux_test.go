@@ -9,13 +9,14 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
 
 	"github.com/wireperf/wireperf/internal/spec"
 )
 
-// tosCapture records the TOS byte of the IPv4 TCP packets that cross
-// loopback, from a packet socket (root's), until stop.
+// tosCapture records the TOS byte of the IPv4 TCP packets to or from a
+// port that cross loopback, from a packet socket (root's), until stop.
 type tosCapture struct {
 	fd   int
 	done chan struct{}
@@ -30,10 +31,32 @@ type capturedPacket struct {
 	payload          bool
 }
 
-func captureLoopback(t *testing.T) *tosCapture {
+func captureLoopback(t *testing.T, port int) *tosCapture {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("reading loopback's packets needs root (a packet socket)")
+	}
+	// Only the test's own packets, and only their headers, reach the
+	// socket: other tests' loopback traffic would fill its buffer.
+	filter, err := bpf.Assemble([]bpf.Instruction{
+		bpf.LoadAbsolute{Off: 9, Size: 1}, // IPv4 protocol
+		bpf.JumpIf{Cond: bpf.JumpNotEqual, Val: unix.IPPROTO_TCP, SkipTrue: 6},
+		bpf.LoadAbsolute{Off: 6, Size: 2}, // flags and fragment offset
+		bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: 0x1fff, SkipTrue: 4},
+		bpf.LoadMemShift{Off: 0}, // X = the IPv4 header's length
+		bpf.LoadIndirect{Off: 0, Size: 2},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: uint32(port), SkipTrue: 3},
+		bpf.LoadIndirect{Off: 2, Size: 2},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: uint32(port), SkipTrue: 1},
+		bpf.RetConstant{Val: 0},
+		bpf.RetConstant{Val: 128},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := make([]unix.SockFilter, len(filter))
+	for i, in := range filter {
+		prog[i] = unix.SockFilter{Code: in.Op, Jt: in.Jt, Jf: in.Jf, K: in.K}
 	}
 	lo, err := net.InterfaceByName("lo")
 	if err != nil {
@@ -43,6 +66,10 @@ func captureLoopback(t *testing.T) *tosCapture {
 	fd, err := unix.Socket(unix.AF_PACKET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, proto)
 	if err != nil {
 		t.Fatalf("packet socket: %v", err)
+	}
+	if err := unix.SetsockoptSockFprog(fd, unix.SOL_SOCKET, unix.SO_ATTACH_FILTER, &unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}); err != nil {
+		_ = unix.Close(fd)
+		t.Fatalf("the capture's filter: %v", err)
 	}
 	if err := unix.Bind(fd, &unix.SockaddrLinklayer{Protocol: htons(unix.ETH_P_IP), Ifindex: lo.Index}); err != nil {
 		_ = unix.Close(fd)
@@ -121,8 +148,8 @@ func portOf(t *testing.T, addr string) int {
 // stream's sender sent with data, and the packets its receiver sent back,
 // carry that stream's class, so each class runs once each way.
 func TestStreamTOSOnTheWire(t *testing.T) {
-	capture := captureLoopback(t)
 	port := startServer(t)
+	capture := captureLoopback(t, port)
 	classes := []int{0x00, 0x20, 0xa0, 0xb8}
 	s := spec.Default()
 	// 20 Mbit/s a stream for a second (the kernel paces each sender):
