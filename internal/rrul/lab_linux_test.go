@@ -28,11 +28,12 @@ func TestMain(m *testing.M) {
 }
 
 // The lab path of the acceptance: the lab's 19 ms path at 20 Mbit/s each
-// way, a rate this shared two-core machine's user-space router forwards
-// both ways at once for a few percent of a core (1,700 full packets a
-// second each way; at 100 Mbit/s and a load average of 37 its output
-// stood idle 2.5 to 6 s of a 19 s run, and the flows carried 50-73
-// Mbit/s of 96.5). See docs/rrul.md, "The lab test".
+// way. Under RRUL's load this shared two-core machine's user-space router
+// spends about 110 µs of CPU a packet (6.3 s for 57,000 packets in an
+// 18.5 s run, load average 18: a third of a core), so at 20 Mbit/s it
+// keeps time well enough (docs/rrul.md, "The lab test"); at 40 Mbit/s it
+// fell behind in 16 of 18 runs, and at 100 Mbit/s (load average 37) its
+// output stood idle 2.5 to 6 s of a 19 s run.
 const (
 	labRTT  = 19 * time.Millisecond
 	labRate = 20e6
