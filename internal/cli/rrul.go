@@ -47,8 +47,9 @@ func newRRULCmd(e env) *cobra.Command {
 probes in the EF, BK and BE classes run alone (--idle), then beside one TCP flow up and one down in
 each of the BE, BK, CS5 and EF classes (-t), then alone again (--after), all on one time axis. It
 reports each class's goodput both ways and the probes' RTT idle and loaded (p50, p90, p99) with the
-difference: the queue the load built (docs/rrul.md). The run holds 7 tests open at the server at
-once, which its --max-tests-per-client must admit.`,
+difference: the queue the load built (docs/rrul.md). The flows are one bidirectional test of 4
+streams each way, each stream marked with its class, so the run holds 4 tests open at the server
+at once, as many as a server admits from one client by default.`,
 		Example: `  wireperf rrul host                      5 s idle, 60 s loaded, 5 s after (flent's lengths)
   wireperf rrul host --idle 5s -t 10s     a shorter load
   wireperf rrul host -J > rrul.json       then: wireperf plot rrul.json

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/wireperf/wireperf/internal/server"
 )
 
 func TestRRULUsageErrors(t *testing.T) {
@@ -25,10 +27,11 @@ func TestRRULUsageErrors(t *testing.T) {
 	}
 }
 
-// A server that admits too few tests from one client: the command fails
-// in one line that names the server's flag, before any load runs.
+// A server that admits fewer tests from one client than a run holds (4,
+// which the default admits): the command fails in one line that names
+// the server's flag, before any load runs.
 func TestRRULRefusedByTheServersLimit(t *testing.T) {
-	port := strconv.Itoa(startServer(t)) // the default limits: 4 tests from one client
+	port := strconv.Itoa(startServerWith(t, func(c *server.Config) { c.Limits.MaxTestsPerClient = 3 }))
 	code, out, stderr := runCLI("rrul", "127.0.0.1", "-p", port, "--idle", "1s", "-t", "1s", "--after", "0s")
 	if code != ExitFailed || out != "" || !strings.Contains(stderr, "--max-tests-per-client") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
 		t.Errorf("exit %d, stdout %q, stderr %q; want %d and one line naming --max-tests-per-client", code, out, stderr, ExitFailed)

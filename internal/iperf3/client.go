@@ -97,7 +97,7 @@ const (
 // failed part-way; its Error then says why.
 func RunClient(ctx context.Context, cfg ClientConfig) (*result.Result, error) {
 	cfg = withDefaults(cfg)
-	if err := cfg.Spec.Validate(); err != nil {
+	if err := checkSpec(cfg.Spec); err != nil {
 		return nil, err
 	}
 	deadline := time.Now().Add(cfg.RetryBusy)
@@ -135,11 +135,24 @@ func RunClientOn(ctx context.Context, conn *net.TCPConn, sent []byte, cfg Client
 	}
 	cookie := cookieAfter(sent)
 	cfg = withDefaults(cfg)
-	if err := cfg.Spec.Validate(); err != nil {
+	if err := checkSpec(cfg.Spec); err != nil {
 		_ = conn.Close()
 		return nil, err
 	}
 	return runClient(ctx, cfg, conn, &cookie, len(sent))
+}
+
+// checkSpec refuses what iperf3's protocol cannot carry, before a test:
+// a TOS per stream (iperf3 sends one --tos for every stream, and its
+// server would mark none of its sockets with the others).
+func checkSpec(s spec.Spec) error {
+	if err := s.Validate(); err != nil {
+		return err
+	}
+	if len(s.StreamTOS) > 0 {
+		return errors.New("iperf3's protocol has no TOS per stream (one --tos marks every stream); the test was not run")
+	}
+	return nil
 }
 
 func withDefaults(cfg ClientConfig) ClientConfig {

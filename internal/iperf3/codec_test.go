@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -114,7 +115,7 @@ func TestParamsToSpec(t *testing.T) {
 		Bidir: true, Window: 262144, Length: 131072, MSS: 1200, NoDelay: true, Congestion: "reno",
 		TOS: 16, Title: "hello", Rate: 100e6,
 	}
-	if s != want {
+	if !reflect.DeepEqual(s, want) {
 		t.Errorf("spec\n%+v\nwant\n%+v", s, want)
 	}
 	if p.GetServerOutput != 1 || p.ExtraData != "xyz" || p.ClientVersion != "3.12" {

@@ -464,7 +464,7 @@ func (t *serverTest) createStreams() error {
 	for i, c := range t.cfg.Registry.taken(t.cookie) {
 		id := i + 1
 		sender := !t.spec.ClientSendsOn(id)
-		if err := netsetup.SetupAccepted(c, t.spec, sender); err != nil {
+		if err := netsetup.SetupAccepted(c, t.spec, id, sender); err != nil {
 			_ = c.Close()
 			code := int32(errCodeInitTest)
 			if t.spec.Congestion != "" {

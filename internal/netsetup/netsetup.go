@@ -47,6 +47,15 @@ func TCPOptions(s spec.Spec, client, sender bool) sockopt.Options {
 	return o
 }
 
+// StreamTCPOptions are TCPOptions for data stream id (1 to
+// s.DataConns()): its own TOS where the spec gives one per stream
+// (spec.Spec.StreamTOS), as both ends set it.
+func StreamTCPOptions(s spec.Spec, id int, client, sender bool) sockopt.Options {
+	o := TCPOptions(s, client, sender)
+	o.TOS = s.TOSOn(id)
+	return o
+}
+
 // fqPacing adds --fq-rate to a sender's pacing rate (bytes/s): with -b
 // as well, the lower of the two caps holds, as both would.
 func fqPacing(rate uint64, s spec.Spec) uint64 {
@@ -73,10 +82,10 @@ func UDPOptions(s spec.Spec, receiver bool) sockopt.Options {
 	return o
 }
 
-// SetupAccepted applies a spec's options to a TCP data connection the
-// server accepted, then Nagle as SetNagle does.
-func SetupAccepted(c *net.TCPConn, s spec.Spec, sender bool) error {
-	if o := TCPOptions(s, false, sender); o != (sockopt.Options{}) {
+// SetupAccepted applies a spec's options to TCP data stream id, a
+// connection the server accepted, then Nagle as SetNagle does.
+func SetupAccepted(c *net.TCPConn, s spec.Spec, id int, sender bool) error {
+	if o := StreamTCPOptions(s, id, false, sender); o != (sockopt.Options{}) {
 		raw, err := c.SyscallConn()
 		if err != nil {
 			return err

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -32,7 +33,7 @@ func TestFrameRoundTrip(t *testing.T) {
 	if err := f.Decode(&got); err != nil {
 		t.Fatal(err)
 	}
-	if got.Spec != want.Spec {
+	if !reflect.DeepEqual(got.Spec, want.Spec) {
 		t.Fatalf("spec = %+v, want %+v", got.Spec, want.Spec)
 	}
 }
@@ -149,5 +150,71 @@ func TestTestRequestFormat(t *testing.T) {
 	b, err := json.Marshal(TestRequest{ServerOutput: true})
 	if err != nil || strings.Contains(string(b), "format") {
 		t.Errorf("a request without a format: %s, %v", b, err)
+	}
+}
+
+// TestStreamTOSRoundTrip: a TOS per stream crosses the wire as a list
+// of numbers and comes back as sent; the acceptance's promise too; a
+// request without one is what it was before the field; and a hostile
+// list is what Validate refuses.
+func TestStreamTOSRoundTrip(t *testing.T) {
+	req := TestRequest{Spec: spec.Default()}
+	req.Spec.Streams, req.Spec.Bidir, req.Spec.StreamTOS = 4, true, []int{0x00, 0x20, 0xa0, 0xb8}
+	var buf bytes.Buffer
+	if err := WriteFrame(&buf, TypeTestRequest, req); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `"stream_tos":[0,32,160,184]`) {
+		t.Errorf("the request's body %q: want stream_tos as a list of numbers", buf.Bytes()[5:])
+	}
+	if err := WriteFrame(&buf, TypeTestAccept, TestAccept{Token: "ab", StreamTOS: true}); err != nil {
+		t.Fatal(err)
+	}
+	fr, err := ReadFrame(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got TestRequest
+	if err := fr.Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	if err := got.Spec.Validate(); err != nil {
+		t.Fatalf("the spec as read: %v", err)
+	}
+	for id := 1; id <= req.Spec.DataConns(); id++ {
+		if got.Spec.TOSOn(id) != req.Spec.TOSOn(id) {
+			t.Errorf("stream %d: TOS %#x as read, %#x as sent", id, got.Spec.TOSOn(id), req.Spec.TOSOn(id))
+		}
+	}
+	fr, err = ReadFrame(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var acc TestAccept
+	if err := fr.Decode(&acc); err != nil || !acc.StreamTOS {
+		t.Errorf("the acceptance as read: %+v, %v; want its stream_tos", acc, err)
+	}
+	for _, v := range []any{TestRequest{Spec: spec.Default()}, TestAccept{Token: "ab"}} {
+		if b, _ := json.Marshal(v); strings.Contains(string(b), "stream_tos") {
+			t.Errorf("%s: stream_tos without a TOS per stream", b)
+		}
+	}
+	for body, want := range map[string]string{
+		`{"spec":{"protocol":"tcp","streams":2,"duration_ns":1000000000,"length":1024,"stream_tos":[0,256]}}`:      "the TOS of stream 2: 256",
+		`{"spec":{"protocol":"tcp","streams":2,"duration_ns":1000000000,"length":1024,"stream_tos":[0,32,64]}}`:    "3 given for -P 2",
+		`{"spec":{"protocol":"udp","streams":1,"duration_ns":1000000000,"length":1024,"stream_tos":[32]}}`:         "applies to TCP",
+		`{"spec":{"protocol":"tcp","streams":1,"duration_ns":1000000000,"length":1024,"tos":8,"stream_tos":[32]}}`: "choose one",
+	} {
+		var r TestRequest
+		if err := json.Unmarshal([]byte(body), &r); err != nil {
+			t.Fatalf("%s: %v", body, err)
+		}
+		if err := r.Spec.Validate(); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: Validate = %v, want it to say %q", body, err, want)
+		}
+	}
+	var r TestRequest
+	if err := json.Unmarshal([]byte(`{"spec":{"stream_tos":[1e3]}}`), &r); err == nil {
+		t.Errorf("a TOS that is no integer decoded as %v", r.Spec.StreamTOS)
 	}
 }

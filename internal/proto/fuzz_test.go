@@ -16,6 +16,10 @@ func FuzzReadFrame(f *testing.F) {
 	var corpus bytes.Buffer
 	_ = WriteFrame(&corpus, TypeTestRequest, TestRequest{Spec: spec.Default()})
 	_ = WriteFrame(&corpus, TypeTestRequest, TestRequest{Spec: spec.Default(), ServerOutput: true, Format: "b"})
+	withTOS := spec.Default()
+	withTOS.Streams, withTOS.Bidir, withTOS.StreamTOS = 4, true, []int{0x00, 0x20, 0xa0, 0xb8}
+	_ = WriteFrame(&corpus, TypeTestRequest, TestRequest{Spec: withTOS})
+	_ = WriteFrame(&corpus, TypeTestAccept, TestAccept{Token: "ab", StreamTOS: true})
 	_ = WriteFrame(&corpus, TypeEndReport, result.End{Role: result.RoleServer})
 	f.Add(corpus.Bytes())
 	f.Add(frameBytes(0xffffffff, 1, nil))
@@ -35,7 +39,14 @@ func FuzzReadFrame(f *testing.F) {
 			case TypeTestRequest:
 				var m TestRequest
 				if fr.Decode(&m) == nil {
-					_ = m.Spec.Validate()
+					// A spec that passes gives every data stream a TOS byte.
+					if m.Spec.Validate() == nil && m.Spec.Protocol != spec.RR {
+						for id := 1; id <= m.Spec.DataConns(); id++ {
+							if tos := m.Spec.TOSOn(id); tos < 0 || tos > 255 {
+								t.Fatalf("stream %d of a valid spec has TOS %d", id, tos)
+							}
+						}
+					}
 					// The format is the client's letter or the default,
 					// never a unit the emitters don't know.
 					if f := m.OutputFormat(); f != 0 {

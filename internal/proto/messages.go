@@ -107,6 +107,12 @@ type TestAccept struct {
 	// final report: the client asked, and this server sends one. A client
 	// waits for the frame only when it is set.
 	ServerOutput bool `json:"server_output,omitempty"`
+	// StreamTOS says that this server sets the request's TOS per stream
+	// (spec.Spec.StreamTOS) on its data sockets. A server before the
+	// field ignores the request's list and would leave its sockets
+	// unmarked, so a client that sent one refuses an acceptance without
+	// it before any data connection.
+	StreamTOS bool `json:"stream_tos,omitempty"`
 }
 
 // Error is a refusal or an abort, with a reason for the user.

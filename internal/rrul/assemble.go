@@ -16,7 +16,7 @@ import (
 
 // assemble puts the flows and the probes on one axis whose zero is t0,
 // the idle phase's start. loadStart is zero when the load never ran.
-func assemble(cfg Config, t0, loadStart, loadEnd time.Time, flows []*flowRun, probes []*probeRun) *result.RRUL {
+func assemble(cfg Config, t0, loadStart, loadEnd time.Time, flows *flowRun, probes []*probeRun) *result.RRUL {
 	out := &result.RRUL{
 		IdleSeconds: cfg.Idle.Seconds(), LoadSeconds: cfg.Load.Seconds(), AfterSeconds: cfg.After.Seconds(),
 		StepSeconds: cfg.Step.Seconds(), Congestion: cfg.Flow.Congestion,
@@ -28,18 +28,17 @@ func assemble(cfg Config, t0, loadStart, loadEnd time.Time, flows []*flowRun, pr
 	} else {
 		errs = append(errs, "the load did not run")
 	}
-	for _, fr := range flows {
-		fs := flowFigures(fr, at, cfg.Step)
-		for _, f := range fs {
+	if fr := flows; fr != nil {
+		out.Flows = flowFigures(fr, at, cfg.Step)
+		for _, f := range out.Flows {
 			if f.Direction == "up" {
 				out.UpBitsPerSecond += f.BitsPerSecond
 			} else {
 				out.DownBitsPerSecond += f.BitsPerSecond
 			}
 		}
-		out.Flows = append(out.Flows, fs...)
 		if fr.err != nil {
-			errs = append(errs, fmt.Sprintf("the %s flows: %v", fr.class.Name, fr.err))
+			errs = append(errs, fmt.Sprintf("the flows: %v", fr.err))
 		}
 		if fr.res != nil {
 			out.ServerCPU = higherCPU(out.ServerCPU, fr.res.Remote.CPU)
@@ -100,45 +99,62 @@ func HostDelays(r *result.RRUL, pathBound time.Duration) []result.RRHostDelay {
 	return out
 }
 
-// flowFigures is one class's test as its two flows: the receiver's bytes
-// over the receiver's time, and per interval on the common axis.
+// flowFigures is the flows' test as each class's two flows, each from
+// its own stream's counters: the receiver's bytes over the receiver's
+// time, and per interval on the common axis.
 func flowFigures(fr *flowRun, at func(time.Time) float64, step time.Duration) []result.RRULFlow {
 	var out []result.RRULFlow
-	for _, dir := range []string{"up", "down"} {
-		f := result.RRULFlow{Class: fr.class.Name, TOS: fr.class.TOS, Direction: dir}
-		if fr.err != nil {
-			f.Error = fr.err.Error()
-		}
-		if fr.res != nil {
-			role := result.RoleClient
+	var pairs []result.Flow
+	var rows []result.IntervalRow
+	if fr.res != nil {
+		pairs, rows = fr.res.Flows(), fr.res.IntervalRows()
+	}
+	for i, cl := range FlowClasses {
+		upID, downID := streamIDs(i)
+		for _, dir := range []string{"up", "down"} {
+			f := result.RRULFlow{Class: cl.Name, TOS: cl.TOS, Direction: dir}
+			id := upID
 			if dir == "down" {
-				role = result.RoleServer
+				id = downID
 			}
-			for _, d := range fr.res.Directions() {
-				if d.SenderRole == role {
-					f.Bytes, f.Seconds, f.BitsPerSecond = d.Received.Bytes, d.Received.Seconds, d.Received.BitsPerSecond()
-					f.Retransmits = d.Sent.Retransmits
-					senderInfo(&f, d)
-				}
+			if fr.err != nil {
+				f.Error = fr.err.Error()
 			}
-			origin := at(fr.start)
-			for _, row := range fr.res.IntervalRows() {
-				if row.Omitted {
+			for _, p := range pairs {
+				if p.ID != id {
 					continue
 				}
-				for _, fi := range row.Flows {
-					span := fi.ReceivedSpan
-					// A tail of a few ms holds what a buffer released at
-					// once: its rate is no step's.
-					if fi.SenderRole != role || fi.Received == nil || span.Seconds() <= 0 || span.ShortTail(step) {
-						continue
-					}
-					f.Series = append(f.Series, result.SeriesPoint{T: round3(origin + span.End),
-						V: float64(fi.Received.Bytes) * 8 / span.Seconds() / 1e6})
+				if p.Received != nil {
+					r := result.SumStreams([]*result.Stream{p.Received})
+					f.Bytes, f.Seconds, f.BitsPerSecond = r.Bytes, r.Seconds, r.BitsPerSecond()
 				}
+				senderInfo(&f, p)
 			}
+			f.Series = streamSeries(rows, id, at(fr.start), step)
+			out = append(out, f)
 		}
-		out = append(out, f)
+	}
+	return out
+}
+
+// streamSeries is stream id's receiver's rate (Mbit/s) in each interval,
+// at the interval's end on the axis (origin is the test's start on it).
+func streamSeries(rows []result.IntervalRow, id int, origin float64, step time.Duration) []result.SeriesPoint {
+	var out []result.SeriesPoint
+	for _, row := range rows {
+		if row.Omitted {
+			continue
+		}
+		for _, fi := range row.Flows {
+			span := fi.ReceivedSpan
+			// A tail of a few ms holds what a buffer released at
+			// once: its rate is no step's.
+			if fi.ID != id || fi.Received == nil || span.Seconds() <= 0 || span.ShortTail(step) {
+				continue
+			}
+			out = append(out, result.SeriesPoint{T: round3(origin + span.End),
+				V: float64(fi.Received.Bytes) * 8 / span.Seconds() / 1e6})
+		}
 	}
 	return out
 }
@@ -146,22 +162,19 @@ func flowFigures(fr *flowRun, at func(time.Time) float64, step time.Duration) []
 // senderInfo keeps the sending stream's congestion control and its last
 // TCP_INFO: its RTT, its window and what held it back, the receiver's
 // window or its own buffer.
-func senderInfo(f *result.RRULFlow, d result.Direction) {
-	for _, fl := range d.Flows {
-		if fl.Sent == nil {
-			continue
-		}
-		if c := fl.Sent.Socket.Congestion; c != "" {
-			f.Congestion = c
-		}
-		if fl.Sent.TCPInfo == nil {
-			continue
-		}
-		in := fl.Sent.TCPInfo
-		f.SenderRTTms, f.SenderCwndBytes = float64(in.RTTus)/1e3, in.CwndBytes()
-		if lt, ok := figures.Limited(in.BusyTimeus, in.RwndLimitedus, in.SndbufLimitedus); ok {
-			f.RwndLimited, f.SndbufLimited = &lt.Rwnd, &lt.Sndbuf
-		}
+func senderInfo(f *result.RRULFlow, fl result.Flow) {
+	if fl.Sent == nil {
+		return
+	}
+	f.Retransmits = fl.Sent.Retransmits
+	f.Congestion = fl.Sent.Socket.Congestion
+	if fl.Sent.TCPInfo == nil {
+		return
+	}
+	in := fl.Sent.TCPInfo
+	f.SenderRTTms, f.SenderCwndBytes = float64(in.RTTus)/1e3, in.CwndBytes()
+	if lt, ok := figures.Limited(in.BusyTimeus, in.RwndLimitedus, in.SndbufLimitedus); ok {
+		f.RwndLimited, f.SndbufLimited = &lt.Rwnd, &lt.Sndbuf
 	}
 }
 

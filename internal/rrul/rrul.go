@@ -35,10 +35,11 @@ var (
 	ProbeClasses = []Class{{"EF", 0xb8}, {"BK", 0x20}, {"BE", 0x00}}
 )
 
-// Tests is how many tests a run holds open at the server at once: one
-// bidirectional test per flow class and one rr test per probe class. A
-// server's --max-tests-per-client must admit them.
-var Tests = len(FlowClasses) + len(ProbeClasses)
+// Tests is how many tests a run holds open at the server at once: the
+// flows' one bidirectional test, a stream each way per flow class, each
+// stream with its class's TOS (spec.Spec.StreamTOS), and one rr test per
+// probe class. A server's default --max-tests-per-client (4) admits them.
+var Tests = 1 + len(ProbeClasses)
 
 // Defaults are flent's: 60 s of load between 5 s idle before and after
 // (its LENGTH and DELAY), and its 0.2 s step; the probes leave every
@@ -100,31 +101,39 @@ func (c Config) Check() error {
 	case c.ProbeInterval < time.Millisecond:
 		return errors.New("rrul: probes at most every 1 ms")
 	}
-	for _, cl := range FlowClasses {
-		if err := c.flowSpec(cl).Validate(); err != nil {
-			return fmt.Errorf("rrul: the flows: %w", err)
-		}
+	if err := c.flowSpec().Validate(); err != nil {
+		return fmt.Errorf("rrul: the flows: %w", err)
 	}
 	return c.probeSpec(ProbeClasses[0]).Validate()
 }
 
-func (c Config) flowSpec(cl Class) spec.Spec {
+// flowSpec is the flows' test: one stream each way per class, stream i
+// (and its reverse, P+i) in FlowClasses[i-1].
+func (c Config) flowSpec() spec.Spec {
 	s := c.Flow
 	if s.Protocol == "" {
 		s = spec.Default()
 	}
-	s.Protocol, s.Streams, s.Bidir, s.Reverse, s.TOS = spec.TCP, 1, true, false, cl.TOS
+	s.Protocol, s.Streams, s.Bidir, s.Reverse, s.TOS = spec.TCP, len(FlowClasses), true, false, 0
+	s.StreamTOS = make([]int, len(FlowClasses))
+	for i, cl := range FlowClasses {
+		s.StreamTOS[i] = cl.TOS
+	}
 	s.Duration, s.Omit, s.Interval, s.Bytes, s.Blocks = c.Load, 0, c.Step, 0, 0
 	return s
 }
+
+// streamIDs are the flows' test's streams of class i: up (the client's,
+// stream i+1) and down (the server's, stream P+i+1).
+func streamIDs(i int) (up, down int) { return i + 1, len(FlowClasses) + i + 1 }
 
 func (c Config) probeSpec(cl Class) spec.Spec {
 	return spec.Spec{Protocol: spec.RR, Streams: 1, RRMode: spec.RRUDP, RRSizes: probeSize, RRInterval: c.ProbeInterval,
 		TOS: cl.TOS, Duration: c.Idle + c.Load + c.After + time.Minute} // a bound: the phases end it
 }
 
+// flowRun is the flows' test: every class's streams, both ways.
 type flowRun struct {
-	class Class
 	start time.Time // when its connections were up; zero if they never were
 	res   *result.Result
 	err   error
@@ -204,49 +213,37 @@ func Run(ctx context.Context, cfg Config) (*result.RRUL, error) {
 		}
 	}
 	t0 := time.Now()
-	var flows []*flowRun
+	var flows *flowRun
 	var loadStart, loadEnd time.Time
 	if sleepCtx(ctx, cfg.Idle) {
-		flows = make([]*flowRun, len(FlowClasses))
-		for i, cl := range FlowClasses {
-			fr := &flowRun{class: cl, up: make(chan struct{}), done: make(chan struct{})}
-			flows[i] = fr
-			var once sync.Once
-			up := func() { once.Do(func() { close(fr.up) }) }
-			started := func() { fr.start = time.Now(); up() }
-			fc := session.ClientConfig{ClientConfig: cfg.Client, Observer: startObserver{started: started}}
-			fc.Spec = cfg.flowSpec(cl)
-			run(func() {
-				defer close(fr.done)
-				defer up()
-				fr.res, fr.err = session.RunClient(ctx, fc)
-			})
-		}
-		for _, fr := range flows {
-			<-fr.up
-		}
-		// A flow test the server refused (most often for the tests a run
-		// holds open) leaves a load that is not RRUL's: the run ends.
-		for _, fr := range flows {
-			if fr.start.IsZero() {
-				cancel()
-				for _, f := range flows {
-					<-f.done
-				}
-				endProbes()
-				for _, pr := range probes {
-					<-pr.done
-				}
-				return nil, startError(fr.class.Name+" flows", fr.err)
+		fr := &flowRun{up: make(chan struct{}), done: make(chan struct{})}
+		flows = fr
+		var once sync.Once
+		up := func() { once.Do(func() { close(fr.up) }) }
+		started := func() { fr.start = time.Now(); up() }
+		fc := session.ClientConfig{ClientConfig: cfg.Client, Observer: startObserver{started: started}}
+		fc.Spec = cfg.flowSpec()
+		run(func() {
+			defer close(fr.done)
+			defer up()
+			fr.res, fr.err = session.RunClient(ctx, fc)
+		})
+		<-fr.up
+		// A flow test the server refused leaves no load: the run ends.
+		if fr.start.IsZero() {
+			cancel()
+			<-fr.done
+			endProbes()
+			for _, pr := range probes {
+				<-pr.done
 			}
+			return nil, startError("flows", fr.err)
 		}
 		// The loaded phase starts once every flow's connections are up:
 		// the probes before that saw no load.
 		loadStart = time.Now()
 		phase.Store(1)
-		for _, fr := range flows {
-			<-fr.done
-		}
+		<-fr.done
 		loadEnd = time.Now()
 		phase.Store(2)
 		sleepCtx(ctx, cfg.After)
@@ -288,18 +285,18 @@ func cancelOnTimeout(ctx context.Context, cancel context.CancelFunc, probes []*p
 	}()
 }
 
-// startError says why a probe or a flow test ended before its phase
-// began: most often a server that admits fewer tests from one client
-// than a run holds open, which a refusal's error then explains. Another
-// failure (a congestion control the kernel lacks, no route) is said as
-// it is, without that explanation.
+// startError says why a probe or the flows' test ended before its phase
+// began: a server's refusal (one that admits fewer tests from one client
+// than a run holds open, say) with what a run holds open, or another
+// failure (a congestion control the kernel lacks, no route, a server too
+// old to set a TOS per stream) as it is.
 func startError(what string, err error) error {
 	if err == nil {
 		err = errors.New("it ended before it started")
 	} else if !errors.Is(err, control.ErrRefused) {
 		return fmt.Errorf("rrul: the %s: %w", what, err)
 	}
-	return fmt.Errorf("rrul: the %s: %w (a run holds %d tests open at the server at once: %d flows' and %d probes'; the server's --max-tests-per-client must admit them)",
+	return fmt.Errorf("rrul: the %s: %w (a run holds %d tests open at the server at once: the flows' one, %d streams each way, and %d probes')",
 		what, err, Tests, len(FlowClasses), len(ProbeClasses))
 }
 

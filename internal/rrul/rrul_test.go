@@ -35,13 +35,17 @@ func loopConfig(srv *server.Server) Config {
 	}
 }
 
-// TestLoopbackRun: every flow of every class carries bytes each way, its
-// series lies inside the loaded phase, every probe reports its three
-// phases, and the latency figures are the probes'.
+// TestLoopbackRun: against a server with the default limits, every flow
+// of every class carries bytes each way, its series lies inside the
+// loaded phase, every probe reports its three phases, and the latency
+// figures are the probes'.
 func TestLoopbackRun(t *testing.T) {
 	opts := goleak.IgnoreCurrent()
 	t.Cleanup(func() { goleak.VerifyNone(t, opts) }) // after the server's own cleanup
-	srv := loopserver.Start(t, func(c *server.Config) { c.Limits.MaxTestsPerClient = Tests })
+	if def := server.DefaultLimits().MaxTestsPerClient; def < Tests {
+		t.Fatalf("a run holds %d tests open; a default server admits %d from one client", Tests, def)
+	}
+	srv := loopserver.Start(t) // server.DefaultLimits
 	cfg := loopConfig(srv)
 	if runtime.GOOS == "linux" {
 		// Reno is built into every Linux kernel and always allowed, and
@@ -122,18 +126,19 @@ func TestLoopbackRun(t *testing.T) {
 }
 
 // TestTooFewTestsAdmitted: a server that admits fewer tests from one
-// client than a run holds open is said so, and no partial load runs: at
-// 2 a probe is refused, at 4 (the default) three of the flows' tests.
+// client than a run holds open (4) is said so, and no load runs: at 2 a
+// probe is refused, at 3 the flows' test.
 func TestTooFewTestsAdmitted(t *testing.T) {
 	opts := goleak.IgnoreCurrent()
 	t.Cleanup(func() { goleak.VerifyNone(t, opts) }) // after the servers' own cleanup
-	for _, limit := range []int{2, 4} {
+	for limit, what := range map[int]string{2: "probe", 3: "the flows:"} {
 		srv := loopserver.Start(t, func(c *server.Config) { c.Limits.MaxTestsPerClient = limit })
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		res, err := Run(ctx, loopConfig(srv))
 		cancel()
-		if err == nil || res != nil || !strings.Contains(err.Error(), "--max-tests-per-client must admit them") {
-			t.Fatalf("limit %d: got %v, %v; want a refusal that names --max-tests-per-client", limit, res, err)
+		if err == nil || res != nil || !strings.Contains(err.Error(), "--max-tests-per-client") ||
+			!strings.Contains(err.Error(), what) || !strings.Contains(err.Error(), "a run holds 4 tests open") {
+			t.Fatalf("limit %d: got %v, %v; want the %s refused, naming --max-tests-per-client and the 4 tests", limit, res, err, what)
 		}
 		t.Logf("limit %d: %v", limit, err)
 	}
@@ -156,17 +161,30 @@ func TestCheck(t *testing.T) {
 	}
 }
 
-// TestFlowSpecsCarryTheirClass: each class's test runs one stream each
-// way with the class's TOS, for the load's time, whatever the flow
-// options said.
-func TestFlowSpecsCarryTheirClass(t *testing.T) {
+// TestFlowSpecCarriesTheClasses: the flows' one test runs a stream each
+// way per class, each stream with its class's TOS, for the load's time,
+// whatever the flow options said; and a server charges it as any -P 4
+// --bidir test.
+func TestFlowSpecCarriesTheClasses(t *testing.T) {
 	c := Config{Load: 7 * time.Second, Step: DefaultStep, Flow: spec.Default()}
-	c.Flow.Streams, c.Flow.Reverse, c.Flow.Omit = 4, true, time.Second
-	for _, cl := range FlowClasses {
-		s := c.flowSpec(cl)
-		if s.TOS != cl.TOS || s.Streams != 1 || !s.Bidir || s.Reverse || s.Duration != c.Load || s.Omit != 0 || s.Interval != DefaultStep {
-			t.Errorf("%s: %+v", cl.Name, s)
+	c.Flow.Streams, c.Flow.Reverse, c.Flow.Omit, c.Flow.TOS = 2, true, time.Second, 0x10
+	s := c.flowSpec()
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if s.TOS != 0 || s.Streams != len(FlowClasses) || !s.Bidir || s.Reverse || s.Duration != c.Load || s.Omit != 0 || s.Interval != DefaultStep {
+		t.Errorf("flows' spec %+v", s)
+	}
+	for i, cl := range FlowClasses {
+		up, down := streamIDs(i)
+		if !s.ClientSendsOn(up) || s.ClientSendsOn(down) || s.TOSOn(up) != cl.TOS || s.TOSOn(down) != cl.TOS {
+			t.Errorf("%s: streams %d (up) and %d (down) carry TOS %#x and %#x, want %#x", cl.Name, up, down, s.TOSOn(up), s.TOSOn(down), cl.TOS)
 		}
+	}
+	plain := spec.Default()
+	plain.Streams, plain.Bidir = 4, true
+	if s.DataConns() != plain.DataConns() || s.BufferBytes() != plain.BufferBytes() {
+		t.Errorf("charged %d connections and %d bytes of buffers, a -P 4 --bidir test %d and %d", s.DataConns(), s.BufferBytes(), plain.DataConns(), plain.BufferBytes())
 	}
 	want := map[string]int{"BE": 0, "BK": 0x20, "CS5": 0xa0, "EF": 0xb8} // flent's CS0, CS1, CS5, EF
 	for _, cl := range append(append([]Class{}, FlowClasses...), ProbeClasses...) {
@@ -223,12 +241,57 @@ func abs(v float64) float64 {
 // is said as it is, without the refusal's explanation.
 func TestStartError(t *testing.T) {
 	refused := fmt.Errorf("%w: server is busy", control.ErrRefused)
-	if got := startError("BE flows", refused).Error(); !strings.Contains(got, "server is busy") || !strings.Contains(got, "--max-tests-per-client must admit them") {
+	if got := startError("flows", refused).Error(); !strings.Contains(got, "server is busy") || !strings.Contains(got, "a run holds 4 tests open at the server at once") {
 		t.Errorf("refusal: %q", got)
 	}
 	local := errors.New(`setting TCP_CONGESTION "nosuchcc": no such file or directory`)
-	got := startError("BE flows", local)
-	if !errors.Is(got, local) || got.Error() != `rrul: the BE flows: setting TCP_CONGESTION "nosuchcc": no such file or directory` {
+	got := startError("flows", local)
+	if !errors.Is(got, local) || got.Error() != `rrul: the flows: setting TCP_CONGESTION "nosuchcc": no such file or directory` {
 		t.Errorf("local failure: %q", got)
+	}
+}
+
+// TestFlowFiguresPerStream: each class's goodput, series and sender
+// figures are its own stream's, up and down, not its direction's.
+func TestFlowFiguresPerStream(t *testing.T) {
+	p := len(FlowClasses)
+	client := result.End{Role: result.RoleClient}
+	server := result.End{Role: result.RoleServer}
+	row := func() result.Interval { return result.Interval{Index: 0, Start: 0, End: 1} }
+	ci, si := row(), row()
+	for id := 1; id <= 2*p; id++ {
+		up := id <= p
+		rcvd := int64(id) * 1_000_000 // 8·id Mbit over 1 s
+		snd := result.Stream{ID: id, Sender: true, Start: 0, End: 2, Bytes: rcvd + 5, Retransmits: int64(id)}
+		rcv := result.Stream{ID: id, Start: 0, End: 2, Bytes: rcvd}
+		if up {
+			client.Streams, server.Streams = append(client.Streams, snd), append(server.Streams, rcv)
+			ci.Streams, si.Streams = append(ci.Streams, result.StreamInterval{ID: id, Sender: true, Bytes: rcvd / 2}), append(si.Streams, result.StreamInterval{ID: id, Bytes: rcvd / 2})
+		} else {
+			server.Streams, client.Streams = append(server.Streams, snd), append(client.Streams, rcv)
+			si.Streams, ci.Streams = append(si.Streams, result.StreamInterval{ID: id, Sender: true, Bytes: rcvd / 2}), append(ci.Streams, result.StreamInterval{ID: id, Bytes: rcvd / 2})
+		}
+	}
+	client.Intervals, server.Intervals = []result.Interval{ci}, []result.Interval{si}
+	t0 := time.Unix(1000, 0)
+	fr := &flowRun{start: t0.Add(5 * time.Second), res: &result.Result{Local: client, Remote: server}}
+	got := flowFigures(fr, func(x time.Time) float64 { return x.Sub(t0).Seconds() }, DefaultStep)
+	if len(got) != 2*p {
+		t.Fatalf("%d flows, want %d", len(got), 2*p)
+	}
+	for i, cl := range FlowClasses {
+		upID, downID := streamIDs(i)
+		for j, id := range []int{upID, downID} {
+			f := got[2*i+j]
+			dir := []string{"up", "down"}[j]
+			wantBytes := int64(id) * 1_000_000
+			if f.Class != cl.Name || f.TOS != cl.TOS || f.Direction != dir || f.Bytes != wantBytes || f.Seconds != 2 ||
+				f.BitsPerSecond != float64(wantBytes)*8/2 || f.Retransmits != int64(id) {
+				t.Errorf("%s %s: %+v; want stream %d's %d bytes over 2 s, %d retransmits", cl.Name, dir, f, id, wantBytes, id)
+			}
+			if len(f.Series) != 1 || f.Series[0].T != 6 || f.Series[0].V != float64(wantBytes)/2*8/1e6 {
+				t.Errorf("%s %s: series %+v; want stream %d's %.0f Mbit/s at 6 s", cl.Name, dir, f.Series, id, float64(wantBytes)/2*8/1e6)
+			}
+		}
 	}
 }

@@ -44,6 +44,11 @@ type ClientConfig struct {
 	StartGate func(context.Context) error
 }
 
+// ErrNoStreamTOS is the client's refusal of a server that admitted a
+// test with a TOS per stream (spec.Spec.StreamTOS) without saying that
+// it sets them: a server older than the field, which ignores it.
+var ErrNoStreamTOS = errors.New("the server does not set a TOS per stream (a wireperf server older than this client); the test was not run")
+
 // RunClient runs one test against a server. Cancelling ctx ends the test
 // early but cleanly: both ends stop, drain and report what they measured.
 // The returned result is non-nil whenever the test started, even when it
@@ -54,6 +59,13 @@ func RunClient(ctx context.Context, cfg ClientConfig) (*result.Result, error) {
 	ctl, err := control.Connect(ctx, cfg.ClientConfig)
 	if err != nil {
 		return nil, err
+	}
+	if len(cfg.Spec.StreamTOS) > 0 && !ctl.Accept().StreamTOS {
+		// A server before the field ignores it: its sockets would carry
+		// no class, and the test would not be the one asked for.
+		_ = ctl.Send(proto.TypeError, proto.Error{Message: "the client asked for a TOS per stream, which this server does not set"})
+		ctl.Close()
+		return nil, fmt.Errorf("%s: %w", ctl.Addr(), ErrNoStreamTOS)
 	}
 	c := &clientTest{cfg: cfg, spec: cfg.Spec, ctl: ctl}
 	defer c.close()
@@ -174,7 +186,7 @@ const maxDialsAtOnce = 16
 
 // dialTCP opens data connection id and says hello on it.
 func (c *clientTest) dialTCP(ctx context.Context, token proto.Token, id int) (flowrun.Flow, result.Socket, error) {
-	d, err := c.dialer("tcp", netsetup.TCPOptions(c.spec, true, c.spec.ClientSendsOn(id)), c.localPort(id))
+	d, err := c.dialer("tcp", netsetup.StreamTCPOptions(c.spec, id, true, c.spec.ClientSendsOn(id)), c.localPort(id))
 	if err != nil {
 		return nil, result.Socket{}, err
 	}

@@ -71,6 +71,7 @@ func (t *serverTest) run(client result.Host) (*result.Result, error) {
 	sendOutput := t.Request.ServerOutput && t.Config.ServerOutput != nil
 	if err := t.Send(proto.TypeTestAccept, proto.TestAccept{
 		Token: t.Admission.Token.String(), Server: flowrun.LocalHost(), Limits: limits, ServerOutput: sendOutput,
+		StreamTOS: len(t.Request.Spec.StreamTOS) > 0,
 	}); err != nil {
 		return nil, err
 	}
@@ -218,7 +219,7 @@ func (t *serverTest) collectTCP(ready *proto.StreamsReady) error {
 				return fmt.Errorf("data connection with bad stream ID %d", id)
 			}
 			seen[id] = true
-			if err := netsetup.SetupAccepted(dc.Conn, t.Request.Spec, !t.Request.Spec.ClientSendsOn(id)); err != nil {
+			if err := netsetup.SetupAccepted(dc.Conn, t.Request.Spec, id, !t.Request.Spec.ClientSendsOn(id)); err != nil {
 				_ = dc.Conn.Close()
 				return fmt.Errorf("server: %w", err)
 			}

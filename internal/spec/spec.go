@@ -125,6 +125,13 @@ type Spec struct {
 	// (each write of Length bytes) with its send time, and receivers
 	// report each block's write-to-read latency (result.TripTimes).
 	TripTimes bool `json:"trip_times,omitempty"`
+	// StreamTOS gives each TCP stream a TOS byte of its own (IP_TOS, or
+	// IPV6_TCLASS) in place of TOS: stream i of each direction (i, and
+	// P+i with --bidir) carries StreamTOS[i-1] on both ends' sockets.
+	// No flag sets it; rrul does, a DSCP class per stream as flent's. A
+	// server that applies it says so in its acceptance, and the client
+	// refuses a server that does not (docs/protocol.md).
+	StreamTOS []int `json:"stream_tos,omitempty"`
 }
 
 // MaxFlowLabel is the largest IPv6 flow label (20 bits).
@@ -178,6 +185,9 @@ func (s Spec) BufferBytes() int64 { return int64(s.DataConns()) * int64(s.Length
 // Validate checks a spec from the command line or from the network. The
 // error names the field in flag terms, so it can be shown to a user as is.
 func (s Spec) Validate() error {
+	if s.StreamTOS != nil && s.Protocol != TCP {
+		return errors.New("a TOS per stream applies to TCP tests")
+	}
 	switch s.Protocol {
 	case TCP:
 	case RR:
@@ -235,6 +245,9 @@ func (s Spec) Validate() error {
 	}
 	if s.TOS < 0 || s.TOS > 255 {
 		return fmt.Errorf("--tos %d: want 0 to 255", s.TOS)
+	}
+	if err := s.validateStreamTOS(); err != nil {
+		return err
 	}
 	if len(s.Title) > MaxTitleLength {
 		return fmt.Errorf("-T: title longer than %d bytes", MaxTitleLength)
@@ -336,6 +349,34 @@ func (s Spec) ClientSendsOn(id int) bool {
 // aside.
 func InertText(text string) bool {
 	return utf8.ValidString(text) && strings.IndexFunc(text, func(r rune) bool { return r != '\t' && unicode.IsControl(r) }) < 0
+}
+
+// validateStreamTOS checks a TOS per stream: one valid TOS byte for
+// each of the P streams of a TCP test, and no --tos beside them.
+func (s Spec) validateStreamTOS() error {
+	switch {
+	case s.StreamTOS == nil:
+		return nil
+	case len(s.StreamTOS) != s.Streams:
+		return fmt.Errorf("a TOS per stream: %d given for -P %d streams", len(s.StreamTOS), s.Streams)
+	case s.TOS != 0:
+		return errors.New("--tos and a TOS per stream: choose one")
+	}
+	for i, tos := range s.StreamTOS {
+		if tos < 0 || tos > 255 {
+			return fmt.Errorf("the TOS of stream %d: %d, want 0 to 255", i+1, tos)
+		}
+	}
+	return nil
+}
+
+// TOSOn is the TOS byte of data stream id (1 to DataConns()): its own
+// where the spec gives one per stream, else TOS.
+func (s Spec) TOSOn(id int) int {
+	if len(s.StreamTOS) == 0 || s.Streams < 1 || id < 1 {
+		return s.TOS
+	}
+	return s.StreamTOS[(id-1)%s.Streams%len(s.StreamTOS)]
 }
 
 // MinTripTimesLength is the shortest block --trip-times stamps: the

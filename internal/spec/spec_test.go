@@ -45,6 +45,17 @@ func TestValidate(t *testing.T) {
 		{"trip times", func(s *Spec) { s.TripTimes = true; s.Length = MinTripTimesLength }, ""},
 		{"trip times in UDP", func(s *Spec) { s.TripTimes = true; s.Protocol = UDP; s.Length = 1000 }, "--trip-times applies to TCP"},
 		{"trip times with -Z", func(s *Spec) { s.TripTimes, s.ZeroCopy = true, true }, "--trip-times and -Z"},
+		{"a TOS per stream", func(s *Spec) { s.Streams, s.Bidir, s.StreamTOS = 4, true, []int{0x00, 0x20, 0xa0, 0xb8} }, ""},
+		{"a TOS per stream, one short", func(s *Spec) { s.Streams, s.StreamTOS = 4, []int{0, 0x20, 0xa0} }, "3 given for -P 4"},
+		{"a TOS per stream, one over", func(s *Spec) { s.StreamTOS = []int{0, 0x20} }, "2 given for -P 1"},
+		{"a TOS per stream, empty", func(s *Spec) { s.StreamTOS = []int{} }, "0 given for -P 1"},
+		{"a TOS per stream over a byte", func(s *Spec) { s.Streams, s.StreamTOS = 2, []int{0x20, 256} }, "the TOS of stream 2: 256"},
+		{"a TOS per stream, negative", func(s *Spec) { s.StreamTOS = []int{-1} }, "the TOS of stream 1: -1"},
+		{"a TOS per stream and --tos", func(s *Spec) { s.TOS, s.StreamTOS = 0x20, []int{0xb8} }, "--tos and a TOS per stream"},
+		{"a TOS per stream in UDP", func(s *Spec) { s.Protocol = UDP; s.Length = 1000; s.StreamTOS = []int{0xb8} }, "applies to TCP"},
+		{"a TOS per stream in rr", func(s *Spec) {
+			*s = Spec{Protocol: RR, Streams: 1, RRMode: RRUDP, Duration: time.Second, StreamTOS: []int{0xb8}}
+		}, "applies to TCP"},
 		{"trip times, block under its header", func(s *Spec) { s.TripTimes = true; s.Length = MinTripTimesLength - 1 }, "-l 15: --trip-times"},
 	}
 	for _, tc := range tests {
@@ -62,6 +73,31 @@ func TestValidate(t *testing.T) {
 				t.Fatalf("err = %v, want it to mention %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestTOSOn: with --bidir stream i and P+i carry the same class, so each
+// class runs once each way; without a TOS per stream every stream has
+// --tos.
+func TestTOSOn(t *testing.T) {
+	s := Default()
+	s.Streams, s.Bidir, s.StreamTOS = 4, true, []int{0x00, 0x20, 0xa0, 0xb8}
+	want := []int{0x00, 0x20, 0xa0, 0xb8, 0x00, 0x20, 0xa0, 0xb8}
+	for id := 1; id <= s.DataConns(); id++ {
+		if got := s.TOSOn(id); got != want[id-1] {
+			t.Errorf("stream %d: TOS %#x, want %#x", id, got, want[id-1])
+		}
+	}
+	s.StreamTOS, s.TOS = nil, 0x10
+	for id := 1; id <= s.DataConns(); id++ {
+		if got := s.TOSOn(id); got != 0x10 {
+			t.Errorf("without a TOS per stream, stream %d: TOS %#x, want --tos's 0x10", id, got)
+		}
+	}
+	// A spec that failed Validate (a peer's) must still not panic.
+	s.StreamTOS = []int{0x20}
+	if got := s.TOSOn(4); got != 0x20 {
+		t.Errorf("a short list: TOS %#x, want its only 0x20", got)
 	}
 }
 

@@ -165,9 +165,6 @@ const (
 	// listening starts the line a helper's server prints, with its port,
 	// once it listens.
 	listening = "LABTEST-SERVER "
-	// perClientEnv, when set, is the helper's server's
-	// --max-tests-per-client (StartServerAdmitting).
-	perClientEnv = "WIREPERF_LABTEST_PER_CLIENT"
 )
 
 // MaybeServe turns the test binary into a wireperf server when it runs as
@@ -185,9 +182,6 @@ func MaybeServe() {
 func serve(bind, keyFile string, grace time.Duration, ready string) {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	cfg := server.Config{Bind: bind, Limits: server.DefaultLimits(), ShutdownGrace: grace, Logger: logger}
-	if n, err := strconv.Atoi(os.Getenv(perClientEnv)); err == nil && n > 0 {
-		cfg.Limits.MaxTestsPerClient = n
-	}
 	if keyFile != "" {
 		keys, err := auth.LoadKeys(keyFile)
 		if err != nil {
@@ -226,20 +220,11 @@ func StartServer(t testing.TB, h Host) int {
 	return port
 }
 
-// StartServerAdmitting is StartServer with a server that admits
-// perClient tests at once from one client (--max-tests-per-client), for
-// a client that holds more open than the default (wireperf rrul).
-func StartServerAdmitting(t testing.TB, h Host, perClient int) int {
-	t.Helper()
-	_, port := startServing(t, h, serverEnv+"="+h.Addr.String(), listening, perClientEnv+"="+strconv.Itoa(perClient))
-	return port
-}
-
 // startServing starts a helper whose server prints ready and its port,
-// with more added to its environment, and waits for that line.
-func startServing(t testing.TB, h Host, env, ready string, more ...string) (*Proc, int) {
+// with env added to its environment, and waits for that line.
+func startServing(t testing.TB, h Host, env, ready string) (*Proc, int) {
 	t.Helper()
-	p := start(t, h, append([]string{env}, more...), ready, []string{"-test.run=^$"})
+	p := start(t, h, []string{env}, ready, []string{"-test.run=^$"})
 	// Registered after start's own Stop, so it runs first.
 	t.Cleanup(func() {
 		p.Stop()
