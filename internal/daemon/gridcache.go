@@ -11,7 +11,7 @@ import (
 // lastResults is the grid's copy of each pair's last run, so that a
 // request of /grid reads the runs that changed since the one before,
 // not every pair's history. It is loaded whole from the scheduled pairs
-// (archive.ScheduledLastResults: one index lookup a task) at the first
+// (taskstore.ScheduledLastResults: a few index rows a pair) at the first
 // request and every fullReload after, and between those brought up to
 // date with the runs updated since the newest update it has read, less
 // updateOverlap (archive.ResultsUpdatedSince, through sched_run_updated).

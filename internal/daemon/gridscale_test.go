@@ -25,9 +25,14 @@ import (
 // read what they show, not the day. docs/scale.md has the figures this
 // logs (go test -run GridOfAThousand -v), beside those of the whole
 // day's read that a page of every pair's history would take; the test
-// asserts what each request reads, never its time. Both backends. It is
-// a measurement, some 2 minutes on a loaded 2-core machine, run when
-// asked: WIREPERF_GRID_SCALE=1 (=rows: with PostgreSQL's rows read).
+// asserts what each request reads, never its time: on PostgreSQL with
+// WIREPERF_GRID_SCALE=rows, that the first /grid reads at most 10 rows
+// of sched_run a pair (the walk back from each pair's newest run; a
+// hash of the table read it 4 times over) and a later one almost none
+// (what the daemon's own work reads meanwhile). Both
+// backends. It is a measurement, some 2 minutes on a loaded 2-core
+// machine, run when asked: WIREPERF_GRID_SCALE=1 (=rows: with
+// PostgreSQL's rows read).
 func TestGridOfAThousandHostMesh(t *testing.T) {
 	if os.Getenv("WIREPERF_GRID_SCALE") == "" {
 		t.Skip("a measurement of 96,000 runs: WIREPERF_GRID_SCALE=1 runs it")
@@ -58,7 +63,7 @@ func TestGridOfAThousandHostMesh(t *testing.T) {
 
 			mux := d.Mux() // one page cache, as the daemon serves
 			pg := pgCounters(t, dsn, st)
-			measure := func(what, path string, mux http.Handler) string {
+			measure := func(what, path string, mux http.Handler) (string, dbCounters) {
 				t.Helper()
 				dbBefore := pg()
 				var before, after runtime.MemStats
@@ -72,19 +77,33 @@ func TestGridOfAThousandHostMesh(t *testing.T) {
 				if rec.Code != 200 {
 					t.Fatalf("%s: %d %s", what, rec.Code, rec.Body.String())
 				}
+				dbAfter := pg()
 				t.Logf("%s %s: %d ms, %.1f MB allocated, %d kB sent%s", name, what, took.Milliseconds(),
-					float64(after.TotalAlloc-before.TotalAlloc)/1e6, rec.Body.Len()/1000, pg().since(dbBefore))
-				return rec.Body.String()
+					float64(after.TotalAlloc-before.TotalAlloc)/1e6, rec.Body.Len()/1000, dbAfter.since(dbBefore))
+				return rec.Body.String(), dbAfter.minus(dbBefore)
 			}
-			page := measure("/grid, first request (each pair's last run, one query)", "/grid", mux)
+			pairs := int64(hosts * partners)
+			page, first := measure("/grid, first request (each pair's last run, one query)", "/grid", mux)
 			if !strings.Contains(page, "1000 hosts in 10 groups") || strings.Contains(page, "data-src=") {
 				t.Fatalf("/grid is not a summary of 10 groups:\n%.1500s", page)
 			}
-			measure("/grid within the page's TTL (the page as drawn)", "/grid", mux)
+			if first.ok && first.schedRun > 10*pairs {
+				t.Errorf("the first /grid read %d rows of sched_run, want at most 10 a pair (%d): each pair's newest run, not the history",
+					first.schedRun, 10*pairs)
+			}
+			// The counters are the database's: a later request's few rows
+			// are the daemon's own work meanwhile (its queue, its waiting
+			// runs), not the page's.
+			_, cached := measure("/grid within the page's TTL (the page as drawn)", "/grid", mux)
 			// A new page cache: the drawing after the TTL, from the
 			// daemon's copy of the last runs and the runs changed since.
-			measure("/grid after the TTL (drawn again; no run changed)", "/grid", d.Mux())
-			block := measure("/grid/block, 100 × 100 hosts with their day's histories", "/grid/block?test=0&from=g3&to=g3", mux)
+			_, later := measure("/grid after the TTL (drawn again; no run changed)", "/grid", d.Mux())
+			for what, c := range map[string]dbCounters{"within its TTL": cached, "after its TTL, no run changed": later} {
+				if c.ok && c.schedRun > pairs/100 {
+					t.Errorf("/grid %s read %d rows of sched_run, want almost none (at most %d)", what, c.schedRun, pairs/100)
+				}
+			}
+			block, _ := measure("/grid/block, 100 × 100 hosts with their day's histories", "/grid/block?test=0&from=g3&to=g3", mux)
 			if rows := strings.Count(block, `<th scope="row"`); rows != groupSize {
 				t.Errorf("the block has %d rows, want %d", rows, groupSize)
 			}
@@ -183,18 +202,26 @@ func fillRuns(t *testing.T, st *archive.Store, tasks []*schedule.Task, hours int
 
 // dbCounters are PostgreSQL's counters of the rows one database's scans
 // read (tup_returned: sequential and bitmap scans' rows, tup_fetched:
-// index scans').
+// index scans'), and of sched_run's (its sequential scans' rows and the
+// entries its indexes' scans returned).
 type dbCounters struct {
 	ok                bool
 	returned, fetched int64
+	schedRun          int64
 }
 
 func (c dbCounters) since(before dbCounters) string {
 	if !c.ok || !before.ok {
 		return ""
 	}
-	return fmt.Sprintf("; PostgreSQL: %d rows read (%d by index)",
-		c.returned-before.returned+c.fetched-before.fetched, c.fetched-before.fetched)
+	d := c.minus(before)
+	return fmt.Sprintf("; PostgreSQL: %d rows read (%d by index), %d of sched_run", d.returned+d.fetched, d.fetched, d.schedRun)
+}
+
+// minus is what was counted between before and c; not ok unless both are.
+func (c dbCounters) minus(before dbCounters) dbCounters {
+	return dbCounters{ok: c.ok && before.ok, returned: c.returned - before.returned, fetched: c.fetched - before.fetched,
+		schedRun: c.schedRun - before.schedRun}
 }
 
 // pgCounters reads dsn's counters when it is PostgreSQL; else nothing.
@@ -221,8 +248,10 @@ func pgCounters(t *testing.T, dsn string, st *archive.Store) func() dbCounters {
 	db.SetMaxOpenConns(1)
 	read := func() dbCounters {
 		c := dbCounters{ok: true}
-		if err := db.QueryRow(`SELECT tup_returned, tup_fetched FROM pg_stat_database
-			WHERE datname = current_database()`).Scan(&c.returned, &c.fetched); err != nil {
+		if err := db.QueryRow(`SELECT tup_returned, tup_fetched,
+				(SELECT COALESCE(seq_tup_read, 0) FROM pg_stat_user_tables WHERE relname = 'sched_run')
+				+ (SELECT COALESCE(SUM(idx_tup_read), 0) FROM pg_stat_user_indexes WHERE relname = 'sched_run')
+			FROM pg_stat_database WHERE datname = current_database()`).Scan(&c.returned, &c.fetched, &c.schedRun); err != nil {
 			t.Fatal(err)
 		}
 		return c
@@ -232,7 +261,7 @@ func pgCounters(t *testing.T, dsn string, st *archive.Store) func() dbCounters {
 		for deadline := time.Now().Add(15 * time.Second); same < 3 && time.Now().Before(deadline); {
 			time.Sleep(time.Second) // bounded poll: the counters have no event to wait for
 			n := read()
-			if n.returned == c.returned && n.fetched == c.fetched {
+			if n == c {
 				same++
 			} else {
 				same = 0

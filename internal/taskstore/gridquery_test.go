@@ -2,6 +2,8 @@ package taskstore
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -76,7 +78,7 @@ func TestGridQueriesReadWhatTheyShow(t *testing.T) {
 				t.Errorf("h03's runs by state = %v, want %d finished and %d failed", counts, (hosts-1)*(perPair-1), hosts-1)
 			}
 
-			planUses(t, "each scheduled pair's last run", planOf(t, s.Store, scheduledLastResultsQuery, append([]any{archive.StateFinished}, doneStates...)...),
+			planUses(t, "each scheduled pair's last run", planOf(t, s.Store, s.scheduledLastResultsQuery(), lastResultsArgs()...),
 				"sched_run", "sched_run_pair")
 			last, err := s.ScheduledLastResults(ctx)
 			if err != nil {
@@ -188,5 +190,186 @@ func TestGridQueriesReadProbePercentiles(t *testing.T) {
 			}
 			check("scheduled last results", statuses, err)
 		})
+	}
+}
+
+// Each pair's last run is found by walking sched_run_pair back from the
+// pair's newest run, not by reading the runs' history: 992 scheduled
+// pairs of 27 runs each (26,784), one pair with runs planned ahead that
+// have not ended and one whose newest instant holds two runs. On
+// PostgreSQL the rows the query reads from sched_run (its own counters,
+// within the transaction) are at most 10 a pair (5 here; the query
+// that joined on the newest run's ID hashed the table, 34 a pair); on
+// SQLite the plan sorts only the runs of one instant (the tie on
+// planned start), never a pair's runs. Both agree with LastResults,
+// which reads every run.
+func TestLastResultsWalkBackFromTheNewestRun(t *testing.T) {
+	skipLargeFill(t, "fills sched_run with 26,784 rows")
+	const hosts, perPair = 32, 27
+	const pairs = hosts * (hosts - 1)
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for name, dsn := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			s := open(t, dsn)
+			fillMesh(t, s.Store, hosts, perPair, t0)
+			lastPlanned := t0.Add((perPair - 1) * time.Minute)
+			// A task for every other pair; h00 → h01's newest instant
+			// holds a second, finished run with a greater ID; h00 →
+			// h02 has two runs planned after its last, not ended.
+			for _, stmt := range []string{
+				`INSERT INTO sched_task (id, name, source, dest, args, direction, class, duration_ms, start_at, created, updated)
+				SELECT 'x-' || id, test, source, dest, 'tcp', direction, class, 10000, planned, planned, planned
+				FROM sched_run WHERE seq = 0 AND NOT (source = 'h00' AND dest IN ('h01', 'h02'))`,
+				`INSERT INTO sched_run (id, task_id, seq, source, dest, test, direction, class, planned, deadline, ended, state, updated)
+				SELECT id || '-tie', task_id, seq + 1, source, dest, test, direction, class, planned, deadline, ended, 'finished', updated
+				FROM sched_run WHERE source = 'h00' AND dest = 'h01' AND seq = ` + itoa(perPair-1),
+				`INSERT INTO sched_run (id, task_id, seq, source, dest, test, direction, class, planned, deadline, state, updated)
+				SELECT id || '-ahead' || n, task_id, seq + n, source, dest, test, direction, class,
+					` + instantSQL(s.Store, lastPlanned, "60 * n") + `, ` + instantSQL(s.Store, lastPlanned, "60 * n + 60") + `, 'scheduled', updated
+				FROM sched_run, (SELECT 1 AS n UNION ALL SELECT 2) a WHERE source = 'h00' AND dest = 'h02' AND seq = ` + itoa(perPair-1),
+				`ANALYZE`,
+			} {
+				if _, err := s.db.ExecContext(ctx, stmt); err != nil {
+					t.Fatal(err)
+				}
+			}
+
+			all, err := s.LastResults(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[PairKey]PairStatus{}
+			for _, p := range all {
+				want[p.PairKey] = p
+			}
+			if tie := want[PairKey{"h00", "h01", "tcp", "forward"}]; tie.State != archive.StateFinished {
+				t.Fatalf("LastResults: h00 → h01's last run is %s, want the finished run that ties on its planned start", tie.State)
+			}
+			last, err := s.ScheduledLastResults(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(last) != pairs {
+				t.Fatalf("scheduled last results: %d pairs, want %d", len(last), pairs)
+			}
+			for _, r := range last {
+				if fmt.Sprintf("%+v", r.PairStatus) != fmt.Sprintf("%+v", want[r.PairKey]) {
+					t.Errorf("%v: %+v, want LastResults' %+v", r.PairKey, r.PairStatus, want[r.PairKey])
+				}
+			}
+			from, err := s.LastResultsFrom(ctx, "h00")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(from) != hosts-1 {
+				t.Fatalf("last results from h00: %d pairs, want %d", len(from), hosts-1)
+			}
+			for _, p := range from {
+				if fmt.Sprintf("%+v", p) != fmt.Sprintf("%+v", want[p.PairKey]) {
+					t.Errorf("from h00, %v: %+v, want LastResults' %+v", p.PairKey, p, want[p.PairKey])
+				}
+			}
+
+			if s.db.Postgres() {
+				read := schedRunRowsRead(t, s.Store, s.scheduledLastResultsQuery(), lastResultsArgs()...)
+				t.Logf("ScheduledLastResults read %d rows of sched_run for %d pairs of %d runs", read, pairs, perPair)
+				if read > 10*pairs {
+					t.Errorf("ScheduledLastResults read %d rows of sched_run, want at most 10 a pair (%d); the history is %d a pair",
+						read, 10*pairs, perPair)
+				}
+				read = schedRunRowsRead(t, s.Store, s.lastResultsFromQuery(), lastResultsArgs("h00")...)
+				if read > 10*(hosts-1) {
+					t.Errorf("LastResultsFrom read %d rows of sched_run, want at most 10 a pair (%d)", read, 10*(hosts-1))
+				}
+				return
+			}
+			sortsOnlyTies(t, "ScheduledLastResults", s.Store, s.scheduledLastResultsQuery(), lastResultsArgs()...)
+			sortsOnlyTies(t, "LastResultsFrom", s.Store, s.lastResultsFromQuery(), lastResultsArgs("h00")...)
+		})
+	}
+}
+
+// schedRunRowsRead runs query in a transaction of its own on
+// PostgreSQL and returns how many rows of sched_run it read: the rows
+// its sequential scans read and the index entries its scans of
+// sched_run's indexes returned, from the transaction's own counters.
+func schedRunRowsRead(t *testing.T, s *Store, query string, args ...any) int64 {
+	t.Helper()
+	ctx := context.Background()
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	// The counters hold what the backend has not yet reported, which
+	// may include its earlier transactions: read before and after.
+	counted := func() int64 {
+		var n int64
+		if err := tx.QueryRowContext(ctx, `SELECT pg_stat_get_xact_tuples_returned('sched_run'::regclass)
+			+ (SELECT COALESCE(SUM(pg_stat_get_xact_tuples_returned(indexrelid)), 0) FROM pg_index WHERE indrelid = 'sched_run'::regclass)`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := counted()
+	rows, err := tx.QueryContext(ctx, s.q(query), args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+	}
+	if err := rows.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return counted() - before
+}
+
+// sortsOnlyTies fails unless SQLite's plan of query searches sched_run
+// only through an index, and sorts only in a subquery whose search
+// fixes the planned start (a pair's runs of one instant): a pair's runs
+// are walked in the index's order, never read whole to be sorted.
+func sortsOnlyTies(t *testing.T, what string, s *Store, query string, args ...any) {
+	t.Helper()
+	rows, err := s.db.Query("EXPLAIN QUERY PLAN "+query, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	type step struct {
+		parent int
+		detail string
+	}
+	var steps []step
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		steps = append(steps, step{parent, detail})
+		plan = append(plan, detail)
+	}
+	walks := 0
+	for _, st := range steps {
+		if strings.HasPrefix(st.detail, "SCAN sched_run") {
+			t.Errorf("%s: the plan scans sched_run whole:\n%s", what, strings.Join(plan, "\n"))
+		}
+		if strings.HasPrefix(st.detail, "SEARCH") && strings.Contains(st.detail, "sched_run_pair") && !strings.Contains(st.detail, "planned=?") {
+			walks++
+		}
+		if !strings.HasPrefix(st.detail, "USE TEMP B-TREE FOR") || !strings.Contains(st.detail, "ORDER BY") {
+			continue
+		}
+		for _, sib := range steps {
+			if sib.parent == st.parent && strings.HasPrefix(sib.detail, "SEARCH") && strings.Contains(sib.detail, "sched_run_pair") &&
+				!strings.Contains(sib.detail, "planned=?") {
+				t.Errorf("%s: a pair's runs are sorted (%s beside %s):\n%s", what, st.detail, sib.detail, strings.Join(plan, "\n"))
+			}
+		}
+	}
+	if walks != 2 {
+		t.Errorf("%s: %d walks of sched_run_pair, want 2 (the last run, the last success):\n%s", what, walks, strings.Join(plan, "\n"))
 	}
 }

@@ -60,32 +60,31 @@ func (s *Store) LastResults(ctx context.Context) ([]PairStatus, error) {
 
 // LastResultsFrom is LastResults for the pairs whose source is source
 // and that one of its tasks schedules: the figures one daemon exports.
-// It reads O(source's tasks) rows: it starts from the source's tasks
-// (sched_task_source) and finds each pair's last run by walking
-// sched_run_pair backwards from its newest planned run, so that neither
-// the rest of the mesh nor a pair's older runs are read. The last
-// success is the end of the newest finished run by planned start.
+// It reads a few rows a pair: it starts from the source's tasks
+// (sched_task_source) and finds each pair's last run as
+// ScheduledLastResults does (newestRunOfPair), so that neither the rest
+// of the mesh nor a pair's older runs are read. The last success is the
+// end of the newest finished run by planned start.
 func (s *Store) LastResultsFrom(ctx context.Context, source string) ([]PairStatus, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(lastResultsFromQuery),
-		append([]any{archive.StateFinished, source}, doneStates...)...)
+	rows, err := s.db.QueryContext(ctx, s.q(s.lastResultsFromQuery()), lastResultsArgs(source)...)
 	if err != nil {
 		return nil, err
 	}
 	return scanPairStatuses(rows, true)
 }
 
-const lastResultsFromQuery = `
-		SELECT r.source, r.dest, r.test, r.direction, r.state, r.reason, r.planned, r.ended,
-			m.received_bps, m.sent_bps, m.lost_percent, COALESCE(m.rr_p50_us, m.probe_p50_us), COALESCE(m.rr_p99_us, m.probe_p99_us), m.mean_rtt_ms,
-			(SELECT f.ended FROM sched_run f WHERE f.source = k.source AND f.dest = k.dest AND f.test = k.name
-				AND f.direction = k.direction AND f.state = ? ORDER BY f.planned DESC, f.id DESC LIMIT 1)
-		FROM (SELECT DISTINCT source, dest, name, direction FROM sched_task WHERE source = ?) k
-		JOIN sched_run r ON r.id = (
-			SELECT l.id FROM sched_run l WHERE l.source = k.source AND l.dest = k.dest AND l.test = k.name
-				AND l.direction = k.direction AND l.state IN (?, ?, ?, ?)
-			ORDER BY l.planned DESC, l.id DESC LIMIT 1)
-		LEFT JOIN run_summary m ON m.run_id = r.id
-		ORDER BY r.source, r.dest, r.test, r.direction`
+const (
+	lastResultsFromColumns = `r.source, r.dest, r.test, r.direction, r.state, r.reason, r.planned, r.ended,
+		m.received_bps, m.sent_bps, m.lost_percent, COALESCE(m.rr_p50_us, m.probe_p50_us), COALESCE(m.rr_p99_us, m.probe_p99_us), m.mean_rtt_ms`
+	sourceTaskPairs  = `(SELECT DISTINCT source, dest, name, direction FROM sched_task WHERE source = ?) k`
+	lastResultsOrder = `
+	ORDER BY r.source, r.dest, r.test, r.direction`
+)
+
+// lastResultsFromQuery is LastResultsFrom's query on s's database.
+func (s *Store) lastResultsFromQuery() string {
+	return lastResultsQuery(lastResultsFromColumns, sourceTaskPairs, s.db.Postgres()) + lastResultsOrder
+}
 
 // PairHistory returns every run planned since that has ended, with
 // what it measured, by planned start: a pair's history for the grid.

@@ -481,7 +481,7 @@ func TestLastResultsFrom(t *testing.T) {
 			if s.db.Postgres() {
 				return
 			}
-			rows, err := s.db.QueryContext(ctx, `EXPLAIN QUERY PLAN `+lastResultsFromQuery, append([]any{archive.StateFinished, "a"}, doneStates...)...)
+			rows, err := s.db.QueryContext(ctx, `EXPLAIN QUERY PLAN `+s.lastResultsFromQuery(), lastResultsArgs("a")...)
 			if err != nil {
 				t.Fatal(err)
 			}
