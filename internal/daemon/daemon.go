@@ -225,6 +225,7 @@ type Daemon struct {
 	metrics *meshmetrics.Metrics
 	lastRun lastResults // the grid's copy of each pair's last run (gridcache.go)
 	tasks   taskList    // the API's and the views' copy of the tasks (taskcache.go)
+	runs    runCounts   // /metrics' count of this host's runs by state (runcounts.go)
 	baseMu  sync.Mutex
 	base    gridBaseCache // the grid's hosts, groups and pairs of that copy
 	conns   *connTracker  // the API's connections (nil before Run)

@@ -405,7 +405,7 @@ func (d *Daemon) metricsSnapshot(ctx context.Context) (meshmetrics.Snapshot, err
 		snap.Pairs = append(snap.Pairs, lastFigures(p))
 	}
 	snap.Colours, snap.Worst = judgePairs(tasks, v.tests, last, d.cfg.Clock.Now())
-	counts, err := d.sched.StateCountsFrom(ctx, host)
+	counts, err := d.runs.counts(ctx, d.sched, host, d.cfg.Clock.Now())
 	if err != nil {
 		return snap, err
 	}

@@ -172,14 +172,32 @@ func blockHistoryQuery(a, b []string, test string, since time.Time) (string, []a
 	return strings.Join(parts, "\nUNION ALL\n") + "\nORDER BY 2, 1", args
 }
 
-// StateCountsFrom counts the runs whose source is source by state: one
-// daemon's runs, counted in sched_run_source_state (source, state,
-// planned) without reading the rows or any other host's runs.
-func (s *Store) StateCountsFrom(ctx context.Context, source string) (map[string]int, error) {
-	return s.stateCounts(ctx, stateCountsFromQuery, source)
+// StateCountsFromPlanned counts source's runs planned in [from, to) by
+// state; a zero from or to leaves that end open. Naming every state lets
+// both databases read sched_run_source_state as one range of planned
+// per state, so a recent window costs its own runs, not the history's.
+func (s *Store) StateCountsFromPlanned(ctx context.Context, source string, from, to time.Time) (map[string]int, error) {
+	q, args := stateCountsFromPlannedQuery(source, from, to)
+	return s.stateCounts(ctx, q, args...)
 }
 
-const stateCountsFromQuery = `SELECT state, COUNT(*) FROM sched_run WHERE source = ? GROUP BY state`
+// runStates are every state a run can be in.
+var runStates = []any{archive.StateScheduled, archive.StateRunning, archive.StateFinished, archive.StateFailed,
+	archive.StateMissed, archive.StateAborted}
+
+func stateCountsFromPlannedQuery(source string, from, to time.Time) (string, []any) {
+	q := `SELECT state, COUNT(*) FROM sched_run WHERE source = ? AND state IN (?, ?, ?, ?, ?, ?)`
+	args := append([]any{source}, runStates...)
+	if !from.IsZero() {
+		q += ` AND planned >= ?`
+		args = append(args, from.UTC())
+	}
+	if !to.IsZero() {
+		q += ` AND planned < ?`
+		args = append(args, to.UTC())
+	}
+	return q + ` GROUP BY state`, args
+}
 
 // scanGridRuns reads gridRunColumns, and with withLast the end of the
 // pair's last success after them.

@@ -69,13 +69,35 @@ func TestGridQueriesReadWhatTheyShow(t *testing.T) {
 				}
 			}
 
-			planUses(t, "one source's run counts", planOf(t, s.Store, stateCountsFromQuery, "h03"), "sched_run", "sched_run_source_state")
-			counts, err := s.StateCountsFrom(ctx, "h03")
+			aq, aargs := stateCountsFromPlannedQuery("h03", time.Time{}, time.Time{})
+			planUses(t, "one source's run counts", planOf(t, s.Store, aq, aargs...), "sched_run", "sched_run_source_state")
+			counts, err := s.StateCountsFromPlanned(ctx, "h03", time.Time{}, time.Time{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if counts[archive.StateFinished] != (hosts-1)*(perPair-1) || counts[archive.StateFailed] != hosts-1 {
 				t.Errorf("h03's runs by state = %v, want %d finished and %d failed", counts, (hosts-1)*(perPair-1), hosts-1)
+			}
+
+			split := t0.Add((perPair - 1) * time.Minute) // each pair's last run, the failed one, is planned here
+			cq, cargs := stateCountsFromPlannedQuery("h03", split, time.Time{})
+			planUses(t, "one source's recent run counts", planOf(t, s.Store, cq, cargs...), "sched_run", "sched_run_source_state")
+			before, err := s.StateCountsFromPlanned(ctx, "h03", time.Time{}, split)
+			if err != nil {
+				t.Fatal(err)
+			}
+			after, err := s.StateCountsFromPlanned(ctx, "h03", split, time.Time{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if before[archive.StateFinished] != (hosts-1)*(perPair-1) || before[archive.StateFailed] != 0 ||
+				after[archive.StateFailed] != hosts-1 || after[archive.StateFinished] != 0 {
+				t.Errorf("h03's runs split at %s: before %v, after %v; want the finished before and the failed after", split, before, after)
+			}
+			for st, n := range counts {
+				if before[st]+after[st] != n {
+					t.Errorf("h03's %s runs: %d before + %d after the split, %d in all", st, before[st], after[st], n)
+				}
 			}
 
 			planUses(t, "each scheduled pair's last run", planOf(t, s.Store, s.scheduledLastResultsQuery(), lastResultsArgs()...),
