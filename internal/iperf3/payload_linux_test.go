@@ -1,0 +1,80 @@
+package iperf3
+
+import (
+	"bytes"
+	"context"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/wireperf/wireperf/internal/spec"
+	"github.com/wireperf/wireperf/internal/testutil/jsondoc"
+)
+
+// needIperf3Flag skips t unless the iperf3 the tests run lists flag in
+// its --help (--skip-rx-copy is 3.18's and later: Debian's 3.12 lacks
+// it; set IPERF3 to a 3.21 build).
+func needIperf3Flag(t *testing.T, flag string) {
+	t.Helper()
+	needIperf3(t)
+	out, _ := exec.Command(iperf3Path, "--help").CombinedOutput()
+	if !bytes.Contains(out, []byte(flag)) {
+		t.Skipf("%s has no %s (iperf3 3.21 has; set IPERF3)", iperf3Path, flag)
+	}
+}
+
+// Our client's --extra-data, --repeating-payload and --skip-rx-copy reach
+// an iperf3 server: its -J document carries the string, escaped, as
+// "extra_data", and its receiver, reading with MSG_TRUNC, counts the
+// bytes we sent.
+func TestClientPayloadFlagsAgainstIperf3(t *testing.T) {
+	needIperf3Flag(t, "--skip-rx-copy")
+	srv, port := startIperf3Server(t)
+	const total = 32 << 20
+	extra := "site=\"lab 3\"\ttab\\back"
+	s := clientSpec(func(s *spec.Spec) {
+		s.Duration, s.Length, s.Bytes = 0, 128<<10, total
+		s.ExtraData, s.RepeatingPayload, s.SkipRxCopy = extra, true, true
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := RunClient(ctx, ClientConfig{Host: "127.0.0.1", Port: port, Spec: s})
+	if err != nil {
+		t.Fatalf("RunClient: %v", err)
+	}
+	doc := srv.json(t)
+	if got := doc["extra_data"]; got != extra {
+		t.Errorf("iperf3 server's extra_data = %q, want %q", got, extra)
+	}
+	if got := directionBytes(res)["client"][0]; got != total {
+		t.Errorf("sent %d bytes, want %d", got, total)
+	}
+	// iperf3's server stops reading at TEST_END, so what it counted may
+	// fall a little short of what was sent, never over.
+	if got := jsondoc.IntAt(t, doc, "end", "sum_received", "bytes"); got > total || got < total/2 {
+		t.Errorf("iperf3 server received %d bytes with --skip-rx-copy, sent %d", got, total)
+	}
+}
+
+// An iperf3 3.21 client's --extra-data, --repeating-payload and
+// --skip-rx-copy reach the test our server runs: its spec has them, its
+// receivers count the bytes the client sent, and the client's document
+// carries the string.
+func TestServeIperf3ClientPayloadFlags(t *testing.T) {
+	needIperf3Flag(t, "--skip-rx-copy")
+	s := newTestServer(t, nil)
+	extra := `{"not":"json"}`
+	doc := runIperf3Client(t, s, "-n", "16M", "--extra-data", extra, "--repeating-payload", "--skip-rx-copy")
+	sr := s.next(t)
+	checkIperf3Client(t, sr, doc)
+	sp := sr.res.Spec
+	if sp.ExtraData != extra || !sp.RepeatingPayload || !sp.SkipRxCopy {
+		t.Errorf("our server's spec: extra data %q, repeating %v, skip-rx-copy %v; want %q, true, true", sp.ExtraData, sp.RepeatingPayload, sp.SkipRxCopy, extra)
+	}
+	if got := doc["extra_data"]; got != extra {
+		t.Errorf("the iperf3 client's extra_data = %q, want %q", got, extra)
+	}
+	if got := directionBytes(sr.res)["client"]; got[0] != 16<<20 || got[1] != got[0] {
+		t.Errorf("the client sent %d, our server received %d; want 16 MiB both", got[0], got[1])
+	}
+}
