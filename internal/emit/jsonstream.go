@@ -14,7 +14,7 @@ import (
 // end object. Before it come an "error" event when the test failed, as
 // iperf3 writes, and a "wireperf" event with the JSON document's
 // "wireperf" object; readers that know only iperf3's events skip it.
-// With Full (--json-stream-full-output, iperf3 3.21's) -J's whole
+// With Full (--json-stream-full-output, iperf3 3.20's and later) -J's whole
 // document follows the end event, as iperf3 prints it: indented, over
 // many lines, its "end" the same as the end event's data.
 type JSONStream struct {

@@ -117,7 +117,7 @@ type Params struct {
 	GetServerOutput  Int    `json:"get_server_output,omitempty"`
 	UDPCounters64    Int    `json:"udp_counters_64bit,omitempty"`
 	RepeatingPayload Int    `json:"repeating_payload,omitempty"`
-	SkipRxCopy       Int    `json:"skip_rx_copy,omitempty"` // 3.21 on; an older server ignores it
+	SkipRxCopy       Int    `json:"skip_rx_copy,omitempty"` // 3.19 on; an older server ignores it
 	ZeroCopy         Int    `json:"zerocopy,omitempty"`
 	DontFragment     Int    `json:"dont_fragment,omitempty"`
 	AuthToken        string `json:"authtoken,omitempty"`

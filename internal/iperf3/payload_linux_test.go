@@ -12,7 +12,7 @@ import (
 )
 
 // needIperf3Flag skips t unless the iperf3 the tests run lists flag in
-// its --help (--skip-rx-copy is 3.18's and later: Debian's 3.12 lacks
+// its --help (--skip-rx-copy is 3.19's and later: Debian's 3.12 lacks
 // it; set IPERF3 to a 3.21 build).
 func needIperf3Flag(t *testing.T, flag string) {
 	t.Helper()
