@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/emit"
 	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/testutil/jsondoc"
 )
@@ -59,12 +60,13 @@ func TestClientPayloadFlagsAgainstIperf3(t *testing.T) {
 // An iperf3 3.21 client's --extra-data, --repeating-payload and
 // --skip-rx-copy reach the test our server runs: its spec has them, its
 // receivers count the bytes the client sent, and the client's document
-// carries the string.
+// carries the string, in its own part and in our server's document
+// (--get-server-output).
 func TestServeIperf3ClientPayloadFlags(t *testing.T) {
 	needIperf3Flag(t, "--skip-rx-copy")
-	s := newTestServer(t, nil)
+	s := newTestServer(t, func(c *ServeConfig) { c.ServerOutput = emit.ServerOutput(false) }) // a -J server
 	extra := `{"not":"json"}`
-	doc := runIperf3Client(t, s, "-n", "16M", "--extra-data", extra, "--repeating-payload", "--skip-rx-copy")
+	doc := runIperf3Client(t, s, "-n", "16M", "--extra-data", extra, "--repeating-payload", "--skip-rx-copy", "--get-server-output")
 	sr := s.next(t)
 	checkIperf3Client(t, sr, doc)
 	sp := sr.res.Spec
@@ -73,6 +75,10 @@ func TestServeIperf3ClientPayloadFlags(t *testing.T) {
 	}
 	if got := doc["extra_data"]; got != extra {
 		t.Errorf("the iperf3 client's extra_data = %q, want %q", got, extra)
+	}
+	// Our server's own document, as the client shows it.
+	if so, _ := doc["server_output_json"].(map[string]any); so == nil || so["extra_data"] != extra {
+		t.Errorf("our server's document (server_output_json) lacks extra_data %q: %v", extra, so["extra_data"])
 	}
 	if got := directionBytes(sr.res)["client"]; got[0] != 16<<20 || got[1] != got[0] {
 		t.Errorf("the client sent %d, our server received %d; want 16 MiB both", got[0], got[1])
