@@ -3,7 +3,11 @@ package iperf3
 import (
 	"bytes"
 	"context"
+	"io"
+	"net"
 	"os/exec"
+	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -82,5 +86,78 @@ func TestServeIperf3ClientPayloadFlags(t *testing.T) {
 	}
 	if got := directionBytes(sr.res)["client"]; got[0] != 16<<20 || got[1] != got[0] {
 		t.Errorf("the client sent %d, our server received %d; want 16 MiB both", got[0], got[1])
+	}
+}
+
+// iperf3 3.21's own --repeating-payload bytes are the pattern ours
+// sends (spec.RepeatingPattern): a proxy on loopback between an iperf3
+// client and our server keeps what the client sends on each connection,
+// and the data connection's bytes after its cookie are the digits in
+// sequence, from '0' at each block, exactly as spec.RepeatingPattern
+// fills one.
+func TestIperf3RepeatingPayloadIsOurPattern(t *testing.T) {
+	needIperf3Flag(t, "--repeating-payload")
+	s := newTestServer(t, nil)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	var mu sync.Mutex
+	var conns []*bytes.Buffer
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			up, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(s.port))
+			if err != nil {
+				c.Close()
+				return
+			}
+			rec := &bytes.Buffer{}
+			mu.Lock()
+			conns = append(conns, rec)
+			mu.Unlock()
+			go func() { _, _ = io.Copy(c, up); c.Close() }()
+			go func() {
+				var b bytes.Buffer
+				_, _ = io.Copy(io.MultiWriter(up, &b), io.LimitReader(c, 4<<20)) // the test sends 1 MiB
+				mu.Lock()
+				rec.Write(b.Bytes())
+				mu.Unlock()
+				up.(*net.TCPConn).CloseWrite()
+			}()
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	p := startIperf3(t, 30*time.Second, "-c", "127.0.0.1", "-p", strconv.Itoa(port), "-n", "1M", "-l", "100000", "--repeating-payload", "-J")
+	doc := p.json(t)
+	checkIperf3Client(t, s.next(t), doc)
+	mu.Lock()
+	defer mu.Unlock()
+	var data []byte
+	for _, c := range conns {
+		if c.Len() > len(data) {
+			data = c.Bytes()
+		}
+	}
+	if len(data) < CookieLen+1<<20 {
+		t.Fatalf("the data connection carried %d bytes, want the cookie and 1 MiB", len(data))
+	}
+	data = data[CookieLen:]
+	want := make([]byte, 100000)
+	spec.RepeatingPattern(want, 0)
+	if !bytes.HasPrefix(data, want) {
+		t.Fatalf("iperf3's first block starts %q; ours %q", data[:12], want[:12])
+	}
+	// A block a write took only part of is sent again from its start, by
+	// iperf3 as by us: each byte is the digit after the one before, or a
+	// block's '0'.
+	for i := 1; i < len(data); i++ {
+		if c, prev := data[i], data[i-1]; c != '0' && c != prev+1 {
+			t.Fatalf("byte %d is %q after %q: not the pattern", i, c, prev)
+		}
 	}
 }
