@@ -23,7 +23,7 @@ var declaredSample = map[string]string{
 	"spacing": "10us", "late-threshold": "3s", "window": "64K", "length": "1400", "set-mss": "1300",
 	"congestion": "cubic", "tos": "0x10", "dscp": "EF", "bind": "127.0.0.1", "cport": "5300", "blockcount": "10",
 	"fq-rate": "10m", "flowlabel": "1", "rcv-timeout": "5000", "snd-timeout": "5000", "title": "declared", "format": "m",
-	"retry-busy": "5s", "tcpinfo-interval": "100ms", "bottleneck": "10m", "connect-timeout": "5s",
+	"retry-busy": "5s", "tcpinfo-interval": "100ms", "bottleneck": "10m", "connect-timeout": "5s", "extra-data": "site-3",
 	"tls-pin": strings.Repeat("ab", 32),
 }
 

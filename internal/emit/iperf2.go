@@ -169,6 +169,9 @@ func (c *Iperf2CSV) Summary(r *result.Result) error {
 		if ls.sends {
 			ls.stream = f.Sent
 		}
+		if rcv := f.Received; rcv != nil {
+			ls.trip, ls.tripBytes, ls.tripSpan = rcv.TripTimes, rcv.Bytes, rcv.Seconds()
+		}
 		if ls.stream == nil {
 			continue
 		}
@@ -400,18 +403,31 @@ func (e *Iperf2Enhanced) row(r *result.Result, tag string, start, end float64, s
 	return head + "\n"
 }
 
-// sumRows writes a [SUM] row per direction with several streams.
+// sumRows writes a [SUM] row per direction with several streams. With
+// --trip-times its latency columns are the streams' blocks taken as one
+// set (result.JoinTripTimes: the counts added, the pooled mean and
+// stdev, the lowest min and the highest max), not an average of the
+// streams' figures, and its in-flight bytes those of the streams' bytes
+// together.
 func (e *Iperf2Enhanced) sumRows(b *strings.Builder, r *result.Result, sides []localSide, start, end float64) {
 	for _, role := range []string{result.RoleClient, result.RoleServer} {
 		var bytes, writes, retr int64
 		n := 0
 		sends := false
+		var trip *result.TripTimes
+		var tripBytes int64
+		var tripSpan float64
 		for _, ls := range sides {
 			if ls.role != role {
 				continue
 			}
 			n++
 			sends = ls.sends
+			if ls.trip != nil {
+				trip = result.JoinTripTimes(trip, ls.trip)
+				tripBytes += ls.tripBytes
+				tripSpan = max(tripSpan, ls.tripSpan)
+			}
 			if ls.stream != nil {
 				bytes += ls.stream.Bytes
 				writes += ls.stream.Calls
@@ -429,7 +445,8 @@ func (e *Iperf2Enhanced) sumRows(b *strings.Builder, r *result.Result, sides []l
 		if sends && isUDP(r.Spec) {
 			u = &result.UDP{Sent: writes}
 		}
-		b.WriteString(e.row(r, "[SUM]", start, end, sends, bytes, end-start, writes, retr, nil, u))
+		line := e.row(r, "[SUM]", start, end, sends, bytes, end-start, writes, retr, nil, u)
+		b.WriteString(withTrip(line, iperf2Trip(trip, r.Spec.Length, tripBytes, tripSpan, e.Opt.Format)))
 	}
 }
 
@@ -449,6 +466,9 @@ func (e *Iperf2Enhanced) Summary(r *result.Result) error {
 		ls := localSide{id: f.ID, role: role, sends: role == r.Local.Role, stream: f.Received}
 		if ls.sends {
 			ls.stream = f.Sent
+		}
+		if rcv := f.Received; rcv != nil {
+			ls.trip, ls.tripBytes, ls.tripSpan = rcv.TripTimes, rcv.Bytes, rcv.Seconds()
 		}
 		if ls.stream == nil {
 			continue

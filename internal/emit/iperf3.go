@@ -15,7 +15,9 @@ type iperfDocument struct {
 	Intervals []iperfInterval `json:"intervals"`
 	End       iperfEnd        `json:"end"`
 	Title     string          `json:"title,omitempty"` // -T, as iperf3 adds it
-	Error     string          `json:"error,omitempty"` // as iperf3 reports a failed test
+	// --extra-data, as iperf3 adds it: on both ends, the client's string.
+	ExtraData string `json:"extra_data,omitempty"`
+	Error     string `json:"error,omitempty"` // as iperf3 reports a failed test
 	// The server's own report (--get-server-output), as iperf3 3.21
 	// names it: JSON from a server that writes JSON, text otherwise.
 	ServerOutputJSON json.RawMessage `json:"server_output_json,omitempty"`

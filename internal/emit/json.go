@@ -30,6 +30,7 @@ func (j *JSON) Write(r *result.Result) error {
 		Intervals: []iperfInterval{},
 		End:       endObject(r),
 		Title:     titleOf(j.Opt, r),
+		ExtraData: r.Spec.ExtraData,
 		Error:     r.Error,
 		Wireperf:  extensionOf(r),
 	}

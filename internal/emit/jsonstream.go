@@ -14,9 +14,13 @@ import (
 // end object. Before it come an "error" event when the test failed, as
 // iperf3 writes, and a "wireperf" event with the JSON document's
 // "wireperf" object; readers that know only iperf3's events skip it.
+// With Full (--json-stream-full-output, iperf3 3.20's and later) -J's whole
+// document follows the end event, as iperf3 prints it: indented, over
+// many lines, its "end" the same as the end event's data.
 type JSONStream struct {
-	W   io.Writer
-	Opt Options
+	W    io.Writer
+	Opt  Options
+	Full bool
 }
 
 // event is one line of the stream.
@@ -45,7 +49,10 @@ func (j *JSONStream) Summary(r *result.Result) error {
 	if err := j.write(event{"wireperf", extensionOf(r)}); err != nil {
 		return err
 	}
-	return j.write(event{"end", endObject(r)})
+	if err := j.write(event{"end", endObject(r)}); err != nil || !j.Full {
+		return err
+	}
+	return (&JSON{W: j.W, Opt: j.Opt}).Write(r)
 }
 
 // write puts one event on one line; encoding/json escapes any newline

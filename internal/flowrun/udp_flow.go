@@ -157,6 +157,7 @@ func NewUDPFlow(conn *net.UDPConn, s spec.Spec, token [16]byte, id int, send boo
 	if send {
 		f.snd, err = udpflow.NewSender(conn, udpflow.SenderConfig{
 			Token: token, StreamID: uint32(id), Size: s.Length, Pace: paceFor(s), GSO: !s.NoGSO, Key: key,
+			RepeatingPayload: s.RepeatingPayload,
 		})
 	} else {
 		f.rcv, err = udpflow.NewReceiver(conn, udpflow.ReceiverConfig{

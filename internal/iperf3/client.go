@@ -351,7 +351,7 @@ func (c *clientTest) connectTCP(ctx context.Context, id int, sender bool) (*data
 	if c.cfg.File != nil {
 		st.UseFile(c.cfg.File)
 	}
-	return newTCPStreamWith(st, flowrun.GrantedSocket(tc, c.spec), c.spec.Length, c.spec.MPTCP), nil
+	return newTCPStreamWith(st, flowrun.GrantedSocket(tc, c.spec), c.spec), nil
 }
 
 func (c *clientTest) connectUDP(ctx context.Context, id int, sender bool) (*dataStream, error) {
@@ -388,7 +388,7 @@ func (c *clientTest) connectUDP(ctx context.Context, id int, sender bool) (*data
 		return fail(fmt.Errorf("unexpected answer %q to the UDP connect message", b[:n]))
 	}
 	_ = uc.SetReadDeadline(time.Time{})
-	u := newUDPStream(uc, sender, c.cfg.UDPCounters64, c.spec.Length, c.spec.Rate, c.spec.Burst)
+	u := newUDPStream(uc, sender, c.cfg.UDPCounters64, c.spec)
 	return newUDPDataStream(id, u, flowrun.UDPSocket(uc, c.spec, sender)), nil
 }
 

@@ -113,7 +113,7 @@ func TestParamsToSpec(t *testing.T) {
 	want := spec.Spec{
 		Protocol: spec.TCP, Streams: 1, Duration: 2 * time.Second, Omit: time.Second, Interval: time.Second,
 		Bidir: true, Window: 262144, Length: 131072, MSS: 1200, NoDelay: true, Congestion: "reno",
-		TOS: 16, Title: "hello", Rate: 100e6,
+		TOS: 16, Title: "hello", Rate: 100e6, ExtraData: "xyz", // --extra-data reaches our server's report
 	}
 	if !reflect.DeepEqual(s, want) {
 		t.Errorf("spec\n%+v\nwant\n%+v", s, want)

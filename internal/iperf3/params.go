@@ -117,6 +117,7 @@ type Params struct {
 	GetServerOutput  Int    `json:"get_server_output,omitempty"`
 	UDPCounters64    Int    `json:"udp_counters_64bit,omitempty"`
 	RepeatingPayload Int    `json:"repeating_payload,omitempty"`
+	SkipRxCopy       Int    `json:"skip_rx_copy,omitempty"` // 3.19 on; an older server ignores it
 	ZeroCopy         Int    `json:"zerocopy,omitempty"`
 	DontFragment     Int    `json:"dont_fragment,omitempty"`
 	AuthToken        string `json:"authtoken,omitempty"`
@@ -162,6 +163,7 @@ func ParamsFromSpec(s spec.Spec, counters64 bool) Params {
 		MPTCP:         s.MPTCP,
 		TOS:           Int(s.TOS),
 		Title:         s.Title,
+		ExtraData:     s.ExtraData,
 		Congestion:    s.Congestion,
 		PacingTimer:   pacingTimerUs,
 		ClientVersion: SpeaksVersion,
@@ -171,6 +173,12 @@ func ParamsFromSpec(s spec.Spec, counters64 bool) Params {
 	}
 	p.FQRate = Int(s.FQRate)
 	p.FlowLabel = Int(s.FlowLabel)
+	if s.RepeatingPayload {
+		p.RepeatingPayload = 1
+	}
+	if s.SkipRxCopy {
+		p.SkipRxCopy = 1
+	}
 	if s.DontFragment {
 		p.DontFragment = 1
 	}
@@ -257,6 +265,9 @@ func (p Params) Spec() (spec.Spec, error) {
 	s.Congestion = p.Congestion
 	s.TOS = int(p.TOS)
 	s.Title = p.Title
+	s.ExtraData = p.ExtraData
+	s.RepeatingPayload = p.RepeatingPayload != 0
+	s.SkipRxCopy = p.SkipRxCopy != 0 && s.Protocol == spec.TCP // 3.21 sends it for UDP too, where ours read headers
 	s.FQRate = float64(max(p.FQRate, 0))
 	s.DontFragment = p.DontFragment != 0 && s.Protocol == spec.UDP // iperf3 ignores it for TCP
 	if p.FlowLabel > 0 && p.FlowLabel <= spec.MaxFlowLabel {

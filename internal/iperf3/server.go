@@ -472,7 +472,7 @@ func (t *serverTest) createStreams() error {
 			}
 			return t.fail(code, fmt.Errorf("data connection %d: %w", id, err))
 		}
-		t.streams = append(t.streams, newTCPStream(id, sender, c, flowrun.GrantedSocket(c, t.spec), t.spec.Length, t.spec.MPTCP))
+		t.streams = append(t.streams, newTCPStream(id, sender, c, flowrun.GrantedSocket(c, t.spec), t.spec))
 	}
 	return nil
 }
@@ -510,7 +510,7 @@ func (t *serverTest) createUDP(want int) error {
 			_ = uc.Close()
 			return t.fail(errCodeInitTest, fmt.Errorf("UDP stream %d: %w", id, err))
 		}
-		u := newUDPStream(uc, sender, counters64, t.spec.Length, t.spec.Rate, t.spec.Burst)
+		u := newUDPStream(uc, sender, counters64, t.spec)
 		t.streams = append(t.streams, newUDPDataStream(id, u, flowrun.UDPSocket(uc, t.spec, sender)))
 	}
 	return nil

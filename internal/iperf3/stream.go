@@ -25,16 +25,23 @@ type dataStream struct {
 	tcp    *tcpflow.Stream // a TCP stream's socket; nil for UDP
 }
 
-func newTCPStream(id int, sender bool, conn *net.TCPConn, sock result.Socket, length int, mptcp bool) *dataStream {
-	return newTCPStreamWith(tcpflow.NewStream(id, sender, conn), sock, length, mptcp)
+func newTCPStream(id int, sender bool, conn *net.TCPConn, sock result.Socket, s spec.Spec) *dataStream {
+	return newTCPStreamWith(tcpflow.NewStream(id, sender, conn), sock, s)
 }
 
 // newTCPStreamWith is newTCPStream over a stream set up by the caller
-// (with -F's file).
-func newTCPStreamWith(st *tcpflow.Stream, sock result.Socket, length int, mptcp bool) *dataStream {
+// (with -F's file), with what s asks of its data (--repeating-payload,
+// --skip-rx-copy).
+func newTCPStreamWith(st *tcpflow.Stream, sock result.Socket, s spec.Spec) *dataStream {
 	id, sender, conn := st.ID, st.Sender, st.Conn
+	if s.RepeatingPayload {
+		st.UseRepeatingPayload()
+	}
+	if s.SkipRxCopy {
+		st.UseSkipRxCopy()
+	}
 	return &dataStream{
-		id: id, sender: sender, flow: flowrun.NewBasicTCPFlow(st, length).AskMPTCP(mptcp), socket: sock, tcp: st,
+		id: id, sender: sender, flow: flowrun.NewBasicTCPFlow(st, s.Length).AskMPTCP(s.MPTCP), socket: sock, tcp: st,
 		local: conn.LocalAddr().String(), remote: conn.RemoteAddr().String(),
 	}
 }

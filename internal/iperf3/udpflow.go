@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/wireperf/wireperf/internal/flowrun"
+	"github.com/wireperf/wireperf/internal/spec"
 )
 
 // udpStream is one iperf3 UDP stream on a connected socket: a paced
@@ -29,6 +30,7 @@ type udpStream struct {
 	length     int
 	rate       float64 // bits per second of datagrams; 0: as fast as possible
 	burst      int
+	repeating  bool // --repeating-payload
 
 	epoch    time.Time
 	bytes    atomic.Int64
@@ -62,10 +64,11 @@ type udpSnap struct {
 	rx                       udpRx
 }
 
-func newUDPStream(conn *net.UDPConn, sender, counters64 bool, length int, rate float64, burst int) *udpStream {
+func newUDPStream(conn *net.UDPConn, sender, counters64 bool, s spec.Spec) *udpStream {
 	return &udpStream{
-		conn: conn, sender: sender, counters64: counters64, length: length, rate: rate, burst: max(burst, 1),
-		stopCh: make(chan struct{}), done: make(chan struct{}),
+		conn: conn, sender: sender, counters64: counters64, length: s.Length, rate: s.Rate, burst: max(s.Burst, 1),
+		repeating: s.RepeatingPayload,
+		stopCh:    make(chan struct{}), done: make(chan struct{}),
 	}
 }
 
@@ -81,7 +84,11 @@ func (u *udpStream) start(epoch time.Time, budget *flowrun.Budget) {
 func (u *udpStream) send(budget *flowrun.Budget) {
 	defer close(u.done)
 	buf := make([]byte, max(u.length, HeaderLen(u.counters64)))
-	fillPayload(buf[HeaderLen(u.counters64):])
+	if h := HeaderLen(u.counters64); u.repeating {
+		spec.RepeatingPattern(buf[h:], h) // as iperf3's: the pattern from the buffer's start, under the header
+	} else {
+		fillPayload(buf[h:])
+	}
 	var gap time.Duration
 	if u.rate > 0 {
 		gap = time.Duration(float64(len(buf)*8*u.burst) / u.rate * 1e9)

@@ -36,8 +36,9 @@ func (t *TripTimes) InFlightBytes(bytes int64, seconds float64) float64 {
 	return float64(bytes) / seconds * t.MeanUs / 1e6
 }
 
-// JoinTripTimes is the figures of two adjacent rows as one: counts add
-// up, the mean and stdev are the pooled ones, the extremes the wider. The
+// JoinTripTimes is the figures of two sets of blocks as one (two
+// adjacent rows, or two streams' rows for a [SUM]): counts add up, the
+// mean and stdev are the pooled ones, the extremes the wider. The
 // histogram's percentiles cannot be pooled, so a joined row keeps one
 // only when one of the two rows timed every block. A new value: neither
 // argument is changed.

@@ -69,13 +69,19 @@ func TestReadsEveryForm(t *testing.T) {
 	if err := js.Summary(r); err != nil {
 		t.Fatal(err)
 	}
+	// --json-stream-full-output: the same lines, then -J's document.
+	var full bytes.Buffer
+	if err := emit.Replay(&emit.JSONStream{W: &full, Full: true}, r); err != nil {
+		t.Fatal(err)
+	}
 	if err := (&emit.RRJSON{W: &rr}).Write(r); err != nil {
 		t.Fatal(err)
 	}
 	for name, c := range map[string]struct {
 		data []byte
 		kind string
-	}{"-J": {doc.Bytes(), KindTest}, "--json-stream": {stream.Bytes(), KindTest}, "rr -J": {rr.Bytes(), KindRR}} {
+	}{"-J": {doc.Bytes(), KindTest}, "--json-stream": {stream.Bytes(), KindTest},
+		"--json-stream-full-output": {full.Bytes(), KindTest}, "rr -J": {rr.Bytes(), KindRR}} {
 		d, err := Read(bytes.NewReader(c.data))
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)

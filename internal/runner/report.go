@@ -27,7 +27,7 @@ func ClientEmitter(c *measure.Client, w io.Writer) emit.Emitter {
 	case c.JSON:
 		return &emit.JSON{W: w, Opt: opt}
 	case c.JSONStream:
-		return &emit.JSONStream{W: w, Opt: opt}
+		return &emit.JSONStream{W: w, Opt: opt, Full: c.JSONStreamFull}
 	case c.ReportStyle == "C":
 		return &emit.Iperf2CSV{W: w}
 	case c.Enhanced:

@@ -9,8 +9,9 @@ import (
 	"github.com/wireperf/wireperf/internal/tcpflow"
 )
 
-// newTCPStream wraps a data connection, with sendfile for a sender when
-// the spec asks for -Z.
+// newTCPStream wraps a data connection, with what the spec asks of its
+// data: sendfile for a sender (-Z), stamps (--trip-times), the repeating
+// payload and the receivers' MSG_TRUNC reads (--skip-rx-copy).
 func newTCPStream(id int, sender bool, c *net.TCPConn, s spec.Spec) (*tcpflow.Stream, error) {
 	st := tcpflow.NewStream(id, sender, c)
 	if sender && s.ZeroCopy {
@@ -20,6 +21,12 @@ func newTCPStream(id int, sender bool, c *net.TCPConn, s spec.Spec) (*tcpflow.St
 	}
 	if s.TripTimes {
 		st.UseTripTimes(s.Length)
+	}
+	if s.RepeatingPayload {
+		st.UseRepeatingPayload()
+	}
+	if s.SkipRxCopy {
+		st.UseSkipRxCopy()
 	}
 	return st, nil
 }

@@ -42,7 +42,11 @@ const (
 	MinTCPInfoInterval     = time.Millisecond
 	DefaultConnectTO       = 10 * time.Second
 	MaxTitleLength         = 256
-	MaxCongestionName      = 16 // TCP_CA_NAME_MAX
+	// MaxExtraDataLength bounds --extra-data: it travels in the test's
+	// parameters to the server (iperf3's hold at most 8 KiB whole) and
+	// is stored with every run.
+	MaxExtraDataLength = 4096
+	MaxCongestionName  = 16 // TCP_CA_NAME_MAX
 )
 
 // Spec describes one test. Durations travel as nanoseconds.
@@ -132,6 +136,19 @@ type Spec struct {
 	// server that applies it says so in its acceptance, and the client
 	// refuses a server that does not (docs/protocol.md).
 	StreamTOS []int `json:"stream_tos,omitempty"`
+	// ExtraData is iperf3's --extra-data: a string of the user's that
+	// both ends' JSON documents carry at their top level, as
+	// "extra_data"; nothing else reads it.
+	ExtraData string `json:"extra_data,omitempty"`
+	// RepeatingPayload is iperf3's --repeating-payload: senders fill
+	// their blocks (a UDP datagram's body, after its header) with
+	// RepeatingPattern instead of their usual bytes, so that a path
+	// that compresses shows what it does with compressible data.
+	RepeatingPayload bool `json:"repeating_payload,omitempty"`
+	// SkipRxCopy is iperf3's --skip-rx-copy: TCP receivers read with
+	// MSG_TRUNC, the kernel discarding the data without copying it to
+	// user space (Linux; elsewhere the reads copy, as iperf3's do).
+	SkipRxCopy bool `json:"skip_rx_copy,omitempty"`
 }
 
 // MaxFlowLabel is the largest IPv6 flow label (20 bits).
@@ -289,6 +306,9 @@ func (s Spec) validateIperf3Habits() error {
 		return errors.New("-m: MPTCP applies to TCP tests")
 	}
 	if err := s.validateTripTimes(); err != nil {
+		return err
+	}
+	if err := s.validatePayload(); err != nil {
 		return err
 	}
 	if s.FlowLabel < 0 || s.FlowLabel > MaxFlowLabel {

@@ -112,7 +112,11 @@ func (b blockingIO) Write(p []byte) (int, error) { return b.s.blockingCall(unix.
 
 func (b blockingIO) Read(p []byte) (int, error) {
 	b.s.adjustLowWater(len(p))
-	n, err := b.s.blockingCall(unix.SYS_READ, p)
+	trap := uintptr(unix.SYS_READ)
+	if b.s.discard {
+		trap = unix.SYS_RECVFROM // with MSG_TRUNC (recvFlags): --skip-rx-copy
+	}
+	n, err := b.s.blockingCall(trap, p)
 	if n > 0 && n < len(p) {
 		b.s.lowerLowWater(n, len(p))
 	}
@@ -168,7 +172,7 @@ func (s *Stream) blockingCall(trap uintptr, p []byte) (int, error) {
 		return 0, nil
 	}
 	return s.blocking(opName(trap), func() (uintptr, unix.Errno) {
-		v, _, e := unix.Syscall(trap, uintptr(s.own.fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+		v, _, e := unix.Syscall6(trap, uintptr(s.own.fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)), recvFlags(trap), 0, 0)
 		return v, e
 	})
 }

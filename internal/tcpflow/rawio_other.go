@@ -8,7 +8,7 @@ import (
 )
 
 // rawIO is Linux-only; elsewhere a stream uses the connection itself.
-type rawIO struct{}
+type rawIO struct{ trunc bool }
 
 func newRawIO(*net.TCPConn) (*rawIO, error) {
 	return nil, errors.New("raw socket I/O is implemented for Linux only")

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/spec"
 )
 
 // Budget hands a sender the bytes it may still send (-n): Take reserves up
@@ -68,9 +69,14 @@ type Stream struct {
 	stamp   bool
 	tripSeq uint32
 	trip    *TripReader
-	done    chan struct{}
-	errMu   sync.Mutex
-	err     error
+	// repeating fills a sender's block with spec.RepeatingPattern
+	// (--repeating-payload); discard makes a receiver read with
+	// MSG_TRUNC (--skip-rx-copy, discard_linux.go).
+	repeating bool
+	discard   bool
+	done      chan struct{}
+	errMu     sync.Mutex
+	err       error
 }
 
 // NewStream wraps a connected socket.
@@ -110,6 +116,19 @@ func (s *Stream) UseTripTimes(blockLen int) {
 	}
 }
 
+// UseRepeatingPayload makes a sender send iperf3's repeating pattern
+// (--repeating-payload, spec.RepeatingPattern) instead of its block as
+// given: zeros, the cheapest to fill, unless -F or --trip-times write
+// into it.
+func (s *Stream) UseRepeatingPayload() { s.repeating = s.Sender }
+
+// UseSkipRxCopy makes a receiver read with MSG_TRUNC (--skip-rx-copy):
+// the kernel counts the bytes and discards them without copying them to
+// the block. On systems without it the reads copy, as iperf3's do there.
+// A receiver that must look at the bytes (-F, --trip-times) keeps
+// copying; spec and the client refuse those beside it.
+func (s *Stream) UseSkipRxCopy() { s.discard = !s.Sender }
+
 // Trip is a receiver's --trip-times reader; nil without it.
 func (s *Stream) Trip() *TripReader { return s.trip }
 
@@ -118,14 +137,20 @@ func (s *Stream) Trip() *TripReader { return s.trip }
 func (s *Stream) Start(epoch time.Time, buf []byte, budget Budget) {
 	s.epoch = epoch
 	s.sock = s.Conn
+	s.discard = s.discard && s.sink == nil && s.trip == nil
 	if s.takeOver() {
 		s.sock = blockingIO{s}
 	} else if r, err := newRawIO(s.Conn); err == nil {
+		r.trunc = s.discard
 		s.sock = r
 	}
 	if s.Sender {
+		if s.repeating {
+			spec.RepeatingPattern(buf, 0)
+		}
 		go s.send(buf, budget)
 	} else {
+
 		s.readLens = make(map[int]int64)
 		s.fullLen = len(buf)
 		go s.receive(buf)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/wireperf/wireperf/internal/pace"
 	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/yield"
 )
 
@@ -42,6 +43,10 @@ type SenderConfig struct {
 	GSO  bool
 	// Key, when set, signs every datagram (Signer): authentication is on.
 	Key []byte
+	// RepeatingPayload fills each datagram after its header with
+	// spec.RepeatingPattern (--repeating-payload), as iperf3 fills its
+	// buffer before writing its header over the start.
+	RepeatingPayload bool
 }
 
 // Sender sends one stream's datagrams, numbered from 0.
@@ -124,6 +129,9 @@ func (s *Sender) run(budget Budget) {
 	signer := NewSigner(s.cfg.Key)
 	tmpl := Header{Token: s.cfg.Token, StreamID: s.cfg.StreamID}
 	for i := 0; i < batch; i++ {
+		if s.cfg.RepeatingPayload {
+			spec.RepeatingPattern(buf[i*size:(i+1)*size], 0)
+		}
 		tmpl.Put(buf[i*size:])
 	}
 	start := time.Now()
