@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/isoch"
+
 	"github.com/wireperf/wireperf/internal/measure"
 )
 
@@ -100,15 +102,15 @@ func TestServerCheck(t *testing.T) {
 }
 
 func TestParseIsochronous(t *testing.T) {
-	f, err := ParseIsochronous("60:20m,0")
+	f, err := isoch.Parse("60:20m,0")
 	if err != nil || f.FPS != 60 || f.Mean != 20e6 || f.Stdev != 0 {
 		t.Errorf("60:20m,0: %+v %v", f, err)
 	}
-	if f, err = ParseIsochronous("29.97:8m,2m"); err != nil || f.FPS != 29.97 || f.Stdev != 2e6 {
+	if f, err = isoch.Parse("29.97:8m,2m"); err != nil || f.FPS != 29.97 || f.Stdev != 2e6 {
 		t.Errorf("29.97:8m,2m: %+v %v", f, err)
 	}
 	for _, bad := range []string{"60", "x:20m", "60:20M,0", "60:25p", "0:20m", "60:0", "60:20m,-1m"} {
-		if _, err := ParseIsochronous(bad); err == nil {
+		if _, err := isoch.Parse(bad); err == nil {
 			t.Errorf("%q: no error", bad)
 		}
 	}
