@@ -14,7 +14,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/wireperf/wireperf/internal/isoch"
 	"github.com/wireperf/wireperf/internal/mcast"
 	"github.com/wireperf/wireperf/internal/measure"
 	"github.com/wireperf/wireperf/internal/pace"
@@ -109,34 +108,18 @@ func clientGroup(c *measure.Client, host string) (mcast.Group, mcast.SendOptions
 }
 
 // sendConfig is the sender's test from the client's flags.
-func sendConfig(c *measure.Client, fs frameFlags) (mcast.SendConfig, error) {
+func sendConfig(c *measure.Client) (mcast.SendConfig, error) {
 	s := &c.Spec
 	cfg := mcast.SendConfig{Length: s.Length, Rate: s.Rate, Burst: s.Burst, Duration: s.Duration,
 		Bytes: s.Bytes, Interval: s.Interval, Port: c.Port, TOS: uint8(s.TOS)}
 	if s.PPS > 0 {
 		cfg.Rate = float64(s.PPS) * float64(s.Length) * 8
 	}
-	if c.IPGms != 0 && c.Isochronous == "" {
-		return cfg, errors.New("--ipg: the gap between the datagrams of a frame, with --isochronous")
-	}
-	if c.Isochronous != "" {
-		f, err := isoch.Parse(c.Isochronous)
-		if err != nil {
-			return cfg, err
-		}
-		if f.IPG, err = isoch.IPGOf(c.IPGms); err != nil {
-			return cfg, err
-		}
-		if fs.rateGiven {
-			return cfg, errors.New("--isochronous and -b or --pps: the frames set the rate")
-		}
-		cfg.Frames, cfg.Rate = &f, f.Mean
+	if f := s.Isochronous; f != nil { // measure checked it, and the rate flags against it
+		cfg.Frames, cfg.Rate = f, f.Mean
 	}
 	return cfg, cfg.Check()
 }
-
-// frameFlags says which rate flags the command line gave.
-type frameFlags struct{ rateGiven bool }
 
 // Client sends c's test to the group host (ADDR or ADDR%DEV) and writes
 // the sender's report to w.
@@ -145,7 +128,7 @@ func Client(ctx context.Context, c *measure.Client, host string, w io.Writer) er
 	if err != nil {
 		return err
 	}
-	cfg, err := sendConfig(c, frameFlags{rateGiven: c.Bitrate != "" || c.Spec.PPS > 0})
+	cfg, err := sendConfig(c)
 	if err != nil {
 		return err
 	}

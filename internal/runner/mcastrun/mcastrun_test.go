@@ -118,17 +118,34 @@ func TestParseIsochronous(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-u", "--ipg", "1"}, "with --isochronous"},
-		{[]string{"-u", "--isochronous", "-b", "10m"}, "the frames set the rate"},
 		{[]string{"-u", "--isochronous", "-l", "100"}, "at least 232 bytes"},
 	} {
 		c := client(t, tc.args...)
-		if _, err := sendConfig(c, frameFlags{rateGiven: c.Bitrate != ""}); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := sendConfig(c); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v, want an error saying %q", tc.args, err, tc.want)
+		}
+	}
+	// The rate flags against the frames are measure's checks, for
+	// multicast and unicast alike.
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-u", "--ipg", "1"}, "with --isochronous"},
+		{[]string{"-u", "--isochronous", "-b", "10m"}, "the frames set the rate"},
+	} {
+		fs := measure.NewFlagSet("client")
+		c := measure.NewClient()
+		c.Register(fs)
+		if err := fs.Parse(tc.args); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Finish(fs); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: %v, want an error saying %q", tc.args, err, tc.want)
 		}
 	}
 	c := client(t, "-u", "--isochronous", "--ipg", "0.5")
-	cfg, err := sendConfig(c, frameFlags{})
+	cfg, err := sendConfig(c)
 	if err != nil || cfg.Frames == nil || cfg.Frames.FPS != 60 || cfg.Frames.IPG != 500*time.Microsecond || cfg.Rate != 20e6 {
 		t.Errorf("--isochronous alone, --ipg 0.5: %+v %v", cfg.Frames, err)
 	}
