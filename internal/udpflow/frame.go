@@ -30,10 +30,10 @@ const (
 
 // Frame is an isochronous datagram's frame fields.
 type Frame struct {
-	Number  uint64
-	DueNs   int64 // when the frame was due, sender's clock
-	Count   uint32
-	Index   uint32
+	Number uint64
+	DueNs  int64 // when the frame was due, sender's clock
+	Count  uint32
+	Index  uint32
 }
 
 // ErrBadFrame is a datagram whose frame fields are missing or impossible.

@@ -27,7 +27,7 @@ type frameClock interface {
 
 type realClock struct{ s *pace.Sleeper }
 
-func (realClock) Now() time.Time                                   { return time.Now() }
+func (realClock) Now() time.Time                                 { return time.Now() }
 func (c realClock) Until(t time.Time, stop <-chan struct{}) bool { return c.s.Until(t, stop) }
 
 // frameCounts is what an isochronous sender did, read by other goroutines

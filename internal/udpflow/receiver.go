@@ -37,7 +37,7 @@ type Receiver struct {
 
 	mu    sync.Mutex // guards stats between the read loop and interval cuts
 	stats *stats.UDPReceiver
-	arr   *arrivals // arrival histograms, when enabled (arrivals.go)
+	arr   *arrivals  // arrival histograms, when enabled (arrivals.go)
 	fr    *frameAcct // an isochronous stream's frames (frame_recv.go)
 
 	bytes   atomic.Int64
