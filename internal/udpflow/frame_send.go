@@ -30,7 +30,8 @@ type realClock struct{ s *pace.Sleeper }
 func (realClock) Now() time.Time                                 { return time.Now() }
 func (c realClock) Until(t time.Time, stop <-chan struct{}) bool { return c.s.Until(t, stop) }
 
-// frameCounts is what an isochronous sender did, read by other goroutines
+// frameCounts is what an isochronous sender did (a frame counts once its
+// first datagram left), read by other goroutines
 // while it runs.
 type frameCounts struct {
 	sent, late, lateMaxNs atomic.Int64
@@ -92,7 +93,6 @@ func (s *frameSender) run(buf []byte, start time.Time) error {
 		}
 		begin := s.clock.Now()
 		count := frameDatagrams(s.sizer.Next(1), s.size)
-		s.counts.begun(int64(begin.Sub(due)))
 		frame := Frame{Number: uint64(k), DueNs: due.UnixNano(), Count: uint32(count)}
 		for i := 0; i < count; {
 			if s.stopping() {
@@ -126,6 +126,9 @@ func (s *frameSender) run(buf []byte, start time.Time) error {
 			}
 			sent, err := s.send(buf, n)
 			s.sends++
+			if sent > 0 && i == 0 {
+				s.counts.begun(int64(begin.Sub(due))) // a frame counts once a datagram of it left
+			}
 			if sent > 0 {
 				seq += uint64(sent)
 				i += sent

@@ -350,7 +350,7 @@ func (s *Sender) Features() Features { return s.io.features() }
 // GSOSegments is the most datagrams one send carried as GSO segments; 0
 // when GSO was not used.
 func (s *Sender) GSOSegments() int {
-	if !s.io.features().GSO {
+	if f := s.cfg.Frames; !s.io.features().GSO || f != nil && f.IPG > 0 { // a frame's datagrams --ipg apart go one a send
 		return 0
 	}
 	return min(s.batchSize(), s.io.maxSendBatch(s.cfg.Size))
