@@ -18,9 +18,15 @@ const (
 	// newest (or, for the first, beyond 0): 4.6 hours of frames at the
 	// most frames a second. A datagram beyond it is not the sender's.
 	maxFrameJump = 1 << 24
-	// maxFrameLatencyUs bounds the latency histogram: an hour.
-	maxFrameLatencyUs = 3_600_000_000
+	// maxFrameLatencyUs bounds the latency histogram (a minute; a later
+	// frame counts there, its exact latency in the maximum).
+	maxFrameLatencyUs = 60_000_000
 )
+
+// FrameAcctBytes is what a receiver's frame accounting holds at most:
+// two latency histograms (20 KB each) and frameWindow open frames. A
+// server's admission charges it to each isochronous stream.
+const FrameAcctBytes = 48 << 10
 
 type openFrame struct {
 	dueNs      int64
@@ -31,9 +37,13 @@ type openFrame struct {
 }
 
 // frameSpan is the frames judged in an interval row or in the whole test.
+// The histogram gives the percentiles; the extremes and the mean are
+// kept exact, so that a bound on them (no frame faster than the path)
+// is not blurred by its buckets.
 type frameSpan struct {
 	complete, incomplete, skipped, cut, negative, jitterSamples int64
 	lat                                                         *hdrhistogram.Histogram
+	latMin, latMax, latSum                                      int64 // ns, of the non-negative latencies
 }
 
 func newFrameSpan() frameSpan {
@@ -46,8 +56,13 @@ func (s *frameSpan) figures(jitterNs float64) result.Frames {
 		Skipped: s.skipped, Cut: s.cut, Negative: s.negative,
 		JitterSamples: s.jitterSamples, JitterMs: jitterNs / 1e6,
 	}
-	if s.lat.TotalCount() > 0 {
+	if n := s.lat.TotalCount(); n > 0 {
 		p := stats.Summarize(s.lat, 1000) // the histogram holds µs
+		p.Min, p.Max = float64(s.latMin)/1e3, float64(s.latMax)/1e3
+		p.Mean = float64(s.latSum) / float64(n) / 1e3
+		for _, q := range []*float64{&p.P50, &p.P90, &p.P99, &p.P999} { // a bucket's edge may lie past the extremes
+			*q = min(max(*q, p.Min), p.Max)
+		}
 		f.Latency = &p
 	}
 	return f
@@ -117,9 +132,14 @@ func (a *frameAcct) complete(of *openFrame) {
 		s.complete++
 		if lat < 0 {
 			s.negative++
-		} else {
-			_ = s.lat.RecordValue(min(max(lat/1000, 1), maxFrameLatencyUs))
+			continue
 		}
+		if s.lat.TotalCount() == 0 || lat < s.latMin {
+			s.latMin = lat
+		}
+		s.latMax = max(s.latMax, lat)
+		s.latSum += lat
+		_ = s.lat.RecordValue(min(max(lat/1000, 1), maxFrameLatencyUs))
 	}
 	if a.havePrev {
 		a.jitter += (math.Abs(float64(lat-a.prevLat)) - a.jitter) / 16
