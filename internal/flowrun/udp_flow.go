@@ -119,6 +119,7 @@ func (f *UDPFlow) Sample(si *result.StreamInterval, _ bool) {
 		f.prevSent, f.prevErrors = sent, errs
 		if fr := f.snd.Frames(); fr != nil {
 			si.UDP.Frames = framesSince(*fr, f.prevFrames)
+			si.UDP.Frames.LateMaxMs = f.snd.TakeRowLateMaxMs()
 			f.prevFrames = *fr
 		}
 		return
@@ -132,7 +133,7 @@ func (f *UDPFlow) MarkOmitEnd() {
 }
 
 // framesSince is a sender's frame counts since an earlier reading; the
-// latest start is the whole stream's so far.
+// latest start is the whole stream's so far (a row takes its own).
 func framesSince(now, then result.Frames) *result.Frames {
 	return &result.Frames{Sent: now.Sent - then.Sent, Late: now.Late - then.Late, LateMaxMs: now.LateMaxMs}
 }

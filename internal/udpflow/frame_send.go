@@ -35,6 +35,7 @@ func (c realClock) Until(t time.Time, stop <-chan struct{}) bool { return c.s.Un
 // while it runs.
 type frameCounts struct {
 	sent, late, lateMaxNs atomic.Int64
+	rowLateMaxNs          atomic.Int64 // since the last TakeRowLateMaxMs
 }
 
 func (c *frameCounts) begun(lateNs int64) {
@@ -45,6 +46,15 @@ func (c *frameCounts) begun(lateNs int64) {
 	if lateNs > c.lateMaxNs.Load() {
 		c.lateMaxNs.Store(lateNs)
 	}
+	if lateNs > c.rowLateMaxNs.Load() {
+		c.rowLateMaxNs.Store(lateNs)
+	}
+}
+
+// TakeRowLateMaxMs is the latest start since the last call, for an
+// interval row, in ms.
+func (c *frameCounts) TakeRowLateMaxMs() float64 {
+	return float64(max(c.rowLateMaxNs.Swap(0), 0)) / 1e6
 }
 
 // Frames is the sender's frame counts so far (Sent, Late, LateMaxMs).
@@ -78,6 +88,7 @@ type frameSender struct {
 	sendErrs *atomic.Int64
 	full     int64 // sends refused for a full queue
 	sends    int64
+	maxBatch int // the most datagrams a send call carried
 }
 
 // run sends frames from start until stop, the budget or an error, with
@@ -126,6 +137,7 @@ func (s *frameSender) run(buf []byte, start time.Time) error {
 			}
 			sent, err := s.send(buf, n)
 			s.sends++
+			s.maxBatch = max(s.maxBatch, sent)
 			if sent > 0 && i == 0 {
 				s.counts.begun(int64(begin.Sub(due))) // a frame counts once a datagram of it left
 			}

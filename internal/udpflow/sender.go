@@ -68,6 +68,7 @@ type Sender struct {
 	err        error
 	schedule   *result.Schedule // set when run ends, paced
 	frames     *frameCounts     // an isochronous stream's
+	frameBatch atomic.Int64     // the most datagrams an isochronous send carried
 }
 
 // NewSender prepares a sender on a connected socket.
@@ -281,10 +282,20 @@ func (s *Sender) runFrames(buf []byte, batch int, signer *Signer, budget Budget,
 	if err := fs.run(buf, start); err != nil && !s.stopping.Load() {
 		s.setErr(err)
 	}
+	s.frameBatch.Store(int64(fs.maxBatch))
 	wall := time.Since(start)
 	s.schedule = &result.Schedule{
 		CPUPercent: cpuPercent(cpu0, threadCPU(), wall), BufferFull: fs.full, Sends: fs.sends,
 	}
+}
+
+// TakeRowLateMaxMs is an isochronous sender's latest frame start since
+// the last call, for an interval row; 0 for any other sender.
+func (s *Sender) TakeRowLateMaxMs() float64 {
+	if s.frames == nil {
+		return 0
+	}
+	return s.frames.TakeRowLateMaxMs()
 }
 
 // Frames is an isochronous sender's frame counts so far; nil for any
@@ -350,8 +361,11 @@ func (s *Sender) Features() Features { return s.io.features() }
 // GSOSegments is the most datagrams one send carried as GSO segments; 0
 // when GSO was not used.
 func (s *Sender) GSOSegments() int {
-	if f := s.cfg.Frames; !s.io.features().GSO || f != nil && f.IPG > 0 { // a frame's datagrams --ipg apart go one a send
+	if !s.io.features().GSO {
 		return 0
+	}
+	if s.cfg.Frames != nil { // as many as a frame's sends carried: --ipg sends one at a time
+		return int(s.frameBatch.Load())
 	}
 	return min(s.batchSize(), s.io.maxSendBatch(s.cfg.Size))
 }
