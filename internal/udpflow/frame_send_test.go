@@ -2,6 +2,7 @@ package udpflow
 
 import (
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -141,5 +142,47 @@ func TestLateFrameIsSentLateAndCounted(t *testing.T) {
 	fr := counts.Frames()
 	if fr.Late != 2 || fr.LateMaxMs != 25 {
 		t.Errorf("counts %+v: want 2 frames late, the latest by 25 ms", fr)
+	}
+}
+
+// A send refused for a full queue delays a frame's datagrams and drops
+// none: the sender waits and sends the same datagrams again, with the
+// same numbers, and counts the refusal.
+func TestFullQueueDelaysAFrame(t *testing.T) {
+	f := isoch.Frames{FPS: 10, Mean: 0.24e6, RNGState: 1} // 3,000 bytes: 3 datagrams
+	t0 := time.Unix(1_800_000_000, 0)
+	clock := &fakeClock{now: t0}
+	counts := &frameCounts{}
+	var errs atomic.Int64
+	var got []uint64
+	refused := false
+	fs := &frameSender{
+		f: f, size: 1000, batch: 8, clock: clock, sizer: isoch.NewSizer(f),
+		stop: make(chan struct{}), counts: counts, sendErrs: &errs,
+		stopping: func() bool { return !clock.now.Before(f.Due(t0, 2)) },
+		sentNow:  func(int) {},
+		send: func(b []byte, n int) (int, error) {
+			if !refused && len(got) == 1 {
+				refused = true
+				return 0, syscall.ENOBUFS
+			}
+			for j := range n {
+				h, _ := Parse(b[j*1000:])
+				got = append(got, h.Seq)
+			}
+			return n, nil
+		},
+	}
+	fs.batch = 1 // one datagram a call, so the refusal falls inside the frame
+	buf := make([]byte, 1000)
+	(&Header{StreamID: 1}).Put(buf)
+	if err := fs.run(buf, t0); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 6 || got[1] != 1 || got[5] != 5 || errs.Load() != 1 || fs.full != 1 {
+		t.Errorf("sent %v with %d errors (%d full): want 0-5, one refusal", got, errs.Load(), fs.full)
+	}
+	if fr := counts.Frames(); fr.Sent != 2 {
+		t.Errorf("%+v: want 2 frames", fr)
 	}
 }
