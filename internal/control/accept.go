@@ -111,14 +111,15 @@ func Accept(ctx context.Context, conn net.Conn, cfg ServeConfig) (*AdmittedTest,
 	if _, err := io.ReadFull(conn, rest[:]); err != nil {
 		return nil, fmt.Errorf("reading greeting: %w", err)
 	}
-	if _, err := proto.ParseGreeting(append(proto.MagicControl[:], rest[:]...), proto.MagicControl); err != nil {
+	version, err := proto.ParseGreeting(append(proto.MagicControl[:], rest[:]...), proto.MagicControl)
+	if err != nil {
 		_ = fw.send(proto.TypeError, proto.Error{Message: err.Error()})
 		return nil, err
 	}
 	if cfg.Refuse != nil {
 		// The request is read first: closing on unread bytes would reset
 		// the connection, and the client would never see the reason.
-		if err := proto.WriteGreeting(conn, proto.MagicServer); err == nil {
+		if err := proto.WriteGreetingVersion(conn, proto.MagicServer, version, 0); err == nil {
 			if _, err := proto.ReadFrame(conn); err == nil {
 				_ = fw.send(proto.TypeError, proto.Error{Message: cfg.Refuse.Error()})
 			}
@@ -131,7 +132,7 @@ func Accept(ctx context.Context, conn net.Conn, cfg ServeConfig) (*AdmittedTest,
 		flags |= proto.FlagAuth
 		first = srvAwaitAuth
 	}
-	if err := proto.WriteGreetingFlags(conn, proto.MagicServer, flags); err != nil {
+	if err := proto.WriteGreetingVersion(conn, proto.MagicServer, version, flags); err != nil {
 		return nil, err
 	}
 	cc := newControlConn(conn, first)
@@ -144,9 +145,12 @@ func Accept(ctx context.Context, conn net.Conn, cfg ServeConfig) (*AdmittedTest,
 		log = log.With("user", authed.User)
 	}
 	var req proto.TestRequest
-	err := cc.expect(&req)
+	err = cc.expect(&req)
 	if err == nil {
 		err = req.Spec.Validate()
+	}
+	if err == nil && req.Spec.Isochronous != nil && version < proto.VersionIsochronous {
+		err = fmt.Errorf("--isochronous needs protocol version %d, and the client greeted with %d", proto.VersionIsochronous, version)
 	}
 	if err != nil {
 		_ = fw.send(proto.TypeError, proto.Error{Message: "bad test request: " + err.Error()})

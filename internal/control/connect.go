@@ -11,6 +11,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/wireperf/wireperf/internal/auth"
@@ -276,7 +277,7 @@ func (c *Control) handshake(ctx context.Context) error {
 	c.fw = newFrameWriter(c.ctl)
 	sent := time.Now()
 	var greeting bytes.Buffer
-	_ = proto.WriteGreeting(&greeting, proto.MagicControl)
+	_ = proto.WriteGreetingVersion(&greeting, proto.MagicControl, c.version(), 0)
 	if _, err := c.ctl.Write(greeting.Bytes()); err != nil {
 		return fmt.Errorf("greeting %s: %w", c.addr, err)
 	}
@@ -392,13 +393,50 @@ func (c *Control) readServerGreeting(dialRTT time.Duration, greeting []byte) (ui
 	if _, err := io.ReadFull(c.ctl, buf[n:]); err != nil {
 		return 0, fmt.Errorf("greeting %s: %w", c.addr, err)
 	}
-	if _, err := proto.ParseGreeting(buf, proto.MagicServer); err != nil {
+	if buf[0] != proto.MagicServer[0] {
+		// A frame's first byte is never W: the server refused the
+		// greeting with an error frame (docs/protocol.md, "The greeting").
+		return 0, c.greetingRefused(buf)
+	}
+	v, err := proto.ParseGreeting(buf, proto.MagicServer)
+	if err != nil {
 		if errors.Is(err, proto.ErrBadMagic) {
 			return 0, fmt.Errorf("%s is not a wireperf server (it answered with something else)", c.addr)
 		}
 		return 0, fmt.Errorf("greeting %s: %w", c.addr, err)
 	}
+	if v != c.version() {
+		return 0, fmt.Errorf("greeting %s: the server answered protocol version %d to our %d", c.addr, v, c.version())
+	}
 	return proto.GreetingFlags(buf), nil
+}
+
+// version is the protocol version the client greets with: the first,
+// unless its test needs a later one (proto.VersionIsochronous).
+func (c *Control) version() uint16 {
+	if c.cfg.Spec.Isochronous != nil {
+		return proto.VersionIsochronous
+	}
+	return proto.Version
+}
+
+// greetingRefused reads the error frame that began with the greeting's
+// bytes in head and says why the server refused: a server that predates
+// the version an isochronous test needs says it speaks another.
+func (c *Control) greetingRefused(head []byte) error {
+	f, err := proto.ReadFrame(io.MultiReader(bytes.NewReader(head), c.ctl))
+	if err != nil {
+		return fmt.Errorf("%s is not a wireperf server (it answered with something else)", c.addr)
+	}
+	var e proto.Error
+	if f.Type != proto.TypeError || f.Decode(&e) != nil {
+		return fmt.Errorf("greeting %s: the server answered with a %v frame", c.addr, f.Type)
+	}
+	if c.version() > proto.Version && strings.Contains(e.Message, proto.ErrWrongVersion.Error()) {
+		return fmt.Errorf("%w: %s predates isochronous UDP tests (--isochronous needs a wireperf server that speaks protocol version %d; it said: %s)",
+			ErrRefused, c.addr, proto.VersionIsochronous, e.Message)
+	}
+	return fmt.Errorf("%w: %s", ErrRefused, e.Message)
 }
 
 // Iperf3Server is a server that answered as iperf3 does, kept with

@@ -29,6 +29,9 @@ func (t *Text) Interval(r *result.Result, row result.IntervalRow) error {
 					if note := udpIntervalNote(row, f, bidir); note != "" && senderRoleOf(f.SenderRole) != r.Local.Role {
 						body = append(body, note)
 					}
+					if note := framesIntervalNote(row, f, bidir); note != "" {
+						body = append(body, note)
+					}
 				} else {
 					body = append(body, oneEndFlowLine(t, r, row, f, bidir))
 				}
@@ -41,6 +44,9 @@ func (t *Text) Interval(r *result.Result, row result.IntervalRow) error {
 				}
 				body = append(body, udpIntervalFlowLine(t, row, f, bidir))
 				if note := udpIntervalNote(row, f, bidir); note != "" {
+					body = append(body, note)
+				}
+				if note := framesIntervalNote(row, f, bidir); note != "" {
 					body = append(body, note)
 				}
 			} else {

@@ -195,6 +195,9 @@ func (t *Text) udpSummary(r *result.Result) error {
 					l.add("%s %s", tag, line)
 				}
 			}
+			for _, line := range framesSummary(streamUDP(f.Sent), streamUDP(f.Received)) {
+				l.add("%s %s", tag, line)
+			}
 			if f.Received != nil {
 				writeReadLengths(l, tag, f.Received)
 			}

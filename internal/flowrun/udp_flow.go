@@ -21,6 +21,9 @@ type UDPFlow struct {
 
 	prevSent, omitSent     int64
 	prevErrors, omitErrors int64
+	// An isochronous sender's frame counts at the last row and at the
+	// omitted start's end.
+	prevFrames, omitFrames result.Frames
 	// peerSent is the sender's datagram count, learned at the end; -1
 	// until then.
 	peerSent int64
@@ -114,13 +117,26 @@ func (f *UDPFlow) Sample(si *result.StreamInterval, _ bool) {
 		sent, errs := f.snd.Sent(), f.snd.SendErrors()
 		si.UDP = &result.UDP{Sent: sent - f.prevSent, SendErrors: errs - f.prevErrors}
 		f.prevSent, f.prevErrors = sent, errs
+		if fr := f.snd.Frames(); fr != nil {
+			si.UDP.Frames = framesSince(*fr, f.prevFrames)
+			si.UDP.Frames.LateMaxMs = f.snd.TakeRowLateMaxMs()
+			f.prevFrames = *fr
+		}
 		return
 	}
 	u := f.rcv.Cut()
 	si.UDP = &u
 }
 
-func (f *UDPFlow) MarkOmitEnd() { f.omitSent, f.omitErrors = f.prevSent, f.prevErrors }
+func (f *UDPFlow) MarkOmitEnd() {
+	f.omitSent, f.omitErrors, f.omitFrames = f.prevSent, f.prevErrors, f.prevFrames
+}
+
+// framesSince is a sender's frame counts since an earlier reading; the
+// latest start is the whole stream's so far (a row takes its own).
+func framesSince(now, then result.Frames) *result.Frames {
+	return &result.Frames{Sent: now.Sent - then.Sent, Late: now.Late - then.Late, LateMaxMs: now.LateMaxMs}
+}
 
 // total: a sender's counts exclude the omitted start. A receiver's cover
 // the whole stream, since loss and order are judged by sequence numbers
@@ -133,6 +149,9 @@ func (f *UDPFlow) Total(rs *result.Stream) {
 			Spacing:     f.snd.Spacing(),
 			Schedule:    f.snd.Schedule(),
 			GSOSegments: f.snd.GSOSegments(),
+		}
+		if fr := f.snd.Frames(); fr != nil {
+			rs.UDP.Frames = framesSince(*fr, f.omitFrames)
 		}
 		return
 	}
@@ -158,10 +177,12 @@ func NewUDPFlow(conn *net.UDPConn, s spec.Spec, token [16]byte, id int, send boo
 		f.snd, err = udpflow.NewSender(conn, udpflow.SenderConfig{
 			Token: token, StreamID: uint32(id), Size: s.Length, Pace: paceFor(s), GSO: !s.NoGSO, Key: key,
 			RepeatingPayload: s.RepeatingPayload,
+			Frames:           s.Isochronous,
 		})
 	} else {
 		f.rcv, err = udpflow.NewReceiver(conn, udpflow.ReceiverConfig{
 			Token: token, StreamID: uint32(id), Size: s.Length, GRO: !s.NoGSO, LateThreshold: s.EffectiveLateThreshold(), Key: key,
+			Frames: s.Isochronous != nil,
 		})
 	}
 	if err != nil {

@@ -2,75 +2,14 @@ package mcast
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"math"
-	"math/rand/v2"
 	"time"
 
 	"github.com/wireperf/wireperf/internal/iperf2wire"
+	"github.com/wireperf/wireperf/internal/isoch"
 )
 
-// Frames is an isochronous sender's traffic, iperf 2's --isochronous: FPS
-// frames a second, each of a size drawn from a log-normal distribution
-// whose mean and standard deviation are given as rates (bits a second:
-// a frame's mean size is Mean/FPS/8 bytes), its datagrams IPG apart.
-type Frames struct {
-	FPS         float64
-	Mean, Stdev float64 // bit/s
-	IPG         time.Duration
-	// RNGState starts the frame sizes' random numbers (a test repeats
-	// its sizes with it); 0 starts from the clock.
-	RNGState uint64
-}
-
-// Check says what is wrong with f, if anything.
-func (f Frames) Check() error {
-	switch {
-	case !(f.FPS > 0) || f.FPS > 10000:
-		return fmt.Errorf("%g frames a second: want more than 0, at most 10000", f.FPS)
-	case !(f.Mean > 0) || f.Stdev < 0 || math.IsInf(f.Mean, 0) || math.IsInf(f.Stdev, 0):
-		return errors.New("a frame rate's mean must be positive and its deviation not negative")
-	case f.IPG < 0 || f.IPG > time.Second:
-		return errors.New("--ipg: 0 to 1000 ms")
-	}
-	return nil
-}
-
-// Period is the time between frames.
-func (f Frames) Period() time.Duration { return time.Duration(float64(time.Second) / f.FPS) }
-
-// frameSizer draws frame sizes in bytes.
-type frameSizer struct {
-	fps, mean, mu, sigma float64
-	rng                  *rand.Rand
-}
-
-func newFrameSizer(f Frames) *frameSizer {
-	state := f.RNGState
-	if state == 0 {
-		state = uint64(time.Now().UnixNano())
-	}
-	z := &frameSizer{fps: f.FPS, mean: f.Mean, rng: rand.New(rand.NewPCG(state, state^0x9e3779b97f4a7c15))}
-	if f.Stdev > 0 { // the log-normal with that mean and deviation
-		v := math.Log(1 + f.Stdev*f.Stdev/(f.Mean*f.Mean))
-		z.mu, z.sigma = math.Log(f.Mean)-v/2, math.Sqrt(v)
-	}
-	return z
-}
-
-// next is a frame's size in bytes, at least min.
-func (z *frameSizer) next(min int) int {
-	bits := z.mean
-	if z.sigma > 0 {
-		bits = math.Exp(z.mu + z.sigma*z.rng.NormFloat64())
-	}
-	n := bits / z.fps / 8
-	if n > 1<<30 {
-		n = 1 << 30
-	}
-	return max(int(n), min)
-}
+// Frames is an isochronous sender's traffic (package isoch).
+type Frames = isoch.Frames
 
 // IsochRow adds an isochronous sender's frame counts to its totals.
 type IsochRow struct {
@@ -87,7 +26,7 @@ type IsochRow struct {
 func sendFrames(ctx context.Context, c *SendConn, cfg SendConfig, buf []byte, start time.Time, rows chan<- SendRow) (SendRow, IsochRow, error) {
 	f := *cfg.Frames
 	period := f.Period()
-	sizer := newFrameSizer(f)
+	sizer := isoch.NewSizer(f)
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	<-timer.C
@@ -149,19 +88,16 @@ func sendFrames(ctx context.Context, c *SendConn, cfg SendConfig, buf []byte, st
 	}
 	frame := uint32(0)
 	for k := int64(0); ; k++ {
-		due := start.Add(time.Duration(k) * period)
-		if late := time.Since(due); late > period {
-			skip := int64(late / period)
-			k += skip
-			iso.Slipped += skip
-			due = start.Add(time.Duration(k) * period)
-		}
+		var skip int64
+		k, skip = f.Slip(start, time.Now(), k)
+		iso.Slipped += skip
+		due := f.Due(start, k)
 		if !wait(due) || done(time.Now()) {
 			break
 		}
 		fields.PrevFrame, fields.Frame = frame, uint32(k+1)
 		frame = fields.Frame
-		size := sizer.next(iperf2wire.MinIsochPayload)
+		size := sizer.Next(iperf2wire.MinIsochPayload)
 		fields.BurstSize = uint32(size)
 		for remaining := size; remaining > 0; {
 			now := time.Now()

@@ -2,12 +2,13 @@ package mcast
 
 import (
 	"context"
-	"github.com/wireperf/wireperf/internal/mcast/mcasttest"
 	"net"
 	"net/netip"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/wireperf/wireperf/internal/mcast/mcasttest"
 )
 
 type receiverRun struct {

@@ -1,12 +1,14 @@
 package measure
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/wireperf/wireperf/internal/flagvalue"
+	"github.com/wireperf/wireperf/internal/isoch"
 	"github.com/wireperf/wireperf/internal/measure/testflags"
 	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/strftime"
@@ -251,7 +253,7 @@ func (c *Client) Finish(fs *pflag.FlagSet) error {
 func (c *Client) finishUDP(fs *pflag.FlagSet) error {
 	changed := fs.Changed
 	if !c.UDP {
-		for _, name := range []string{"pps", "spacing", "spin", "no-gso", "late-threshold"} {
+		for _, name := range []string{"pps", "spacing", "spin", "no-gso", "late-threshold", "isochronous", "ipg"} {
 			if changed(name) {
 				return fmt.Errorf("--%s applies to UDP tests (-u)", name)
 			}
@@ -272,15 +274,41 @@ func (c *Client) finishUDP(fs *pflag.FlagSet) error {
 	if !changed("length") {
 		c.Spec.Length = spec.DefaultUDPLength
 	}
+	if err := c.finishIsochronous(fs); err != nil {
+		return err
+	}
 	if c.Bitrate != "" {
 		rate, burst, err := units.ParseRateBurst(c.Bitrate)
 		if err != nil {
 			return fmt.Errorf("-b %s: %v", c.Bitrate, err)
 		}
 		c.Spec.Rate, c.Spec.Burst = rate, burst
-	} else if !changed("pps") && !changed("spacing") {
+	} else if !changed("pps") && !changed("spacing") && c.Spec.Isochronous == nil {
 		c.Spec.Rate = 1e6 // iperf3's default: a UDP test must never flood by accident
 	}
+	return nil
+}
+
+// finishIsochronous puts --isochronous and --ipg in the spec: a multicast
+// sender's frames (runner/mcastrun) or a unicast UDP test's.
+func (c *Client) finishIsochronous(fs *pflag.FlagSet) error {
+	if c.Isochronous == "" {
+		if fs.Changed("ipg") {
+			return errors.New("--ipg: the gap between the datagrams of a frame, with --isochronous")
+		}
+		return nil
+	}
+	if c.Bitrate != "" || fs.Changed("pps") || fs.Changed("spacing") {
+		return errors.New("--isochronous and -b, --pps or --spacing: choose one (the frames set the rate)")
+	}
+	f, err := isoch.Parse(c.Isochronous)
+	if err != nil {
+		return err
+	}
+	if f.IPG, err = isoch.IPGOf(c.IPGms); err != nil {
+		return err
+	}
+	c.Spec.Isochronous = &f
 	return nil
 }
 

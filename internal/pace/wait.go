@@ -126,3 +126,18 @@ func (w *waiter) learn(late int64) {
 		w.overshoot -= (w.overshoot - late) / 16
 	}
 }
+
+// Sleeper sleeps to absolute deadlines as the rate pacer does: a Go
+// timer for the bulk of a long wait, then an absolute precise sleep
+// (clock_nanosleep on Linux), never spinning. An isochronous sender
+// (udpflow) waits for its frames and their datagrams with it.
+type Sleeper struct{ w waiter }
+
+// NewSleeper returns a sleeper whose deadlines are on the monotonic clock
+// of base.
+func NewSleeper(base time.Time) *Sleeper { return &Sleeper{w: waiter{base: base}} }
+
+// Until waits until t; it returns false, early, if stop is closed.
+func (s *Sleeper) Until(t time.Time, stop <-chan struct{}) bool {
+	return s.w.until(int64(t.Sub(s.w.base)), stop)
+}

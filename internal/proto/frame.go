@@ -12,8 +12,17 @@ import (
 	"io"
 )
 
-// Version is the protocol version this build speaks.
-const Version = 1
+// Versions of the protocol (docs/protocol.md, "Versions"). A client greets
+// with Version unless its test needs more: an isochronous UDP test
+// (spec.Isochronous) needs VersionIsochronous, whose datagrams carry frame
+// fields, so that a server that predates them refuses the greeting, in
+// one line, rather than run another test. A server answers with the
+// client's version, any from Version to MaxVersion.
+const (
+	Version            = 1
+	VersionIsochronous = 2
+	MaxVersion         = VersionIsochronous
+)
 
 // MaxFrame caps one frame. The largest legitimate frame is a server's final
 // report for MaxStreams streams; anything larger is refused unread.
@@ -53,9 +62,14 @@ func WriteGreeting(w io.Writer, magic [4]byte) error {
 
 // WriteGreetingFlags sends a magic, our version and flags.
 func WriteGreetingFlags(w io.Writer, magic [4]byte, flags uint16) error {
+	return WriteGreetingVersion(w, magic, Version, flags)
+}
+
+// WriteGreetingVersion sends a magic, a version and flags.
+func WriteGreetingVersion(w io.Writer, magic [4]byte, version, flags uint16) error {
 	var b [GreetingLen]byte
 	copy(b[:4], magic[:])
-	binary.BigEndian.PutUint16(b[4:6], Version)
+	binary.BigEndian.PutUint16(b[4:6], version)
 	binary.BigEndian.PutUint16(b[6:8], flags)
 	_, err := w.Write(b[:])
 	return err
@@ -70,7 +84,8 @@ func GreetingFlags(b []byte) uint16 {
 }
 
 // ReadGreeting reads a greeting and checks its magic. It returns the
-// peer's version; versions we do not speak are an error.
+// peer's version; versions we do not speak (Version to MaxVersion) are an
+// error.
 func ReadGreeting(r io.Reader, magic [4]byte) (uint16, error) {
 	var b [GreetingLen]byte
 	if _, err := io.ReadFull(r, b[:]); err != nil {
@@ -88,8 +103,8 @@ func ParseGreeting(b []byte, magic [4]byte) (uint16, error) {
 		return 0, ErrBadMagic
 	}
 	v := binary.BigEndian.Uint16(b[4:6])
-	if v != Version {
-		return v, fmt.Errorf("%w: peer speaks %d, we speak %d", ErrWrongVersion, v, Version)
+	if v < Version || v > MaxVersion {
+		return v, fmt.Errorf("%w: peer speaks %d, we speak %d to %d", ErrWrongVersion, v, Version, MaxVersion)
 	}
 	return v, nil
 }

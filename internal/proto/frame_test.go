@@ -89,6 +89,10 @@ func TestGreeting(t *testing.T) {
 	if _, err := ParseGreeting(raw, MagicServer); !errors.Is(err, ErrBadMagic) {
 		t.Fatalf("wrong magic: err = %v", err)
 	}
+	raw[5] = VersionIsochronous
+	if v, err := ParseGreeting(raw, MagicControl); err != nil || v != VersionIsochronous {
+		t.Fatalf("version 2: %d, %v", v, err)
+	}
 	raw[5] = 99
 	if _, err := ParseGreeting(raw, MagicControl); !errors.Is(err, ErrWrongVersion) {
 		t.Fatalf("wrong version: err = %v", err)

@@ -60,6 +60,7 @@ func JoinUDP(a, b *UDP) *UDP {
 	u.ReorderMaxExtent = max(u.ReorderMaxExtent, b.ReorderMaxExtent)
 	u.Provisional = u.Provisional || b.Provisional
 	u.JitterMs, u.JitterMethod, u.TimestampSource = b.JitterMs, b.JitterMethod, b.TimestampSource
+	u.Frames = JoinFrames(a.Frames, b.Frames)
 	// Distributions and the pacing verdicts of single rows do not add up.
 	u.IPDV, u.PDV, u.OWD, u.Spacing, u.Schedule = nil, nil, nil, nil, nil
 	return &u

@@ -63,6 +63,10 @@ type UDP struct {
 	// datagrams; without GRO it is exact.
 	SocketDrops    *uint64 `json:"socket_drops,omitempty"`
 	SocketDropsGRO bool    `json:"socket_drops_gro,omitempty"`
+
+	// Frames is an isochronous stream's frames (--isochronous); nil for
+	// any other.
+	Frames *Frames `json:"frames,omitempty"`
 }
 
 // LostPercent is lost ÷ expected, in percent.

@@ -55,9 +55,6 @@ func Client(ctx context.Context, c *measure.Client, host string, o Options) (*re
 	if c.TTL != 0 {
 		return nil, fmt.Errorf("--ttl %d: a multicast sender's TTL, and %s is not a multicast group", c.TTL, host)
 	}
-	if c.Isochronous != "" || c.IPGms != 0 {
-		return nil, fmt.Errorf("--isochronous and --ipg: a multicast sender's frames (iperf 2's wire), and %s is not a multicast group", host)
-	}
 	if c.ServerCPU != measure.NoCPU && !c.Iperf3 {
 		return nil, fmt.Errorf("-A %s: a wireperf server runs many tests at once and pins itself for none; give -A n, or --iperf3 against an iperf3 server", c.Affinity)
 	}
@@ -67,6 +64,9 @@ func Client(ctx context.Context, c *measure.Client, host string, o Options) (*re
 	}
 	if c.Iperf3 && c.Spec.TripTimes {
 		return nil, errTripTimesIperf3
+	}
+	if c.Iperf3 && c.Spec.Isochronous != nil {
+		return nil, errIsochronousIperf3
 	}
 	var file *os.File
 	if c.File != "" {
@@ -117,9 +117,12 @@ func Client(ctx context.Context, c *measure.Client, host string, o Options) (*re
 		return res, err
 	}
 	srv := found.Server
-	if c.Spec.TripTimes {
+	if c.Spec.TripTimes || c.Spec.Isochronous != nil {
 		if srv.Conn != nil {
 			srv.Conn.Close()
+		}
+		if c.Spec.Isochronous != nil {
+			return nil, fmt.Errorf("%s: %w", srv.Addr, errIsochronousIperf3)
 		}
 		return nil, fmt.Errorf("%s: %w", srv.Addr, errTripTimesIperf3)
 	}
@@ -232,6 +235,10 @@ func JSON(ctx context.Context, t measure.Test, host string, o Options) ([]byte, 
 	}
 	return nil, fmt.Errorf("%s tests are not run one at a time here", t.Kind)
 }
+
+// errIsochronousIperf3 refuses a unicast --isochronous test against
+// iperf3, which has no frames.
+var errIsochronousIperf3 = errors.New("--isochronous needs a wireperf server (or a multicast group): iperf3 sends no frames")
 
 // errTripTimesIperf3 refuses --trip-times against iperf3, whose senders
 // do not stamp their blocks nor its receivers time them.

@@ -10,6 +10,7 @@ import (
 	"github.com/wireperf/wireperf/internal/iperf3"
 	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/tcpflow"
+	"github.com/wireperf/wireperf/internal/udpflow"
 )
 
 // Limits are what a server admits. Zero means no limit.
@@ -112,13 +113,17 @@ func DefaultMaxMemory() int64 {
 // the test's length over its -i, at most flowrun.ServerStreamRows) at
 // flowrun.StreamRowBytes each. A test that stops on bytes is charged for
 // the longest test admitted. A --trip-times test is charged its streams'
-// latency histograms too.
+// latency histograms too, and an isochronous test its receivers' frame
+// accounting.
 func (l Limits) testMemory(s spec.Spec) (buffers, rows int64) {
 	buffers = s.BufferBytes()
 	if s.TripTimes {
 		// Each stream's block timing, charged on every data connection:
 		// the server receives on some or (--bidir) all of them.
 		buffers += int64(s.DataConns()) * tcpflow.TripReaderBytes
+	}
+	if s.Isochronous != nil { // each receiver's frame accounting
+		buffers += int64(s.DataConns()) * udpflow.FrameAcctBytes
 	}
 	return buffers, flowrun.KeptStreamRows(s, l.MaxDuration, flowrun.ServerStreamRows) * flowrun.StreamRowBytes
 }

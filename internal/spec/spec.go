@@ -11,6 +11,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/wireperf/wireperf/internal/isoch"
 )
 
 // Protocols.
@@ -149,6 +151,11 @@ type Spec struct {
 	// MSG_TRUNC, the kernel discarding the data without copying it to
 	// user space (Linux; elsewhere the reads copy, as iperf3's do).
 	SkipRxCopy bool `json:"skip_rx_copy,omitempty"`
+	// Isochronous is --isochronous with --ipg, iperf 2's frames: a UDP
+	// test's senders send frames on their schedule instead of a rate, and
+	// receivers account for each frame (result.Frames). Only a server
+	// that speaks protocol version 2 runs it (docs/protocol.md).
+	Isochronous *isoch.Frames `json:"isochronous,omitempty"`
 }
 
 // MaxFlowLabel is the largest IPv6 flow label (20 bits).
@@ -302,6 +309,9 @@ func (s Spec) validateIperf3Habits() error {
 	if s.SndTimeout > 0 && s.Protocol != TCP {
 		return errors.New("--snd-timeout applies to TCP tests")
 	}
+	if s.Isochronous != nil && s.Protocol != UDP {
+		return errors.New("--isochronous applies to UDP tests (-u)")
+	}
 	if s.MPTCP && s.Protocol != TCP {
 		return errors.New("-m: MPTCP applies to TCP tests")
 	}
@@ -341,6 +351,26 @@ func (s Spec) validateUDP() error {
 	}
 	if s.LateThreshold < 0 {
 		return errors.New("--late-threshold must not be negative")
+	}
+	return s.validateIsochronous()
+}
+
+// MinIsochronousLength is the shortest datagram of an isochronous test:
+// the header with its frame fields (udpflow.FrameHeaderLen is this).
+const MinIsochronousLength = 64
+
+func (s Spec) validateIsochronous() error {
+	f := s.Isochronous
+	switch {
+	case f == nil:
+		return nil
+	case s.Rate > 0 || s.PPS > 0 || s.Spacing > 0:
+		return errors.New("--isochronous and -b, --pps or --spacing: choose one (the frames set the rate)")
+	case s.Length < MinIsochronousLength:
+		return fmt.Errorf("-l %d: an isochronous datagram carries its frame's fields; give -l %d or more", s.Length, MinIsochronousLength)
+	}
+	if err := f.Check(); err != nil {
+		return fmt.Errorf("--isochronous: %w", err)
 	}
 	return nil
 }

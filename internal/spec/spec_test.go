@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wireperf/wireperf/internal/isoch"
 )
 
 func TestValidate(t *testing.T) {
@@ -32,6 +34,13 @@ func TestValidate(t *testing.T) {
 		{"udp rate and spacing", func(s *Spec) { s.Protocol = UDP; s.Length = 1000; s.Rate = 1e6; s.Spacing = 10 }, "choose one"},
 		{"udp length", func(s *Spec) { s.Protocol = UDP; s.Length = 70000 }, "-l 70000"},
 		{"udp burst without rate", func(s *Spec) { s.Protocol = UDP; s.Length = 1000; s.Burst = 4 }, "burst"},
+		{"isochronous", func(s *Spec) { s.Protocol = UDP; s.Length = 1000; s.Isochronous = &isoch.Frames{FPS: 60, Mean: 20e6} }, ""},
+		{"isochronous tcp", func(s *Spec) { s.Isochronous = &isoch.Frames{FPS: 60, Mean: 20e6} }, "--isochronous applies to UDP"},
+		{"isochronous and a rate", func(s *Spec) {
+			s.Protocol, s.Length, s.Rate, s.Isochronous = UDP, 1000, 1e6, &isoch.Frames{FPS: 60, Mean: 20e6}
+		}, "choose one"},
+		{"isochronous short datagrams", func(s *Spec) { s.Protocol, s.Length, s.Isochronous = UDP, 63, &isoch.Frames{FPS: 60, Mean: 20e6} }, "-l 63"},
+		{"isochronous from the network", func(s *Spec) { s.Protocol, s.Length, s.Isochronous = UDP, 1000, &isoch.Frames{FPS: 1e9, Mean: 20e6} }, "--isochronous: 1e+09 frames a second"},
 		{"long title", func(s *Spec) { s.Title = strings.Repeat("x", MaxTitleLength+1) }, "-T"},
 		{"title with a carriage return", func(s *Spec) { s.Title = "x\r[t9 6.6.6.6:1] forged" }, `-T "x\r[t9 6.6.6.6:1] forged": a title may not hold control characters`},
 		{"title with a newline", func(s *Spec) { s.Title = "x\ny" }, "may not hold control characters"},

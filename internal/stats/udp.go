@@ -156,14 +156,16 @@ func (r *UDPReceiver) Invalid() int64 { return r.invalid }
 
 // Add accounts for one arrival. It is O(1) amortised (O(log n) in the
 // pending gaps for a re-ordered one) and does not allocate once the
-// stream's structures have reached their working size.
-func (r *UDPReceiver) Add(a Arrival) {
+// stream's structures have reached their working size. It reports
+// whether the arrival was received: new, in time and valid, not a
+// duplicate, late or invalid.
+func (r *UDPReceiver) Add(a Arrival) bool {
 	if r.done {
-		return
+		return false
 	}
 	if a.Seq > MaxSeq || a.Seq > r.next()+MaxJump {
 		r.invalid++
-		return
+		return false
 	}
 	r.advanceClock(a.RecvNs)
 	// Deadlines that passed by this arrival's time make it late.
@@ -174,16 +176,18 @@ func (r *UDPReceiver) Add(a Arrival) {
 		r.newTop(s)
 		r.ext.record(r.arrivals, s)
 		r.receive(a)
+		return true
 	case !r.seen.covers(s) || r.seen.get(s):
 		r.iv.dups++
 		r.tot.dups++
+		return false
 	default:
 		r.seen.set(s)
 		g := r.gaps.find(s)
 		if g == nil {
 			r.iv.late++
 			r.tot.late++
-			return
+			return false
 		}
 		g.filled++
 		r.rowLost[g.row]--
@@ -195,6 +199,7 @@ func (r *UDPReceiver) Add(a Arrival) {
 		r.receive(a)
 		r.gaps.dropFilled()
 		r.trim()
+		return true
 	}
 }
 

@@ -22,6 +22,9 @@ type ReceiverConfig struct {
 	LateThreshold time.Duration
 	// Key, when set, accepts only datagrams signed with it (Signer).
 	Key []byte
+	// Frames: the stream is isochronous (--isochronous); its datagrams
+	// carry frame fields, and the receiver accounts for its frames.
+	Frames bool
 }
 
 // Receiver accounts one stream's datagrams.
@@ -34,7 +37,8 @@ type Receiver struct {
 
 	mu    sync.Mutex // guards stats between the read loop and interval cuts
 	stats *stats.UDPReceiver
-	arr   *arrivals // arrival histograms, when enabled (arrivals.go)
+	arr   *arrivals  // arrival histograms, when enabled (arrivals.go)
+	fr    *frameAcct // an isochronous stream's frames (frame_recv.go)
 
 	bytes   atomic.Int64
 	foreign atomic.Int64 // datagrams of another test, or not ours at all
@@ -62,11 +66,15 @@ func NewReceiver(conn *net.UDPConn, cfg ReceiverConfig) (*Receiver, error) {
 	if io.features().KernelTimestamps {
 		src = "kernel"
 	}
-	return &Receiver{
+	r := &Receiver{
 		cfg: cfg, conn: conn, io: io, done: make(chan struct{}), sig: NewSigner(cfg.Key),
 		m:     newMatcher(cfg.Token, cfg.StreamID),
 		stats: stats.NewUDPReceiver(stats.UDPConfig{LateThreshold: cfg.LateThreshold, TimestampSource: src}),
-	}, nil
+	}
+	if cfg.Frames {
+		r.fr = newFrameAcct()
+	}
+	return r, nil
 }
 
 // Start reads until Stop's deadline or an error.
@@ -123,7 +131,17 @@ func (r *Receiver) account(segs []Segment) {
 			r.forged.Add(1)
 			continue
 		}
-		r.stats.Add(stats.Arrival{Seq: seq, SentNs: sentNs, RecvNs: sg.RecvNs, SharedRecvTime: sg.Shared})
+		var fr Frame
+		if r.fr != nil {
+			var err error
+			if fr, err = ParseFrame(sg.Payload); err != nil {
+				r.foreign.Add(1) // our token and stream, but not what our sender sends
+				continue
+			}
+		}
+		if r.stats.Add(stats.Arrival{Seq: seq, SentNs: sentNs, RecvNs: sg.RecvNs, SharedRecvTime: sg.Shared}) && r.fr != nil {
+			r.fr.add(fr, seq, sg.RecvNs)
+		}
 		if r.arr != nil {
 			r.arr.add(sg.RecvNs, sg.Shared)
 		}
@@ -183,7 +201,12 @@ func (r *Receiver) FirstByte() time.Duration { return time.Duration(r.firstNano.
 func (r *Receiver) Cut() result.UDP {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.stats.Cut(time.Now().UnixNano())
+	u := r.stats.Cut(time.Now().UnixNano())
+	if r.fr != nil {
+		f := r.fr.cut()
+		u.Frames = &f
+	}
+	return u
 }
 
 // Final closes the stream; sentTotal is the sender's count, or -1.
@@ -192,6 +215,11 @@ func (r *Receiver) Final(sentTotal int64) result.UDP {
 	defer r.mu.Unlock()
 	u := r.stats.Final(time.Now().UnixNano(), sentTotal)
 	r.socketDropsTo(&u)
+	if r.fr != nil {
+		f := r.fr.final(sentTotal)
+		u.Invalid += r.fr.bad
+		u.Frames = &f
+	}
 	return u
 }
 

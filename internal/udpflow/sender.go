@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/isoch"
 	"github.com/wireperf/wireperf/internal/pace"
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/spec"
@@ -47,6 +48,9 @@ type SenderConfig struct {
 	// spec.RepeatingPattern (--repeating-payload), as iperf3 fills its
 	// buffer before writing its header over the start.
 	RepeatingPayload bool
+	// Frames makes the stream isochronous (--isochronous): frames on
+	// their schedule instead of Pace (frame_send.go).
+	Frames *isoch.Frames
 }
 
 // Sender sends one stream's datagrams, numbered from 0.
@@ -68,6 +72,8 @@ type Sender struct {
 	errMu      sync.Mutex
 	err        error
 	schedule   *result.Schedule // set when run ends, paced
+	frames     *frameCounts     // an isochronous stream's
+	frameBatch atomic.Int64     // the most datagrams an isochronous send carried
 }
 
 // NewSender prepares a sender on a connected socket.
@@ -78,11 +84,23 @@ func NewSender(conn *net.UDPConn, cfg SenderConfig) (*Sender, error) {
 	if len(cfg.Key) > 0 && cfg.Size < SignedHeaderLen {
 		return nil, fmt.Errorf("udpflow: with authentication, datagrams must hold the signed header (%d bytes)", SignedHeaderLen)
 	}
+	if cfg.Frames != nil {
+		if err := cfg.Frames.Check(); err != nil {
+			return nil, fmt.Errorf("udpflow: --isochronous: %w", err)
+		}
+		if need := FrameHeaderLen + min(len(cfg.Key), 1)*MACLen; cfg.Size < need {
+			return nil, fmt.Errorf("udpflow: isochronous datagrams must hold the frame fields (%d bytes)", need)
+		}
+		cfg.Pace = nil // the frames are the schedule
+	}
 	io, err := newBatchIO(conn, cfg.Size, cfg.GSO)
 	if err != nil {
 		return nil, err
 	}
 	s := &Sender{cfg: cfg, conn: conn, io: io, stop: make(chan struct{}), done: make(chan struct{})}
+	if cfg.Frames != nil {
+		s.frames = &frameCounts{}
+	}
 	if p := cfg.Pace; p != nil && p.Interval > 0 {
 		if p.Spacing {
 			s.pacer = pace.New(*p)
@@ -135,6 +153,10 @@ func (s *Sender) run(budget Budget) {
 		tmpl.Put(buf[i*size:])
 	}
 	start := time.Now()
+	if s.cfg.Frames != nil {
+		s.runFrames(buf, batch, signer, budget, start, cpu0)
+		return
+	}
 	if s.pacer != nil {
 		s.pacer.Start(start)
 	}
@@ -242,6 +264,58 @@ func (s *Sender) run(budget Budget) {
 	s.schedule = sc
 }
 
+// runFrames is run's loop for an isochronous stream (frameSender), on
+// the same thread; its schedule is reported as a paced sender's is.
+func (s *Sender) runFrames(buf []byte, batch int, signer *Signer, budget Budget, start time.Time, cpu0 time.Duration) {
+	pace.LowTimerSlack()
+	fs := &frameSender{
+		f: *s.cfg.Frames, size: s.cfg.Size, batch: batch, clock: realClock{pace.NewSleeper(start)},
+		sizer: isoch.NewSizer(*s.cfg.Frames), budget: budget, signer: signer, stop: s.stop,
+		send:     func(b []byte, n int) (int, error) { return s.io.send(b, s.cfg.Size, n) },
+		stopping: s.stopping.Load, counts: s.frames, sendErrs: &s.sendErrors,
+		sentNow: func(k int) {
+			s.sent.Add(int64(k))
+			s.lastNano.Store(int64(time.Since(s.epoch)))
+		},
+	}
+	var y yield.Yielder
+	yield.Enter(false)
+	defer yield.Leave(false)
+	send := fs.send
+	fs.send = func(b []byte, n int) (int, error) {
+		k, err := send(b, n)
+		y.At(time.Now().UnixNano())
+		return k, err
+	}
+	if err := fs.run(buf, start); err != nil && !s.stopping.Load() {
+		s.setErr(err)
+	}
+	s.frameBatch.Store(int64(fs.maxBatch))
+	wall := time.Since(start)
+	s.schedule = &result.Schedule{
+		CPUPercent: cpuPercent(cpu0, threadCPU(), wall), BufferFull: fs.full, Sends: fs.sends,
+	}
+}
+
+// TakeRowLateMaxMs is an isochronous sender's latest frame start since
+// the last call, for an interval row; 0 for any other sender.
+func (s *Sender) TakeRowLateMaxMs() float64 {
+	if s.frames == nil {
+		return 0
+	}
+	return s.frames.TakeRowLateMaxMs()
+}
+
+// Frames is an isochronous sender's frame counts so far; nil for any
+// other sender.
+func (s *Sender) Frames() *result.Frames {
+	if s.frames == nil {
+		return nil
+	}
+	f := s.frames.Frames()
+	return &f
+}
+
 // transientSendError is a send the kernel refused for now: a full queue
 // (ENOBUFS), or an ICMP error from an earlier datagram (the receiver's
 // port was not yet open). The stream goes on; the count is reported.
@@ -297,6 +371,9 @@ func (s *Sender) Features() Features { return s.io.features() }
 func (s *Sender) GSOSegments() int {
 	if !s.io.features().GSO {
 		return 0
+	}
+	if s.cfg.Frames != nil { // as many as a frame's sends carried: --ipg sends one at a time
+		return int(s.frameBatch.Load())
 	}
 	return min(s.batchSize(), s.io.maxSendBatch(s.cfg.Size))
 }

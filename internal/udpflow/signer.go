@@ -34,25 +34,28 @@ func NewSigner(key []byte) *Signer {
 	return &Signer{mac: hmac.New(sha256.New, key)}
 }
 
-func (s *Signer) compute(b []byte) []byte {
+func (s *Signer) compute(b []byte, hl int) []byte {
 	s.mac.Reset()
-	s.mac.Write(b[:HeaderLen])
+	s.mac.Write(b[:hl])
 	return s.mac.Sum(s.sum[:0])[:MACLen]
 }
 
 // Sign marks the header at the start of b as signed and writes its MAC
-// after it; b must hold SignedHeaderLen bytes. Call it after the last
+// after it (after the frame fields of an isochronous datagram, which it
+// covers); b must hold the header and the MAC. Call it after the last
 // change to the header.
 func (s *Signer) Sign(b []byte) {
-	_ = b[SignedHeaderLen-1]
 	b[3] |= flagMAC
-	copy(b[HeaderLen:SignedHeaderLen], s.compute(b))
+	hl := headerLen(b)
+	_ = b[hl+MACLen-1]
+	copy(b[hl:hl+MACLen], s.compute(b, hl))
 }
 
 // Verify says whether b starts with a signed header whose MAC is right.
 func (s *Signer) Verify(b []byte) bool {
-	if len(b) < SignedHeaderLen || b[3]&flagMAC == 0 {
+	hl := headerLen(b)
+	if len(b) < hl+MACLen || b[3]&flagMAC == 0 {
 		return false
 	}
-	return hmac.Equal(s.compute(b), b[HeaderLen:SignedHeaderLen])
+	return hmac.Equal(s.compute(b, hl), b[hl:hl+MACLen])
 }

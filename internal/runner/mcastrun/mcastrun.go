@@ -12,7 +12,6 @@ import (
 	"io"
 	"net/netip"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/wireperf/wireperf/internal/mcast"
@@ -109,71 +108,17 @@ func clientGroup(c *measure.Client, host string) (mcast.Group, mcast.SendOptions
 }
 
 // sendConfig is the sender's test from the client's flags.
-func sendConfig(c *measure.Client, fs frameFlags) (mcast.SendConfig, error) {
+func sendConfig(c *measure.Client) (mcast.SendConfig, error) {
 	s := &c.Spec
 	cfg := mcast.SendConfig{Length: s.Length, Rate: s.Rate, Burst: s.Burst, Duration: s.Duration,
 		Bytes: s.Bytes, Interval: s.Interval, Port: c.Port, TOS: uint8(s.TOS)}
 	if s.PPS > 0 {
 		cfg.Rate = float64(s.PPS) * float64(s.Length) * 8
 	}
-	if c.IPGms != 0 && c.Isochronous == "" {
-		return cfg, errors.New("--ipg: the gap between the datagrams of a frame, with --isochronous")
-	}
-	if c.Isochronous != "" {
-		f, err := ParseIsochronous(c.Isochronous)
-		if err != nil {
-			return cfg, err
-		}
-		if c.IPGms < 0 || c.IPGms > 1000 {
-			return cfg, fmt.Errorf("--ipg %g: 0 to 1000 ms", c.IPGms)
-		}
-		f.IPG = time.Duration(c.IPGms * float64(time.Millisecond))
-		if fs.rateGiven {
-			return cfg, errors.New("--isochronous and -b or --pps: the frames set the rate")
-		}
-		cfg.Frames, cfg.Rate = &f, f.Mean
+	if f := s.Isochronous; f != nil { // measure checked it, and the rate flags against it
+		cfg.Frames, cfg.Rate = f, f.Mean
 	}
 	return cfg, cfg.Check()
-}
-
-// frameFlags says which rate flags the command line gave.
-type frameFlags struct{ rateGiven bool }
-
-// ParseIsochronous reads iperf 2's --isochronous FPS:MEAN,STDEV: frames a
-// second, and the mean and standard deviation of the frames' sizes as
-// rates in bits a second (k, m, g: powers of 1000). iperf 2 reads an
-// upper-case suffix as bytes a second; that is refused here rather than
-// read one way or the other, and so is its p (packets) suffix.
-func ParseIsochronous(s string) (mcast.Frames, error) {
-	bad := func(why string) (mcast.Frames, error) {
-		return mcast.Frames{}, fmt.Errorf("--isochronous %s: %s", s, why)
-	}
-	fpsText, load, ok := strings.Cut(s, ":")
-	if !ok {
-		return bad("want FPS:MEAN,STDEV, e.g. 60:20m,0")
-	}
-	fps, err := strconv.ParseFloat(fpsText, 64)
-	if err != nil {
-		return bad("frames a second: want a number")
-	}
-	meanText, stdevText, _ := strings.Cut(load, ",")
-	if stdevText == "" {
-		stdevText = "0"
-	}
-	var vals [2]float64
-	for i, t := range []string{meanText, stdevText} {
-		if strings.ContainsAny(t, "KMGTBp") {
-			return bad("give bits a second with k, m or g (iperf 2 reads K, M, G as bytes a second and p as packets)")
-		}
-		if vals[i], err = units.ParseRate(t); err != nil {
-			return bad(err.Error())
-		}
-	}
-	f := mcast.Frames{FPS: fps, Mean: vals[0], Stdev: vals[1]}
-	if err := f.Check(); err != nil {
-		return bad(err.Error())
-	}
-	return f, nil
 }
 
 // Client sends c's test to the group host (ADDR or ADDR%DEV) and writes
@@ -183,7 +128,7 @@ func Client(ctx context.Context, c *measure.Client, host string, w io.Writer) er
 	if err != nil {
 		return err
 	}
-	cfg, err := sendConfig(c, frameFlags{rateGiven: c.Bitrate != "" || c.Spec.PPS > 0})
+	cfg, err := sendConfig(c)
 	if err != nil {
 		return err
 	}

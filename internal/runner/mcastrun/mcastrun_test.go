@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wireperf/wireperf/internal/isoch"
+
 	"github.com/wireperf/wireperf/internal/measure"
 )
 
@@ -100,15 +102,15 @@ func TestServerCheck(t *testing.T) {
 }
 
 func TestParseIsochronous(t *testing.T) {
-	f, err := ParseIsochronous("60:20m,0")
+	f, err := isoch.Parse("60:20m,0")
 	if err != nil || f.FPS != 60 || f.Mean != 20e6 || f.Stdev != 0 {
 		t.Errorf("60:20m,0: %+v %v", f, err)
 	}
-	if f, err = ParseIsochronous("29.97:8m,2m"); err != nil || f.FPS != 29.97 || f.Stdev != 2e6 {
+	if f, err = isoch.Parse("29.97:8m,2m"); err != nil || f.FPS != 29.97 || f.Stdev != 2e6 {
 		t.Errorf("29.97:8m,2m: %+v %v", f, err)
 	}
 	for _, bad := range []string{"60", "x:20m", "60:20M,0", "60:25p", "0:20m", "60:0", "60:20m,-1m"} {
-		if _, err := ParseIsochronous(bad); err == nil {
+		if _, err := isoch.Parse(bad); err == nil {
 			t.Errorf("%q: no error", bad)
 		}
 	}
@@ -116,17 +118,34 @@ func TestParseIsochronous(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-u", "--ipg", "1"}, "with --isochronous"},
-		{[]string{"-u", "--isochronous", "-b", "10m"}, "the frames set the rate"},
 		{[]string{"-u", "--isochronous", "-l", "100"}, "at least 232 bytes"},
 	} {
 		c := client(t, tc.args...)
-		if _, err := sendConfig(c, frameFlags{rateGiven: c.Bitrate != ""}); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := sendConfig(c); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v, want an error saying %q", tc.args, err, tc.want)
+		}
+	}
+	// The rate flags against the frames are measure's checks, for
+	// multicast and unicast alike.
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-u", "--ipg", "1"}, "with --isochronous"},
+		{[]string{"-u", "--isochronous", "-b", "10m"}, "the frames set the rate"},
+	} {
+		fs := measure.NewFlagSet("client")
+		c := measure.NewClient()
+		c.Register(fs)
+		if err := fs.Parse(tc.args); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Finish(fs); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: %v, want an error saying %q", tc.args, err, tc.want)
 		}
 	}
 	c := client(t, "-u", "--isochronous", "--ipg", "0.5")
-	cfg, err := sendConfig(c, frameFlags{})
+	cfg, err := sendConfig(c)
 	if err != nil || cfg.Frames == nil || cfg.Frames.FPS != 60 || cfg.Frames.IPG != 500*time.Microsecond || cfg.Rate != 20e6 {
 		t.Errorf("--isochronous alone, --ipg 0.5: %+v %v", cfg.Frames, err)
 	}
