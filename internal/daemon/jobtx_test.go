@@ -6,8 +6,6 @@ import (
 	"errors"
 	"log/slog"
 	"slices"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -347,61 +345,4 @@ func TestTestsEndLeavesTheLeaseRenewalToFinish(t *testing.T) {
 	if alive != 1 {
 		t.Errorf("the connection that renewed the lease was closed when the test ended (backend %d gone)", renewer)
 	}
-}
-
-// A lease that reaches its limit (a test whose hold is within LeaseTTL
-// holds it whole from its start) is not renewed: a renewal would change
-// nothing. One short of it is. The archive here is closed, so that any
-// renewal tried is a warning in the log.
-func TestLeaseAtItsLimitIsNotRenewed(t *testing.T) {
-	for _, c := range []struct {
-		hold    time.Duration
-		renewed bool
-	}{
-		{schedule.LeaseTTL, false},
-		{schedule.LeaseTTL + time.Second, true},
-	} {
-		var log syncBuffer
-		d := &Daemon{log: slog.New(slog.NewTextHandler(&log, nil))}
-		st, err := archive.Open(context.Background(), archivetest.Backends(t)["sqlite"])
-		if err != nil {
-			t.Fatal(err)
-		}
-		d.sched = taskstore.New(st)
-		st.Close()
-		from := time.Now()
-		clk := &tickClock{now: from.Add(schedule.LeaseRenew), ticks: make(chan time.Time)}
-		d.cfg.Clock = clk
-		ctx, stop := context.WithCancel(context.Background())
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			d.heartbeat(ctx, "r", from, c.hold, d.log, func() {})
-		}()
-		// The second tick is taken once the first one's work is done.
-		clk.ticks <- clk.now
-		clk.ticks <- clk.now
-		stop()
-		<-done
-		if tried := strings.Contains(log.String(), "lease was not renewed"); tried != c.renewed {
-			t.Errorf("hold %v: renewal tried %v, want %v (log %q)", c.hold, tried, c.renewed, log.String())
-		}
-	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -226,13 +226,6 @@ func (d *Daemon) heartbeat(ctx context.Context, runID string, from time.Time, ho
 		}
 		now := d.cfg.Clock.Now()
 		until := schedule.LeaseEnd(from, now, hold)
-		if !until.After(held) {
-			// The lease reaches as far already: a test whose hold is
-			// within LeaseTTL holds it whole from its start, and a lease
-			// at its limit is never lost. A renewal would change no row
-			// (RenewLease), and cost a transaction, most runs' one.
-			continue
-		}
 		// The renewal's own timeout bounds I/O, in machine time. The
 		// test's end doesn't cut a renewal short: pgx closes a connection
 		// whose statement is cancelled, and a test of the renewal's
@@ -289,7 +282,8 @@ func (d *Daemon) recordOutcome(ctx context.Context, o outcome) error {
 	}
 	// The run's job is completed in the same transaction: a daemon that
 	// dies after it commits leaves no job running to be rescued, and
-	// one that dies before leaves both to be done again.
+	// one that dies before leaves the run running and its job to River's
+	// rescuer, as before.
 	jobDone := func() {}
 	finish := func(ctx context.Context, tx *sql.Tx) error {
 		if err := d.sched.Finish(ctx, tx, o.RunID, o.State, o.Reason, o.Ended, d.cfg.Clock.Now()); err != nil {
