@@ -22,6 +22,8 @@ type pgSampler struct {
 	// The steady state's start (markSteady): transactions and
 	// pg_stat_statements' calls by statement.
 	steadyXacts      int64
+	steadySessions   int64
+	sessionsOK       bool
 	steadyStatements map[string]int64
 	statementsOK     bool
 

@@ -101,6 +101,9 @@ func (r *Report) Markdown(w io.Writer) {
 	fmt.Fprintf(w, "| PostgreSQL connections (max, sampled every %v) | %d |\n", sampleEvery, pg.MaxConnections)
 	fmt.Fprintf(w, "| PostgreSQL transactions per second | %.1f |\n", pg.TPS)
 	fmt.Fprintf(w, "| PostgreSQL transactions per finished run, from the schedule's start | %.2f (of %d runs) |\n", r.Cost.Transactions, r.Cost.Runs)
+	if r.Cost.Connections >= 0 {
+		fmt.Fprintf(w, "| connections opened per finished run | %.3f |\n", r.Cost.Connections)
+	}
 	if r.Cost.Statements != nil {
 		fmt.Fprintf(w, "| of which begun by a client (BEGIN) | %.2f |\n", r.Cost.Explicit)
 		for _, s := range r.Cost.Statements {

@@ -20,7 +20,13 @@ type runCost struct {
 	// Explicit is the transactions a client began (BEGIN) per run; the
 	// rest are single statements, each its own transaction.
 	Explicit float64 `json:"explicit_transactions_per_run,omitempty"`
-	Runs     int     `json:"finished_runs"`
+	// Connections is the connections opened to the database per
+	// finished run (pg_stat_database's sessions, PostgreSQL 14 on), -1
+	// where unknown. Each new connection costs transactions that no
+	// statement counter sees: its start, pgx's ping on its first reuse,
+	// and a description of every statement it runs anew.
+	Connections float64 `json:"connections_opened_per_run"`
+	Runs        int     `json:"finished_runs"`
 }
 
 type sourceCost struct {
@@ -88,14 +94,22 @@ func (s *pgSampler) markSteady(ctx context.Context) error {
 		return err
 	}
 	s.steadyXacts = x
+	s.steadySessions, s.sessionsOK = s.sessions(ctx)
 	s.steadyStatements, s.statementsOK = s.statementCounts(ctx)
 	return nil
+}
+
+// sessions is the connections opened to the database so far; ok false
+// before PostgreSQL 14.
+func (s *pgSampler) sessions(ctx context.Context) (n int64, ok bool) {
+	err := s.conn.QueryRow(ctx, `SELECT sessions FROM pg_stat_database WHERE datname = current_database()`).Scan(&n)
+	return n, err == nil
 }
 
 // cost is the steady state's cost per run, runs having finished since
 // markSteady.
 func (s *pgSampler) cost(ctx context.Context, runs int) (runCost, error) {
-	c := runCost{Runs: runs}
+	c := runCost{Runs: runs, Connections: -1}
 	if runs == 0 {
 		return c, nil
 	}
@@ -104,6 +118,9 @@ func (s *pgSampler) cost(ctx context.Context, runs int) (runCost, error) {
 		return c, err
 	}
 	c.Transactions = float64(x-s.steadyXacts) / float64(runs)
+	if n, ok := s.sessions(ctx); ok && s.sessionsOK {
+		c.Connections = float64(n-s.steadySessions) / float64(runs)
+	}
 	if !s.statementsOK {
 		return c, nil
 	}

@@ -17,7 +17,7 @@ func (d *Daemon) SpoolCount() int { return d.spool.count() }
 func (d *Daemon) CloseQueue() { d.queue.Close() }
 
 // Execute runs one planned run as a worker would, for tests.
-func (d *Daemon) Execute(ctx context.Context, runID string) error { return d.execute(ctx, runID) }
+func (d *Daemon) Execute(ctx context.Context, runID string) error { return d.execute(ctx, runID, 0) }
 
 // NotTakenGrace is how long past its deadline a run may stay scheduled.
 const NotTakenGrace = notTakenGrace
@@ -30,3 +30,6 @@ var HostGroups = hostGroups
 func (d *Daemon) APIWork() (scheduleBuilt, abandoned int64) {
 	return d.scheduleBuilt.Load(), d.abandoned.Load()
 }
+
+// quiet is the driver's kept answers, for tests.
+func (q *riverQueue[TTx]) quiet() *quietPolls { return q.polls }

@@ -10,9 +10,11 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver"
+	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivermigrate"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/wireperf/wireperf/internal/archive"
 )
@@ -37,12 +39,21 @@ type queue interface {
 	// Enqueue adds runs' jobs on a host's queue, available at once, in
 	// one transaction; a job for a run already there is kept.
 	Enqueue(ctx context.Context, host string, runIDs ...string) error
+	// CompleteTx completes a job being worked in tx, the archive's
+	// transaction that records its run's end, so that the two commit
+	// together or not at all. done, called once tx has committed, keeps
+	// River from completing the job again in a transaction of its own.
+	CompleteTx(ctx context.Context, tx *sql.Tx, jobID int64, at time.Time) (done func(), err error)
 	Close()
 }
 
 type riverQueue[TTx any] struct {
 	client *river.Client[TTx]
 	close  func()
+	// txExecutor is River's executor on one of the archive's
+	// transactions (database/sql, on the same database as the queue).
+	txExecutor func(*sql.Tx) riverdriver.ExecutorTx
+	polls      *quietPolls
 }
 
 func (q *riverQueue[TTx]) Start(ctx context.Context) error { return q.client.Start(ctx) }
@@ -51,6 +62,30 @@ func (q *riverQueue[TTx]) StopAndCancel(ctx context.Context) error {
 	return q.client.StopAndCancel(ctx)
 }
 func (q *riverQueue[TTx]) Close() { q.close() }
+
+// CompleteTx runs River's own completion (the statement River's
+// JobCompleteTx runs) in tx. A job no longer running (completed or
+// rescued already) is left as it is: done then does nothing.
+func (q *riverQueue[TTx]) CompleteTx(ctx context.Context, tx *sql.Tx, jobID int64, at time.Time) (func(), error) {
+	set := riverdriver.JobSetStateCompleted(jobID, at, nil)
+	rows, err := q.txExecutor(tx).JobSetStateIfRunningMany(ctx, &riverdriver.JobSetStateIfRunningManyParams{
+		ID:              []int64{set.ID},
+		Attempt:         []*int{set.Attempt},
+		ErrData:         [][]byte{set.ErrData},
+		FinalizedAt:     []*time.Time{set.FinalizedAt},
+		MetadataDoMerge: []bool{false},
+		MetadataUpdates: [][]byte{nil},
+		ScheduledAt:     []*time.Time{set.ScheduledAt},
+		State:           []rivertype.JobState{set.State},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("completing the run's job: %w", err)
+	}
+	if len(rows) == 0 {
+		return func() {}, nil
+	}
+	return func() { q.polls.completedInTx(rows[0]) }, nil
+}
 
 func (q *riverQueue[TTx]) Enqueue(ctx context.Context, host string, runIDs ...string) error {
 	if len(runIDs) == 0 {
@@ -119,6 +154,9 @@ func newQueue(ctx context.Context, dsn string, d *Daemon) (queue, error) {
 		}
 		cfg.PollOnly = true
 		drv := newQuietDriver(riverpgxv5.New(pool), time.Now)
+		// The archive's transactions are database/sql's (pgx's stdlib):
+		// River's database/sql driver runs the same statements on them.
+		txExecutor := riverdatabasesql.New(nil).UnwrapExecutor
 		if err := migrateRiver(ctx, drv, d, beginRiverPG(ctx, pool)); err != nil {
 			pool.Close()
 			return nil, err
@@ -128,7 +166,7 @@ func newQueue(ctx context.Context, dsn string, d *Daemon) (queue, error) {
 			pool.Close()
 			return nil, fmt.Errorf("job queue: %w", err)
 		}
-		return &riverQueue[pgxTx]{client: c, close: pool.Close}, nil
+		return &riverQueue[pgxTx]{client: c, close: pool.Close, txExecutor: txExecutor, polls: drv.polls}, nil
 	}
 	db, err := archive.OpenSQLitePool(dsn)
 	if err != nil {
@@ -147,7 +185,7 @@ func newQueue(ctx context.Context, dsn string, d *Daemon) (queue, error) {
 		db.Close()
 		return nil, fmt.Errorf("job queue: %w", err)
 	}
-	return &riverQueue[*sql.Tx]{client: c, close: func() { db.Close() }}, nil
+	return &riverQueue[*sql.Tx]{client: c, close: func() { db.Close() }, txExecutor: riversqlite.New(nil).UnwrapExecutor, polls: drv.polls}, nil
 }
 
 // migrateRiver runs River's migrations one a transaction (one of them

@@ -22,6 +22,12 @@ const queueSettingsEvery = 5 * time.Minute
 // interval. At 200 hosts the two polls were 200 transactions a second,
 // 15 for each run (docs/scale.md).
 //
+// Its completions skip the jobs the daemon completed itself in the
+// transaction that recorded their run (riverQueue.CompleteTx): River
+// would complete each again in a transaction of its own, which changes
+// nothing (the job is no longer running) but costs the database one
+// transaction a run.
+//
 // It also says it has no listener, which is true of a poll-only client:
 // River then inserts without a NOTIFY nobody hears, and wakes its own
 // producer at once when the daemon queues a job on it, so the producer
@@ -59,8 +65,28 @@ func (e quietExecutor) JobGetCancelRequested(ctx context.Context, p *riverdriver
 	return e.Executor.JobGetCancelRequested(ctx, p)
 }
 
+// JobSetStateIfRunningMany is River's completion of worked jobs: those
+// completed in their run's transaction already are answered with the
+// row that transaction returned, and only the others are sent.
+func (e quietExecutor) JobSetStateIfRunningMany(ctx context.Context, p *riverdriver.JobSetStateIfRunningManyParams) ([]*rivertype.JobRow, error) {
+	done, rest := e.polls.takeCompleted(p)
+	if rest == nil {
+		return done, nil
+	}
+	rows, err := e.Executor.JobSetStateIfRunningMany(ctx, rest)
+	if err != nil {
+		// River tries the whole batch again.
+		for _, r := range done {
+			e.polls.completedInTx(r)
+		}
+		return nil, err
+	}
+	return append(done, rows...), nil
+}
+
 // quietPolls keeps the last answers and when they were read. A read
-// that fails is not kept: the next poll asks again.
+// that fails is not kept: the next poll asks again. It also keeps the
+// jobs completed in their run's transaction until River completes them.
 type quietPolls struct {
 	every time.Duration
 	now   func() time.Time
@@ -68,6 +94,56 @@ type quietPolls struct {
 	mu         sync.Mutex
 	queues     map[string]quietQueue
 	lastCancel time.Time
+	// completed are jobs completed in their run's transaction, by ID,
+	// as that transaction left them; River completes each once its
+	// worker returns, and the entry goes then.
+	completed map[int64]*rivertype.JobRow
+}
+
+// completedInTx keeps a job completed in a committed transaction.
+func (p *quietPolls) completedInTx(row *rivertype.JobRow) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.completed == nil {
+		p.completed = map[int64]*rivertype.JobRow{}
+	}
+	p.completed[row.ID] = row
+}
+
+// takeCompleted splits River's completions: the rows of the jobs
+// completed already (whatever state River now asks for: the committed
+// completion stands, as with River's JobCompleteTx), and the parameters
+// for the others, nil when there are none.
+func (p *quietPolls) takeCompleted(in *riverdriver.JobSetStateIfRunningManyParams) ([]*rivertype.JobRow, *riverdriver.JobSetStateIfRunningManyParams) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.completed) == 0 {
+		return nil, in
+	}
+	var done []*rivertype.JobRow
+	rest := &riverdriver.JobSetStateIfRunningManyParams{Now: in.Now, Schema: in.Schema}
+	for i, id := range in.ID {
+		if row, ok := p.completed[id]; ok {
+			delete(p.completed, id)
+			done = append(done, row)
+			continue
+		}
+		rest.ID = append(rest.ID, id)
+		rest.Attempt = append(rest.Attempt, in.Attempt[i])
+		rest.ErrData = append(rest.ErrData, in.ErrData[i])
+		rest.FinalizedAt = append(rest.FinalizedAt, in.FinalizedAt[i])
+		rest.MetadataDoMerge = append(rest.MetadataDoMerge, in.MetadataDoMerge[i])
+		rest.MetadataUpdates = append(rest.MetadataUpdates, in.MetadataUpdates[i])
+		rest.ScheduledAt = append(rest.ScheduledAt, in.ScheduledAt[i])
+		rest.State = append(rest.State, in.State[i])
+	}
+	if len(done) == 0 {
+		return nil, in
+	}
+	if len(rest.ID) == 0 {
+		return done, nil
+	}
+	return done, rest
 }
 
 type quietQueue struct {

@@ -27,6 +27,10 @@ type outcome struct {
 	Ended     time.Time `json:"ended"`
 	State     string    `json:"state"`
 	Reason    string    `json:"reason,omitempty"`
+	// JobID is the River job that worked the run, completed with its
+	// result; 0 for a spooled outcome, whose job River completed when
+	// its worker returned.
+	JobID int64 `json:"-"`
 }
 
 // spool keeps outcomes the archive could not take, one file a run,

@@ -41,7 +41,7 @@ type runWorker struct {
 func (w *runWorker) Work(ctx context.Context, job *river.Job[RunArgs]) error {
 	w.d.running.Add(1)
 	defer w.d.running.Done()
-	return w.d.execute(ctx, job.Args.RunID)
+	return w.d.execute(ctx, job.Args.RunID, job.ID)
 }
 
 // reservePoll is how often a run waiting for its hosts looks again.
@@ -54,9 +54,10 @@ func record(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 }
 
-// execute runs one planned run. Its errors are the archive's; what
-// happened to the test is in the run's state and reason.
-func (d *Daemon) execute(ctx context.Context, runID string) error {
+// execute runs one planned run, the River job jobID's (0: none). Its
+// errors are the archive's; what happened to the test is in the run's
+// state and reason.
+func (d *Daemon) execute(ctx context.Context, runID string, jobID int64) error {
 	st := d.sched
 	// The run and its task as the last plan read them; the archive is
 	// asked only for a run queued before a restart. Either may have
@@ -181,7 +182,8 @@ func (d *Daemon) execute(ctx context.Context, runID string) error {
 		}
 	}
 	d.metrics.RunEnded(taskKind(task), state, true)
-	o := outcome{RunID: r.ID, Dest: r.Dest, Test: r.Test, Exclusive: task.Class == schedule.Exclusive, Cmdline: cmdline, Document: doc, Began: began, Ended: ended, State: state, Reason: reason}
+	o := outcome{RunID: r.ID, Dest: r.Dest, Test: r.Test, Exclusive: task.Class == schedule.Exclusive, Cmdline: cmdline, Document: doc, Began: began, Ended: ended, State: state, Reason: reason,
+		JobID: jobID}
 	rctx, cancel := record(ctx)
 	defer cancel()
 	if err := d.recordOutcome(rctx, o); err != nil {
@@ -224,8 +226,13 @@ func (d *Daemon) heartbeat(ctx context.Context, runID string, from time.Time, ho
 		}
 		now := d.cfg.Clock.Now()
 		until := schedule.LeaseEnd(from, now, hold)
-		// The renewal's own timeout bounds I/O, in machine time.
-		rctx, cancel := context.WithTimeout(ctx, schedule.LeaseRenew)
+		// The renewal's own timeout bounds I/O, in machine time. The
+		// test's end doesn't cut a renewal short: pgx closes a connection
+		// whose statement is cancelled, and a test of the renewal's
+		// period ends as it renews, so that each such run cost a new
+		// connection, its ping and its statements' descriptions again
+		// (docs/scale.md). Its end waits for the renewal instead.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), schedule.LeaseRenew)
 		ok, err := d.sched.RenewLease(rctx, runID, now, until)
 		cancel()
 		switch {
@@ -273,10 +280,38 @@ func (d *Daemon) recordOutcome(ctx context.Context, o outcome) error {
 			return d.archiveError(ctx, err)
 		}
 	}
+	// The run's job is completed in the same transaction: a daemon that
+	// dies after it commits leaves no job running to be rescued, and
+	// one that dies before leaves the run running and its job to River's
+	// rescuer, as before.
+	jobDone := func() {}
 	finish := func(ctx context.Context, tx *sql.Tx) error {
-		return d.sched.Finish(ctx, tx, o.RunID, o.State, o.Reason, o.Ended, d.cfg.Clock.Now())
+		if err := d.sched.Finish(ctx, tx, o.RunID, o.State, o.Reason, o.Ended, d.cfg.Clock.Now()); err != nil {
+			return err
+		}
+		if o.JobID == 0 || d.queue == nil {
+			return nil
+		}
+		done, err := d.queue.CompleteTx(ctx, tx, o.JobID, d.cfg.Clock.Now())
+		if err != nil {
+			return &jobCompletionError{err}
+		}
+		jobDone = done
+		return nil
 	}
 	err := d.store.PutRunWith(ctx, rec, finish)
+	if jc := (*jobCompletionError)(nil); errors.As(err, &jc) {
+		// River completes the job on its own once the worker returns:
+		// the run's end is recorded without it.
+		d.log.Warn("the run's job not completed with its result: recording the result alone", "run", o.RunID, "err", jc.err)
+		jobDone = func() {}
+		err = d.store.PutRunWith(ctx, rec, func(ctx context.Context, tx *sql.Tx) error {
+			return d.sched.Finish(ctx, tx, o.RunID, o.State, o.Reason, o.Ended, d.cfg.Clock.Now())
+		})
+	}
+	if err == nil {
+		jobDone()
+	}
 	switch {
 	case err == nil || errors.Is(err, archive.ErrFinished):
 		if p := d.tracePath(o); p != nil && err == nil {
@@ -307,6 +342,12 @@ func (d *Daemon) recordOutcome(ctx context.Context, o outcome) error {
 	d.archiveUp.Store(true)
 	return nil
 }
+
+// jobCompletionError is a River job's completion that failed in its
+// run's transaction.
+type jobCompletionError struct{ err error }
+
+func (e *jobCompletionError) Error() string { return e.err.Error() }
 
 // archiveError tells an unreachable archive (the error, returned) from
 // one that answered with an error (nil): it asks the archive.
