@@ -35,6 +35,8 @@ type endpoint struct {
 	// hardware where the NIC has been set to), read back from the
 	// socket's error queue by sentStamps.
 	txStamps bool
+	txSends  uint32        // UDP sends so far: the next send's stamp number (OPT_ID)
+	txHWSeen bool          // a send has had a hardware stamp
 	rxHW     int64         // the hardware receive stamp of the last recvmsg, 0 if none
 	restore  bool          // the socket was non-blocking: make it so again
 	timeout  time.Duration // SO_RCVTIMEO as last set
@@ -173,7 +175,11 @@ func (e *endpoint) release() {
 		// to wake it, and none to come.
 		e.txStamps = false
 		_ = unix.SetsockoptInt(e.fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPING, e.stampFlags())
-		e.sentStamps()
+		for range 64 {
+			if _, ok := e.errQueueStamps(); !ok {
+				break
+			}
+		}
 	}
 	runtime.KeepAlive(e.owner)
 }
@@ -181,44 +187,90 @@ func (e *endpoint) release() {
 func (e *endpoint) kernelTimestamps() bool { return e.kernelTS }
 
 func (e *endpoint) stampFlags() int {
-	if e.txStamps {
+	switch {
+	case !e.txStamps:
+		return rxStampFlags
+	case e.stream:
 		return rxStampFlags | txStampFlags
 	}
-	return rxStampFlags
+	// Numbered on UDP, each send by one (TCP numbers bytes instead), so
+	// that sentStamps knows its stamp when it sees it.
+	return rxStampFlags | txStampFlags | unix.SOF_TIMESTAMPING_OPT_ID
 }
 
 // sendStamps says whether sentStamps can return anything.
 func (e *endpoint) sendStamps() bool { return e.txStamps }
 
-// sentStamps drains the socket's error queue without waiting and returns
-// the stamps of the last send found there (zero if none yet: a NIC's
-// hardware stamp may come later than the response). Called once per
-// lockstep transaction, after the response, it matches that
-// transaction's request: earlier stamps were drained before it.
+// sentStamps returns the stamps of the last send, read from the socket's
+// error queue without waiting (zero if none yet: a NIC's hardware stamp
+// may come later than the response). Called once per lockstep
+// transaction, after the response. Earlier sends' stamps still queued
+// are passed over. On UDP the stamps are numbered, so the read stops at
+// the last send's (one read a transaction; the software and the
+// hardware stamps come in separate messages, so once the NIC has
+// stamped a send, every stamp of the last send is waited for no
+// longer, but read when there); elsewhere, and when the numbers do not
+// match (a send the kernel did not count), the queue is drained and its
+// last stamps taken.
 func (e *endpoint) sentStamps() kernelStamps {
+	want := e.txSends - 1
 	var last kernelStamps
 	for range 16 { // bounded: the queue holds a send's stamps, not a stream
-		e.iov.Base = &e.scratch[0]
-		e.iov.SetLen(len(e.scratch))
-		e.msg.Iov = &e.iov
-		e.msg.Iovlen = 1
-		e.msg.Control = &e.oob[0]
-		e.msg.SetControllen(len(e.oob))
-		e.msg.Flags = 0
-		// Raw: a read that never waits needs no word to the scheduler.
-		_, _, errno := unix.RawSyscall(unix.SYS_RECVMSG, uintptr(e.fd), uintptr(unsafe.Pointer(&e.msg)), uintptr(unix.MSG_ERRQUEUE|unix.MSG_DONTWAIT))
-		if errno != 0 {
+		st, ok := e.errQueueStamps()
+		if !ok {
 			break // EAGAIN: drained
 		}
-		if st := parseStamps(e.oob[:e.msg.Controllen]); st.sw != 0 || st.hw != 0 {
+		if st.sw == 0 && st.hw == 0 {
+			continue
+		}
+		e.txHWSeen = e.txHWSeen || st.hw != 0
+		if !st.hasID {
 			last = st
+			continue
+		}
+		if st.id != want {
+			if int32(st.id-want) > 0 {
+				e.txSends = st.id + 1 // the kernel counted a send we did not: follow its numbers
+				want = st.id
+				last = st
+			}
+			continue
+		}
+		if last.hasID && last.id == want {
+			last.sw, last.hw = max(last.sw, st.sw), max(last.hw, st.hw) // the same send's other stamp
+		} else {
+			last = st
+		}
+		if !e.txHWSeen || last.hw != 0 && last.sw != 0 {
+			return last
 		}
 	}
 	return last
 }
 
+// errQueueStamps reads one message from the error queue, without
+// waiting; false when there is none.
+func (e *endpoint) errQueueStamps() (kernelStamps, bool) {
+	e.iov.Base = &e.scratch[0]
+	e.iov.SetLen(len(e.scratch))
+	e.msg.Iov = &e.iov
+	e.msg.Iovlen = 1
+	e.msg.Control = &e.oob[0]
+	e.msg.SetControllen(len(e.oob))
+	e.msg.Flags = 0
+	// Raw: a read that never waits needs no word to the scheduler.
+	_, _, errno := unix.RawSyscall(unix.SYS_RECVMSG, uintptr(e.fd), uintptr(unsafe.Pointer(&e.msg)), uintptr(unix.MSG_ERRQUEUE|unix.MSG_DONTWAIT))
+	if errno != 0 {
+		return kernelStamps{}, false
+	}
+	return parseStamps(e.oob[:e.msg.Controllen]), true
+}
+
 // send writes b whole.
 func (e *endpoint) send(b []byte) error {
+	if !e.stream && e.txStamps {
+		e.txSends++
+	}
 	if !e.stream && e.rawHold > 0 && len(b) > 0 {
 		return e.sendRaw(b)
 	}

@@ -119,3 +119,56 @@ func TestLockedLoopsStopWithoutLeaks(t *testing.T) {
 		}
 	}
 }
+
+// On UDP the send stamps are numbered (OPT_ID): sentStamps stops at the
+// last send's stamp, with no read past it, passes over older ones, and
+// follows the kernel's numbers when they run ahead of the endpoint's.
+func TestSendStampsNumbered(t *testing.T) {
+	c, _ := udpPair(t)
+	e, err := newEndpoint(c, false, false, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.release()
+	if !e.sendStamps() {
+		t.Skip("this kernel gives no SO_TIMESTAMPING send stamps")
+	}
+	msg := make([]byte, 64)
+	for range 3 {
+		if err := e.send(msg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := e.sentStamps()
+	if !st.hasID || st.id != 2 || st.sw == 0 {
+		t.Fatalf("after three sends: %+v, want stamp number 2", st)
+	}
+	if _, more := e.errQueueStamps(); more {
+		t.Fatal("a stamp left queued after the last send's")
+	}
+
+	// Two sends, the endpoint asking for the first's: it stops there.
+	for range 2 {
+		if err := e.send(msg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.txSends--
+	if st := e.sentStamps(); st.id != 3 {
+		t.Fatalf("asked for send 3: got %+v", st)
+	}
+	next, more := e.errQueueStamps()
+	if !more || !next.hasID || next.id != 4 {
+		t.Fatalf("after the match, the queue holds %+v (%v), want send 4's stamp unread", next, more)
+	}
+
+	// A send the endpoint did not count: the kernel's numbers lead.
+	e.txSends = 5
+	if err := e.send(msg); err != nil {
+		t.Fatal(err)
+	}
+	e.txSends-- // as if the send had gone uncounted
+	if st := e.sentStamps(); st.id != 5 || e.txSends != 6 {
+		t.Fatalf("uncounted send: got %+v, next number %d; want stamp 5 and 6", st, e.txSends)
+	}
+}
