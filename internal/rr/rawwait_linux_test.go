@@ -128,6 +128,7 @@ func TestRawSlotsLeaveOneP(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		t.Cleanup(e.release) // after a failed check; a second release is harmless
 		es = append(es, e)
 	}
 	if es[0].rawHold == 0 || es[1].rawHold == 0 || es[2].rawHold != 0 {
@@ -139,6 +140,7 @@ func TestRawSlotsLeaveOneP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(e.release)
 	if e.rawHold == 0 {
 		t.Fatal("a released slot was not given to the next endpoint")
 	}
@@ -147,6 +149,7 @@ func TestRawSlotsLeaveOneP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(busy.release)
 	if busy.rawHold != 0 || busy.rawSlot {
 		t.Fatal("a busy-polling endpoint took a raw slot")
 	}
