@@ -131,16 +131,7 @@ func (e *endpoint) setup() error {
 		return fmt.Errorf("rr: %w", err)
 	}
 	nonblocking := fl&unix.O_NONBLOCK != 0
-	if !e.busy && acquireRawSlot() {
-		e.rawHold, e.rawSlot = rawWait, true
-		if !e.stream {
-			// A raw send must end on the runtime's signal too (sendRaw).
-			tv := unix.NsecToTimeval(int64(rawWait))
-			if err := unix.SetsockoptTimeval(e.fd, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv); err != nil {
-				e.releaseRawSlot()
-			}
-		}
-	}
+	e.waitRaw(1)
 	if !e.busy && nonblocking {
 		if err := unix.SetNonblock(e.fd, false); err != nil {
 			return fmt.Errorf("rr: %w", err)
@@ -380,14 +371,35 @@ func (e *endpoint) sendRaw(b []byte) error {
 }
 
 // rawWaiters counts the endpoints whose waits start as raw system calls
-// (rawSlot): at most GOMAXPROCS − 1 at a time, since each keeps a P
-// while it waits, so that one P is always left for the rest of the
-// process (a server's other tests and control connections). The
-// endpoints past that wait as ordinary system calls.
+// (rawSlot). Each keeps a P while it waits, so a server's loops take at
+// most GOMAXPROCS − 1 at a time, one P always left for the rest of the
+// process (its other tests and control connections); a prober may take
+// the last (waitRaw). The endpoints past that wait as ordinary system
+// calls.
 var rawWaiters atomic.Int32
 
-func acquireRawSlot() bool {
-	limit := int32(runtime.GOMAXPROCS(0) - 1)
+// waitRaw makes the endpoint's waits start raw if a slot is free with
+// leave Ps still left to the process: 1 for a server's loops; 0 for a
+// client's prober, whose process has nothing else to run meanwhile (the
+// rr command runs it with a single P), where the rest of the process
+// (its control connection's watcher, a daemon's scheduler) gets the P
+// back when sysmon preempts the wait, within about 10 ms.
+func (e *endpoint) waitRaw(leave int) {
+	if e.busy || e.rawSlot || !acquireRawSlot(leave) {
+		return
+	}
+	e.rawHold, e.rawSlot = rawWait, true
+	if !e.stream {
+		// A raw send must end on the runtime's signal too (sendRaw).
+		tv := unix.NsecToTimeval(int64(rawWait))
+		if err := unix.SetsockoptTimeval(e.fd, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv); err != nil {
+			e.releaseRawSlot()
+		}
+	}
+}
+
+func acquireRawSlot(leave int) bool {
+	limit := int32(runtime.GOMAXPROCS(0) - leave)
 	for {
 		n := rawWaiters.Load()
 		if n >= limit {

@@ -129,6 +129,7 @@ func NewProber(conn syscall.Conn, cfg ProberConfig) (*Prober, error) {
 	if err != nil {
 		return nil, err
 	}
+	e.waitRaw(0) // a client's: it may wait raw on the process's last P
 	p.e = e
 	p.rd = newReader(e, cfg.MaxResponse)
 	p.kernelTS = e.kernelTimestamps()

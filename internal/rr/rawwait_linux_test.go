@@ -114,8 +114,9 @@ func TestRawWaitThenOrdinary(t *testing.T) {
 	}
 }
 
-// At most GOMAXPROCS − 1 endpoints wait raw at a time; release frees the
-// slot for the next.
+// At most GOMAXPROCS − 1 of a server's endpoints wait raw at a time, a
+// prober's may take the last P, and none goes past GOMAXPROCS; release
+// frees the slot for the next.
 func TestRawSlotsLeaveOneP(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(3))
 	if rawWaiters.Load() != 0 {
@@ -153,7 +154,20 @@ func TestRawSlotsLeaveOneP(t *testing.T) {
 	if busy.rawHold != 0 || busy.rawSlot {
 		t.Fatal("a busy-polling endpoint took a raw slot")
 	}
-	for _, x := range []*endpoint{es[1], es[2], e, busy} {
+	// The third, a prober's, may take the last P; then none is left.
+	if es[2].waitRaw(0); es[2].rawHold != rawWait {
+		t.Fatal("a prober's endpoint was refused the last P")
+	}
+	c, _ = udpPair(t)
+	late, err := newEndpoint(c, false, false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(late.release)
+	if late.waitRaw(0); late.rawHold != 0 {
+		t.Fatal("a raw slot beyond GOMAXPROCS")
+	}
+	for _, x := range []*endpoint{es[1], es[2], e, busy, late} {
 		x.release()
 	}
 	if n := rawWaiters.Load(); n != 0 {
