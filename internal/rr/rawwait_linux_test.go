@@ -207,3 +207,28 @@ func TestTransactionAllocatesNothing(t *testing.T) {
 		t.Fatalf("%.1f allocations per transaction, want 0", allocs)
 	}
 }
+
+// A lockstep prober waits raw even on a single P (the rr command's
+// client runs with one); an isochronous UDP prober, whose reader and
+// sender are two goroutines, never does.
+func TestProberRawWaits(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	for _, tc := range []struct {
+		interval time.Duration
+		want     time.Duration
+	}{{0, rawWait}, {10 * time.Millisecond, 0}} {
+		c, _ := udpPair(t)
+		p, err := NewProber(c, ProberConfig{Mode: ModeUDP, Interval: tc.interval, MaxRequest: 64, MaxResponse: 64})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := p.e.rawHold
+		p.Close()
+		if got != tc.want {
+			t.Errorf("interval %v: raw wait %v, want %v", tc.interval, got, tc.want)
+		}
+	}
+	if n := rawWaiters.Load(); n != 0 {
+		t.Fatalf("%d raw slots held after Close", n)
+	}
+}
