@@ -232,3 +232,32 @@ func TestProberRawWaits(t *testing.T) {
 		t.Fatalf("%d raw slots held after Close", n)
 	}
 }
+
+// A paced reflector's loop (requests on an --interval schedule) waits as
+// ordinary system calls: its slot is given back as the loop starts.
+func TestPacedReflectorWaitsOrdinarily(t *testing.T) {
+	// Ps enough that the prober's slot and the reflector's do not
+	// depend on which of the two is set up first.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	for _, paced := range []bool{false, true} {
+		c, s := udpPair(t)
+		r := NewReflector(ReflectorConfig{MaxRequest: 64, MaxResponse: 64, Paced: paced})
+		r.Go(func() error { return r.ServeUDP(s) })
+		p, err := NewProber(c, ProberConfig{Mode: ModeUDP, MaxRequest: 64, MaxResponse: 64, NoWarmup: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Run([]Plan{{Request: 64, Response: 64, Count: 20}}); err != nil {
+			t.Fatal(err)
+		}
+		// The reflector's loop is waiting now (it answered all 20);
+		// the prober holds one slot, the reflector one unless paced.
+		held := rawWaiters.Load()
+		p.Close()
+		r.Stop()
+		r.Wait()
+		if want := map[bool]int32{false: 2, true: 1}[paced]; held != want {
+			t.Errorf("paced %v: %d raw slots held during the run, want %d", paced, held, want)
+		}
+	}
+}
