@@ -8,6 +8,7 @@ import (
 	"net"
 	"runtime"
 	"strconv"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -34,10 +35,16 @@ type endpoint struct {
 	// hardware where the NIC has been set to), read back from the
 	// socket's error queue by sentStamps.
 	txStamps bool
-	rxHW     int64 // the hardware receive stamp of the last recvmsg, 0 if none
-	restore  bool  // the socket was non-blocking: make it so again
-	timeout  time.Duration
-	closeFD  bool // a socket of our own (crr): release closes it
+	txSends  uint32        // UDP sends so far: the next send's stamp number (OPT_ID)
+	txHWSeen bool          // a send has had a hardware stamp
+	rxHW     int64         // the hardware receive stamp of the last recvmsg, 0 if none
+	restore  bool          // the socket was non-blocking: make it so again
+	timeout  time.Duration // SO_RCVTIMEO as last set
+	// rawHold is how long a blocking read waits as a raw system call
+	// before it goes on as an ordinary one (rawWait; 0 when busy polling).
+	rawHold time.Duration
+	rawSlot bool // rawHold holds one of rawWaiters' slots
+	closeFD bool // a socket of our own (crr): release closes it
 
 	msg unix.Msghdr
 	iov unix.Iovec
@@ -124,6 +131,7 @@ func (e *endpoint) setup() error {
 		return fmt.Errorf("rr: %w", err)
 	}
 	nonblocking := fl&unix.O_NONBLOCK != 0
+	e.waitRaw(1)
 	if !e.busy && nonblocking {
 		if err := unix.SetNonblock(e.fd, false); err != nil {
 			return fmt.Errorf("rr: %w", err)
@@ -141,6 +149,7 @@ func (e *endpoint) setup() error {
 // release gives the socket back: non-blocking again for Go, or closed if
 // it is our own.
 func (e *endpoint) release() {
+	e.releaseRawSlot()
 	if e.closeFD {
 		_ = unix.Close(e.fd)
 		e.fd = -1
@@ -157,7 +166,11 @@ func (e *endpoint) release() {
 		// to wake it, and none to come.
 		e.txStamps = false
 		_ = unix.SetsockoptInt(e.fd, unix.SOL_SOCKET, unix.SO_TIMESTAMPING, e.stampFlags())
-		e.sentStamps()
+		for range 64 {
+			if _, ok := e.errQueueStamps(); !ok {
+				break
+			}
+		}
 	}
 	runtime.KeepAlive(e.owner)
 }
@@ -165,43 +178,93 @@ func (e *endpoint) release() {
 func (e *endpoint) kernelTimestamps() bool { return e.kernelTS }
 
 func (e *endpoint) stampFlags() int {
-	if e.txStamps {
+	switch {
+	case !e.txStamps:
+		return rxStampFlags
+	case e.stream:
 		return rxStampFlags | txStampFlags
 	}
-	return rxStampFlags
+	// Numbered on UDP, each send by one (TCP numbers bytes instead), so
+	// that sentStamps knows its stamp when it sees it.
+	return rxStampFlags | txStampFlags | unix.SOF_TIMESTAMPING_OPT_ID
 }
 
 // sendStamps says whether sentStamps can return anything.
 func (e *endpoint) sendStamps() bool { return e.txStamps }
 
-// sentStamps drains the socket's error queue without waiting and returns
-// the stamps of the last send found there (zero if none yet: a NIC's
-// hardware stamp may come later than the response). Called once per
-// lockstep transaction, after the response, it matches that
-// transaction's request: earlier stamps were drained before it.
+// sentStamps returns the stamps of the last send, read from the socket's
+// error queue without waiting (zero if none yet: a NIC's hardware stamp
+// may come later than the response). Called once per lockstep
+// transaction, after the response. Earlier sends' stamps still queued
+// are passed over. On UDP the stamps are numbered, so the read stops at
+// the last send's (one read a transaction; the software and the
+// hardware stamps come in separate messages, so once the NIC has
+// stamped a send, every stamp of the last send is waited for no
+// longer, but read when there); elsewhere, and when the numbers do not
+// match (a send the kernel did not count), the queue is drained and its
+// last stamps taken.
 func (e *endpoint) sentStamps() kernelStamps {
+	want := e.txSends - 1
 	var last kernelStamps
 	for range 16 { // bounded: the queue holds a send's stamps, not a stream
-		e.iov.Base = &e.scratch[0]
-		e.iov.SetLen(len(e.scratch))
-		e.msg.Iov = &e.iov
-		e.msg.Iovlen = 1
-		e.msg.Control = &e.oob[0]
-		e.msg.SetControllen(len(e.oob))
-		e.msg.Flags = 0
-		_, _, errno := unix.Syscall(unix.SYS_RECVMSG, uintptr(e.fd), uintptr(unsafe.Pointer(&e.msg)), uintptr(unix.MSG_ERRQUEUE|unix.MSG_DONTWAIT))
-		if errno != 0 {
+		st, ok := e.errQueueStamps()
+		if !ok {
 			break // EAGAIN: drained
 		}
-		if st := parseStamps(e.oob[:e.msg.Controllen]); st.sw != 0 || st.hw != 0 {
+		if st.sw == 0 && st.hw == 0 {
+			continue
+		}
+		e.txHWSeen = e.txHWSeen || st.hw != 0
+		if !st.hasID {
 			last = st
+			continue
+		}
+		if st.id != want {
+			if int32(st.id-want) > 0 {
+				e.txSends = st.id + 1 // the kernel counted a send we did not: follow its numbers
+				want = st.id
+				last = st
+			}
+			continue
+		}
+		if last.hasID && last.id == want {
+			last.sw, last.hw = max(last.sw, st.sw), max(last.hw, st.hw) // the same send's other stamp
+		} else {
+			last = st
+		}
+		if !e.txHWSeen || last.hw != 0 && last.sw != 0 {
+			return last
 		}
 	}
 	return last
 }
 
+// errQueueStamps reads one message from the error queue, without
+// waiting; false when there is none.
+func (e *endpoint) errQueueStamps() (kernelStamps, bool) {
+	e.iov.Base = &e.scratch[0]
+	e.iov.SetLen(len(e.scratch))
+	e.msg.Iov = &e.iov
+	e.msg.Iovlen = 1
+	e.msg.Control = &e.oob[0]
+	e.msg.SetControllen(len(e.oob))
+	e.msg.Flags = 0
+	// Raw: a read that never waits needs no word to the scheduler.
+	_, _, errno := unix.RawSyscall(unix.SYS_RECVMSG, uintptr(e.fd), uintptr(unsafe.Pointer(&e.msg)), uintptr(unix.MSG_ERRQUEUE|unix.MSG_DONTWAIT))
+	if errno != 0 {
+		return kernelStamps{}, false
+	}
+	return parseStamps(e.oob[:e.msg.Controllen]), true
+}
+
 // send writes b whole.
 func (e *endpoint) send(b []byte) error {
+	if !e.stream && e.txStamps {
+		e.txSends++
+	}
+	if !e.stream && e.rawHold > 0 && len(b) > 0 {
+		return e.sendRaw(b)
+	}
 	for len(b) > 0 {
 		n, err := unix.Write(e.fd, b)
 		if err != nil {
@@ -225,11 +288,16 @@ func (e *endpoint) send(b []byte) error {
 // on UDP, whatever bytes are there on TCP. It returns the kernel's
 // receive time when the socket gives one, else 0. A read of 0 bytes on
 // TCP is the peer's close (io.EOF is not used: callers test n).
+//
+// A blocking wait starts as a raw system call (see rawWait) for up to
+// e.rawHold, where a back-to-back transaction's next message arrives;
+// a longer wait goes on through Go's ordinary system call, which lets
+// the runtime use the goroutine's P meanwhile.
 func (e *endpoint) recv(b []byte, timeout time.Duration) (int, int64, error) {
 	if e.busy {
 		deadline := time.Now().Add(timeout)
 		for i := 0; ; i++ {
-			n, ts, err := e.recvmsg(b, unix.MSG_DONTWAIT)
+			n, ts, err := e.recvmsg(b, unix.MSG_DONTWAIT, true) // raw: it never waits
 			if err != unix.EAGAIN && err != unix.EINTR {
 				return n, ts, err
 			}
@@ -238,15 +306,24 @@ func (e *endpoint) recv(b []byte, timeout time.Duration) (int, int64, error) {
 			}
 		}
 	}
-	if timeout != e.timeout {
-		tv := unix.NsecToTimeval(int64(max(timeout, time.Microsecond)))
-		if err := unix.SetsockoptTimeval(e.fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv); err != nil {
+	if raw := min(timeout, e.rawHold); raw > 0 {
+		if err := e.setRecvTimeout(raw); err != nil {
 			return 0, 0, err
 		}
-		e.timeout = timeout
+		n, ts, err := e.recvRaw(b)
+		if err != unix.EAGAIN {
+			return n, ts, err
+		}
+		if timeout <= raw {
+			return 0, 0, errTimeout
+		}
+		timeout -= raw
+	}
+	if err := e.setRecvTimeout(timeout); err != nil {
+		return 0, 0, err
 	}
 	for {
-		n, ts, err := e.recvmsg(b, 0)
+		n, ts, err := e.recvmsg(b, 0, false)
 		switch err {
 		case nil:
 			return n, ts, nil
@@ -259,7 +336,120 @@ func (e *endpoint) recv(b []byte, timeout time.Duration) (int, int64, error) {
 	}
 }
 
-func (e *endpoint) recvmsg(b []byte, flags int) (int, int64, error) {
+// recvRaw is a blocking read as a raw system call, until a message or
+// SO_RCVTIMEO (EAGAIN).
+func (e *endpoint) recvRaw(b []byte) (int, int64, error) {
+	for {
+		n, ts, err := e.recvmsg(b, 0, true)
+		if err != unix.EINTR {
+			return n, ts, err
+		}
+		// The runtime's preemption signal (a GC's stop-the-world, or
+		// sysmon's after 10 ms on this P): a raw call never checks for
+		// it, so yield here before waiting again.
+		runtime.Gosched()
+	}
+}
+
+// sendRaw sends a datagram as a raw system call (see rawWait). A UDP
+// send waits for no peer, at most (rarely) for room in the socket's
+// buffer, which SO_SNDTIMEO bounds; a signal ends that wait with EINTR.
+func (e *endpoint) sendRaw(b []byte) error {
+	for {
+		_, _, errno := unix.RawSyscall(unix.SYS_WRITE, uintptr(e.fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+		switch errno {
+		case 0:
+			return nil
+		case unix.EINTR:
+			runtime.Gosched() // as recvRaw
+		case unix.EAGAIN, unix.ECONNREFUSED, unix.ENOBUFS:
+			return nil // no room in time, an earlier datagram's ICMP error, a full queue: this one is lost
+		default:
+			return errno
+		}
+	}
+}
+
+// rawWaiters counts the endpoints whose waits start as raw system calls
+// (rawSlot). Each keeps a P while it waits, so a server's loops take at
+// most GOMAXPROCS − 1 at a time, one P always left for the rest of the
+// process (its other tests and control connections); a prober may take
+// the last (waitRaw). The endpoints past that wait as ordinary system
+// calls.
+var rawWaiters atomic.Int32
+
+// waitRaw makes the endpoint's waits start raw if a slot is free with
+// leave Ps still left to the process: 1 for a server's loops; 0 for a
+// client's prober, whose process has nothing else to run meanwhile (the
+// rr command runs it with a single P), where the rest of the process
+// (its control connection's watcher, a daemon's scheduler) gets the P
+// back when sysmon preempts the wait, within about 10 ms.
+func (e *endpoint) waitRaw(leave int) {
+	if e.busy || e.rawSlot || !acquireRawSlot(leave) {
+		return
+	}
+	e.rawHold, e.rawSlot = rawWait, true
+	if !e.stream {
+		// A raw send must end on the runtime's signal too (sendRaw).
+		tv := unix.NsecToTimeval(int64(rawWait))
+		if err := unix.SetsockoptTimeval(e.fd, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv); err != nil {
+			e.releaseRawSlot()
+		}
+	}
+}
+
+func acquireRawSlot(leave int) bool {
+	limit := int32(runtime.GOMAXPROCS(0) - leave)
+	for {
+		n := rawWaiters.Load()
+		if n >= limit {
+			return false
+		}
+		if rawWaiters.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
+}
+
+func (e *endpoint) releaseRawSlot() {
+	if e.rawSlot {
+		rawWaiters.Add(-1)
+	}
+	e.rawSlot, e.rawHold = false, 0
+}
+
+// setRecvTimeout sets SO_RCVTIMEO unless it is set so already: back to
+// back, every wait is a raw one of e.rawHold and costs no setsockopt.
+func (e *endpoint) setRecvTimeout(d time.Duration) error {
+	if d == e.timeout {
+		return nil
+	}
+	tv := unix.NsecToTimeval(int64(max(d, time.Microsecond)))
+	if err := unix.SetsockoptTimeval(e.fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv); err != nil {
+		return err
+	}
+	e.timeout = d
+	return nil
+}
+
+// rawWait bounds the part of a blocking read made as a raw system call
+// (unix.RawSyscall), which skips the runtime's entersyscall and
+// exitsyscall: the goroutine keeps its P through the wait, as a C
+// ping-pong tool keeps its CPU, and on the wake-up nothing is taken back
+// from sysmon or handed between threads. The trade-off: the runtime sees
+// a running goroutine, not a system call, so it does not give the P to
+// other goroutines while the read waits (sysmon preempts after 10 ms, as
+// it does a busy goroutine), and a stop-the-world (a GC's) waits for the
+// read to return. Both are bounded. SO_RCVTIMEO is always set, so the
+// runtime's preemption signal (SIGURG) ends the read with EINTR instead
+// of restarting it (man 7 signal), and recvRaw yields; and the raw part
+// lasts at most rawWait before the wait goes on as an ordinary system
+// call, so an idle test (long --interval, a quiet server) holds no P. A
+// millisecond covers a back-to-back transaction's wait on any path whose
+// latency is the kernel's, and is a tenth of the slice sysmon allows.
+const rawWait = time.Millisecond
+
+func (e *endpoint) recvmsg(b []byte, flags int, raw bool) (int, int64, error) {
 	if len(b) == 0 {
 		return 0, 0, nil
 	}
@@ -270,7 +460,13 @@ func (e *endpoint) recvmsg(b []byte, flags int) (int, int64, error) {
 	e.msg.Control = &e.oob[0]
 	e.msg.SetControllen(len(e.oob))
 	e.msg.Flags = 0
-	n, _, errno := unix.Syscall(unix.SYS_RECVMSG, uintptr(e.fd), uintptr(unsafe.Pointer(&e.msg)), uintptr(flags))
+	var n uintptr
+	var errno unix.Errno
+	if raw {
+		n, _, errno = unix.RawSyscall(unix.SYS_RECVMSG, uintptr(e.fd), uintptr(unsafe.Pointer(&e.msg)), uintptr(flags))
+	} else {
+		n, _, errno = unix.Syscall(unix.SYS_RECVMSG, uintptr(e.fd), uintptr(unsafe.Pointer(&e.msg)), uintptr(flags))
+	}
 	if errno != 0 {
 		return 0, 0, errno
 	}

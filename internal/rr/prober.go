@@ -129,6 +129,13 @@ func NewProber(conn syscall.Conn, cfg ProberConfig) (*Prober, error) {
 	if err != nil {
 		return nil, err
 	}
+	if lockstep {
+		e.waitRaw(0) // a client's: it may wait raw on the process's last P
+	} else {
+		// Isochronous UDP: a reader goroutine waits while the sender's
+		// keeps its schedule, and must not hold the P the sender needs.
+		e.releaseRawSlot()
+	}
 	p.e = e
 	p.rd = newReader(e, cfg.MaxResponse)
 	p.kernelTS = e.kernelTimestamps()

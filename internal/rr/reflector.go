@@ -26,6 +26,11 @@ type ReflectorConfig struct {
 	MaxRequest  int  // the largest request read
 	MaxResponse int  // the largest response sent
 	BusyPoll    bool // spin on the socket instead of blocking
+	// Paced: the requests come on a schedule (--interval), not each
+	// on the last response's heels, so a wait is mostly the gap between
+	// them, and its first millisecond is not spent raw, holding a P the
+	// rest of the server (a load's streams) may need (endpoint.waitRaw).
+	Paced bool
 }
 
 // Reflector answers a test's requests: on one UDP socket, one TCP
@@ -245,6 +250,9 @@ func (r *Reflector) serve(e *endpoint) error {
 	// for another thread.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	if r.cfg.Paced {
+		e.releaseRawSlot()
+	}
 	a := r.newAnswerer()
 	defer a.merge()
 	return a.answer(e, time.Time{})

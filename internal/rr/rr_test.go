@@ -425,3 +425,42 @@ func TestOnSampleSeesEveryCountedTransaction(t *testing.T) {
 		t.Error("samples out of completion order")
 	}
 }
+
+// What a transaction's figures cost the prober, between its response
+// and its next request (outside the RTT): the five HDR histograms, the
+// two signed ones and the flags (bench/RESULTS.md).
+func BenchmarkAccumulatorAdd(b *testing.B) {
+	a := newAccumulator("", 64, 64)
+	now := time.Now()
+	t1 := now.UnixNano()
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		j := int64(i & 1023)
+		a.add(sample{t1: t1, t2: t1 + 6000 + j, t3: t1 + 7000 + j, t4: t1 + 13000 + 2*j, rx: t1 + 12000 + 2*j,
+			tx: t1 + 500, sendNs: 900, rtt: time.Duration(13000 + 2*j), done: now})
+	}
+}
+
+// The user-space work inside a UDP transaction's RTT, both ends: three
+// clock reads (T1, T3, T4), each message's header written and parsed,
+// and each receive stamp's control message parsed (bench/RESULTS.md).
+func BenchmarkUserSpaceInTheRTT(b *testing.B) {
+	buf := make([]byte, 64)
+	oob := cmsg(cmsgSolSocket, cmsgTimestamping, timespecs(1_765_000_000_123_456_789, 0, 0))
+	var sink int64
+	b.ReportAllocs()
+	for b.Loop() {
+		t1 := time.Now() // client: T1, the request
+		req := Header{Kind: KindRequest, Length: 64, Response: 64, Seq: 1, T1: t1.UnixNano()}
+		req.Put(buf)
+		st := parseStamps(oob) // server: the request's receive stamp, its header, T3, the response
+		h, _ := Parse(buf)
+		t3 := time.Now().UnixNano()
+		resp := Header{Kind: KindResponse, Length: h.Response, Seq: h.Seq, T1: h.T1, T2: st.sw, T3: t3}
+		resp.Put(buf)
+		st = parseStamps(oob) // client: the response's stamp, its header, T4
+		rh, _ := Parse(buf)
+		sink += time.Now().UnixNano() - rh.T1 + st.sw
+	}
+	_ = sink
+}

@@ -8,6 +8,10 @@ import "encoding/binary"
 // stamp is only ever subtracted from another of the same NIC.
 type kernelStamps struct {
 	sw, hw int64
+	// id is a send stamp's number (SOF_TIMESTAMPING_OPT_ID: on UDP, the
+	// socket's sends counted from 0), when hasID.
+	id    uint32
+	hasID bool
 }
 
 // Ancillary message levels and types, as Linux numbers them; the parser
@@ -20,6 +24,18 @@ const (
 	cmsgAlign64         = 8
 	timespecLen64       = 16
 	timestampingPayload = 3 * timespecLen64
+
+	// A send stamp comes from the error queue beside a struct
+	// sock_extended_err (IP_RECVERR or IPV6_RECVERR) of origin
+	// SO_EE_ORIGIN_TIMESTAMPING, whose ee_data is the stamp's number.
+	cmsgSolIP          = 0  // SOL_IP
+	cmsgIPRecvErr      = 11 // IP_RECVERR
+	cmsgSolIPv6        = 41 // SOL_IPV6
+	cmsgIPv6RecvErr    = 25 // IPV6_RECVERR
+	extErrLen          = 16 // ee_errno (4), origin, type, code, pad, ee_info (4), ee_data (4)
+	extErrOrigin       = 4  // the byte holding ee_origin
+	extErrData         = 12 // the offset of ee_data
+	eeOriginTimestamps = 4  // SO_EE_ORIGIN_TIMESTAMPING
 )
 
 // parseStamps finds the kernel timestamps in a message's ancillary data
@@ -36,6 +52,10 @@ func parseStamps(oob []byte) kernelStamps {
 		level := int32(binary.NativeEndian.Uint32(oob[8:12]))
 		typ := int32(binary.NativeEndian.Uint32(oob[12:16]))
 		data := oob[cmsgHeaderLen64:l]
+		if (level == cmsgSolIP && typ == cmsgIPRecvErr || level == cmsgSolIPv6 && typ == cmsgIPv6RecvErr) &&
+			len(data) >= extErrLen && data[extErrOrigin] == eeOriginTimestamps {
+			st.id, st.hasID = binary.NativeEndian.Uint32(data[extErrData:extErrData+4]), true
+		}
 		if level == cmsgSolSocket {
 			switch {
 			case typ == cmsgTimestampNS && len(data) >= timespecLen64:

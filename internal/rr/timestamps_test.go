@@ -29,6 +29,15 @@ func timespecs(ns ...int64) []byte {
 func TestParseStamps(t *testing.T) {
 	const sw, hw = int64(1_765_000_000_123_456_789), int64(1_765_000_001_000_000_007)
 	extErr := cmsg(0, 11, make([]byte, 32)) // IP_RECVERR beside a send stamp
+	numbered := func(level, typ int32, origin byte, id uint32, n int) []byte {
+		b := make([]byte, n)
+		b[extErrOrigin] = origin
+		if n >= extErrData+4 {
+			binary.NativeEndian.PutUint32(b[extErrData:], id)
+		}
+		return cmsg(level, typ, b)
+	}
+	stamp := cmsg(cmsgSolSocket, cmsgTimestamping, timespecs(sw, 0, 0))
 	for _, tc := range []struct {
 		name string
 		oob  []byte
@@ -40,6 +49,10 @@ func TestParseStamps(t *testing.T) {
 		{"SCM_TIMESTAMPING hardware", cmsg(cmsgSolSocket, cmsgTimestamping, timespecs(0, 0, hw)), kernelStamps{hw: hw}},
 		{"both", cmsg(cmsgSolSocket, cmsgTimestamping, timespecs(sw, 0, hw)), kernelStamps{sw: sw, hw: hw}},
 		{"after an extended error", append(extErr, cmsg(cmsgSolSocket, cmsgTimestamping, timespecs(sw, 0, 0))...), kernelStamps{sw: sw}},
+		{"numbered (OPT_ID), IPv4", append(numbered(0, 11, 4, 7, 32), stamp...), kernelStamps{sw: sw, id: 7, hasID: true}},
+		{"numbered (OPT_ID), IPv6", append(stamp, numbered(41, 25, 4, 1<<31, 44)...), kernelStamps{sw: sw, id: 1 << 31, hasID: true}},
+		{"an ICMP error is not numbered", append(numbered(0, 11, 2, 7, 32), stamp...), kernelStamps{sw: sw}},
+		{"extended error too short", append(numbered(0, 11, 4, 7, 15), stamp...), kernelStamps{sw: sw}},
 		{"other level", cmsg(41, cmsgTimestamping, timespecs(sw, 0, hw)), kernelStamps{}},
 		{"timestamping too short", cmsg(cmsgSolSocket, cmsgTimestamping, timespecs(sw, 0)), kernelStamps{}},
 		{"truncated", cmsg(cmsgSolSocket, cmsgTimestampNS, timespecs(sw))[:24], kernelStamps{}},
@@ -59,6 +72,7 @@ func TestParseStamps(t *testing.T) {
 func FuzzParseStamps(f *testing.F) {
 	f.Add(cmsg(cmsgSolSocket, cmsgTimestamping, timespecs(1e18, 0, 2e18)))
 	f.Add(append(cmsg(0, 11, make([]byte, 32)), cmsg(cmsgSolSocket, cmsgTimestampNS, timespecs(1e18))...))
+	f.Add(append(cmsg(0, 11, append(make([]byte, 4), 4, 0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0)), cmsg(cmsgSolSocket, cmsgTimestamping, timespecs(1e18, 0, 0))...))
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, oob []byte) {
 		st := parseStamps(oob)

@@ -244,7 +244,8 @@ func (s *server) waitStart(ev control.Events) error {
 // server's shutdown or the test's time limit.
 func (s *server) run(ev control.Events) (result.End, error) {
 	req, resp := s.Request.Spec.RRLargest()
-	s.refl = rr.NewReflector(rr.ReflectorConfig{MaxRequest: req, MaxResponse: resp, BusyPoll: s.Request.Spec.RRBusyPoll})
+	s.refl = rr.NewReflector(rr.ReflectorConfig{MaxRequest: req, MaxResponse: resp, BusyPoll: s.Request.Spec.RRBusyPoll,
+		Paced: s.Request.Spec.RRInterval > 0})
 	cpuStart, cpuErr := hostmon.ProcessCPU()
 	host := flowrun.StartHostCounters(s.Request.Spec)
 	stopCRR := make(chan struct{})
