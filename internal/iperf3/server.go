@@ -305,6 +305,34 @@ type serverTest struct {
 
 func (t *serverTest) step() { _ = t.conn.SetDeadline(time.Now().Add(t.cfg.HandshakeTimeout)) }
 
+// errorLinger bounds how long a test ended by the server keeps its
+// streams open after SERVER_ERROR, for the client to read it and leave.
+const errorLinger = 2 * time.Second
+
+// failThenAbort ends a running test with SERVER_ERROR: the error first,
+// then the streams, as iperf3's server does. The streams stay open until
+// the client, having read the error, closes its control connection (or
+// errorLinger passes): closing a stream with data still unread sends a
+// reset, and a client whose write meets the reset first reports "unable
+// to write to stream socket" instead of the server's error. Our senders
+// stop at once; the client's block on a full window meanwhile.
+func (t *serverTest) failThenAbort(run *flowrun.Runner, code int32, err error) error {
+	err = t.fail(code, err)
+	run.StopSenders()
+	t.states.ask()
+	linger := time.NewTimer(errorLinger)
+	defer linger.Stop()
+	select {
+	case r := <-t.states.resp:
+		t.states.pending = false
+		_ = r // the client's close (or anything it says) ends the wait
+	case <-linger.C:
+	case <-t.ctx.Done():
+	}
+	run.Abort()
+	return err
+}
+
 // fail sends SERVER_ERROR with iperf3's code for the problem.
 func (t *serverTest) fail(code int32, err error) error {
 	var b [9]byte
@@ -533,12 +561,7 @@ func (t *serverTest) wait(run *flowrun.Runner) error {
 		select {
 		case <-meterC:
 			if err := t.cfg.Meter(t.moved()); err != nil {
-				// The error first, then the streams, as iperf3's server:
-				// a client that finds its streams closed first reports
-				// that instead.
-				err = t.fail(capErrCode(err), err)
-				run.Abort()
-				return err
+				return t.failThenAbort(run, capErrCode(err), err)
 			}
 			continue
 		case r := <-t.states.resp:
