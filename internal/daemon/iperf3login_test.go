@@ -386,21 +386,7 @@ func TestScheduledTestUsesIperf3Credential(t *testing.T) {
 			ctx := context.Background()
 			tk := loopTask("auth", "a", "s", srv.ServerPort(), 1, 0, 5*time.Second, 1)
 			tk.Args = []string{"client", "--iperf3", "-t", "1"}
-			tk.Start = time.Now()
-			if _, err := d.Schedule().PutTask(ctx, tk, time.Now()); err != nil {
-				t.Fatal(err)
-			}
-			if err := d.PlanOnce(ctx); err != nil {
-				t.Fatal(err)
-			}
-			id := schedule.RunID(tk.ID, 0)
-			if err := d.Execute(ctx, id); err != nil {
-				t.Fatal(err)
-			}
-			r, err := d.Schedule().GetSchedRun(ctx, id)
-			if err != nil {
-				t.Fatal(err)
-			}
+			id, r := runFirst(t, ctx, d, tk)
 			rec, err := d.Store().Get(ctx, id)
 			if err != nil {
 				t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"github.com/wireperf/wireperf/internal/archive/archivetest"
 	"github.com/wireperf/wireperf/internal/daemon"
 	"github.com/wireperf/wireperf/internal/schedule"
+	"github.com/wireperf/wireperf/internal/taskstore"
 )
 
 // A daemon whose Config.RunTest runs the tests stores that function's
@@ -89,6 +90,23 @@ func TestRunKeepsTheLabsWarning(t *testing.T) {
 	defer d.CloseQueue()
 	defer d.Store().Close()
 	tk := loopTask("tput", "a", "b", 5201, 1, 0, 5*time.Second, 1)
+	id, r := runFirst(t, ctx, d, tk)
+	if r.State != archive.StateFinished || r.Reason != warning {
+		t.Errorf("the run: %s (%q), want finished with the lab's warning as its reason", r.State, r.Reason)
+	}
+	rec, err := d.Store().Get(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(rec.Document), "fell behind") {
+		t.Error("the stored document lost the warning")
+	}
+}
+
+// runFirst stores tk to start now, plans, runs its first run through the
+// daemon's worker and returns the run's ID and its row in the schedule.
+func runFirst(t *testing.T, ctx context.Context, d *daemon.Daemon, tk *schedule.Task) (string, *taskstore.SchedRun) {
+	t.Helper()
 	tk.Start = time.Now()
 	if _, err := d.Schedule().PutTask(ctx, tk, time.Now()); err != nil {
 		t.Fatal(err)
@@ -104,14 +122,5 @@ func TestRunKeepsTheLabsWarning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.State != archive.StateFinished || r.Reason != warning {
-		t.Errorf("the run: %s (%q), want finished with the lab's warning as its reason", r.State, r.Reason)
-	}
-	rec, err := d.Store().Get(ctx, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(rec.Document), "fell behind") {
-		t.Error("the stored document lost the warning")
-	}
+	return id, r
 }
