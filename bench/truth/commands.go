@@ -666,7 +666,7 @@ func runGroupPath(ctx context.Context, wp, name string, p path, host string) (fa
 			continue
 		}
 		maxSum = math.Max(maxSum, iv.Bps)
-		if iv.Bps > (1+lab.RowTolerance)*sumCap {
+		if iv.Bps > lab.RowLimit(sumCap, iv.End-iv.Start) {
 			fails = append(fails, fmt.Sprintf("[SUM] %.2f-%.2f s: %.1f Mbit/s, above the %.1f the path and access links carry", iv.Start, iv.End, iv.Bps/1e6, sumCap/1e6))
 		}
 	}

@@ -40,6 +40,19 @@ func TestTruthChecks(t *testing.T) {
 	if f := CheckRows(over, capacity); len(f) != 1 || !strings.Contains(f[0], "104.0 Mbit/s, above the path's 100.0") {
 		t.Errorf("row above capacity: %v", f)
 	}
+	// A 0.11 s tail 2.05% above the path (as a group's read in CI) is
+	// within the cut's milliseconds; one 20% above is not.
+	tailOK := truthResult([]int64{12_400_000, 12_400_000, 1_408_000}, [][2]float64{{0, 1}, {1, 2}, {2, 2.11}})
+	if f := CheckRows(tailOK, capacity); len(f) != 0 {
+		t.Errorf("a tail 2.4%% above the path, within 20 ms of its bytes: %v", f)
+	}
+	tailOver := truthResult([]int64{12_400_000, 12_400_000, 1_650_000}, [][2]float64{{0, 1}, {1, 2}, {2, 2.11}})
+	if f := CheckRows(tailOver, capacity); len(f) != 1 || !strings.Contains(f[0], "120.0 Mbit/s") {
+		t.Errorf("a tail 20%% above the path: %v", f)
+	}
+	if got, want := RowLimit(100e6, 2), 102e6; got != want {
+		t.Errorf("a 2 s row's limit: %v, want %v", got, want)
+	}
 	// A total whose bytes the rows do not hold.
 	lost := truthResult([]int64{12_000_000, 12_000_000, 1_000_000}, [][2]float64{{0, 1}, {1, 2}, {2, 2.1}})
 	lost.Remote.Streams[0].Bytes += 500
