@@ -16,6 +16,9 @@
 #
 #   bench/rr.sh [path/to/wireperf] [seconds per run] [rounds]
 #   SIZES="64 1472" SOCKPERF=/usr/bin/sockperf BUSY=1 (also --busy-poll)
+#   HOG=1: beside a CPU hog (two busy loops at nice 0, as bench/truth's
+#   loaded half), which keeps both vCPUs from halting between
+#   transactions: each wake-up is then the kernel's, not the hypervisor's.
 set -euo pipefail
 WP=${1:-./wireperf}
 SECS=${2:-5}
@@ -41,6 +44,12 @@ serve_pinned "$WP" -s -B 127.0.0.1 -p $P_WP --log-level error
 WP_PID=${BENCH_PIDS[-1]}
 wait_port $P_SP
 wait_port $P_WP
+if [ "${HOG:-}" = 1 ]; then
+	for _ in 1 2; do
+		sh -c 'while :; do :; done' &
+		BENCH_PIDS+=($!)
+	done
+fi
 
 # cpu_ticks PID: the process's user + system CPU so far, in clock ticks.
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
@@ -95,7 +104,7 @@ check() {
 # per_tx LINE: CPU µs per transaction, client + server.
 per_tx() { awk '{printf "%.1f", ($4 + $5) * 1e6 / $3}' <<<"$1"; }
 
-echo "load average: $(cut -d' ' -f1-3 /proc/loadavg); pinning: ${SRV_PIN[*]:-none} (servers) ${CLI_PIN[*]:-none} (clients)"
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg); hog: ${HOG:-0}; pinning: ${SRV_PIN[*]:-none} (servers) ${CLI_PIN[*]:-none} (clients)"
 for size in $SIZES; do
 	r50=() r99=()
 	printf '%5s %5s %11s %11s %11s %11s %9s %9s\n' size round "sp p50 µs" "wp p50 µs" "sp p99 µs" "wp p99 µs" "sp CPU/tx" "wp CPU/tx"

@@ -279,14 +279,21 @@ func writeRRCPU(l *textLines, r *result.Result) {
 	cpu := func(e result.End) string {
 		return fmt.Sprintf("%.1f%% (user %.1f%%, system %.1f%%)", e.CPU.TotalPercent, e.CPU.UserPercent, e.CPU.SystemPercent)
 	}
+	// Each end named by its role, the client's first: on the server the
+	// local end is the server's.
 	line := "CPU: client " + cpu(r.Local)
-	if r.Remote.RR != nil {
+	switch {
+	case r.Local.Role == result.RoleServer && r.Remote.RR != nil:
+		line = "CPU: client " + cpu(r.Remote) + ", server " + cpu(r.Local)
+	case r.Local.Role == result.RoleServer:
+		line = "CPU: server " + cpu(r.Local)
+	case r.Remote.RR != nil:
 		line += ", server " + cpu(r.Remote)
 	}
 	if lr := r.Local.RR; lr != nil && lr.BusyPoll {
 		line += "; busy polling costs a core on each end"
 		if lr.BusyPollSocket != "" {
-			line += " (client: " + lr.BusyPollSocket + ")"
+			line += " (" + r.Local.Role + ": " + lr.BusyPollSocket + ")"
 		}
 	}
 	l.add("%s", line)

@@ -339,11 +339,10 @@ func (p *Prober) lockstep(sel selector, accs []*accumulator) error {
 			}
 		}
 		err := p.transaction(accs[i], pacer, p.timeout())
-		var te transientError
 		switch {
 		case err == nil:
 			consecutiveErrs = 0
-		case errors.As(err, &te) && consecutiveErrs < 100:
+		case isTransient(err) && consecutiveErrs < 100:
 			consecutiveErrs++
 			time.Sleep(time.Millisecond) // a refused connect: don't spin
 		default:
@@ -357,6 +356,14 @@ func (p *Prober) lockstep(sel selector, accs []*accumulator) error {
 type transientError struct{ err error }
 
 func (e transientError) Error() string { return e.err.Error() }
+
+// isTransient says whether err is a transientError. A function of its
+// own so that the target errors.As needs escapes only here, on an
+// error: declared in lockstep's loop it was a heap object a transaction.
+func isTransient(err error) bool {
+	var te transientError
+	return errors.As(err, &te)
+}
 
 // transaction runs one request and its response, in lockstep.
 func (p *Prober) transaction(acc *accumulator, pacer *pace.Pacer, timeout time.Duration) error {

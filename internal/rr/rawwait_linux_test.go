@@ -208,6 +208,46 @@ func TestTransactionAllocatesNothing(t *testing.T) {
 	}
 }
 
+// Nor does the loop between transactions: a thousand back-to-back
+// transactions cost a point's few allocations, not one each (a
+// transaction's error target was a heap object a transaction).
+func TestLockstepAllocatesNothingPerTransaction(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	c, s := udpPair(t)
+	r := NewReflector(ReflectorConfig{MaxRequest: 1472, MaxResponse: 1472})
+	r.Go(func() error { return r.ServeUDP(s) })
+	defer func() { r.Stop(); r.Wait() }()
+	p, err := NewProber(c, ProberConfig{Mode: ModeUDP, MaxRequest: 1472, MaxResponse: 1472})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	const n = 1000
+	accs := []*accumulator{newAccumulator("", 64, 64)}
+	sel := &planSelector{plans: []Plan{{Request: 64, Response: 64, Count: n}}}
+	// Counted across the process (the reflector allocates nothing
+	// either), not with testing.AllocsPerRun, whose single P would make
+	// each transaction wait for the runtime to preempt the prober's raw
+	// wait before the reflector could run.
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	err = p.lockstep(sel, accs)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	allocs := after.Mallocs - before.Mallocs
+	if got := accs[0].completed + accs[0].lost; got != n {
+		t.Fatalf("%d transactions, want %d", got, n)
+	}
+	// newAccumulator's histograms and maps are a few dozen; one a
+	// transaction would be over a thousand.
+	if allocs > 100 {
+		t.Fatalf("%d allocations for %d transactions, want a point's few", allocs, n)
+	}
+}
+
 // A lockstep prober waits raw even on a single P (the rr command's
 // client runs with one); an isochronous UDP prober, whose reader and
 // sender are two goroutines, never does.
