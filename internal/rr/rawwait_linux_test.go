@@ -175,21 +175,29 @@ func TestRawSlotsLeaveOneP(t *testing.T) {
 	}
 }
 
+// reflectedProber is a UDP prober with a reflector on loopback, both
+// stopped when the test ends.
+func reflectedProber(t *testing.T) *Prober {
+	t.Helper()
+	c, s := udpPair(t)
+	r := NewReflector(ReflectorConfig{MaxRequest: 1472, MaxResponse: 1472})
+	r.Go(func() error { return r.ServeUDP(s) })
+	t.Cleanup(func() { r.Stop(); r.Wait() })
+	p, err := NewProber(c, ProberConfig{Mode: ModeUDP, MaxRequest: 1472, MaxResponse: 1472})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
 // A back-to-back UDP transaction allocates nothing, on either end: the
 // prober's send, wait, stamps and figures, and the reflector's turn-around
 // (testing.AllocsPerRun counts the whole process).
 func TestTransactionAllocatesNothing(t *testing.T) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	c, s := udpPair(t)
-	r := NewReflector(ReflectorConfig{MaxRequest: 1472, MaxResponse: 1472})
-	r.Go(func() error { return r.ServeUDP(s) })
-	defer func() { r.Stop(); r.Wait() }()
-	p, err := NewProber(c, ProberConfig{Mode: ModeUDP, MaxRequest: 1472, MaxResponse: 1472})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := reflectedProber(t)
 	acc := newAccumulator("", 64, 64)
 	var failed error
 	allocs := testing.AllocsPerRun(50, func() {
@@ -214,15 +222,7 @@ func TestTransactionAllocatesNothing(t *testing.T) {
 func TestLockstepAllocatesNothingPerTransaction(t *testing.T) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	c, s := udpPair(t)
-	r := NewReflector(ReflectorConfig{MaxRequest: 1472, MaxResponse: 1472})
-	r.Go(func() error { return r.ServeUDP(s) })
-	defer func() { r.Stop(); r.Wait() }()
-	p, err := NewProber(c, ProberConfig{Mode: ModeUDP, MaxRequest: 1472, MaxResponse: 1472})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p := reflectedProber(t)
 	const n = 1000
 	accs := []*accumulator{newAccumulator("", 64, 64)}
 	sel := &planSelector{plans: []Plan{{Request: 64, Response: 64, Count: n}}}
@@ -232,7 +232,7 @@ func TestLockstepAllocatesNothingPerTransaction(t *testing.T) {
 	// wait before the reflector could run.
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	err = p.lockstep(sel, accs)
+	err := p.lockstep(sel, accs)
 	runtime.ReadMemStats(&after)
 	if err != nil {
 		t.Fatal(err)
