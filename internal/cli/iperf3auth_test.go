@@ -91,20 +91,25 @@ func TestClientIperf3AuthAgainstIperf3Server(t *testing.T) {
 		args = append(args, "--use-pkcs1-padding")
 	}
 	t.Setenv(authflags.PasswordEnv, "rossi")
-	var code int
-	var stdout, stderr string
-	for try := 0; try < 50; try++ { // until iperf3 listens
-		code, stdout, stderr = runCLI(args...)
-		if !strings.Contains(stderr, "connection refused") {
-			break
+	// A refused connection is tried again: iperf3 may not listen yet, and
+	// after a test its server listens again only once it has reset
+	// (CI's second run met "connection refused" there).
+	run := func() (code int, stdout, stderr string) {
+		for try := 0; try < 50; try++ { // until iperf3 listens
+			code, stdout, stderr = runCLI(args...)
+			if !strings.Contains(stderr, "connection refused") {
+				break
+			}
+			time.Sleep(20 * time.Millisecond) // bounded poll: until iperf3 listens, at most 50 tries
 		}
-		time.Sleep(20 * time.Millisecond) // bounded poll: until iperf3 listens, at most 50 tries
+		return code, stdout, stderr
 	}
+	code, stdout, stderr := run()
 	if code != 0 || !strings.Contains(stdout, "receiver") {
 		t.Fatalf("the right password: exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 	}
 	t.Setenv(authflags.PasswordEnv, "verdi")
-	code, _, stderr = runCLI(args...)
+	code, _, stderr = run()
 	line := strings.TrimSpace(stderr)
 	if code != ExitFailed || !strings.Contains(line, "test authorization failed") || strings.Contains(line, "\n") || strings.Contains(line, "verdi") {
 		t.Errorf("a wrong password: exit %d, stderr %q; want 1 and one line saying test authorization failed", code, stderr)
