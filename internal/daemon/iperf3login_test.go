@@ -1,7 +1,6 @@
 package daemon_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/rsa"
@@ -32,6 +31,7 @@ import (
 	"github.com/wireperf/wireperf/internal/session"
 	"github.com/wireperf/wireperf/internal/spec"
 	"github.com/wireperf/wireperf/internal/testutil/iperf3bin"
+	"github.com/wireperf/wireperf/internal/testutil/syncbuf"
 	"github.com/wireperf/wireperf/internal/units"
 )
 
@@ -234,7 +234,7 @@ func TestIperf3CredentialsNotFromTestLines(t *testing.T) {
 // fileDaemon is a daemon made from the configuration text as `wireperf
 // daemon --config` makes it, its server (if any) on a free loopback
 // port, and its log in logs.
-func fileDaemon(t *testing.T, dir, text string, logs *syncBuffer) *daemon.Daemon {
+func fileDaemon(t *testing.T, dir, text string, logs *syncbuf.Buffer) *daemon.Daemon {
 	t.Helper()
 	f := writeConfig(t, dir, text)
 	fc, err := daemon.ReadConfig(f)
@@ -256,24 +256,6 @@ func fileDaemon(t *testing.T, dir, text string, logs *syncBuffer) *daemon.Daemon
 		t.Fatal(err)
 	}
 	return d
-}
-
-// syncBuffer is a log both the test and the daemon's goroutines use.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // iperf3Older says whether the iperf3 at path is older than
@@ -307,7 +289,7 @@ func TestDaemonServerAdmitsIperf3Credentials(t *testing.T) {
 	if iperf3Older(t, bin, 3, 17) {
 		text += "use_pkcs1_padding: true\n"
 	}
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	d := fileDaemon(t, dir, text, &logs)
 	stop := start(t, d)
 	defer stop()
@@ -360,7 +342,7 @@ func TestScheduledTestUsesIperf3Credential(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The server: a daemon of its own, with iperf3's authentication.
-	var serverLogs syncBuffer
+	var serverLogs syncbuf.Buffer
 	srv := fileDaemon(t, t.TempDir(), "host: s\nbind: 127.0.0.1\nrsa_private_key_path: "+priv+"\nauthorized_users_path: "+users+"\n", &serverLogs)
 	stopServer := start(t, srv)
 	defer stopServer()
@@ -378,7 +360,7 @@ func TestScheduledTestUsesIperf3Credential(t *testing.T) {
 		ok         bool
 	}{{"right password", pw, true}, {"wrong password", wrong, false}} {
 		t.Run(c.name, func(t *testing.T) {
-			var logs syncBuffer
+			var logs syncbuf.Buffer
 			d := fileDaemon(t, t.TempDir(), "host: a\nport: 0\nclient_key_file: "+keyFile+"\nclient_tls_pin: "+strings.Repeat("ab", 32)+"\n"+
 				"iperf3_credentials:\n  - {host: 127.0.0.1, username: mario, rsa_public_key_path: "+pub+", password_file: "+c.file+"}\n", &logs)
 			defer d.CloseQueue()
@@ -421,7 +403,7 @@ func TestScheduledTestUsesIperf3Credential(t *testing.T) {
 // ended with iperf3's reason; a 2 Mbit/s UDP test runs whole.
 func TestDaemonServerBitrateLimit(t *testing.T) {
 	t.Parallel()
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	d := fileDaemon(t, t.TempDir(), "host: a\nbind: 127.0.0.1\nserver_bitrate_limit: 10m/0.3\n", &logs)
 	stop := start(t, d)
 	defer stop()

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/wireperf/wireperf/internal/result"
+	"github.com/wireperf/wireperf/internal/testutil/syncbuf"
 )
 
 // testServer dispatches connections on one port the way internal/server
@@ -29,7 +30,7 @@ type testServer struct {
 	mux     *testMux
 	cfg     ServeConfig
 	results chan serveResult
-	logs    *syncBuf
+	logs    *syncbuf.Buffer
 	wg      sync.WaitGroup
 	cancel  context.CancelFunc
 }
@@ -60,7 +61,7 @@ func newTestServer(t *testing.T, mod func(*ServeConfig)) *testServer {
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &testServer{t: t, ln: ln, port: port, reg: NewRegistry(), mux: mux, results: make(chan serveResult, 16), logs: &syncBuf{}, cancel: cancel}
+	s := &testServer{t: t, ln: ln, port: port, reg: NewRegistry(), mux: mux, results: make(chan serveResult, 16), logs: &syncbuf.Buffer{}, cancel: cancel}
 	s.cfg = ServeConfig{
 		Registry: s.reg, UDP: mux, HandshakeTimeout: 5 * time.Second,
 		Logger: slog.New(slog.NewTextHandler(s.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
@@ -76,7 +77,7 @@ func newTestServer(t *testing.T, mod func(*ServeConfig)) *testServer {
 		mux.close()
 		s.wg.Wait()
 		if t.Failed() {
-			t.Logf("server log:\n%s", s.logs.b.String())
+			t.Logf("server log:\n%s", s.logs.String())
 		}
 	})
 	return s

@@ -10,11 +10,11 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/wireperf/wireperf/internal/testutil/iperf3bin"
+	"github.com/wireperf/wireperf/internal/testutil/syncbuf"
 
 	"github.com/wireperf/wireperf/internal/testutil/loopback"
 )
@@ -46,7 +46,7 @@ func needIperf3(t *testing.T) {
 // iperfProc is a running iperf3 process whose output is kept.
 type iperfProc struct {
 	cmd    *exec.Cmd
-	stdout syncBuf // read while it runs (waitOutput)
+	stdout syncbuf.Buffer // read while it runs (waitOutput)
 	stderr bytes.Buffer
 	done   chan struct{}
 	err    error
@@ -140,30 +140,6 @@ func listening(port int) bool {
 		fh.Close()
 	}
 	return false
-}
-
-// testLogger collects log lines for a failing test.
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func (s *syncBuf) Bytes() []byte {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return bytes.Clone(s.b.Bytes())
 }
 
 // waitOutput waits, at most limit, until the process has printed want

@@ -1,7 +1,6 @@
 package mcast
 
 import (
-	"bytes"
 	"context"
 	"net/netip"
 	"os/exec"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/wireperf/wireperf/internal/mcast/mcasttest"
+	"github.com/wireperf/wireperf/internal/testutil/syncbuf"
 )
 
 // iperf2 is Debian's iperf 2 (2.1.8 here), or a skip.
@@ -28,19 +28,6 @@ func iperf2(t *testing.T) string {
 	}
 	return p
 }
-
-// syncBuffer is a process's output, read while it runs.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
 
 // waitFor polls cond every 20 ms until it holds or ctx ends: a bounded
 // poll of another process's state, which sends no event.
@@ -70,7 +57,7 @@ func TestIperf2ReceivesOurs(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
-			out := &syncBuffer{}
+			out := &syncbuf.Buffer{}
 			args := []string{"netns", "exec", ns, bin, "-s", "-u", "-B", tc.bind, "-p", "5003"}
 			if tc.dev != "" {
 				args = append(args, "-V")

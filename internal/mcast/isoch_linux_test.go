@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/wireperf/wireperf/internal/mcast/mcasttest"
+	"github.com/wireperf/wireperf/internal/testutil/syncbuf"
 )
 
 // TestIsochronousOurs: our isochronous sender to our receiver: every
@@ -83,7 +84,7 @@ func TestIsochronousIperf2(t *testing.T) {
 	t.Run("we send", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
-		out := &syncBuffer{}
+		out := &syncbuf.Buffer{}
 		cmd := exec.CommandContext(ctx, "ip", "netns", "exec", ns, bin, "-s", "-u", "-e", "-B", "239.39.6.3", "-p", "5008")
 		cmd.Stdout, cmd.Stderr = out, out
 		if err := cmd.Start(); err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/wireperf/wireperf/internal/auth"
 	"github.com/wireperf/wireperf/internal/session"
+	"github.com/wireperf/wireperf/internal/testutil/syncbuf"
 )
 
 // dialFrom opens a TCP connection to the server from a given loopback
@@ -100,7 +101,7 @@ func runWithBind(ts *testServer, bind string) (any, error) {
 // source with the right key is not, and the log gets one line for the
 // source, not one per try.
 func TestWrongKeysAreSlowed(t *testing.T) {
-	var logs lockedBuffer
+	var logs syncbuf.Buffer
 	ts := startServer(t, func(c *Config) {
 		c.Keys = testKeys()
 		c.Logger = jsonLogger(&logs)
@@ -176,6 +177,6 @@ func TestGateShedsTheLargestSilentHolder(t *testing.T) {
 	}
 }
 
-func jsonLogger(w *lockedBuffer) *slog.Logger {
+func jsonLogger(w *syncbuf.Buffer) *slog.Logger {
 	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo}))
 }

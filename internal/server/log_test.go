@@ -1,42 +1,24 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"net"
 	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/wireperf/wireperf/internal/testutil/iperf3bin"
+	"github.com/wireperf/wireperf/internal/testutil/syncbuf"
 )
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // In JSON, a test's log line carries its byte counts (not {"Key","Value"}
 // pairs), an iperf3 line says protocol= once, and a connection that says
 // nothing is logged at info.
 func TestJSONLogLines(t *testing.T) {
-	var buf lockedBuffer
+	var buf syncbuf.Buffer
 	ts := startServer(t, func(c *Config) {
 		c.Logger = slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	})

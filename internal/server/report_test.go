@@ -9,12 +9,13 @@ import (
 	"time"
 
 	"github.com/wireperf/wireperf/internal/emit"
+	"github.com/wireperf/wireperf/internal/testutil/syncbuf"
 )
 
 // Tests that run at once get reports of their own: distinct IDs, each
 // line prefixed with its test's ID and client, a test's lines together.
 func TestConcurrentTestsReportedApart(t *testing.T) {
-	var out lockedBuffer
+	var out syncbuf.Buffer
 	rep := &emit.ServerReport{W: &out, Interval: 250 * time.Millisecond}
 	var mu sync.Mutex
 	var finished []Finished

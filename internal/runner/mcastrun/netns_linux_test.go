@@ -6,25 +6,13 @@ import (
 	"encoding/json"
 	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/wireperf/wireperf/internal/mcast/mcasttest"
+	"github.com/wireperf/wireperf/internal/testutil/syncbuf"
 	"github.com/wireperf/wireperf/internal/units"
 )
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-func (l *lockedBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
 
 // TestClientAndServers: `wireperf -c GROUP -u -T 1` and two `wireperf -s
 // -B GROUP -1` on one host, one printing text, one JSON: each receiver
@@ -34,8 +22,8 @@ func TestClientAndServers(t *testing.T) {
 	ns := mcasttest.OneHost(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	var text, js lockedBuffer
-	srv := func(w *lockedBuffer, asJSON bool) <-chan error {
+	var text, js syncbuf.Buffer
+	srv := func(w *syncbuf.Buffer, asJSON bool) <-chan error {
 		s := Server{Group: "239.39.5.1", Port: 5005, Interval: time.Second, Format: units.AdaptiveBits, JSON: asJSON, Once: true}
 		return mcasttest.Go(ns, func() error { return s.Run(ctx, w) })
 	}

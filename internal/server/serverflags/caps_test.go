@@ -12,6 +12,7 @@ import (
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/session"
 	"github.com/wireperf/wireperf/internal/spec"
+	"github.com/wireperf/wireperf/internal/testutil/syncbuf"
 )
 
 // --server-max-duration, iperf3's name, sets the server's --max-duration:
@@ -25,7 +26,7 @@ func TestServerMaxDuration(t *testing.T) {
 	if f.Config.Limits.MaxDuration != time.Second {
 		t.Fatalf("--server-max-duration 1: limit %v, want 1s", f.Config.Limits.MaxDuration)
 	}
-	srv := f.Server(&lockedBuffer{}, slog.New(slog.DiscardHandler))
+	srv := f.Server(&syncbuf.Buffer{}, slog.New(slog.DiscardHandler))
 	if err := srv.Listen(); err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +61,7 @@ func serveOnce(t *testing.T, args ...string) (port int, served chan error) {
 	if err := f.Finish(); err != nil {
 		t.Fatal(err)
 	}
-	srv := f.Server(&lockedBuffer{}, slog.New(slog.DiscardHandler))
+	srv := f.Server(&syncbuf.Buffer{}, slog.New(slog.DiscardHandler))
 	if err := srv.Listen(); err != nil {
 		t.Fatal(err)
 	}

@@ -1,38 +1,18 @@
 package serverflags
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/wireperf/wireperf/internal/control"
 	"github.com/wireperf/wireperf/internal/session"
 	"github.com/wireperf/wireperf/internal/spec"
+	"github.com/wireperf/wireperf/internal/testutil/syncbuf"
 	"github.com/wireperf/wireperf/internal/units"
 )
-
-// lockedBuffer is the server's report output, written by its tests'
-// goroutines and read by the test.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // receiverLine is the summary's receiver row of a report.
 func receiverLine(report string) string {
@@ -52,7 +32,7 @@ func TestServerFormat(t *testing.T) {
 	if err := f.Finish(); err != nil {
 		t.Fatal(err)
 	}
-	var out lockedBuffer
+	var out syncbuf.Buffer
 	srv := f.Server(&out, slog.New(slog.DiscardHandler))
 	if err := srv.Listen(); err != nil {
 		t.Fatal(err)
