@@ -28,6 +28,8 @@ type fakeClock struct {
 	// ticking receives the period of each ticker started.
 	asleep  chan time.Time
 	ticking chan time.Duration
+	// nows, when set, receives what each Now returns.
+	nows chan time.Time
 }
 
 type fakeSleeper struct {
@@ -48,8 +50,15 @@ func newFakeClock(now time.Time) *fakeClock {
 
 func (c *fakeClock) Now() time.Time {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
+	now, nows := c.now, c.nows
+	c.mu.Unlock()
+	if nows != nil {
+		select {
+		case nows <- now:
+		default:
+		}
+	}
+	return now
 }
 
 func (c *fakeClock) SleepUntil(ctx context.Context, t time.Time) error {
@@ -156,8 +165,14 @@ var fakeT = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 // slip, and that run planned.
 func fakeClockDaemon(t *testing.T, secs int) (*daemon.Daemon, *fakeClock, schedule.Run) {
 	t.Helper()
+	return fakeClockDaemonOn(t, archivetest.Backends(t)["sqlite"], secs)
+}
+
+// fakeClockDaemonOn is fakeClockDaemon on the archive dsn.
+func fakeClockDaemonOn(t *testing.T, dsn string, secs int) (*daemon.Daemon, *fakeClock, schedule.Run) {
+	t.Helper()
 	clk := newFakeClock(fakeT.Add(-30 * time.Second))
-	d := newDaemon(t, "a", archivetest.Backends(t)["sqlite"], false, func(c *daemon.Config) { c.Clock = clk })
+	d := newDaemon(t, "a", dsn, false, func(c *daemon.Config) { c.Clock = clk })
 	t.Cleanup(func() {
 		d.CloseQueue()
 		d.Store().Close()

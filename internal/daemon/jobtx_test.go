@@ -311,7 +311,7 @@ func TestTestsEndLeavesTheLeaseRenewalToFinish(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		d.heartbeat(hbctx, runID, from, tk.Hold(), d.log, func() { t.Error("the lease counted lost") })
+		d.heartbeat(hbctx, runID, from, schedule.LeaseEnd(from, from, tk.Hold()), tk.Hold(), d.log, func() { t.Error("the lease counted lost") })
 	}()
 	clk.ticks <- clk.now
 	var renewer int

@@ -198,9 +198,20 @@ schedules:
 		}
 	}
 	t.Logf("runs by state: %v", counts)
+	// A failure shows what the daemons said about the runs concerned:
+	// CI's log is all there is to go on.
+	var concerned []string
 	if ov := daemon.Overlaps(runs); len(ov) > 0 {
 		t.Errorf("exclusive runs that share a host overlap: %v", ov)
+		for _, p := range daemon.OverlapPairs(runs) {
+			concerned = append(concerned, p[0].ID, p[1].ID)
+		}
 	}
+	defer func() {
+		if t.Failed() {
+			logAbout(t, dir, hosts, concerned)
+		}
+	}()
 	t.Logf("no overlap among %d exclusive runs (checked from the archive's actual start and end)", len(runs))
 	if len(lags) == 0 {
 		t.Fatal("no run finished")
@@ -243,6 +254,7 @@ schedules:
 		lag := r.ActualStart.Sub(free)
 		own = append(own, lag)
 		if lag > time.Second {
+			concerned = append(concerned, r.ID)
 			t.Logf("%s %s→%s planned %s, free at %s, started %v after", r.ID, r.Source, r.Dest, r.Planned.Format("15:04:05"),
 				free.Format("15:04:05.000"), lag)
 		}
@@ -277,6 +289,25 @@ schedules:
 		}
 		if r.Source != "h2" && strings.Contains(r.Reason, "daemon") {
 			t.Errorf("run %s of %s touched by h2's stop: %s %s", r.ID, r.Source, r.State, r.Reason)
+		}
+	}
+}
+
+// logAbout logs what the daemons' logs say about the runs ids, and every
+// warning or error they gave, at most 200 lines.
+func logAbout(t *testing.T, dir string, hosts, ids []string) {
+	n := 0
+	for _, h := range hosts {
+		b, _ := os.ReadFile(filepath.Join(dir, h+".log"))
+		for _, line := range strings.Split(string(b), "\n") {
+			about := strings.Contains(line, "level=WARN") || strings.Contains(line, "level=ERROR")
+			for _, id := range ids {
+				about = about || strings.Contains(line, id)
+			}
+			if about && n < 200 {
+				t.Logf("%s: %s", h, line)
+				n++
+			}
 		}
 	}
 }

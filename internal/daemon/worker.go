@@ -143,18 +143,40 @@ func (d *Daemon) execute(ctx context.Context, runID string, jobID int64) error {
 	d.metrics.RunStarted()
 	d.metrics.ObserveLag(r.Planned, began)
 	log.Info("run started", "lag", began.Sub(r.Planned))
+	// The lease was taken from reserved, before the archive's start,
+	// which waits for the daemon's one connection and for the archive
+	// itself. A clean-clone CI run's record under load fits a start that
+	// took 14.5 s of a 15 s lease: the heartbeat's first renewal would
+	// come after the lease lapsed, and another run took a host while the
+	// test ran. A lease that could
+	// lapse before that first renewal is renewed now, or the test is not
+	// begun.
+	held, leaseErr := d.leaseAtStart(ctx, r.ID, reserved, task.Hold(), log)
 	hbctx, stopHeartbeat := context.WithCancel(context.WithoutCancel(ctx))
 	testCtx, stopTest := context.WithCancelCause(ctx)
 	defer stopTest(nil)
-	hbDone := make(chan struct{})
-	go func() {
-		defer close(hbDone)
-		d.heartbeat(hbctx, r.ID, reserved, task.Hold(), log, func() { stopTest(errLeaseLost) })
-	}()
-	doc, cmdline, runErr := d.runTest(testCtx, task)
-	stopHeartbeat()
-	<-hbDone
-	ended := clk.Now()
+	var doc []byte
+	var cmdline string
+	var runErr error
+	var ended time.Time
+	if leaseErr == nil {
+		hbDone := make(chan struct{})
+		go func() {
+			defer close(hbDone)
+			d.heartbeat(hbctx, r.ID, reserved, held, task.Hold(), log, func() { stopTest(errLeaseLost) })
+		}()
+		doc, cmdline, runErr = d.runTest(testCtx, task)
+		// The test's end, not the heartbeat's: a renewal under way when
+		// the test ends runs to its own end (up to LeaseRenew), and the
+		// run's record, which the schedule's overlap checks read, is of
+		// the test.
+		ended = clk.Now()
+		stopHeartbeat()
+		<-hbDone
+	} else {
+		stopHeartbeat()
+		ended = clk.Now()
+	}
 	if len(doc) > 0 && runErr == nil {
 		runErr = reportError(doc, testKind(task))
 	}
@@ -164,6 +186,8 @@ func (d *Daemon) execute(ctx context.Context, runID string, jobID int64) error {
 		reason = fmt.Sprintf("started %v late: waited for %s (run %s)", began.Sub(r.Planned).Round(time.Millisecond), waited.Resource, waited.RunID)
 	}
 	switch {
+	case leaseErr != nil:
+		state, reason = archive.StateAborted, leaseErr.Error()
 	case ctx.Err() != nil:
 		state, reason = archive.StateAborted, "the daemon stopped: the test ran past the grace period"
 	case errors.Is(context.Cause(testCtx), errLeaseLost):
@@ -208,42 +232,71 @@ func (d *Daemon) execute(ctx context.Context, runID string, jobID int64) error {
 // renewed in time.
 var errLeaseLost = errors.New("stopped: the archive did not renew the run's lease on its hosts in time, and another run could have taken them once it lapsed")
 
-// heartbeat renews a running test's lease every LeaseRenew until ctx
-// ends: while this daemon lives its hosts stay reserved, and when it
-// dies they are free within LeaseTTL. When the renewals fail long enough
-// that the lease could lapse before the test ends (schedule.LeaseLost),
-// it calls lost: an exclusive test must not go on past its lease, where
-// another run may take its hosts.
-func (d *Daemon) heartbeat(ctx context.Context, runID string, from time.Time, hold time.Duration, log *slog.Logger, lost func()) {
+// errLeaseLapsedAtStart is why a run is not begun when its lease could
+// lapse before the heartbeat's first renewal and could not be renewed.
+var errLeaseLapsedAtStart = errors.New("not begun: the archive took so long to start the run that its lease on its hosts could lapse before the test, and renewing it failed")
+
+// leaseAtStart is the end of the run's lease as the test begins: the
+// first lease (taken at from), or, when that could lapse before the
+// heartbeat's first renewal (schedule.LeaseLost at this instant), a
+// lease renewed now. An error says the test must not begin.
+func (d *Daemon) leaseAtStart(ctx context.Context, runID string, from time.Time, hold time.Duration, log *slog.Logger) (time.Time, error) {
+	held, limit := schedule.LeaseEnd(from, from, hold), from.Add(hold)
+	now := d.cfg.Clock.Now()
+	if !schedule.LeaseLost(held, now, limit) {
+		return held, nil
+	}
+	log.Warn("the run's first lease could lapse before its first renewal: renewing it before the test", "lease_end", held, "started_after", now.Sub(from))
+	held, ok := d.renew(ctx, runID, from, now, hold, held, log)
+	if !ok || schedule.LeaseLost(held, d.cfg.Clock.Now(), limit) {
+		return held, errLeaseLapsedAtStart
+	}
+	return held, nil
+}
+
+// renew renews the run's lease at now and returns where it ends, with
+// ok false when the archive did not renew it (held is then unchanged).
+func (d *Daemon) renew(ctx context.Context, runID string, from, now time.Time, hold time.Duration, held time.Time, log *slog.Logger) (time.Time, bool) {
+	until := schedule.LeaseEnd(from, now, hold)
+	// The renewal's own timeout bounds I/O, in machine time. The test's
+	// end doesn't cut a renewal short: pgx closes a connection whose
+	// statement is cancelled, and a test of the renewal's period ends as
+	// it renews, so that each such run cost a new connection, its ping
+	// and its statements' descriptions again (docs/scale.md). Its end
+	// waits for the renewal instead.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), schedule.LeaseRenew)
+	ok, err := d.sched.RenewLease(rctx, runID, now, until)
+	cancel()
+	switch {
+	case err == nil && ok:
+		return until, true
+	case err != nil && ctx.Err() == nil:
+		log.Warn("the run's lease was not renewed", "err", err)
+	}
+	// A renewal that changed nothing (the lease already reaches until)
+	// leaves held as it was: only time ends a lease.
+	return held, err == nil && !held.Before(until)
+}
+
+// heartbeat renews a running test's lease, which holds until held,
+// every LeaseRenew until ctx ends: while this daemon lives its hosts
+// stay reserved, and when it dies they are free within LeaseTTL. When
+// the renewals fail long enough that the lease could lapse before the
+// test ends (schedule.LeaseLost, judged when the renewal has returned,
+// for it may take up to its timeout), it calls lost: an exclusive test
+// must not go on past its lease, where another run may take its hosts.
+func (d *Daemon) heartbeat(ctx context.Context, runID string, from, held time.Time, hold time.Duration, log *slog.Logger, lost func()) {
 	ticks, stop := d.cfg.Clock.Every(schedule.LeaseRenew)
 	defer stop()
-	held, limit := schedule.LeaseEnd(from, from, hold), from.Add(hold)
+	limit := from.Add(hold)
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-ticks:
 		}
-		now := d.cfg.Clock.Now()
-		until := schedule.LeaseEnd(from, now, hold)
-		// The renewal's own timeout bounds I/O, in machine time. The
-		// test's end doesn't cut a renewal short: pgx closes a connection
-		// whose statement is cancelled, and a test of the renewal's
-		// period ends as it renews, so that each such run cost a new
-		// connection, its ping and its statements' descriptions again
-		// (docs/scale.md). Its end waits for the renewal instead.
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), schedule.LeaseRenew)
-		ok, err := d.sched.RenewLease(rctx, runID, now, until)
-		cancel()
-		switch {
-		case err == nil && ok:
-			held = until
-		case err != nil && ctx.Err() == nil:
-			log.Warn("the run's lease was not renewed", "err", err)
-		}
-		// A renewal that changed nothing (the lease already reaches
-		// until) leaves held as it was: only time ends a lease.
-		if ctx.Err() == nil && schedule.LeaseLost(held, now, limit) {
+		held, _ = d.renew(ctx, runID, from, d.cfg.Clock.Now(), hold, held, log)
+		if now := d.cfg.Clock.Now(); ctx.Err() == nil && schedule.LeaseLost(held, now, limit) {
 			log.Warn("stopping the test: its lease on its hosts could lapse before it ends", "lease_end", held)
 			lost()
 			return

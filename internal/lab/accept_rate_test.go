@@ -22,6 +22,15 @@ func shapedChain(mtu int, s Shape) Topology {
 // goodput is within 2% of what framing arithmetic predicts (tbf counts
 // 1514 bytes per 1500-byte packet, so 1448/1514 of the rate), and with a
 // 9000-byte MTU it is higher by the predicted ratio (±2%).
+//
+// The arithmetic is checked against what the shaper passed, by its own
+// counters, every time. The shaper's rate is checked as well, but tbf
+// on a VM whose timers fire late passes less than its rate: its bucket
+// (1 ms of tokens) fills and the rest is lost while packets wait. When
+// the counters show that (less than 98% of the rate passed, packets
+// held back for want of tokens), the host's timers were the limit, not
+// the arithmetic nor the sender, and the test says so rather than fail;
+// a shortfall with no packet waiting is the sender's, and fails.
 func TestAcceptShapedRate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two 5-second throughput tests; skipped with -short")
@@ -33,10 +42,15 @@ func TestAcceptShapedRate(t *testing.T) {
 		t.Skip("2% goodput accuracy test; skipped under the race detector")
 	}
 	const rate = 1e9
-	got := map[int]float64{}
+	type run struct {
+		goodput   float64 // bit/s of payload, the receiver's
+		passed    float64 // bit/s of frames through the tbf, by its counters, over the receiver's span
+		shaperLow bool    // the tbf passed under 98% of its rate while packets waited for tokens
+	}
+	got := map[int]run{}
 	for _, mtu := range []int{1500, 9000} {
 		want := TCPGoodput(rate, mtu, FramingTC)
-		got[mtu], _ = bestOf(t, 2, func(attempt int) (float64, bool) {
+		got[mtu], _ = bestOf(t, 2, func(attempt int) (run, bool) {
 			l := New(t, shapedChain(mtu, Shape{Qdisc: "tbf", Rate: rate}))
 			defer l.Close()
 			res := tcpBulk(t, l.Host("a"), l.Host("b"), tcpOpts{Duration: 5 * time.Second})
@@ -48,23 +62,47 @@ func TestAcceptShapedRate(t *testing.T) {
 			if !ok || root.Kind != "tbf" {
 				t.Fatalf("no root tbf on r/to-b: %+v", qs)
 			}
-			t.Logf("MTU %d: goodput %s, predicted %s (%+.2f%%); tbf sent %d pkts %d B, dropped %d; sender retransmits %d",
-				mtu, mbit(res.Goodput), mbit(want), 100*(res.Goodput/want-1), root.SentPackets, root.SentBytes, root.Dropped,
-				res.Sender.Total_retrans)
+			r := run{goodput: res.Goodput, passed: float64(root.SentBytes) * 8 / res.Elapsed.Seconds()}
+			// Payload of what the shaper passed, by the same arithmetic:
+			// the receiver's bytes against the tbf's.
+			fromCounters := TCPGoodput(r.passed, mtu, FramingTC)
+			waited := root.Overlimits >= root.SentPackets/100
+			r.shaperLow = r.passed < 0.98*rate && waited
+			t.Logf("MTU %d: goodput %s, predicted %s (%+.2f%%); tbf passed %s (%.1f%% of its rate; %d pkts %d B, dropped %d, overlimits %d), "+
+				"whose payload is %s (goodput %+.2f%%); sender retransmits %d",
+				mtu, mbit(res.Goodput), mbit(want), 100*(res.Goodput/want-1), mbit(r.passed), 100*r.passed/rate, root.SentPackets, root.SentBytes,
+				root.Dropped, root.Overlimits, mbit(fromCounters), 100*(res.Goodput/fromCounters-1), res.Sender.Total_retrans)
 			if root.SentBytes < uint64(res.Bytes) {
 				t.Errorf("tbf sent %d bytes, fewer than the %d the receiver got", root.SentBytes, res.Bytes)
 			}
-			return res.Goodput, math.Abs(res.Goodput-want) <= 0.02*want
+			if math.Abs(res.Goodput-fromCounters) > 0.02*fromCounters {
+				t.Errorf("MTU %d: goodput %s is not within 2%% of the payload of what the tbf passed, %s", mtu, mbit(res.Goodput), mbit(fromCounters))
+			}
+			return r, math.Abs(res.Goodput-want) <= 0.02*want
 		})
-		if math.Abs(got[mtu]-want) > 0.02*want {
-			t.Errorf("MTU %d: goodput %s is not within 2%% of %s", mtu, mbit(got[mtu]), mbit(want))
+		switch r := got[mtu]; {
+		case math.Abs(r.goodput-want) <= 0.02*want:
+		case r.shaperLow:
+			t.Logf("MTU %d: the tbf passed %.1f%% of its rate while packets waited for its tokens: this host's timers were the limit, "+
+				"so the goodput is checked against what it passed (above), not against its rate", mtu, 100*r.passed/rate)
+		default:
+			t.Errorf("MTU %d: goodput %s is not within 2%% of %s", mtu, mbit(r.goodput), mbit(want))
 		}
 	}
-	ratio := got[9000] / got[1500]
+	// The ratio of payload shares is the framing arithmetic's whatever
+	// the shaper passed; the goodputs' ratio is when it passed its rate.
 	want := TCPGoodput(rate, 9000, FramingTC) / TCPGoodput(rate, 1500, FramingTC)
-	t.Logf("9000/1500 goodput ratio %.4f, predicted %.4f", ratio, want)
-	if math.Abs(ratio-want) > 0.02*want {
-		t.Errorf("9000/1500 ratio %.4f is not within 2%% of %.4f", ratio, want)
+	share := (got[9000].goodput / got[9000].passed) / (got[1500].goodput / got[1500].passed)
+	t.Logf("9000/1500 payload-share ratio %.4f, predicted %.4f", share, want)
+	if math.Abs(share-want) > 0.02*want {
+		t.Errorf("9000/1500 payload-share ratio %.4f is not within 2%% of %.4f", share, want)
+	}
+	if !got[1500].shaperLow && !got[9000].shaperLow {
+		ratio := got[9000].goodput / got[1500].goodput
+		t.Logf("9000/1500 goodput ratio %.4f, predicted %.4f", ratio, want)
+		if math.Abs(ratio-want) > 0.02*want {
+			t.Errorf("9000/1500 ratio %.4f is not within 2%% of %.4f", ratio, want)
+		}
 	}
 }
 
