@@ -112,12 +112,21 @@ func subflowClosed(m *tcpinfo.MPTCP) bool {
 	return false
 }
 
-// subflowsBusy says whether a subflow of the sender's MPTCP connection
-// still holds data unacknowledged or unsent: the connection's TCP_INFO is
-// only the first subflow's, and the others drain on their own paths.
+// subflowsBusy says whether the sender's MPTCP connection still holds
+// data unacknowledged or unsent: the connection's TCP_INFO is only the
+// first subflow's, and the others drain on their own paths. Data the
+// application wrote waits in the MPTCP socket's own queue before a
+// subflow takes it, where no subflow's TCP_INFO shows it: SIOCOUTQ on
+// the MPTCP socket counts it (what the peer has not acknowledged at the
+// MPTCP level). Without it a drained reading under load came before a
+// subflow had sent the stream's last 641 KB, and its counts fell short
+// of the stream's.
 func (f *TCPFlow) subflowsBusy() bool {
 	if !f.mp.multipath {
 		return false
+	}
+	if n, err := f.s.Unacked(); err == nil && n > 0 {
+		return true
 	}
 	rc, err := f.s.SyscallConn()
 	if err != nil {
