@@ -38,6 +38,9 @@ func mptcpLines(s *result.Stream, role string, format units.Format) []string {
 	if len(m.Subflows) < m.SubflowCount {
 		head += fmt.Sprintf(", %d listed by the kernel", len(m.Subflows))
 	}
+	if m.SubflowsEarly {
+		head += "; closed by the peer before this end's last reading, so as last read while the test ran, and short of its end"
+	}
 	lines := []string{head}
 	for i, sf := range m.Subflows {
 		lines = append(lines, "  "+subflowLine(i+1, sf, role == "sender", s.Seconds(), format))

@@ -67,3 +67,29 @@ func TestTextMPTCP(t *testing.T) {
 		}
 	}
 }
+
+// Subflows read before the sender drained, because the peer closed the
+// connection first, are said to be so, in text and in -J.
+func TestTextMPTCPSubflowsEarly(t *testing.T) {
+	r := withMPTCP(forwardResult())
+	for _, e := range []*result.End{&r.Local, &r.Remote} {
+		for i := range e.Streams {
+			if m := e.Streams[i].MPTCP; m != nil && !m.Fallback {
+				m.SubflowsEarly = true
+			}
+		}
+	}
+	if out := summaryText(t, r); !strings.Contains(out, "[  1] MPTCP (sender): 3 subflows, 2 listed by the kernel; closed by the peer before this end's last reading") {
+		t.Errorf("the summary does not say the subflows were read early:\n%s", out)
+	}
+	var b bytes.Buffer
+	if err := (&JSON{W: &b}).Summary(r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `"subflows_early": true`) {
+		t.Errorf("-J lacks subflows_early: %s", b.String())
+	}
+	if out := summaryText(t, withMPTCP(forwardResult())); strings.Contains(out, "closed by the peer") {
+		t.Error("subflows read at the end are said to be early")
+	}
+}

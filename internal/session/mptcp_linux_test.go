@@ -81,6 +81,17 @@ func checkOneSubflow(t *testing.T, st *result.Stream, moved int64, sender bool) 
 	if sender {
 		got = int64(sf.Info.BytesSent - sf.Info.BytesRetrans)
 	}
+	if sender && m.SubflowsEarly {
+		// The peer closed the connection before the sender's last
+		// reading, which came before it drained (rare, under load): the
+		// report says its subflows may fall short, and the connection's
+		// own count (Linux 6.9 on) still covers the stream.
+		t.Logf("stream %d: subflows read before the sender drained: %d of the stream's %d bytes; the connection's count %d", st.ID, got, moved, m.BytesSent)
+		if m.BytesSent != 0 && int64(m.BytesSent-m.BytesRetrans) < moved {
+			t.Errorf("stream %d: the connection sent %d bytes (%d again), fewer than the stream's %d", st.ID, m.BytesSent, m.BytesRetrans, moved)
+		}
+		return
+	}
 	if got < moved || got > moved+1<<20 {
 		t.Errorf("stream %d (sender %v): subflow moved %d bytes, the stream %d", st.ID, sender, got, moved)
 	}

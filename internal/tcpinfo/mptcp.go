@@ -39,6 +39,12 @@ type MPTCP struct {
 	// Subflows are the subflows in the kernel's order, the initial one
 	// first.
 	Subflows []Subflow `json:"subflows,omitempty"`
+	// SubflowsEarly says the subflows had closed (the peer ended the
+	// connection) before the end's last reading, which then found them
+	// empty: Subflows are as last read while they ran, before the
+	// stream's end, and may hold less than it moved. The connection's
+	// own counts above are the end's.
+	SubflowsEarly bool `json:"subflows_early,omitempty"`
 }
 
 // Subflow is one TCP subflow of an MPTCP connection: its addresses
