@@ -148,9 +148,8 @@ func (d *Daemon) execute(ctx context.Context, runID string, jobID int64) error {
 	// itself. A clean-clone CI run's record under load fits a start that
 	// took 14.5 s of a 15 s lease: the heartbeat's first renewal would
 	// come after the lease lapsed, and another run took a host while the
-	// test ran. A lease that could
-	// lapse before that first renewal is renewed now, or the test is not
-	// begun.
+	// test ran. A lease that could lapse before that first renewal is
+	// renewed now, or the test is not begun.
 	held, leaseErr := d.leaseAtStart(ctx, r.ID, reserved, task.Hold(), log)
 	hbctx, stopHeartbeat := context.WithCancel(context.WithoutCancel(ctx))
 	testCtx, stopTest := context.WithCancelCause(ctx)
