@@ -6,10 +6,12 @@ import (
 	"runtime/metrics"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/wireperf/wireperf/internal/auth"
+	"github.com/wireperf/wireperf/internal/flowrun"
 	"github.com/wireperf/wireperf/internal/proto"
 	"github.com/wireperf/wireperf/internal/session"
 	"github.com/wireperf/wireperf/internal/spec"
@@ -25,10 +27,11 @@ func heapObjects() int64 {
 }
 
 // startKeyed starts a test as a hostile client would, with a key, and
-// keeps its control connection read (the server's rows are dropped) and
-// its data connections fed a trickle of 1,250 bytes per stream each
-// second, until stop is closed or budget bytes were sent.
-func startKeyed(t *testing.T, ts *testServer, cred auth.Credential, s spec.Spec, stop <-chan struct{}, wg *sync.WaitGroup) {
+// keeps its control connection read (the server's rows are dropped,
+// and counted in rows) and its data connections fed a trickle of 1,250
+// bytes per stream each second, until stop is closed or budget bytes
+// were sent.
+func startKeyed(t *testing.T, ts *testServer, cred auth.Credential, s spec.Spec, stop <-chan struct{}, wg *sync.WaitGroup, rows *atomic.Int64) {
 	t.Helper()
 	c, err := net.Dial("tcp", ts.Addr().String())
 	if err != nil {
@@ -59,8 +62,12 @@ func startKeyed(t *testing.T, ts *testServer, cred auth.Credential, s spec.Spec,
 	go func() { // the server's rows, read and dropped
 		defer wg.Done()
 		for {
-			if _, err := proto.ReadFrame(c); err != nil {
+			f, err := proto.ReadFrame(c)
+			if err != nil {
 				return
+			}
+			if f.Type == proto.TypeInterval {
+				rows.Add(1)
 			}
 		}
 	}()
@@ -93,8 +100,13 @@ func startKeyed(t *testing.T, ts *testServer, cred auth.Credential, s spec.Spec,
 // use iperf3's 128 KiB blocks: 32 MiB of the server's heap are their
 // buffers, which admission charges.
 //
-// The heap's floor is taken once the rows reached the cap (6-8 s) and
-// 7 s later (13-15 s). Keeping every row, it grew 22 MB between the two
+// The heap's floor is taken once the rows reached the cap (for 2 s
+// from 100 rows past it, about 6-8 s) and 700 rows later (about 13-15
+// s), counted in the rows each client got, one a cut: a server that
+// cuts late under load (a CI race pass beside four CPU hogs) reaches the
+// cap later than the clock says, and a window fixed in time then took
+// rows still growing to it for a leak. Keeping every row, it grew 22 MB
+// between the two
 // (58.7 to 80.8 MB above idle, peak 86 MB; at -l 1M, 304 to 346 MB);
 // now it must grow less than 5 MB (measured: 47.2 to 47.6 MB, peak 53
 // MB), stay within 100 MB of the idle server throughout, and a third
@@ -113,36 +125,47 @@ func TestLongShortIntervalTestsCostFixedMemory(t *testing.T) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	defer close(stop)
-	for range 2 {
-		startKeyed(t, ts, cred, s, stop, &wg)
+	var rows [2]atomic.Int64
+	for i := range 2 {
+		startKeyed(t, ts, cred, s, stop, &wg, &rows[i])
 	}
 	waitFor(t, func() bool { return ts.Stats().Running == 2 })
 	began := time.Now()
-	// The floor of each window: what the server holds, without the rows
-	// and frames in flight when a sample is taken.
-	floor := func(from, to time.Duration) (low, high int64) {
+	capRows := int64(flowrun.ServerStreamRows / s.Streams) // a test's rows at the cap, one a cut
+	fewest := func() int64 { return min(rows[0].Load(), rows[1].Load()) }
+	var peak int64
+	// sample is the heap's floor and peak from when both clients got
+	// from rows until they got to rows: what the server holds, without
+	// the rows and frames in flight when a sample is taken.
+	sample := func(from, to int64) (low int64) {
 		low = 1 << 62
-		for time.Since(began) < to {
-			time.Sleep(250 * time.Millisecond) // bounded poll: sampling the heap over time, not waiting on an event
-			if time.Since(began) < from {
-				continue
+		deadline := time.Now().Add(90 * time.Second)
+		for fewest() < to {
+			if time.Now().After(deadline) {
+				t.Fatalf("the clients got %d and %d rows in %v, waiting for %d", rows[0].Load(), rows[1].Load(), time.Since(began), to)
 			}
+			time.Sleep(250 * time.Millisecond) // bounded poll: sampling the heap as the rows come, until the deadline above
 			h := heapObjects() - idle
-			low, high = min(low, h), max(high, h)
+			peak = max(peak, h)
+			if fewest() >= from {
+				low = min(low, h)
+			}
 		}
-		return low, high
+		return low
 	}
-	_, peak1 := floor(0, 6*time.Second)
-	atCap, peak2 := floor(6*time.Second, 8*time.Second)
-	_, peak3 := floor(8*time.Second, 13*time.Second)
-	end, peak4 := floor(13*time.Second, 15*time.Second)
-	peak := max(peak1, peak2, peak3, peak4)
-	t.Logf("server heap above idle: %.1f MB at 6-8 s, %.1f MB at 13-15 s, peak %.1f MB", float64(atCap)/1e6, float64(end)/1e6, float64(peak)/1e6)
+	sample(0, capRows+100)
+	atCap := sample(capRows+100, capRows+300)
+	at1 := time.Since(began)
+	sample(capRows+300, capRows+800)
+	end := sample(capRows+800, capRows+1000)
+	at2 := time.Since(began)
+	t.Logf("server heap above idle: %.1f MB at rows %d-%d (to %.1f s), %.1f MB at rows %d-%d (to %.1f s), peak %.1f MB",
+		float64(atCap)/1e6, capRows+100, capRows+300, at1.Seconds(), float64(end)/1e6, capRows+800, capRows+1000, at2.Seconds(), float64(peak)/1e6)
 	if peak > 100e6 {
 		t.Errorf("server heap peaked %.1f MB above idle, want under 100 MB", float64(peak)/1e6)
 	}
 	if grew := end - atCap; grew > 5e6 {
-		t.Errorf("server heap grew %.1f MB between 7 s and 14 s, want under 5 MB: a test's memory must be fixed", float64(grew)/1e6)
+		t.Errorf("server heap grew %.1f MB over 700 rows once at the cap, want under 5 MB: a test's memory must be fixed", float64(grew)/1e6)
 	}
 	third := spec.Default()
 	third.Duration, third.Interval = 500*time.Millisecond, 100*time.Millisecond
