@@ -25,6 +25,7 @@ import (
 	"github.com/wireperf/wireperf/internal/schedule"
 	"github.com/wireperf/wireperf/internal/server"
 	"github.com/wireperf/wireperf/internal/taskstore"
+	"github.com/wireperf/wireperf/internal/testutil/syncbuf"
 )
 
 // envCLI makes this test binary act as wireperf, so that the daemon's
@@ -238,11 +239,10 @@ func TestTwoDaemonsNeverOverlap(t *testing.T) {
 
 func TestAPIToken(t *testing.T) {
 	dsn := archivetest.Backends(t)["sqlite"]
-	var logs strings.Builder
-	var mu sync.Mutex
+	var logs syncbuf.Buffer
 	d := newDaemon(t, "a", dsn, false, func(c *daemon.Config) {
 		c.Token = "0123456789abcdef0123"
-		c.Logger = slog.New(slog.NewTextHandler(syncWriter{&mu, &logs}, nil))
+		c.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 	})
 	defer start(t, d)() // Run closes the archive at its end
 	srv := httptest.NewServer(d.Mux())
@@ -267,9 +267,7 @@ func TestAPIToken(t *testing.T) {
 	if code, _ := do("POST", "/api/tasks", "wrong-token-wrong-token", body); code != http.StatusUnauthorized {
 		t.Fatalf("write with a wrong token: %d", code)
 	}
-	mu.Lock()
 	logged := logs.String()
-	mu.Unlock()
 	if !strings.Contains(logged, "API request refused") || !strings.Contains(logged, "/api/tasks") {
 		t.Fatalf("the refusal was not logged: %q", logged)
 	}
@@ -299,17 +297,6 @@ func TestAPIToken(t *testing.T) {
 	if code, _ := do("DELETE", "/api/tasks/nope", "0123456789abcdef0123", ""); code != http.StatusNotFound {
 		t.Fatalf("delete unknown: %d", code)
 	}
-}
-
-type syncWriter struct {
-	mu *sync.Mutex
-	w  io.Writer
-}
-
-func (s syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
 }
 
 func TestReadsNeedTokenWhenConfigured(t *testing.T) {
