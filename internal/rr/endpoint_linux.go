@@ -35,11 +35,15 @@ type endpoint struct {
 	// hardware where the NIC has been set to), read back from the
 	// socket's error queue by sentStamps.
 	txStamps bool
-	txSends  uint32        // UDP sends so far: the next send's stamp number (OPT_ID)
-	txHWSeen bool          // a send has had a hardware stamp
-	rxHW     int64         // the hardware receive stamp of the last recvmsg, 0 if none
-	restore  bool          // the socket was non-blocking: make it so again
-	timeout  time.Duration // SO_RCVTIMEO as last set
+	txSends  uint32 // UDP sends so far: the next send's stamp number (OPT_ID)
+	// errMsgs, errIovs and errOOB are readSendStamps' recvmmsg of the
+	// error queue, made on its first call.
+	errMsgs []unix.Mmsghdr
+	errIovs []unix.Iovec
+	errOOB  []byte
+	rxHW    int64         // the hardware receive stamp of the last recvmsg, 0 if none
+	restore bool          // the socket was non-blocking: make it so again
+	timeout time.Duration // SO_RCVTIMEO as last set
 	// rawHold is how long a blocking read waits as a raw system call
 	// before it goes on as an ordinary one (rawWait; 0 when busy polling).
 	rawHold time.Duration
@@ -192,51 +196,87 @@ func (e *endpoint) stampFlags() int {
 // sendStamps says whether sentStamps can return anything.
 func (e *endpoint) sendStamps() bool { return e.txStamps }
 
-// sentStamps returns the stamps of the last send, read from the socket's
-// error queue without waiting (zero if none yet: a NIC's hardware stamp
-// may come later than the response). Called once per lockstep
-// transaction, after the response. Earlier sends' stamps still queued
-// are passed over. On UDP the stamps are numbered, so the read stops at
-// the last send's (one read a transaction; the software and the
-// hardware stamps come in separate messages, so once the NIC has
-// stamped a send, every stamp of the last send is waited for no
-// longer, but read when there); elsewhere, and when the numbers do not
-// match (a send the kernel did not count), the queue is drained and its
-// last stamps taken.
+// sentStamps returns the stamps of a TCP connection's last send, read
+// from the socket's error queue without waiting (zero if none yet: a
+// NIC's hardware stamp may come later than the response). Called once
+// per lockstep transaction, after the response; the queue is drained and
+// the last software and hardware stamps in it taken. TCP's stamps are
+// not numbered by send (a UDP prober reads its numbered stamps in
+// batches, readSendStamps).
 func (e *endpoint) sentStamps() kernelStamps {
-	want := e.txSends - 1
 	var last kernelStamps
 	for range 16 { // bounded: the queue holds a send's stamps, not a stream
 		st, ok := e.errQueueStamps()
 		if !ok {
 			break // EAGAIN: drained
 		}
-		if st.sw == 0 && st.hw == 0 {
-			continue
+		if st.sw != 0 {
+			last.sw = st.sw
 		}
-		e.txHWSeen = e.txHWSeen || st.hw != 0
-		if !st.hasID {
-			last = st
-			continue
-		}
-		if st.id != want {
-			if int32(st.id-want) > 0 {
-				e.txSends = st.id + 1 // the kernel counted a send we did not: follow its numbers
-				want = st.id
-				last = st
-			}
-			continue
-		}
-		if last.hasID && last.id == want {
-			last.sw, last.hw = max(last.sw, st.sw), max(last.hw, st.hw) // the same send's other stamp
-		} else {
-			last = st
-		}
-		if !e.txHWSeen || last.hw != 0 && last.sw != 0 {
-			return last
+		if st.hw != 0 {
+			last.hw = st.hw
 		}
 	}
 	return last
+}
+
+// lastSendID is the stamp number of the last UDP send (OPT_ID).
+func (e *endpoint) lastSendID() uint32 { return e.txSends - 1 }
+
+// sendStampBatch is how many transactions' stamps fit the socket's
+// receive buffer at once (stampBatchFor).
+func (e *endpoint) sendStampBatch() int {
+	rcvbuf, err := unix.GetsockoptInt(e.fd, unix.SOL_SOCKET, unix.SO_RCVBUF)
+	if err != nil {
+		return 1
+	}
+	return stampBatchFor(rcvbuf)
+}
+
+// readSendStamps drains the error queue without waiting and returns
+// how many stamps it left in out: the newest len(out), in no particular
+// order (a queue that held more, the stamps of lost requests, say, had
+// its older ones read over). A batch's stamps are the newest.
+func (e *endpoint) readSendStamps(out []kernelStamps) int {
+	if len(e.errMsgs) != len(out) {
+		e.errMsgs = make([]unix.Mmsghdr, len(out))
+		e.errIovs = make([]unix.Iovec, len(out))
+		e.errOOB = make([]byte, len(out)*len(e.oob))
+		for i := range e.errMsgs {
+			e.errIovs[i].Base = &e.scratch[0] // the payload is empty (OPT_TSONLY): a shared sink
+			e.errIovs[i].SetLen(len(e.scratch))
+			h := &e.errMsgs[i].Hdr
+			h.Iov = &e.errIovs[i]
+			h.SetIovlen(1)
+			h.Control = &e.errOOB[i*len(e.oob)]
+		}
+	}
+	got := 0
+	// Bounded: the queue holds at most the receive buffer's worth of
+	// stamps, which 16 full reads of a batch's room exceed.
+	for range 16 {
+		for i := range e.errMsgs {
+			e.errMsgs[i].Hdr.SetControllen(len(e.oob))
+			e.errMsgs[i].Hdr.Flags = 0
+		}
+		// Raw: a read that never waits needs no word to the scheduler.
+		r, _, errno := unix.RawSyscall6(unix.SYS_RECVMMSG, uintptr(e.fd), uintptr(unsafe.Pointer(&e.errMsgs[0])),
+			uintptr(len(e.errMsgs)), uintptr(unix.MSG_ERRQUEUE|unix.MSG_DONTWAIT), 0, 0)
+		if errno != 0 {
+			break // EAGAIN: drained
+		}
+		n := int(r)
+		for i := range n {
+			oob := e.errOOB[i*len(e.oob):]
+			out[i] = parseStamps(oob[:min(int(e.errMsgs[i].Hdr.Controllen), len(e.oob))])
+		}
+		// Past a full read, out[n:] still holds its newest stamps.
+		got = max(got, n)
+		if n < len(out) {
+			break
+		}
+	}
+	return got
 }
 
 // errQueueStamps reads one message from the error queue, without

@@ -5,6 +5,8 @@ package rr
 import (
 	"errors"
 	"net"
+	"os"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -126,10 +128,10 @@ func TestLockedLoopsStopWithoutLeaks(t *testing.T) {
 	}
 }
 
-// On UDP the send stamps are numbered (OPT_ID): sentStamps stops at the
-// last send's stamp, with no read past it, passes over older ones, and
-// follows the kernel's numbers when they run ahead of the endpoint's.
-func TestSendStampsNumbered(t *testing.T) {
+// On UDP the send stamps are numbered (OPT_ID) and read in one call:
+// readSendStamps returns every stamp queued, each in its send's window,
+// and when the queue holds more than it has room for, the newest.
+func TestReadSendStampsNumbered(t *testing.T) {
 	c, _ := udpPair(t)
 	e, err := newEndpoint(c, false, false, true)
 	if err != nil {
@@ -139,42 +141,134 @@ func TestSendStampsNumbered(t *testing.T) {
 	if !e.sendStamps() {
 		t.Skip("this kernel gives no SO_TIMESTAMPING send stamps")
 	}
+	if b := e.sendStampBatch(); b < 1 || b > maxStampBatch {
+		t.Fatalf("batch %d for the default receive buffer, want 1..%d", b, maxStampBatch)
+	}
 	msg := make([]byte, 64)
-	for range 3 {
-		if err := e.send(msg); err != nil {
-			t.Fatal(err)
+	send := func(n int) [][2]int64 {
+		windows := make([][2]int64, n)
+		for i := range n {
+			windows[i][0] = time.Now().UnixNano()
+			if err := e.send(msg); err != nil {
+				t.Fatal(err)
+			}
+			windows[i][1] = time.Now().UnixNano()
+		}
+		return windows
+	}
+	windows := send(3)
+	out := make([]kernelStamps, 8)
+	n := e.readSendStamps(out)
+	if n != 3 || e.lastSendID() != 2 {
+		t.Fatalf("after three sends: %d stamps read, last send number %d; want 3 and 2", n, e.lastSendID())
+	}
+	for i, st := range out[:n] {
+		if !st.hasID || st.id != uint32(i) || st.sw < windows[i][0] || st.sw > windows[i][1] {
+			t.Fatalf("stamp %d: %+v, want number %d within [%d, %d]", i, st, i, windows[i][0], windows[i][1])
 		}
 	}
-	st := e.sentStamps()
-	if !st.hasID || st.id != 2 || st.sw == 0 {
-		t.Fatalf("after three sends: %+v, want stamp number 2", st)
-	}
-	if _, more := e.errQueueStamps(); more {
-		t.Fatal("a stamp left queued after the last send's")
+	if n := e.readSendStamps(out); n != 0 {
+		t.Fatalf("a second read found %d stamps in a drained queue", n)
 	}
 
-	// Two sends, the endpoint asking for the first's: it stops there.
-	for range 2 {
-		if err := e.send(msg); err != nil {
-			t.Fatal(err)
+	// Twenty sends against room for eight: the eight newest are kept.
+	send(20)
+	if n := e.readSendStamps(out); n != 8 {
+		t.Fatalf("read %d stamps of 20, want the 8 it has room for", n)
+	}
+	seen := map[uint32]bool{}
+	for _, st := range out {
+		seen[st.id] = true
+	}
+	for id := uint32(15); id <= 22; id++ {
+		if !seen[id] {
+			t.Fatalf("stamp %d (among the newest eight) missing from %+v", id, out)
 		}
 	}
-	e.txSends--
-	if st := e.sentStamps(); st.id != 3 {
-		t.Fatalf("asked for send 3: got %+v", st)
+	if n := e.readSendStamps(out); n != 0 {
+		t.Fatalf("%d stamps left queued after the read", n)
 	}
-	next, more := e.errQueueStamps()
-	if !more || !next.hasID || next.id != 4 {
-		t.Fatalf("after the match, the queue holds %+v (%v), want send 4's stamp unread", next, more)
-	}
+}
 
-	// A send the endpoint did not count: the kernel's numbers lead.
-	e.txSends = 5
-	if err := e.send(msg); err != nil {
+// A UDP prober records every back-to-back transaction with its own send
+// stamp: over a run of several batches, with a point that ends mid-batch,
+// each completed transaction is recorded once and stamped.
+func TestProberRecordsSendStampsInBatches(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	c, s := udpPair(t)
+	r := NewReflector(ReflectorConfig{MaxRequest: 1472, MaxResponse: 1472})
+	r.Go(func() error { return r.ServeUDP(s) })
+	var samples []Sample
+	p, err := NewProber(c, ProberConfig{Mode: ModeUDP, MaxRequest: 1472, MaxResponse: 1472,
+		OnSample: func(s Sample) { samples = append(samples, s) }})
+	if err != nil {
 		t.Fatal(err)
 	}
-	e.txSends-- // as if the send had gone uncounted
-	if st := e.sentStamps(); st.id != 5 || e.txSends != 6 {
-		t.Fatalf("uncounted send: got %+v, next number %d; want stamp 5 and 6", st, e.txSends)
+	if p.stamped == nil {
+		p.Close()
+		r.Stop()
+		r.Wait()
+		t.Skip("this kernel gives no SO_TIMESTAMPING send stamps")
+	}
+	out, err := p.Run([]Plan{{Request: 64, Response: 64, Count: 101}, {Request: 200, Response: 200, Count: 37}})
+	p.Close()
+	r.Stop()
+	r.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts := out.Points(0, false)
+	done := pts[0].Completed + pts[1].Completed
+	if pts[0].Completed != 101 || pts[1].Completed != 37 || int64(len(samples)) != done {
+		t.Fatalf("completed %d and %d, %d samples told; want 101, 37 and 138", pts[0].Completed, pts[1].Completed, len(samples))
+	}
+	// The warm-up's transactions are recorded (into nothing) too.
+	if b := p.stamped; b.recorded < done || b.recorded > done+warmup || b.stamped != b.recorded || len(b.pending) != 0 {
+		t.Fatalf("recorded %d, stamped %d, %d still held; want %d and up to %d of warm-up, all stamped, none held",
+			b.recorded, b.stamped, len(b.pending), done, warmup)
+	}
+	for i := 1; i < len(samples); i++ {
+		if samples[i].Done.Before(samples[i-1].Done) || i < 101 && samples[i].Point != 0 || i >= 101 && samples[i].Point != 1 {
+			t.Fatalf("sample %d %+v after %+v: out of order", i, samples[i], samples[i-1])
+		}
+	}
+}
+
+// A server with one P (pinned to one CPU) still answers from a raw wait:
+// the answering loop raises GOMAXPROCS to two while it runs, takes the
+// raw slot that leaves one P to the rest of the process, and gives both
+// back when it ends.
+func TestReflectorWaitsRawWithOneP(t *testing.T) {
+	if os.Getenv("GOMAXPROCS") != "" {
+		t.Skip("GOMAXPROCS is set in the environment: the process's P count is the user's, and kept")
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	if n := rawWaiters.Load(); n != 0 {
+		t.Fatalf("%d raw waiters before the test", n)
+	}
+	c, s := udpPair(t)
+	r := NewReflector(ReflectorConfig{MaxRequest: 1472, MaxResponse: 1472})
+	r.Go(func() error { return r.ServeUDP(s) })
+	// One answered request: the loop has its endpoint, and waits.
+	req := make([]byte, 64)
+	h := Header{Kind: KindRequest, Length: 64, Response: 64, Seq: 1}
+	h.Put(req)
+	if _, err := c.Write(req); err != nil {
+		t.Fatal(err)
+	}
+	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	resp := make([]byte, 128)
+	n, err := c.Read(resp)
+	if err != nil || n != 64 {
+		t.Fatalf("response: %d bytes, %v", n, err)
+	}
+	procs, slots := runtime.GOMAXPROCS(0), rawWaiters.Load()
+	r.Stop()
+	r.Wait()
+	if procs != 2 || slots != 1 {
+		t.Fatalf("while the loop ran: GOMAXPROCS %d, %d raw waiters; want 2 and 1", procs, slots)
+	}
+	if got := runtime.GOMAXPROCS(0); got != 1 || rawWaiters.Load() != 0 {
+		t.Fatalf("after the loop: GOMAXPROCS %d, %d raw waiters; want 1 and 0", got, rawWaiters.Load())
 	}
 }

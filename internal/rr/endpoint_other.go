@@ -44,6 +44,12 @@ func (e *endpoint) sendStamps() bool { return false }
 
 func (e *endpoint) sentStamps() kernelStamps { return kernelStamps{} }
 
+func (e *endpoint) lastSendID() uint32 { return 0 }
+
+func (e *endpoint) sendStampBatch() int { return 1 }
+
+func (e *endpoint) readSendStamps([]kernelStamps) int { return 0 }
+
 func (e *endpoint) receivedHW() int64 { return 0 }
 
 func (e *endpoint) send(b []byte) error {

@@ -49,9 +49,12 @@ type ProberConfig struct {
 	MaxRequest, MaxResponse int
 	// NoWarmup skips the uncounted transactions before the first point.
 	NoWarmup bool
-	// OnSample, if set, is told of every counted transaction as it
-	// completes, on the prober's goroutine, so that a caller can draw the
+	// OnSample, if set, is told of every counted transaction as it is
+	// recorded, on the prober's goroutine, so that a caller can draw the
 	// RTT over time (rrul's latency plot); it must return at once.
+	// Back-to-back UDP transactions are recorded in batches of up to 16,
+	// at most 50 ms after they complete (sendstamps.go); Sample.Done is
+	// when each completed.
 	OnSample func(Sample)
 
 	// For crr: the server's address, the bytes each connection sends
@@ -98,6 +101,9 @@ type Prober struct {
 	sendStamps bool
 	busySocket string
 	lostSeq    map[uint64]*accumulator // requests counted lost, by sequence number
+	// stamped holds lockstep UDP transactions until their send stamps
+	// are read (sendstamps.go); nil when there are none to read.
+	stamped *sendStampBatch
 }
 
 // NewProber prepares a prober on the test's UDP socket or TCP connection;
@@ -140,6 +146,9 @@ func NewProber(conn syscall.Conn, cfg ProberConfig) (*Prober, error) {
 	p.rd = newReader(e, cfg.MaxResponse)
 	p.kernelTS = e.kernelTimestamps()
 	p.sendStamps = e.sendStamps()
+	if p.sendStamps && !e.stream {
+		p.stamped = newSendStampBatch(e.sendStampBatch())
+	}
 	if cfg.BusyPoll {
 		p.busySocket = busyPollNote(e)
 	}
@@ -264,6 +273,7 @@ func (p *Prober) run(sel selector, accs []*accumulator) (*Outcome, error) {
 	if !p.cfg.NoWarmup && len(accs) > 0 {
 		err = p.warmup(accs[0].req, accs[0].resp)
 	}
+	p.recordStamped()
 	if err == nil {
 		if p.cfg.Mode == ModeUDP && p.cfg.Interval > 0 {
 			err = p.pipelined(sel, accs)
@@ -271,6 +281,7 @@ func (p *Prober) run(sel selector, accs []*accumulator) (*Outcome, error) {
 			err = p.lockstep(sel, accs)
 		}
 	}
+	p.recordStamped()
 	out.Timestamps = "client T1: user-space before the send; T4: user-space after the read; RTT on the monotonic clock"
 	if p.kernelTS {
 		out.Timestamps += "; the response's kernel receive time (SO_TIMESTAMPING, software) beside T4: client time, removed from the network RTT and the backward OWD"
@@ -460,14 +471,30 @@ func (p *Prober) transaction(acc *accumulator, pacer *pace.Pacer, timeout time.D
 			}
 			continue
 		}
-		var sent kernelStamps
-		if e.sendStamps() {
-			sent = e.sentStamps() // after T4: the extra system call is outside the RTT
-		}
-		acc.add(sample{t1: h.T1, t2: rh.T2, t3: rh.T3, t4: t4.UnixNano(), rx: rd.lastTS, rxHW: e.receivedHW(),
-			tx: sent.sw, txHW: sent.hw, sendNs: sendNs, rtt: t4.Sub(t1), done: t4})
+		s := sample{t1: h.T1, t2: rh.T2, t3: rh.T3, t4: t4.UnixNano(), rx: rd.lastTS, rxHW: e.receivedHW(),
+			sendNs: sendNs, rtt: t4.Sub(t1), done: t4}
 		p.maxRTT = max(p.maxRTT, t4.Sub(t1))
+		// The send stamps are read after T4: the system call is outside the RTT.
+		switch {
+		case p.stamped != nil && e == p.e:
+			if p.stamped.add(acc, s, e.lastSendID()) {
+				p.recordStamped()
+			}
+			return nil
+		case e.sendStamps():
+			sent := e.sentStamps()
+			s.tx, s.txHW = sent.sw, sent.hw
+		}
+		acc.add(s)
 		return nil
+	}
+}
+
+// recordStamped reads the send stamps of the transactions held for them
+// and records those transactions.
+func (p *Prober) recordStamped() {
+	if p.stamped != nil {
+		p.stamped.flush(p.e.readSendStamps)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/wireperf/wireperf/internal/result"
 	"github.com/wireperf/wireperf/internal/stats"
+	"github.com/wireperf/wireperf/internal/yield"
 )
 
 // pollSlice bounds each blocking wait, so that loops notice a stop.
@@ -92,6 +93,8 @@ func (r *Reflector) Go(fn func() error) {
 // It takes the socket out of Go's poller and closes it when it returns
 // (see newEndpoint): the caller may still read its addresses.
 func (r *Reflector) ServeUDP(c *net.UDPConn) error {
+	enterLoop()
+	defer leaveLoop()
 	e, err := newEndpoint(c, false, r.cfg.BusyPoll, false)
 	if err != nil {
 		return err
@@ -104,6 +107,8 @@ func (r *Reflector) ServeUDP(c *net.UDPConn) error {
 // the client closes it.
 func (r *Reflector) ServeTCP(c *net.TCPConn) error {
 	_ = c.SetNoDelay(true)
+	enterLoop()
+	defer leaveLoop()
 	e, err := newEndpoint(c, true, r.cfg.BusyPoll, false)
 	if err != nil {
 		return err
@@ -321,6 +326,22 @@ func (r *Reflector) noteBusyPoll(e *endpoint) {
 	}
 	r.mu.Unlock()
 }
+
+// enterLoop counts a test's answering loop among the process's data
+// loops as a reader (internal/yield), before its endpoint is made: a
+// process with one P (a server pinned to one CPU, or in a container
+// with one CPU's quota) then gets a second while the loop runs, so that
+// the loop's wait can start raw (endpoint.waitRaw leaves one P to the
+// rest of the process). With its one P taken by an ordinary blocking
+// read, Go's monitor took the P back from every wait and polled every
+// 20 µs while the test ran: about 5,000 wake-ups a second on the
+// server's CPU, and 1.2 context switches a transaction instead of one
+// (bench/RESULTS.md). A loop waiting in the kernel costs no CPU, so the
+// extra P lends the process nothing it can spend beside it.
+func enterLoop() { yield.Enter(true) }
+
+// leaveLoop ends what enterLoop began.
+func leaveLoop() { yield.Leave(true) }
 
 // Err is the first error a loop started with Go returned.
 func (r *Reflector) Err() error {

@@ -41,7 +41,7 @@ type linuxIO struct {
 	// The receive path after takeOver (recv_block_linux.go).
 	tookOver bool
 	rfd      int // -1: reads go through Go's poller
-	mmsgs    []mmsghdr
+	mmsgs    []unix.Mmsghdr
 	iovs     []unix.Iovec
 	deadline atomic.Int64  // unix ns at which receives end; 0: none
 	coalesce time.Duration // the wait before the next read (coalesce.go)

@@ -13,12 +13,6 @@ import (
 // deadline again: the most a Stop or an Abort waits to be noticed.
 const recvPoll = 20 * time.Millisecond
 
-// mmsghdr is the kernel's struct mmsghdr: one message of a recvmmsg.
-type mmsghdr struct {
-	hdr unix.Msghdr
-	len uint32
-}
-
 // takeOver moves the receive path off Go's poller. Go's poller registers
 // the socket with its epoll instance, edge-triggered, so that every
 // arrival wakes the thread the runtime parked in epoll_pwait, whether or
@@ -44,13 +38,13 @@ func (io *linuxIO) takeOver() {
 	// deadline set before this is carried by io.deadline.
 	_ = io.conn.Close()
 	io.rfd = fd
-	io.mmsgs = make([]mmsghdr, len(io.recvMsgs))
+	io.mmsgs = make([]unix.Mmsghdr, len(io.recvMsgs))
 	io.iovs = make([]unix.Iovec, len(io.recvMsgs))
 	for i := range io.recvMsgs {
 		m := &io.recvMsgs[i]
 		io.iovs[i].Base = &m.Buffers[0][0]
 		io.iovs[i].SetLen(len(m.Buffers[0]))
-		h := &io.mmsgs[i].hdr
+		h := &io.mmsgs[i].Hdr
 		h.Iov = &io.iovs[i]
 		h.SetIovlen(1)
 		h.Control = &m.OOB[0]
@@ -91,8 +85,8 @@ func (io *linuxIO) recvBlocking() (int, error) {
 			return 0, os.ErrDeadlineExceeded
 		}
 		for i := range io.mmsgs {
-			io.mmsgs[i].hdr.SetControllen(len(io.recvMsgs[i].OOB))
-			io.mmsgs[i].hdr.Flags = 0
+			io.mmsgs[i].Hdr.SetControllen(len(io.recvMsgs[i].OOB))
+			io.mmsgs[i].Hdr.Flags = 0
 		}
 		r, _, e := unix.Syscall6(unix.SYS_RECVMMSG, uintptr(io.rfd), uintptr(unsafe.Pointer(&io.mmsgs[0])),
 			uintptr(len(io.mmsgs)), unix.MSG_WAITFORONE, 0, 0)
@@ -106,8 +100,8 @@ func (io *linuxIO) recvBlocking() (int, error) {
 		n := int(r)
 		bytes := 0
 		for i := 0; i < n; i++ {
-			io.recvMsgs[i].N = int(io.mmsgs[i].len)
-			io.recvMsgs[i].NN = int(io.mmsgs[i].hdr.Controllen)
+			io.recvMsgs[i].N = int(io.mmsgs[i].Len)
+			io.recvMsgs[i].NN = int(io.mmsgs[i].Hdr.Controllen)
 			bytes += io.recvMsgs[i].N
 		}
 		io.coalesce = coalesceWait(n, len(io.mmsgs), bytes, io.feat.KernelTimestamps)

@@ -19,7 +19,7 @@ const sendPoll = 20 // ms
 
 type rawSend struct {
 	fd   int // -1: sends go through Go's net.UDPConn
-	msgs []mmsghdr
+	msgs []unix.Mmsghdr
 	iovs []unix.Iovec
 	one  unix.Msghdr
 	iov  unix.Iovec
@@ -64,13 +64,13 @@ func (io *linuxIO) sendGSORaw(b []byte) error {
 func (io *linuxIO) sendmmsgRaw(buf []byte, size, n int) (int, error) {
 	r := &io.raw
 	if len(r.msgs) < n {
-		r.msgs = make([]mmsghdr, n)
+		r.msgs = make([]unix.Mmsghdr, n)
 		r.iovs = make([]unix.Iovec, n)
 	}
 	for i := 0; i < n; i++ {
 		r.iovs[i].Base = &buf[i*size]
 		r.iovs[i].SetLen(size)
-		h := &r.msgs[i].hdr
+		h := &r.msgs[i].Hdr
 		h.Iov = &r.iovs[i]
 		h.SetIovlen(1)
 	}
