@@ -52,9 +52,9 @@ type ProberConfig struct {
 	// OnSample, if set, is told of every counted transaction as it is
 	// recorded, on the prober's goroutine, so that a caller can draw the
 	// RTT over time (rrul's latency plot); it must return at once.
-	// Back-to-back UDP transactions are recorded in batches of up to 16,
-	// at most 50 ms after they complete (sendstamps.go); Sample.Done is
-	// when each completed.
+	// Back-to-back UDP transactions are recorded in batches of up to 16
+	// spanning at most 50 ms (sendstamps.go); Sample.Done is when each
+	// completed.
 	OnSample func(Sample)
 
 	// For crr: the server's address, the bytes each connection sends

@@ -7,9 +7,9 @@ import "time"
 // on a small VM, a tenth of what the client spends a transaction
 // (bench/RESULTS.md). Lockstep transactions are therefore recorded in
 // batches: each waits, unrecorded, with the stamps of its request
-// queued, until the batch is full or its first is stampBatchSpan old;
-// one recvmmsg then reads every stamp queued, and each transaction is
-// recorded with its own. The read comes after T4 either way, outside
+// queued, until the batch is full or spans stampBatchSpan; one recvmmsg
+// then reads every stamp queued, and each transaction is recorded with
+// its own. The read comes after T4 either way, outside
 // the RTT.
 
 // Batch bounds. Every queued stamp is charged to the socket's receive
@@ -64,10 +64,12 @@ func newSendStampBatch(size int) *sendStampBatch {
 }
 
 // add holds a completed transaction; it says whether the batch should be
-// read now (it is full, or its first transaction is stampBatchSpan old).
+// read now: it is full, or its first transaction completed
+// stampBatchSpan or more before this one, or this one took that long (on
+// a long path each transaction is recorded as it completes).
 func (b *sendStampBatch) add(acc *accumulator, s sample, id uint32) bool {
 	b.pending = append(b.pending, pendingSend{acc: acc, s: s, id: id})
-	return len(b.pending) >= b.size || s.done.Sub(b.pending[0].s.done) >= stampBatchSpan
+	return len(b.pending) >= b.size || s.done.Sub(b.pending[0].s.done) >= stampBatchSpan || s.rtt >= stampBatchSpan
 }
 
 // flush reads the queued stamps with read (into the slice it is given,

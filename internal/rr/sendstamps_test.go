@@ -190,6 +190,13 @@ func TestSendStampBatch(t *testing.T) {
 		t.Fatalf("after an empty read: %d completed, %d of %d stamped, largest network RTT %d ns (want the whole 10 µs)",
 			acc.completed, b.stamped, b.recorded, acc.maxNet)
 	}
+	// A transaction of a long path (RTT 50 ms or more) is read at once.
+	long := lockstepTx(t0 + 2_000_000_000)
+	long.rtt = stampBatchSpan
+	if !b.add(acc, long, 6) {
+		t.Fatal("a 50 ms transaction was held")
+	}
+	b.flush(func([]kernelStamps) int { return 0 })
 	// An empty batch reads nothing.
 	b.flush(func([]kernelStamps) int { t.Fatal("an empty batch read the queue"); return 0 })
 }
