@@ -33,7 +33,7 @@ type endpoint struct {
 	kernelTS bool
 	// txStamps: the kernel stamps each send's leaving (software, and
 	// hardware where the NIC has been set to), read back from the
-	// socket's error queue by sentStamps.
+	// socket's error queue by sentStamps (TCP) or readSendStamps (UDP).
 	txStamps bool
 	txSends  uint32 // UDP sends so far: the next send's stamp number (OPT_ID)
 	// errMsgs, errIovs and errOOB are readSendStamps' recvmmsg of the

@@ -336,8 +336,8 @@ func (r *Reflector) noteBusyPoll(e *endpoint) {
 // read, Go's monitor took the P back from every wait and polled every
 // 20 µs while the test ran: about 5,000 wake-ups a second on the
 // server's CPU, and 1.2 context switches a transaction instead of one
-// (bench/RESULTS.md). A loop waiting in the kernel costs no CPU, so the
-// extra P lends the process nothing it can spend beside it.
+// (bench/RESULTS.md). The loop keeps its P through its raw waits, asleep
+// in the kernel, so the rest of the server runs on the one it had.
 func enterLoop() { yield.Enter(true) }
 
 // leaveLoop ends what enterLoop began.
