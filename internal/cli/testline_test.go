@@ -69,7 +69,8 @@ func TestTestLinesRefuseCommandLineFlags(t *testing.T) {
 			t.Errorf("%s: accepted", line)
 		}
 	}
-	for _, line := range []string{"client -t 10 -P 4 -O 2", "rr --sizes 64,1472 -t 2", "udpmon --spacing 0:40us:1us --count 1000"} {
+	for _, line := range []string{"client -t 10 -P 4 -O 2", "rr --sizes 64,1472 -t 2", "udpmon --spacing 0:40us:1us --count 1000",
+		"client -u --isochronous=60:20m,5m --ipg 0.05 -t 2", "client -u --isochronous -t 2"} {
 		if _, err := measure.ParseLine(strings.Fields(line)); err != nil {
 			t.Errorf("%s: %v", line, err)
 		}

@@ -82,7 +82,13 @@ func Parse(words []string) (Line, error) {
 			if err != nil {
 				return Line{}, err
 			}
-			if f.Kind != testflags.Bool && !hasVal {
+			switch {
+			case f.Kind == testflags.Bool || hasVal:
+			case f.NoOpt != "":
+				// Given alone it takes its default, as on the command
+				// line (pflag's NoOptDefVal): a value needs --name=value.
+				val, hasVal = f.NoOpt, true
+			default:
 				if i+1 >= len(words) {
 					return Line{}, fmt.Errorf("--%s: needs a value", name)
 				}
@@ -117,8 +123,17 @@ func Parse(words []string) (Line, error) {
 					l.Flags = append(l.Flags, Flag{name, "true"})
 					continue
 				}
-				val := strings.TrimPrefix(rest, "=")
-				if rest == "" {
+				var val string
+				switch {
+				case strings.HasPrefix(rest, "="):
+					val, rest = rest[1:], ""
+				case f.NoOpt != "":
+					// Its default, and what follows is more
+					// shorthands, as pflag reads it.
+					val = f.NoOpt
+				case rest != "":
+					val, rest = rest, ""
+				default:
 					if i+1 >= len(words) {
 						return Line{}, fmt.Errorf("-%s: needs a value", sh)
 					}
@@ -130,7 +145,6 @@ func Parse(words []string) (Line, error) {
 					return Line{}, err
 				}
 				l.Flags = append(l.Flags, Flag{name, v})
-				rest = ""
 			}
 		}
 	}

@@ -36,6 +36,10 @@ func TestParseForms(t *testing.T) {
 		"rr --sizes 64,1472 --load tcp,2,down,300m --load-time 8s": "rr --sizes=64,1472 --load=tcp,2,down,300m --load-time=8s",
 		"udpmon --spacing 0:40us:1us --count 1000 -w 4K -T lab-a":  "udpmon --spacing=0:40us:1us --count=1000 --window=4K --title=lab-a",
 		"trace --max-hops 12 --probes 2 --proto icmp":              "trace --max-hops=12 --probes=2 --proto=icmp",
+		// A flag with a default when given alone takes it, as pflag does;
+		// a value of its own comes after '='.
+		"client -u --isochronous -t 2":                      "client --udp --isochronous=60:20m,0 --time=2",
+		"client -u --isochronous=30:8m,1m --ipg 0.05 -t 10": "client --udp --isochronous=30:8m,1m --ipg=0.05 --time=10",
 	} {
 		l := mustParse(t, in)
 		if got := l.String(); got != want {
@@ -91,6 +95,8 @@ func TestParseRefuses(t *testing.T) {
 		"client -t 10/../x":                     "--time: \"10/../x\": want a number",
 		"rr --load tcp,2,down,300m/../../etc":   "--load:",
 		"client -T " + strings.Repeat("x", 257): "--title: 257 bytes, over the limit of 256",
+		"client -u --isochronous 60:20m,5m":     `"60:20m,5m": a test line takes flags only`,
+		"client -u --isochronous=60:20m;id":     "--isochronous: \"60:20m;id\": want a list",
 	} {
 		words := strings.Fields(in)
 		_, err := Parse(words)

@@ -84,8 +84,6 @@ const (
 	iperf3Credentials = "iperf3's credentials: a password has no place in a test line"
 	// A multicast sender has no server to schedule it against.
 	multicastSender = "a multicast sender's: the daemon schedules tests between a client and its server"
-	// A frame pattern's FPS:MEAN,STDEV is not a word a test line takes.
-	isochronousFrames = "isochronous frames: run from the command line; the daemon does not schedule them"
 )
 
 // Client is the client command's (wireperf -c) flags.
@@ -164,9 +162,9 @@ var Client = []Flag{
 		Help: "TCP: stamp each block (-l) with its send time; receivers report write-to-read latency (iperf2's; needs synchronised clocks, wireperf servers only)"},
 	{Name: "ttl", Kind: Int, Refused: multicastSender,
 		Help: "multicast group: the datagrams' TTL (IPv6 hop limit), 1 to 255 (default 1, as iperf 2); -T N before a group means the same"},
-	{Name: "isochronous", Kind: Word, Refused: isochronousFrames, NoOpt: "60:20m,0",
+	{Name: "isochronous", Kind: List, NoOpt: "60:20m,0",
 		Help: "UDP: frames (video-like bursts) as iperf 2's, `FPS:MEAN,STDEV` frames a second of a log-normal size whose mean and deviation are bits a second (=60:20m,0 when given alone); a multicast group's, or a wireperf server's, whose receivers report each frame"},
-	{Name: "ipg", Kind: Duration, Refused: isochronousFrames,
+	{Name: "ipg", Kind: Duration,
 		Help: "with --isochronous: milliseconds between the datagrams of a frame (0: back to back)"},
 	{Name: "title", Short: "T", Kind: Text,
 		Help: "prefix every output line with this title"},
