@@ -192,10 +192,20 @@ func TestReadSendStampsNumbered(t *testing.T) {
 
 // A UDP prober records every back-to-back transaction with its own send
 // stamp: over a run of several batches, with a point that ends mid-batch,
-// each completed transaction is recorded once and stamped.
+// each completed transaction is recorded once and stamped, on IPv4 and
+// on IPv6 (whose stamps come with IPV6_RECVERR's numbers).
 func TestProberRecordsSendStampsInBatches(t *testing.T) {
+	for _, fam := range []struct {
+		network string
+		ip      net.IP
+	}{{"udp4", net.IPv4(127, 0, 0, 1)}, {"udp6", net.IPv6loopback}} {
+		t.Run(fam.network, func(t *testing.T) { proberRecordsSendStamps(t, fam.network, fam.ip) })
+	}
+}
+
+func proberRecordsSendStamps(t *testing.T, network string, ip net.IP) {
 	defer goleak.VerifyNone(t)
-	c, s := udpPair(t)
+	c, s := udpPairOn(t, network, ip)
 	r := NewReflector(ReflectorConfig{MaxRequest: 1472, MaxResponse: 1472})
 	r.Go(func() error { return r.ServeUDP(s) })
 	var samples []Sample

@@ -59,17 +59,27 @@ func FuzzParse(f *testing.F) {
 // udpPair returns two UDP sockets on loopback connected to each other.
 func udpPair(t *testing.T) (client, server *net.UDPConn) {
 	t.Helper()
-	s, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	return udpPairOn(t, "udp4", net.IPv4(127, 0, 0, 1))
+}
+
+// udpPairOn is udpPair on network ("udp4" or "udp6") and its loopback
+// address ip; it skips the test where the host has no such loopback.
+func udpPairOn(t *testing.T, network string, ip net.IP) (client, server *net.UDPConn) {
+	t.Helper()
+	s, err := net.ListenUDP(network, &net.UDPAddr{IP: ip})
 	if err != nil {
+		if network == "udp6" {
+			t.Skipf("no IPv6 loopback here: %v", err)
+		}
 		t.Fatal(err)
 	}
 	saddr := s.LocalAddr().(*net.UDPAddr)
-	c, err := net.DialUDP("udp4", nil, saddr)
+	c, err := net.DialUDP(network, nil, saddr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	_ = s.Close()
-	server, err = net.DialUDP("udp4", saddr, c.LocalAddr().(*net.UDPAddr))
+	server, err = net.DialUDP(network, saddr, c.LocalAddr().(*net.UDPAddr))
 	if err != nil {
 		t.Fatal(err)
 	}
