@@ -4,7 +4,7 @@
 # message size, interleaved (wireperf, sockperf, wireperf, sockperf...)
 # so that both see the same load, several rounds at each size. Prints
 # each round's p50 and p99 RTT and CPU per transaction (client + server,
-# user + system), and per size the median of the rounds' ratios
+# user + system, and each end's apart), and per size the median of the rounds' ratios
 # wireperf ÷ sockperf (lower is better; the p50 target is ≤ 1.05).
 #
 # Both time each transaction in user space (wireperf's RTT is T4 − T1 on
@@ -101,13 +101,15 @@ check() {
 	[[ $4 =~ $ok ]] || { echo "bench: sockperf gave no figures at $1 bytes, round $2: '$4'" >&2; exit 1; }
 }
 
-# per_tx LINE: CPU µs per transaction, client + server.
+# per_tx LINE: CPU µs per transaction, client + server; per_side LINE:
+# the client's and the server's apart ("12.3+13.4").
 per_tx() { awk '{printf "%.1f", ($4 + $5) * 1e6 / $3}' <<<"$1"; }
+per_side() { awk '{printf "%.1f+%.1f", $4 * 1e6 / $3, $5 * 1e6 / $3}' <<<"$1"; }
 
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg); hog: ${HOG:-0}; pinning: ${SRV_PIN[*]:-none} (servers) ${CLI_PIN[*]:-none} (clients)"
 for size in $SIZES; do
 	r50=() r99=()
-	printf '%5s %5s %11s %11s %11s %11s %9s %9s\n' size round "sp p50 µs" "wp p50 µs" "sp p99 µs" "wp p99 µs" "sp CPU/tx" "wp CPU/tx"
+	printf '%5s %5s %11s %11s %11s %11s %9s %9s  %s\n' size round "sp p50 µs" "wp p50 µs" "sp p99 µs" "wp p99 µs" "sp CPU/tx" "wp CPU/tx" "client+server µs: sp, wp"
 	for r in $(seq "$ROUNDS"); do
 		w=$(wireperf_run "$size")
 		s=$(sockperf_run "$size")
@@ -116,7 +118,7 @@ for size in $SIZES; do
 		check "$size" "$r" "$w" "$s"
 		r50+=("$(awk -v a="$wp50" -v b="$sp50" 'BEGIN {print a / b}')")
 		r99+=("$(awk -v a="$wp99" -v b="$sp99" 'BEGIN {print a / b}')")
-		printf '%5s %5s %11.2f %11.2f %11.2f %11.2f %9s %9s\n' "$size" "$r" "$sp50" "$wp50" "$sp99" "$wp99" "$(per_tx "$s")µs" "$(per_tx "$w")µs"
+		printf '%5s %5s %11.2f %11.2f %11.2f %11.2f %9s %9s  %s, %s\n' "$size" "$r" "$sp50" "$wp50" "$sp99" "$wp99" "$(per_tx "$s")µs" "$(per_tx "$w")µs" "$(per_side "$s")" "$(per_side "$w")"
 	done
 	m50=$(printf '%s\n' "${r50[@]}" | median)
 	m99=$(printf '%s\n' "${r99[@]}" | median)
