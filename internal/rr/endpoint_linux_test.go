@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+	"golang.org/x/sys/unix"
 )
 
 // A send on loopback is stamped by the kernel as it leaves, between the
@@ -280,5 +281,60 @@ func TestReflectorWaitsRawWithOneP(t *testing.T) {
 	}
 	if got := runtime.GOMAXPROCS(0); got != 1 || rawWaiters.Load() != 0 {
 		t.Fatalf("after the loop: GOMAXPROCS %d, %d raw waiters; want 1 and 0", got, rawWaiters.Load())
+	}
+}
+
+// A send refused by an earlier ICMP error (the peer's port closed) is one
+// this end counts and the kernel's stamp numbers do not (Linux 6.x rolls
+// its count back): every send after it still gets its own stamp, found
+// by its window, and the refused ones none.
+func TestSendStampsPastARefusedSend(t *testing.T) {
+	c, s := udpPair(t)
+	_ = s.Close() // nobody listens: each datagram draws a port unreachable
+	e, err := newEndpoint(c, false, false, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.release()
+	if !e.sendStamps() {
+		t.Skip("this kernel gives no SO_TIMESTAMPING send stamps")
+	}
+	msg := make([]byte, 64)
+	var pending []pendingSend
+	var refused []bool
+	for range 8 {
+		t1 := time.Now().UnixNano()
+		err := unix.Send(e.fd, msg, 0) // as e.send, which keeps the error to itself
+		e.txSends++
+		t4 := time.Now().UnixNano()
+		if err != nil && err != unix.ECONNREFUSED {
+			t.Fatal(err)
+		}
+		refused = append(refused, err != nil)
+		pending = append(pending, pendingSend{s: sample{t1: t1, t4: t4}, id: e.lastSendID()})
+	}
+	nRefused := 0
+	for _, r := range refused {
+		if r {
+			nRefused++
+		}
+	}
+	if nRefused == 0 {
+		t.Skip("no send was refused: the port unreachable did not come back in time")
+	}
+	t.Logf("refused: %v", refused)
+	stamps := make([]kernelStamps, 32)
+	n := e.readSendStamps(stamps)
+	if n != len(refused)-nRefused {
+		t.Fatalf("%d stamps for %d sends of which %d were refused", n, len(refused), nRefused)
+	}
+	shift := matchSendStamps(pending, mergeStamps(nil, stamps[:n]), 0)
+	for i, p := range pending {
+		if got := p.s.tx != 0; got == refused[i] {
+			t.Errorf("send %d (refused %v): stamp %d", i, refused[i], p.s.tx)
+		}
+	}
+	if int32(shift) != -int32(nRefused) && !refused[len(refused)-1] {
+		t.Errorf("shift %d after %d refused sends", int32(shift), nRefused)
 	}
 }
