@@ -24,7 +24,7 @@ var declaredSample = map[string]string{
 	"congestion": "cubic", "tos": "0x10", "dscp": "EF", "bind": "127.0.0.1", "cport": "5300", "blockcount": "10",
 	"fq-rate": "10m", "flowlabel": "1", "rcv-timeout": "5000", "snd-timeout": "5000", "title": "declared", "format": "m",
 	"retry-busy": "5s", "tcpinfo-interval": "100ms", "bottleneck": "10m", "connect-timeout": "5s", "extra-data": "site-3",
-	"tls-pin": strings.Repeat("ab", 32),
+	"tls-pin": strings.Repeat("ab", 32), "isochronous": "60:20m,5m", "ipg": "0.05",
 }
 
 // companions are what the client flags that apply only beside another
@@ -32,6 +32,7 @@ var declaredSample = map[string]string{
 var companions = map[string][]string{
 	"pps": {"-u"}, "spacing": {"-u"}, "spin": {"-u", "--spacing=10us"}, "no-gso": {"-u"},
 	"late-threshold": {"-u"}, "dont-fragment": {"-u"}, "rcv-timeout": {"-R"},
+	"isochronous": {"-u"}, "ipg": {"-u", "--isochronous"},
 }
 
 // groupOwn are group's flags that share a client flag's name with a
