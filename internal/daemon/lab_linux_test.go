@@ -289,6 +289,7 @@ schedules:
 		}
 		if r.Source != "h2" && strings.Contains(r.Reason, "daemon") {
 			t.Errorf("run %s of %s touched by h2's stop: %s %s", r.ID, r.Source, r.State, r.Reason)
+			concerned = append(concerned, r.ID)
 		}
 	}
 }

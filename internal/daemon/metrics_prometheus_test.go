@@ -36,6 +36,7 @@ func TestPrometheusRunsTheRulesAndTheDashboard(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("the mesh's trace task needs root (a raw ICMP socket) here")
 	}
+	promtest.Require(t)
 	ctx := context.Background()
 	dsn := archivetest.Backends(t)["sqlite"]
 	d := newDaemon(t, "a", dsn, true, func(c *daemon.Config) { c.API = "127.0.0.1:0" })

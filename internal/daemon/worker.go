@@ -106,6 +106,7 @@ func (d *Daemon) execute(ctx context.Context, runID string, jobID int64) error {
 	clk := d.cfg.Clock
 	start := r.Planned
 	var waited *schedule.Busy // the first holder this run waited for
+	var failed error          // the last start that failed other than busy
 	var reserved time.Time    // when its lease was taken
 	for {
 		if err := clk.SleepUntil(ctx, start); err != nil {
@@ -134,8 +135,27 @@ func (d *Daemon) execute(ctx context.Context, runID string, jobID int64) error {
 			start = at
 			continue
 		}
-		if err != nil || !started {
-			return err // !started: no longer scheduled (its task changed), nothing reserved
+		if err != nil {
+			// A start that failed (a connection lost, a transaction the
+			// database aborted) reserved nothing: the run tries again until
+			// its deadline, and then says why it never started. Returned,
+			// the error left the run scheduled, and the planner later
+			// recorded it as never taken by its daemon.
+			if failed == nil {
+				log.Warn("the run's start failed; trying again until its deadline", "err", err)
+			}
+			failed = err
+			if at := now.Add(reservePoll); !at.After(r.Deadline) {
+				start = at
+				continue
+			}
+			why := "not started by its deadline: the archive refused its start: " + archive.ErrorLine(err)
+			log.Warn("run missed", "reason", why)
+			_, err := d.settle(ctx, r.ID, taskKind(task), []string{archive.StateScheduled}, archive.StateMissed, why, time.Time{})
+			return err
+		}
+		if !started {
+			return nil // no longer scheduled (its task changed), nothing reserved
 		}
 		break
 	}

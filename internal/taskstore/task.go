@@ -742,7 +742,14 @@ func (s *Store) Finish(ctx context.Context, tx *sql.Tx, runID, state, reason str
 	return err
 }
 
+// reserveExclusive takes rs in the order of their resources' names, not
+// the task's (its source, then its destination): two runs a→b and b→a
+// starting together each inserted their first host and then waited on
+// the other's uncommitted row, and PostgreSQL broke that deadlock by
+// failing one of them. In one order, the second waits for the first
+// and is then told it is busy.
 func (s *Store) reserveExclusive(ctx context.Context, tx *sql.Tx, rs []schedule.Reservation) error {
+	rs = slices.SortedFunc(slices.Values(rs), func(a, b schedule.Reservation) int { return strings.Compare(a.Resource, b.Resource) })
 	for _, r := range rs {
 		if r.Class == schedule.Exclusive {
 			if b, err := s.holder(ctx, tx, r); err != nil || b != nil {

@@ -504,3 +504,48 @@ func TestLastResultsFrom(t *testing.T) {
 		})
 	}
 }
+
+// Runs a→b and b→a reserve both hosts at the same instant, many times:
+// each pair ends with one of them holding both and the other told it is
+// busy, never with an error. Taken in the task's order (source first),
+// the two transactions each inserted their first host and waited for
+// the other's: PostgreSQL broke the deadlock by failing one of them,
+// whose run was then left scheduled with no reason (a CI mesh lab's h1
+// run, "not taken before its deadline").
+func TestCrossedReservationsAreBusyNotDeadlocked(t *testing.T) {
+	t.Parallel()
+	for name, dsn := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			s := open(t, dsn)
+			ab, ba := schedTask("tput", "a", "b"), schedTask("tput", "b", "a")
+			const pairs = 40
+			for i := 0; i < pairs; i++ {
+				from := s0.Add(time.Duration(i) * time.Minute)
+				var wg sync.WaitGroup
+				errs := make([]error, 2)
+				for j, tk := range []*schedule.Task{ab, ba} {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						errs[j] = s.Reserve(ctx, tk.Reservations(fmt.Sprintf("%s-%d", tk.Source, i), from))
+					}()
+				}
+				wg.Wait()
+				held := 0
+				for _, err := range errs {
+					var busy *schedule.Busy
+					switch {
+					case err == nil:
+						held++
+					case !errors.As(err, &busy):
+						t.Fatalf("pair %d: %v, want the run told its host is busy", i, err)
+					}
+				}
+				if held != 1 {
+					t.Fatalf("pair %d: %d of the two crossed runs hold their hosts (%v), want 1", i, held, errs)
+				}
+			}
+		})
+	}
+}

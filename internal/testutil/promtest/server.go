@@ -23,6 +23,18 @@ type Server struct {
 	client *http.Client
 }
 
+// Require is the prometheus on PATH; without it the test is skipped. A
+// test calls it before it makes what a skip would leave open (a daemon
+// not yet run is closed only by its run).
+func Require(t testing.TB) string {
+	t.Helper()
+	bin, err := exec.LookPath("prometheus")
+	if err != nil {
+		t.Skip("no prometheus on PATH (Debian's package prometheus): the metrics are not tested against a real server")
+	}
+	return bin
+}
+
 // StartServer starts the prometheus on PATH (Debian's package
 // `prometheus`) on a free loopback port with a storage of its own,
 // scraping targets (host:port, /metrics) and evaluating ruleFiles every
@@ -30,10 +42,7 @@ type Server struct {
 // is skipped.
 func StartServer(t testing.TB, targets, ruleFiles []string) *Server {
 	t.Helper()
-	bin, err := exec.LookPath("prometheus")
-	if err != nil {
-		t.Skip("no prometheus on PATH (Debian's package prometheus): the metrics are not tested against a real server")
-	}
+	bin := Require(t)
 	dir := t.TempDir()
 	quoted := func(ss []string) string {
 		q := make([]string, len(ss))
