@@ -106,7 +106,7 @@ func (d *Daemon) execute(ctx context.Context, runID string, jobID int64) error {
 	clk := d.cfg.Clock
 	start := r.Planned
 	var waited *schedule.Busy // the first holder this run waited for
-	var failed error          // the last start that failed other than busy
+	var startFailed bool      // a start failed other than busy (said once)
 	var reserved time.Time    // when its lease was taken
 	for {
 		if err := clk.SleepUntil(ctx, start); err != nil {
@@ -140,11 +140,15 @@ func (d *Daemon) execute(ctx context.Context, runID string, jobID int64) error {
 			// database aborted) reserved nothing: the run tries again until
 			// its deadline, and then says why it never started. Returned,
 			// the error left the run scheduled, and the planner later
-			// recorded it as never taken by its daemon.
-			if failed == nil {
-				log.Warn("the run's start failed; trying again until its deadline", "err", err)
+			// recorded it as never taken by its daemon. A daemon stopping
+			// records the run as stopped (the sleep above).
+			if ctx.Err() != nil {
+				continue
 			}
-			failed = err
+			if !startFailed {
+				log.Warn("the run's start failed; trying again until its deadline", "err", err)
+				startFailed = true
+			}
 			if at := now.Add(reservePoll); !at.After(r.Deadline) {
 				start = at
 				continue
