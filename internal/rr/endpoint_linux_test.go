@@ -129,19 +129,28 @@ func TestLockedLoopsStopWithoutLeaks(t *testing.T) {
 	}
 }
 
+// stampingEndpoint is c's endpoint with kernel send stamps; the test is
+// skipped on a kernel that gives none. The caller releases it.
+func stampingEndpoint(t *testing.T, c *net.UDPConn) *endpoint {
+	t.Helper()
+	e, err := newEndpoint(c, false, false, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !e.sendStamps() {
+		e.release()
+		t.Skip("this kernel gives no SO_TIMESTAMPING send stamps")
+	}
+	return e
+}
+
 // On UDP the send stamps are numbered (OPT_ID) and read in one call:
 // readSendStamps returns every stamp queued, each in its send's window,
 // and when the queue holds more than it has room for, the newest.
 func TestReadSendStampsNumbered(t *testing.T) {
 	c, _ := udpPair(t)
-	e, err := newEndpoint(c, false, false, true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := stampingEndpoint(t, c)
 	defer e.release()
-	if !e.sendStamps() {
-		t.Skip("this kernel gives no SO_TIMESTAMPING send stamps")
-	}
 	if b := e.sendStampBatch(); b < 1 || b > maxStampBatch {
 		t.Fatalf("batch %d for the default receive buffer, want 1..%d", b, maxStampBatch)
 	}
@@ -291,14 +300,8 @@ func TestReflectorWaitsRawWithOneP(t *testing.T) {
 func TestSendStampsPastARefusedSend(t *testing.T) {
 	c, s := udpPair(t)
 	_ = s.Close() // nobody listens: each datagram draws a port unreachable
-	e, err := newEndpoint(c, false, false, true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := stampingEndpoint(t, c)
 	defer e.release()
-	if !e.sendStamps() {
-		t.Skip("this kernel gives no SO_TIMESTAMPING send stamps")
-	}
 	msg := make([]byte, 64)
 	var pending []pendingSend
 	var refused []bool
